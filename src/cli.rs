@@ -1,0 +1,59 @@
+//! The command tree. Each group's arguments live beside its `run` in `cmd/<group>.rs`; this
+//! file only assembles them, so `autoctl --help`, the man pages and the completions all come
+//! from one definition.
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::cmd;
+use crate::error::EXIT_CODE_TABLE;
+
+/// Supervise autonomous AI coding-agent loops
+///
+/// autoctl validates a loop's signal files, computes the next step, writes and honours stop
+/// files, and checks routing tables. Compose it from shell loops, cron, systemd timers,
+/// Claude Code hooks and CI jobs: stdout carries only the answer, diagnostics go to stderr,
+/// and the exit code is the verdict.
+#[derive(Debug, Parser)]
+#[command(
+    name = "autoctl",
+    version,
+    after_help = EXIT_CODE_TABLE,
+    max_term_width = 100,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate, write, read and clear `.auto-signal` progress files
+    #[command(subcommand)]
+    Signal(cmd::signal::SignalCommand),
+    /// Request, check and clear a loop stop (`.auto-stop`)
+    #[command(subcommand)]
+    Stop(cmd::stop::StopCommand),
+    /// Print the step a loop runs next
+    Next(cmd::next::NextArgs),
+    /// List, show and check routing tables
+    #[command(subcommand)]
+    Table(cmd::table::TableCommand),
+    /// List and print the JSON Schemas of the protocol files
+    #[command(subcommand)]
+    Schema(cmd::schema::SchemaCommand),
+    /// Print a shell completion script
+    Completions(cmd::generate::CompletionsArgs),
+    /// Print or write the man pages
+    Man(cmd::generate::ManArgs),
+}
+
+/// Output format for commands whose answer is a line of text or a JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// Lines made for people and `$(...)`
+    #[default]
+    Text,
+    /// JSON, using the types the schemas describe
+    Json,
+}

@@ -1,0 +1,46 @@
+//! `autoctl completions SHELL` and `autoctl man [--out DIR]`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use clap_complete::Shell;
+
+use crate::docs;
+use crate::error::Verdict;
+use crate::fsx;
+use crate::output;
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_name = "SHELL", value_parser = clap::builder::EnumValueParser::<Shell>::new())]
+    pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write every page (one per subcommand) into DIR instead of printing the top page
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run_completions(args: &CompletionsArgs) -> Result<Verdict> {
+    output::raw(&docs::completion(args.shell))?;
+    Ok(Verdict::Yes)
+}
+
+pub fn run_man(args: &ManArgs) -> Result<Verdict> {
+    let pages = docs::man_pages();
+    match &args.out {
+        None => output::raw(&pages[0].1)?,
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for (name, page) in &pages {
+                fsx::atomic_write(&dir.join(name), page)?;
+            }
+        }
+    }
+    Ok(Verdict::Yes)
+}

@@ -1,0 +1,352 @@
+//! `autoctl signal validate|write|read|clear`: the `.auto-signal` progress file.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use chrono::Utc;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::cli::Format;
+use crate::error::{Reported, Verdict};
+use crate::fsx;
+use crate::output;
+use crate::protocol::document::{self, Problem};
+use crate::protocol::signal::{self, CHECKPOINTS, NEXTS, RESULTS, STEPS, Signal};
+use crate::routing::{self, DEFAULT_TABLE, Lookup};
+
+#[derive(Debug, Subcommand)]
+pub enum SignalCommand {
+    /// Validate `.auto-signal` documents against the schema and the protocol's rules
+    ///
+    /// Each PATH is a signal file, a task module directory (its `.auto-signal` is read) or `-`
+    /// for standard input. Prints one line per document: `PATH: ok`, or `PATH: LOCATION:
+    /// MESSAGE` where LOCATION is a JSON Pointer (`/step`) or LINE:COLUMN for malformed JSON.
+    /// Documents over 1 MiB are reported invalid without being read whole.
+    ///
+    /// Exit 0 when every document is valid, 1 when any is invalid, 2 when one could not be read.
+    Validate(ValidateArgs),
+    /// Write `.auto-signal` into a task module, atomically
+    ///
+    /// `next` and `checkpoint` are computed from the routing table when omitted; the step is
+    /// routed at the checkpoint recorded by the signal it replaces (the checkpoint the step ran
+    /// at). The timestamp is the current time, RFC 3339 UTC.
+    Write(WriteArgs),
+    /// Print a module's `.auto-signal` (or one field of it)
+    ///
+    /// Exit 1 when there is no signal (or the field is not set), 2 when it is invalid.
+    Read(ReadArgs),
+    /// Remove a module's `.auto-signal` (succeeds when there is none)
+    Clear(DirArg),
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Signal files, task module directories, or `-` for standard input
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Also require `next` and `checkpoint` to be what the routing table gives
+    #[arg(long)]
+    pub strict: bool,
+    /// Routing table for --strict: a built-in name or a JSON file
+    #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
+    pub table: String,
+    /// Output format (json prints one object per document, as JSON Lines)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// The task module directory
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The step that just completed
+    #[arg(long, value_name = "STEP", value_parser = clap::builder::PossibleValuesParser::new(STEPS))]
+    pub step: String,
+    /// The step's result: one of the whitelist, or (step-N) for any step number N
+    #[arg(long, value_name = "RESULT", value_parser = parse_result, allow_hyphen_values = true)]
+    pub result: String,
+    /// What runs next; computed from the table when omitted
+    #[arg(long, value_name = "NEXT", value_parser = clap::builder::PossibleValuesParser::new(NEXTS))]
+    pub next: Option<String>,
+    /// The checkpoint the next step runs at ("" for none); computed when omitted
+    #[arg(long, value_name = "CHECKPOINT", value_parser = parse_checkpoint)]
+    pub checkpoint: Option<String>,
+    /// The loop's iteration count (auto mode); omitted in manual runs
+    #[arg(long, value_name = "N")]
+    pub iteration: Option<u64>,
+    /// Routing table used to compute next: a built-in name or a JSON file
+    #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
+    pub table: String,
+    /// Print the document that was written
+    #[arg(long)]
+    pub print: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The task module directory
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print only this field's value (step, result, next, checkpoint, iteration, timestamp)
+    #[arg(long, value_name = "NAME", value_parser = ["step", "result", "next", "checkpoint", "iteration", "timestamp"])]
+    pub field: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DirArg {
+    /// The task module directory
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+fn allowed(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| {
+            if v.is_empty() {
+                "\"\"".to_string()
+            } else {
+                v.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn parse_result(value: &str) -> Result<String, String> {
+    if signal::is_known_result(value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!("allowed results: {}", allowed(RESULTS)))
+    }
+}
+
+fn parse_checkpoint(value: &str) -> Result<String, String> {
+    if CHECKPOINTS.contains(&value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!("allowed checkpoints: {}", allowed(CHECKPOINTS)))
+    }
+}
+
+pub fn run(command: SignalCommand) -> Result<Verdict> {
+    match command {
+        SignalCommand::Validate(args) => validate(&args),
+        SignalCommand::Write(args) => write(&args),
+        SignalCommand::Read(args) => read(&args),
+        SignalCommand::Clear(args) => {
+            fsx::require_dir(&args.dir)?;
+            fsx::remove_if_exists(&signal::path_in(&args.dir))?;
+            Ok(Verdict::Yes)
+        }
+    }
+}
+
+/// One validated document in `--format json`.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    path: &'a str,
+    valid: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<Problem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn validate(args: &ValidateArgs) -> Result<Verdict> {
+    let table = if args.strict {
+        Some(routing::load(&args.table)?)
+    } else {
+        None
+    };
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut any_invalid = false;
+    let mut any_error = false;
+    for path in &args.paths {
+        let (label, loaded) = load_document(path);
+        let label = output::one_line(&label);
+        let outcome = match loaded {
+            Err(err) => {
+                any_error = true;
+                out.flush()?;
+                output::error_line(&format!("{label}: {err:#}"));
+                if args.format == Format::Json {
+                    let report = Report {
+                        path: &label,
+                        valid: false,
+                        problems: Vec::new(),
+                        error: Some(output::one_line(&format!("{err:#}"))),
+                    };
+                    serde_json::to_writer(&mut out, &report)?;
+                    out.write_all(b"\n")?;
+                }
+                continue;
+            }
+            Ok(bytes) => bytes,
+        };
+        let problems = match outcome.and_then(|bytes| signal::parse(&bytes)) {
+            Ok(parsed) => table
+                .as_ref()
+                .map(|table| signal::strict_problems(&parsed, table))
+                .unwrap_or_default(),
+            Err(problems) => problems,
+        };
+        any_invalid |= !problems.is_empty();
+        match args.format {
+            Format::Text => match problems.first() {
+                None => writeln!(out, "{label}: ok")?,
+                Some(first) => writeln!(
+                    out,
+                    "{label}: {}{}",
+                    output::one_line(&first.to_string()),
+                    routing::more(problems.len())
+                )?,
+            },
+            Format::Json => {
+                let report = Report {
+                    path: &label,
+                    valid: problems.is_empty(),
+                    problems,
+                    error: None,
+                };
+                serde_json::to_writer(&mut out, &report)?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
+    out.flush()?;
+    if any_error {
+        // Some documents could not be checked at all: that is an operational failure, and it
+        // outranks "invalid" so a script never mistakes "unreadable" for a verdict.
+        return Err(Reported.into());
+    }
+    Ok(Verdict::from_bool(!any_invalid))
+}
+
+type Loaded = std::result::Result<Vec<u8>, Vec<Problem>>;
+
+/// Read one PATH argument: a file, a module dir, or `-`. The outer error is an I/O failure;
+/// the inner one a document that is invalid before parsing (too large).
+fn load_document(path: &Path) -> (String, Result<Loaded>) {
+    if path.as_os_str() == "-" {
+        let bounded = fsx::read_bounded_from(io::stdin().lock(), fsx::DOCUMENT_LIMIT)
+            .context("cannot read standard input");
+        return (
+            "-".to_string(),
+            bounded
+                .map(document::bounded_bytes)
+                .map(|r| r.map_err(|p| vec![p])),
+        );
+    }
+    let file = if path.is_dir() {
+        signal::path_in(path)
+    } else {
+        path.to_path_buf()
+    };
+    let label = file.display().to_string();
+    let bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT).map_err(|err| {
+        if err.kind() == io::ErrorKind::NotFound && path.is_dir() {
+            anyhow::anyhow!("no {} in {}", signal::FILE_NAME, path.display())
+        } else {
+            anyhow::Error::new(err).context("cannot read")
+        }
+    });
+    (
+        label,
+        bounded
+            .map(document::bounded_bytes)
+            .map(|r| r.map_err(|p| vec![p])),
+    )
+}
+
+fn write(args: &WriteArgs) -> Result<Verdict> {
+    fsx::require_dir(&args.dir)?;
+    let table = routing::load(&args.table)?;
+    // The checkpoint the finished step ran at is the one the previous signal announced.
+    let ran_at = match signal::read(&args.dir)? {
+        signal::Read::Valid(previous) => previous.checkpoint_or_empty().to_string(),
+        _ => String::new(),
+    };
+    let routed = table.route(&args.step, &args.result, &ran_at);
+    let (next, checkpoint) = match (&args.next, routed) {
+        (Some(next), Lookup::Next(decision)) if &decision.next == next => (
+            next.clone(),
+            args.checkpoint.clone().unwrap_or(decision.checkpoint),
+        ),
+        (Some(next), _) => (next.clone(), args.checkpoint.clone().unwrap_or_default()),
+        (None, Lookup::Next(decision)) => (
+            decision.next,
+            args.checkpoint.clone().unwrap_or(decision.checkpoint),
+        ),
+        (None, Lookup::Rejected { reason } | Lookup::Unknown { reason }) => bail!(
+            "cannot compute next for step {} result {} with table {}: {reason} (pass --next)",
+            args.step,
+            args.result,
+            table.name
+        ),
+    };
+    let doc = Signal {
+        step: args.step.clone(),
+        result: args.result.clone(),
+        next,
+        checkpoint: Some(checkpoint),
+        iteration: args.iteration,
+        timestamp: signal::now_timestamp(Utc::now()),
+    };
+    signal::write(&args.dir, &doc)?;
+    if args.print {
+        output::raw(&doc.to_document())?;
+    }
+    Ok(Verdict::Yes)
+}
+
+fn read(args: &ReadArgs) -> Result<Verdict> {
+    fsx::require_dir(&args.dir)?;
+    let doc = match signal::read(&args.dir)? {
+        signal::Read::Missing => {
+            output::warn(&format!(
+                "no {} in {}",
+                signal::FILE_NAME,
+                args.dir.display()
+            ));
+            return Ok(Verdict::No);
+        }
+        signal::Read::Invalid(problems) => bail!(
+            "{} is invalid: {}{}",
+            signal::path_in(&args.dir).display(),
+            problems[0],
+            routing::more(problems.len())
+        ),
+        signal::Read::Valid(doc) => doc,
+    };
+    let value = match args.field.as_deref() {
+        None => {
+            output::raw(&doc.to_document())?;
+            return Ok(Verdict::Yes);
+        }
+        Some("step") => Some(doc.step),
+        Some("result") => Some(doc.result),
+        Some("next") => Some(doc.next),
+        Some("checkpoint") => doc.checkpoint,
+        Some("iteration") => doc.iteration.map(|i| i.to_string()),
+        Some("timestamp") => Some(doc.timestamp),
+        Some(other) => bail!("unknown field {other}"),
+    };
+    match value {
+        Some(value) => {
+            output::line(value)?;
+            Ok(Verdict::Yes)
+        }
+        None => {
+            output::warn(&format!(
+                "{} has no {}",
+                signal::path_in(&args.dir).display(),
+                args.field.as_deref().unwrap_or_default()
+            ));
+            Ok(Verdict::No)
+        }
+    }
+}

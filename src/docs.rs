@@ -1,0 +1,121 @@
+//! The generated documentation: shell completions and man pages, rendered from the clap tree.
+//! They are checked in under `completions/` and `man/`; a test regenerates them in memory and
+//! fails on drift (`AUTOCTL_UPDATE=1 cargo test` rewrites them).
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use crate::cli::Cli;
+use crate::error::EXIT_CODE_TABLE;
+
+/// The shells `autoctl completions` supports, with the checked-in file name of each.
+pub const SHELLS: &[(Shell, &str)] = &[
+    (Shell::Bash, "autoctl.bash"),
+    (Shell::Zsh, "_autoctl"),
+    (Shell::Fish, "autoctl.fish"),
+    (Shell::Elvish, "autoctl.elv"),
+    (Shell::PowerShell, "_autoctl.ps1"),
+];
+
+/// The completion script for one shell.
+pub fn completion(shell: Shell) -> Vec<u8> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "autoctl", &mut out);
+    out
+}
+
+/// Every man page: (file name, roff text), the top page first.
+pub fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = vec![("autoctl.1".to_string(), top_page(&cmd))];
+    collect_subpages(&cmd, &mut pages);
+    pages
+}
+
+fn collect_subpages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let man = clap_mangen::Man::new(sub.clone());
+        let mut page = Vec::new();
+        man.render(&mut page)
+            .expect("rendering into memory cannot fail");
+        pages.push((man.get_filename(), page));
+        collect_subpages(sub, pages);
+    }
+}
+
+fn top_page(cmd: &clap::Command) -> Vec<u8> {
+    // The top page gets real EXIT STATUS, ENVIRONMENT and FILES sections instead of clap's
+    // generic EXTRA section, so the exit-code table reads like any other man page.
+    let man = clap_mangen::Man::new(cmd.clone().after_help(None::<&str>));
+    let mut page = Vec::new();
+    man.render_title(&mut page).expect("in memory");
+    man.render_name_section(&mut page).expect("in memory");
+    man.render_synopsis_section(&mut page).expect("in memory");
+    man.render_description_section(&mut page)
+        .expect("in memory");
+    man.render_options_section(&mut page).expect("in memory");
+    man.render_subcommands_section(&mut page)
+        .expect("in memory");
+    page.extend_from_slice(extra_sections().as_bytes());
+    man.render_version_section(&mut page).expect("in memory");
+    page
+}
+
+fn roff_escape(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+fn extra_sections() -> String {
+    let mut roff = String::from(".SH \"EXIT STATUS\"\n");
+    for line in EXIT_CODE_TABLE.lines().skip(1) {
+        let line = line.trim();
+        let (code, meaning) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        roff.push_str(&format!(
+            ".TP\n\\fB{code}\\fR\n{}\n",
+            roff_escape(meaning.trim())
+        ));
+    }
+    roff.push_str(".SH ENVIRONMENT\n");
+    for (name, meaning) in ENVIRONMENT {
+        roff.push_str(&format!(".TP\n\\fB{name}\\fR\n{}\n", roff_escape(meaning)));
+    }
+    roff.push_str(".SH FILES\n");
+    for (name, meaning) in FILES {
+        roff.push_str(&format!(
+            ".TP\n\\fI{}\\fR\n{}\n",
+            roff_escape(name),
+            roff_escape(meaning)
+        ));
+    }
+    roff
+}
+
+/// Environment variables autoctl reads.
+pub const ENVIRONMENT: &[(&str, &str)] = &[("NO_COLOR", "Disable colour in help output.")];
+
+/// The protocol files autoctl reads and writes in a task module.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        ".auto-signal",
+        "Progress report written after each step: step, result, next, checkpoint, iteration, timestamp (schema: autoctl schema show auto-signal).",
+    ),
+    (
+        ".auto-stop",
+        "Stop request: reason, timestamp, message. Its existence means stop, even when it is invalid.",
+    ),
+    (
+        ".index.md",
+        "Task index; its YAML front matter carries status and phase.",
+    ),
+    (
+        ".target.md",
+        "Task target; a draft is planned only when it has substantive content.",
+    ),
+];

@@ -1,0 +1,202 @@
+//! File-system primitives every command shares: bounded reads, atomic writes that never follow
+//! a symlink planted at the destination, idempotent removal, and advisory locks.
+//!
+//! Why rename-based writes: a reader (the agent, cron, a second autoctl) must only ever see a
+//! complete old document or a complete new one. The temporary file lives in the destination's
+//! directory so the rename stays on one file system; `rename(2)` replaces a symlink at the
+//! destination with the new file instead of writing through it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// Documents (signals, stop files, tables) are read with this bound unless a command says
+/// otherwise: 1 MiB is thousands of times a real signal and small enough to never hurt.
+pub const DOCUMENT_LIMIT: u64 = 1024 * 1024;
+
+/// What a bounded read found.
+#[derive(Debug)]
+pub enum Bounded {
+    /// The whole content, no longer than the bound.
+    Complete(Vec<u8>),
+    /// The content is larger than the bound; only its size (or a lower bound of it) is known.
+    TooLarge { limit: u64 },
+}
+
+/// Read at most `limit` bytes of `path`; larger content is reported, never read whole.
+pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Bounded> {
+    let file = File::open(path)?;
+    read_bounded_from(file, limit)
+}
+
+/// Read at most `limit` bytes from any reader (files, stdin).
+pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        Ok(Bounded::TooLarge { limit })
+    } else {
+        Ok(Bounded::Complete(bytes))
+    }
+}
+
+/// Human form of a byte limit for messages ("1 MiB").
+pub fn human_size(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    const KIB: u64 = 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes % KIB == 0 {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Write `contents` to `path` atomically: temp file in the same directory, fsync, rename,
+/// fsync of the directory. On any failure the old file is untouched and the temp file removed.
+pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = parent_dir(path);
+    let name = path
+        .file_name()
+        .with_context(|| format!("cannot write {}: not a file path", path.display()))?;
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
+        bail!("cannot write {}: it is a directory", path.display());
+    }
+    let mut temp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".tmp")
+        .permissions(fs::Permissions::from_mode(0o644))
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    temp.write_all(contents)
+        .and_then(|()| temp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    temp.persist(path)
+        .map_err(|err| err.error)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // The rename is durable only once the directory entry is; a failure here is not worth
+    // failing a write that already happened (some file systems refuse to fsync directories).
+    if let Ok(dir) = File::open(&dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Remove `path` if it exists (a symlink is removed, never its target). Returns whether
+/// something was removed.
+pub fn remove_if_exists(path: &Path) -> Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(err).with_context(|| format!("cannot remove {}", path.display())),
+    }
+}
+
+/// Require `dir` to be an existing directory, with a clear message otherwise.
+pub fn require_dir(dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => bail!("{}: not a directory", dir.display()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            bail!("{}: no such directory", dir.display())
+        }
+        Err(err) => Err(err).with_context(|| format!("{}", dir.display())),
+    }
+}
+
+/// An exclusive advisory lock held for as long as the value lives (flock on a side file, so
+/// the locked document itself can still be replaced by rename).
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Block until the lock at `path` is ours. The lock file is created if needed and never
+    /// followed when it is a symlink.
+    pub fn acquire(path: &Path) -> Result<FileLock> {
+        let file = open_lock_file(path)?;
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+        Ok(FileLock { _file: file })
+    }
+
+    /// Take the lock only if nobody holds it.
+    pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
+        let file = open_lock_file(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(FileLock { _file: file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(err)) => {
+                Err(err).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
+}
+
+fn open_lock_file(path: &Path) -> Result<File> {
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        bail!("refusing to lock {}: it is a symlink", path.display());
+    }
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open lock {}", path.display()))
+}
+
+/// The directory a path lives in (`.` for a bare file name).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_read_reports_oversize_without_reading_it_all() {
+        let data = vec![b'x'; 100];
+        match read_bounded_from(&data[..], 10).unwrap() {
+            Bounded::TooLarge { limit } => assert_eq!(limit, 10),
+            Bounded::Complete(_) => panic!("should be too large"),
+        }
+        match read_bounded_from(&data[..], 100).unwrap() {
+            Bounded::Complete(bytes) => assert_eq!(bytes.len(), 100),
+            Bounded::TooLarge { .. } => panic!("exactly the limit is allowed"),
+        }
+    }
+
+    #[test]
+    fn atomic_write_replaces_a_planted_symlink_not_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("victim");
+        fs::write(&target, "precious").unwrap();
+        let link = dir.path().join("doc");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        atomic_write(&link, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "precious");
+        assert!(
+            !fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&link).unwrap(), "new");
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_size(1024 * 1024), "1 MiB");
+        assert_eq!(human_size(2048), "2 KiB");
+        assert_eq!(human_size(10), "10 bytes");
+    }
+}

@@ -1,0 +1,51 @@
+//! autoctl: one binary of small commands that supervise autonomous AI coding-agent loops.
+//!
+//! [`run`] is the whole program: parse the arguments, dispatch to a command group in [`cmd`],
+//! and map the outcome to the exit-code table in [`error`]. Domain logic lives in the pure
+//! modules ([`protocol`], [`routing`]); commands only read, call and print.
+
+pub mod cli;
+pub mod cmd;
+pub mod docs;
+pub mod error;
+pub mod fsx;
+pub mod output;
+pub mod protocol;
+pub mod routing;
+pub mod schema;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Run autoctl with the given arguments (the first is the program name) and return the exit
+/// code. Never panics on bad input; never prints anything but the answer to stdout.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        // --help and --version are "errors" that print to stdout and exit 0.
+        Err(err) if !err.use_stderr() => {
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) => {
+            // Usage errors are one line like every other error, so logs stay line-oriented.
+            let rendered = err.render().to_string();
+            let message = rendered
+                .trim()
+                .strip_prefix("error: ")
+                .unwrap_or(rendered.trim());
+            output::error_line(message);
+            return ExitCode::from(error::EXIT_FAILURE);
+        }
+    };
+    match cmd::dispatch(cli.command) {
+        Ok(verdict) => verdict.into(),
+        Err(err) => error::report(&err),
+    }
+}

@@ -1,0 +1,81 @@
+//! The only place that writes to the process's streams.
+//!
+//! stdout carries the answer and nothing else; every diagnostic goes through [`warn`] or
+//! [`error_line`] to stderr as a single line, so `$(autoctl …)` captures exactly the answer and
+//! log collectors see one event per line.
+
+use std::io::{self, Write};
+
+/// Print one line of the answer. A broken pipe surfaces as an error the boundary treats as a
+/// clean exit.
+pub fn line(text: impl std::fmt::Display) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")
+}
+
+/// Print a value as one line of compact JSON (JSON Lines friendly).
+pub fn json_line<T: serde::Serialize>(value: &T) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    out.write_all(b"\n")
+}
+
+/// Print a value as indented JSON, for documents meant to be read or piped to `jq`.
+pub fn json_pretty<T: serde::Serialize>(value: &T) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    out.write_all(b"\n")
+}
+
+/// Write raw bytes of an answer (documents printed as they are stored).
+pub fn raw(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+/// A warning: the command goes on. One line on stderr, prefixed so it is greppable.
+pub fn warn(message: &str) {
+    let _ = writeln!(
+        io::stderr().lock(),
+        "autoctl: warning: {}",
+        one_line(message)
+    );
+}
+
+/// The error that ends the command. One line on stderr.
+pub fn error_line(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));
+}
+
+/// Collapse any line breaks so a message is always exactly one line, and drop control
+/// characters so a hostile file name or document cannot drive the user's terminal.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for ch in message.chars() {
+        if ch.is_whitespace() {
+            // Any run of whitespace (line breaks and the indentation after them) is one space.
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else if ch.is_control() {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn messages_are_one_line_without_raw_controls() {
+        assert_eq!(one_line("a\nb\r\n   c  d"), "a b c d");
+        assert_eq!(one_line("bell\u{7}"), "bell\\u{7}");
+        assert_eq!(one_line("esc\u{1b}[31m"), "esc\\u{1b}[31m");
+    }
+}

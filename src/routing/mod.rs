@@ -1,0 +1,343 @@
+//! Routing tables as data: where a loop goes after each (step, result, checkpoint), and where
+//! it enters for a task status. The built-in tables come from the seeds; users may bring their
+//! own JSON file (validated by `schemas/routing-table.schema.json`).
+
+pub mod check;
+pub mod command;
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::fsx;
+use crate::protocol::document;
+use crate::protocol::signal::{STOP, result_family};
+
+/// A route's result that matches any result.
+pub const ANY_RESULT: &str = "*";
+
+/// A routing table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    pub steps: Vec<String>,
+    pub results: Vec<String>,
+    pub checkpoints: Vec<String>,
+    pub statuses: Vec<StatusEntry>,
+    pub terminal_statuses: Vec<String>,
+    pub routes: Vec<Route>,
+}
+
+/// Where a loop enters for a task status (and, optionally, phase).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusEntry {
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    pub next: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub checkpoint: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_target: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_phase: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rationale: String,
+}
+
+/// One row of the result table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    pub step: String,
+    pub result: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_checkpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reject: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rationale: String,
+}
+
+impl Route {
+    fn matches(&self, step: &str, result: &str, checkpoint: &str) -> bool {
+        self.step == step
+            && (self.result == ANY_RESULT || self.result == result)
+            && self.checkpoint.as_deref().is_none_or(|c| c == checkpoint)
+    }
+}
+
+/// The answer of a routing question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// The next step, or `(stop)`.
+    pub next: String,
+    /// The checkpoint the next step runs at ("" for none).
+    pub checkpoint: String,
+    /// Why, in the seed's words.
+    pub rationale: String,
+}
+
+impl Decision {
+    pub fn is_stop(&self) -> bool {
+        self.next == STOP
+    }
+}
+
+/// What a table says about a (step, result, checkpoint).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Next(Decision),
+    /// The table names this pair as invalid.
+    Rejected {
+        reason: String,
+    },
+    /// No row matches (a table with a gap; `table check` reports these).
+    Unknown {
+        reason: String,
+    },
+}
+
+impl Table {
+    /// Route a finished step. `result` may be concrete (`(step-3)`); it is mapped to its
+    /// family first.
+    pub fn route(&self, step: &str, result: &str, checkpoint: &str) -> Lookup {
+        let result = result_family(result);
+        match self
+            .routes
+            .iter()
+            .find(|route| route.matches(step, result, checkpoint))
+        {
+            Some(Route {
+                reject: Some(reason),
+                ..
+            }) => Lookup::Rejected {
+                reason: reason.clone(),
+            },
+            Some(route) => Lookup::Next(Decision {
+                next: route.next.clone().unwrap_or_else(|| STOP.to_string()),
+                checkpoint: route.next_checkpoint.clone().unwrap_or_default(),
+                rationale: route.rationale.clone(),
+            }),
+            None => Lookup::Unknown {
+                reason: format!(
+                    "table {} has no route for step {step} result {result}{}",
+                    self.name,
+                    if checkpoint.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at checkpoint {checkpoint}")
+                    }
+                ),
+            },
+        }
+    }
+
+    /// The entry for a task status; `phase` selects among phase-specific rows ("" = no phase).
+    pub fn entry(&self, status: &str, phase: &str) -> Option<&StatusEntry> {
+        self.statuses.iter().find(|entry| {
+            entry.status == status && entry.phase.as_deref().is_none_or(|p| p == phase)
+        })
+    }
+
+    /// The distinct statuses the table knows, in table order.
+    pub fn status_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for entry in &self.statuses {
+            if !names.contains(&entry.status.as_str()) {
+                names.push(&entry.status);
+            }
+        }
+        names
+    }
+}
+
+/// A built-in table: its name and JSON text (checked in under `tables/`).
+pub struct Builtin {
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+/// The built-in tables; the first is the default.
+pub static BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "ai-cli-task",
+        text: include_str!("../../tables/ai-cli-task.json"),
+    },
+    Builtin {
+        name: "ai-cli-task-v1",
+        text: include_str!("../../tables/ai-cli-task-v1.json"),
+    },
+    Builtin {
+        name: "task-ai",
+        text: include_str!("../../tables/task-ai.json"),
+    },
+];
+
+/// The name of the default table.
+pub const DEFAULT_TABLE: &str = "ai-cli-task";
+
+/// Parse a built-in table by name.
+pub fn builtin(name: &str) -> Option<Table> {
+    BUILTINS.iter().find(|b| b.name == name).map(|b| {
+        serde_json::from_str(b.text)
+            .unwrap_or_else(|err| panic!("built-in table {name} does not parse: {err}"))
+    })
+}
+
+/// Load `--table NAME|FILE`: a built-in name, else a JSON file validated by its schema.
+pub fn load(name_or_file: &str) -> Result<Table> {
+    if let Some(table) = builtin(name_or_file) {
+        return Ok(table);
+    }
+    let path = Path::new(name_or_file);
+    if !path.exists() {
+        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+        bail!(
+            "no routing table named {name_or_file:?} and no such file (built-in tables: {})",
+            names.join(", ")
+        );
+    }
+    load_file(path)
+}
+
+/// Load a user table from a file, with the schema's verdict as the error.
+pub fn load_file(path: &Path) -> Result<Table> {
+    let bounded = fsx::read_bounded(path, fsx::DOCUMENT_LIMIT)
+        .with_context(|| format!("cannot read routing table {}", path.display()))?;
+    let bytes = document::bounded_bytes(bounded)
+        .map_err(|problem| anyhow::anyhow!("{}: {problem}", path.display()))?;
+    parse_table(&bytes).map_err(|problems| {
+        anyhow::anyhow!(
+            "{}: not a valid routing table: {}{}",
+            path.display(),
+            problems[0],
+            more(problems.len())
+        )
+    })
+}
+
+/// Parse and schema-check the bytes of a routing table.
+pub fn parse_table(bytes: &[u8]) -> Result<Table, Vec<document::Problem>> {
+    let value = document::parse_with_schema(bytes, "routing-table")?;
+    serde_json::from_value(value).map_err(|err| vec![document::Problem::whole(err.to_string())])
+}
+
+/// " (and N more)" for messages that show only the first of several problems.
+pub fn more(count: usize) -> String {
+    match count {
+        0 | 1 => String::new(),
+        2 => " (and 1 more problem)".to_string(),
+        n => format!(" (and {} more problems)", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn next(table: &Table, step: &str, result: &str, checkpoint: &str) -> (String, String) {
+        match table.route(step, result, checkpoint) {
+            Lookup::Next(d) => (d.next, d.checkpoint),
+            other => panic!("{step} {result} {checkpoint}: {other:?}"),
+        }
+    }
+
+    /// Seed 000's Result-Based Routing table, row by row, with DESIGN.md's checkpoint rules.
+    #[test]
+    fn default_table_reproduces_seed_000() {
+        let t = builtin("ai-cli-task").unwrap();
+        let rows: &[(&str, &str, &str, &str, &str)] = &[
+            ("check", "PASS", "post-plan", "exec", ""),
+            ("check", "NEEDS_REVISION", "post-plan", "plan", ""),
+            ("check", "ACCEPT", "post-exec", "merge", ""),
+            ("check", "NEEDS_FIX", "post-exec", "exec", "post-exec"),
+            ("check", "NEEDS_FIX", "mid-exec", "exec", "mid-exec"),
+            ("check", "REPLAN", "post-exec", "plan", ""),
+            ("check", "BLOCKED", "post-plan", "(stop)", ""),
+            ("check", "CONTINUE", "mid-exec", "exec", ""),
+            ("check", "REPLAN", "mid-exec", "plan", ""),
+            ("check", "BLOCKED", "mid-exec", "(stop)", ""),
+            ("plan", "(generated)", "", "check", "post-plan"),
+            ("plan", "(annotations)", "", "check", "post-plan"),
+            ("exec", "(done)", "", "check", "post-exec"),
+            ("exec", "(mid-exec)", "", "check", "mid-exec"),
+            ("exec", "(blocked)", "", "(stop)", ""),
+            ("merge", "success", "", "report", ""),
+            ("merge", "conflict", "", "(stop)", ""),
+            ("report", "(done)", "", "(stop)", ""),
+        ];
+        for &(step, result, cp, want_next, want_cp) in rows {
+            assert_eq!(
+                next(&t, step, result, cp),
+                (want_next.to_string(), want_cp.to_string()),
+                "{step} {result} at {cp:?}"
+            );
+        }
+        assert!(matches!(
+            t.route("merge", "PASS", ""),
+            Lookup::Rejected { .. }
+        ));
+    }
+
+    /// Seed 001's table: ACCEPT goes to report (no merge).
+    #[test]
+    fn v1_table_reproduces_seed_001() {
+        let t = builtin("ai-cli-task-v1").unwrap();
+        assert_eq!(next(&t, "check", "ACCEPT", "").0, "report");
+        assert_eq!(next(&t, "check", "NEEDS_FIX", "").0, "exec");
+        assert_eq!(
+            next(&t, "exec", "(done)", ""),
+            ("check".into(), "post-exec".into())
+        );
+        assert_eq!(next(&t, "plan", "(generated)", "").0, "check");
+        assert_eq!(t.entry("re-planning", "").unwrap().next, "check");
+    }
+
+    #[test]
+    fn status_entries_follow_seed_000() {
+        let t = builtin("ai-cli-task").unwrap();
+        let entry = |status: &str, phase: &str| {
+            let e = t.entry(status, phase).unwrap();
+            (e.next.clone(), e.checkpoint.clone())
+        };
+        assert_eq!(entry("draft", ""), ("plan".into(), "".into()));
+        assert_eq!(entry("planning", ""), ("check".into(), "post-plan".into()));
+        assert_eq!(entry("review", ""), ("exec".into(), "".into()));
+        assert_eq!(entry("executing", ""), ("check".into(), "post-exec".into()));
+        assert_eq!(
+            entry("re-planning", "needs-plan"),
+            ("plan".into(), "".into())
+        );
+        assert_eq!(
+            entry("re-planning", "needs-check"),
+            ("check".into(), "post-plan".into())
+        );
+        assert_eq!(entry("re-planning", ""), ("plan".into(), "".into()));
+        assert_eq!(entry("complete", ""), ("report".into(), "".into()));
+        assert_eq!(entry("blocked", "").0, "(stop)");
+        assert_eq!(entry("cancelled", "").0, "(stop)");
+        assert!(t.entry("bogus", "").is_none());
+    }
+
+    #[test]
+    fn task_ai_derives_phases() {
+        let t = builtin("task-ai").unwrap();
+        let phase = |s: &str| t.entry(s, "").unwrap().derived_phase.clone();
+        assert_eq!(phase("draft").as_deref(), Some("target"));
+        assert_eq!(phase("re-planning").as_deref(), Some("planning"));
+        assert_eq!(phase("executing").as_deref(), Some("execution"));
+        assert_eq!(phase("satisfied").as_deref(), Some("acceptance"));
+        assert_eq!(phase("cancelled"), None);
+    }
+}
