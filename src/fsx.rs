@@ -47,9 +47,9 @@ pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
 pub fn human_size(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
     const KIB: u64 = 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
-    } else if bytes >= KIB && bytes % KIB == 0 {
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
         format!("{} KiB", bytes / KIB)
     } else {
         format!("{bytes} bytes")
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn bounded_read_reports_oversize_without_reading_it_all() {
-        let data = vec![b'x'; 100];
+        let data = [b'x'; 100];
         match read_bounded_from(&data[..], 10).unwrap() {
             Bounded::TooLarge { limit } => assert_eq!(limit, 10),
             Bounded::Complete(_) => panic!("should be too large"),

@@ -97,6 +97,25 @@ pub fn bounded_bytes(bounded: Bounded) -> Result<Vec<u8>, Problem> {
     }
 }
 
+/// Deserialize an already schema-checked document into its Rust type, straight from the text
+/// so duplicate keys are caught; errors carry their position.
+pub fn parse_typed<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Vec<Problem>> {
+    serde_json::from_slice(bytes).map_err(|err| {
+        let message = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        vec![Problem {
+            location: Location::Position {
+                line: err.line(),
+                column: err.column().max(1),
+            },
+            message: message
+                .strip_suffix(&suffix)
+                .unwrap_or(&message)
+                .to_string(),
+        }]
+    })
+}
+
 /// Parse and validate a JSON document against an embedded schema.
 pub fn parse_with_schema(bytes: &[u8], schema_name: &str) -> Result<Value, Vec<Problem>> {
     let value = parse_json(bytes).map_err(|problem| vec![problem])?;
@@ -109,6 +128,43 @@ pub fn parse_with_schema(bytes: &[u8], schema_name: &str) -> Result<Value, Vec<P
             .map(|violation| Problem::at(violation.pointer, violation.message))
             .collect())
     }
+}
+
+/// Replace the schema library's terse enum messages ("is not one of "plan", "check" or 3 other
+/// candidates") with the whole whitelist, for the fields whose allowed values people need to see.
+pub fn explain_whitelists(
+    problems: Vec<Problem>,
+    doc: &Value,
+    whitelists: &[(&str, &[&str])],
+) -> Vec<Problem> {
+    problems
+        .into_iter()
+        .map(|problem| {
+            let Location::Pointer { pointer } = &problem.location else {
+                return problem;
+            };
+            let Some((_, allowed)) = whitelists.iter().find(|(p, _)| p == pointer) else {
+                return problem;
+            };
+            let Some(value) = doc.pointer(pointer) else {
+                return problem;
+            };
+            let shown: Vec<String> = allowed
+                .iter()
+                .map(|a| {
+                    if a.is_empty() {
+                        "\"\"".to_string()
+                    } else {
+                        a.to_string()
+                    }
+                })
+                .collect();
+            Problem::at(
+                pointer.clone(),
+                format!("{value} is not allowed (allowed: {})", shown.join(", ")),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -41,6 +41,13 @@ pub const RESULTS: &[&str] = &[
 /// Checkpoints (the empty string means none).
 pub const CHECKPOINTS: &[&str] = &["", "post-plan", "mid-exec", "post-exec"];
 
+const WHITELISTS: &[(&str, &[&str])] = &[
+    ("/step", STEPS),
+    ("/result", RESULTS),
+    ("/next", NEXTS),
+    ("/checkpoint", CHECKPOINTS),
+];
+
 /// The `next` value that ends a loop.
 pub const STOP: &str = "(stop)";
 /// The family name of the `(step-<N>)` results.
@@ -105,24 +112,17 @@ pub fn is_known_result(result: &str) -> bool {
 
 /// Validate the bytes of a signal: JSON, schema, then the checks the schema cannot express.
 pub fn parse(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
-    let value = document::parse_with_schema(bytes, "auto-signal")?;
-    let mut problems = semantic_problems(&value);
-    let signal = match serde_json::from_value::<Signal>(value) {
-        Ok(signal) => Some(signal),
-        Err(err) => {
-            // The schema admitted it, so only the integer representation can fail here
-            // (3.0 is an integer to JSON Schema but not to a loop counter); semantic_problems
-            // already explains that case.
-            if problems.is_empty() {
-                problems.push(Problem::whole(err.to_string()));
-            }
-            None
-        }
-    };
-    match signal {
-        Some(signal) if problems.is_empty() => Ok(signal),
-        _ => Err(problems),
+    let value = document::parse_with_schema(bytes, "auto-signal").map_err(|problems| {
+        let doc = document::parse_json(bytes).unwrap_or(Value::Null);
+        document::explain_whitelists(problems, &doc, WHITELISTS)
+    })?;
+    let problems = semantic_problems(&value);
+    if !problems.is_empty() {
+        return Err(problems);
     }
+    // Typed parsing from the text, not from the value: a duplicated key (which a JSON value
+    // silently collapses to its last occurrence) is ambiguous and must be rejected.
+    document::parse_typed(bytes)
 }
 
 fn semantic_problems(value: &Value) -> Vec<Problem> {

@@ -1,0 +1,115 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_autoctl_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_autoctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_autoctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_autoctl_using_subcommand
+    set -l cmd (__fish_autoctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c autoctl -n "__fish_autoctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_needs_command" -s V -l version -d 'Print version'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "signal" -d 'Validate, write, read and clear `.auto-signal` progress files'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, check and clear a loop stop (`.auto-stop`)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "man" -d 'Print or write the man pages'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "validate" -d 'Validate `.auto-signal` documents against the schema and the protocol\'s rules'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "write" -d 'Write `.auto-signal` into a task module, atomically'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "read" -d 'Print a module\'s `.auto-signal` (or one field of it)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "clear" -d 'Remove a module\'s `.auto-signal` (succeeds when there is none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l table -d 'Routing table for --strict: a built-in name or a JSON file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json prints one object per document, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l strict -d 'Also require `next` and `checkpoint` to be what the routing table gives'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l step -d 'The step that just completed' -r -f -a "plan\t''
+check\t''
+exec\t''
+merge\t''
+report\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l result -d 'The step\'s result: one of the whitelist, or (step-N) for any step number N' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l next -d 'What runs next; computed from the table when omitted' -r -f -a "plan\t''
+check\t''
+exec\t''
+merge\t''
+report\t''
+(stop)\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l checkpoint -d 'The checkpoint the next step runs at ("" for none); computed when omitted' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l iteration -d 'The loop\'s iteration count (auto mode); omitted in manual runs' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l table -d 'Routing table used to compute next: a built-in name or a JSON file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l print -d 'Print the document that was written'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l field -d 'Print only this field\'s value (step, result, next, checkpoint, iteration, timestamp)' -r -f -a "step\t''
+result\t''
+next\t''
+checkpoint\t''
+iteration\t''
+timestamp\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "write" -d 'Ask the loop in DIR to stop at its next iteration boundary'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "check" -d 'Is a stop requested in DIR? Prints the reason and exits 0 if so, exits 1 if not'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "clear" -d 'Withdraw a stop request (succeeds when there is none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l reason -d 'Why the loop must stop' -r -f -a "timeout\t''
+max_iterations\t''
+user_stop\t''
+stall_limit\t''
+reasoning_loop\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l message -d 'A human-readable detail, kept in the file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l step -d 'The step that just completed' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l result -d 'The step\'s result' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l checkpoint -d 'The checkpoint the step ran at (post-plan, mid-exec, post-exec)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l status -d 'A task status (draft, planning, review, executing, re-planning, complete, ...)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l phase -d 'The task\'s phase, for statuses that branch on it (re-planning: needs-plan, needs-check)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l task -d 'The task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l table -d 'Routing table: a built-in name or a JSON file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l command -d 'Print the command a daemon would type for the next step, from TEMPLATE' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "list" -d 'List the built-in routing tables'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "show" -d 'Print a routing table as JSON (a built-in name or a file)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "check" -d 'Prove a table\'s properties, printing a counterexample for each that fails'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "list" -d 'List the schemas: name, file, what it describes'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "show" -d 'Print one schema (draft 2020-12 JSON)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l out -d 'Write every page (one per subcommand) into DIR instead of printing the top page' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand man" -s h -l help -d 'Print help'

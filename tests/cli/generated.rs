@@ -1,0 +1,130 @@
+//! Checked-in generated files (completions, man pages) match what the binary generates, and
+//! the clap tree is sound. `AUTOCTL_UPDATE=1 cargo test` rewrites them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::CommandFactory;
+
+use crate::util::Sandbox;
+
+fn repo(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+fn updating() -> bool {
+    std::env::var_os("AUTOCTL_UPDATE").is_some_and(|v| v == "1")
+}
+
+/// Compare `expected` with the checked-in file; rewrite it when updating.
+fn check_file(path: &Path, expected: &[u8], drift: &mut Vec<String>) {
+    if updating() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, expected).unwrap();
+        return;
+    }
+    match fs::read(path) {
+        Ok(actual) if actual == expected => {}
+        Ok(_) => drift.push(format!("{} differs", path.display())),
+        Err(_) => drift.push(format!("{} is missing", path.display())),
+    }
+}
+
+fn fail_on_drift(drift: Vec<String>) {
+    assert!(
+        drift.is_empty(),
+        "generated files drifted: {}\nrun `AUTOCTL_UPDATE=1 cargo test --test cli generated` to regenerate them",
+        drift.join("; ")
+    );
+}
+
+#[test]
+fn cli_definition_is_sound() {
+    autoctl::cli::Cli::command().debug_assert();
+}
+
+#[test]
+fn completions_are_up_to_date() {
+    let mut drift = Vec::new();
+    for (shell, file) in autoctl::docs::SHELLS {
+        check_file(
+            &repo("completions").join(file),
+            &autoctl::docs::completion(*shell),
+            &mut drift,
+        );
+    }
+    fail_on_drift(drift);
+}
+
+#[test]
+fn man_pages_are_up_to_date_and_none_is_stale() {
+    let mut drift = Vec::new();
+    let pages = autoctl::docs::man_pages();
+    for (name, page) in &pages {
+        check_file(&repo("man").join(name), page, &mut drift);
+    }
+    let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+    for entry in fs::read_dir(repo("man")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if !names.contains(&name.as_str()) {
+            if updating() {
+                fs::remove_file(repo("man").join(&name)).unwrap();
+            } else {
+                drift.push(format!("man/{name} is no longer generated"));
+            }
+        }
+    }
+    fail_on_drift(drift);
+}
+
+#[test]
+fn the_binary_prints_the_same_files() {
+    let sb = Sandbox::new();
+    let bash = sb.cmd().args(["completions", "bash"]).output().unwrap();
+    assert_eq!(
+        bash.stdout,
+        autoctl::docs::completion(clap_complete::Shell::Bash)
+    );
+    let top = sb.cmd().arg("man").output().unwrap();
+    assert_eq!(top.stdout, autoctl::docs::man_pages()[0].1);
+    let text = String::from_utf8(top.stdout).unwrap();
+    assert!(text.contains(".SH \"EXIT STATUS\""));
+    sb.cmd()
+        .args(["man", "--out"])
+        .arg(sb.path("man"))
+        .assert()
+        .code(0);
+    assert!(sb.path("man/autoctl-signal-validate.1").exists());
+    sb.cmd().args(["completions", "tcsh"]).assert().code(2);
+}
+
+#[test]
+fn help_shows_the_exit_code_table() {
+    let sb = Sandbox::new();
+    let help = sb.cmd().arg("--help").output().unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(text.contains(autoctl::error::EXIT_CODE_TABLE), "{text}");
+}
+
+#[test]
+fn schemas_are_listed_and_shown_verbatim() {
+    let sb = Sandbox::new();
+    for schema in autoctl::schema::SCHEMAS {
+        let shown = sb
+            .cmd()
+            .args(["schema", "show", schema.name])
+            .output()
+            .unwrap();
+        assert_eq!(
+            shown.stdout,
+            fs::read(repo("schemas").join(schema.file)).unwrap()
+        );
+    }
+    let listed = sb.cmd().args(["schema", "list"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(listed.stdout).unwrap().lines().count(),
+        autoctl::schema::SCHEMAS.len()
+    );
+    sb.cmd().args(["schema", "show", "nope"]).assert().code(2);
+}

@@ -1,0 +1,9 @@
+//! The one integration test binary. Every test drives the built `autoctl` through
+//! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
+
+mod generated;
+mod next;
+mod signal;
+mod stop;
+mod table;
+mod util;

@@ -1,0 +1,195 @@
+//! One hermetic command constructor for every test (after bat's `tests/utils/command.rs`).
+//!
+//! A [`Sandbox`] owns a temporary directory that plays HOME, XDG_STATE_HOME and
+//! AUTOCTL_STATE_DIR, and a unique tmux socket name; dropping it kills that tmux server, so no
+//! test can touch the user's real state or terminal.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_autoctl");
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+    /// The tmux `-L` socket name private to this sandbox.
+    pub socket: String,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::Builder::new()
+            .prefix("autoctl-test-")
+            .tempdir()
+            .expect("temp dir");
+        // World-traversable so tests that drop privileges (see `unprivileged`) can reach it.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        for sub in ["home", "state"] {
+            fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        let socket = format!(
+            "autoctl-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        Sandbox { dir, socket }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Create (and return) a task module directory.
+    pub fn module(&self, name: &str) -> PathBuf {
+        let dir = self.path(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        dir
+    }
+
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(relative);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// `autoctl` with a hermetic environment.
+    pub fn cmd(&self) -> Command {
+        Command::from_std(self.std_cmd())
+    }
+
+    /// `autoctl` as a std command (for spawning many at once): no inherited `AUTOCTL_*` or
+    /// `NO_COLOR`, a private HOME, state dir and tmux socket, the sandbox as working dir.
+    pub fn std_cmd(&self) -> StdCommand {
+        let mut cmd = StdCommand::new(BIN);
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("AUTOCTL_") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.env_remove("NO_COLOR")
+            .env("HOME", self.path("home"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("AUTOCTL_STATE_DIR", self.path("state"))
+            .env("AUTOCTL_TMUX_SOCKET", &self.socket)
+            .current_dir(self.root());
+        cmd
+    }
+
+    /// `autoctl` run as an unprivileged user when the tests run as root, so permission checks
+    /// are real (root reads a mode-000 file and writes into a read-only directory).
+    pub fn unprivileged(&self, args: &[&str]) -> Output {
+        let mut cmd = if is_root() {
+            let mut cmd = StdCommand::new("setpriv");
+            cmd.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+                BIN,
+            ]);
+            cmd
+        } else {
+            StdCommand::new(BIN)
+        };
+        cmd.args(args)
+            .env_remove("NO_COLOR")
+            .env("HOME", self.path("home"))
+            .env("AUTOCTL_STATE_DIR", self.path("state"))
+            .current_dir("/");
+        cmd.output().expect("run autoctl")
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Kill this sandbox's private tmux server, if a test started one. Errors mean there
+        // was none.
+        let _ = StdCommand::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+pub fn is_root() -> bool {
+    // The effective uid is the second field of /proc/self/status's Uid line.
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// The single stderr line of a failed command (asserting there is exactly one).
+pub fn one_stderr_line(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one stderr line, got: {stderr:?}");
+    assert!(
+        lines[0].starts_with("autoctl: "),
+        "unprefixed error: {:?}",
+        lines[0]
+    );
+    lines[0].to_string()
+}
+
+/// Parse stdout as JSON Lines.
+pub fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .expect("stdout is UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line:?}: {e}")))
+        .collect()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Replace RFC 3339 timestamps in a JSON value with a marker, for structural comparisons.
+pub fn redact_timestamps(value: &mut Value) {
+    match value {
+        Value::String(text) if chrono::DateTime::parse_from_rfc3339(text).is_ok() => {
+            *text = "[timestamp]".to_string();
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_timestamps),
+        Value::Object(map) => map.values_mut().for_each(redact_timestamps),
+        _ => {}
+    }
+}
+
+pub fn fixtures(kind: &str, validity: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(kind)
+        .join(validity);
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures in {}", dir.display());
+    files
+}
