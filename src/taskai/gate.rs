@@ -181,7 +181,9 @@ pub struct GateInput {
     /// 1 for the first check at this checkpoint; N = retry_count + 1.
     pub attempt: u32,
     pub threshold: Score,
+    pub threshold_source: Source,
     pub retry_limit: u32,
+    pub retry_limit_source: Source,
     /// Below this overall score a failing mid-exec/post-exec check answers REPLAN instead
     /// of NEEDS_FIX (the seed leaves the choice to the checker; without a floor it is NEEDS_FIX).
     pub replan_below: Option<Score>,
@@ -207,8 +209,10 @@ pub struct GateDecision {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dimensions: Option<Vec<Dimension>>,
     pub threshold: Score,
+    pub threshold_source: Source,
     pub attempt: u32,
     pub retry_limit: u32,
+    pub retry_limit_source: Source,
     /// Retries still allowed after this verdict.
     pub retries_left: u32,
     pub reason: String,
@@ -305,8 +309,10 @@ pub fn decide(input: &GateInput) -> GateDecision {
         score: mean,
         dimensions,
         threshold: input.threshold,
+        threshold_source: input.threshold_source,
         attempt: input.attempt,
         retry_limit: limit,
+        retry_limit_source: input.retry_limit_source,
         retries_left,
         reason,
         notify: (verdict == Verdict::Blocked).then(|| cp.notification().to_string()),
@@ -328,7 +334,9 @@ mod tests {
             scores: vec![s(score)],
             attempt,
             threshold: cp.fallback_threshold(),
+            threshold_source: Source::Fallback,
             retry_limit: cp.fallback_retry_limit(),
+            retry_limit_source: Source::Fallback,
             replan_below: None,
         }
     }
@@ -467,7 +475,9 @@ mod tests {
                     scores: vec![Score::from_units(units); if six { 6 } else { 1 }],
                     attempt,
                     threshold: Score::from_units(threshold),
+                    threshold_source: Source::Flag,
                     retry_limit: limit,
+                    retry_limit_source: Source::Flag,
                     replan_below: floor.map(Score::from_units),
                 })
             };
