@@ -46,6 +46,24 @@ pub enum Command {
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages
     Man(cmd::generate::ManArgs),
+    /// Gate a check's D1–D6 score at a checkpoint (task-ai)
+    Gate(cmd::gate::GateArgs),
+    /// Accept or roll back a stage by its convergence (task-ai)
+    Converge(cmd::converge::ConvergeArgs),
+    /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
+    #[command(subcommand)]
+    Profile(cmd::profile::ProfileCommand),
+    /// Print the phases an issue runs, by Size and flags (wholework)
+    Route(cmd::route::RouteArgs),
+    /// Level a sub-issue graph; aggregate the parent's phase (wholework)
+    #[command(subcommand)]
+    Graph(cmd::graph::GraphCommand),
+    /// Write, read and delete wholework checkpoint files
+    #[command(subcommand)]
+    Checkpoint(cmd::checkpoint::CheckpointCommand),
+    /// Validate a wholework recovery plan
+    #[command(subcommand)]
+    Plan(cmd::plan::PlanCommand),
 }
 
 /// Output format for commands whose answer is a line of text or a JSON document.

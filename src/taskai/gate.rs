@@ -70,11 +70,14 @@ impl Checkpoint {
     }
 
     /// What a retry is called at this checkpoint (for reasons).
-    fn retry_noun(self) -> &'static str {
-        match self {
-            Checkpoint::PostPlan => "replan",
-            Checkpoint::MidExec => "fix",
-            Checkpoint::PostExec => "fix/replan",
+    fn retry_noun(self, count: u32) -> &'static str {
+        match (self, count == 1) {
+            (Checkpoint::PostPlan, true) => "replan",
+            (Checkpoint::PostPlan, false) => "replans",
+            (Checkpoint::MidExec, true) => "fix",
+            (Checkpoint::MidExec, false) => "fixes",
+            (Checkpoint::PostExec, true) => "fix/replan",
+            (Checkpoint::PostExec, false) => "fixes/replans",
         }
     }
 
@@ -269,9 +272,8 @@ pub fn decide(input: &GateInput) -> GateDecision {
         (
             Verdict::Blocked,
             format!(
-                "{comparison}{failing}; retry limit exceeded ({limit} {}{} already tried): stop and notify the user",
-                cp.retry_noun(),
-                if limit == 1 { "" } else { "s" }
+                "{comparison}{failing}; retry limit exceeded ({limit} {} already tried): stop and notify the user",
+                cp.retry_noun(limit),
             ),
             0,
         )
@@ -295,7 +297,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
             verdict,
             format!(
                 "{comparison}{failing}; {what} ({} {} of {limit})",
-                cp.retry_noun(),
+                cp.retry_noun(1),
                 input.attempt
             ),
             limit - input.attempt,

@@ -86,12 +86,6 @@ pub fn active_path(dir: &Path) -> PathBuf {
     dir.join(ACTIVE_FILE)
 }
 
-fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    path.with_file_name(name)
-}
-
 /// Batch ids become file names: letters, digits, `-`, `_` only (`${PPID}-$(date +%s)`).
 pub fn check_batch_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > 128 {
@@ -259,7 +253,7 @@ fn update_index(dir: &Path, id: &str, present: bool, now: &str) -> Result<()> {
         return Ok(());
     }
     let path = active_path(dir);
-    let _lock = FileLock::acquire(&lock_path(&path))?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let active: Option<Active> = read(&path, "auto-batch-active")?;
     write(&path, &index_with(active, id, present, now))
 }
@@ -300,7 +294,7 @@ pub fn write_batch(
     }
     ensure_dir(dir)?;
     let path = batch_path(dir, id);
-    let _lock = FileLock::acquire(&lock_path(&path))?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     // Refuse before writing anything when the index is unreadable.
     if id != DEFAULT_BATCH {
         let _: Option<Active> = read(&active_path(dir), "auto-batch-active")?;
@@ -328,7 +322,7 @@ pub fn update_batch(
     check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
     let path = batch_path(dir, id);
     fsx::require_dir(dir)?;
-    let _lock = FileLock::acquire(&lock_path(&path))?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let Some(batch) = read::<Batch>(&path, "auto-batch-state")? else {
         bail!("no batch {id} in {} (write-batch first)", dir.display());
     };
@@ -350,7 +344,7 @@ pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
         return Ok(false);
     }
     let path = batch_path(dir, id);
-    let _lock = FileLock::acquire(&lock_path(&path))?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let existed = fsx::remove_if_exists(&path)?;
     update_index(dir, id, false, now)?;
     Ok(existed)

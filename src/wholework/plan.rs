@@ -714,10 +714,8 @@ fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, de
     }
     match sub.as_str() {
         "push" => check_push(rest, protected, ops),
-        "reset" => {
-            if rest.iter().any(|a| is_long_option(a, "hard", 2)) {
-                ops.push(Forbidden::ResetHard);
-            }
+        "reset" if rest.iter().any(|a| is_long_option(a, "hard", 2)) => {
+            ops.push(Forbidden::ResetHard);
         }
         _ => {}
     }
@@ -756,8 +754,8 @@ fn check_push(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>) {
         }
         if arg == "--" {
             options_done = true;
-        } else if arg.starts_with("--") {
-            let name = arg[2..].split('=').next().unwrap_or("");
+        } else if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or("");
             if name.starts_with("force") || is_long_option(arg, "force", 3) {
                 force = true;
             }

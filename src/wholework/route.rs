@@ -192,8 +192,10 @@ pub struct RouteDecision {
     pub phases: Vec<Phase>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refresh: Option<Refresh>,
-    /// The seed's log lines for this decision, and notes on ignored inputs.
+    /// The seed's log lines for this decision.
     pub log: Vec<String>,
+    /// Inputs that had no effect, and why.
+    pub notes: Vec<String>,
 }
 
 /// Route from Size alone (Step 2 auto-detect, Step 3a's refreshed table).
@@ -256,6 +258,7 @@ fn route_phases(route: Route, review: Option<Review>) -> Vec<Phase> {
 /// Decide the route and the phases to run.
 pub fn decide(input: &RouteInput) -> RouteDecision {
     let mut log = Vec::new();
+    let mut notes = Vec::new();
     let (mut route, mut source) = match input.flag {
         Some(RouteFlag::Patch) => (Route::Patch, RouteSource::Flag),
         Some(RouteFlag::Pr) => (Route::Pr, RouteSource::Flag),
@@ -264,7 +267,7 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
     let mut size = input.size;
     let mut review = review_depth(route, size, input.review);
     if route == Route::Patch && input.review.is_some() {
-        log.push("--review has no effect on the patch route (no review phase)".to_string());
+        notes.push("--review has no effect on the patch route (no review phase)".to_string());
     }
     let mut spec = spec_for(input.phase, size, route);
     let mut refresh = None;
@@ -327,7 +330,7 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
             };
         }
         if !outcome.applied {
-            log.push(format!("--refreshed-size ignored: {}", outcome.reason));
+            notes.push(format!("--refreshed-size ignored: {}", outcome.reason));
         }
         refresh = Some(outcome);
     }
@@ -354,6 +357,7 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
         phases,
         refresh,
         log,
+        notes,
     }
 }
 
