@@ -49,8 +49,8 @@ pub struct LevelsArgs {
     /// The graph file, or `-` for standard input
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Issues that failed; they and their dependents are not run
-    #[arg(long, value_name = "N", num_args = 1.., value_delimiter = ',')]
+    /// Issues that failed (repeatable, or comma separated); they and their dependents are not run
+    #[arg(long, value_name = "N", value_delimiter = ',')]
     pub failed: Vec<u64>,
     /// The most issues run at once (AUTO_MAX_CONCURRENT)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONCURRENT as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]

@@ -35,8 +35,8 @@ pub struct ValidateArgs {
     /// Plan files, or `-` for standard input
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
-    /// Branches no step may push to (replaces main, master)
-    #[arg(long, value_name = "BRANCH", num_args = 1.., value_delimiter = ',')]
+    /// Branches no step may push to (repeatable, or comma separated; replaces main, master)
+    #[arg(long, value_name = "BRANCH", value_delimiter = ',')]
     pub protected: Vec<String>,
     /// Output format (json: one object per plan, as JSON Lines)
     #[arg(long, value_enum, default_value_t)]

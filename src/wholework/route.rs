@@ -329,6 +329,10 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
                 Spec::Ran
             };
         }
+        if !outcome.applied && spec_ran {
+            // The caller says the spec ran: it is not to be run again.
+            spec = Spec::Ran;
+        }
         if !outcome.applied {
             notes.push(format!("--refreshed-size ignored: {}", outcome.reason));
         }
@@ -338,7 +342,7 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
     match spec {
         Spec::AfterTriage => {
             phases.push(Phase::new("issue", &[]));
-            log.push(
+            notes.push(
                 "no phase/* label: triage runs first; route again with the re-read Size and labels"
                     .to_string(),
             );
