@@ -530,3 +530,93 @@ fn concurrent_rollbacks_lose_no_direction() {
     let stored: Value = serde_json::from_slice(&fs::read(&history).unwrap()).unwrap();
     assert_eq!(stored["excluded"].as_array().unwrap().len(), 12);
 }
+
+/// `examples/gates.sh` (both doors end to end) runs and says what it should.
+#[test]
+fn the_gates_example_runs() {
+    let out = std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gates.sh"))
+        .env("AUTOCTL", crate::util::BIN)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "post-plan 0.62 -> PASS",
+        "post-exec attempt 3 -> ACCEPT",
+        "excluded: [\"inline the cache\"]",
+        "threshold line kept: 1",
+        "level 2: skipped 304 (a blocker failed)",
+        "done: 301 305 303 306; failed: 302",
+        "{\"remaining\":[],\"completed\":[401,402,403]}",
+        "active batches left: 0",
+        "forbidden operation force_push",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn history_and_metrics_fixtures_agree_with_the_schemas() {
+    let sb = Sandbox::new();
+    for path in crate::util::fixtures("converge-history", "valid") {
+        let doc: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert!(
+            autoctl::schema::violations("converge-history", &doc).is_empty(),
+            "{}",
+            path.display()
+        );
+        fs::copy(&path, sb.path("h.json")).unwrap();
+        sb.cmd()
+            .args([
+                "converge",
+                "--previous",
+                "0.1",
+                "--current",
+                "0.2",
+                "--history",
+                "h.json",
+            ])
+            .assert()
+            .code(0);
+    }
+    for path in crate::util::fixtures("converge-history", "invalid") {
+        let doc: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert!(
+            !autoctl::schema::violations("converge-history", &doc).is_empty(),
+            "{}",
+            path.display()
+        );
+        fs::copy(&path, sb.path("h.json")).unwrap();
+        let out = sb
+            .cmd()
+            .args([
+                "converge",
+                "--previous",
+                "0.1",
+                "--current",
+                "0.2",
+                "--history",
+                "h.json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        one_stderr_line(&out);
+    }
+    for (validity, valid) in [("valid", true), ("invalid", false)] {
+        for path in crate::util::fixtures("profile-metrics", validity) {
+            let doc: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+            assert_eq!(
+                autoctl::schema::violations("profile-metrics", &doc).is_empty(),
+                valid,
+                "{}",
+                path.display()
+            );
+        }
+    }
+}
