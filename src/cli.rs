@@ -46,14 +46,13 @@ pub enum Command {
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages
     Man(cmd::generate::ManArgs),
-    /// Gate a check's D1–D6 score at a checkpoint (task-ai)
+    // Gate, Converge and Route take their help from their Args' doc comments (a doc comment
+    // here would replace the long description).
     Gate(cmd::gate::GateArgs),
-    /// Accept or roll back a stage by its convergence (task-ai)
     Converge(cmd::converge::ConvergeArgs),
     /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
     #[command(subcommand)]
     Profile(cmd::profile::ProfileCommand),
-    /// Print the phases an issue runs, by Size and flags (wholework)
     Route(cmd::route::RouteArgs),
     /// Level a sub-issue graph; aggregate the parent's phase (wholework)
     #[command(subcommand)]

@@ -15,7 +15,7 @@ use crate::protocol::signal::now_timestamp;
 use crate::taskai::converge::{self, ConvergeInput, HISTORY_VERSION, History};
 use crate::taskai::score::Score;
 
-/// Decide whether a stage's convergence is accepted: ACCEPT, SATISFIED, ROLLBACK, EXHAUSTED
+/// Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)
 ///
 /// ACCEPT when convergence rises above the previous stage's (then generate the next
 /// sub-stage target), SATISFIED when it rises to the satisfaction bar or above (final

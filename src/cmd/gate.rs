@@ -13,7 +13,7 @@ use crate::taskai::gate::{self, Checkpoint, GateInput, Source};
 use crate::taskai::profile::{self, Adaptation, MAX_RETRY_LIMIT};
 use crate::taskai::score::Score;
 
-/// Gate a check's D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or stop
+/// Gate a check's D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED
 ///
 /// Compares the overall score with the checkpoint's threshold and the attempt with its retry
 /// limit, and prints the check's verdict:
