@@ -10,6 +10,15 @@
 //!
 //! Messages are compared after normalization (terminal escapes removed, whitespace runs
 //! collapsed), so a re-rendered but identical message still counts as the same.
+//!
+//! How the commands use them (the wiring lives with `stall check`, `run tick` and
+//! `run continue`, which own their state and I/O):
+//! - per heartbeat, `RepeatState::observe(latest agent message)` with the state stored
+//!   between ticks; `is_loop(REPEAT_LIMIT)` → write `.auto-stop` with [`STOP_REASON`];
+//! - per heartbeat, [`status_updated_at`] of `.status.json` (else the file's mtime) into
+//!   [`step_timeout`] with the configured limit (default [`STEP_TIMEOUT`]);
+//! - `run continue --if-unchanged UPDATED_AT`: re-read `updated_at` immediately before
+//!   sending and send only on [`Continuation::Send`] (an abort is a conflict, exit 3).
 
 use std::time::Duration;
 

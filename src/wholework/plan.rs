@@ -458,6 +458,9 @@ fn lex(script: &str) -> Vec<Lexed> {
             }
             '$' if chars.get(i + 1) == Some(&'(') => {
                 let (body, end) = balanced(&chars, i + 1);
+                // The word keeps a marker: its value is unknowable (a push destination
+                // from a substitution could be main).
+                word.push_str(&format!("$({body})"));
                 current.nested.push(body);
                 in_word = true;
                 i = end;
@@ -468,7 +471,10 @@ fn lex(script: &str) -> Vec<Lexed> {
                     .iter()
                     .position(|&c| c == '`')
                     .map_or(chars.len(), |p| p + i + 1);
-                current.nested.push(chars[i + 1..end].iter().collect());
+                let body: String = chars[i + 1..end].iter().collect();
+                word.push_str(&format!("`{body}`"));
+                current.nested.push(body);
+                in_word = true;
                 i = end + 1;
                 continue;
             }
@@ -636,19 +642,28 @@ fn strip_prefixes(words: &[String]) -> &[String] {
 /// Check one simple command (its words already unquoted).
 fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Forbidden> {
     let words = strip_prefixes(words);
-    let Some(first) = words.first() else {
-        return Vec::new();
-    };
-    let name = program(first);
-    let args = &words[1..];
     let mut ops = Vec::new();
-    match name.as_str() {
-        "git" => check_git(args, protected, &mut ops, depth),
-        "gh" => check_gh(args, &mut ops),
-        "run-merge.sh" => ops.push(Forbidden::MergePr),
-        "curl" | "wget" | "http" | "https" | "xh" => check_api_words(args, &mut ops),
-        _ => {}
+    // The command itself, and any later word that runs a program of interest: runners the
+    // prefix list does not know (`find -exec git …`, `parallel git …`, `watch gh …`) still
+    // run it. Reading `echo git push -f` as a push errs on the side of refusing.
+    for (i, word) in words.iter().enumerate() {
+        let name = program(word);
+        let args = &words[i + 1..];
+        match name.as_str() {
+            "git" => check_git(args, protected, &mut ops, depth),
+            "gh" => check_gh(args, &mut ops),
+            "run-merge.sh" => ops.push(Forbidden::MergePr),
+            "curl" | "wget" | "http" | "https" | "xh" => check_api_words(args, &mut ops),
+            // A program that is a variable or a substitution (`$GIT push -f`) may be git.
+            _ if i == 0 && (name.contains('$') || name.contains('`')) => {
+                check_git(args, protected, &mut ops, depth);
+                check_gh(args, &mut ops);
+            }
+            _ => {}
+        }
     }
+    ops.sort_by_key(|op| *op as u8);
+    ops.dedup();
     ops
 }
 
@@ -871,8 +886,12 @@ fn check_api_words(args: &[String], ops: &mut Vec<Forbidden>) {
     if lower
         .iter()
         .any(|a| a.contains("pulls/") && a.trim_end_matches('/').ends_with("/merge"))
+        || path_has("mergepullrequest")
     {
         ops.push(Forbidden::MergePr);
+    }
+    if path_has("closeissue") {
+        ops.push(Forbidden::CloseIssue);
     }
 }
 
@@ -1015,6 +1034,28 @@ mod tests {
             ("B=main; git push origin $B", &["direct_push_main"]),
             ("B=main git push origin \"${B}\"", &["direct_push_main"]),
             ("git push origin $BRANCH", &["direct_push_main"]),
+            (
+                "git push origin $(git branch --show-current)",
+                &["direct_push_main"],
+            ),
+            ("git push origin `cat branch.txt`", &["direct_push_main"]),
+            ("git push origin ma\"\"in", &["direct_push_main"]),
+            ("g\\it p\\ush -f origin feature", &["force_push"]),
+            ("$GIT push -f origin feature", &["force_push"]),
+            ("$(which git) push --force origin feature", &["force_push"]),
+            (
+                "find . -name x -exec git push -f origin feature \\;",
+                &["force_push"],
+            ),
+            ("parallel git push -f origin ::: a b", &["force_push"]),
+            (
+                "gh api graphql -f query='mutation { mergePullRequest(input: {pullRequestId: \"x\"}) { clientMutationId } }'",
+                &["merge_pr"],
+            ),
+            (
+                "gh api graphql -f query='mutation { closeIssue(input: {issueId: \"x\"}) { clientMutationId } }'",
+                &["close_issue"],
+            ),
             ("git push --signed origin main", &["direct_push_main"]),
             (
                 "git push --receive-pack git-receive-pack origin main",
