@@ -437,3 +437,38 @@ fn concurrent_batches_lose_no_update() {
         .unwrap();
     assert_eq!(stdout(&out), "big-1\n");
 }
+
+#[test]
+fn an_unwritable_directory_is_an_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let dir = sb.module("ro");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    let out = sb.unprivileged(&[
+        "checkpoint",
+        "write-single",
+        "5",
+        "1",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    let out2 = sb.unprivileged(&[
+        "checkpoint",
+        "write-batch",
+        "1-2",
+        "--remaining",
+        "5",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    for out in [out, out2] {
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        one_stderr_line(&out);
+    }
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing was left behind"
+    );
+}

@@ -311,3 +311,28 @@ fn concurrent_learns_lose_no_run() {
     assert!(learned.contains("- observed.runs: 16\n"), "{learned}");
     assert!(learned.contains("- threshold.post-plan: 0.60\n"));
 }
+
+/// Where the profile cannot be rewritten (no permission), learn fails with one line and the
+/// file is untouched.
+#[test]
+fn learn_without_permission_changes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let dir = sb.module("readonly");
+    let path = dir.join(".type-profile.md");
+    fs::write(&path, "# P\n").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    let out = sb.unprivileged(&[
+        "profile",
+        "learn",
+        "--iterations",
+        "1",
+        "--profile",
+        path.to_str().unwrap(),
+    ]);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    one_stderr_line(&out);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "# P\n");
+}
