@@ -32,6 +32,13 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print or write the man pages')
+            [CompletionResult]::new('gate', 'gate', [CompletionResultType]::ParameterValue, 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED')
+            [CompletionResult]::new('converge', 'converge', [CompletionResultType]::ParameterValue, 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)')
+            [CompletionResult]::new('profile', 'profile', [CompletionResultType]::ParameterValue, 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)')
+            [CompletionResult]::new('route', 'route', [CompletionResultType]::ParameterValue, 'Print the phases an issue runs: the route-phase matrix by Size and flags')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Level a sub-issue graph; aggregate the parent''s phase (wholework)')
+            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'Write, read and delete wholework checkpoint files')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Validate a wholework recovery plan')
             break
         }
         'autoctl;signal' {
@@ -165,6 +172,173 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write every page (one per subcommand) into DIR instead of printing the top page')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'autoctl;gate' {
+            [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'The checkpoint the check ran at')
+            [CompletionResult]::new('--score', '--score', [CompletionResultType]::ParameterName, 'The overall score, or the six D1–D6 scores (space or comma separated), each 0–1')
+            [CompletionResult]::new('--attempt', '--attempt', [CompletionResultType]::ParameterName, 'Which check this is at this checkpoint: 1 for the first (retry_count + 1)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'A `.type-profile.md` whose "## Auto Adaptation" section sets thresholds and limits')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Override the checkpoint''s threshold')
+            [CompletionResult]::new('--retry-limit', '--retry-limit', [CompletionResultType]::ParameterName, 'Override the checkpoint''s retry limit')
+            [CompletionResult]::new('--replan-below', '--replan-below', [CompletionResultType]::ParameterName, 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the whole decision, with the reason)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;converge' {
+            [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'The previous stage''s convergence (0–1)')
+            [CompletionResult]::new('--current', '--current', [CompletionResultType]::ParameterName, 'This stage''s convergence (0–1)')
+            [CompletionResult]::new('--satisfied', '--satisfied', [CompletionResultType]::ParameterName, 'The satisfaction bar: at or above it an accepted stage ends the task')
+            [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'Keep the exclusion list and the last accepted convergence in FILE')
+            [CompletionResult]::new('--direction', '--direction', [CompletionResultType]::ParameterName, 'What this stage tried, recorded on the exclusion list when it is rolled back')
+            [CompletionResult]::new('--max-rollbacks', '--max-rollbacks', [CompletionResultType]::ParameterName, 'Answer EXHAUSTED once this many directions are excluded')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the whole decision, with the reason)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;profile' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the thresholds and limits a profile gives each checkpoint')
+            [CompletionResult]::new('learn', 'learn', [CompletionResultType]::ParameterValue, 'Write one loop''s metrics into the profile''s "## Auto Adaptation" section')
+            break
+        }
+        'autoctl;profile;show' {
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;profile;learn' {
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile')
+            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Read the metrics from a JSON file (`-` for standard input); flags override its values')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)')
+            [CompletionResult]::new('--iterations', '--iterations', [CompletionResultType]::ParameterName, 'Loop iterations')
+            [CompletionResult]::new('--mid-exec-checks', '--mid-exec-checks', [CompletionResultType]::ParameterName, 'Mid-exec checks triggered')
+            [CompletionResult]::new('--compactions', '--compactions', [CompletionResultType]::ParameterName, 'Context compactions')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the section as it is after learning)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;route' {
+            [CompletionResult]::new('--size', '--size', [CompletionResultType]::ParameterName, 'The issue''s Size (omit when it has none)')
+            [CompletionResult]::new('--review', '--review', [CompletionResultType]::ParameterName, 'Review depth on the pr route')
+            [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'The issue''s phase label: ready, issue, or none (no phase/* label)')
+            [CompletionResult]::new('--refreshed-size', '--refreshed-size', [CompletionResultType]::ParameterName, 'The Size re-read after the spec phase succeeded (Step 3a)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Force the patch route (code --patch → verify)')
+            [CompletionResult]::new('--pr', '--pr', [CompletionResultType]::ParameterName, 'Force the pr route (code → review → merge → verify)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;graph' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('levels', 'levels', [CompletionResultType]::ParameterValue, 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent')
+            [CompletionResult]::new('aggregate', 'aggregate', [CompletionResultType]::ParameterValue, 'Print the parent issue''s phase from its children''s phases')
+            break
+        }
+        'autoctl;graph;levels' {
+            [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed (repeatable, or comma separated); they and their dependents are not run')
+            [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'The most issues run at once (AUTO_MAX_CONCURRENT)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;graph;aggregate' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('write-single', 'write-single', [CompletionResultType]::ParameterValue, 'Save an issue''s verify iteration count (auto-state-N.json)')
+            [CompletionResult]::new('read-single', 'read-single', [CompletionResultType]::ParameterValue, 'Print an issue''s saved verify iteration count (0 when none or stale)')
+            [CompletionResult]::new('delete-single', 'delete-single', [CompletionResultType]::ParameterValue, 'Delete an issue''s checkpoint (succeeds when there is none)')
+            [CompletionResult]::new('write-batch', 'write-batch', [CompletionResultType]::ParameterValue, 'Save a batch''s state and add it to the active index')
+            [CompletionResult]::new('update-batch', 'update-batch', [CompletionResultType]::ParameterValue, 'Move an issue of a batch to completed or failed')
+            [CompletionResult]::new('read-batch', 'read-batch', [CompletionResultType]::ParameterValue, 'Print a batch''s remaining issues (exit 1 when there is no such batch)')
+            [CompletionResult]::new('delete-batch', 'delete-batch', [CompletionResultType]::ParameterValue, 'Delete a batch''s state and drop it from the active index')
+            [CompletionResult]::new('list-batches', 'list-batches', [CompletionResultType]::ParameterValue, 'Print the active batch ids, oldest first (resume takes the last)')
+            break
+        }
+        'autoctl;checkpoint;write-single' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'autoctl;checkpoint;read-single' {
+            [CompletionResult]::new('--live-phase', '--live-phase', [CompletionResultType]::ParameterName, 'The issue''s live phase label; `done` discards (and deletes) the checkpoint')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint;delete-single' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'autoctl;checkpoint;write-batch' {
+            [CompletionResult]::new('--remaining', '--remaining', [CompletionResultType]::ParameterName, 'Issues still to process, in order')
+            [CompletionResult]::new('--completed', '--completed', [CompletionResultType]::ParameterName, 'Issues already completed')
+            [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint;update-batch' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint;read-batch' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint;delete-batch' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;checkpoint;list-batches' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;plan' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a recovery plan before running it')
+            break
+        }
+        'autoctl;plan;validate' {
+            [CompletionResult]::new('--protected', '--protected', [CompletionResultType]::ParameterName, 'Branches no step may push to (repeatable, or comma separated; replaces main, master)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per plan, as JSON Lines)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
     })

@@ -29,6 +29,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand completions 'Print a shell completion script'
             cand man 'Print or write the man pages'
+            cand gate 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
+            cand converge 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)'
+            cand profile 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)'
+            cand route 'Print the phases an issue runs: the route-phase matrix by Size and flags'
+            cand graph 'Level a sub-issue graph; aggregate the parent''s phase (wholework)'
+            cand checkpoint 'Write, read and delete wholework checkpoint files'
+            cand plan 'Validate a wholework recovery plan'
         }
         &'autoctl;signal'= {
             cand -h 'Print help'
@@ -143,6 +150,153 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --out 'Write every page (one per subcommand) into DIR instead of printing the top page'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'autoctl;gate'= {
+            cand --checkpoint 'The checkpoint the check ran at'
+            cand --score 'The overall score, or the six D1–D6 scores (space or comma separated), each 0–1'
+            cand --attempt 'Which check this is at this checkpoint: 1 for the first (retry_count + 1)'
+            cand --profile 'A `.type-profile.md` whose "## Auto Adaptation" section sets thresholds and limits'
+            cand --threshold 'Override the checkpoint''s threshold'
+            cand --retry-limit 'Override the checkpoint''s retry limit'
+            cand --replan-below 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score'
+            cand --format 'Output format (json: the whole decision, with the reason)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;converge'= {
+            cand --previous 'The previous stage''s convergence (0–1)'
+            cand --current 'This stage''s convergence (0–1)'
+            cand --satisfied 'The satisfaction bar: at or above it an accepted stage ends the task'
+            cand --history 'Keep the exclusion list and the last accepted convergence in FILE'
+            cand --direction 'What this stage tried, recorded on the exclusion list when it is rolled back'
+            cand --max-rollbacks 'Answer EXHAUSTED once this many directions are excluded'
+            cand --format 'Output format (json: the whole decision, with the reason)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;profile'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand show 'Print the thresholds and limits a profile gives each checkpoint'
+            cand learn 'Write one loop''s metrics into the profile''s "## Auto Adaptation" section'
+        }
+        &'autoctl;profile;show'= {
+            cand --profile 'The profile'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;profile;learn'= {
+            cand --profile 'The profile'
+            cand --metrics 'Read the metrics from a JSON file (`-` for standard input); flags override its values'
+            cand --retries 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)'
+            cand --iterations 'Loop iterations'
+            cand --mid-exec-checks 'Mid-exec checks triggered'
+            cand --compactions 'Context compactions'
+            cand --duration 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)'
+            cand --format 'Output format (json: the section as it is after learning)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;route'= {
+            cand --size 'The issue''s Size (omit when it has none)'
+            cand --review 'Review depth on the pr route'
+            cand --phase 'The issue''s phase label: ready, issue, or none (no phase/* label)'
+            cand --refreshed-size 'The Size re-read after the spec phase succeeded (Step 3a)'
+            cand --format 'Output format'
+            cand --patch 'Force the patch route (code --patch → verify)'
+            cand --pr 'Force the pr route (code → review → merge → verify)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;graph'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand levels 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent'
+            cand aggregate 'Print the parent issue''s phase from its children''s phases'
+        }
+        &'autoctl;graph;levels'= {
+            cand --failed 'Issues that failed (repeatable, or comma separated); they and their dependents are not run'
+            cand --max-concurrent 'The most issues run at once (AUTO_MAX_CONCURRENT)'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;graph;aggregate'= {
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand write-single 'Save an issue''s verify iteration count (auto-state-N.json)'
+            cand read-single 'Print an issue''s saved verify iteration count (0 when none or stale)'
+            cand delete-single 'Delete an issue''s checkpoint (succeeds when there is none)'
+            cand write-batch 'Save a batch''s state and add it to the active index'
+            cand update-batch 'Move an issue of a batch to completed or failed'
+            cand read-batch 'Print a batch''s remaining issues (exit 1 when there is no such batch)'
+            cand delete-batch 'Delete a batch''s state and drop it from the active index'
+            cand list-batches 'Print the active batch ids, oldest first (resume takes the last)'
+        }
+        &'autoctl;checkpoint;write-single'= {
+            cand --dir 'The checkpoint directory'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'autoctl;checkpoint;read-single'= {
+            cand --live-phase 'The issue''s live phase label; `done` discards (and deletes) the checkpoint'
+            cand --dir 'The checkpoint directory'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint;delete-single'= {
+            cand --dir 'The checkpoint directory'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'autoctl;checkpoint;write-batch'= {
+            cand --remaining 'Issues still to process, in order'
+            cand --completed 'Issues already completed'
+            cand --failed 'Issues that failed'
+            cand --dir 'The checkpoint directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint;update-batch'= {
+            cand --dir 'The checkpoint directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint;read-batch'= {
+            cand --dir 'The checkpoint directory'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint;delete-batch'= {
+            cand --dir 'The checkpoint directory'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;checkpoint;list-batches'= {
+            cand --dir 'The checkpoint directory'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;plan'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand validate 'Check a recovery plan before running it'
+        }
+        &'autoctl;plan;validate'= {
+            cand --protected 'Branches no step may push to (repeatable, or comma separated; replaces main, master)'
+            cand --format 'Output format (json: one object per plan, as JSON Lines)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
     ]
     $completions[$command]

@@ -33,6 +33,13 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, sh
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "man" -d 'Print or write the man pages'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "gate" -d 'Gate a check\'s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "converge" -d 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "profile" -d 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "route" -d 'Print the phases an issue runs: the route-phase matrix by Size and flags'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "graph" -d 'Level a sub-issue graph; aggregate the parent\'s phase (wholework)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "checkpoint" -d 'Write, read and delete wholework checkpoint files'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "plan" -d 'Validate a wholework recovery plan'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "validate" -d 'Validate `.auto-signal` documents against the schema and the protocol\'s rules'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "write" -d 'Write `.auto-signal` into a task module, atomically'
@@ -113,3 +120,117 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l out -d 'Write every page (one per subcommand) into DIR instead of printing the top page' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l checkpoint -d 'The checkpoint the check ran at' -r -f -a "post-plan\t'After planning (Phase 2)'
+mid-exec\t'In the middle of execution (Phase 3)'
+post-exec\t'After execution (Phase 3 done, Phase 4 acceptance)'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l score -d 'The overall score, or the six D1–D6 scores (space or comma separated), each 0–1' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l attempt -d 'Which check this is at this checkpoint: 1 for the first (retry_count + 1)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l profile -d 'A `.type-profile.md` whose "## Auto Adaptation" section sets thresholds and limits' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l threshold -d 'Override the checkpoint\'s threshold' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l retry-limit -d 'Override the checkpoint\'s retry limit' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l replan-below -d 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l format -d 'Output format (json: the whole decision, with the reason)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l previous -d 'The previous stage\'s convergence (0–1)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l current -d 'This stage\'s convergence (0–1)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l satisfied -d 'The satisfaction bar: at or above it an accepted stage ends the task' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l history -d 'Keep the exclusion list and the last accepted convergence in FILE' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l direction -d 'What this stage tried, recorded on the exclusion list when it is rolled back' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l max-rollbacks -d 'Answer EXHAUSTED once this many directions are excluded' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l format -d 'Output format (json: the whole decision, with the reason)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "show" -d 'Print the thresholds and limits a profile gives each checkpoint'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "learn" -d 'Write one loop\'s metrics into the profile\'s "## Auto Adaptation" section'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l profile -d 'The profile' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l profile -d 'The profile' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l metrics -d 'Read the metrics from a JSON file (`-` for standard input); flags override its values' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l retries -d 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l iterations -d 'Loop iterations' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l mid-exec-checks -d 'Mid-exec checks triggered' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l compactions -d 'Context compactions' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l duration -d 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l format -d 'Output format (json: the section as it is after learning)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l size -d 'The issue\'s Size (omit when it has none)' -r -f -a "XS\t''
+S\t''
+M\t''
+L\t''
+XL\t''
+unset\t'No Size set'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l review -d 'Review depth on the pr route' -r -f -a "light\t'`review --light`'
+full\t'`review --full`'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l phase -d 'The issue\'s phase label: ready, issue, or none (no phase/* label)' -r -f -a "ready\t'`phase/ready`: the spec is done'
+issue\t'`phase/issue` without `phase/ready`: the spec may run'
+none\t'No `phase/*` label: triage (`/issue`) runs first'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l refreshed-size -d 'The Size re-read after the spec phase succeeded (Step 3a)' -r -f -a "XS\t''
+S\t''
+M\t''
+L\t''
+XL\t''
+unset\t'No Size set'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l patch -d 'Force the patch route (code --patch → verify)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l pr -d 'Force the pr route (code → review → merge → verify)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "levels" -d 'Print a sub-issue graph\'s execution levels, in batches of at most --max-concurrent'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "aggregate" -d 'Print the parent issue\'s phase from its children\'s phases'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l failed -d 'Issues that failed (repeatable, or comma separated); they and their dependents are not run' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l max-concurrent -d 'The most issues run at once (AUTO_MAX_CONCURRENT)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "write-single" -d 'Save an issue\'s verify iteration count (auto-state-N.json)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "read-single" -d 'Print an issue\'s saved verify iteration count (0 when none or stale)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "delete-single" -d 'Delete an issue\'s checkpoint (succeeds when there is none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "write-batch" -d 'Save a batch\'s state and add it to the active index'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "update-batch" -d 'Move an issue of a batch to completed or failed'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "read-batch" -d 'Print a batch\'s remaining issues (exit 1 when there is no such batch)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "delete-batch" -d 'Delete a batch\'s state and drop it from the active index'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "list-batches" -d 'Print the active batch ids, oldest first (resume takes the last)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l live-phase -d 'The issue\'s live phase label; `done` discards (and deletes) the checkpoint' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l remaining -d 'Issues still to process, in order' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l completed -d 'Issues already completed' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l failed -d 'Issues that failed' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l dir -d 'The checkpoint directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -f -a "validate" -d 'Check a recovery plan before running it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l protected -d 'Branches no step may push to (repeatable, or comma separated; replaces main, master)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json: one object per plan, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -46,6 +46,23 @@ pub enum Command {
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages
     Man(cmd::generate::ManArgs),
+    // Gate, Converge and Route take their help from their Args' doc comments (a doc comment
+    // here would replace the long description).
+    Gate(cmd::gate::GateArgs),
+    Converge(cmd::converge::ConvergeArgs),
+    /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
+    #[command(subcommand)]
+    Profile(cmd::profile::ProfileCommand),
+    Route(cmd::route::RouteArgs),
+    /// Level a sub-issue graph; aggregate the parent's phase (wholework)
+    #[command(subcommand)]
+    Graph(cmd::graph::GraphCommand),
+    /// Write, read and delete wholework checkpoint files
+    #[command(subcommand)]
+    Checkpoint(cmd::checkpoint::CheckpointCommand),
+    /// Validate a wholework recovery plan
+    #[command(subcommand)]
+    Plan(cmd::plan::PlanCommand),
 }
 
 /// Output format for commands whose answer is a line of text or a JSON document.

@@ -118,4 +118,20 @@ pub const FILES: &[(&str, &str)] = &[
         ".target.md",
         "Task target; a draft is planned only when it has substantive content.",
     ),
+    (
+        ".type-profile.md",
+        "task-ai type profile; its \"## Auto Adaptation\" section of `- key: value` lines sets the gate's thresholds and retry limits, and autoctl profile learn rewrites its observed.* lines.",
+    ),
+    (
+        ".tmp/auto-state-N.json",
+        "wholework single-issue checkpoint: the verify iteration count (schema: autoctl schema show auto-state).",
+    ),
+    (
+        ".tmp/auto-batch-state-ID.json",
+        "wholework batch checkpoint: remaining, completed and failed issues; ID default is .tmp/auto-batch-state.json.",
+    ),
+    (
+        ".tmp/auto-batch-active.json",
+        "wholework index of active batch ids, updated under a lock on auto-batch-active.json.lock.",
+    ),
 ];

@@ -150,6 +150,14 @@ fn open_lock_file(path: &Path) -> Result<File> {
         .with_context(|| format!("cannot open lock {}", path.display()))
 }
 
+/// The side file that locks `path` for a read-modify-write (`FILE.lock` beside it): the
+/// document itself is replaced by rename, so the lock cannot live on it.
+pub fn side_lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
 /// The directory a path lives in (`.` for a bare file name).
 pub fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {

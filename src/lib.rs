@@ -14,6 +14,8 @@ pub mod output;
 pub mod protocol;
 pub mod routing;
 pub mod schema;
+pub mod taskai;
+pub mod wholework;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -51,9 +51,69 @@ pub static SCHEMAS: &[Schema] = &[
         "index-front-matter.schema.json",
         ".index.md YAML front matter"
     ),
+    schema!(
+        "auto-state",
+        "auto-state.schema.json",
+        "wholework single-issue checkpoint (.tmp/auto-state-N.json)"
+    ),
+    schema!(
+        "auto-batch-state",
+        "auto-batch-state.schema.json",
+        "wholework batch checkpoint (.tmp/auto-batch-state-ID.json)"
+    ),
+    schema!(
+        "auto-batch-active",
+        "auto-batch-active.schema.json",
+        "wholework active batch index (.tmp/auto-batch-active.json)"
+    ),
+    schema!(
+        "recovery-plan",
+        "recovery-plan.schema.json",
+        "wholework tier-3 recovery plan (plan validate FILE)"
+    ),
+    schema!(
+        "sub-issue-graph",
+        "sub-issue-graph.schema.json",
+        "XL sub-issue dependency graph (graph levels FILE)"
+    ),
+    schema!(
+        "graph-levels",
+        "graph-levels.schema.json",
+        "graph levels --format json output"
+    ),
+    schema!(
+        "route-decision",
+        "route-decision.schema.json",
+        "route --format json output"
+    ),
+    schema!(
+        "gate-decision",
+        "gate-decision.schema.json",
+        "gate --format json output"
+    ),
+    schema!(
+        "converge-decision",
+        "converge-decision.schema.json",
+        "converge --format json output"
+    ),
+    schema!(
+        "converge-history",
+        "converge-history.schema.json",
+        "converge --history FILE exclusion list"
+    ),
+    schema!(
+        "profile-metrics",
+        "profile-metrics.schema.json",
+        "loop metrics (profile learn --metrics FILE)"
+    ),
+    schema!(
+        "auto-adaptation",
+        "auto-adaptation.schema.json",
+        ".type-profile.md ## Auto Adaptation (profile show --format json)"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [const { OnceLock::new() }; 4];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 16] = [const { OnceLock::new() }; 16];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

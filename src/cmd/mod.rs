@@ -8,6 +8,14 @@ pub mod signal;
 pub mod stop;
 pub mod table;
 
+pub mod checkpoint;
+pub mod converge;
+pub mod gate;
+pub mod graph;
+pub mod plan;
+pub mod profile;
+pub mod route;
+
 use anyhow::Result;
 
 use crate::cli::Command;
@@ -23,5 +31,12 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Schema(command) => schema::run(command),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),
+        Command::Gate(args) => gate::run(&args),
+        Command::Converge(args) => converge::run(&args),
+        Command::Profile(command) => profile::run(command),
+        Command::Route(args) => route::run(&args),
+        Command::Graph(command) => graph::run(command),
+        Command::Checkpoint(command) => checkpoint::run(command),
+        Command::Plan(command) => plan::run(command),
     }
 }

@@ -7,3 +7,10 @@ mod signal;
 mod stop;
 mod table;
 mod util;
+
+mod checkpoint;
+mod gate;
+mod graph;
+mod plan;
+mod profile;
+mod route;

@@ -1,0 +1,188 @@
+//! `autoctl graph levels|aggregate`: the XL route's sub-issue graph.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::cli::Format;
+use crate::error::Verdict;
+use crate::fsx::{self, Bounded};
+use crate::output;
+use crate::wholework::graph::{self, DEFAULT_MAX_CONCURRENT, Phase};
+
+/// Graph files may be large (an XL issue with thousands of sub-issues is still far below
+/// this); past it the file is refused, not read.
+pub const GRAPH_LIMIT: u64 = 256 * 1024 * 1024;
+
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Print a sub-issue graph's execution levels, in batches of at most --max-concurrent
+    ///
+    /// FILE (or `-`) is JSON: {"nodes": [{"number": 12, "blocked_by": [10, 11]}, ...]} or the
+    /// array alone; other fields are ignored. Level 0 holds the issues nothing blocks; an issue
+    /// runs one level after its last blocker. Issues given with --failed, and every issue that
+    /// depends on one (transitively), are not run.
+    ///
+    /// Text prints one line per batch, LEVEL<TAB>BATCH<TAB>ISSUES, plus LEVEL<TAB>failed<TAB>…
+    /// and LEVEL<TAB>skipped<TAB>… lines:
+    ///
+    ///   0   1        101 102 103 104 105
+    ///   0   2        106
+    ///   1   skipped  107 108
+    ///
+    /// A cycle, a duplicate number, an issue blocked by itself or by an issue not in the graph
+    /// is an error (exit 2) that names it.
+    #[command(verbatim_doc_comment)]
+    Levels(LevelsArgs),
+    /// Print the parent issue's phase from its children's phases
+    ///
+    /// The seed's rules: every child at verify or later → verify; one or more at code or
+    /// later → code; every child done → nothing here (the close flow decides); otherwise
+    /// nothing. Prints the phase and exits 0 when the parent should change, exits 1 when not.
+    Aggregate(AggregateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LevelsArgs {
+    /// The graph file, or `-` for standard input
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Issues that failed (repeatable, or comma separated); they and their dependents are not run
+    #[arg(long, value_name = "N", value_delimiter = ',')]
+    pub failed: Vec<u64>,
+    /// The most issues run at once (AUTO_MAX_CONCURRENT)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONCURRENT as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_concurrent: u64,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AggregateArgs {
+    /// The children's phases (code, phase/code, ..., none for no label); `-` reads them from
+    /// standard input, separated by whitespace
+    #[arg(value_name = "PHASE", required = true)]
+    pub phases: Vec<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn run(command: GraphCommand) -> Result<Verdict> {
+    match command {
+        GraphCommand::Levels(args) => levels(&args),
+        GraphCommand::Aggregate(args) => aggregate(&args),
+    }
+}
+
+fn levels(args: &LevelsArgs) -> Result<Verdict> {
+    let label = args.file.display().to_string();
+    let bounded = if args.file.as_os_str() == "-" {
+        fsx::read_bounded_from(io::stdin().lock(), GRAPH_LIMIT)
+    } else {
+        fsx::read_bounded(&args.file, GRAPH_LIMIT)
+    }
+    .with_context(|| format!("cannot read {label}"))?;
+    let bytes = match bounded {
+        Bounded::Complete(bytes) => bytes,
+        Bounded::TooLarge { limit } => {
+            bail!(
+                "{label}: larger than the {} limit for a graph",
+                fsx::human_size(limit)
+            )
+        }
+    };
+    let nodes = graph::parse(&bytes).map_err(|e| {
+        let msg = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        anyhow::anyhow!(
+            "{label}:{}:{}: {}",
+            e.line(),
+            e.column(),
+            msg.strip_suffix(&suffix).unwrap_or(&msg)
+        )
+    })?;
+    let levels = graph::levels(&nodes, &args.failed, args.max_concurrent as usize)
+        .map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer(&mut out, &levels)?;
+            out.write_all(b"\n")?;
+        }
+        Format::Text => {
+            for level in &levels.levels {
+                for (b, batch) in level.batches.iter().enumerate() {
+                    write!(out, "{}\t{}\t", level.level, b + 1)?;
+                    write_list(&mut out, batch.iter().copied())?;
+                }
+                if !level.failed.is_empty() {
+                    write!(out, "{}\tfailed\t", level.level)?;
+                    write_list(&mut out, level.failed.iter().copied())?;
+                }
+                if !level.skipped.is_empty() {
+                    write!(out, "{}\tskipped\t", level.level)?;
+                    write_list(&mut out, level.skipped.iter().map(|s| s.number))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Verdict::Yes)
+}
+
+fn write_list(out: &mut impl Write, items: impl Iterator<Item = u64>) -> io::Result<()> {
+    let mut first = true;
+    for item in items {
+        if !first {
+            out.write_all(b" ")?;
+        }
+        first = false;
+        write!(out, "{item}")?;
+    }
+    out.write_all(b"\n")
+}
+
+fn aggregate(args: &AggregateArgs) -> Result<Verdict> {
+    let mut words = Vec::new();
+    for phase in &args.phases {
+        if phase == "-" {
+            let mut text = String::new();
+            io::stdin()
+                .lock()
+                .take(fsx::DOCUMENT_LIMIT)
+                .read_to_string(&mut text)
+                .context("cannot read standard input")?;
+            words.extend(text.split_whitespace().map(str::to_string));
+        } else {
+            words.push(phase.clone());
+        }
+    }
+    let mut phases = Vec::with_capacity(words.len());
+    for word in &words {
+        match Phase::parse(word) {
+            Some(p) => phases.push(p),
+            None => bail!(
+                "unknown phase {:?} (phases: {})",
+                output::one_line(word),
+                Phase::NAMES.join(", ")
+            ),
+        }
+    }
+    if phases.is_empty() {
+        bail!("no children's phases given");
+    }
+    let result = graph::aggregate(&phases);
+    match args.format {
+        Format::Json => output::json_line(&result)?,
+        Format::Text => {
+            if let Some(phase) = result.update {
+                output::line(phase.name())?;
+            }
+        }
+    }
+    Ok(Verdict::from_bool(result.update.is_some()))
+}

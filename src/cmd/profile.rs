@@ -1,0 +1,266 @@
+//! `autoctl profile show|learn`: the "## Auto Adaptation" section of `.type-profile.md`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use chrono::Utc;
+use clap::{Args, Subcommand};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::Format;
+use crate::cmd::gate::read_profile;
+use crate::error::Verdict;
+use crate::fsx::{self, Bounded, FileLock};
+use crate::output;
+use crate::protocol::document;
+use crate::protocol::signal::now_timestamp;
+use crate::taskai::gate::Checkpoint;
+use crate::taskai::profile::{self, Adaptation, PHASES, Resolved, RunMetrics};
+
+/// The profile file a task-ai task keeps its type's tuning in.
+pub const DEFAULT_PROFILE: &str = ".type-profile.md";
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// Print the thresholds and limits a profile gives each checkpoint
+    ///
+    /// Text: one line per checkpoint (CHECKPOINT THRESHOLD RETRY_LIMIT SOURCE), then the
+    /// check interval and compaction threshold. A missing file or section means the fallbacks.
+    Show(ShowArgs),
+    /// Write one loop's metrics into the profile's "## Auto Adaptation" section
+    ///
+    /// Rewrites only the section's `observed.*` lines (runs, updated_at, retries and their
+    /// maximum per checkpoint, iterations, mid-exec checks, compactions, phase durations),
+    /// creating the section (or the file) when missing; every other byte of the file is kept.
+    /// The write is atomic and holds a lock on FILE.lock, so two loops finishing at once both
+    /// count. A malformed section is an error and the file is left untouched.
+    #[command(verbatim_doc_comment)]
+    Learn(LearnArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The profile
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_PROFILE)]
+    pub profile: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// The profile
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_PROFILE)]
+    pub profile: PathBuf,
+    /// Read the metrics from a JSON file (`-` for standard input); flags override its values
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
+    /// Retries used at a checkpoint, as CHECKPOINT=N (repeatable)
+    #[arg(long, value_name = "CHECKPOINT=N", value_parser = parse_retries)]
+    pub retries: Vec<(Checkpoint, u32)>,
+    /// Loop iterations
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+    /// Mid-exec checks triggered
+    #[arg(long, value_name = "N")]
+    pub mid_exec_checks: Option<u64>,
+    /// Context compactions
+    #[arg(long, value_name = "N")]
+    pub compactions: Option<u64>,
+    /// Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance;
+    /// 90s, 12m, 1h30m; repeatable)
+    #[arg(long, value_name = "PHASE=DURATION", value_parser = parse_phase_duration)]
+    pub duration: Vec<(String, u64)>,
+    /// Output format (json: the section as it is after learning)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+fn parse_retries(text: &str) -> Result<(Checkpoint, u32), String> {
+    let (cp, n) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: expected CHECKPOINT=N, such as post-plan=1"))?;
+    let cp = Checkpoint::from_name(cp.trim())
+        .ok_or_else(|| format!("{cp:?}: the checkpoints are post-plan, mid-exec, post-exec"))?;
+    let n = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("{n:?}: retries are a whole number"))?;
+    Ok((cp, n))
+}
+
+fn parse_phase_duration(text: &str) -> Result<(String, u64), String> {
+    let (phase, d) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: expected PHASE=DURATION, such as execution=42m"))?;
+    let phase = phase.trim();
+    if !PHASES.contains(&phase) {
+        return Err(format!("{phase:?}: the phases are {}", PHASES.join(", ")));
+    }
+    Ok((phase.to_string(), crate::duration::parse(d)?.as_secs()))
+}
+
+/// The metrics file (schema `profile-metrics`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsDoc {
+    #[serde(default)]
+    retries: BTreeMap<String, u32>,
+    iterations: Option<u64>,
+    mid_exec_checks: Option<u64>,
+    compactions: Option<u64>,
+    #[serde(default)]
+    durations: BTreeMap<String, u64>,
+}
+
+fn read_metrics(path: &Path) -> Result<RunMetrics> {
+    let label = path.display().to_string();
+    let bounded = if path.as_os_str() == "-" {
+        fsx::read_bounded_from(std::io::stdin().lock(), fsx::DOCUMENT_LIMIT)
+    } else {
+        fsx::read_bounded(path, fsx::DOCUMENT_LIMIT)
+    }
+    .with_context(|| format!("cannot read {label}"))?;
+    let bytes = match bounded {
+        Bounded::Complete(bytes) => bytes,
+        Bounded::TooLarge { limit } => {
+            bail!("{label}: larger than the {} limit", fsx::human_size(limit))
+        }
+    };
+    document::parse_with_schema(&bytes, "profile-metrics")
+        .map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
+    let doc: MetricsDoc =
+        document::parse_typed(&bytes).map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
+    Ok(RunMetrics {
+        retries: doc
+            .retries
+            .into_iter()
+            .filter_map(|(cp, n)| Checkpoint::from_name(&cp).map(|cp| (cp, n)))
+            .collect(),
+        iterations: doc.iterations,
+        mid_exec_checks: doc.mid_exec_checks,
+        compactions: doc.compactions,
+        durations: doc.durations,
+    })
+}
+
+/// What `show --format json` prints (schema `auto-adaptation`).
+#[derive(Debug, Serialize)]
+struct Shown<'a> {
+    profile: String,
+    section: Option<&'a Adaptation>,
+    resolved: BTreeMap<&'static str, serde_json::Value>,
+}
+
+fn shown<'a>(path: &Path, adaptation: Option<&'a Adaptation>) -> Shown<'a> {
+    let mut resolved = BTreeMap::new();
+    for cp in Checkpoint::ALL {
+        let r: Resolved = profile::resolve(adaptation, cp);
+        resolved.insert(cp.name(), serde_json::to_value(r).expect("serializes"));
+    }
+    resolved.insert(
+        "mid_exec_check_interval",
+        adaptation
+            .and_then(|a| a.mid_exec_check_interval)
+            .unwrap_or(profile::FALLBACK_MID_EXEC_CHECK_INTERVAL)
+            .into(),
+    );
+    resolved.insert(
+        "compaction_threshold",
+        serde_json::to_value(
+            adaptation
+                .and_then(|a| a.compaction_threshold)
+                .unwrap_or(profile::FALLBACK_COMPACTION_THRESHOLD),
+        )
+        .expect("serializes"),
+    );
+    Shown {
+        profile: output::one_line(&path.display().to_string()),
+        section: adaptation,
+        resolved,
+    }
+}
+
+pub fn run(command: ProfileCommand) -> Result<Verdict> {
+    match command {
+        ProfileCommand::Show(args) => show(&args),
+        ProfileCommand::Learn(args) => learn(&args),
+    }
+}
+
+fn show(args: &ShowArgs) -> Result<Verdict> {
+    let adaptation = read_profile(&args.profile)?;
+    match args.format {
+        Format::Json => output::json_line(&shown(&args.profile, adaptation.as_ref()))?,
+        Format::Text => {
+            for cp in Checkpoint::ALL {
+                let r = profile::resolve(adaptation.as_ref(), cp);
+                let source = |p: bool| if p { "profile" } else { "fallback" };
+                output::line(format_args!(
+                    "{cp}\t{}\t{}\t{}/{}",
+                    r.threshold,
+                    r.retry_limit,
+                    source(r.threshold_from_profile),
+                    source(r.retry_limit_from_profile)
+                ))?;
+            }
+            let a = adaptation.as_ref();
+            output::line(format_args!(
+                "mid_exec_check_interval\t{}",
+                a.and_then(|a| a.mid_exec_check_interval)
+                    .unwrap_or(profile::FALLBACK_MID_EXEC_CHECK_INTERVAL)
+            ))?;
+            output::line(format_args!(
+                "compaction_threshold\t{}",
+                a.and_then(|a| a.compaction_threshold)
+                    .unwrap_or(profile::FALLBACK_COMPACTION_THRESHOLD)
+            ))?;
+        }
+    }
+    Ok(Verdict::Yes)
+}
+
+fn learn(args: &LearnArgs) -> Result<Verdict> {
+    let mut run = match &args.metrics {
+        Some(path) => read_metrics(path)?,
+        None => RunMetrics::default(),
+    };
+    run.retries.extend(args.retries.iter().copied());
+    run.iterations = args.iterations.or(run.iterations);
+    run.mid_exec_checks = args.mid_exec_checks.or(run.mid_exec_checks);
+    run.compactions = args.compactions.or(run.compactions);
+    run.durations.extend(args.duration.iter().cloned());
+    if run.is_empty() {
+        bail!(
+            "nothing to learn: give --metrics FILE or at least one of --retries, --iterations, --mid-exec-checks, --compactions, --duration"
+        );
+    }
+    let path = &args.profile;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(path))?;
+    let text = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => String::from_utf8(bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not valid UTF-8 (byte {}); not rewriting it",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })?,
+        Ok(Bounded::TooLarge { limit }) => bail!(
+            "{}: larger than the {} limit for a profile; not rewriting it",
+            path.display(),
+            fsx::human_size(limit)
+        ),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let learned = profile::learn(&text, &run, &now_timestamp(Utc::now()))
+        .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", path.display()))?;
+    fsx::atomic_write(path, learned.as_bytes())?;
+    if args.format == Format::Json {
+        let adaptation = profile::parse(&learned).expect("what learn writes parses");
+        output::json_line(&shown(path, adaptation.as_ref()))?;
+    }
+    Ok(Verdict::Yes)
+}

@@ -1,0 +1,12 @@
+//! task-ai's quality decisions (seed 002) as pure functions: the per-checkpoint score gate,
+//! the convergence gate, the `.type-profile.md` "## Auto Adaptation" section they read and
+//! `profile learn` rewrites, and the content-based stall detectors (reasoning loops, step
+//! timeouts, the compare-and-swap before a continuation).
+//!
+//! Nothing here touches a file or a clock: commands in `cmd/` read, pass `now` in, and print.
+
+pub mod converge;
+pub mod gate;
+pub mod profile;
+pub mod score;
+pub mod stall;

@@ -1,0 +1,1225 @@
+//! The tier-3 recovery-plan guard (seed 003, Step 6, `validate-recovery-plan.sh`): a plan a
+//! sub-agent wrote is run only if it is parseable JSON with exactly the keys `action`,
+//! `rationale`, `steps`; `action` is retry, skip, recover or abort; there are at most 5
+//! steps; and no step does a forbidden operation — force push, `reset --hard`, close an
+//! issue, merge a PR, push directly to main.
+//!
+//! Forbidden operations are found by reading each step the way a shell would, not by
+//! matching text: words are unquoted (`'--force'`, `"-f"`, `$'\x2df'`), commands are split
+//! at `;`, `&&`, `|`, newlines and substitutions, `bash -c '…'`/`eval`/`ssh host '…'` bodies
+//! are read as commands too, prefixes such as `sudo`, `env X=1`, `command` are skipped, git's
+//! global options (`-C dir`, `-c k=v`) and aliases defined with `-c alias.x=…` are followed,
+//! and git push's options are parsed: `-f` in a cluster (`-uf`), any `--force*` (or an
+//! abbreviation git accepts), a `+refspec`, `--mirror`; a destination of `main`/`master` in
+//! any spelling (`HEAD:main`, `refs/heads/main`, `:main`), `--all`, or a variable that cannot
+//! be resolved in the step. The guard errs towards refusing: a refused plan falls back to
+//! stop-and-report, an accepted bad one can rewrite history.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The plan's allowed actions.
+pub const ACTIONS: [&str; 4] = ["retry", "skip", "recover", "abort"];
+/// The plan's keys, all required.
+pub const KEYS: [&str; 3] = ["action", "rationale", "steps"];
+/// At most this many steps.
+pub const MAX_STEPS: usize = 5;
+/// Branches a recovery may never push to by default.
+pub const PROTECTED: [&str; 2] = ["main", "master"];
+
+/// A forbidden operation, named as the seed names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Forbidden {
+    ForcePush,
+    ResetHard,
+    CloseIssue,
+    MergePr,
+    DirectPushMain,
+}
+
+impl Forbidden {
+    pub const ALL: [Forbidden; 5] = [
+        Forbidden::ForcePush,
+        Forbidden::ResetHard,
+        Forbidden::CloseIssue,
+        Forbidden::MergePr,
+        Forbidden::DirectPushMain,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Forbidden::ForcePush => "force_push",
+            Forbidden::ResetHard => "reset_hard",
+            Forbidden::CloseIssue => "close_issue",
+            Forbidden::MergePr => "merge_pr",
+            Forbidden::DirectPushMain => "direct_push_main",
+        }
+    }
+}
+
+/// One reason a plan is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanProblem {
+    /// JSON Pointer to the offending value.
+    pub pointer: String,
+    pub message: String,
+    /// The forbidden operation, when that is the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forbidden: Option<Forbidden>,
+}
+
+impl std::fmt::Display for PlanProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.pointer, self.message)
+    }
+}
+
+fn problem(pointer: impl Into<String>, message: impl Into<String>) -> PlanProblem {
+    PlanProblem {
+        pointer: pointer.into(),
+        message: message.into(),
+        forbidden: None,
+    }
+}
+
+/// Validate a parsed plan. Empty when the plan may run.
+pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
+    let mut problems = Vec::new();
+    let Some(object) = plan.as_object() else {
+        problems.push(problem(
+            "/",
+            format!("a plan is a JSON object, not {}", kind(plan)),
+        ));
+        return problems;
+    };
+    for key in KEYS {
+        if !object.contains_key(key) {
+            problems.push(problem("/", format!("missing required key {key:?}")));
+        }
+    }
+    for key in object.keys() {
+        if !KEYS.contains(&key.as_str()) {
+            problems.push(problem(
+                format!("/{}", escape_pointer(key)),
+                format!("unknown key {key:?} (a plan has exactly: action, rationale, steps)"),
+            ));
+        }
+    }
+    match object.get("action") {
+        Some(Value::String(a)) if ACTIONS.contains(&a.as_str()) => {}
+        Some(Value::String(a)) => problems.push(problem(
+            "/action",
+            format!("{a:?} is not allowed (allowed: {})", ACTIONS.join(", ")),
+        )),
+        Some(other) => problems.push(problem(
+            "/action",
+            format!("must be a string, not {}", kind(other)),
+        )),
+        None => {}
+    }
+    match object.get("rationale") {
+        Some(Value::String(r)) if !r.trim().is_empty() => {}
+        Some(Value::String(_)) => problems.push(problem("/rationale", "is empty")),
+        Some(other) => problems.push(problem(
+            "/rationale",
+            format!("must be a string, not {}", kind(other)),
+        )),
+        None => {}
+    }
+    match object.get("steps") {
+        Some(Value::Array(steps)) => {
+            if steps.len() > MAX_STEPS {
+                problems.push(problem(
+                    "/steps",
+                    format!(
+                        "{} steps; a recovery plan has at most {MAX_STEPS}",
+                        steps.len()
+                    ),
+                ));
+            }
+            for (i, step) in steps.iter().enumerate() {
+                let pointer = format!("/steps/{i}");
+                match step {
+                    Value::String(_) | Value::Object(_) => {
+                        for (op, evidence) in forbidden_in_value(step, protected) {
+                            problems.push(PlanProblem {
+                                pointer: pointer.clone(),
+                                message: format!(
+                                    "forbidden operation {}: {}",
+                                    op.id(),
+                                    shorten(&evidence)
+                                ),
+                                forbidden: Some(op),
+                            });
+                        }
+                    }
+                    other => problems.push(problem(
+                        pointer,
+                        format!(
+                            "a step is a command string or an object, not {}",
+                            kind(other)
+                        ),
+                    )),
+                }
+            }
+        }
+        Some(other) => problems.push(problem(
+            "/steps",
+            format!("must be an array, not {}", kind(other)),
+        )),
+        None => {}
+    }
+    problems
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn shorten(text: &str) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 120 {
+        format!("{}...", one.chars().take(117).collect::<String>())
+    } else {
+        one
+    }
+}
+
+/// Every forbidden operation in a step value: each string (and object key) is read as a
+/// command line and checked against the operation names; an array of strings is also read
+/// as one argv.
+pub fn forbidden_in_value(value: &Value, protected: &[String]) -> Vec<(Forbidden, String)> {
+    let mut found = Vec::new();
+    visit(value, protected, &mut found, 0);
+    found.sort_by_key(|(op, _)| *op as u8);
+    found.dedup_by_key(|(op, _)| *op);
+    found
+}
+
+fn visit(value: &Value, protected: &[String], found: &mut Vec<(Forbidden, String)>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match value {
+        Value::String(text) => scan_text(text, protected, found),
+        Value::Array(items) => {
+            let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+            if let Some(words) = words.filter(|w| !w.is_empty()) {
+                let argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+                for op in check_command(&argv, protected, 0) {
+                    found.push((op, words.join(" ")));
+                }
+            }
+            for item in items {
+                visit(item, protected, found, depth + 1);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                scan_text(key, protected, found);
+                visit(item, protected, found, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scan_text(text: &str, protected: &[String], found: &mut Vec<(Forbidden, String)>) {
+    let named = text.trim().to_lowercase().replace(['-', ' '], "_");
+    for op in Forbidden::ALL {
+        if named == op.id() {
+            found.push((op, text.to_string()));
+        }
+    }
+    for op in forbidden_ops(text, protected) {
+        found.push((op, text.to_string()));
+    }
+}
+
+/// Forbidden operations in one command line (a shell snippet).
+pub fn forbidden_ops(script: &str, protected: &[String]) -> Vec<Forbidden> {
+    let mut ops = Vec::new();
+    scan_script(script, protected, &mut ops, 0, &mut HashMap::new());
+    ops.sort_by_key(|op| *op as u8);
+    ops.dedup();
+    ops
+}
+
+const MAX_NESTING: usize = 8;
+
+fn scan_script(
+    script: &str,
+    protected: &[String],
+    ops: &mut Vec<Forbidden>,
+    depth: usize,
+    vars: &mut HashMap<String, String>,
+) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    for command in lex(script) {
+        // Substitutions and quoted bodies are commands too.
+        for word in &command.nested {
+            scan_script(word, protected, ops, depth + 1, &mut vars.clone());
+        }
+        let mut words = Vec::with_capacity(command.words.len());
+        let mut assignments_only = true;
+        for word in &command.words {
+            let expanded = expand_vars(word, vars);
+            if assignments_only {
+                if let Some((name, value)) = assignment(&expanded) {
+                    vars.insert(name, value);
+                    continue;
+                }
+                assignments_only = false;
+            }
+            words.extend(expand_braces(&expanded));
+        }
+        ops.extend(check_command(&words, protected, depth));
+        // A quoted word with spaces may be a command for another shell (`bash -c`, `ssh`,
+        // `eval`, `watch`); reading it as one costs nothing and refuses the disguise.
+        for word in &command.words {
+            if word.contains(char::is_whitespace) && depth < MAX_NESTING {
+                scan_script(word, protected, ops, depth + 1, &mut vars.clone());
+            }
+        }
+    }
+}
+
+/// `NAME=value` → (NAME, value).
+fn assignment(word: &str) -> Option<(String, String)> {
+    let (name, value) = word.split_once('=')?;
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_string(), value.to_string()))
+}
+
+/// Replace `$NAME` and `${NAME}` with values assigned earlier in the step; unknown ones are
+/// left as they are (and later treated as unknowable).
+fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
+    if !word.contains('$') {
+        return word.to_string();
+    }
+    let mut out = String::new();
+    let chars: Vec<char> = word.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '$' && i + 1 < chars.len() {
+            let (name, next) = if chars[i + 1] == '{' {
+                let end = chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '}')
+                    .map(|p| p + i + 2);
+                match end {
+                    Some(end) => (chars[i + 2..end].iter().collect::<String>(), end + 1),
+                    None => (String::new(), i + 1),
+                }
+            } else {
+                let len = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                    .count();
+                (chars[i + 1..i + 1 + len].iter().collect(), i + 1 + len)
+            };
+            if let Some(value) = vars.get(&name).filter(|_| !name.is_empty()) {
+                out.push_str(value);
+                i = next;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// One level of `pre{a,b}post` brace expansion, enough to undo `git push origin {main,}`.
+fn expand_braces(word: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (word.find('{'), word.rfind('}')) else {
+        return vec![word.to_string()];
+    };
+    if close < open || !word[open..close].contains(',') || word.contains("${") {
+        return vec![word.to_string()];
+    }
+    let (pre, inner, post) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    inner
+        .split(',')
+        .map(|alt| format!("{pre}{alt}{post}"))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A simple command from the lexer: its unquoted words, and text to scan as commands of its
+/// own (command substitutions).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Lexed {
+    words: Vec<String>,
+    nested: Vec<String>,
+}
+
+/// Split a shell snippet into simple commands with unquoted words. Not a full shell: enough
+/// quoting, escaping and separators that a disguise cannot hide a word from the checks.
+fn lex(script: &str) -> Vec<Lexed> {
+    let chars: Vec<char> = script.chars().collect();
+    let mut commands = Vec::new();
+    let mut current = Lexed::default();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut i = 0;
+    let finish_word = |word: &mut String, in_word: &mut bool, current: &mut Lexed| {
+        if *in_word {
+            current.words.push(std::mem::take(word));
+            *in_word = false;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                if i + 1 < chars.len() {
+                    if chars[i + 1] != '\n' {
+                        word.push(chars[i + 1]);
+                        in_word = true;
+                    }
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            '\'' => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map_or(chars.len(), |p| p + i + 1);
+                word.extend(&chars[i + 1..end]);
+                in_word = true;
+                i = end + 1;
+                continue;
+            }
+            '"' => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '"' {
+                    if chars[j] == '\\'
+                        && j + 1 < chars.len()
+                        && matches!(chars[j + 1], '"' | '\\' | '$' | '`')
+                    {
+                        word.push(chars[j + 1]);
+                        j += 2;
+                        continue;
+                    }
+                    if chars[j] == '$' && chars.get(j + 1) == Some(&'(') {
+                        let (body, end) = balanced(&chars, j + 1);
+                        current.nested.push(body.clone());
+                        word.push_str(&format!("$({body})"));
+                        j = end;
+                        continue;
+                    }
+                    if chars[j] == '`' {
+                        let end = chars[j + 1..]
+                            .iter()
+                            .position(|&c| c == '`')
+                            .map_or(chars.len(), |p| p + j + 1);
+                        current.nested.push(chars[j + 1..end].iter().collect());
+                        j = end + 1;
+                        continue;
+                    }
+                    word.push(chars[j]);
+                    j += 1;
+                }
+                in_word = true;
+                i = j + 1;
+                continue;
+            }
+            '$' if chars.get(i + 1) == Some(&'\'') => {
+                let (text, end) = ansi_c(&chars, i + 2);
+                word.push_str(&text);
+                in_word = true;
+                i = end;
+                continue;
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                let (body, end) = balanced(&chars, i + 1);
+                // The word keeps a marker: its value is unknowable (a push destination
+                // from a substitution could be main).
+                word.push_str(&format!("$({body})"));
+                current.nested.push(body);
+                in_word = true;
+                i = end;
+                continue;
+            }
+            '`' => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map_or(chars.len(), |p| p + i + 1);
+                let body: String = chars[i + 1..end].iter().collect();
+                word.push_str(&format!("`{body}`"));
+                current.nested.push(body);
+                in_word = true;
+                i = end + 1;
+                continue;
+            }
+            '#' if !in_word => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            ';' | '&' | '|' | '\n' | '(' | ')' => {
+                finish_word(&mut word, &mut in_word, &mut current);
+                if !current.words.is_empty() || !current.nested.is_empty() {
+                    commands.push(std::mem::take(&mut current));
+                }
+                i += 1;
+                continue;
+            }
+            c if c.is_whitespace() => {
+                finish_word(&mut word, &mut in_word, &mut current);
+                i += 1;
+                continue;
+            }
+            _ => {
+                word.push(c);
+                in_word = true;
+                i += 1;
+            }
+        }
+    }
+    finish_word(&mut word, &mut in_word, &mut current);
+    if !current.words.is_empty() || !current.nested.is_empty() {
+        commands.push(current);
+    }
+    commands
+}
+
+/// The body of `( … )` starting at `open` (which holds `(`), and the index after it.
+fn balanced(chars: &[char], open: usize) -> (String, usize) {
+    let mut depth = 0;
+    let mut j = open;
+    while j < chars.len() {
+        match chars[j] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (chars[open + 1..j].iter().collect(), j + 1);
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    (
+        chars[(open + 1).min(chars.len())..].iter().collect(),
+        chars.len(),
+    )
+}
+
+/// Decode a `$'…'` string starting after the opening quote.
+fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut j = start;
+    while j < chars.len() && chars[j] != '\'' {
+        if chars[j] == '\\' && j + 1 < chars.len() {
+            let e = chars[j + 1];
+            j += 2;
+            match e {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'x' => {
+                    let hex: String = chars[j..]
+                        .iter()
+                        .take(2)
+                        .take_while(|c| c.is_ascii_hexdigit())
+                        .collect();
+                    j += hex.len();
+                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                'u' | 'U' => {
+                    let max = if e == 'u' { 4 } else { 8 };
+                    let hex: String = chars[j..]
+                        .iter()
+                        .take(max)
+                        .take_while(|c| c.is_ascii_hexdigit())
+                        .collect();
+                    j += hex.len();
+                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                '0'..='7' => {
+                    let mut oct: String = e.to_string();
+                    oct.extend(
+                        chars[j..]
+                            .iter()
+                            .take(2)
+                            .take_while(|c| ('0'..='7').contains(c)),
+                    );
+                    j += oct.len() - 1;
+                    if let Some(ch) = u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                other => out.push(other),
+            }
+            continue;
+        }
+        out.push(chars[j]);
+        j += 1;
+    }
+    (out, j + 1)
+}
+
+/// The program name of a word: its base name, lower-cased (a case-insensitive file system
+/// runs `GIT` as git).
+fn program(word: &str) -> String {
+    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+}
+
+/// Skip what runs a command without being it: `sudo -u x`, `env A=1`, `command`, `nohup`,
+/// `time`, `nice -n 5`, `timeout 10`, `xargs`, `exec`.
+fn strip_prefixes(words: &[String]) -> &[String] {
+    let mut rest = words;
+    loop {
+        let Some(first) = rest.first() else {
+            return rest;
+        };
+        let name = program(first);
+        let takes_value: &[&str] = match name.as_str() {
+            "sudo" | "doas" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+            "env" => &["-u", "-C", "-S"],
+            "nice" => &["-n"],
+            "ionice" => &["-c", "-n", "-p"],
+            "timeout" => &["-s", "-k"],
+            "xargs" => &["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"],
+            "stdbuf" => &["-i", "-o", "-e"],
+            "command" | "builtin" | "exec" | "nohup" | "time" | "eval" | "then" | "do" | "else"
+            | "!" | "{" => &[],
+            _ => return rest,
+        };
+        rest = &rest[1..];
+        while let Some(word) = rest.first() {
+            if word == "--" {
+                rest = &rest[1..];
+                break;
+            }
+            if takes_value.contains(&word.as_str()) {
+                rest = &rest[rest.len().min(2)..];
+            } else if word.starts_with('-') || assignment(word).is_some() {
+                rest = &rest[1..];
+            } else if name == "timeout" && word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                // timeout's duration.
+                rest = &rest[1..];
+                break;
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// Check one simple command (its words already unquoted).
+fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Forbidden> {
+    let words = strip_prefixes(words);
+    let mut ops = Vec::new();
+    // The command itself, and any later word that runs a program of interest: runners the
+    // prefix list does not know (`find -exec git …`, `parallel git …`, `watch gh …`) still
+    // run it. Reading `echo git push -f` as a push errs on the side of refusing.
+    for (i, word) in words.iter().enumerate() {
+        let name = program(word);
+        let args = &words[i + 1..];
+        match name.as_str() {
+            "git" => check_git(args, protected, &mut ops, depth),
+            "gh" => check_gh(args, &mut ops),
+            "run-merge.sh" => ops.push(Forbidden::MergePr),
+            "curl" | "wget" | "http" | "https" | "xh" => check_api_words(args, &mut ops),
+            // A program that is a variable or a substitution (`$GIT push -f`) may be git.
+            _ if i == 0 && (name.contains('$') || name.contains('`')) => {
+                check_git(args, protected, &mut ops, depth);
+                check_gh(args, &mut ops);
+            }
+            _ => {}
+        }
+    }
+    ops.sort_by_key(|op| *op as u8);
+    ops.dedup();
+    ops
+}
+
+/// git's global options that take a separate value.
+const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+];
+
+fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, depth: usize) {
+    let mut aliases: HashMap<String, String> = HashMap::new();
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        let arg = &args[i];
+        let value = if GIT_GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
+            i += 1;
+            args.get(i).cloned()
+        } else {
+            arg.strip_prefix("-c")
+                .filter(|v| !v.is_empty() && !arg.starts_with("--"))
+                .map(str::to_string)
+        };
+        if (arg == "-c" || (arg.starts_with("-c") && !arg.starts_with("--")))
+            && let Some((key, val)) = value.as_deref().and_then(|v| v.split_once('='))
+            && let Some(alias) = key.to_lowercase().strip_prefix("alias.")
+        {
+            aliases.insert(alias.to_string(), val.to_string());
+        }
+        i += 1;
+    }
+    let Some(sub) = args.get(i) else {
+        return;
+    };
+    let rest = &args[i + 1..];
+    if let Some(expansion) = aliases.get(sub) {
+        // `git -c alias.p='push -f' p`: expand and check again (a `!shell` alias is a script).
+        let body = expansion.strip_prefix('!').unwrap_or(expansion);
+        let mut line = if expansion.starts_with('!') {
+            String::new()
+        } else {
+            "git ".to_string()
+        };
+        line.push_str(body);
+        for word in rest {
+            line.push(' ');
+            line.push_str(&quote(word));
+        }
+        let mut nested = Vec::new();
+        scan_script(
+            &line,
+            protected,
+            &mut nested,
+            depth + 1,
+            &mut HashMap::new(),
+        );
+        ops.extend(nested);
+        return;
+    }
+    match sub.as_str() {
+        "push" => check_push(rest, protected, ops),
+        "reset" if rest.iter().any(|a| is_long_option(a, "hard", 2)) => {
+            ops.push(Forbidden::ResetHard);
+        }
+        _ => {}
+    }
+}
+
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Is `arg` the long option `--name`, or an abbreviation of it git would accept (at least
+/// `min` characters), or `--name=…`?
+fn is_long_option(arg: &str, name: &str, min: usize) -> bool {
+    let Some(body) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let body = body.split('=').next().unwrap_or(body);
+    body.len() >= min && name.starts_with(body)
+}
+
+/// git push's options that take a separate value.
+const PUSH_WITH_VALUE: [&str; 5] = ["-o", "--push-option", "--repo", "--receive-pack", "--exec"];
+
+fn check_push(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>) {
+    let mut positionals: Vec<&str> = Vec::new();
+    let mut repo_given = false;
+    let mut force = false;
+    let mut all_branches = false;
+    let mut i = 0;
+    let mut options_done = false;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if options_done || !arg.starts_with('-') || arg == "-" {
+            positionals.push(arg);
+            i += 1;
+            continue;
+        }
+        if arg == "--" {
+            options_done = true;
+        } else if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or("");
+            if name.starts_with("force") || is_long_option(arg, "force", 3) {
+                force = true;
+            }
+            if is_long_option(arg, "mirror", 2) {
+                force = true;
+                all_branches = true;
+            }
+            if is_long_option(arg, "all", 2) || is_long_option(arg, "branches", 2) {
+                all_branches = true;
+            }
+            if name == "repo" {
+                repo_given = true;
+            }
+            if PUSH_WITH_VALUE.contains(&arg) {
+                i += 1;
+            }
+        } else {
+            // A cluster of short options: -fu, -uf, -vof (o takes the rest as its value).
+            for (k, flag) in arg[1..].char_indices() {
+                match flag {
+                    'f' => force = true,
+                    'o' => {
+                        if k + 2 == arg.len() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    // The first positional is the repository unless --repo named it.
+    let refspecs: &[&str] = if repo_given || positionals.is_empty() {
+        &positionals
+    } else {
+        &positionals[1..]
+    };
+    if refspecs.iter().any(|r| r.starts_with('+')) {
+        force = true;
+    }
+    if force {
+        ops.push(Forbidden::ForcePush);
+    }
+    let to_protected = all_branches
+        || refspecs.iter().any(|r| {
+            let r = r.trim_start_matches('+');
+            let dst = match r.rsplit_once(':') {
+                Some((_, dst)) => dst,
+                None => r,
+            };
+            pushes_to_protected(dst, protected)
+        });
+    if to_protected {
+        ops.push(Forbidden::DirectPushMain);
+    }
+}
+
+/// Does a push destination name a protected branch, or is it something that cannot be
+/// known from the step (a variable, a substitution)?
+fn pushes_to_protected(dst: &str, protected: &[String]) -> bool {
+    if dst.contains('$') || dst.contains('`') || dst.contains('*') {
+        return true;
+    }
+    let branch = dst
+        .strip_prefix("refs/heads/")
+        .or_else(|| dst.strip_prefix("heads/"))
+        .unwrap_or(dst);
+    protected.iter().any(|p| p.eq_ignore_ascii_case(branch))
+}
+
+fn check_gh(args: &[String], ops: &mut Vec<Forbidden>) {
+    // gh's own flags may come anywhere; the command is the first two other words.
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if arg == "-R" || arg == "--repo" || arg == "--hostname" {
+            i += 2;
+            continue;
+        }
+        if !arg.starts_with('-') {
+            words.push(arg.to_lowercase());
+        }
+        i += 1;
+    }
+    match (
+        words.first().map(String::as_str),
+        words.get(1).map(String::as_str),
+    ) {
+        (Some("issue"), Some("close")) => ops.push(Forbidden::CloseIssue),
+        (Some("pr"), Some("merge")) => ops.push(Forbidden::MergePr),
+        (Some("api"), _) => check_api_words(args, ops),
+        _ => {}
+    }
+}
+
+/// REST calls that close an issue or merge a pull request (`gh api`, curl).
+fn check_api_words(args: &[String], ops: &mut Vec<Forbidden>) {
+    let lower: Vec<String> = args.iter().map(|a| a.to_lowercase()).collect();
+    let path_has = |needle: &str| lower.iter().any(|a| a.contains(needle));
+    let closes = lower.iter().any(|a| {
+        let compact: String = a
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+            .collect();
+        compact.contains("state=closed") || compact.contains("state:closed")
+    });
+    if path_has("issues/") && closes {
+        ops.push(Forbidden::CloseIssue);
+    }
+    if lower
+        .iter()
+        .any(|a| a.contains("pulls/") && a.trim_end_matches('/').ends_with("/merge"))
+        || path_has("mergepullrequest")
+    {
+        ops.push(Forbidden::MergePr);
+    }
+    if path_has("closeissue") {
+        ops.push(Forbidden::CloseIssue);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn protected() -> Vec<String> {
+        PROTECTED.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn ops(script: &str) -> Vec<&'static str> {
+        forbidden_ops(script, &protected())
+            .into_iter()
+            .map(Forbidden::id)
+            .collect()
+    }
+
+    /// Every forbidden operation, plain and disguised.
+    #[test]
+    fn forbidden_operations_and_their_disguises() {
+        let cases: &[(&str, &[&str])] = &[
+            ("git push --force origin feature", &["force_push"]),
+            ("git push -f origin feature", &["force_push"]),
+            ("git  push   -f   origin  feature", &["force_push"]),
+            ("git push origin feature -f", &["force_push"]),
+            ("git push -uf origin feature", &["force_push"]),
+            ("git push -fu origin feature", &["force_push"]),
+            (
+                "git push --force-with-lease origin feature",
+                &["force_push"],
+            ),
+            (
+                "git push --force-with-lease=feature:abc origin feature",
+                &["force_push"],
+            ),
+            (
+                "git push --force-if-includes origin feature",
+                &["force_push"],
+            ),
+            ("git push --forc origin feature", &["force_push"]),
+            ("git push origin +feature", &["force_push"]),
+            ("git push origin +HEAD:feature", &["force_push"]),
+            ("git push origin '+feature'", &["force_push"]),
+            ("git push \"--force\" origin feature", &["force_push"]),
+            ("git push '-f' origin feature", &["force_push"]),
+            ("git push --for\\ce origin feature", &["force_push"]),
+            ("git push $'\\x2df' origin feature", &["force_push"]),
+            (
+                "git push $'\\055\\055force' origin feature",
+                &["force_push"],
+            ),
+            ("/usr/bin/git push -f origin feature", &["force_push"]),
+            ("GIT push -f origin feature", &["force_push"]),
+            ("git -C /repo push -f origin feature", &["force_push"]),
+            (
+                "git -c core.editor=true push --force origin feature",
+                &["force_push"],
+            ),
+            ("git --git-dir=.git push -f origin feature", &["force_push"]),
+            ("sudo -u bot git push -f origin feature", &["force_push"]),
+            (
+                "env GIT_TRACE=1 git push -f origin feature",
+                &["force_push"],
+            ),
+            ("GIT_TRACE=1 git push -f origin feature", &["force_push"]),
+            ("command git push -f origin feature", &["force_push"]),
+            ("timeout 60 git push -f origin feature", &["force_push"]),
+            ("cd repo && git push -f origin feature", &["force_push"]),
+            ("true; git push -f origin feature", &["force_push"]),
+            ("echo ok || git push -f origin feature", &["force_push"]),
+            ("(git push -f origin feature)", &["force_push"]),
+            ("{ git push -f origin feature; }", &["force_push"]),
+            (
+                "if true; then git push -f origin feature; fi",
+                &["force_push"],
+            ),
+            ("bash -c 'git push -f origin feature'", &["force_push"]),
+            ("sh -c \"git push --force origin feature\"", &["force_push"]),
+            ("eval \"git push -f origin feature\"", &["force_push"]),
+            (
+                "ssh host 'cd x; git push -f origin feature'",
+                &["force_push"],
+            ),
+            ("echo $(git push -f origin feature)", &["force_push"]),
+            ("echo `git push -f origin feature`", &["force_push"]),
+            (
+                "git push --mirror origin",
+                &["force_push", "direct_push_main"],
+            ),
+            ("git -c alias.p='push -f' p origin feature", &["force_push"]),
+            ("git reset --hard", &["reset_hard"]),
+            ("git reset --hard HEAD~1", &["reset_hard"]),
+            ("git reset  --hard   origin/main", &["reset_hard"]),
+            ("git reset HEAD~1 --hard", &["reset_hard"]),
+            ("git reset --ha HEAD", &["reset_hard"]),
+            ("git reset '--hard'", &["reset_hard"]),
+            ("git -C wt reset --hard", &["reset_hard"]),
+            ("gh issue close 42", &["close_issue"]),
+            ("gh  issue  close  42 --comment done", &["close_issue"]),
+            ("gh -R owner/repo issue close 42", &["close_issue"]),
+            ("gh issue close -R owner/repo 42", &["close_issue"]),
+            (
+                "gh api repos/o/r/issues/42 -X PATCH -f state=closed",
+                &["close_issue"],
+            ),
+            (
+                "gh api -X PATCH repos/o/r/issues/42 --field 'state=closed'",
+                &["close_issue"],
+            ),
+            (
+                "curl -X PATCH https://api.github.com/repos/o/r/issues/42 -d '{\"state\": \"closed\"}'",
+                &["close_issue"],
+            ),
+            ("gh pr merge 17 --squash", &["merge_pr"]),
+            ("gh pr merge --auto --merge 17", &["merge_pr"]),
+            ("gh api -X PUT repos/o/r/pulls/17/merge", &["merge_pr"]),
+            (
+                "${CLAUDE_PLUGIN_ROOT}/scripts/run-merge.sh 17",
+                &["merge_pr"],
+            ),
+            ("git push origin main", &["direct_push_main"]),
+            ("git push origin HEAD:main", &["direct_push_main"]),
+            ("git push origin feature:main", &["direct_push_main"]),
+            (
+                "git push origin HEAD:refs/heads/main",
+                &["direct_push_main"],
+            ),
+            ("git push origin refs/heads/main", &["direct_push_main"]),
+            ("git push origin :main", &["direct_push_main"]),
+            ("git push --delete origin main", &["direct_push_main"]),
+            ("git push -u origin main", &["direct_push_main"]),
+            ("git push origin master", &["direct_push_main"]),
+            ("git push origin 'main'", &["direct_push_main"]),
+            ("git push origin Main", &["direct_push_main"]),
+            ("git push --all origin", &["direct_push_main"]),
+            ("git push origin {main,}", &["direct_push_main"]),
+            ("git push -o ci.skip origin main", &["direct_push_main"]),
+            ("B=main; git push origin $B", &["direct_push_main"]),
+            ("B=main git push origin \"${B}\"", &["direct_push_main"]),
+            ("git push origin $BRANCH", &["direct_push_main"]),
+            (
+                "git push origin $(git branch --show-current)",
+                &["direct_push_main"],
+            ),
+            ("git push origin `cat branch.txt`", &["direct_push_main"]),
+            ("git push origin ma\"\"in", &["direct_push_main"]),
+            ("g\\it p\\ush -f origin feature", &["force_push"]),
+            ("$GIT push -f origin feature", &["force_push"]),
+            ("$(which git) push --force origin feature", &["force_push"]),
+            (
+                "find . -name x -exec git push -f origin feature \\;",
+                &["force_push"],
+            ),
+            ("parallel git push -f origin ::: a b", &["force_push"]),
+            (
+                "gh api graphql -f query='mutation { mergePullRequest(input: {pullRequestId: \"x\"}) { clientMutationId } }'",
+                &["merge_pr"],
+            ),
+            (
+                "gh api graphql -f query='mutation { closeIssue(input: {issueId: \"x\"}) { clientMutationId } }'",
+                &["close_issue"],
+            ),
+            ("git push --signed origin main", &["direct_push_main"]),
+            (
+                "git push --receive-pack git-receive-pack origin main",
+                &["direct_push_main"],
+            ),
+            ("git push --repo=origin main", &["direct_push_main"]),
+            ("git push origin +main", &["force_push", "direct_push_main"]),
+            (
+                "git push -f origin HEAD:main",
+                &["force_push", "direct_push_main"],
+            ),
+        ];
+        for (script, expected) in cases {
+            assert_eq!(&ops(script), expected, "{script}");
+        }
+    }
+
+    /// What a recovery legitimately does is not refused.
+    #[test]
+    fn ordinary_recovery_steps_pass() {
+        for script in [
+            "git push origin worktree-code+issue-42",
+            "git push -u origin feature",
+            "git push origin HEAD",
+            "git push",
+            "git push origin main:feature",
+            "git push origin maintenance",
+            "git fetch origin main",
+            "git reset --soft HEAD~1",
+            "git reset HEAD file.txt",
+            "git rebase origin/main",
+            "git push --follow-tags origin feature",
+            "git push -o main origin feature",
+            "gh issue view 42 --json labels",
+            "gh issue comment 42 --body 'retrying; will not force push'",
+            "gh pr view 17",
+            "gh pr list --json number",
+            "gh api repos/o/r/issues/42",
+            "${CLAUDE_PLUGIN_ROOT}/scripts/run-code.sh 42 --pr",
+            "reconcile-phase-state.sh merge 42 --check-completion",
+            "echo main",
+            "grep -f patterns.txt log",
+        ] {
+            assert!(ops(script).is_empty(), "{script}: {:?}", ops(script));
+        }
+    }
+
+    #[test]
+    fn the_plan_rules() {
+        let ok = json!({"action": "recover", "rationale": "label was lost", "steps": ["gh-label-transition.sh 42 review", {"command": "git push origin feature"}]});
+        assert!(validate(&ok, &protected()).is_empty());
+        for action in ACTIONS {
+            assert!(
+                validate(
+                    &json!({"action": action, "rationale": "r", "steps": []}),
+                    &protected()
+                )
+                .is_empty()
+            );
+        }
+        let cases: Vec<(Value, &str, &str)> = vec![
+            (json!([]), "/", "a plan is a JSON object"),
+            (
+                json!({"rationale": "r", "steps": []}),
+                "/",
+                "missing required key \"action\"",
+            ),
+            (
+                json!({"action": "retry", "steps": []}),
+                "/",
+                "missing required key \"rationale\"",
+            ),
+            (
+                json!({"action": "retry", "rationale": "r"}),
+                "/",
+                "missing required key \"steps\"",
+            ),
+            (
+                json!({"action": "retry", "rationale": "r", "steps": [], "confidence": 0.9}),
+                "/confidence",
+                "unknown key",
+            ),
+            (
+                json!({"action": "rollback", "rationale": "r", "steps": []}),
+                "/action",
+                "not allowed (allowed: retry, skip, recover, abort)",
+            ),
+            (
+                json!({"action": 1, "rationale": "r", "steps": []}),
+                "/action",
+                "must be a string",
+            ),
+            (
+                json!({"action": "retry", "rationale": " ", "steps": []}),
+                "/rationale",
+                "is empty",
+            ),
+            (
+                json!({"action": "retry", "rationale": "r", "steps": "git push"}),
+                "/steps",
+                "must be an array",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": ["a", "b", "c", "d", "e", "f"]}),
+                "/steps",
+                "6 steps; a recovery plan has at most 5",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": [3]}),
+                "/steps/0",
+                "command string or an object",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": ["ok", "git push -f origin x"]}),
+                "/steps/1",
+                "forbidden operation force_push: git push -f origin x",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": [{"op": "force-push"}]}),
+                "/steps/0",
+                "forbidden operation force_push",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": [{"op": "Merge PR", "pr": 3}]}),
+                "/steps/0",
+                "forbidden operation merge_pr",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": [{"argv": ["git", "reset", "--hard"]}]}),
+                "/steps/0",
+                "forbidden operation reset_hard",
+            ),
+            (
+                json!({"action": "recover", "rationale": "r", "steps": [{"run": {"shell": "gh issue close 4"}}]}),
+                "/steps/0",
+                "forbidden operation close_issue",
+            ),
+        ];
+        for (plan, pointer, needle) in cases {
+            let problems = validate(&plan, &protected());
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.pointer == pointer && p.message.contains(needle)),
+                "{plan}: {problems:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_protected_branches_are_configurable() {
+        let trunk = vec!["trunk".to_string()];
+        assert_eq!(
+            forbidden_ops("git push origin trunk", &trunk),
+            vec![Forbidden::DirectPushMain]
+        );
+        assert!(forbidden_ops("git push origin main", &trunk).is_empty());
+    }
+
+    #[test]
+    fn hostile_nesting_terminates() {
+        let deep = "bash -c '".repeat(50) + "git push -f";
+        let _ = forbidden_ops(&deep, &protected());
+        let parens = "$(".repeat(10_000);
+        let _ = forbidden_ops(&parens, &protected());
+    }
+}

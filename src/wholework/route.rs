@@ -1,0 +1,605 @@
+//! The route-phase matrix (seed 003, Steps 2, 3 and 3a): from an issue's Size, the route
+//! flags and the issue's phase label to the phase sequence `/auto` runs.
+//!
+//! | route      | size   | phases                                                |
+//! | patch      | XS, S  | spec (when needed) → code(--patch) → verify           |
+//! | pr (M)     | M      | spec (when needed) → code → review(--light) → merge → verify |
+//! | pr (L)     | L      | spec (when needed) → code → review(--full) → merge → verify  |
+//! | xl         | XL     | sub-issue dependency graph (spec runs per sub-issue)  |
+//! | (unset)    | —      | the pr route with a light review (safe fallback)      |
+//!
+//! Explicit `--patch`/`--pr` win over the Size; `--review` sets the depth. After a spec run
+//! the Size is re-read (Step 3a) unless a flag was given, and the route re-determined; a
+//! pr → patch change is the "route demotion" that drops review and merge.
+
+use serde::Serialize;
+
+/// An issue's Size (the Projects field or label), `unset` when it has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum Size {
+    #[value(name = "XS")]
+    #[serde(rename = "XS")]
+    Xs,
+    #[value(name = "S")]
+    #[serde(rename = "S")]
+    S,
+    #[value(name = "M")]
+    #[serde(rename = "M")]
+    M,
+    #[value(name = "L")]
+    #[serde(rename = "L")]
+    L,
+    #[value(name = "XL")]
+    #[serde(rename = "XL")]
+    Xl,
+    /// No Size set
+    #[value(name = "unset")]
+    #[serde(rename = "unset")]
+    Unset,
+}
+
+impl Size {
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Xs => "XS",
+            Size::S => "S",
+            Size::M => "M",
+            Size::L => "L",
+            Size::Xl => "XL",
+            Size::Unset => "unset",
+        }
+    }
+}
+
+/// An explicit route flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteFlag {
+    Patch,
+    Pr,
+}
+
+/// Review depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Review {
+    /// `review --light`
+    Light,
+    /// `review --full`
+    Full,
+}
+
+/// The issue's `phase/*` label state at Step 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelPhase {
+    /// `phase/ready`: the spec is done
+    Ready,
+    /// `phase/issue` without `phase/ready`: the spec may run
+    Issue,
+    /// No `phase/*` label: triage (`/issue`) runs first
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Route {
+    Patch,
+    Pr,
+    /// The XL route: the sub-issue dependency graph.
+    Xl,
+}
+
+impl Route {
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::Patch => "patch",
+            Route::Pr => "pr",
+            Route::Xl => "xl",
+        }
+    }
+}
+
+/// Where the route came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteSource {
+    Flag,
+    Size,
+    /// Size not set: the pr route, because nobody can be asked in non-interactive mode.
+    Fallback,
+    /// Re-determined from the Size re-read after the spec phase.
+    Refresh,
+}
+
+#[derive(Debug, Clone)]
+pub struct RouteInput {
+    pub size: Size,
+    pub flag: Option<RouteFlag>,
+    pub review: Option<Review>,
+    pub phase: Option<LabelPhase>,
+    /// The Size re-read after a successful spec run (Step 3a).
+    pub refreshed_size: Option<Size>,
+}
+
+/// One phase to run, with its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Phase {
+    pub phase: &'static str,
+    pub args: Vec<&'static str>,
+}
+
+impl Phase {
+    fn new(phase: &'static str, args: &[&'static str]) -> Phase {
+        Phase {
+            phase,
+            args: args.to_vec(),
+        }
+    }
+
+    /// `code --patch`, `review --light`, `verify`.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.phase)
+            .chain(self.args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// What Step 3 decides about the spec phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spec {
+    /// Label state not given: the spec runs "when needed" (pass --phase to decide).
+    WhenNeeded,
+    /// `phase/ready`: skip.
+    Done,
+    /// `phase/issue` and Size XS: the spec is not needed.
+    NotNeeded,
+    /// Run the spec.
+    Run,
+    /// Size L: run the spec with the Opus model.
+    RunOpus,
+    /// No label: triage first, then decide again from the re-read labels and Size.
+    AfterTriage,
+    /// The spec already ran (a refreshed Size was given).
+    Ran,
+    /// XL: the spec runs per sub-issue.
+    PerSubIssue,
+}
+
+/// Step 3a's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refresh {
+    pub applied: bool,
+    pub reason: String,
+    pub from_size: Size,
+    pub to_size: Size,
+    pub from_route: Route,
+    pub to_route: Route,
+    /// The pr → patch demotion: review and merge are dropped.
+    pub demoted: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RouteDecision {
+    pub route: Route,
+    pub size: Size,
+    pub source: RouteSource,
+    /// `None` where no review runs (patch, XL).
+    pub review: Option<Review>,
+    pub spec: Spec,
+    pub phases: Vec<Phase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<Refresh>,
+    /// The seed's log lines for this decision.
+    pub log: Vec<String>,
+    /// Inputs that had no effect, and why.
+    pub notes: Vec<String>,
+}
+
+/// Route from Size alone (Step 2 auto-detect, Step 3a's refreshed table).
+pub fn route_for_size(size: Size) -> (Route, RouteSource) {
+    match size {
+        Size::Xs | Size::S => (Route::Patch, RouteSource::Size),
+        Size::M | Size::L => (Route::Pr, RouteSource::Size),
+        Size::Xl => (Route::Xl, RouteSource::Size),
+        Size::Unset => (Route::Pr, RouteSource::Fallback),
+    }
+}
+
+/// REVIEW_DEPTH (Step 2): the flag, else from the Size (L full, anything else light).
+pub fn review_depth(route: Route, size: Size, review: Option<Review>) -> Option<Review> {
+    match route {
+        Route::Patch | Route::Xl => None,
+        Route::Pr => Some(review.unwrap_or(match size {
+            Size::L => Review::Full,
+            _ => Review::Light,
+        })),
+    }
+}
+
+fn spec_for(phase: Option<LabelPhase>, size: Size, route: Route) -> Spec {
+    if route == Route::Xl {
+        return Spec::PerSubIssue;
+    }
+    match phase {
+        None => Spec::WhenNeeded,
+        Some(LabelPhase::Ready) => Spec::Done,
+        Some(LabelPhase::None) => Spec::AfterTriage,
+        Some(LabelPhase::Issue) => match size {
+            Size::Xs => Spec::NotNeeded,
+            Size::L => Spec::RunOpus,
+            _ => Spec::Run,
+        },
+    }
+}
+
+/// The phases after the spec for a route.
+fn route_phases(route: Route, review: Option<Review>) -> Vec<Phase> {
+    match route {
+        Route::Patch => vec![Phase::new("code", &["--patch"]), Phase::new("verify", &[])],
+        Route::Pr => vec![
+            Phase::new("code", &[]),
+            Phase::new(
+                "review",
+                &[match review.unwrap_or(Review::Light) {
+                    Review::Light => "--light",
+                    Review::Full => "--full",
+                }],
+            ),
+            Phase::new("merge", &[]),
+            Phase::new("verify", &[]),
+        ],
+        Route::Xl => vec![Phase::new("sub-issues", &[])],
+    }
+}
+
+/// Decide the route and the phases to run.
+pub fn decide(input: &RouteInput) -> RouteDecision {
+    let mut log = Vec::new();
+    let mut notes = Vec::new();
+    let (mut route, mut source) = match input.flag {
+        Some(RouteFlag::Patch) => (Route::Patch, RouteSource::Flag),
+        Some(RouteFlag::Pr) => (Route::Pr, RouteSource::Flag),
+        None => route_for_size(input.size),
+    };
+    let mut size = input.size;
+    let mut review = review_depth(route, size, input.review);
+    if route == Route::Patch && input.review.is_some() {
+        notes.push("--review has no effect on the patch route (no review phase)".to_string());
+    }
+    let mut spec = spec_for(input.phase, size, route);
+    let mut refresh = None;
+    if let Some(refreshed) = input.refreshed_size {
+        let explicit = input.flag.is_some() || input.review.is_some();
+        let spec_ran = matches!(
+            spec,
+            Spec::Run | Spec::RunOpus | Spec::WhenNeeded | Spec::AfterTriage
+        );
+        let (to_route, _) = route_for_size(refreshed);
+        let mut outcome = Refresh {
+            applied: false,
+            reason: String::new(),
+            from_size: size,
+            to_size: refreshed,
+            from_route: route,
+            to_route: route,
+            demoted: false,
+        };
+        if explicit {
+            outcome.reason =
+                "explicit --patch/--pr/--review flags take priority: the Size is not re-read"
+                    .to_string();
+        } else if !spec_ran {
+            outcome.reason = format!(
+                "the spec did not run ({}): nothing to refresh",
+                match spec {
+                    Spec::Done => "phase/ready was already set",
+                    Spec::NotNeeded => "Size XS skips the spec",
+                    _ => "XL runs the spec per sub-issue",
+                }
+            );
+        } else {
+            outcome.applied = true;
+            outcome.to_route = to_route;
+            outcome.demoted = route == Route::Pr && to_route == Route::Patch;
+            outcome.reason =
+                "the spec ran: route and review depth re-determined from the refreshed Size"
+                    .to_string();
+            if to_route != route {
+                log.push(format!(
+                    "Post-spec Size refresh: Size updated to {}, route re-determined as {}.",
+                    refreshed.name(),
+                    to_route.name()
+                ));
+            }
+            if outcome.demoted {
+                log.push(
+                    "Post-spec route demotion: pr → patch, remaining phases re-planned".to_string(),
+                );
+            }
+            route = to_route;
+            source = RouteSource::Refresh;
+            size = refreshed;
+            review = review_depth(route, size, None);
+            spec = if route == Route::Xl {
+                Spec::PerSubIssue
+            } else {
+                Spec::Ran
+            };
+        }
+        if !outcome.applied && spec_ran {
+            // The caller says the spec ran: it is not to be run again.
+            spec = Spec::Ran;
+        }
+        if !outcome.applied {
+            notes.push(format!("--refreshed-size ignored: {}", outcome.reason));
+        }
+        refresh = Some(outcome);
+    }
+    let mut phases = Vec::new();
+    match spec {
+        Spec::AfterTriage => {
+            phases.push(Phase::new("issue", &[]));
+            notes.push(
+                "no phase/* label: triage runs first; route again with the re-read Size and labels"
+                    .to_string(),
+            );
+        }
+        Spec::Run => phases.push(Phase::new("spec", &[])),
+        Spec::RunOpus => phases.push(Phase::new("spec", &["--opus"])),
+        _ => {}
+    }
+    phases.extend(route_phases(route, review));
+    RouteDecision {
+        route,
+        size,
+        source,
+        review,
+        spec,
+        phases,
+        refresh,
+        log,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(size: Size) -> RouteInput {
+        RouteInput {
+            size,
+            flag: None,
+            review: None,
+            phase: Some(LabelPhase::Ready),
+            refreshed_size: None,
+        }
+    }
+
+    fn phases(decision: &RouteDecision) -> String {
+        decision
+            .phases
+            .iter()
+            .map(Phase::command_line)
+            .collect::<Vec<_>>()
+            .join(" → ")
+    }
+
+    /// The Route-Phase Matrix, row by row (spec already done, so only the route's phases).
+    #[test]
+    fn the_route_phase_matrix() {
+        let rows = [
+            (Size::Xs, "patch", "code --patch → verify"),
+            (Size::S, "patch", "code --patch → verify"),
+            (Size::M, "pr", "code → review --light → merge → verify"),
+            (Size::L, "pr", "code → review --full → merge → verify"),
+            (Size::Xl, "xl", "sub-issues"),
+            (Size::Unset, "pr", "code → review --light → merge → verify"),
+        ];
+        for (size, route, expected) in rows {
+            let d = decide(&input(size));
+            assert_eq!(d.route.name(), route, "{size:?}");
+            assert_eq!(phases(&d), expected, "{size:?}");
+        }
+        assert_eq!(decide(&input(Size::Unset)).source, RouteSource::Fallback);
+    }
+
+    /// Step 2's flag table, row by row.
+    #[test]
+    fn the_flag_table() {
+        let rows = [
+            (
+                Some(RouteFlag::Patch),
+                None,
+                Size::L,
+                "patch",
+                "code --patch → verify",
+            ),
+            (
+                Some(RouteFlag::Pr),
+                None,
+                Size::S,
+                "pr",
+                "code → review --light → merge → verify",
+            ),
+            (
+                Some(RouteFlag::Pr),
+                Some(Review::Full),
+                Size::S,
+                "pr",
+                "code → review --full → merge → verify",
+            ),
+            (
+                Some(RouteFlag::Pr),
+                Some(Review::Light),
+                Size::L,
+                "pr",
+                "code → review --light → merge → verify",
+            ),
+            (
+                None,
+                None,
+                Size::M,
+                "pr",
+                "code → review --light → merge → verify",
+            ),
+        ];
+        for (flag, review, size, route, expected) in rows {
+            let d = decide(&RouteInput {
+                flag,
+                review,
+                ..input(size)
+            });
+            assert_eq!(
+                (d.route.name(), phases(&d).as_str()),
+                (route, expected),
+                "{flag:?} {review:?} {size:?}"
+            );
+            if flag.is_some() {
+                assert_eq!(d.source, RouteSource::Flag);
+            }
+        }
+    }
+
+    /// REVIEW_DEPTH, row by row.
+    #[test]
+    fn the_review_depth_table() {
+        assert_eq!(
+            review_depth(Route::Pr, Size::S, Some(Review::Full)),
+            Some(Review::Full)
+        );
+        assert_eq!(
+            review_depth(Route::Pr, Size::L, Some(Review::Light)),
+            Some(Review::Light)
+        );
+        assert_eq!(
+            review_depth(Route::Patch, Size::M, Some(Review::Full)),
+            None
+        );
+        assert_eq!(review_depth(Route::Pr, Size::M, None), Some(Review::Light));
+        assert_eq!(review_depth(Route::Pr, Size::L, None), Some(Review::Full));
+        for other in [Size::Xs, Size::S, Size::Xl, Size::Unset] {
+            assert_eq!(
+                review_depth(Route::Pr, other, None),
+                Some(Review::Light),
+                "{other:?}"
+            );
+        }
+    }
+
+    /// Step 3, the phase-label check, row by row.
+    #[test]
+    fn the_label_check() {
+        let rows = [
+            (LabelPhase::Ready, Size::M, Spec::Done, ""),
+            (LabelPhase::Issue, Size::Xs, Spec::NotNeeded, ""),
+            (LabelPhase::Issue, Size::L, Spec::RunOpus, "spec --opus → "),
+            (LabelPhase::Issue, Size::M, Spec::Run, "spec → "),
+            (LabelPhase::Issue, Size::S, Spec::Run, "spec → "),
+            (LabelPhase::Issue, Size::Unset, Spec::Run, "spec → "),
+            (LabelPhase::None, Size::M, Spec::AfterTriage, "issue → "),
+        ];
+        for (phase, size, spec, prefix) in rows {
+            let d = decide(&RouteInput {
+                phase: Some(phase),
+                ..input(size)
+            });
+            assert_eq!(d.spec, spec, "{phase:?} {size:?}");
+            assert!(
+                phases(&d).starts_with(prefix),
+                "{phase:?} {size:?}: {}",
+                phases(&d)
+            );
+            if prefix.is_empty() {
+                assert!(phases(&d).starts_with("code"), "{}", phases(&d));
+            }
+        }
+        let d = decide(&RouteInput {
+            phase: None,
+            ..input(Size::M)
+        });
+        assert_eq!(d.spec, Spec::WhenNeeded);
+        assert_eq!(
+            decide(&RouteInput {
+                phase: Some(LabelPhase::Issue),
+                ..input(Size::Xl)
+            })
+            .spec,
+            Spec::PerSubIssue
+        );
+    }
+
+    /// Step 3a's refreshed table, row by row, starting from an M issue whose spec ran.
+    #[test]
+    fn the_post_spec_refresh_table() {
+        let rows = [
+            (Size::Xs, "patch", None, true),
+            (Size::S, "patch", None, true),
+            (Size::M, "pr", Some(Review::Light), false),
+            (Size::L, "pr", Some(Review::Full), false),
+            (Size::Xl, "xl", None, false),
+            (Size::Unset, "pr", Some(Review::Light), false),
+        ];
+        for (refreshed, route, review, demoted) in rows {
+            let d = decide(&RouteInput {
+                phase: Some(LabelPhase::Issue),
+                refreshed_size: Some(refreshed),
+                ..input(Size::M)
+            });
+            assert_eq!(d.route.name(), route, "{refreshed:?}");
+            assert_eq!(d.review, review, "{refreshed:?}");
+            let r = d.refresh.as_ref().unwrap();
+            assert!(r.applied);
+            assert_eq!(r.demoted, demoted, "{refreshed:?}");
+            assert!(!phases(&d).contains("spec"), "the spec already ran");
+            if demoted {
+                assert_eq!(phases(&d), "code --patch → verify");
+                assert!(
+                    d.log.iter().any(|l| l
+                        == "Post-spec route demotion: pr → patch, remaining phases re-planned")
+                );
+                assert!(d.log.iter().any(|l| l
+                    == &format!(
+                        "Post-spec Size refresh: Size updated to {}, route re-determined as patch.",
+                        refreshed.name()
+                    )));
+            }
+            if route == "pr" {
+                assert!(d.log.is_empty(), "no change, no log line: {:?}", d.log);
+            }
+        }
+    }
+
+    #[test]
+    fn the_refresh_is_skipped_when_flags_were_given_or_no_spec_ran() {
+        for (flag, review) in [
+            (Some(RouteFlag::Pr), None),
+            (Some(RouteFlag::Patch), None),
+            (None, Some(Review::Full)),
+        ] {
+            let d = decide(&RouteInput {
+                flag,
+                review,
+                phase: Some(LabelPhase::Issue),
+                refreshed_size: Some(Size::Xs),
+                ..input(Size::M)
+            });
+            let r = d.refresh.unwrap();
+            assert!(
+                !r.applied && r.reason.contains("explicit"),
+                "{flag:?} {review:?}"
+            );
+        }
+        for (phase, size) in [(LabelPhase::Ready, Size::M), (LabelPhase::Issue, Size::Xs)] {
+            let d = decide(&RouteInput {
+                phase: Some(phase),
+                refreshed_size: Some(Size::L),
+                ..input(size)
+            });
+            assert!(!d.refresh.unwrap().applied, "{phase:?} {size:?}");
+        }
+    }
+}
