@@ -34,7 +34,8 @@ pub enum Command {
     /// Request, check and clear a loop stop (`.auto-stop`)
     #[command(subcommand)]
     Stop(cmd::stop::StopCommand),
-    /// Print the step a loop runs next
+    // Next, Gate, Converge and Route take their help from their Args' doc comments (a doc
+    // comment here would replace the long description).
     Next(cmd::next::NextArgs),
     /// List, show and check routing tables
     #[command(subcommand)]
@@ -46,8 +47,6 @@ pub enum Command {
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages
     Man(cmd::generate::ManArgs),
-    // Gate, Converge and Route take their help from their Args' doc comments (a doc comment
-    // here would replace the long description).
     Gate(cmd::gate::GateArgs),
     Converge(cmd::converge::ConvergeArgs),
     /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
