@@ -42,6 +42,9 @@ pub enum Command {
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),
+    /// Take, refresh, release and inspect a heartbeat lock file
+    #[command(subcommand)]
+    Lock(cmd::lock::LockCommand),
     /// Print a shell completion script
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages

@@ -2,6 +2,7 @@
 //! reads, calls a pure core, and prints. No domain logic lives here.
 
 pub mod generate;
+pub mod lock;
 pub mod next;
 pub mod schema;
 pub mod signal;
@@ -21,6 +22,7 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
         Command::Schema(command) => schema::run(command),
+        Command::Lock(command) => lock::run(command),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),
     }
