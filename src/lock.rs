@@ -371,10 +371,20 @@ impl HeartbeatLock {
     /// Take the lock for `claim` (see the module rules). A conflict is an error carrying
     /// [`Conflict`].
     pub fn acquire(&self, claim: &Claim, host: &dyn Host) -> Result<Acquired> {
+        self.try_acquire(claim, host)?
+            .map_err(|held| self.conflict(&held))
+    }
+
+    /// Like [`acquire`](Self::acquire), with a conflict as a value: `Ok(Err(holder))`.
+    pub fn try_acquire(
+        &self,
+        claim: &Claim,
+        host: &dyn Host,
+    ) -> Result<Result<Acquired, Observed>> {
         let _guard = self.guard()?;
         let current = self.observe(host)?;
         match decide_acquire(current, &claim.owner) {
-            Acquire::Conflict(held) => Err(self.conflict(&held)),
+            Acquire::Conflict(held) => Ok(Err(held)),
             decision => {
                 let record = claim.record(host.now());
                 fsx::atomic_write(&self.path, &record.to_document())?;
@@ -382,7 +392,7 @@ impl HeartbeatLock {
                     Acquire::TakeOver(previous) => Some(previous),
                     _ => None,
                 };
-                Ok(Acquired { record, took_over })
+                Ok(Ok(Acquired { record, took_over }))
             }
         }
     }
@@ -533,7 +543,10 @@ mod tests {
     fn a_dead_pid_on_another_host_proves_nothing() {
         let held = observe(record("b", 0), at(1), DEFAULT_STALE, "elsewhere", |_| false);
         assert!(!held.dead);
-        assert!(matches!(decide_acquire(Some(held), "a"), Acquire::Conflict(_)));
+        assert!(matches!(
+            decide_acquire(Some(held), "a"),
+            Acquire::Conflict(_)
+        ));
     }
 
     #[test]

@@ -51,9 +51,34 @@ pub static SCHEMAS: &[Schema] = &[
         "index-front-matter.schema.json",
         ".index.md YAML front matter"
     ),
+    schema!(
+        "heartbeat-lock",
+        "heartbeat-lock.schema.json",
+        "heartbeat lock files (autoctl lock, .autoctl/loop.lock)"
+    ),
+    schema!(
+        "loop-config",
+        "loop-config.schema.json",
+        ".autoctl/loop.json loop activation and settings"
+    ),
+    schema!(
+        "loop-state",
+        "loop-state.schema.json",
+        ".autoctl/loop-state.json loop counters and transcript cursor"
+    ),
+    schema!(
+        "quota-wait",
+        "quota-wait.schema.json",
+        ".autoctl/quota-wait.json usage-limit wait"
+    ),
+    schema!(
+        "stop-failure",
+        "stop-failure.schema.json",
+        ".autoctl/stop-failure.json last API failure of a turn"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [const { OnceLock::new() }; 4];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 9] = [const { OnceLock::new() }; 9];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {
