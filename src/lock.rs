@@ -14,7 +14,8 @@
 //! both see "free" and both win. Every change happens while holding an flock on a side file
 //! (`.NAME.guard` next to the lock), and the lock itself is replaced by an atomic rename, so
 //! readers that do not take the guard (`lock status`, `loop status`) still only ever see a
-//! whole record. The guard file is never removed: deleting an flock file while someone waits
+//! whole record. Heartbeats are not fsynced: a power failure that loses one also killed the
+//! holder, and two fsyncs per heartbeat would cost more than everything else a hook does. The guard file is never removed: deleting an flock file while someone waits
 //! on it would let a third process lock a different inode.
 
 use std::fs;
@@ -278,6 +279,33 @@ pub fn pid_alive(pid: u32) -> bool {
     }
 }
 
+/// The process a hook's lock should name: autoctl's parent, or — when that is a shell that
+/// runs the hook command (`sh -c "autoctl hook stop"`) and exits right after — the nearest
+/// ancestor that is not a shell (Claude Code itself). Without `/proc`, the parent.
+pub fn nearest_non_shell_ancestor() -> u32 {
+    const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "fish", "busybox"];
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..4 {
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            break;
+        };
+        // "pid (comm) state ppid ...": comm may contain spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            break;
+        };
+        let comm = &stat[open + 1..close];
+        let parent = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        match parent {
+            Some(parent) if SHELLS.contains(&comm) && parent > 1 => pid = parent,
+            _ => break,
+        }
+    }
+    pid
+}
+
 /// A heartbeat lock file and its staleness limit.
 #[derive(Debug, Clone)]
 pub struct HeartbeatLock {
@@ -387,7 +415,7 @@ impl HeartbeatLock {
             Acquire::Conflict(held) => Ok(Err(held)),
             decision => {
                 let record = claim.record(host.now());
-                fsx::atomic_write(&self.path, &record.to_document())?;
+                fsx::atomic_write_volatile(&self.path, &record.to_document())?;
                 let took_over = match decision {
                     Acquire::TakeOver(previous) => Some(previous),
                     _ => None,
@@ -403,7 +431,7 @@ impl HeartbeatLock {
         match decide_refresh(self.observe(host)?, &claim.owner) {
             OwnerOnly::Proceed => {
                 let record = claim.record(host.now());
-                fsx::atomic_write(&self.path, &record.to_document())?;
+                fsx::atomic_write_volatile(&self.path, &record.to_document())?;
                 Ok(Some(record))
             }
             OwnerOnly::NotHeld => Ok(None),

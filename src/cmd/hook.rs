@@ -70,7 +70,7 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
         dir: args.dir.clone(),
         project_env: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
         cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        pid: std::os::unix::process::parent_id(),
+        pid: crate::lock::nearest_non_shell_ancestor(),
         limits: Limits::default(),
     };
     let outcome = match (stdin, &command) {

@@ -192,11 +192,83 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// Read and validate a loop document against its schema. `Ok(None)` when it does not exist.
-fn read_doc<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    schema: &str,
-) -> Result<Option<T>, Problem> {
+/// A loop document that can check what its type cannot express.
+trait Checked {
+    fn check(&self) -> Result<(), String>;
+}
+
+fn rfc3339(field: &str, value: &str) -> Result<(), String> {
+    chrono::DateTime::parse_from_rfc3339(value)
+        .map(|_| ())
+        .map_err(|err| format!("/{field}: {value:?} is not an RFC 3339 timestamp: {err}"))
+}
+
+impl Checked for LoopConfig {
+    fn check(&self) -> Result<(), String> {
+        if self.version != VERSION {
+            return Err(format!("/version: {} is not {VERSION}", self.version));
+        }
+        rfc3339("created_at", &self.created_at)?;
+        if self.session.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            return Err("/session: empty".to_string());
+        }
+        if self.max_iterations == 0 {
+            return Err("/max_iterations: must be at least 1".to_string());
+        }
+        if self.budget == Some(0) {
+            return Err("/budget: must be at least 1".to_string());
+        }
+        super::sentinel::validate(&self.sentinel).map_err(|e| format!("/sentinel: {e}"))?;
+        crate::duration::parse_positive(&self.stale).map_err(|e| format!("/stale: {e}"))?;
+        crate::duration::parse(&self.transcript_wait)
+            .map_err(|e| format!("/transcript_wait: {e}"))?;
+        let empty = match &self.prompt {
+            PromptSource::Text(text) => text.is_empty(),
+            PromptSource::File(path) => path.as_os_str().is_empty(),
+            PromptSource::Task {
+                dir,
+                table,
+                template,
+            } => dir.as_os_str().is_empty() || table.is_empty() || template.is_empty(),
+        };
+        if empty {
+            return Err("/prompt: empty".to_string());
+        }
+        Ok(())
+    }
+}
+
+impl Checked for LoopState {
+    fn check(&self) -> Result<(), String> {
+        if self.version != VERSION {
+            return Err(format!("/version: {} is not {VERSION}", self.version));
+        }
+        if self.session_id.as_deref().is_some_and(|s| s.is_empty()) {
+            return Err("/session_id: empty".to_string());
+        }
+        for (field, value) in [
+            ("started_at", &self.started_at),
+            ("updated_at", &self.updated_at),
+        ] {
+            if let Some(value) = value {
+                rfc3339(field, value)?;
+            }
+        }
+        if let Some(ended) = &self.ended {
+            rfc3339("ended/at", &ended.at)?;
+        }
+        Ok(())
+    }
+}
+
+/// Read a loop document. `Ok(None)` when it does not exist.
+///
+/// These files are read on every Stop, so they are checked by their strict types (unknown
+/// fields, wrong types and out-of-range numbers are errors) plus [`Checked`], not by
+/// compiling their JSON Schema, which costs more than the rest of a hook call; the schemas
+/// (`autoctl schema show loop-config|loop-state`) are tested to accept exactly what the types
+/// write.
+fn read_doc<T: serde::de::DeserializeOwned + Checked>(path: &Path) -> Result<Option<T>, Problem> {
     let bounded = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
         Ok(bounded) => bounded,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -212,33 +284,29 @@ fn read_doc<T: serde::de::DeserializeOwned>(
             )));
         }
     };
-    document::parse_with_schema(&bytes, schema)
-        .and_then(|_| document::parse_typed(&bytes))
-        .map(Some)
-        .map_err(|problems| {
-            Problem(format!(
-                "{} is corrupt: {}{}",
-                path.display(),
-                problems[0],
-                crate::routing::more(problems.len())
-            ))
-        })
+    let corrupt = |why: String| Problem(format!("{} is corrupt: {why}", path.display()));
+    let doc: T =
+        document::parse_typed(&bytes).map_err(|problems| corrupt(problems[0].to_string()))?;
+    doc.check().map_err(corrupt)?;
+    Ok(Some(doc))
 }
 
 pub fn read_config(dir: &LoopDir) -> Result<Option<LoopConfig>, Problem> {
-    read_doc(&dir.config(), "loop-config")
+    read_doc(&dir.config())
 }
 
 pub fn read_state(dir: &LoopDir) -> Result<Option<LoopState>, Problem> {
-    read_doc(&dir.state(), "loop-state")
+    read_doc(&dir.state())
 }
 
 pub fn write_config(dir: &LoopDir, config: &LoopConfig) -> Result<()> {
     fsx::atomic_write(&dir.config(), &config.to_document())
 }
 
+/// The state is rewritten at every Stop: atomic, not fsynced (losing the last update to a
+/// power failure costs one iteration of counting).
 pub fn write_state(dir: &LoopDir, state: &LoopState) -> Result<()> {
-    fsx::atomic_write(&dir.state(), &state.to_document())
+    fsx::atomic_write_volatile(&dir.state(), &state.to_document())
 }
 
 /// Create `D/.autoctl` (and a `.gitignore` that keeps it out of commits).
@@ -268,4 +336,127 @@ pub fn ensure_dir(dir: &LoopDir) -> Result<()> {
 /// Whether `D/.autoctl` exists as a real directory.
 pub fn dir_exists(dir: &LoopDir) -> bool {
     std::fs::symlink_metadata(&dir.dir).is_ok_and(|meta| meta.is_dir())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn config() -> LoopConfig {
+        LoopConfig {
+            version: VERSION,
+            created_at: "2026-11-25T10:00:00Z".to_string(),
+            session: Some("s".to_string()),
+            max_iterations: 60,
+            budget: Some(1000),
+            max_idle: 6,
+            sentinel: super::super::sentinel::DEFAULT.to_string(),
+            prompt: PromptSource::Task {
+                dir: PathBuf::from("/p/TASK/x"),
+                table: "ai-cli-task".to_string(),
+                template: DEFAULT_TEMPLATE.to_string(),
+            },
+            stale: "5m".to_string(),
+            transcript_wait: "1s".to_string(),
+        }
+    }
+
+    fn state() -> LoopState {
+        LoopState {
+            session_id: Some("s".to_string()),
+            iteration: 3,
+            idle_streak: 1,
+            tokens: Usage {
+                input: 1,
+                output: 2,
+                cache_creation: 3,
+                cache_read: 4,
+            },
+            transcript: Some(Cursor {
+                path: "/t.jsonl".to_string(),
+                dev: 1,
+                ino: 2,
+                offset: 3,
+                last_message_id: Some("m".to_string()),
+                last_message_usage: Usage::default(),
+            }),
+            started_at: Some("2026-11-25T10:00:00Z".to_string()),
+            updated_at: Some("2026-11-25T10:05:00Z".to_string()),
+            ended: Some(Ended {
+                outcome: "done".to_string(),
+                at: "2026-11-25T10:05:00Z".to_string(),
+                message: "m".to_string(),
+            }),
+            ..LoopState::fresh()
+        }
+    }
+
+    fn typed_ok<T: serde::de::DeserializeOwned + Checked>(doc: &Value) -> bool {
+        serde_json::from_value::<T>(doc.clone()).is_ok_and(|t| t.check().is_ok())
+    }
+
+    /// What the types write, the schemas accept; what the schemas reject, the types reject.
+    #[test]
+    fn types_and_schemas_agree() {
+        let mut configs = vec![serde_json::to_value(config()).unwrap()];
+        for prompt in [json!({"text": "go"}), json!({"file": "/p/prompt.md"})] {
+            let mut doc = configs[0].clone();
+            doc["prompt"] = prompt;
+            configs.push(doc);
+        }
+        for doc in &configs {
+            assert!(
+                crate::schema::violations("loop-config", doc).is_empty(),
+                "{doc}"
+            );
+            assert!(typed_ok::<LoopConfig>(doc), "{doc}");
+        }
+        let states = [
+            serde_json::to_value(state()).unwrap(),
+            serde_json::to_value(LoopState::fresh()).unwrap(),
+        ];
+        for doc in &states {
+            assert!(
+                crate::schema::violations("loop-state", doc).is_empty(),
+                "{doc}"
+            );
+            assert!(typed_ok::<LoopState>(doc), "{doc}");
+        }
+        let bad_configs = [
+            ("/version", json!(2)),
+            ("/max_iterations", json!(0)),
+            ("/budget", json!(0)),
+            ("/sentinel", json!("a\nb")),
+            ("/stale", json!("5")),
+            ("/prompt", json!({"text": "a", "file": "b"})),
+            ("/created_at", json!("yesterday")),
+            ("/extra", json!(1)),
+        ];
+        for (pointer, value) in bad_configs {
+            let mut doc = configs[0].clone();
+            doc[&pointer[1..]] = value;
+            assert!(
+                !crate::schema::violations("loop-config", &doc).is_empty(),
+                "{pointer}"
+            );
+            assert!(!typed_ok::<LoopConfig>(&doc), "{pointer}");
+        }
+        let bad_states = [
+            ("/iteration", json!(-1)),
+            ("/tokens", json!({"input": -1})),
+            ("/session_id", json!("")),
+            ("/updated_at", json!("soon")),
+            ("/mood", json!("great")),
+        ];
+        for (pointer, value) in bad_states {
+            let mut doc = states[0].clone();
+            doc[&pointer[1..]] = value;
+            assert!(
+                !crate::schema::violations("loop-state", &doc).is_empty(),
+                "{pointer}"
+            );
+            assert!(!typed_ok::<LoopState>(&doc), "{pointer}");
+        }
+    }
 }

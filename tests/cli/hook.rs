@@ -1187,3 +1187,37 @@ fn the_example_settings_wire_both_hooks() {
     assert_eq!(command("Stop"), "autoctl hook stop");
     assert_eq!(command("StopFailure"), "autoctl hook stop-failure");
 }
+
+#[test]
+fn the_loop_lock_names_the_session_process_not_the_shell_that_ran_the_hook() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    // Claude Code runs hook commands through a shell; `; true` keeps the shell from exec'ing.
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' hook stop; true", crate::util::BIN))
+        .env("CLAUDE_PROJECT_DIR", &project)
+        .env("AUTOCTL_STATE_DIR", sb.path("state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload("stop-working.json", &transcript, &project).as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(is_block(&answer(&output)));
+    let lock: Value =
+        serde_json::from_slice(&fs::read(project.join(".autoctl/loop.lock")).unwrap()).unwrap();
+    // The shell is gone; the process that ran it (standing in for Claude Code) is alive.
+    assert_eq!(lock["pid"], json!(std::process::id()));
+    sb.cmd()
+        .args(["lock", "status"])
+        .arg(project.join(".autoctl/loop.lock"))
+        .assert()
+        .code(0);
+}
