@@ -152,7 +152,14 @@ pub fn stop(stdin: &[u8], env: &Env) -> Outcome {
         return outcome;
     }
     let dir = LoopDir::new(&env.project(Some(&input)));
-    answer(&input, &dir, env, Mode::Apply)
+    let mut outcome = answer(&input, &dir, env, Mode::Apply);
+    // A finished turn ends a quota wait, loop or no loop: the account has quota again.
+    if state::dir_exists(&dir)
+        && let Err(err) = quota::clear_quota_wait(&dir)
+    {
+        outcome.warnings.push(format!("{err:#}"));
+    }
+    outcome
 }
 
 /// Decide for `input` in `dir`, applying the decision unless `mode` is a dry run.
@@ -281,10 +288,6 @@ fn apply(
     }
     if let Some(state) = &decision.state {
         state::write_state(dir, state).map_err(|err| format!("{err:#}"))?;
-    }
-    // A finished turn ends any quota wait.
-    if let Err(err) = quota::clear_quota_wait(dir) {
-        warnings.push(format!("{err:#}"));
     }
     if decision.teardown {
         if let Err(err) = crate::fsx::remove_if_exists(&dir.config()) {
