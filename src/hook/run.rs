@@ -15,7 +15,7 @@ use super::quota::{self, LocalZone};
 use super::sentinel;
 use super::state::{self, LoopConfig, LoopDir, LoopState};
 use super::transcript::{self, Cursor, Limits, TurnScan, Usage};
-use crate::lock::{self, Claim, HeartbeatLock, Host, Observed};
+use crate::lock::{self, Claim, HeartbeatLock, Host};
 
 /// How long a hook waits for another hook invocation of the same loop to finish.
 const GUARD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -463,13 +463,5 @@ pub fn stop_failure(stdin: &[u8], env: &Env, zone: &LocalZone) -> Outcome {
         },
         warnings,
         ..Outcome::default()
-    }
-}
-
-/// A lock holder described for status output.
-pub fn describe_holder(holder: &Option<Observed>) -> String {
-    match holder {
-        None => "free".to_string(),
-        Some(held) => held.describe(),
     }
 }

@@ -911,6 +911,16 @@ fn end_to_end_a_session_loops_until_the_sentinel() {
         .assert()
         .code(1)
         .stdout(predicates::str::contains("ended: done"));
+    let output = sb
+        .cmd()
+        .args(["loop", "status", "--format", "json", "--dir"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(status["active"], false);
+    assert_eq!(status["state"]["iteration"], 4);
+    assert_eq!(status.get("lock"), None);
 }
 
 #[test]
@@ -1174,6 +1184,18 @@ fn init_rejects_bad_settings_with_one_line() {
     assert_eq!(output.status.code(), Some(2));
     assert!(one_stderr_line(&output).contains("{bogus}"));
     assert!(!active(&project));
+    // A planted .autoctl symlink is refused, not followed.
+    let elsewhere = sb.module("elsewhere");
+    std::os::unix::fs::symlink(&elsewhere, project.join(".autoctl")).unwrap();
+    let output = sb
+        .cmd()
+        .args(["loop", "init", "--prompt", "x", "--dir"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("is a symlink"));
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
 #[test]
