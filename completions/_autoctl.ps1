@@ -30,6 +30,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
+            [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Take, refresh, release and inspect a heartbeat lock file')
+            [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks: stop, stop-failure')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print or write the man pages')
             [CompletionResult]::new('gate', 'gate', [CompletionResultType]::ParameterValue, 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED')
@@ -161,6 +164,121 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;schema;show' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'autoctl;lock' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('acquire', 'acquire', [CompletionResultType]::ParameterValue, 'Take FILE for OWNER: free, stale, or held by a dead process on this host')
+            [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Renew OWNER''s heartbeat in FILE')
+            [CompletionResult]::new('release', 'release', [CompletionResultType]::ParameterValue, 'Give FILE up; only its owner may')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Who holds FILE, and is it alive?')
+            break
+        }
+        'autoctl;lock;acquire' {
+            [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;lock;refresh' {
+            [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;lock;release' {
+            [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;lock;status' {
+            [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Answer yes only when this owner holds the lock')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;loop' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the loop: bound session, iterations, tokens, lock, quota wait, how it ended')
+            [CompletionResult]::new('route', 'route', [CompletionResultType]::ParameterValue, 'Print what `hook stop` would answer now, changing nothing')
+            [CompletionResult]::new('teardown', 'teardown', [CompletionResultType]::ParameterValue, 'Remove the loop: its activation file and its lock, whoever holds it')
+            break
+        }
+        'autoctl;loop;init' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Bind the loop to this session id [default: the first session that stops]')
+            [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Turns the session may finish inside the loop')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript''s usage fields, counted from the loop''s first turn')
+            [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'The completion line the agent writes on its own when the work is done')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt fed after every turn')
+            [CompletionResult]::new('--prompt-file', '--prompt-file', [CompletionResultType]::ParameterName, 'A file holding the prompt, read again at every turn (edit it to steer the loop)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table for --task: a built-in name or a JSON file')
+            [CompletionResult]::new('--template', '--template', [CompletionResultType]::ParameterName, 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}')
+            [CompletionResult]::new('--max-idle', '--max-idle', [CompletionResultType]::ParameterName, 'End the loop after this many consecutive turns without a tool call (0: never)')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'The loop lock is stale after this long without a heartbeat')
+            [CompletionResult]::new('--transcript-wait', '--transcript-wait', [CompletionResultType]::ParameterName, 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints the activation file''s settings)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace a loop that is still running for another session')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;loop;status' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;loop;route' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session asking [default: the bound session, or a new one when unbound]')
+            [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)')
+            [CompletionResult]::new('--last-message', '--last-message', [CompletionResultType]::ParameterName, 'The last assistant message, as Claude Code passes it')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;loop;teardown' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;hook' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop')
+            [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Record Claude Code''s StopFailure event (a turn that ended on an API error)')
+            break
+        }
+        'autoctl;hook;stop' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;hook;stop-failure' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;completions' {

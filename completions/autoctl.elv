@@ -27,6 +27,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
             cand schema 'List and print the JSON Schemas of the protocol files'
+            cand lock 'Take, refresh, release and inspect a heartbeat lock file'
+            cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
+            cand hook 'Commands Claude Code runs as hooks: stop, stop-failure'
             cand completions 'Print a shell completion script'
             cand man 'Print or write the man pages'
             cand gate 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
@@ -141,6 +144,108 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;schema;show'= {
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'autoctl;lock'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand acquire 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
+            cand refresh 'Renew OWNER''s heartbeat in FILE'
+            cand release 'Give FILE up; only its owner may'
+            cand status 'Who holds FILE, and is it alive?'
+        }
+        &'autoctl;lock;acquire'= {
+            cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
+            cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
+            cand --format 'Output format'
+            cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;lock;refresh'= {
+            cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
+            cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
+            cand --format 'Output format'
+            cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;lock;release'= {
+            cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
+            cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
+            cand --format 'Output format'
+            cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;lock;status'= {
+            cand --owner 'Answer yes only when this owner holds the lock'
+            cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;loop'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand init 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state'
+            cand status 'Show the loop: bound session, iterations, tokens, lock, quota wait, how it ended'
+            cand route 'Print what `hook stop` would answer now, changing nothing'
+            cand teardown 'Remove the loop: its activation file and its lock, whoever holds it'
+        }
+        &'autoctl;loop;init'= {
+            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
+            cand --session 'Bind the loop to this session id [default: the first session that stops]'
+            cand --max-iterations 'Turns the session may finish inside the loop'
+            cand --budget 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript''s usage fields, counted from the loop''s first turn'
+            cand --sentinel 'The completion line the agent writes on its own when the work is done'
+            cand --prompt 'The prompt fed after every turn'
+            cand --prompt-file 'A file holding the prompt, read again at every turn (edit it to steer the loop)'
+            cand --task 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop'
+            cand --table 'Routing table for --task: a built-in name or a JSON file'
+            cand --template 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}'
+            cand --max-idle 'End the loop after this many consecutive turns without a tool call (0: never)'
+            cand --stale 'The loop lock is stale after this long without a heartbeat'
+            cand --transcript-wait 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message'
+            cand --format 'Output format (json prints the activation file''s settings)'
+            cand --force 'Replace a loop that is still running for another session'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;loop;status'= {
+            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;loop;route'= {
+            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
+            cand --session 'The session asking [default: the bound session, or a new one when unbound]'
+            cand --transcript 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)'
+            cand --last-message 'The last assistant message, as Claude Code passes it'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;loop;teardown'= {
+            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;hook'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
+            cand stop-failure 'Record Claude Code''s StopFailure event (a turn that ended on an API error)'
+        }
+        &'autoctl;hook;stop'= {
+            cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;hook;stop-failure'= {
+            cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;completions'= {
             cand -h 'Print help'

@@ -31,6 +31,9 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, 
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lock" -d 'Take, refresh, release and inspect a heartbeat lock file'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "loop" -d 'Run a loop inside one Claude Code session: init, status, route, teardown'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'Commands Claude Code runs as hooks: stop, stop-failure'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "man" -d 'Print or write the man pages'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "gate" -d 'Gate a check\'s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
@@ -117,6 +120,76 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "show" -d 'Print one schema (draft 2020-12 JSON)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "acquire" -d 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "refresh" -d 'Renew OWNER\'s heartbeat in FILE'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "release" -d 'Give FILE up; only its owner may'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "status" -d 'Who holds FILE, and is it alive?'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l owner -d 'Answer yes only when this owner holds the lock' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "init" -d 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "status" -d 'Show the loop: bound session, iterations, tokens, lock, quota wait, how it ended'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "route" -d 'Print what `hook stop` would answer now, changing nothing'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "teardown" -d 'Remove the loop: its activation file and its lock, whoever holds it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l session -d 'Bind the loop to this session id [default: the first session that stops]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l max-iterations -d 'Turns the session may finish inside the loop' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l budget -d 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript\'s usage fields, counted from the loop\'s first turn' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l sentinel -d 'The completion line the agent writes on its own when the work is done' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l prompt -d 'The prompt fed after every turn' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l prompt-file -d 'A file holding the prompt, read again at every turn (edit it to steer the loop)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l task -d 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l table -d 'Routing table for --task: a built-in name or a JSON file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l template -d 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l max-idle -d 'End the loop after this many consecutive turns without a tool call (0: never)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l stale -d 'The loop lock is stale after this long without a heartbeat' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l transcript-wait -d 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l format -d 'Output format (json prints the activation file\'s settings)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l force -d 'Replace a loop that is still running for another session'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l session -d 'The session asking [default: the bound session, or a new one when unbound]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l transcript -d 'A transcript to observe (completion, tool calls, tokens since the loop\'s cursor)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l last-message -d 'The last assistant message, as Claude Code passes it' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l out -d 'Write every page (one per subcommand) into DIR instead of printing the top page' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -s h -l help -d 'Print help'

@@ -43,6 +43,15 @@ pub enum Command {
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),
+    /// Take, refresh, release and inspect a heartbeat lock file
+    #[command(subcommand)]
+    Lock(cmd::lock::LockCommand),
+    /// Run a loop inside one Claude Code session: init, status, route, teardown
+    #[command(subcommand)]
+    Loop(cmd::session_loop::LoopCommand),
+    /// Commands Claude Code runs as hooks: stop, stop-failure
+    #[command(subcommand)]
+    Hook(cmd::hook::HookCommand),
     /// Print a shell completion script
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages

@@ -98,7 +98,13 @@ fn extra_sections() -> String {
 }
 
 /// Environment variables autoctl reads.
-pub const ENVIRONMENT: &[(&str, &str)] = &[("NO_COLOR", "Disable colour in help output.")];
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("NO_COLOR", "Disable colour in help output."),
+    (
+        "CLAUDE_PROJECT_DIR",
+        "Set by Claude Code for hook commands: the project whose .autoctl/ loop `hook stop` and `loop` use when --dir is not given.",
+    ),
+];
 
 /// The protocol files autoctl reads and writes in a task module.
 pub const FILES: &[(&str, &str)] = &[
@@ -133,5 +139,13 @@ pub const FILES: &[(&str, &str)] = &[
     (
         ".tmp/auto-batch-active.json",
         "wholework index of active batch ids, updated under a lock on auto-batch-active.json.lock.",
+    ),
+    (
+        ".autoctl/loop.json",
+        "In a project: activates the Claude Code Stop-hook loop (autoctl loop init); .autoctl/loop-state.json holds its counters, .autoctl/loop.lock its heartbeat lock.",
+    ),
+    (
+        ".autoctl/quota-wait.json",
+        "In a project: a usage-limit wait recorded by autoctl hook stop-failure; removed by the next finished turn.",
     ),
 ];

@@ -10,6 +10,8 @@ pub mod docs;
 pub mod duration;
 pub mod error;
 pub mod fsx;
+pub mod hook;
+pub mod lock;
 pub mod output;
 pub mod protocol;
 pub mod routing;

@@ -1,7 +1,7 @@
 //! The JSON Schemas of every protocol document, embedded in the binary, and the one validator
 //! per schema compiled on first use (commands that need no schema never pay for compiling one).
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -111,9 +111,37 @@ pub static SCHEMAS: &[Schema] = &[
         "auto-adaptation.schema.json",
         ".type-profile.md ## Auto Adaptation (profile show --format json)"
     ),
+    schema!(
+        "heartbeat-lock",
+        "heartbeat-lock.schema.json",
+        "heartbeat lock files (autoctl lock, .autoctl/loop.lock)"
+    ),
+    schema!(
+        "loop-config",
+        "loop-config.schema.json",
+        ".autoctl/loop.json loop activation and settings"
+    ),
+    schema!(
+        "loop-state",
+        "loop-state.schema.json",
+        ".autoctl/loop-state.json loop counters and transcript cursor"
+    ),
+    schema!(
+        "quota-wait",
+        "quota-wait.schema.json",
+        ".autoctl/quota-wait.json usage-limit wait"
+    ),
+    schema!(
+        "stop-failure",
+        "stop-failure.schema.json",
+        ".autoctl/stop-failure.json last API failure of a turn"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 16] = [const { OnceLock::new() }; 16];
+/// One lazily compiled validator per entry of [`SCHEMAS`], sized from it so adding a schema
+/// is a one-line change.
+static VALIDATORS: LazyLock<Vec<OnceLock<jsonschema::Validator>>> =
+    LazyLock::new(|| SCHEMAS.iter().map(|_| OnceLock::new()).collect());
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

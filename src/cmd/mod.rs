@@ -2,8 +2,11 @@
 //! reads, calls a pure core, and prints. No domain logic lives here.
 
 pub mod generate;
+pub mod hook;
+pub mod lock;
 pub mod next;
 pub mod schema;
+pub mod session_loop;
 pub mod signal;
 pub mod stop;
 pub mod table;
@@ -29,6 +32,9 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
         Command::Schema(command) => schema::run(command),
+        Command::Lock(command) => lock::run(command),
+        Command::Loop(command) => session_loop::run(command),
+        Command::Hook(command) => hook::run(command),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),
         Command::Gate(args) => gate::run(&args),

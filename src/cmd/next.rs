@@ -77,12 +77,12 @@ pub struct NextArgs {
 
 /// The answer, as `--format json` prints it.
 #[derive(Debug, Serialize)]
-struct Answer {
-    next: String,
-    checkpoint: String,
-    rationale: String,
+pub(crate) struct Answer {
+    pub(crate) next: String,
+    pub(crate) checkpoint: String,
+    pub(crate) rationale: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    iteration: Option<u64>,
+    pub(crate) iteration: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phase: Option<String>,
 }
@@ -224,7 +224,8 @@ fn target_words(dir: &Path) -> Result<usize> {
     Ok(target::substantive_words(&String::from_utf8_lossy(&bytes)))
 }
 
-fn resume(table: &Table, dir: &Path) -> Result<Answer> {
+/// Where a module resumes (also the entry point of `hook stop --task` loops).
+pub(crate) fn resume(table: &Table, dir: &Path) -> Result<Answer> {
     fsx::require_dir(dir)?;
     match signal::read(dir)? {
         signal::Read::Valid(doc) => {

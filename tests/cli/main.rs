@@ -2,6 +2,8 @@
 //! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
 
 mod generated;
+mod hook;
+mod lock;
 mod next;
 mod signal;
 mod stop;

@@ -1,0 +1,478 @@
+//! The decision of `hook stop`, as a pure function of (loop settings, loop state, what this
+//! Stop observed, clock) → (what to answer, the next state, whether the loop ends).
+//!
+//! Order matters and is the contract:
+//! 1. another session's loop → stand aside (a loop never hijacks a session it is not bound
+//!    to); another owner's live lock → stand aside;
+//! 2. a budget that cannot be measured (no readable transcript) → pause, do not guess;
+//! 3. count the finished turn (binding the loop to this session on its first Stop), then end
+//!    the loop on: the completion sentinel, the token budget, the iteration limit, too many
+//!    turns without a tool call, or the task routing to `(stop)`;
+//! 4. otherwise block the stop with the next prompt — or pause when the prompt cannot be
+//!    known (unreadable prompt file, invalid signal), keeping the loop for the next Stop.
+//!
+//! `stop_hook_active` is deliberately not consulted: every continuation of a loop is a Stop
+//! hook continuation, and the loop is bounded by its own limits instead. Claude Code also
+//! overrides a Stop hook after 8 consecutive blocks in which the model ran no tool (the
+//! counter resets on any turn that runs a tool; `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`,
+//! anthropics/claude-code#85547); `max_idle` (default 6) ends the loop cleanly before that
+//! silent override.
+
+use chrono::{DateTime, Utc};
+
+use super::prompt::Next;
+use super::state::{Ended, LoopConfig, LoopState};
+use super::transcript::{Cursor, Usage};
+use crate::lock::Observed;
+use crate::protocol::signal::now_timestamp;
+
+/// Where the completion sentinel was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    LastMessage,
+    Transcript,
+}
+
+/// What one Stop observed, gathered by the edge.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub session: String,
+    pub completion: Option<Found>,
+    /// tool_use blocks in the turn that just ended; `None` when unknown (no transcript).
+    pub tool_uses: Option<usize>,
+    /// Tokens the bound session used since the last Stop.
+    pub tokens_added: Usage,
+    /// The budget reader's new position.
+    pub cursor: Option<Cursor>,
+    /// Why the transcript could not be read.
+    pub transcript_problem: Option<String>,
+    /// Another owner's live hold on the loop lock.
+    pub lock_conflict: Option<Observed>,
+    pub next: Result<Next, String>,
+}
+
+/// The kinds of answers, as `loop route` and the tests name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Continue,
+    Done,
+    MaxIterations,
+    BudgetExhausted,
+    Idle,
+    TaskStopped,
+    ForeignSession,
+    LockConflict,
+    Paused,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Continue => "continue",
+            Kind::Done => "done",
+            Kind::MaxIterations => "max-iterations",
+            Kind::BudgetExhausted => "budget-exhausted",
+            Kind::Idle => "idle",
+            Kind::TaskStopped => "task-stopped",
+            Kind::ForeignSession => "foreign-session",
+            Kind::LockConflict => "lock-conflict",
+            Kind::Paused => "paused",
+        }
+    }
+}
+
+/// The answer to one Stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub kind: Kind,
+    /// Shown to the user (`systemMessage`).
+    pub message: String,
+    /// The next prompt (`reason` of a block), only for [`Kind::Continue`].
+    pub prompt: Option<String>,
+    /// The state to write; `None` leaves the state file as it is.
+    pub state: Option<LoopState>,
+    /// Remove the activation file and release the lock.
+    pub teardown: bool,
+}
+
+impl Decision {
+    fn stand_aside(kind: Kind, message: String) -> Decision {
+        Decision {
+            kind,
+            message,
+            prompt: None,
+            state: None,
+            teardown: false,
+        }
+    }
+}
+
+/// The session the loop belongs to, if it is bound.
+pub fn bound_session<'a>(config: &'a LoopConfig, state: &'a LoopState) -> Option<&'a str> {
+    state.session_id.as_deref().or(config.session.as_deref())
+}
+
+/// Step 1 alone, so the edge can stand aside for a foreign session before reading anything
+/// else. `holder` describes the lock, when there is one.
+pub fn foreign(
+    config: &LoopConfig,
+    state: &LoopState,
+    session: &str,
+    holder: Option<&Observed>,
+) -> Option<Decision> {
+    let bound = bound_session(config, state)?;
+    if bound == session {
+        return None;
+    }
+    let heartbeat = holder
+        .filter(|held| held.record.owner == owner_tag(bound))
+        .map(|held| format!(", last heartbeat {} ago", crate::lock::human_age(held.age)))
+        .unwrap_or_default();
+    Some(Decision::stand_aside(
+        Kind::ForeignSession,
+        format!(
+            "autoctl loop: not continuing this session: the loop belongs to session \
+             {bound}{heartbeat} (autoctl loop status; autoctl loop init to restart it here)"
+        ),
+    ))
+}
+
+/// The lock owner tag of a session.
+pub fn owner_tag(session: &str) -> String {
+    format!("session:{session}")
+}
+
+/// Decide the answer to one Stop of the bound (or binding) session.
+pub fn decide(
+    config: &LoopConfig,
+    state: &LoopState,
+    obs: Observation,
+    now: DateTime<Utc>,
+) -> Decision {
+    if let Some(decision) = foreign(config, state, &obs.session, None) {
+        return decision;
+    }
+    if let Some(holder) = &obs.lock_conflict {
+        return Decision::stand_aside(
+            Kind::LockConflict,
+            format!(
+                "autoctl loop: not continuing: the loop lock is held by {}",
+                holder.describe()
+            ),
+        );
+    }
+    if let (Some(_), Some(problem)) = (config.budget, &obs.transcript_problem) {
+        return Decision::stand_aside(
+            Kind::Paused,
+            format!("autoctl loop: paused: cannot measure the token budget: {problem}"),
+        );
+    }
+
+    let mut next = state.clone();
+    let stamp = now_timestamp(now);
+    next.session_id = Some(obs.session.clone());
+    next.started_at.get_or_insert_with(|| stamp.clone());
+    next.updated_at = Some(stamp.clone());
+    next.tokens.add(&obs.tokens_added);
+    if obs.cursor.is_some() {
+        next.transcript = obs.cursor;
+    }
+    next.iteration = next.iteration.saturating_add(1);
+    match obs.tool_uses {
+        Some(0) => next.idle_streak = next.idle_streak.saturating_add(1),
+        Some(_) => next.idle_streak = 0,
+        None => {}
+    }
+    let turns = next.iteration;
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+
+    let end = |kind: Kind, message: String, mut state: LoopState| {
+        state.ended = Some(Ended {
+            outcome: kind.as_str().to_string(),
+            at: stamp.clone(),
+            message: message.clone(),
+        });
+        Decision {
+            kind,
+            message,
+            prompt: None,
+            state: Some(state),
+            teardown: true,
+        }
+    };
+
+    if let Some(found) = obs.completion {
+        let place = match found {
+            Found::LastMessage => "the last message",
+            Found::Transcript => "the last turn",
+        };
+        let message = format!(
+            "autoctl loop: complete after {turns} iteration{} (completion sentinel in {place})",
+            plural(turns)
+        );
+        return end(Kind::Done, message, next);
+    }
+    if let Some(budget) = config.budget
+        && next.tokens.total() >= budget
+    {
+        let message = format!(
+            "autoctl loop: token budget exhausted: {} of {budget} tokens used in {turns} iteration{}",
+            next.tokens.total(),
+            plural(turns)
+        );
+        return end(Kind::BudgetExhausted, message, next);
+    }
+    if turns >= config.max_iterations {
+        let message = format!(
+            "autoctl loop: stopped at the iteration limit ({turns} of {})",
+            config.max_iterations
+        );
+        return end(Kind::MaxIterations, message, next);
+    }
+    if config.max_idle > 0 && next.idle_streak >= config.max_idle {
+        let message = format!(
+            "autoctl loop: stopped: no tool call in the last {} turns (--max-idle {}) after {turns} iteration{}",
+            next.idle_streak,
+            config.max_idle,
+            plural(turns)
+        );
+        return end(Kind::Idle, message, next);
+    }
+    match obs.next {
+        Ok(Next::Stop(why)) => {
+            let message = format!(
+                "autoctl loop: stopped after {turns} iteration{}: {why}",
+                plural(turns)
+            );
+            end(Kind::TaskStopped, message, next)
+        }
+        Ok(Next::Prompt(prompt)) => {
+            let upcoming = turns + 1;
+            let mut message = format!(
+                "autoctl loop: iteration {upcoming} of {}",
+                config.max_iterations
+            );
+            if let Some(budget) = config.budget {
+                message.push_str(&format!(
+                    ", {} of {budget} tokens used",
+                    next.tokens.total()
+                ));
+            }
+            let prompt = format!(
+                "{prompt}\n\n(autoctl loop: iteration {upcoming} of {}. When the whole task is \
+                 done, end your final message with this line on its own: {})",
+                config.max_iterations, config.sentinel
+            );
+            Decision {
+                kind: Kind::Continue,
+                message,
+                prompt: Some(prompt),
+                state: Some(next),
+                teardown: false,
+            }
+        }
+        Err(why) => Decision {
+            kind: Kind::Paused,
+            message: format!(
+                "autoctl loop: paused after {turns} iteration{}: {why} (fix it and the next \
+                 Stop resumes the loop; autoctl loop status)",
+                plural(turns)
+            ),
+            prompt: None,
+            state: Some(next),
+            teardown: false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hook::state::{PromptSource, VERSION};
+    use crate::lock::{LockRecord, observe};
+    use proptest::prelude::*;
+    use std::time::Duration;
+
+    fn config() -> LoopConfig {
+        LoopConfig {
+            version: VERSION,
+            created_at: "2026-01-01T00:00:00Z".to_string(),
+            session: None,
+            max_iterations: 5,
+            budget: None,
+            max_idle: 3,
+            sentinel: crate::hook::sentinel::DEFAULT.to_string(),
+            prompt: PromptSource::Text("go on".to_string()),
+            stale: "5m".to_string(),
+            transcript_wait: "0s".to_string(),
+        }
+    }
+
+    fn obs(session: &str) -> Observation {
+        Observation {
+            session: session.to_string(),
+            completion: None,
+            tool_uses: Some(1),
+            tokens_added: Usage::default(),
+            cursor: None,
+            transcript_problem: None,
+            lock_conflict: None,
+            next: Ok(Next::Prompt("go on".to_string())),
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
+    }
+
+    #[test]
+    fn the_first_stop_binds_and_continues() {
+        let d = decide(&config(), &LoopState::fresh(), obs("s1"), now());
+        assert_eq!(d.kind, Kind::Continue);
+        let state = d.state.unwrap();
+        assert_eq!(state.session_id.as_deref(), Some("s1"));
+        assert_eq!(state.iteration, 1);
+        assert!(
+            d.prompt
+                .unwrap()
+                .starts_with("go on\n\n(autoctl loop: iteration 2 of 5.")
+        );
+        assert_eq!(d.message, "autoctl loop: iteration 2 of 5");
+    }
+
+    #[test]
+    fn other_sessions_are_never_blocked() {
+        let mut state = LoopState::fresh();
+        state.session_id = Some("s1".to_string());
+        let d = decide(&config(), &state, obs("s2"), now());
+        assert_eq!(d.kind, Kind::ForeignSession);
+        assert!(d.state.is_none() && d.prompt.is_none() && !d.teardown);
+        let mut bound = config();
+        bound.session = Some("s9".to_string());
+        assert_eq!(
+            decide(&bound, &LoopState::fresh(), obs("s1"), now()).kind,
+            Kind::ForeignSession
+        );
+    }
+
+    #[test]
+    fn a_live_foreign_lock_stands_aside() {
+        let holder = observe(
+            LockRecord {
+                owner: "ops".to_string(),
+                pid: 1,
+                host: "h".to_string(),
+                heartbeat_at: crate::lock::timestamp(now()),
+            },
+            now(),
+            Duration::from_secs(300),
+            "h",
+            |_| true,
+        );
+        let mut o = obs("s1");
+        o.lock_conflict = Some(holder);
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::LockConflict);
+        assert!(d.message.contains("ops"));
+    }
+
+    #[test]
+    fn the_sentinel_ends_the_loop() {
+        let mut o = obs("s1");
+        o.completion = Some(Found::Transcript);
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::Done);
+        assert!(d.teardown);
+        assert_eq!(d.state.unwrap().ended.unwrap().outcome, "done");
+    }
+
+    #[test]
+    fn budgets_end_the_loop_and_an_unmeasurable_one_pauses_it() {
+        let mut cfg = config();
+        cfg.budget = Some(100);
+        let mut o = obs("s1");
+        o.tokens_added = Usage {
+            input: 60,
+            output: 40,
+            ..Usage::default()
+        };
+        assert_eq!(
+            decide(&cfg, &LoopState::fresh(), o, now()).kind,
+            Kind::BudgetExhausted
+        );
+        let mut o = obs("s1");
+        o.transcript_problem = Some("gone".to_string());
+        let d = decide(&cfg, &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::Paused);
+        assert!(d.state.is_none());
+    }
+
+    #[test]
+    fn idle_turns_end_the_loop_before_claude_codes_block_cap() {
+        let cfg = config();
+        let mut state = LoopState::fresh();
+        for turn in 1..=3 {
+            let mut o = obs("s1");
+            o.tool_uses = Some(0);
+            let d = decide(&cfg, &state, o, now());
+            if turn < 3 {
+                assert_eq!(d.kind, Kind::Continue);
+            } else {
+                assert_eq!(d.kind, Kind::Idle);
+            }
+            state = d.state.unwrap();
+        }
+    }
+
+    #[test]
+    fn a_task_that_routes_to_stop_ends_and_an_unknown_prompt_pauses() {
+        let mut o = obs("s1");
+        o.next = Ok(Next::Stop("routes to (stop)".to_string()));
+        assert_eq!(
+            decide(&config(), &LoopState::fresh(), o, now()).kind,
+            Kind::TaskStopped
+        );
+        let mut o = obs("s1");
+        o.next = Err("invalid signal".to_string());
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::Paused);
+        assert!(!d.teardown && d.prompt.is_none());
+        assert_eq!(d.state.unwrap().iteration, 1);
+    }
+
+    proptest! {
+        /// Whatever a session observes, the loop never blocks more than max_iterations - 1
+        /// times, iterations only grow, and tokens never go back.
+        #[test]
+        fn the_loop_is_bounded(
+            max in 1u64..30,
+            idle in 0u64..5,
+            turns in proptest::collection::vec((0usize..3, 0u64..1000, any::<bool>()), 1..80),
+        ) {
+            let mut cfg = config();
+            cfg.max_iterations = max;
+            cfg.max_idle = idle;
+            let mut state = LoopState::fresh();
+            let mut blocks = 0u64;
+            for (tools, tokens, done) in turns {
+                let mut o = obs("s1");
+                o.tool_uses = Some(tools);
+                o.tokens_added = Usage { output: tokens, ..Usage::default() };
+                o.completion = done.then_some(Found::LastMessage).filter(|_| tokens % 7 == 0);
+                let d = decide(&cfg, &state, o, now());
+                if let Some(next) = &d.state {
+                    prop_assert!(next.iteration > state.iteration);
+                    prop_assert!(next.tokens.total() >= state.tokens.total());
+                }
+                if d.kind == Kind::Continue {
+                    blocks += 1;
+                }
+                if d.teardown {
+                    break;
+                }
+                state = d.state.unwrap();
+            }
+            prop_assert!(blocks < max);
+        }
+    }
+}

@@ -1,0 +1,467 @@
+//! The edge of `hook stop`, `loop route` and `hook stop-failure`: find the loop, serialize
+//! with other hook invocations, read the transcript, call the pure [`decide`], and apply the
+//! decision (state, lock, teardown). Nothing here decides; everything here can fail, and every
+//! failure ends in "allow the stop" — a loop must never hold a session hostage to bad state.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::decide::{self, Decision, Found, Kind, Observation};
+use super::input::HookInput;
+use super::prompt;
+use super::quota::{self, LocalZone};
+use super::sentinel;
+use super::state::{self, LoopConfig, LoopDir, LoopState};
+use super::transcript::{self, Cursor, Limits, TurnScan, Usage};
+use crate::lock::{self, Claim, HeartbeatLock, Host};
+
+/// How long a hook waits for another hook invocation of the same loop to finish.
+const GUARD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a lagging transcript is checked for growth.
+const LAG_POLL: Duration = Duration::from_millis(25);
+
+/// Where a hook invocation runs.
+pub struct Env<'a> {
+    pub host: &'a dyn Host,
+    /// `--dir`, if given.
+    pub dir: Option<PathBuf>,
+    /// `$CLAUDE_PROJECT_DIR`, which Claude Code sets for hook commands.
+    pub project_env: Option<PathBuf>,
+    /// The process's working directory.
+    pub cwd: PathBuf,
+    /// The process the loop lock names (the hook's parent: Claude Code or its shell).
+    pub pid: u32,
+    pub limits: Limits,
+}
+
+impl Env<'_> {
+    /// The project a hook input belongs to: `--dir`, else `$CLAUDE_PROJECT_DIR`, else the
+    /// input's `cwd`, else the process's working directory.
+    pub fn project(&self, input: Option<&HookInput>) -> PathBuf {
+        self.dir
+            .clone()
+            .or_else(|| {
+                self.project_env
+                    .clone()
+                    .filter(|p| !p.as_os_str().is_empty())
+            })
+            .or_else(|| input.and_then(|i| i.cwd.clone()))
+            .unwrap_or_else(|| self.cwd.clone())
+    }
+}
+
+/// What one invocation concluded.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// continue, done, ... (see [`Kind`]) or one of the edge's own: inactive, subagent,
+    /// not-stop, no-session, bad-state, error.
+    pub kind: String,
+    /// Shown to the user.
+    pub message: Option<String>,
+    /// The next prompt, when the answer is to continue.
+    pub prompt: Option<String>,
+    /// Turns finished so far (after this Stop).
+    pub iteration: Option<u64>,
+    /// Diagnostics for stderr.
+    pub warnings: Vec<String>,
+    /// A failure that prevented a decision (stderr, non-blocking exit).
+    pub error: Option<String>,
+}
+
+impl Outcome {
+    fn quiet(kind: &str) -> Outcome {
+        Outcome {
+            kind: kind.to_string(),
+            ..Outcome::default()
+        }
+    }
+
+    fn aside(kind: &str, message: String) -> Outcome {
+        Outcome {
+            kind: kind.to_string(),
+            warnings: vec![message.clone()],
+            message: Some(message),
+            ..Outcome::default()
+        }
+    }
+
+    fn failed(error: String) -> Outcome {
+        Outcome {
+            kind: "error".to_string(),
+            error: Some(error),
+            ..Outcome::default()
+        }
+    }
+
+    /// The JSON Claude Code reads on stdout: `{"decision":"block","reason":…}` to continue,
+    /// `{"systemMessage":…}` to tell the user why the loop ends or stands aside, nothing
+    /// otherwise (exit 0 with no output lets Claude stop).
+    pub fn hook_json(&self) -> Option<Value> {
+        match (&self.prompt, &self.message) {
+            (Some(prompt), message) => {
+                let mut answer = json!({"decision": "block", "reason": prompt});
+                if let Some(message) = message {
+                    answer["systemMessage"] = json!(message);
+                }
+                Some(answer)
+            }
+            (None, Some(message)) => Some(json!({"systemMessage": message})),
+            (None, None) => None,
+        }
+    }
+}
+
+fn from_decision(decision: &Decision, warnings: Vec<String>) -> Outcome {
+    Outcome {
+        kind: decision.kind.as_str().to_string(),
+        message: Some(decision.message.clone()),
+        prompt: decision.prompt.clone(),
+        iteration: decision.state.as_ref().map(|s| s.iteration),
+        warnings,
+        error: None,
+    }
+}
+
+/// Whether this run may change files (`hook stop`) or only looks (`loop route`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Apply,
+    DryRun,
+}
+
+/// `hook stop`: answer one Stop event.
+pub fn stop(stdin: &[u8], env: &Env) -> Outcome {
+    let input = match super::input::parse(stdin) {
+        Ok(input) => input,
+        Err(problem) => {
+            return Outcome::failed(format!("hook stop: {problem}; allowing the stop"));
+        }
+    };
+    if input.is_subagent() {
+        return Outcome::quiet("subagent");
+    }
+    if let Some(event) = input.hook_event_name.as_deref()
+        && event != "Stop"
+    {
+        let mut outcome = Outcome::quiet("not-stop");
+        outcome.warnings.push(format!(
+            "hook stop received a {event} event; it answers only Stop (see examples/claude/settings.json)"
+        ));
+        return outcome;
+    }
+    let dir = LoopDir::new(&env.project(Some(&input)));
+    let mut outcome = answer(&input, &dir, env, Mode::Apply);
+    // A finished turn ends a quota wait, loop or no loop: the account has quota again.
+    if state::dir_exists(&dir)
+        && let Err(err) = quota::clear_quota_wait(&dir)
+    {
+        outcome.warnings.push(format!("{err:#}"));
+    }
+    outcome
+}
+
+/// Decide for `input` in `dir`, applying the decision unless `mode` is a dry run.
+pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcome {
+    // Without a loop directory there is nothing to do, and nothing is created.
+    if !state::dir_exists(dir) || !dir.config().exists() {
+        return Outcome::quiet("inactive");
+    }
+    let _guard = match mode {
+        Mode::Apply => match lock::lock_with_timeout(&dir.guard(), GUARD_TIMEOUT) {
+            Ok(guard) => Some(guard),
+            Err(err) => return Outcome::failed(format!("{err:#}; allowing the stop")),
+        },
+        Mode::DryRun => None,
+    };
+    let config = match state::read_config(dir) {
+        Ok(Some(config)) => config,
+        Ok(None) => return Outcome::quiet("inactive"),
+        Err(problem) => return bad_state(&problem.0),
+    };
+    let Some(session) = input.session() else {
+        return Outcome::aside(
+            "no-session",
+            "autoctl loop: the hook input has no session_id, so the loop cannot tell which \
+             session this is; allowing the stop"
+                .to_string(),
+        );
+    };
+    let state = match state::read_state(dir) {
+        Ok(state) => state.unwrap_or_else(LoopState::fresh),
+        Err(problem) => return bad_state(&problem.0),
+    };
+    let lock = match HeartbeatLock::new(&dir.lock(), config.stale_duration()) {
+        Ok(lock) => lock,
+        Err(err) => return bad_state(&format!("{err:#}")),
+    };
+    let holder = lock.observe(env.host);
+    if let Some(decision) = decide::foreign(
+        &config,
+        &state,
+        session,
+        holder.as_ref().ok().and_then(Option::as_ref),
+    ) {
+        return from_decision(&decision, Vec::new());
+    }
+    // Heartbeat: take or refresh the lock before anything else, so a second autoctl (or an
+    // operator holding the lock to pause the loop) is seen.
+    let claim = Claim {
+        owner: decide::owner_tag(session),
+        pid: env.pid,
+        host: env.host.name(),
+    };
+    let lock_conflict = match mode {
+        Mode::Apply => match lock.try_acquire(&claim, env.host) {
+            Ok(Ok(_)) => None,
+            Ok(Err(held)) => Some(held),
+            Err(err) => return bad_state(&format!("{err:#}")),
+        },
+        Mode::DryRun => match holder {
+            Ok(Some(held)) if held.record.owner != claim.owner && !held.takeable() => Some(held),
+            Ok(_) => None,
+            Err(err) => return bad_state(&format!("{err:#}")),
+        },
+    };
+
+    let mut warnings = Vec::new();
+    let seen = observe_transcript(input, &config, &state, session, env, mode, &mut warnings);
+    let completion = input
+        .last_assistant_message
+        .as_deref()
+        .is_some_and(|text| sentinel::found_in(text, &config.sentinel))
+        .then_some(Found::LastMessage)
+        .or_else(|| {
+            seen.scan
+                .as_ref()
+                .is_some_and(|scan| {
+                    scan.texts
+                        .iter()
+                        .any(|text| sentinel::found_in(text, &config.sentinel))
+                })
+                .then_some(Found::Transcript)
+        });
+    let observation = Observation {
+        session: session.to_string(),
+        completion,
+        tool_uses: seen.scan.as_ref().map(|scan| scan.tool_uses),
+        tokens_added: seen.added,
+        cursor: seen.cursor,
+        transcript_problem: seen.problem,
+        lock_conflict,
+        next: prompt::next(&config, dir),
+    };
+    let decision = decide::decide(&config, &state, observation, env.host.now());
+    if mode == Mode::Apply
+        && let Err(error) = apply(&decision, dir, &lock, &claim, &mut warnings)
+    {
+        return Outcome {
+            warnings,
+            ..Outcome::failed(format!("{error}; allowing the stop"))
+        };
+    }
+    from_decision(&decision, warnings)
+}
+
+fn bad_state(problem: &str) -> Outcome {
+    Outcome::aside(
+        "bad-state",
+        format!(
+            "autoctl loop: standing aside: {problem} (inspect with autoctl loop status; \
+             autoctl loop teardown removes the loop)"
+        ),
+    )
+}
+
+/// Write what the decision says. The state is written before anything is printed: a block
+/// whose iteration was not recorded could repeat forever.
+fn apply(
+    decision: &Decision,
+    dir: &LoopDir,
+    lock: &HeartbeatLock,
+    claim: &Claim,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    if decision.kind == Kind::LockConflict || decision.kind == Kind::ForeignSession {
+        return Ok(());
+    }
+    if let Some(state) = &decision.state {
+        state::write_state(dir, state).map_err(|err| format!("{err:#}"))?;
+    }
+    if decision.teardown {
+        if let Err(err) = crate::fsx::remove_if_exists(&dir.config()) {
+            warnings.push(format!("{err:#}"));
+        }
+        if let Err(err) = lock.release(&claim.owner, &crate::lock::System) {
+            warnings.push(format!("{err:#}"));
+        }
+    }
+    Ok(())
+}
+
+/// What the transcript said.
+#[derive(Default)]
+struct Seen {
+    scan: Option<TurnScan>,
+    added: Usage,
+    cursor: Option<Cursor>,
+    problem: Option<String>,
+}
+
+fn observe_transcript(
+    input: &HookInput,
+    config: &LoopConfig,
+    state: &LoopState,
+    session: &str,
+    env: &Env,
+    mode: Mode,
+    warnings: &mut Vec<String>,
+) -> Seen {
+    let Some(path) = input.transcript_path.as_deref() else {
+        // `loop route` without --transcript observes nothing on purpose.
+        if mode == Mode::DryRun {
+            return Seen::default();
+        }
+        return Seen {
+            problem: Some("the hook input has no transcript_path".to_string()),
+            ..Seen::default()
+        };
+    };
+    match read_transcript(input, path, config, state, session, env) {
+        Ok(seen) => {
+            if let Some(scan) = &seen.scan {
+                if scan.unreadable_lines > 0 {
+                    warnings.push(format!(
+                        "transcript {}: {} line(s) near the end are not JSON (skipped)",
+                        path.display(),
+                        scan.unreadable_lines
+                    ));
+                }
+                if scan.long_lines > 0 {
+                    warnings.push(format!(
+                        "transcript {}: {} line(s) longer than {} skipped",
+                        path.display(),
+                        scan.long_lines,
+                        crate::fsx::human_size(env.limits.max_line as u64)
+                    ));
+                }
+                if scan.turn_start.is_none() && scan.scanned_from > 0 {
+                    warnings.push(format!(
+                        "transcript {}: the last turn is longer than the {} scan limit; only its end was read",
+                        path.display(),
+                        crate::fsx::human_size(env.limits.max_scan)
+                    ));
+                }
+            }
+            seen
+        }
+        Err(err) => {
+            let problem = format!("cannot read transcript {}: {err}", path.display());
+            warnings.push(problem.clone());
+            Seen {
+                problem: Some(problem),
+                ..Seen::default()
+            }
+        }
+    }
+}
+
+fn read_transcript(
+    input: &HookInput,
+    path: &Path,
+    config: &LoopConfig,
+    state: &LoopState,
+    session: &str,
+    env: &Env,
+) -> std::io::Result<Seen> {
+    let mut opened = transcript::open(path)?;
+    let mut scan = transcript::scan_last_turn(&mut opened.file, opened.len, &env.limits)?;
+    // The transcript is written asynchronously and can lag behind the hook. Without
+    // `last_assistant_message` the final message must come from the file: wait (bounded)
+    // for it to grow until the turn ends in assistant text.
+    if input.last_assistant_message.is_none() && !scan.ends_with_text {
+        let deadline = Instant::now() + config.transcript_wait_duration();
+        while Instant::now() < deadline {
+            std::thread::sleep(LAG_POLL);
+            let len = opened.file.metadata()?.len();
+            if len != opened.len {
+                opened.len = len;
+                scan = transcript::scan_last_turn(&mut opened.file, len, &env.limits)?;
+                if scan.ends_with_text {
+                    break;
+                }
+            }
+        }
+    }
+
+    // The budget: continue from the saved cursor when it belongs to this file, else start
+    // counting at the turn that just ended (never re-read a whole transcript).
+    let saved = state
+        .transcript
+        .as_ref()
+        .filter(|_| state.session_id.as_deref() == Some(session))
+        .filter(|c| {
+            c.path == path.to_string_lossy()
+                && c.dev == opened.dev
+                && c.ino == opened.ino
+                && c.offset <= opened.len
+        })
+        .cloned();
+    let mut cursor = saved.unwrap_or_else(|| Cursor {
+        path: path.to_string_lossy().into_owned(),
+        dev: opened.dev,
+        ino: opened.ino,
+        offset: scan.turn_start.unwrap_or(scan.scanned_from),
+        last_message_id: None,
+        last_message_usage: Usage::default(),
+    });
+    let accounted = transcript::account(&mut opened.file, &mut cursor, opened.len, &env.limits)?;
+    Ok(Seen {
+        scan: Some(scan),
+        added: accounted.added,
+        cursor: Some(cursor),
+        problem: None,
+    })
+}
+
+/// `hook stop-failure`: record a failed turn. Never blocks anything (Claude Code ignores
+/// this event's output); records nothing in a project without `D/.autoctl`.
+pub fn stop_failure(stdin: &[u8], env: &Env, zone: &LocalZone) -> Outcome {
+    let input = match super::input::parse(stdin) {
+        Ok(input) => input,
+        Err(problem) => return Outcome::failed(format!("hook stop-failure: {problem}")),
+    };
+    let dir = LoopDir::new(&env.project(Some(&input)));
+    if !state::dir_exists(&dir) {
+        return Outcome::quiet("inactive");
+    }
+    let _guard = match lock::lock_with_timeout(&dir.guard(), GUARD_TIMEOUT) {
+        Ok(guard) => guard,
+        Err(err) => return Outcome::failed(format!("{err:#}")),
+    };
+    let mut warnings = Vec::new();
+    let previous = match quota::read_quota_wait(&dir.project) {
+        Ok(previous) => previous,
+        Err(problem) => {
+            warnings.push(format!("{problem}; starting a new wait"));
+            None
+        }
+    };
+    let recorded = quota::records(&input, previous.as_ref(), env.host.now(), zone);
+    if let Err(err) = quota::write(&dir, &recorded) {
+        return Outcome {
+            warnings,
+            ..Outcome::failed(format!("{err:#}"))
+        };
+    }
+    Outcome {
+        kind: if recorded.quota.is_some() {
+            "quota-wait".to_string()
+        } else {
+            "failure".to_string()
+        },
+        warnings,
+        ..Outcome::default()
+    }
+}

@@ -1,0 +1,230 @@
+//! `autoctl lock acquire|refresh|release|status`: the heartbeat lock primitive.
+
+use std::fs;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::util::{Sandbox, json_lines, one_stderr_line};
+
+fn record(sb: &Sandbox, name: &str) -> Value {
+    serde_json::from_slice(&fs::read(sb.path(name)).unwrap()).unwrap()
+}
+
+#[test]
+fn acquire_refresh_release_round_trip() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["lock", "acquire", "run.lock", "--owner", "cron:a"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    let held = record(&sb, "run.lock");
+    assert_eq!(held["owner"], "cron:a");
+    assert!(autoctl::schema::violations("heartbeat-lock", &held).is_empty());
+    // The holder is autoctl's parent (this test process) unless --pid says otherwise.
+    assert_eq!(held["pid"], json!(std::process::id()));
+
+    sb.cmd()
+        .args(["lock", "status", "run.lock"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::starts_with("held: cron:a (pid "));
+    sb.cmd()
+        .args(["lock", "status", "run.lock", "--owner", "cron:b"])
+        .assert()
+        .code(1);
+    // Re-acquiring one's own lock refreshes it.
+    sb.cmd()
+        .args(["lock", "acquire", "run.lock", "--owner", "cron:a"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args([
+            "lock", "refresh", "run.lock", "--owner", "cron:a", "--format", "json",
+        ])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["lock", "release", "run.lock", "--owner", "cron:a"])
+        .assert()
+        .code(0);
+    assert!(!sb.path("run.lock").exists());
+    sb.cmd()
+        .args(["lock", "status", "run.lock"])
+        .assert()
+        .code(1)
+        .stdout("free\n");
+    // Releasing a free lock is not an error; refreshing one is a "no".
+    sb.cmd()
+        .args(["lock", "release", "run.lock", "--owner", "cron:a"])
+        .assert()
+        .code(0);
+    let output = sb
+        .cmd()
+        .args(["lock", "refresh", "run.lock", "--owner", "cron:a"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(one_stderr_line(&output).contains("not held by anyone"));
+}
+
+#[test]
+fn another_owners_fresh_lock_is_a_conflict_naming_owner_and_age() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["lock", "acquire", "l", "--owner", "session:one"])
+        .assert()
+        .code(0);
+    for verb in ["acquire", "refresh", "release"] {
+        let output = sb
+            .cmd()
+            .args(["lock", verb, "l", "--owner", "session:two"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{verb}");
+        let line = one_stderr_line(&output);
+        assert!(
+            line.contains("is held by session:one")
+                && line.contains("heartbeat")
+                && line.contains("ago"),
+            "{line}"
+        );
+    }
+    assert_eq!(record(&sb, "l")["owner"], "session:one");
+}
+
+#[test]
+fn a_stale_lock_is_taken_over_and_reported() {
+    let sb = Sandbox::new();
+    sb.write(
+        "l",
+        r#"{"owner":"session:gone","pid":1,"host":"elsewhere","heartbeat_at":"2020-01-01T00:00:00Z"}"#,
+    );
+    let output = sb
+        .cmd()
+        .args(["lock", "status", "l", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let status = json_lines(&output).remove(0);
+    assert_eq!(status["state"], "stale");
+    assert_eq!(status["owner"], "session:gone");
+    let output = sb
+        .cmd()
+        .args([
+            "lock",
+            "acquire",
+            "l",
+            "--owner",
+            "session:new",
+            "--stale",
+            "10m",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("took over l from session:gone"), "{stderr}");
+    assert_eq!(record(&sb, "l")["owner"], "session:new");
+}
+
+#[test]
+fn a_lock_whose_process_is_dead_on_this_host_is_taken_at_once() {
+    let sb = Sandbox::new();
+    // A process that has exited: its pid is free (and not reused within this test).
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    sb.cmd()
+        .args(["lock", "acquire", "l", "--owner", "worker:1", "--pid"])
+        .arg(dead.to_string())
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["lock", "status", "l"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::starts_with("dead: worker:1"));
+    sb.cmd()
+        .args(["lock", "acquire", "l", "--owner", "worker:2"])
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains("its process is gone"));
+}
+
+#[test]
+fn sixteen_concurrent_acquires_have_exactly_one_winner() {
+    let sb = Sandbox::new();
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            sb.std_cmd()
+                .args(["lock", "acquire", "race.lock", "--owner"])
+                .arg(format!("racer:{i}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let codes: Vec<i32> = children
+        .into_iter()
+        .map(|child| child.wait_with_output().unwrap().status.code().unwrap())
+        .collect();
+    assert_eq!(codes.iter().filter(|c| **c == 0).count(), 1, "{codes:?}");
+    assert_eq!(codes.iter().filter(|c| **c == 3).count(), 15, "{codes:?}");
+    let winner = record(&sb, "race.lock");
+    assert!(winner["owner"].as_str().unwrap().starts_with("racer:"));
+}
+
+#[test]
+fn bad_lock_paths_and_arguments_are_one_line_errors() {
+    let sb = Sandbox::new();
+    std::os::unix::fs::symlink(sb.path("target"), sb.path("link")).unwrap();
+    fs::create_dir(sb.path("dir")).unwrap();
+    sb.write("notes.txt", "my notes, not a lock");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["lock", "acquire", "link", "--owner", "a"],
+            "it is a symlink",
+        ),
+        (
+            &["lock", "acquire", "dir", "--owner", "a"],
+            "it is a directory",
+        ),
+        (&["lock", "status", "dir"], "it is a directory"),
+        (
+            &["lock", "acquire", "missing/l", "--owner", "a"],
+            "no such directory",
+        ),
+        (
+            &["lock", "acquire", "notes.txt", "--owner", "a"],
+            "is not a lock record",
+        ),
+        (
+            &["lock", "acquire", "l", "--owner", ""],
+            "--owner must not be empty",
+        ),
+        (
+            &["lock", "acquire", "l", "--owner", "a", "--stale", "5"],
+            "needs a unit",
+        ),
+        (
+            &["lock", "acquire", "l", "--owner", "a", "--pid", "0"],
+            "--pid",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = sb.cmd().args(*args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let line = one_stderr_line(&output);
+        assert!(line.contains(expected), "{args:?}: {line}");
+    }
+    // Nothing was written through the symlink or over the foreign file.
+    assert!(!sb.path("target").exists());
+    assert_eq!(
+        fs::read_to_string(sb.path("notes.txt")).unwrap(),
+        "my notes, not a lock"
+    );
+}
