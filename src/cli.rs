@@ -39,6 +39,8 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// Check task modules: front matter, targets, dependencies, transient files
+    Lint(cmd::lint::LintArgs),
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),

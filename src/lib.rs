@@ -10,6 +10,7 @@ pub mod docs;
 pub mod duration;
 pub mod error;
 pub mod fsx;
+pub mod lint;
 pub mod output;
 pub mod protocol;
 pub mod routing;

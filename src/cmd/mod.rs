@@ -2,6 +2,7 @@
 //! reads, calls a pure core, and prints. No domain logic lives here.
 
 pub mod generate;
+pub mod lint;
 pub mod next;
 pub mod schema;
 pub mod signal;
@@ -20,6 +21,7 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
+        Command::Lint(args) => lint::run(&args),
         Command::Schema(command) => schema::run(command),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),

@@ -242,9 +242,10 @@ impl Reader {
             self.table = Some(cells.into_iter().map(|(_, text)| clean(&text)).collect());
             return;
         };
-        if cells.iter().all(|(_, text)| {
-            !text.is_empty() && text.chars().all(|c| matches!(c, '-' | ':' | ' '))
-        }) {
+        if cells
+            .iter()
+            .all(|(_, text)| !text.is_empty() && text.chars().all(|c| matches!(c, '-' | ':' | ' ')))
+        {
             return;
         }
         let Some((_, name)) = cells.first() else {
@@ -418,9 +419,15 @@ fn classify(path: &[String]) -> Kind {
         if key.contains("threshold") {
             return Kind::Threshold;
         }
-        if ["retry limit", "retries limit", "max retries", "max retry", "retry max"]
-            .iter()
-            .any(|phrase| key.contains(phrase))
+        if [
+            "retry limit",
+            "retries limit",
+            "max retries",
+            "max retry",
+            "retry max",
+        ]
+        .iter()
+        .any(|phrase| key.contains(phrase))
             || key == "retries"
             || key == "retry"
         {
@@ -450,10 +457,34 @@ mod tests {
         assert_eq!(
             settings(text),
             vec![
-                ("post-plan threshold".into(), Kind::Threshold, "0.60".into(), 4, 28),
-                ("post-exec threshold".into(), Kind::Threshold, "65%".into(), 5, 24),
-                ("post-plan retry limit".into(), Kind::RetryLimit, "2".into(), 6, 30),
-                ("mid-exec check interval".into(), Kind::Other, "3".into(), 7, 28),
+                (
+                    "post-plan threshold".into(),
+                    Kind::Threshold,
+                    "0.60".into(),
+                    4,
+                    28
+                ),
+                (
+                    "post-exec threshold".into(),
+                    Kind::Threshold,
+                    "65%".into(),
+                    5,
+                    24
+                ),
+                (
+                    "post-plan retry limit".into(),
+                    Kind::RetryLimit,
+                    "2".into(),
+                    6,
+                    30
+                ),
+                (
+                    "mid-exec check interval".into(),
+                    Kind::Other,
+                    "3".into(),
+                    7,
+                    28
+                ),
             ]
         );
         assert!(problems(&auto_adaptation(text).unwrap()).is_empty());
@@ -468,12 +499,28 @@ mod tests {
             .map(|p| (p.message, p.line))
             .collect();
         assert_eq!(found.len(), 4, "{found:?}");
-        assert!(found[0].0.starts_with("thresholds / mid-exec: threshold 1.5 is outside 0-1"));
+        assert!(
+            found[0]
+                .0
+                .starts_with("thresholds / mid-exec: threshold 1.5 is outside 0-1")
+        );
         assert_eq!(found[0].1, 4);
-        assert!(found[1].0.starts_with("retry_limits / post-exec: retry limit 0"));
-        assert!(found[2].0.starts_with("Retry limits / mid-exec: retry limit \"2.5\""));
+        assert!(
+            found[1]
+                .0
+                .starts_with("retry_limits / post-exec: retry limit 0")
+        );
+        assert!(
+            found[2]
+                .0
+                .starts_with("Retry limits / mid-exec: retry limit \"2.5\"")
+        );
         // The sub-heading still applies; the nearest key (thresholds) decides the kind.
-        assert!(found[3].0.starts_with("Retry limits / thresholds / post-exec: threshold 75"));
+        assert!(
+            found[3]
+                .0
+                .starts_with("Retry limits / thresholds / post-exec: threshold 75")
+        );
         assert_eq!(found[3].1, 12);
     }
 
@@ -487,9 +534,17 @@ mod tests {
             .collect();
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!((found[0].0, found[0].1), (6, 20));
-        assert!(found[0].2.starts_with("mid-exec / Retry Limit: retry limit \"-1\""));
+        assert!(
+            found[0]
+                .2
+                .starts_with("mid-exec / Retry Limit: retry limit \"-1\"")
+        );
         assert_eq!(found[1].0, 8);
-        assert!(found[1].2.starts_with("thresholds / post-exec: threshold 2"));
+        assert!(
+            found[1]
+                .2
+                .starts_with("thresholds / post-exec: threshold 2")
+        );
         assert_eq!(&text.lines().nth(7).unwrap()[found[1].1 - 1..], "2}");
     }
 

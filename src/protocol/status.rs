@@ -102,8 +102,14 @@ pub fn locate(dir: &Path) -> Option<PathBuf> {
 #[derive(Debug)]
 pub enum Read {
     Missing,
-    Invalid { path: PathBuf, problems: Vec<Problem> },
-    Valid { path: PathBuf, status: TaskStatus },
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
+    Valid {
+        path: PathBuf,
+        status: TaskStatus,
+    },
 }
 
 /// Read and validate a module's `.status.json` (bounded). I/O failures other than "not
@@ -161,7 +167,8 @@ mod tests {
 
     #[test]
     fn problems_name_the_field() {
-        let problems = parse(br#"{"status":"done","updated_at":"2026-03-08T14:05:00Z"}"#).unwrap_err();
+        let problems =
+            parse(br#"{"status":"done","updated_at":"2026-03-08T14:05:00Z"}"#).unwrap_err();
         assert_eq!(problems[0].location.to_string(), "/status");
         assert!(problems[0].message.contains("satisfied"), "{problems:?}");
         let problems = parse(br#"{"status":"draft","updated_at":"yesterday"}"#).unwrap_err();
