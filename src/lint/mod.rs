@@ -72,6 +72,37 @@ impl Finding {
     }
 }
 
+/// The module names of a task root, sorted, for membership tests (a sorted vector, not a set:
+/// memory per module stays small at ten thousand modules).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModuleNames(Vec<String>);
+
+impl ModuleNames {
+    pub fn new(mut names: Vec<String>) -> Self {
+        names.sort_unstable();
+        names.dedup();
+        ModuleNames(names)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0
+            .binary_search_by(|probe| probe.as_str().cmp(name))
+            .is_ok()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Sort findings into their printing order and drop exact duplicates (two PATHs that name
 /// the same module).
 pub fn sort_findings(findings: &mut Vec<Finding>) {

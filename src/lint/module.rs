@@ -6,7 +6,6 @@
 //! file in the module directory) and task-ai (`.status.json` holds the status; system files in
 //! `.working/` or the module directory itself).
 
-use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,8 +13,8 @@ use std::sync::OnceLock;
 use chrono::DateTime;
 use serde_json::{Map, Value};
 
-use super::Finding;
 use super::rules::{self, Rule};
+use super::{Finding, ModuleNames};
 use crate::fsx;
 use crate::protocol::document::{Location, Problem};
 use crate::protocol::{index, profile, signal, status, stop, target};
@@ -69,7 +68,7 @@ pub struct Context<'a> {
     pub table: &'a str,
     pub statuses: &'a [String],
     /// The module names of the task root, when the root could be listed.
-    pub modules: Option<&'a HashSet<String>>,
+    pub modules: Option<&'a ModuleNames>,
 }
 
 /// What the root-level checks need from a module.
@@ -803,7 +802,7 @@ mod tests {
 
     fn run(name: &str, module: &FakeModule, modules: &[&str]) -> (Vec<Finding>, Summary) {
         let statuses = statuses();
-        let set: HashSet<String> = modules.iter().map(|m| m.to_string()).collect();
+        let set = ModuleNames::new(modules.iter().map(|m| m.to_string()).collect());
         let ctx = Context {
             table: "ai-cli-task",
             statuses: &statuses,

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::Finding;
 use super::module::FileState;
 use super::rules;
+use super::{Finding, ModuleNames};
 use crate::fsx;
 
 /// A module named by the listing.
@@ -59,7 +59,7 @@ fn module_of(target: &str) -> Option<String> {
 }
 
 /// Check a root listing against the module directories of the root.
-pub fn check(root: &Path, state: FileState, modules: &BTreeSet<String>, out: &mut Vec<Finding>) {
+pub fn check(root: &Path, state: FileState, modules: &ModuleNames, out: &mut Vec<Finding>) {
     let path = root.join(".index.md");
     let bytes = match state {
         FileState::Missing => {
@@ -123,8 +123,8 @@ pub fn check(root: &Path, state: FileState, modules: &BTreeSet<String>, out: &mu
         }
         seen.insert(entry.name.as_str());
     }
-    for module in modules {
-        if !seen.contains(module.as_str()) {
+    for module in modules.iter() {
+        if !seen.contains(module) {
             out.push(Finding::new(
                 &rules::ROOT_INDEX_UNLISTED,
                 &path,
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn stale_and_unlisted() {
-        let modules: BTreeSet<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+        let modules = ModuleNames::new(vec!["b".to_string(), "a".to_string()]);
         let mut out = Vec::new();
         check(
             Path::new("TASK"),
@@ -179,7 +179,7 @@ mod tests {
         check(
             Path::new("TASK"),
             FileState::Missing,
-            &BTreeSet::new(),
+            &ModuleNames::default(),
             &mut out,
         );
         assert!(out.is_empty());

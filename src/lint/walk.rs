@@ -10,7 +10,7 @@
 //! files a rule needs. Whatever cannot be read is reported (a finding inside a task root, a
 //! warning outside) and the walk goes on.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use walkdir::WalkDir;
 
 use super::module::{self, Context, Entry, EntryKind, FileState, ModuleFs};
-use super::{Finding, ROOT_NAMES, deps, git, root_index, rules};
+use super::{Finding, ModuleNames, ROOT_NAMES, deps, git, root_index, rules};
 use crate::fsx::{self, Bounded};
 use crate::protocol::{index, status, target};
 
@@ -262,22 +262,26 @@ impl Run<'_> {
             }
         }
         modules.sort();
-        let names: BTreeSet<String> = modules
-            .iter()
-            .map(|m| m.to_string_lossy().into_owned())
-            .collect();
+        let names = ModuleNames::new(
+            modules
+                .iter()
+                .map(|m| m.to_string_lossy().into_owned())
+                .collect(),
+        );
         root_index::check(
             root,
             read_state(&root.join(index::FILE_NAME)),
             &names,
             &mut self.outcome.findings,
         );
-        let name_set: HashSet<String> = names.iter().cloned().collect();
+        // Only modules with dependencies can be on a cycle: the graph stays small.
         let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut located: HashMap<String, (usize, usize)> = HashMap::new();
         for name in &modules {
             let dir = root.join(name);
-            if let Some(summary) = self.module(&dir, name, Some(&name_set)) {
+            if let Some(summary) = self.module(&dir, name, Some(&names))
+                && !summary.deps.is_empty()
+            {
                 let key = name.to_string_lossy().into_owned();
                 if let Some(at) = summary.deps_at {
                     located.insert(key.clone(), at);
@@ -319,7 +323,7 @@ impl Run<'_> {
         &mut self,
         dir: &Path,
         name: &OsStr,
-        modules: Option<&HashSet<String>>,
+        modules: Option<&ModuleNames>,
     ) -> Option<module::Summary> {
         let entries = match list(dir) {
             Ok(entries) => entries,
@@ -368,13 +372,15 @@ impl Run<'_> {
                     .map(Path::to_path_buf)
                     .unwrap_or_default()
             });
-        let siblings: Option<HashSet<String>> = fs::read_dir(&parent).ok().map(|listing| {
-            listing
-                .filter_map(Result::ok)
-                .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-                .filter(|e| fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
+        let siblings: Option<ModuleNames> = fs::read_dir(&parent).ok().map(|listing| {
+            ModuleNames::new(
+                listing
+                    .filter_map(Result::ok)
+                    .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+                    .filter(|e| fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect(),
+            )
         });
         let Some(summary) = self.module(dir, &name, siblings.as_ref()) else {
             return;
