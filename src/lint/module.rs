@@ -369,6 +369,7 @@ fn check_index(
             column,
             message,
         }) => {
+            let message = shift_lines(&message, parts.yaml_first_line - 1);
             out.push(
                 Finding::new(
                     &rules::INDEX_YAML,
@@ -636,6 +637,19 @@ impl Fields<'_> {
             }
         }
     }
+}
+
+/// The YAML parser counts lines from the first line of the front matter; findings count from
+/// the first line of the file. Shift every "line N" of a parser message by `offset`.
+fn shift_lines(message: &str, offset: usize) -> String {
+    static LINE: OnceLock<regex::Regex> = OnceLock::new();
+    let pattern = LINE.get_or_init(|| regex::Regex::new(r"\bline (\d+)").expect("compiles"));
+    pattern
+        .replace_all(message, |caps: &regex::Captures| {
+            let line: usize = caps[1].parse().unwrap_or(0);
+            format!("line {}", line + offset)
+        })
+        .into_owned()
 }
 
 /// "a string", "a list", ... for messages.
@@ -1025,6 +1039,24 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let err = valid_module_name(OsStr::from_bytes(b"bad\xff")).unwrap_err();
         assert!(err.contains("UTF-8"));
+    }
+
+    #[test]
+    fn parser_lines_are_shifted_to_file_lines() {
+        assert_eq!(
+            shift_lines("bad at line 7, column 7 (defined at line 9, column 1)", 1),
+            "bad at line 8, column 7 (defined at line 10, column 1)"
+        );
+        let module = FakeModule::default()
+            .with(".index.md", "---\ntitle: x\ntitle: y\n---\n")
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(findings[0].line, Some(3));
+        assert!(
+            findings[0].message.contains("at line 3, column 1"),
+            "{}",
+            findings[0].message
+        );
     }
 
     #[test]

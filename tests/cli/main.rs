@@ -2,6 +2,7 @@
 //! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
 
 mod generated;
+mod lint;
 mod next;
 mod signal;
 mod stop;
