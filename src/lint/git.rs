@@ -3,22 +3,29 @@
 //! name, `check-ignore --no-index --stdin` for every module's transient paths), so every
 //! ignore source git honours (nested .gitignore files, info/exclude, core.excludesFile,
 //! negations) counts. Deciding what to report from the facts is a pure function.
+//!
+//! The two runs start before the modules are checked and are collected after, so git works
+//! on the second core while autoctl reads the modules. Answers are streamed: memory is one
+//! flag per (module, transient name), not a set of paths.
 
-use std::collections::HashSet;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use super::rules;
 use super::{Finding, TRANSIENT_FILES};
 
-/// What git says about a task root's transient files (paths relative to the root).
+/// What git says about a task root's transient files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
+    /// Tracked transient files, relative to the root.
     pub tracked: Vec<PathBuf>,
-    pub ignored: HashSet<PathBuf>,
+    /// Whether git ignores `<module>/<transient>`, at `module * TRANSIENT_FILES.len() + name`.
+    pub ignored: Vec<bool>,
 }
 
 /// The findings the facts imply for a root with these module directories.
@@ -30,11 +37,18 @@ pub fn findings(root: &Path, modules: &[OsString], facts: &Facts, out: &mut Vec<
             "a transient file is tracked by git; remove it with `git rm --cached` and ignore it",
         ));
     }
-    for transient in TRANSIENT_FILES {
-        let missing: Vec<PathBuf> = modules
+    for (slot, transient) in TRANSIENT_FILES.iter().enumerate() {
+        let missing: Vec<&OsString> = modules
             .iter()
-            .map(|module| Path::new(module).join(transient))
-            .filter(|path| !facts.ignored.contains(path))
+            .enumerate()
+            .filter(|(index, _)| {
+                !facts
+                    .ignored
+                    .get(index * TRANSIENT_FILES.len() + slot)
+                    .copied()
+                    .unwrap_or(false)
+            })
+            .map(|(_, module)| module)
             .collect();
         if missing.is_empty() {
             continue;
@@ -42,7 +56,12 @@ pub fn findings(root: &Path, modules: &[OsString], facts: &Facts, out: &mut Vec<
         let examples: Vec<String> = missing
             .iter()
             .take(3)
-            .map(|p| p.to_string_lossy().into_owned())
+            .map(|module| {
+                Path::new(module)
+                    .join(transient)
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         out.push(Finding::new(
             &rules::TRANSIENT_NOT_IGNORED,
@@ -67,9 +86,21 @@ pub fn work_tree(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Ask git about a task root. `Ok(None)` when the root is not in a git work tree; `Err` when
-/// git is missing or fails (the caller warns and skips the git rules).
-pub fn query(root: &Path, modules: &[OsString]) -> Result<Option<Facts>, String> {
+/// The git questions about one task root, running while the modules are checked.
+pub struct Pending {
+    ls: Child,
+    check: Option<CheckIgnore>,
+}
+
+struct CheckIgnore {
+    child: Child,
+    writer: JoinHandle<io::Result<()>>,
+    reader: JoinHandle<Result<Vec<bool>, String>>,
+}
+
+/// Start asking git about a task root. `Ok(None)` when the root is not in a git work tree;
+/// `Err` when git cannot be run (the caller warns and skips the git rules).
+pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> Result<Option<Pending>, String> {
     if work_tree(root).is_none() {
         return Ok(None);
     }
@@ -78,48 +109,121 @@ pub fn query(root: &Path, modules: &[OsString]) -> Result<Option<Facts>, String>
     for transient in TRANSIENT_FILES {
         ls.arg(format!(":(glob)**/{transient}"));
     }
-    let listed = ls
-        .output()
+    let ls = ls
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|err| format!("cannot run git: {err}"))?;
-    if !listed.status.success() {
-        return Err(git_failure("git ls-files", &listed.stderr));
+    if modules.is_empty() {
+        return Ok(Some(Pending { ls, check: None }));
     }
-    let tracked = split_nul(&listed.stdout);
-
-    let mut input = Vec::new();
-    for module in modules {
-        for transient in TRANSIENT_FILES {
-            input.extend_from_slice(module.as_bytes());
-            input.push(b'/');
-            input.extend_from_slice(transient.as_bytes());
-            input.push(0);
-        }
-    }
-    let mut check = git(root);
-    check
+    let mut child = git(root)
         .args(["check-ignore", "--no-index", "-z", "--stdin"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = check
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|err| format!("cannot run git: {err}"))?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
-    // Feed git from another thread: it answers while it reads, and a full stdout pipe would
-    // otherwise block both sides.
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let answered = child
-        .wait_with_output()
-        .map_err(|err| format!("git check-ignore: {err}"))?;
-    let _ = writer.join();
-    // Exit 1 means "nothing is ignored", which is an answer, not a failure.
-    if !matches!(answered.status.code(), Some(0 | 1)) {
-        return Err(git_failure("git check-ignore", &answered.stderr));
-    }
-    Ok(Some(Facts {
-        tracked,
-        ignored: split_nul(&answered.stdout).into_iter().collect(),
+    let stdout = child.stdout.take().expect("stdout is piped");
+    // Git answers while it reads: feeding and reading on separate threads keeps a full pipe
+    // on one side from blocking the other.
+    let asked = Arc::clone(&modules);
+    let writer = std::thread::spawn(move || {
+        let mut buffered = io::BufWriter::new(&mut stdin);
+        for module in asked.iter() {
+            for transient in TRANSIENT_FILES {
+                buffered.write_all(module.as_bytes())?;
+                buffered.write_all(b"/")?;
+                buffered.write_all(transient.as_bytes())?;
+                buffered.write_all(b"\0")?;
+            }
+        }
+        buffered.flush()
+    });
+    let reader = std::thread::spawn(move || read_ignored(stdout, &modules));
+    Ok(Some(Pending {
+        ls,
+        check: Some(CheckIgnore {
+            child,
+            writer,
+            reader,
+        }),
     }))
+}
+
+impl Pending {
+    /// Wait for git's answers.
+    pub fn finish(self) -> Result<Facts, String> {
+        let listed = self
+            .ls
+            .wait_with_output()
+            .map_err(|err| format!("git ls-files: {err}"))?;
+        if !listed.status.success() {
+            return Err(git_failure("git ls-files", &listed.stderr));
+        }
+        let tracked = split_nul(&listed.stdout);
+        let Some(mut check) = self.check else {
+            return Ok(Facts {
+                tracked,
+                ignored: Vec::new(),
+            });
+        };
+        let ignored = check
+            .reader
+            .join()
+            .map_err(|_| "git check-ignore: the reader panicked".to_string())?;
+        let written = check.writer.join();
+        let mut stderr = Vec::new();
+        if let Some(mut pipe) = check.child.stderr.take() {
+            let _ = pipe.read_to_end(&mut stderr);
+        }
+        let status = check
+            .child
+            .wait()
+            .map_err(|err| format!("git check-ignore: {err}"))?;
+        // Exit 1 means "nothing is ignored", which is an answer, not a failure.
+        if !matches!(status.code(), Some(0 | 1)) {
+            return Err(git_failure("git check-ignore", &stderr));
+        }
+        if let Ok(Err(err)) = written {
+            return Err(format!("git check-ignore: cannot send paths: {err}"));
+        }
+        Ok(Facts {
+            tracked,
+            ignored: ignored?,
+        })
+    }
+}
+
+/// Read check-ignore's answers (the ignored paths, in the order they were asked) into one
+/// flag per asked path, walking the asked sequence alongside.
+fn read_ignored(stdout: impl Read, modules: &[OsString]) -> Result<Vec<bool>, String> {
+    let total = modules.len() * TRANSIENT_FILES.len();
+    let mut ignored = vec![false; total];
+    let mut cursor = 0;
+    let mut asked = Vec::new();
+    for answer in BufReader::new(stdout).split(0) {
+        let answer = answer.map_err(|err| format!("git check-ignore: {err}"))?;
+        loop {
+            if cursor >= total {
+                return Err(format!(
+                    "git check-ignore answered a path it was not asked: {}",
+                    String::from_utf8_lossy(&answer)
+                ));
+            }
+            asked.clear();
+            asked.extend_from_slice(modules[cursor / TRANSIENT_FILES.len()].as_bytes());
+            asked.push(b'/');
+            asked.extend_from_slice(TRANSIENT_FILES[cursor % TRANSIENT_FILES.len()].as_bytes());
+            cursor += 1;
+            if asked == answer {
+                ignored[cursor - 1] = true;
+                break;
+            }
+        }
+    }
+    Ok(ignored)
 }
 
 fn git(root: &Path) -> Command {
@@ -155,18 +259,10 @@ mod tests {
     #[test]
     fn tracked_files_and_uncovered_names_become_findings() {
         let modules: Vec<OsString> = vec!["a".into(), "b".into()];
+        // a: all three ignored; b: .auto-signal and .auto-stop ignored.
         let facts = Facts {
             tracked: vec![PathBuf::from("a/.auto-stop")],
-            ignored: [
-                "a/.auto-signal",
-                "b/.auto-signal",
-                "a/.auto-stop",
-                "b/.auto-stop",
-                "a/.tmp-annotations.json",
-            ]
-            .into_iter()
-            .map(PathBuf::from)
-            .collect(),
+            ignored: vec![true, true, true, true, true, false],
         };
         let mut out = Vec::new();
         findings(Path::new("TASK"), &modules, &facts, &mut out);
@@ -188,6 +284,19 @@ mod tests {
             "{}",
             out[1].message
         );
+    }
+
+    #[test]
+    fn answers_are_matched_to_questions_in_order() {
+        let modules: Vec<OsString> = vec!["a".into(), "b\u{e9}".into()];
+        let answers = "a/.auto-stop\0b\u{e9}/.auto-signal\0b\u{e9}/.tmp-annotations.json\0";
+        assert_eq!(
+            read_ignored(answers.as_bytes(), &modules).unwrap(),
+            vec![false, true, false, true, false, true]
+        );
+        assert_eq!(read_ignored(&b""[..], &modules).unwrap(), vec![false; 6]);
+        let err = read_ignored(&b"c/.auto-stop\0"[..], &modules).unwrap_err();
+        assert!(err.contains("not asked: c/.auto-stop"), "{err}");
     }
 
     #[test]

@@ -90,6 +90,13 @@ impl ModuleNames {
             .is_ok()
     }
 
+    /// Where `name` is in the sorted order (for per-module flags).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.0
+            .binary_search_by(|probe| probe.as_str().cmp(name))
+            .ok()
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(String::as_str)
     }

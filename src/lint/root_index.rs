@@ -2,14 +2,23 @@
 //! `- [<module>](./<module>/.index.md) — <title>` line per module. A module counts as listed
 //! when any link in the file points at `<module>/.index.md` or `<module>/` (relative,
 //! percent-encoded or not), so hand-edited listings keep working.
+//!
+//! The listing grows with the root (a line per module), so it is read line by line rather than
+//! whole: memory stays one line and one flag per module, and a root of 50,000 modules is not
+//! refused for a listing over the 1 MiB document bound. Lines are bounded at 1 MiB and the
+//! file at 64 MiB.
 
-use std::collections::BTreeSet;
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 
-use super::module::FileState;
 use super::rules;
 use super::{Finding, ModuleNames};
 use crate::fsx;
+
+/// The longest line read.
+pub const LINE_LIMIT: u64 = fsx::DOCUMENT_LIMIT;
+/// The most of a listing read.
+pub const FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// A module named by the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,24 +29,22 @@ pub struct Listed {
     pub column: usize,
 }
 
-/// The modules a root listing links to, in order of appearance.
-pub fn listed(text: &str) -> Vec<Listed> {
+/// The modules one line of a listing links to.
+pub fn links(line: &str, number: usize) -> Vec<Listed> {
     let mut found = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let mut rest = line;
-        while let Some(open) = rest.find("](") {
-            let target_start = line.len() - rest.len() + open + 2;
-            let after = &line[target_start..];
-            let Some(close) = after.find(')') else { break };
-            if let Some(name) = module_of(&after[..close]) {
-                found.push(Listed {
-                    name,
-                    line: number + 1,
-                    column: line[..target_start].chars().count() + 1,
-                });
-            }
-            rest = &after[close..];
+    let mut rest = line;
+    while let Some(open) = rest.find("](") {
+        let target_start = line.len() - rest.len() + open + 2;
+        let after = &line[target_start..];
+        let Some(close) = after.find(')') else { break };
+        if let Some(name) = module_of(&after[..close]) {
+            found.push(Listed {
+                name,
+                line: number,
+                column: line[..target_start].chars().count() + 1,
+            });
         }
+        rest = &after[close..];
     }
     found
 }
@@ -58,11 +65,32 @@ fn module_of(target: &str) -> Option<String> {
         .then(|| module.to_string())
 }
 
+/// How the listing could be opened.
+pub enum Source<R> {
+    Missing,
+    Failed(String),
+    Open(R),
+}
+
+/// Open a root's listing for [`check`].
+pub fn open(root: &Path) -> Source<io::BufReader<std::fs::File>> {
+    match std::fs::File::open(root.join(".index.md")) {
+        Ok(file) => Source::Open(io::BufReader::new(file)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Source::Missing,
+        Err(err) => Source::Failed(err.to_string()),
+    }
+}
+
 /// Check a root listing against the module directories of the root.
-pub fn check(root: &Path, state: FileState, modules: &ModuleNames, out: &mut Vec<Finding>) {
+pub fn check<R: BufRead>(
+    root: &Path,
+    source: Source<R>,
+    modules: &ModuleNames,
+    out: &mut Vec<Finding>,
+) {
     let path = root.join(".index.md");
-    let bytes = match state {
-        FileState::Missing => {
+    let reader = match source {
+        Source::Missing => {
             if !modules.is_empty() {
                 out.push(Finding::new(
                     &rules::ROOT_INDEX_MISSING,
@@ -76,7 +104,7 @@ pub fn check(root: &Path, state: FileState, modules: &ModuleNames, out: &mut Vec
             }
             return;
         }
-        FileState::Failed(why) => {
+        Source::Failed(why) => {
             out.push(Finding::new(
                 &rules::UNREADABLE,
                 path,
@@ -84,47 +112,74 @@ pub fn check(root: &Path, state: FileState, modules: &ModuleNames, out: &mut Vec
             ));
             return;
         }
-        FileState::TooLarge { limit } => {
-            out.push(Finding::new(
-                &rules::INDEX_NOT_TEXT,
-                path,
-                format!(
-                    "larger than the {} read limit; not read",
-                    fsx::human_size(limit)
-                ),
-            ));
-            return;
-        }
-        FileState::Bytes(bytes) => bytes,
+        Source::Open(reader) => reader,
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
+    let mut reader = reader.take(FILE_LIMIT);
+    let mut seen = vec![false; modules.len()];
+    let mut buffer = Vec::new();
+    let mut number = 0;
+    loop {
+        buffer.clear();
+        number += 1;
+        let read = (&mut reader)
+            .take(LINE_LIMIT + 1)
+            .read_until(b'\n', &mut buffer);
+        let problem = match read {
+            Ok(0) => break,
+            Ok(_) if buffer.len() as u64 > LINE_LIMIT => Some(format!(
+                "line {number} is longer than {}; the rest is not read",
+                fsx::human_size(LINE_LIMIT)
+            )),
+            Ok(_) => None,
+            Err(err) => {
+                out.push(Finding::new(
+                    &rules::UNREADABLE,
+                    &path,
+                    format!("cannot read: {err}"),
+                ));
+                return;
+            }
+        };
+        if let Some(problem) = problem {
+            out.push(Finding::new(&rules::INDEX_NOT_TEXT, &path, problem).at(number, None));
+            break;
+        }
+        let Ok(line) = std::str::from_utf8(&buffer) else {
+            out.push(
+                Finding::new(&rules::INDEX_NOT_TEXT, &path, "not valid UTF-8 text")
+                    .at(number, None),
+            );
+            break;
+        };
+        for entry in links(line.trim_end_matches(['\n', '\r']), number) {
+            match modules.position(&entry.name) {
+                Some(index) => seen[index] = true,
+                None => out.push(
+                    Finding::new(
+                        &rules::ROOT_INDEX_STALE,
+                        &path,
+                        format!(
+                            "lists {:?}, which is not a module directory of the task root",
+                            entry.name
+                        ),
+                    )
+                    .at(entry.line, Some(entry.column)),
+                ),
+            }
+        }
+    }
+    if reader.limit() == 0 {
         out.push(Finding::new(
             &rules::INDEX_NOT_TEXT,
-            path,
-            "not valid UTF-8 text",
+            &path,
+            format!(
+                "larger than the {} read limit; the rest is not read",
+                fsx::human_size(FILE_LIMIT)
+            ),
         ));
-        return;
-    };
-    let entries = listed(text);
-    let mut seen = BTreeSet::new();
-    for entry in &entries {
-        if !modules.contains(&entry.name) {
-            out.push(
-                Finding::new(
-                    &rules::ROOT_INDEX_STALE,
-                    &path,
-                    format!(
-                        "lists {:?}, which is not a module directory of the task root",
-                        entry.name
-                    ),
-                )
-                .at(entry.line, Some(entry.column)),
-            );
-        }
-        seen.insert(entry.name.as_str());
     }
-    for module in modules.iter() {
-        if !seen.contains(module) {
+    for (module, listed) in modules.iter().zip(seen) {
+        if !listed {
             out.push(Finding::new(
                 &rules::ROOT_INDEX_UNLISTED,
                 &path,
@@ -138,15 +193,19 @@ pub fn check(root: &Path, state: FileState, modules: &ModuleNames, out: &mut Vec
 mod tests {
     use super::*;
 
+    fn listed(text: &str) -> Vec<(String, usize, usize)> {
+        text.lines()
+            .enumerate()
+            .flat_map(|(i, line)| links(line, i + 1))
+            .map(|l| (l.name, l.line, l.column))
+            .collect()
+    }
+
     #[test]
     fn reads_init_listings_and_hand_edits() {
         let text = "# TASK\n\n- [auth-refactor](./auth-refactor/.index.md) — User auth\n- [用户认证重构](./%E7%94%A8%E6%88%B7%E8%AE%A4%E8%AF%81%E9%87%8D%E6%9E%84/.index.md) — 重构\n- see [db](db/) and [docs](https://example.com/x/) and [notes](notes.md)\n";
-        let names: Vec<(String, usize, usize)> = listed(text)
-            .into_iter()
-            .map(|l| (l.name, l.line, l.column))
-            .collect();
         assert_eq!(
-            names,
+            listed(text),
             vec![
                 ("auth-refactor".to_string(), 3, 19),
                 ("用户认证重构".to_string(), 4, 12),
@@ -155,15 +214,18 @@ mod tests {
         );
     }
 
+    fn run(text: &[u8], modules: &ModuleNames) -> Vec<Finding> {
+        let mut out = Vec::new();
+        check(Path::new("TASK"), Source::Open(text), modules, &mut out);
+        out
+    }
+
     #[test]
     fn stale_and_unlisted() {
         let modules = ModuleNames::new(vec!["b".to_string(), "a".to_string()]);
-        let mut out = Vec::new();
-        check(
-            Path::new("TASK"),
-            FileState::Bytes(b"- [a](./a/.index.md)\n- [gone](./gone/.index.md)\n".to_vec()),
+        let out = run(
+            b"- [a](./a/.index.md)\r\n- [gone](./gone/.index.md)\n",
             &modules,
-            &mut out,
         );
         let got: Vec<(&str, Option<usize>)> = out.iter().map(|f| (f.rule.id, f.line)).collect();
         assert_eq!(
@@ -173,15 +235,33 @@ mod tests {
         assert!(out[1].message.contains("\"b\""));
 
         let mut out = Vec::new();
-        check(Path::new("TASK"), FileState::Missing, &modules, &mut out);
+        check::<&[u8]>(Path::new("TASK"), Source::Missing, &modules, &mut out);
         assert_eq!(out[0].rule.id, "root-index-missing");
         let mut out = Vec::new();
-        check(
+        check::<&[u8]>(
             Path::new("TASK"),
-            FileState::Missing,
+            Source::Missing,
             &ModuleNames::default(),
             &mut out,
         );
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn binary_and_endless_lines_stop_the_read() {
+        let modules = ModuleNames::new(vec!["a".to_string()]);
+        let out = run(b"- [a](./a/.index.md)\n\xff\xfe\n", &modules);
+        assert_eq!(out[0].rule.id, "index-not-text");
+        assert_eq!(out[0].line, Some(2));
+        let long = vec![b'x'; LINE_LIMIT as usize + 10];
+        let out = run(&long, &modules);
+        assert_eq!(out[0].rule.id, "index-not-text");
+        assert!(
+            out[0].message.contains("longer than 1 MiB"),
+            "{}",
+            out[0].message
+        );
+        // The module after the cut is unlisted: nothing past the bound was read.
+        assert_eq!(out[1].rule.id, "root-index-unlisted");
     }
 }

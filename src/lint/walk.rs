@@ -15,6 +15,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use walkdir::WalkDir;
 
@@ -262,6 +263,19 @@ impl Run<'_> {
             }
         }
         modules.sort();
+        let modules = Arc::new(modules);
+        // Git answers about the transient files while the modules are read.
+        let pending = if self.options.git {
+            match git::start(root, Arc::clone(&modules)) {
+                Ok(pending) => pending,
+                Err(why) => {
+                    self.git_skipped(root, &why);
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let names = ModuleNames::new(
             modules
                 .iter()
@@ -270,14 +284,14 @@ impl Run<'_> {
         );
         root_index::check(
             root,
-            read_state(&root.join(index::FILE_NAME)),
+            root_index::open(root),
             &names,
             &mut self.outcome.findings,
         );
         // Only modules with dependencies can be on a cycle: the graph stays small.
         let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut located: HashMap<String, (usize, usize)> = HashMap::new();
-        for name in &modules {
+        for name in modules.iter() {
             let dir = root.join(name);
             if let Some(summary) = self.module(&dir, name, Some(&names))
                 && !summary.deps.is_empty()
@@ -292,18 +306,18 @@ impl Run<'_> {
         for cycle in deps::cycles(&graph) {
             self.push_cycle(root, &cycle, located.get(&cycle[0]).copied());
         }
-        if self.options.git {
-            match git::query(root, &modules) {
-                Ok(Some(facts)) => {
-                    git::findings(root, &modules, &facts, &mut self.outcome.findings)
-                }
-                Ok(None) => {}
-                Err(why) => self
-                    .outcome
-                    .warnings
-                    .push(format!("{}: git checks skipped: {why}", root.display())),
+        if let Some(pending) = pending {
+            match pending.finish() {
+                Ok(facts) => git::findings(root, &modules, &facts, &mut self.outcome.findings),
+                Err(why) => self.git_skipped(root, &why),
             }
         }
+    }
+
+    fn git_skipped(&mut self, root: &Path, why: &str) {
+        self.outcome
+            .warnings
+            .push(format!("{}: git checks skipped: {why}", root.display()));
     }
 
     fn push_cycle(&mut self, root: &Path, cycle: &[String], at: Option<(usize, usize)>) {
