@@ -69,6 +69,9 @@ for i in range(count):
             f.write(target.format(t=other))
         with open(os.path.join(root, other, "plan.md"), "w") as f:
             f.write("# Plan\n")
+        if "status: complete" in index:
+            with open(os.path.join(root, other, ".report.md"), "w") as f:
+                f.write("# Report\n")
         listing.append(other)
     if kind != "unlisted":
         listing.append(name)
