@@ -19,6 +19,9 @@ _autoctl() {
             autoctl,completions)
                 cmd="autoctl__subcmd__completions"
                 ;;
+            autoctl,lint)
+                cmd="autoctl__subcmd__lint"
+                ;;
             autoctl,man)
                 cmd="autoctl__subcmd__man"
                 ;;
@@ -80,7 +83,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --help --version signal stop next table schema completions man"
+            opts="-h -V --help --version signal stop next table lint schema completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -100,6 +103,40 @@ _autoctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__lint)
+            opts="-L -h --format --deny --allow --explain --list-rules --table --follow --no-git --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json github sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --deny)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted warnings" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    return 0
+                    ;;
+                --explain)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    return 0
+                    ;;
+                --table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

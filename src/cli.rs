@@ -39,7 +39,7 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
-    /// Check task modules: front matter, targets, dependencies, transient files
+    // The help text is LintArgs' doc comment (a variant doc comment would replace its details).
     Lint(cmd::lint::LintArgs),
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]

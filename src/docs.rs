@@ -118,4 +118,12 @@ pub const FILES: &[(&str, &str)] = &[
         ".target.md",
         "Task target; a draft is planned only when it has substantive content.",
     ),
+    (
+        ".status.json",
+        "task-ai module state: status and updated_at (schema: autoctl schema show task-status).",
+    ),
+    (
+        ".type-profile.md",
+        "task-ai type profile; autoctl lint checks the thresholds and retry limits of its Auto Adaptation section.",
+    ),
 ];

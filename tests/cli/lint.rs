@@ -930,3 +930,15 @@ fn ci_integrations_run_autoctl_lint() {
         "{runs:?}"
     );
 }
+
+#[test]
+fn the_readme_documents_every_rule() {
+    let readme = include_str!("../../README.md");
+    for rule in RULES {
+        assert!(
+            readme.contains(&format!("| `{}` | {} |", rule.id, rule.severity.as_str())),
+            "README.md has no row for rule {}",
+            rule.id
+        );
+    }
+}
