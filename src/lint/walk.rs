@@ -4,7 +4,9 @@
 //! task root, or one holding `.index.md` front matter, `.target.md` or a task-ai
 //! `.status.json`), or anything else, which is walked (walkdir, sorted, not following
 //! symlinks unless asked) to find the task roots in it. The walk skips `.git`, `.worktrees`
-//! and other hidden directories, `node_modules` and `target`.
+//! and other hidden directories, `node_modules` and `target`. Inside a task root a symlinked
+//! module is followed one level (it is a module wherever it points); a link that loops or
+//! dangles is reported.
 //!
 //! Reading is bounded and lazy: per module one directory listing, `.index.md`, and only the
 //! files a rule needs. Whatever cannot be read is reported (a finding inside a task root, a
