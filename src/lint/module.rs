@@ -169,56 +169,73 @@ pub fn check(
     }
 
     // Transient documents, where the loop writes them (the module, and .working/ for task-ai).
-    let mut places = vec![("", entries)];
+    check_transients(dir, "", entries, fs, out);
     if !prefix.is_empty() {
-        places.push((prefix, &work_entries));
+        check_transients(dir, prefix, &work_entries, fs, out);
     }
-    for (place, listing) in places {
-        let present = |file: &str| listing.iter().any(|e| e.name == file);
-        if present(signal::FILE_NAME) {
-            let path = dir.join(format!("{place}{}", signal::FILE_NAME));
-            if let Some(bytes) = read(fs, &format!("{place}{}", signal::FILE_NAME), &path, out)
-                && let Err(problems) = signal::parse(&bytes)
-            {
-                push_problems(&rules::SIGNAL_INVALID, &path, problems, out);
-            }
-        }
-        if present(stop::FILE_NAME) {
-            let path = dir.join(format!("{place}{}", stop::FILE_NAME));
-            if let Some(bytes) = read(fs, &format!("{place}{}", stop::FILE_NAME), &path, out)
-                && let Err(problems) = stop::parse(&bytes)
-            {
-                push_problems(&rules::STOP_INVALID, &path, problems, out);
-            }
-        }
-    }
-
     if has_system(profile::FILE_NAME) {
-        let path = path_of(profile::FILE_NAME);
-        if let Some(bytes) = read(fs, &format!("{prefix}{}", profile::FILE_NAME), &path, out) {
-            match std::str::from_utf8(&bytes) {
-                Ok(text) => {
-                    if let Some(section) = profile::auto_adaptation(text) {
-                        for problem in profile::problems(&section) {
-                            out.push(
-                                Finding::new(&rules::PROFILE_ADAPTATION, &path, problem.message)
-                                    .at(problem.line, Some(problem.column)),
-                            );
-                        }
-                    }
-                }
-                Err(err) => out.push(Finding::new(
-                    &rules::PROFILE_ADAPTATION,
-                    &path,
-                    format!(
-                        "not UTF-8 text (first bad byte at offset {}), so its Auto Adaptation section cannot be read",
-                        err.valid_up_to()
-                    ),
-                )),
-            }
-        }
+        check_profile(&path_of(profile::FILE_NAME), prefix, fs, out);
     }
     summary
+}
+
+/// `.auto-signal` and `.auto-stop`, when present in `listing` (the directory `place` of the
+/// module), must be valid.
+fn check_transients(
+    dir: &Path,
+    place: &str,
+    listing: &[Entry],
+    fs: &dyn ModuleFs,
+    out: &mut Vec<Finding>,
+) {
+    type Parse = fn(&[u8]) -> Result<(), Vec<Problem>>;
+    let documents: [(&str, &'static Rule, Parse); 2] = [
+        (signal::FILE_NAME, &rules::SIGNAL_INVALID, |b| {
+            signal::parse(b).map(drop)
+        }),
+        (stop::FILE_NAME, &rules::STOP_INVALID, |b| {
+            stop::parse(b).map(drop)
+        }),
+    ];
+    for (file, rule, parse) in documents {
+        if !listing.iter().any(|e| e.name == file) {
+            continue;
+        }
+        let relative = format!("{place}{file}");
+        let path = dir.join(&relative);
+        if let Some(bytes) = read(fs, &relative, &path, out)
+            && let Err(problems) = parse(&bytes)
+        {
+            push_problems(rule, &path, problems, out);
+        }
+    }
+}
+
+/// The thresholds and retry limits of `.type-profile.md`'s Auto Adaptation section.
+fn check_profile(path: &Path, prefix: &str, fs: &dyn ModuleFs, out: &mut Vec<Finding>) {
+    let Some(bytes) = read(fs, &format!("{prefix}{}", profile::FILE_NAME), path, out) else {
+        return;
+    };
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => {
+            if let Some(section) = profile::auto_adaptation(text) {
+                for problem in profile::problems(&section) {
+                    out.push(
+                        Finding::new(&rules::PROFILE_ADAPTATION, path, problem.message)
+                            .at(problem.line, Some(problem.column)),
+                    );
+                }
+            }
+        }
+        Err(err) => out.push(Finding::new(
+            &rules::PROFILE_ADAPTATION,
+            path,
+            format!(
+                "not UTF-8 text (first bad byte at offset {}), so its Auto Adaptation section cannot be read",
+                err.valid_up_to()
+            ),
+        )),
+    }
 }
 
 /// The module-name rule: `[\p{L}\p{N}_-]+`, valid UTF-8.
