@@ -1076,6 +1076,27 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever an index holds, the checks do not panic and every position they report
+        /// is inside the file.
+        #[test]
+        fn any_index_text_gives_findings_inside_the_file(
+            body in r#"(---\n)?((title|status|created|updated|depends_on|tags|branch|worktree|phase|x): ?("|\[|\]|[a-z0-9:.,/ -]|&a|\*a|\n|\t|é){0,12}\n){0,8}(---\n)?[^\x00]{0,20}"#,
+            status in "(draft|executing|complete|review)",
+        ) {
+            let text = body.replacen("status:", &format!("status: {status}\nstatus_was:"), 1);
+            let module = FakeModule::default().with(".index.md", &text).with(".target.md", "# T\n");
+            let (findings, summary) = run("auth", &module, &["auth", "db"]);
+            let lines = text.lines().count().max(1);
+            for finding in &findings {
+                if let Some(line) = finding.line {
+                    proptest::prop_assert!(line <= lines + 1, "{:?} in {:?}", finding, text);
+                }
+            }
+            proptest::prop_assert!(!summary.deps.iter().any(|d| d == "auth"));
+        }
+    }
+
     #[test]
     fn key_locations() {
         let yaml = "title: x\n\"status\":   draft\nstatus_extra: y\n";
