@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Request, check and clear a loop stop (`.auto-stop`)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check task modules: front matter, targets, dependencies, transient files')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Take, refresh, release and inspect a heartbeat lock file')
             [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
@@ -145,6 +146,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;table;check' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;lint' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--deny', '--deny', [CompletionResultType]::ParameterName, 'Report RULE as an error; `warnings` denies every warning (repeatable)')
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Do not report RULE (repeatable)')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Print what RULE checks and how to fix it')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table whose statuses .index.md may use: a built-in name or a JSON file')
+            [CompletionResult]::new('--list-rules', '--list-rules', [CompletionResultType]::ParameterName, 'List the rules: id, default severity, what each finds')
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Follow symlinks while looking for task roots')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Follow symlinks while looking for task roots')
+            [CompletionResult]::new('--no-git', '--no-git', [CompletionResultType]::ParameterName, 'Skip the git checks of transient files')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -34,6 +34,9 @@ _autoctl() {
             autoctl,hook)
                 cmd="autoctl__subcmd__hook"
                 ;;
+            autoctl,lint)
+                cmd="autoctl__subcmd__lint"
+                ;;
             autoctl,lock)
                 cmd="autoctl__subcmd__lock"
                 ;;
@@ -179,7 +182,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --help --version signal stop next table schema lock loop hook completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --help --version signal stop next table lint schema lock loop hook completions man gate converge profile route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,6 +585,40 @@ _autoctl() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__lint)
+            opts="-L -h --format --deny --allow --explain --list-rules --table --follow --no-git --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json github sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --deny)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted warnings" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    return 0
+                    ;;
+                --explain)
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    return 0
+                    ;;
+                --table)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

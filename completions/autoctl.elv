@@ -26,6 +26,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Request, check and clear a loop stop (`.auto-stop`)'
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
+            cand lint 'Check task modules: front matter, targets, dependencies, transient files'
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand lock 'Take, refresh, release and inspect a heartbeat lock file'
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
@@ -128,6 +129,19 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;lint'= {
+            cand --format 'Output format'
+            cand --deny 'Report RULE as an error; `warnings` denies every warning (repeatable)'
+            cand --allow 'Do not report RULE (repeatable)'
+            cand --explain 'Print what RULE checks and how to fix it'
+            cand --table 'Routing table whose statuses .index.md may use: a built-in name or a JSON file'
+            cand --list-rules 'List the rules: id, default severity, what each finds'
+            cand -L 'Follow symlinks while looking for task roots'
+            cand --follow 'Follow symlinks while looking for task roots'
+            cand --no-git 'Skip the git checks of transient files'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -40,6 +40,8 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    // The help text is LintArgs' doc comment (a variant doc comment would replace its details).
+    Lint(cmd::lint::LintArgs),
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),

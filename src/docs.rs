@@ -126,7 +126,7 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     (
         ".type-profile.md",
-        "task-ai type profile; its \"## Auto Adaptation\" section of `- key: value` lines sets the gate's thresholds and retry limits, and autoctl profile learn rewrites its observed.* lines.",
+        "task-ai type profile; its \"## Auto Adaptation\" section of `- key: value` lines sets the gate's thresholds and retry limits (autoctl lint checks their ranges), and autoctl profile learn rewrites its observed.* lines.",
     ),
     (
         ".tmp/auto-state-N.json",
@@ -147,5 +147,9 @@ pub const FILES: &[(&str, &str)] = &[
     (
         ".autoctl/quota-wait.json",
         "In a project: a usage-limit wait recorded by autoctl hook stop-failure; removed by the next finished turn.",
+    ),
+    (
+        ".status.json",
+        "task-ai module state: status and updated_at (schema: autoctl schema show task-status).",
     ),
 ];

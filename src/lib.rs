@@ -11,6 +11,7 @@ pub mod duration;
 pub mod error;
 pub mod fsx;
 pub mod hook;
+pub mod lint;
 pub mod lock;
 pub mod output;
 pub mod protocol;

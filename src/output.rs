@@ -43,6 +43,11 @@ pub fn warn(message: &str) {
     );
 }
 
+/// A diagnostic that is neither a warning nor an error (a lint summary). One line on stderr.
+pub fn note(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));
+}
+
 /// The error that ends the command. One line on stderr.
 pub fn error_line(message: &str) {
     let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));

@@ -136,6 +136,11 @@ pub static SCHEMAS: &[Schema] = &[
         "stop-failure.schema.json",
         ".autoctl/stop-failure.json last API failure of a turn"
     ),
+    schema!(
+        "task-status",
+        "task-status.schema.json",
+        ".status.json task-ai module state"
+    ),
 ];
 
 /// One lazily compiled validator per entry of [`SCHEMAS`], sized from it so adding a schema

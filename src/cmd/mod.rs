@@ -3,6 +3,7 @@
 
 pub mod generate;
 pub mod hook;
+pub mod lint;
 pub mod lock;
 pub mod next;
 pub mod schema;
@@ -31,6 +32,7 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
+        Command::Lint(args) => lint::run(&args),
         Command::Schema(command) => schema::run(command),
         Command::Lock(command) => lock::run(command),
         Command::Loop(command) => session_loop::run(command),

@@ -3,6 +3,7 @@
 
 mod generated;
 mod hook;
+mod lint;
 mod lock;
 mod next;
 mod signal;

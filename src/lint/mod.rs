@@ -1,0 +1,212 @@
+//! `autoctl lint`: check task modules the way a compiler checks source files.
+//!
+//! The pieces, from pure to effectful:
+//! - [`rules`]: the registry of rule ids, severities and explanations;
+//! - [`module`]: the checks of one module, a function of its directory listing and the files
+//!   it reads through [`module::ModuleFs`] (a fake in unit tests, the file system in the walk);
+//! - [`deps`]: the `depends_on` graph and its cycles; [`root_index`]: the root `.index.md`;
+//! - [`git`]: transient files tracked by or not ignored by git (the only part that runs git);
+//! - [`walk`]: finds task roots and modules under the PATHs and drives the checks;
+//! - [`format`]: text, JSON, GitHub workflow commands and SARIF 2.1.0.
+
+pub mod deps;
+pub mod format;
+pub mod git;
+pub mod module;
+pub mod root_index;
+pub mod rules;
+pub mod walk;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use rules::{Rule, Severity};
+
+/// Directory names that are task roots (ai-cli-task v1 used `TASK/`, later versions
+/// `AiTasks/`).
+pub const ROOT_NAMES: &[&str] = &["TASK", "AiTasks"];
+
+/// The transient files of a module: never committed, always in `.gitignore`.
+pub const TRANSIENT_FILES: &[&str] = &[".auto-signal", ".auto-stop", ".tmp-annotations.json"];
+
+/// One thing wrong with a module, located as precisely as the rule can.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    /// The file (or directory) the finding is about, as the user would open it.
+    pub path: PathBuf,
+    /// 1-based line and column (Unicode scalar values) when the rule knows them.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(rule: &'static Rule, path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            path: path.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    /// Locate the finding at a line (and column, when known).
+    pub fn at(mut self, line: usize, column: Option<usize>) -> Self {
+        if line > 0 {
+            self.line = Some(line);
+            self.column = column.filter(|c| *c > 0);
+        }
+        self
+    }
+
+    /// The order findings are printed in: by path, then position, then rule.
+    fn sort_key(&self) -> (&std::ffi::OsStr, usize, usize, &str) {
+        (
+            self.path.as_os_str(),
+            self.line.unwrap_or(0),
+            self.column.unwrap_or(0),
+            self.rule.id,
+        )
+    }
+}
+
+/// The module names of a task root, sorted, for membership tests (a sorted vector, not a set:
+/// memory per module stays small at ten thousand modules).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModuleNames(Vec<String>);
+
+impl ModuleNames {
+    pub fn new(mut names: Vec<String>) -> Self {
+        names.sort_unstable();
+        names.dedup();
+        ModuleNames(names)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0
+            .binary_search_by(|probe| probe.as_str().cmp(name))
+            .is_ok()
+    }
+
+    /// Where `name` is in the sorted order (for per-module flags).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.0
+            .binary_search_by(|probe| probe.as_str().cmp(name))
+            .ok()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Sort findings into their printing order and drop exact duplicates (two PATHs that name
+/// the same module).
+pub fn sort_findings(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then(a.message.cmp(&b.message))
+    });
+    findings.dedup();
+}
+
+/// `--deny` and `--allow`: which rules are silenced and which warnings fail the run.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    deny: HashSet<&'static str>,
+    allow: HashSet<&'static str>,
+    deny_warnings: bool,
+}
+
+impl Policy {
+    /// Build a policy from rule ids (`warnings` denies every warning). Unknown ids and a rule
+    /// both denied and allowed are errors, with the message to show.
+    pub fn new(deny: &[String], allow: &[String]) -> Result<Policy, String> {
+        let mut policy = Policy::default();
+        for id in deny {
+            if id == rules::ALL_WARNINGS {
+                policy.deny_warnings = true;
+            } else {
+                policy.deny.insert(lookup(id)?.id);
+            }
+        }
+        for id in allow {
+            let rule = lookup(id)?;
+            if policy.deny.contains(rule.id) {
+                return Err(format!("rule {id} is both denied and allowed"));
+            }
+            policy.allow.insert(rule.id);
+        }
+        Ok(policy)
+    }
+
+    /// The severity a rule's findings are reported with, or `None` when it is allowed.
+    pub fn severity(&self, rule: &Rule) -> Option<Severity> {
+        if self.allow.contains(rule.id) {
+            None
+        } else if self.deny.contains(rule.id) || self.deny_warnings {
+            Some(Severity::Error)
+        } else {
+            Some(rule.severity)
+        }
+    }
+}
+
+fn lookup(id: &str) -> Result<&'static Rule, String> {
+    rules::find(id).ok_or_else(|| format!("no lint rule named {id:?} (rules: {})", rules::ids()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_denies_allows_and_refuses_contradictions() {
+        let policy = Policy::new(&["status-contradicted".into()], &["index-yaml".into()]).unwrap();
+        assert_eq!(
+            policy.severity(&rules::STATUS_CONTRADICTED),
+            Some(Severity::Error)
+        );
+        assert_eq!(policy.severity(&rules::INDEX_YAML), None);
+        assert_eq!(
+            policy.severity(&rules::ROOT_INDEX_UNLISTED),
+            Some(Severity::Warning)
+        );
+        let all = Policy::new(&["warnings".into()], &[]).unwrap();
+        assert_eq!(
+            all.severity(&rules::ROOT_INDEX_UNLISTED),
+            Some(Severity::Error)
+        );
+        assert!(
+            Policy::new(&["index-yaml".into()], &["index-yaml".into()])
+                .unwrap_err()
+                .contains("both")
+        );
+        assert!(
+            Policy::new(&["nope".into()], &[])
+                .unwrap_err()
+                .contains("nope")
+        );
+    }
+
+    #[test]
+    fn findings_sort_by_path_then_position_and_dedup() {
+        let a = Finding::new(&rules::INDEX_YAML, "b/.index.md", "x").at(3, Some(1));
+        let b = Finding::new(&rules::INDEX_YAML, "a/.index.md", "x").at(9, None);
+        let c = Finding::new(&rules::INDEX_STATUS, "b/.index.md", "y").at(2, Some(1));
+        let mut all = vec![a.clone(), b.clone(), c.clone(), a.clone()];
+        sort_findings(&mut all);
+        assert_eq!(all, vec![b, c, a]);
+    }
+}

@@ -1,0 +1,1107 @@
+//! The checks of one task module: a function of its directory listing, the files it reads
+//! through [`ModuleFs`] (only those a rule needs: `.target.md` is read only past draft), and
+//! the [`Context`] of its task root. No other I/O, so unit tests drive it with a fake.
+//!
+//! Two layouts are understood: ai-cli-task (`.index.md` front matter holds the status; every
+//! file in the module directory) and task-ai (`.status.json` holds the status; system files in
+//! `.working/` or the module directory itself).
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use chrono::DateTime;
+use serde_json::{Map, Value};
+
+use super::rules::{self, Rule};
+use super::{Finding, ModuleNames};
+use crate::fsx;
+use crate::protocol::document::{Location, Problem};
+use crate::protocol::{index, profile, signal, status, stop, target};
+
+/// What a directory entry is (from the listing, without following symlinks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// One entry of a module's directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: OsString,
+    pub kind: EntryKind,
+}
+
+impl Entry {
+    pub fn new(name: impl Into<OsString>, kind: EntryKind) -> Entry {
+        Entry {
+            name: name.into(),
+            kind,
+        }
+    }
+}
+
+/// What a bounded read of a module file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    Missing,
+    Bytes(Vec<u8>),
+    TooLarge { limit: u64 },
+    Failed(String),
+}
+
+/// The module's files, as the checks may read them.
+pub trait ModuleFs {
+    /// Read a file of the module (a path relative to the module directory), bounded.
+    fn read(&self, relative: &str) -> FileState;
+    /// List a subdirectory of the module (task-ai's `.working/`).
+    fn list(&self, relative: &str) -> Result<Vec<Entry>, String>;
+}
+
+/// What the checks know about the module's surroundings.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The routing table whose statuses are allowed.
+    pub table: &'a str,
+    pub statuses: &'a [String],
+    /// The module names of the task root, when the root could be listed.
+    pub modules: Option<&'a ModuleNames>,
+}
+
+/// What the root-level checks need from a module.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Modules this one depends on (first path component, deduplicated, valid ones only).
+    pub deps: Vec<String>,
+    /// Where `depends_on` is written (line, column of its value) in `.index.md`.
+    pub deps_at: Option<(usize, usize)>,
+}
+
+/// Statuses that promise a plan document.
+const NEEDS_PLAN: &[&str] = &["review", "executing", "re-planning"];
+
+/// Check one module. `dir` is the module's path as findings show it; `name` its directory
+/// name; `entries` its listing.
+pub fn check(
+    dir: &Path,
+    name: &OsStr,
+    entries: &[Entry],
+    fs: &dyn ModuleFs,
+    ctx: &Context,
+    out: &mut Vec<Finding>,
+) -> Summary {
+    let module_name = name.to_string_lossy();
+    if let Err(why) = valid_module_name(name) {
+        out.push(Finding::new(&rules::MODULE_NAME, dir, why));
+    }
+    let has = |file: &str| entries.iter().any(|e| e.name == file);
+
+    // Where the system files are: the module itself, or task-ai's .working/.
+    let mut prefix = "";
+    let mut work_entries: Vec<Entry> = Vec::new();
+    if !has(index::FILE_NAME) && !has(status::FILE_NAME) && has(status::WORK_DIR) {
+        match fs.list(status::WORK_DIR) {
+            Ok(listing) if listing.iter().any(|e| e.name == status::FILE_NAME) => {
+                prefix = ".working/";
+                work_entries = listing;
+            }
+            Ok(_) => {}
+            Err(why) => out.push(Finding::new(
+                &rules::UNREADABLE,
+                dir.join(status::WORK_DIR),
+                format!("cannot list: {why}"),
+            )),
+        }
+    }
+    let system = if prefix.is_empty() {
+        entries
+    } else {
+        &work_entries
+    };
+    let has_system = |file: &str| system.iter().any(|e| e.name == file);
+    let path_of = |file: &str| dir.join(format!("{prefix}{file}"));
+
+    let mut summary = Summary::default();
+    let mut status_now: Option<String> = None;
+    let mut from_index = false;
+    if has(index::FILE_NAME) {
+        let outcome = check_index(dir, &module_name, fs, ctx, out);
+        status_now = outcome.status;
+        summary = outcome.summary;
+        from_index = true;
+    }
+    if has_system(status::FILE_NAME) {
+        let status_path = path_of(status::FILE_NAME);
+        if let Some(bytes) = read(
+            fs,
+            &format!("{prefix}{}", status::FILE_NAME),
+            &status_path,
+            out,
+        ) {
+            match status::parse(&bytes) {
+                Ok(doc) => {
+                    if status_now.is_none() && !from_index {
+                        status_now = Some(doc.status);
+                    }
+                }
+                Err(problems) => {
+                    push_problems(&rules::STATUS_JSON_INVALID, &status_path, problems, out)
+                }
+            }
+        }
+    } else if !from_index {
+        out.push(Finding::new(
+            &rules::INDEX_MISSING,
+            dir.join(index::FILE_NAME),
+            "the module has no .index.md (and no task-ai .status.json), so it has no status",
+        ));
+    }
+
+    let statused = from_index || has_system(status::FILE_NAME);
+    if statused {
+        check_target(dir, prefix, system, fs, status_now.as_deref(), out);
+    }
+    if from_index && let Some(status) = &status_now {
+        check_contradictions(dir, entries, status, out);
+    }
+
+    // Transient documents, where the loop writes them (the module, and .working/ for task-ai).
+    check_transients(dir, "", entries, fs, out);
+    if !prefix.is_empty() {
+        check_transients(dir, prefix, &work_entries, fs, out);
+    }
+    if has_system(profile::FILE_NAME) {
+        check_profile(&path_of(profile::FILE_NAME), prefix, fs, out);
+    }
+    summary
+}
+
+/// `.auto-signal` and `.auto-stop`, when present in `listing` (the directory `place` of the
+/// module), must be valid.
+fn check_transients(
+    dir: &Path,
+    place: &str,
+    listing: &[Entry],
+    fs: &dyn ModuleFs,
+    out: &mut Vec<Finding>,
+) {
+    type Parse = fn(&[u8]) -> Result<(), Vec<Problem>>;
+    let documents: [(&str, &'static Rule, Parse); 2] = [
+        (signal::FILE_NAME, &rules::SIGNAL_INVALID, |b| {
+            signal::parse(b).map(drop)
+        }),
+        (stop::FILE_NAME, &rules::STOP_INVALID, |b| {
+            stop::parse(b).map(drop)
+        }),
+    ];
+    for (file, rule, parse) in documents {
+        if !listing.iter().any(|e| e.name == file) {
+            continue;
+        }
+        let relative = format!("{place}{file}");
+        let path = dir.join(&relative);
+        if let Some(bytes) = read(fs, &relative, &path, out)
+            && let Err(problems) = parse(&bytes)
+        {
+            push_problems(rule, &path, problems, out);
+        }
+    }
+}
+
+/// The thresholds and retry limits of `.type-profile.md`'s Auto Adaptation section.
+fn check_profile(path: &Path, prefix: &str, fs: &dyn ModuleFs, out: &mut Vec<Finding>) {
+    let Some(bytes) = read(fs, &format!("{prefix}{}", profile::FILE_NAME), path, out) else {
+        return;
+    };
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => {
+            if let Some(section) = profile::auto_adaptation(text) {
+                for problem in profile::problems(&section) {
+                    out.push(
+                        Finding::new(&rules::PROFILE_ADAPTATION, path, problem.message)
+                            .at(problem.line, Some(problem.column)),
+                    );
+                }
+            }
+        }
+        Err(err) => out.push(Finding::new(
+            &rules::PROFILE_ADAPTATION,
+            path,
+            format!(
+                "not UTF-8 text (first bad byte at offset {}), so its Auto Adaptation section cannot be read",
+                err.valid_up_to()
+            ),
+        )),
+    }
+}
+
+/// The module-name rule: `[\p{L}\p{N}_-]+`, valid UTF-8.
+pub fn valid_module_name(name: &OsStr) -> Result<(), String> {
+    static PATTERN: OnceLock<regex::Regex> = OnceLock::new();
+    let Some(text) = name.to_str() else {
+        return Err(format!(
+            "module name {:?} is not valid UTF-8 (allowed: letters, digits, '-' and '_')",
+            name.to_string_lossy()
+        ));
+    };
+    let pattern = PATTERN.get_or_init(|| {
+        regex::Regex::new(r"^[\p{L}\p{N}_-]+$").expect("the module-name pattern compiles")
+    });
+    if pattern.is_match(text) {
+        Ok(())
+    } else {
+        let bad: String = text
+            .chars()
+            .filter(|c| !pattern.is_match(c.encode_utf8(&mut [0; 4])))
+            .take(3)
+            .collect();
+        Err(format!(
+            "module name {text:?} has characters outside letters, digits, '-' and '_' ({bad:?})"
+        ))
+    }
+}
+
+/// Read a module file the check needs; problems reading it become findings.
+fn read(fs: &dyn ModuleFs, relative: &str, path: &Path, out: &mut Vec<Finding>) -> Option<Vec<u8>> {
+    match fs.read(relative) {
+        FileState::Bytes(bytes) => Some(bytes),
+        FileState::Missing => {
+            out.push(Finding::new(
+                &rules::UNREADABLE,
+                path,
+                "listed in the module but cannot be opened (a dangling symlink?)",
+            ));
+            None
+        }
+        FileState::Failed(why) => {
+            out.push(Finding::new(
+                &rules::UNREADABLE,
+                path,
+                format!("cannot read: {why}"),
+            ));
+            None
+        }
+        FileState::TooLarge { limit } => {
+            let rule = match relative.rsplit('/').next() {
+                Some(index::FILE_NAME) => &rules::INDEX_NOT_TEXT,
+                Some(signal::FILE_NAME) => &rules::SIGNAL_INVALID,
+                Some(stop::FILE_NAME) => &rules::STOP_INVALID,
+                Some(status::FILE_NAME) => &rules::STATUS_JSON_INVALID,
+                Some(profile::FILE_NAME) => &rules::PROFILE_ADAPTATION,
+                _ => &rules::UNREADABLE,
+            };
+            out.push(Finding::new(
+                rule,
+                path,
+                format!(
+                    "larger than the {} read limit; not read",
+                    fsx::human_size(limit)
+                ),
+            ));
+            None
+        }
+    }
+}
+
+fn push_problems(rule: &'static Rule, path: &Path, problems: Vec<Problem>, out: &mut Vec<Finding>) {
+    for problem in problems {
+        let finding = match problem.location {
+            Location::Position { line, column } => {
+                Finding::new(rule, path, problem.message).at(line, Some(column))
+            }
+            Location::Pointer { pointer } if pointer == "/" => {
+                Finding::new(rule, path, problem.message)
+            }
+            Location::Pointer { pointer } => {
+                Finding::new(rule, path, format!("{pointer}: {}", problem.message))
+            }
+        };
+        out.push(finding);
+    }
+}
+
+struct IndexOutcome {
+    status: Option<String>,
+    summary: Summary,
+}
+
+fn check_index(
+    dir: &Path,
+    name: &str,
+    fs: &dyn ModuleFs,
+    ctx: &Context,
+    out: &mut Vec<Finding>,
+) -> IndexOutcome {
+    let path = dir.join(index::FILE_NAME);
+    let mut outcome = IndexOutcome {
+        status: None,
+        summary: Summary::default(),
+    };
+    let Some(bytes) = read(fs, index::FILE_NAME, &path, out) else {
+        return outcome;
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            out.push(Finding::new(
+                &rules::INDEX_NOT_TEXT,
+                &path,
+                format!(
+                    "not valid UTF-8 text (first bad byte at offset {})",
+                    err.valid_up_to()
+                ),
+            ));
+            return outcome;
+        }
+    };
+    if let Some(offset) = text.find('\0') {
+        let line = text[..offset].matches('\n').count() + 1;
+        out.push(
+            Finding::new(
+                &rules::INDEX_NOT_TEXT,
+                &path,
+                "contains NUL bytes (binary content)",
+            )
+            .at(line, None),
+        );
+        return outcome;
+    }
+    let Some(parts) = index::split_front_matter(text) else {
+        let opened = text.trim_start_matches('\u{feff}').starts_with("---");
+        let message = if opened {
+            "the front matter opened on line 1 is never closed by a --- line"
+        } else {
+            "does not start with a --- fenced YAML front matter block"
+        };
+        out.push(Finding::new(&rules::INDEX_NO_FRONT_MATTER, &path, message).at(1, Some(1)));
+        return outcome;
+    };
+    let map = match index::parse_front_matter(text) {
+        Ok(map) => map,
+        Err(index::FrontMatterError::Yaml {
+            line,
+            column,
+            message,
+        }) => {
+            let message = shift_lines(&message, parts.yaml_first_line - 1);
+            out.push(
+                Finding::new(
+                    &rules::INDEX_YAML,
+                    &path,
+                    format!("YAML does not parse: {message}"),
+                )
+                .at(line, Some(column)),
+            );
+            return outcome;
+        }
+        Err(index::FrontMatterError::NotAMapping) => {
+            out.push(
+                Finding::new(
+                    &rules::INDEX_YAML,
+                    &path,
+                    "front matter is not a mapping of fields (key: value lines)",
+                )
+                .at(parts.yaml_first_line, Some(1)),
+            );
+            return outcome;
+        }
+        Err(index::FrontMatterError::Missing) => {
+            out.push(Finding::new(
+                &rules::INDEX_NO_FRONT_MATTER,
+                &path,
+                "does not start with a --- fenced YAML front matter block",
+            ));
+            return outcome;
+        }
+    };
+    let fields = Fields {
+        map: &map,
+        yaml: parts.yaml,
+        first_line: parts.yaml_first_line,
+        path: &path,
+    };
+    fields.check(name, ctx, &mut outcome, out);
+    outcome
+}
+
+/// The parsed front matter with what is needed to locate its fields.
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    yaml: &'a str,
+    first_line: usize,
+    path: &'a Path,
+}
+
+impl Fields<'_> {
+    fn finding(&self, rule: &'static Rule, key: &str, message: String) -> Finding {
+        let finding = Finding::new(rule, self.path, message);
+        match locate_key(self.yaml, self.first_line, key) {
+            Some((line, column)) => finding.at(line, Some(column)),
+            None => finding,
+        }
+    }
+
+    fn check(&self, name: &str, ctx: &Context, outcome: &mut IndexOutcome, out: &mut Vec<Finding>) {
+        for field in ["title", "status", "created", "updated"] {
+            match self.map.get(field) {
+                None | Some(Value::Null) => out.push(
+                    Finding::new(
+                        &rules::INDEX_REQUIRED_FIELD,
+                        self.path,
+                        format!("missing required field `{field}`"),
+                    )
+                    .at(self.first_line, Some(1)),
+                ),
+                Some(Value::String(text)) if text.trim().is_empty() => out.push(self.finding(
+                    &rules::INDEX_REQUIRED_FIELD,
+                    field,
+                    format!("required field `{field}` is empty"),
+                )),
+                _ => {}
+            }
+        }
+        for field in ["title", "status", "branch", "worktree", "phase"] {
+            if let Some(value) = self.map.get(field)
+                && !value.is_string()
+                && !value.is_null()
+            {
+                out.push(self.finding(
+                    &rules::INDEX_FIELD_TYPE,
+                    field,
+                    format!("`{field}` must be a string, found {}", kind(value)),
+                ));
+            }
+        }
+        let lists: Vec<(&str, Vec<&str>)> = ["tags", "depends_on"]
+            .into_iter()
+            .filter_map(|field| {
+                let items = match self.map.get(field) {
+                    None | Some(Value::Null) => return Some((field, Vec::new())),
+                    Some(Value::Array(items)) => items,
+                    Some(other) => {
+                        out.push(self.finding(
+                            &rules::INDEX_FIELD_TYPE,
+                            field,
+                            format!("`{field}` must be a list of strings, found {}", kind(other)),
+                        ));
+                        return None;
+                    }
+                };
+                if let Some((position, bad)) =
+                    items.iter().enumerate().find(|(_, item)| !item.is_string())
+                {
+                    out.push(self.finding(
+                        &rules::INDEX_FIELD_TYPE,
+                        field,
+                        format!(
+                            "`{field}` must be a list of strings; item {} is {}",
+                            position + 1,
+                            kind(bad)
+                        ),
+                    ));
+                    return None;
+                }
+                Some((field, items.iter().filter_map(Value::as_str).collect()))
+            })
+            .collect();
+
+        if let Some(Value::String(status)) = self.map.get("status") {
+            let status = status.trim();
+            if !status.is_empty() {
+                if ctx.statuses.iter().any(|s| s == status) {
+                    outcome.status = Some(status.to_string());
+                } else {
+                    out.push(self.finding(
+                        &rules::INDEX_STATUS,
+                        "status",
+                        format!(
+                            "status {status:?} is not a status of table {} (allowed: {})",
+                            ctx.table,
+                            ctx.statuses.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        self.check_timestamps(out);
+        if let Some(Value::String(branch)) = self.map.get("branch") {
+            let expected = format!("task/{name}");
+            if branch.trim() != expected {
+                out.push(self.finding(
+                    &rules::INDEX_BRANCH,
+                    "branch",
+                    format!("`branch` is {branch:?}; the module's branch is {expected:?}"),
+                ));
+            }
+        }
+        if let Some(Value::String(worktree)) = self.map.get("worktree") {
+            let expected = format!(".worktrees/task-{name}");
+            let worktree_trimmed = worktree.trim();
+            if !worktree_trimmed.is_empty() && worktree_trimmed.trim_end_matches('/') != expected {
+                out.push(self.finding(
+                    &rules::INDEX_WORKTREE,
+                    "worktree",
+                    format!(
+                        "`worktree` is {worktree:?}; the module's worktree is {expected:?} (or \"\" for none)"
+                    ),
+                ));
+            }
+        }
+        if let Some((_, deps)) = lists.iter().find(|(field, _)| *field == "depends_on") {
+            outcome.summary.deps_at = locate_key(self.yaml, self.first_line, "depends_on");
+            self.check_depends(name, deps, ctx, outcome, out);
+        }
+    }
+
+    fn check_timestamps(&self, out: &mut Vec<Finding>) {
+        let mut times = Vec::new();
+        for field in ["created", "updated"] {
+            let parsed = match self.map.get(field) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(text)) if text.trim().is_empty() => None,
+                Some(Value::String(text)) => match DateTime::parse_from_rfc3339(text.trim()) {
+                    Ok(time) => Some(time),
+                    Err(err) => {
+                        out.push(self.finding(
+                            &rules::INDEX_TIMESTAMP,
+                            field,
+                            format!(
+                                "`{field}` {text:?} is not an RFC 3339 timestamp ({err}; example: 2024-01-01T00:00:00Z)"
+                            ),
+                        ));
+                        None
+                    }
+                },
+                Some(other) => {
+                    out.push(self.finding(
+                        &rules::INDEX_TIMESTAMP,
+                        field,
+                        format!(
+                            "`{field}` must be an RFC 3339 timestamp string, found {}",
+                            kind(other)
+                        ),
+                    ));
+                    None
+                }
+            };
+            times.push(parsed);
+        }
+        if let [Some(created), Some(updated)] = times[..]
+            && updated < created
+        {
+            out.push(self.finding(
+                &rules::INDEX_TIMESTAMP,
+                "updated",
+                format!(
+                    "`updated` ({}) is before `created` ({})",
+                    updated.to_rfc3339(),
+                    created.to_rfc3339()
+                ),
+            ));
+        }
+    }
+
+    fn check_depends(
+        &self,
+        name: &str,
+        deps: &[&str],
+        ctx: &Context,
+        outcome: &mut IndexOutcome,
+        out: &mut Vec<Finding>,
+    ) {
+        for dep in deps {
+            let entry = dep.trim();
+            let entry = entry.strip_prefix("./").unwrap_or(entry);
+            let module = entry.split('/').next().unwrap_or("");
+            if module.is_empty() || entry.starts_with('/') || module == ".." || module == "." {
+                let why = if entry.is_empty() {
+                    "an empty name".to_string()
+                } else {
+                    format!("{dep:?}, which is outside the task root")
+                };
+                out.push(self.finding(
+                    &rules::DEPENDS_MISSING,
+                    "depends_on",
+                    format!(
+                        "depends_on names {why}; entries are module names relative to the task root"
+                    ),
+                ));
+                continue;
+            }
+            if module == name {
+                out.push(self.finding(
+                    &rules::DEPENDS_SELF,
+                    "depends_on",
+                    format!("the module depends on itself ({dep:?})"),
+                ));
+                continue;
+            }
+            if let Some(modules) = ctx.modules
+                && !modules.contains(module)
+            {
+                out.push(self.finding(
+                    &rules::DEPENDS_MISSING,
+                    "depends_on",
+                    format!("depends_on names {module:?}, which is not a module of the task root"),
+                ));
+                continue;
+            }
+            if !outcome.summary.deps.iter().any(|d| d == module) {
+                outcome.summary.deps.push(module.to_string());
+            }
+        }
+    }
+}
+
+/// The YAML parser counts lines from the first line of the front matter; findings count from
+/// the first line of the file. Shift every "line N" of a parser message by `offset`.
+fn shift_lines(message: &str, offset: usize) -> String {
+    static LINE: OnceLock<regex::Regex> = OnceLock::new();
+    let pattern = LINE.get_or_init(|| regex::Regex::new(r"\bline (\d+)").expect("compiles"));
+    pattern
+        .replace_all(message, |caps: &regex::Captures| {
+            let line: usize = caps[1].parse().unwrap_or(0);
+            format!("line {}", line + offset)
+        })
+        .into_owned()
+}
+
+/// "a string", "a list", ... for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// The line (in the file) and the column of the value of a top-level key of the front
+/// matter, found by text so findings point where the editor should jump.
+pub fn locate_key(yaml: &str, first_line: usize, key: &str) -> Option<(usize, usize)> {
+    for (offset, line) in yaml.lines().enumerate() {
+        let rest = [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+            .iter()
+            .find_map(|form| line.strip_prefix(form.as_str()).map(str::to_string));
+        let Some(rest) = rest else { continue };
+        let after = rest.trim_start();
+        let Some(value) = after.strip_prefix(':') else {
+            continue;
+        };
+        let value_start = line.len() - value.len() + (value.len() - value.trim_start().len());
+        let column = line[..value_start].chars().count() + 1;
+        return Some((first_line + offset, column));
+    }
+    None
+}
+
+fn check_target(
+    dir: &Path,
+    prefix: &str,
+    system: &[Entry],
+    fs: &dyn ModuleFs,
+    status: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
+    let relative = format!("{prefix}{}", target::FILE_NAME);
+    let path: PathBuf = dir.join(&relative);
+    if !system.iter().any(|e| e.name == target::FILE_NAME) {
+        out.push(Finding::new(
+            &rules::TARGET_MISSING,
+            path,
+            "the module has no .target.md, so it has no stated target",
+        ));
+        return;
+    }
+    let Some(status) = status else { return };
+    if status == "draft" || status == "cancelled" {
+        return;
+    }
+    let Some(bytes) = read(fs, &relative, &path, out) else {
+        return;
+    };
+    let message = match std::str::from_utf8(&bytes) {
+        Ok(text) if target::has_substantive_content(text) => return,
+        Ok(text) => format!(
+            "still the template ({} word{} of content, {} needed) while the status is {status}",
+            target::substantive_words(text),
+            if target::substantive_words(text) == 1 {
+                ""
+            } else {
+                "s"
+            },
+            target::MIN_WORDS
+        ),
+        Err(_) => {
+            format!("not UTF-8 text, so it has no readable target, while the status is {status}")
+        }
+    };
+    out.push(Finding::new(&rules::TARGET_TEMPLATE, path, message));
+}
+
+fn check_contradictions(dir: &Path, entries: &[Entry], status: &str, out: &mut Vec<Finding>) {
+    let path = dir.join(index::FILE_NAME);
+    if status == "complete" && !entries.iter().any(|e| e.name == ".report.md") {
+        out.push(Finding::new(
+            &rules::STATUS_CONTRADICTED,
+            path,
+            "status is complete but the module has no .report.md",
+        ));
+    } else if NEEDS_PLAN.contains(&status) && !entries.iter().any(is_plan_document) {
+        out.push(Finding::new(
+            &rules::STATUS_CONTRADICTED,
+            path,
+            format!("status is {status} but the module has no plan document (a .md file whose name does not start with a dot)"),
+        ));
+    }
+}
+
+fn is_plan_document(entry: &Entry) -> bool {
+    let name = entry.name.to_string_lossy();
+    matches!(entry.kind, EntryKind::File | EntryKind::Symlink)
+        && !name.starts_with('.')
+        && name.len() > 3
+        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A module in memory: file contents by relative path.
+    #[derive(Default)]
+    struct FakeModule {
+        files: HashMap<String, FileState>,
+        reads: std::cell::RefCell<Vec<String>>,
+    }
+
+    impl FakeModule {
+        fn with(mut self, path: &str, text: &str) -> Self {
+            self.files
+                .insert(path.to_string(), FileState::Bytes(text.as_bytes().to_vec()));
+            self
+        }
+        fn state(mut self, path: &str, state: FileState) -> Self {
+            self.files.insert(path.to_string(), state);
+            self
+        }
+        fn entries(&self, under: &str) -> Vec<Entry> {
+            let mut names: Vec<Entry> = self
+                .files
+                .keys()
+                .filter_map(|path| {
+                    let rest = path.strip_prefix(under)?;
+                    Some(match rest.split_once('/') {
+                        Some((dir, _)) => Entry::new(dir, EntryKind::Dir),
+                        None => Entry::new(rest, EntryKind::File),
+                    })
+                })
+                .collect();
+            names.sort_by(|a, b| a.name.cmp(&b.name));
+            names.dedup();
+            names
+        }
+    }
+
+    impl ModuleFs for FakeModule {
+        fn read(&self, relative: &str) -> FileState {
+            self.reads.borrow_mut().push(relative.to_string());
+            self.files
+                .get(relative)
+                .cloned()
+                .unwrap_or(FileState::Missing)
+        }
+        fn list(&self, relative: &str) -> Result<Vec<Entry>, String> {
+            Ok(self.entries(&format!("{relative}/")))
+        }
+    }
+
+    fn statuses() -> Vec<String> {
+        crate::routing::builtin("ai-cli-task")
+            .unwrap()
+            .status_names()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    fn run(name: &str, module: &FakeModule, modules: &[&str]) -> (Vec<Finding>, Summary) {
+        let statuses = statuses();
+        let set = ModuleNames::new(modules.iter().map(|m| m.to_string()).collect());
+        let ctx = Context {
+            table: "ai-cli-task",
+            statuses: &statuses,
+            modules: Some(&set),
+        };
+        let mut out = Vec::new();
+        let summary = check(
+            &Path::new("TASK").join(name),
+            OsStr::new(name),
+            &module.entries(""),
+            module,
+            &ctx,
+            &mut out,
+        );
+        (out, summary)
+    }
+
+    fn ids(findings: &[Finding]) -> Vec<&'static str> {
+        findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    fn index(status: &str, extra: &str) -> String {
+        format!(
+            "---\ntitle: \"Auth\"\nstatus: {status}\ncreated: 2024-01-01T00:00:00Z\nupdated: 2024-01-02T00:00:00Z\n{extra}---\n# Auth\n"
+        )
+    }
+
+    const TARGET: &str = "# Target\n\nAdd OAuth login to the admin panel.\n";
+
+    #[test]
+    fn a_clean_module_has_no_findings_and_reads_only_what_it_needs() {
+        let module = FakeModule::default()
+            .with(
+                ".index.md",
+                &index(
+                    "draft",
+                    "depends_on: [db]\ntags: []\nbranch: \"task/auth\"\nworktree: \"\"\n",
+                ),
+            )
+            .with(".target.md", "# Target\n\n<!-- todo -->\n");
+        let (findings, summary) = run("auth", &module, &["auth", "db"]);
+        assert_eq!(findings, vec![]);
+        assert_eq!(summary.deps, vec!["db"]);
+        assert_eq!(summary.deps_at, Some((6, 13)));
+        // A draft's target is not read: only the template check needs it, and it skips drafts.
+        assert_eq!(*module.reads.borrow(), vec![".index.md"]);
+    }
+
+    #[test]
+    fn front_matter_problems_are_located() {
+        let module = FakeModule::default()
+            .with(".index.md", "---\ntitle: x\nstatus: [draft\n---\n")
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(ids(&findings), vec!["index-yaml"]);
+        assert_eq!(findings[0].line, Some(3));
+
+        let module = FakeModule::default()
+            .with(".index.md", "# no front matter\n")
+            .with(".target.md", TARGET);
+        assert_eq!(
+            ids(&run("auth", &module, &[]).0),
+            vec!["index-no-front-matter"]
+        );
+
+        let module = FakeModule::default()
+            .state(
+                ".index.md",
+                FileState::Bytes(b"---\ntitle: \xff\n---\n".to_vec()),
+            )
+            .with(".target.md", TARGET);
+        assert_eq!(ids(&run("auth", &module, &[]).0), vec!["index-not-text"]);
+
+        let module = FakeModule::default()
+            .state(".index.md", FileState::TooLarge { limit: 1024 })
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(ids(&findings), vec!["index-not-text"]);
+        assert!(findings[0].message.contains("1 KiB"));
+    }
+
+    #[test]
+    fn field_rules() {
+        let module = FakeModule::default()
+            .with(
+                ".index.md",
+                "---\ntitle: \"\"\nstatus: done\ncreated: 2024-01-02\nupdated: 2024-01-01T00:00:00Z\ntags: backend\nbranch: feature/auth\nworktree: .worktrees/auth\ndepends_on: [auth, ghost, ../up]\n---\n",
+            )
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &["auth", "db"]);
+        let mut got = ids(&findings);
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            vec![
+                "depends-missing",
+                "depends-missing",
+                "depends-self",
+                "index-branch",
+                "index-field-type",
+                "index-required-field",
+                "index-status",
+                "index-timestamp",
+                "index-worktree",
+            ]
+        );
+        let status = findings
+            .iter()
+            .find(|f| f.rule.id == "index-status")
+            .unwrap();
+        assert_eq!((status.line, status.column), (Some(3), Some(9)));
+        assert!(
+            status.message.contains("allowed: draft, planning"),
+            "{}",
+            status.message
+        );
+    }
+
+    #[test]
+    fn updated_before_created_and_missing_fields() {
+        let module = FakeModule::default()
+            .with(
+                ".index.md",
+                "---\nstatus: draft\ncreated: 2024-01-02T00:00:00Z\nupdated: 2024-01-01T00:00:00+00:00\n---\n",
+            )
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(
+            ids(&findings),
+            vec!["index-required-field", "index-timestamp"]
+        );
+        assert!(findings[0].message.contains("`title`"));
+        assert_eq!(findings[1].line, Some(4));
+        assert!(findings[1].message.contains("before"));
+    }
+
+    #[test]
+    fn target_and_status_contradictions() {
+        let module = FakeModule::default().with(".index.md", &index("executing", ""));
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(
+            ids(&findings),
+            vec!["target-missing", "status-contradicted"]
+        );
+
+        let module = FakeModule::default()
+            .with(".index.md", &index("executing", ""))
+            .with(
+                ".target.md",
+                "# Task Target: Auth\n\n## Objective\n\n<!-- Describe the goal of this task -->\n",
+            )
+            .with("plan.md", "# Plan\n");
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(ids(&findings), vec!["target-template"]);
+        assert!(
+            findings[0]
+                .message
+                .contains("while the status is executing")
+        );
+
+        let module = FakeModule::default()
+            .with(".index.md", &index("complete", ""))
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(ids(&findings), vec!["status-contradicted"]);
+        assert!(findings[0].message.contains(".report.md"));
+    }
+
+    #[test]
+    fn transient_documents_are_validated() {
+        let module = FakeModule::default()
+            .with(".index.md", &index("draft", ""))
+            .with(".target.md", TARGET)
+            .with(".auto-signal", r#"{"step":"deploy","result":"PASS","next":"exec","timestamp":"2024-01-01T00:00:00Z"}"#)
+            .with(".auto-stop", "{\"reason\": \"lunch\",\n \"timestamp\": 3}");
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(
+            ids(&findings),
+            vec!["signal-invalid", "stop-invalid", "stop-invalid"]
+        );
+        assert!(
+            findings[0].message.starts_with("/step: "),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn task_ai_layout_reads_working_dir() {
+        let module = FakeModule::default()
+            .with(".working/.status.json", r#"{"status":"executing"}"#)
+            .with(".working/.target.md", TARGET)
+            .with(
+                ".working/.type-profile.md",
+                "## Auto Adaptation\n- post-plan threshold: 70\n",
+            );
+        let (findings, _) = run("notebook", &module, &[]);
+        assert_eq!(
+            ids(&findings),
+            vec!["status-json-invalid", "profile-adaptation"]
+        );
+        assert_eq!(
+            findings[0].path,
+            Path::new("TASK/notebook/.working/.status.json")
+        );
+        assert_eq!(findings[1].line, Some(2));
+
+        let module = FakeModule::default().with("notes.md", "x");
+        assert_eq!(ids(&run("notebook", &module, &[]).0), vec!["index-missing"]);
+    }
+
+    #[test]
+    fn module_names() {
+        assert!(valid_module_name(OsStr::new("auth-refactor_2")).is_ok());
+        assert!(valid_module_name(OsStr::new("用户认证重构")).is_ok());
+        assert!(valid_module_name(OsStr::new("has space")).is_err());
+        assert!(valid_module_name(OsStr::new("dot.ted")).is_err());
+        // A combining mark is alphabetic but not a letter (\p{L}).
+        assert!(valid_module_name(OsStr::new("a\u{0903}")).is_err());
+        use std::os::unix::ffi::OsStrExt;
+        let err = valid_module_name(OsStr::from_bytes(b"bad\xff")).unwrap_err();
+        assert!(err.contains("UTF-8"));
+    }
+
+    #[test]
+    fn parser_lines_are_shifted_to_file_lines() {
+        assert_eq!(
+            shift_lines("bad at line 7, column 7 (defined at line 9, column 1)", 1),
+            "bad at line 8, column 7 (defined at line 10, column 1)"
+        );
+        let module = FakeModule::default()
+            .with(".index.md", "---\ntitle: x\ntitle: y\n---\n")
+            .with(".target.md", TARGET);
+        let (findings, _) = run("auth", &module, &[]);
+        assert_eq!(findings[0].line, Some(3));
+        assert!(
+            findings[0].message.contains("at line 3, column 1"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever an index holds, the checks do not panic and every position they report
+        /// is inside the file.
+        #[test]
+        fn any_index_text_gives_findings_inside_the_file(
+            body in r#"(---\n)?((title|status|created|updated|depends_on|tags|branch|worktree|phase|x): ?("|\[|\]|[a-z0-9:.,/ -]|&a|\*a|\n|\t|é){0,12}\n){0,8}(---\n)?[^\x00]{0,20}"#,
+            status in "(draft|executing|complete|review)",
+        ) {
+            let text = body.replacen("status:", &format!("status: {status}\nstatus_was:"), 1);
+            let module = FakeModule::default().with(".index.md", &text).with(".target.md", "# T\n");
+            let (findings, summary) = run("auth", &module, &["auth", "db"]);
+            let lines = text.lines().count().max(1);
+            for finding in &findings {
+                if let Some(line) = finding.line {
+                    proptest::prop_assert!(line <= lines + 1, "{:?} in {:?}", finding, text);
+                }
+            }
+            proptest::prop_assert!(!summary.deps.iter().any(|d| d == "auth"));
+        }
+    }
+
+    #[test]
+    fn key_locations() {
+        let yaml = "title: x\n\"status\":   draft\nstatus_extra: y\n";
+        assert_eq!(locate_key(yaml, 2, "status"), Some((3, 13)));
+        assert_eq!(locate_key(yaml, 2, "title"), Some((2, 8)));
+        assert_eq!(locate_key(yaml, 2, "tags"), None);
+    }
+}
