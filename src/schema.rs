@@ -51,9 +51,19 @@ pub static SCHEMAS: &[Schema] = &[
         "index-front-matter.schema.json",
         ".index.md YAML front matter"
     ),
+    schema!(
+        "pane-rules",
+        "pane-rules.schema.json",
+        "pane classification rules (--rules FILE)"
+    ),
+    schema!(
+        "stall-state",
+        "stall-state.schema.json",
+        "stall check state (--state FILE)"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [const { OnceLock::new() }; 4];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 6] = [const { OnceLock::new() }; 6];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

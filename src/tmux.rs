@@ -50,8 +50,7 @@ pub fn parse_target(text: &str) -> Result<String, String> {
 
 /// Validate a tmux socket name (`-L NAME`): a file name in tmux's socket directory.
 pub fn parse_socket(text: &str) -> Result<String, String> {
-    if text.is_empty() || text.starts_with('-') || text.contains('/') || text.len() > TARGET_MAX
-    {
+    if text.is_empty() || text.starts_with('-') || text.contains('/') || text.len() > TARGET_MAX {
         return Err(format!(
             "{text:?} is not a socket name (a plain name such as `agents`, as for tmux -L)"
         ));
@@ -206,7 +205,10 @@ impl Tmux {
         }
         if first.is_empty() {
             let out = String::from_utf8_lossy(stdout);
-            return anyhow!("tmux failed: {}", out.lines().next().unwrap_or("no message"));
+            return anyhow!(
+                "tmux failed: {}",
+                out.lines().next().unwrap_or("no message")
+            );
         }
         anyhow!("tmux: {first}")
     }
@@ -365,7 +367,10 @@ impl Terminal for Tmux {
             // A named buffer, deleted after pasting (-d), so the user's buffers stay untouched;
             // -p pastes with bracketed-paste markers when the program asked for them.
             let buffer = nonce();
-            self.run(&["load-buffer", "-b", &buffer, "-"].map(os), Some(text.as_bytes()))?;
+            self.run(
+                &["load-buffer", "-b", &buffer, "-"].map(os),
+                Some(text.as_bytes()),
+            )?;
             self.run(
                 &["paste-buffer", "-d", "-p", "-b", &buffer, "-t", target].map(os),
                 None,
