@@ -3,7 +3,10 @@
 
 mod generated;
 mod next;
+mod pane;
 mod signal;
+mod stall;
 mod stop;
 mod table;
+mod tmuxfix;
 mod util;
