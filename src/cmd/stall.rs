@@ -43,9 +43,11 @@ pub enum StallCommand {
     /// A pane whose normalized screen is unchanged for --threshold captures is stalled; its
     /// classification decides: answer a safe prompt, escalate a destructive one or a
     /// trust/login/picker screen (once per distinct screen), wait out quota and rate limits
-    /// (never a stall, no recovery spent). Answers and restarts spend recoveries; past the
-    /// limits, --task DIR gets an `.auto-stop` with reason stall_limit. Without --apply
-    /// nothing is typed or written except the state: the output says what would be done.
+    /// (never a stall, no recovery spent). An answer spends a recovery; past the limits,
+    /// --task DIR gets an `.auto-stop` with reason stall_limit. A shell in front (the agent
+    /// exited) is reported as `restart`, which stall check leaves to the loop. Without
+    /// --apply nothing is typed or written except the state: the output says what would be
+    /// done.
     ///
     /// Prints one JSON line per target. All targets are captured in one tmux call.
     Check(CheckArgs),
