@@ -264,14 +264,17 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                         .task
                         .as_deref()
                         .expect("stop is only performed with --task");
-                    stop::write(
-                        task,
-                        &StopRequest {
-                            reason: "stall_limit".to_string(),
-                            timestamp: now_timestamp(now),
-                            message: Some(format!("autoctl stall check: {}", decision.reason)),
-                        },
-                    )?;
+                    let request = StopRequest {
+                        reason: "stall_limit".to_string(),
+                        timestamp: now_timestamp(now),
+                        message: Some(format!("autoctl stall check: {}", decision.reason)),
+                    };
+                    if let Err(err) = stop::write(task, &request) {
+                        // The state keeps the old counters, so the next heartbeat asks again.
+                        output::error_line(&format!("{target}: {err:#}"));
+                        failed = true;
+                        continue;
+                    }
                     applied = true;
                 }
                 _ => {}
