@@ -140,6 +140,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "The tmux socket name for pane and stall commands (tmux -L NAME); same as --tmux-socket.",
     ),
     (
+        "AUTOCTL_TMUX_TIMEOUT",
+        "How long one tmux call may take before it is killed (a duration such as 10s, the default).",
+    ),
+    (
         "AUTOCTL_STATE_DIR",
         "Where stall check keeps its default state (stall/SOCKET.json) and per-pane locks; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
     ),

@@ -11,11 +11,16 @@
 //! that pane contents cannot forge.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+
+/// How long one tmux client call may take by default (a capture of fifty panes takes
+/// milliseconds); `AUTOCTL_TMUX_TIMEOUT` overrides it.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The longest target accepted (tmux targets are short: `session:window.pane`, `%12`).
 const TARGET_MAX: usize = 256;
@@ -142,6 +147,7 @@ pub trait Terminal {
 pub struct Tmux {
     binary: PathBuf,
     socket: Option<String>,
+    timeout: Duration,
 }
 
 impl Tmux {
@@ -154,7 +160,16 @@ impl Tmux {
                 if path.is_empty() { "PATH is empty" } else { &path }
             )
         })?;
-        Ok(Tmux { binary, socket })
+        let timeout = match std::env::var("AUTOCTL_TMUX_TIMEOUT") {
+            Ok(text) if !text.is_empty() => crate::duration::parse_positive(&text)
+                .map_err(|err| anyhow!("AUTOCTL_TMUX_TIMEOUT: {err}"))?,
+            _ => TIMEOUT,
+        };
+        Ok(Tmux {
+            binary,
+            socket,
+            timeout,
+        })
     }
 
     fn socket_label(&self) -> String {
@@ -173,7 +188,9 @@ impl Tmux {
         cmd
     }
 
-    /// Run tmux with `args`; stdout on success, a one-line error otherwise.
+    /// Run tmux with `args`; stdout on success, a one-line error otherwise. A tmux that does
+    /// not answer within the timeout is killed: a wedged server must not pile up cron runs
+    /// that each hold a state lock.
     fn run(&self, args: &[OsString], stdin: Option<&[u8]>) -> Result<Vec<u8>> {
         let mut cmd = self.command();
         cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -187,11 +204,52 @@ impl Tmux {
             let mut pipe = child.stdin.take().expect("stdin was piped");
             pipe.write_all(bytes).context("cannot write to tmux")?;
         }
-        let output = child.wait_with_output().context("tmux did not finish")?;
-        if output.status.success() {
-            return Ok(output.stdout);
+        // Drain both pipes on their own threads so a large capture never blocks tmux.
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let stdout = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let stderr = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let deadline = Instant::now() + self.timeout;
+        let mut pause = Duration::from_micros(500);
+        let status = loop {
+            if let Some(status) = child.try_wait().context("tmux did not finish")? {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!(
+                    "tmux did not answer within {} on {}",
+                    crate::duration::format(self.timeout),
+                    self.socket_label()
+                );
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        };
+        let stdout = stdout.join().unwrap_or_default();
+        let stderr = stderr.join().unwrap_or_default();
+        if status.success() {
+            return Ok(stdout);
         }
-        Err(self.explain(&output.stderr, &output.stdout))
+        Err(self.explain(&stderr, &stdout))
     }
 
     fn explain(&self, stderr: &[u8], stdout: &[u8]) -> anyhow::Error {

@@ -628,3 +628,30 @@ fn tmux_missing_server_down_and_bad_targets_are_one_line_exit_2() {
         );
     }
 }
+
+#[test]
+fn a_tmux_that_does_not_answer_is_killed_after_the_timeout() {
+    let sb = Sandbox::new();
+    let bin = sb.path("bin");
+    fs::create_dir(&bin).unwrap();
+    let fake = bin.join("tmux");
+    fs::write(&fake, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let output = sb
+        .cmd()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("AUTOCTL_TMUX_TIMEOUT", "300ms")
+        .args(["pane", "capture", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("tmux did not answer within 300ms"));
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_TMUX_TIMEOUT", "soon")
+        .args(["pane", "capture", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("AUTOCTL_TMUX_TIMEOUT"));
+}
