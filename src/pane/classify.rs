@@ -170,7 +170,14 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classificati
     let foreground = screen.foreground.as_deref().filter(|f| !f.is_empty());
     let mut passed_over = Vec::new();
     for rule in &rules.rules {
-        if let Some(found) = try_rule(rule, &view, foreground, ctx.agent, &mut passed_over) {
+        if let Some(found) = try_rule(
+            rule,
+            &rules.chrome,
+            &view,
+            foreground,
+            ctx.agent,
+            &mut passed_over,
+        ) {
             let mut result = decide(rule, &found, &view, rules, ctx);
             result.foreground = foreground.map(str::to_string);
             result.passed_over = passed_over;
@@ -200,6 +207,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classificati
 
 fn try_rule<'s>(
     rule: &Rule,
+    chrome: &[super::rules::Pattern],
     view: &View<'s>,
     foreground: Option<&str>,
     agent: Agent,
@@ -265,6 +273,7 @@ fn try_rule<'s>(
         .content
         .iter()
         .filter(|&&(index, _)| index > found.index)
+        .filter(|&&(_, text)| !chrome.iter().any(|p| p.is_match(text)))
         .find(|&&(_, text)| rule.not_followed_by.iter().any(|p| p.is_match(text)))
     {
         passed_over.push(PassedOver {

@@ -221,6 +221,8 @@ struct RulesFile {
     #[serde(default)]
     shells: Option<Vec<String>>,
     #[serde(default)]
+    chrome: Option<Vec<String>>,
+    #[serde(default)]
     masks: Vec<MaskDef>,
     #[serde(default)]
     destructive: Vec<MarkerDef>,
@@ -263,6 +265,9 @@ pub struct RuleSet {
     /// Foreground commands that are the agent itself, per agent name.
     pub agents: BTreeMap<String, Vec<Pattern>>,
     pub shells: Vec<Pattern>,
+    /// Lines of the agent's own interface (footers, status indicators): never "newer output"
+    /// for `not_followed_by`.
+    pub chrome: Vec<Pattern>,
     pub masks: Vec<Mask>,
     pub markers: Vec<Marker>,
     pub rules: Vec<Rule>,
@@ -326,6 +331,7 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     };
     let mut agents = base.agents.clone().unwrap_or_default();
     let mut shells = base.shells.clone().unwrap_or_default();
+    let mut chrome = base.chrome.clone().unwrap_or_default();
     let mut masks = base.masks;
     let mut markers = base.destructive;
     let mut rules = base.rules;
@@ -342,6 +348,9 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         if let Some(user_shells) = user.shells {
             shells = user_shells;
         }
+        if let Some(user_chrome) = user.chrome {
+            chrome = user_chrome;
+        }
         merge(&mut masks, user.masks, |m| &m.id, |m| m.disabled);
         merge(&mut markers, user.destructive, |m| &m.id, |m| m.disabled);
         merge(
@@ -355,7 +364,18 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     // before anything runs; the embedded patterns are compiled by a unit test and lazily at
     // run time.
     let validate = source.is_some();
-    compile(agents, shells, masks, markers, rules, source, validate)
+    compile(
+        Lists {
+            agents,
+            shells,
+            chrome,
+        },
+        masks,
+        markers,
+        rules,
+        source,
+        validate,
+    )
 }
 
 /// Replace entries with the same id, drop disabled ones, append new ones.
@@ -391,15 +411,27 @@ fn patterns(sources: &[String], what: &str, validate: bool) -> Result<Vec<Patter
     sources.iter().map(|s| pattern(s, what, validate)).collect()
 }
 
-fn compile(
+/// The plain pattern lists of a rules file.
+struct Lists {
     agents: BTreeMap<String, Vec<String>>,
     shells: Vec<String>,
+    chrome: Vec<String>,
+}
+
+fn compile(
+    lists: Lists,
     masks: Vec<MaskDef>,
     markers: Vec<MarkerDef>,
     rules: Vec<RuleDef>,
     source: Option<String>,
     v: bool,
 ) -> Result<RuleSet> {
+    let Lists {
+        agents,
+        shells,
+        chrome,
+    } = lists;
+    let chrome = patterns(&chrome, "chrome", v)?;
     let agents = agents
         .into_iter()
         .map(|(name, list)| Ok((name.clone(), patterns(&list, &format!("agents.{name}"), v)?)))
@@ -449,6 +481,7 @@ fn compile(
     Ok(RuleSet {
         agents,
         shells: shell_patterns,
+        chrome,
         masks,
         markers,
         rules: compiled,
