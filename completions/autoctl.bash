@@ -49,6 +49,9 @@ _autoctl() {
             autoctl,next)
                 cmd="autoctl__subcmd__next"
                 ;;
+            autoctl,pane)
+                cmd="autoctl__subcmd__pane"
+                ;;
             autoctl,plan)
                 cmd="autoctl__subcmd__plan"
                 ;;
@@ -63,6 +66,9 @@ _autoctl() {
                 ;;
             autoctl,signal)
                 cmd="autoctl__subcmd__signal"
+                ;;
+            autoctl,stall)
+                cmd="autoctl__subcmd__stall"
                 ;;
             autoctl,stop)
                 cmd="autoctl__subcmd__stop"
@@ -130,6 +136,24 @@ _autoctl() {
             autoctl__subcmd__loop,teardown)
                 cmd="autoctl__subcmd__loop__subcmd__teardown"
                 ;;
+            autoctl__subcmd__pane,capture)
+                cmd="autoctl__subcmd__pane__subcmd__capture"
+                ;;
+            autoctl__subcmd__pane,classify)
+                cmd="autoctl__subcmd__pane__subcmd__classify"
+                ;;
+            autoctl__subcmd__pane,hash)
+                cmd="autoctl__subcmd__pane__subcmd__hash"
+                ;;
+            autoctl__subcmd__pane,ready)
+                cmd="autoctl__subcmd__pane__subcmd__ready"
+                ;;
+            autoctl__subcmd__pane,rules)
+                cmd="autoctl__subcmd__pane__subcmd__rules"
+                ;;
+            autoctl__subcmd__pane,send)
+                cmd="autoctl__subcmd__pane__subcmd__send"
+                ;;
             autoctl__subcmd__plan,validate)
                 cmd="autoctl__subcmd__plan__subcmd__validate"
                 ;;
@@ -157,6 +181,9 @@ _autoctl() {
             autoctl__subcmd__signal,write)
                 cmd="autoctl__subcmd__signal__subcmd__write"
                 ;;
+            autoctl__subcmd__stall,check)
+                cmd="autoctl__subcmd__stall__subcmd__check"
+                ;;
             autoctl__subcmd__stop,check)
                 cmd="autoctl__subcmd__stop__subcmd__check"
                 ;;
@@ -182,12 +209,16 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --help --version signal stop next table lint schema lock loop hook completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --tmux-socket --help --version signal stop next table lint schema lock loop hook pane stall completions man gate converge profile route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -196,12 +227,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint)
-            opts="-h --help write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches"
+            opts="-h --tmux-socket --help write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -210,7 +245,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__delete__subcmd__batch)
-            opts="-h --dir --format --help"
+            opts="-h --dir --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,6 +259,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -232,13 +271,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__delete__subcmd__single)
-            opts="-h --dir --help"
+            opts="-h --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -250,7 +293,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__list__subcmd__batches)
-            opts="-h --dir --format --help"
+            opts="-h --dir --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -262,6 +305,10 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -272,7 +319,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__read__subcmd__batch)
-            opts="-h --dir --format --help"
+            opts="-h --dir --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,6 +333,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -294,7 +345,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__read__subcmd__single)
-            opts="-h --live-phase --dir --format --help"
+            opts="-h --live-phase --dir --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -312,6 +363,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -320,13 +375,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__update__subcmd__batch)
-            opts="-h --dir --help complete fail"
+            opts="-h --dir --tmux-socket --help complete fail"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -338,7 +397,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__write__subcmd__batch)
-            opts="-h --remaining --completed --failed --dir --help"
+            opts="-h --remaining --completed --failed --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +419,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -368,13 +431,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__write__subcmd__single)
-            opts="-h --dir --help"
+            opts="-h --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -386,12 +453,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__completions)
-            opts="-h --help bash elvish fish powershell zsh"
+            opts="-h --tmux-socket --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -400,7 +471,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__converge)
-            opts="-h --previous --current --satisfied --history --direction --max-rollbacks --format --help"
+            opts="-h --previous --current --satisfied --history --direction --max-rollbacks --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,6 +505,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -442,7 +517,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__gate)
-            opts="-h --checkpoint --score --attempt --profile --threshold --retry-limit --replan-below --format --help"
+            opts="-h --checkpoint --score --attempt --profile --threshold --retry-limit --replan-below --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -480,6 +555,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -488,12 +567,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph)
-            opts="-h --help levels aggregate"
+            opts="-h --tmux-socket --help levels aggregate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -502,7 +585,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__aggregate)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -510,6 +593,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -520,7 +607,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__levels)
-            opts="-h --failed --max-concurrent --format --help"
+            opts="-h --failed --max-concurrent --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -538,6 +625,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -546,12 +637,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook)
-            opts="-h --help stop stop-failure"
+            opts="-h --tmux-socket --help stop stop-failure"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -560,13 +655,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop)
-            opts="-h --dir --help"
+            opts="-h --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -578,13 +677,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop__subcmd__failure)
-            opts="-h --dir --help"
+            opts="-h --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -596,7 +699,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lint)
-            opts="-L -h --format --deny --allow --explain --list-rules --table --follow --no-git --help"
+            opts="-L -h --format --deny --allow --explain --list-rules --table --follow --no-git --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +725,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -630,12 +737,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock)
-            opts="-h --help acquire refresh release status"
+            opts="-h --tmux-socket --help acquire refresh release status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -644,7 +755,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__acquire)
-            opts="-h --owner --stale --format --pid --help"
+            opts="-h --owner --stale --format --pid --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +774,10 @@ _autoctl() {
                     return 0
                     ;;
                 --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -674,7 +789,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__refresh)
-            opts="-h --owner --stale --format --pid --help"
+            opts="-h --owner --stale --format --pid --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,6 +808,10 @@ _autoctl() {
                     return 0
                     ;;
                 --pid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -704,7 +823,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__release)
-            opts="-h --owner --stale --format --pid --help"
+            opts="-h --owner --stale --format --pid --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +845,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -734,7 +857,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__status)
-            opts="-h --owner --stale --format --help"
+            opts="-h --owner --stale --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -752,6 +875,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -760,12 +887,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop)
-            opts="-h --help init status route teardown"
+            opts="-h --tmux-socket --help init status route teardown"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -774,7 +905,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__init)
-            opts="-h --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --stale --transcript-wait --force --format --help"
+            opts="-h --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --stale --transcript-wait --force --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -836,6 +967,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -844,7 +979,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__route)
-            opts="-h --dir --session --transcript --last-message --format --help"
+            opts="-h --dir --session --transcript --last-message --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -870,6 +1005,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -878,7 +1017,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__status)
-            opts="-h --dir --format --help"
+            opts="-h --dir --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,6 +1031,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -900,13 +1043,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__teardown)
-            opts="-h --dir --help"
+            opts="-h --dir --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -918,13 +1065,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__man)
-            opts="-h --out --help"
+            opts="-h --out --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -936,7 +1087,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__next)
-            opts="-h --step --result --checkpoint --status --phase --task --table --command --format --help"
+            opts="-h --step --result --checkpoint --status --phase --task --table --command --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -978,6 +1129,192 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane)
+            opts="-h --tmux-socket --help capture hash classify ready send rules"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__capture)
+            opts="-h --lines --escapes --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__classify)
+            opts="-h --agent --foreground --rules --explain --now --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --foreground)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__hash)
+            opts="-h --raw --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__ready)
+            opts="-h --wait --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__rules)
+            opts="-h --rules --check --dump --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__send)
+            opts="-h --text --keys --submit --delay --verify --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --text)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keys)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -986,12 +1323,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__plan)
-            opts="-h --help validate"
+            opts="-h --tmux-socket --help validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1000,7 +1341,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__plan__subcmd__validate)
-            opts="-h --protected --format --help"
+            opts="-h --protected --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1014,6 +1355,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1022,12 +1367,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile)
-            opts="-h --help show learn"
+            opts="-h --tmux-socket --help show learn"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1036,7 +1385,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile__subcmd__learn)
-            opts="-h --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --format --help"
+            opts="-h --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1074,6 +1423,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1082,7 +1435,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile__subcmd__show)
-            opts="-h --profile --format --help"
+            opts="-h --profile --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1096,6 +1449,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1104,7 +1461,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__route)
-            opts="-h --size --patch --pr --review --phase --refreshed-size --format --help"
+            opts="-h --size --patch --pr --review --phase --refreshed-size --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1130,6 +1487,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1138,12 +1499,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema)
-            opts="-h --help list show"
+            opts="-h --tmux-socket --help list show"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1152,12 +1517,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema__subcmd__list)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1166,12 +1535,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema__subcmd__show)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1180,12 +1553,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal)
-            opts="-h --help validate write read clear"
+            opts="-h --tmux-socket --help validate write read clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1194,12 +1571,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__clear)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1208,7 +1589,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__read)
-            opts="-h --field --help"
+            opts="-h --field --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1216,6 +1597,10 @@ _autoctl() {
             case "${prev}" in
                 --field)
                     COMPREPLY=($(compgen -W "step result next checkpoint iteration timestamp" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1226,7 +1611,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__validate)
-            opts="-h --strict --table --format --help"
+            opts="-h --strict --table --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1240,6 +1625,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1248,7 +1637,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__write)
-            opts="-h --step --result --next --checkpoint --iteration --table --print --help"
+            opts="-h --step --result --next --checkpoint --iteration --table --print --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1278,6 +1667,78 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__stall)
+            opts="-h --tmux-socket --help check"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__stall__subcmd__check)
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --rules --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-recoveries-per-iteration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-recoveries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1286,12 +1747,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop)
-            opts="-h --help write check clear"
+            opts="-h --tmux-socket --help write check clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1300,7 +1765,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__check)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1308,6 +1773,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1318,12 +1787,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__clear)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1332,7 +1805,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__write)
-            opts="-h --reason --message --help"
+            opts="-h --reason --message --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1346,6 +1819,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1354,12 +1831,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table)
-            opts="-h --help list show check"
+            opts="-h --tmux-socket --help list show check"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1368,7 +1849,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__check)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1376,6 +1857,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1386,7 +1871,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__list)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1394,6 +1879,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1404,12 +1893,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__show)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

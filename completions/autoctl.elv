@@ -18,6 +18,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
     }
     var completions = [
         &'autoctl'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -31,6 +32,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand lock 'Take, refresh, release and inspect a heartbeat lock file'
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
             cand hook 'Commands Claude Code runs as hooks: stop, stop-failure'
+            cand pane 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
+            cand stall 'Detect stalled agents and recover them within limits'
             cand completions 'Print a shell completion script'
             cand man 'Print or write the man pages'
             cand gate 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
@@ -42,6 +45,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand plan 'Validate a wholework recovery plan'
         }
         &'autoctl;signal'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand validate 'Validate `.auto-signal` documents against the schema and the protocol''s rules'
@@ -52,6 +56,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;signal;validate'= {
             cand --table 'Routing table for --strict: a built-in name or a JSON file'
             cand --format 'Output format (json prints one object per document, as JSON Lines)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand --strict 'Also require `next` and `checkpoint` to be what the routing table gives'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -63,20 +68,24 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --checkpoint 'The checkpoint the next step runs at ("" for none); computed when omitted'
             cand --iteration 'The loop''s iteration count (auto mode); omitted in manual runs'
             cand --table 'Routing table used to compute next: a built-in name or a JSON file'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand --print 'Print the document that was written'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;read'= {
             cand --field 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;clear'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand write 'Ask the loop in DIR to stop at its next iteration boundary'
@@ -86,15 +95,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;stop;write'= {
             cand --reason 'Why the loop must stop'
             cand --message 'A human-readable detail, kept in the file'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop;check'= {
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;stop;clear'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -108,10 +120,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --table 'Routing table: a built-in name or a JSON file'
             cand --command 'Print the command a daemon would type for the next step, from TEMPLATE'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the built-in routing tables'
@@ -120,15 +134,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;list'= {
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table;show'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -138,6 +155,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --allow 'Do not report RULE (repeatable)'
             cand --explain 'Print what RULE checks and how to fix it'
             cand --table 'Routing table whose statuses .index.md may use: a built-in name or a JSON file'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand --list-rules 'List the rules: id, default severity, what each finds'
             cand -L 'Follow symlinks while looking for task roots'
             cand --follow 'Follow symlinks while looking for task roots'
@@ -146,20 +164,24 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;schema'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the schemas: name, file, what it describes'
             cand show 'Print one schema (draft 2020-12 JSON)'
         }
         &'autoctl;schema;list'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;schema;show'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;lock'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand acquire 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
@@ -172,6 +194,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -180,6 +203,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -188,6 +212,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -195,10 +220,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --owner 'Answer yes only when this owner holds the lock'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand init 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state'
@@ -221,6 +248,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'The loop lock is stale after this long without a heartbeat'
             cand --transcript-wait 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message'
             cand --format 'Output format (json prints the activation file''s settings)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand --force 'Replace a loop that is still running for another session'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -228,6 +256,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;loop;status'= {
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -237,15 +266,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --transcript 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)'
             cand --last-message 'The last assistant message, as Claude Code passes it'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop;teardown'= {
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
@@ -253,20 +285,107 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;hook;stop'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;stop-failure'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand capture 'Print a pane''s text (wrapped lines joined, trailing blank rows dropped)'
+            cand hash 'Print a stable hash of a pane''s normalized text'
+            cand classify 'Say what a pane shows: class, action, and the rule that decided'
+            cand ready 'Is a shell prompt in front and no command running? Exits 0 if so, 1 if not'
+            cand send 'Type text or press keys in a pane'
+            cand rules 'List the classification rules, or run each rule''s own examples'
+        }
+        &'autoctl;pane;capture'= {
+            cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --escapes 'Keep colour and attribute escape sequences (capture-pane -e)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane;hash'= {
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --raw 'Hash the bytes exactly as captured, without normalizing'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane;classify'= {
+            cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
+            cand --foreground 'The pane''s foreground command, for a capture on stdin (tmux reports it for a TARGET)'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --explain 'Also say why: the rule''s explanation, destructive markers, and rules passed over'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane;ready'= {
+            cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane;send'= {
+            cand --text 'Text to type literally'
+            cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
+            cand --delay 'The pause between the text and the Enter of --submit'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --submit 'Press Enter after the text, separately, after --delay'
+            cand --verify 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;pane;rules'= {
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
+            cand --dump 'Print the embedded rules file (a starting point for --rules FILE)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;stall'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand check 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
+        }
+        &'autoctl;stall;check'= {
+            cand --target 'A pane to check (repeat for several)'
+            cand --state 'Where the state is kept [default: $AUTOCTL_STATE_DIR/stall/SOCKET.json]'
+            cand --threshold 'Unchanged captures that make a stall'
+            cand --max-recoveries-per-iteration 'Recoveries allowed per signal iteration'
+            cand --max-recoveries 'Recoveries allowed in total'
+            cand --task 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written'
+            cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --all-panes 'Check every pane of the tmux server'
+            cand --apply 'Carry the decision out: type the answer, write .auto-stop past the limits'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;completions'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;man'= {
             cand --out 'Write every page (one per subcommand) into DIR instead of printing the top page'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -279,6 +398,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --retry-limit 'Override the checkpoint''s retry limit'
             cand --replan-below 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score'
             cand --format 'Output format (json: the whole decision, with the reason)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -290,10 +410,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --direction 'What this stage tried, recorded on the exclusion list when it is rolled back'
             cand --max-rollbacks 'Answer EXHAUSTED once this many directions are excluded'
             cand --format 'Output format (json: the whole decision, with the reason)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;profile'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand show 'Print the thresholds and limits a profile gives each checkpoint'
@@ -302,6 +424,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;profile;show'= {
             cand --profile 'The profile'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -314,6 +437,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --compactions 'Context compactions'
             cand --duration 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)'
             cand --format 'Output format (json: the section as it is after learning)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -323,12 +447,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --phase 'The issue''s phase label: ready, issue, or none (no phase/* label)'
             cand --refreshed-size 'The Size re-read after the spec phase succeeded (Step 3a)'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand --patch 'Force the patch route (code --patch → verify)'
             cand --pr 'Force the pr route (code → review → merge → verify)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand levels 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent'
@@ -338,15 +464,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --failed 'Issues that failed (repeatable, or comma separated); they and their dependents are not run'
             cand --max-concurrent 'The most issues run at once (AUTO_MAX_CONCURRENT)'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;aggregate'= {
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand write-single 'Save an issue''s verify iteration count (auto-state-N.json)'
@@ -360,6 +489,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;checkpoint;write-single'= {
             cand --dir 'The checkpoint directory'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -367,11 +497,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --live-phase 'The issue''s live phase label; `done` discards (and deletes) the checkpoint'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-single'= {
             cand --dir 'The checkpoint directory'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -380,33 +512,39 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --completed 'Issues already completed'
             cand --failed 'Issues that failed'
             cand --dir 'The checkpoint directory'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;update-batch'= {
             cand --dir 'The checkpoint directory'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;read-batch'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-batch'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;list-batches'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;plan'= {
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand validate 'Check a recovery plan before running it'
@@ -414,6 +552,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;plan;validate'= {
             cand --protected 'Branches no step may push to (repeatable, or comma separated; replaces main, master)'
             cand --format 'Output format (json: one object per plan, as JSON Lines)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

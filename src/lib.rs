@@ -14,10 +14,13 @@ pub mod hook;
 pub mod lint;
 pub mod lock;
 pub mod output;
+pub mod pane;
 pub mod protocol;
 pub mod routing;
 pub mod schema;
+pub mod supervise;
 pub mod taskai;
+pub mod tmux;
 pub mod wholework;
 
 use std::ffi::OsString;
@@ -50,7 +53,7 @@ where
             return ExitCode::from(error::EXIT_FAILURE);
         }
     };
-    match cmd::dispatch(cli.command) {
+    match cmd::dispatch(cli) {
         Ok(verdict) => verdict.into(),
         Err(err) => error::report(&err),
     }

@@ -141,6 +141,16 @@ pub static SCHEMAS: &[Schema] = &[
         "task-status.schema.json",
         ".status.json task-ai module state"
     ),
+    schema!(
+        "pane-rules",
+        "pane-rules.schema.json",
+        "pane classification rules (--rules FILE)"
+    ),
+    schema!(
+        "stall-state",
+        "stall-state.schema.json",
+        "stall check state (--state FILE)"
+    ),
 ];
 
 /// One lazily compiled validator per entry of [`SCHEMAS`], sized from it so adding a schema

@@ -6,9 +6,11 @@ pub mod hook;
 pub mod lint;
 pub mod lock;
 pub mod next;
+pub mod pane;
 pub mod schema;
 pub mod session_loop;
 pub mod signal;
+pub mod stall;
 pub mod stop;
 pub mod table;
 
@@ -22,12 +24,13 @@ pub mod route;
 
 use anyhow::Result;
 
-use crate::cli::Command;
+use crate::cli::{Cli, Command};
 use crate::error::Verdict;
 
 /// Run one parsed command.
-pub fn dispatch(command: Command) -> Result<Verdict> {
-    match command {
+pub fn dispatch(cli: Cli) -> Result<Verdict> {
+    let tmux_socket = cli.tmux_socket;
+    match cli.command {
         Command::Signal(command) => signal::run(command),
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
@@ -37,6 +40,8 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Lock(command) => lock::run(command),
         Command::Loop(command) => session_loop::run(command),
         Command::Hook(command) => hook::run(command),
+        Command::Pane(command) => pane::run(command, tmux_socket),
+        Command::Stall(command) => stall::run(command, tmux_socket),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),
         Command::Gate(args) => gate::run(&args),

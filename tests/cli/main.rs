@@ -6,9 +6,12 @@ mod hook;
 mod lint;
 mod lock;
 mod next;
+mod pane;
 mod signal;
+mod stall;
 mod stop;
 mod table;
+mod tmuxfix;
 mod util;
 
 mod checkpoint;
