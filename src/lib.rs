@@ -12,6 +12,7 @@ pub mod error;
 pub mod fsx;
 pub mod output;
 pub mod protocol;
+pub mod registry;
 pub mod routing;
 pub mod schema;
 
