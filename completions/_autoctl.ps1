@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Request, check and clear a loop stop (`.auto-stop`)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Register, stop, inspect and look up supervised loops (the run registry)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print or write the man pages')
@@ -135,6 +136,57 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;table;check' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Register a loop for a tmux session and a task module')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a loop: write `.auto-stop` and end the run')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries')
+            [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
+            break
+        }
+        'autoctl;run;start' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory (stored as its canonical path)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The tmux pane to watch and type into [default: the session name]')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Who drives the loop')
+            [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Stop the loop when its iteration count reaches N')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Dispatch mode: the command typed for each step')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Dispatch mode: the routing table that gives the entry step (built-in name or file)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures in a row before a screen is examined as a suspected stall')
+            [CompletionResult]::new('--recoveries-per-iteration', '--recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
+            [CompletionResult]::new('--recoveries-total', '--recoveries-total', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;stop' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The run''s session')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The run''s task module directory')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the loop stops (written to `.auto-stop` and kept in the registry)')
+            [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'A human-readable detail, kept in `.auto-stop` and the registry')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;status' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session''s run (exit 1 when there is none)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Only the run of this task module directory (exit 1 when there is none)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every run (the default)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;lookup' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: {"session_name","status"})')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Request, check and clear a loop stop (`.auto-stop`)'
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
+            cand run 'Register, stop, inspect and look up supervised loops (the run registry)'
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand completions 'Print a shell completion script'
             cand man 'Print or write the man pages'
@@ -118,6 +119,52 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand start 'Register a loop for a tmux session and a task module'
+            cand stop 'Stop a loop: write `.auto-stop` and end the run'
+            cand status 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+            cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+        }
+        &'autoctl;run;start'= {
+            cand --session 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)'
+            cand --task 'The task module directory (stored as its canonical path)'
+            cand --target 'The tmux pane to watch and type into [default: the session name]'
+            cand --mode 'Who drives the loop'
+            cand --max-iterations 'Stop the loop when its iteration count reaches N'
+            cand --timeout 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m'
+            cand --command 'Dispatch mode: the command typed for each step'
+            cand --table 'Dispatch mode: the routing table that gives the entry step (built-in name or file)'
+            cand --agent 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)'
+            cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
+            cand --recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
+            cand --recoveries-total 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;stop'= {
+            cand --session 'The run''s session'
+            cand --task 'The run''s task module directory'
+            cand --reason 'Why the loop stops (written to `.auto-stop` and kept in the registry)'
+            cand --message 'A human-readable detail, kept in `.auto-stop` and the registry'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;status'= {
+            cand --session 'Only this session''s run (exit 1 when there is none)'
+            cand --task 'Only the run of this task module directory (exit 1 when there is none)'
+            cand --format 'Output format'
+            cand --all 'Every run (the default)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;lookup'= {
+            cand --task 'The task module directory'
+            cand --format 'Output format (json: {"session_name","status"})'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -30,6 +30,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "signal" -d 'Validat
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, check and clear a loop stop (`.auto-stop`)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Register, stop, inspect and look up supervised loops (the run registry)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "man" -d 'Print or write the man pages'
@@ -105,6 +106,46 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "start" -d 'Register a loop for a tmux session and a task module'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session name]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l mode -d 'Who drives the loop' -r -f -a "observe\t'Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it'
+dispatch\t'Seed 001: after each signal autoctl types the next command into the ready pane'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-iterations -d 'Stop the loop when its iteration count reaches N' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l timeout -d 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l table -d 'Dispatch mode: the routing table that gives the entry step (built-in name or file)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t''
+generic\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l recoveries-total -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l session -d 'The run\'s session' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l task -d 'The run\'s task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l reason -d 'Why the loop stops (written to `.auto-stop` and kept in the registry)' -r -f -a "timeout\t''
+max_iterations\t''
+user_stop\t''
+stall_limit\t''
+reasoning_loop\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l message -d 'A human-readable detail, kept in `.auto-stop` and the registry' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l session -d 'Only this session\'s run (exit 1 when there is none)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l task -d 'Only the run of this task module directory (exit 1 when there is none)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'A tab-separated table with a header'
+json\t'One JSON object per run (JSON Lines; schema: autoctl schema show run-status)'
+prometheus\t'Prometheus text exposition (node_exporter textfile collector)'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l all -d 'Every run (the default)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l task -d 'The task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l format -d 'Output format (json: {"session_name","status"})' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "list" -d 'List the schemas: name, file, what it describes'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "show" -d 'Print one schema (draft 2020-12 JSON)'

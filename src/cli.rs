@@ -39,6 +39,9 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// Register, stop, inspect and look up supervised loops (the run registry)
+    #[command(subcommand)]
+    Run(cmd::run::RunCommand),
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),

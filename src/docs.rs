@@ -98,7 +98,17 @@ fn extra_sections() -> String {
 }
 
 /// Environment variables autoctl reads.
-pub const ENVIRONMENT: &[(&str, &str)] = &[("NO_COLOR", "Disable colour in help output.")];
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("NO_COLOR", "Disable colour in help output."),
+    (
+        "AUTOCTL_STATE_DIR",
+        "Where the run registry (autoctl.db) lives. Default: $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
+    ),
+    (
+        "AUTOCTL_NOW",
+        "Test hook: an RFC 3339 time that `run` commands take as the current time. Only tests and benchmarks set it.",
+    ),
+];
 
 /// The protocol files autoctl reads and writes in a task module.
 pub const FILES: &[(&str, &str)] = &[
@@ -117,5 +127,9 @@ pub const FILES: &[(&str, &str)] = &[
     (
         ".target.md",
         "Task target; a draft is planned only when it has substantive content.",
+    ),
+    (
+        "$AUTOCTL_STATE_DIR/autoctl.db",
+        "The run registry (SQLite, WAL): one row per supervised loop, created on first use.",
     ),
 ];

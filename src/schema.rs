@@ -51,9 +51,14 @@ pub static SCHEMAS: &[Schema] = &[
         "index-front-matter.schema.json",
         ".index.md YAML front matter"
     ),
+    schema!(
+        "run-status",
+        "run-status.schema.json",
+        "autoctl run status --format json"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [const { OnceLock::new() }; 4];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 5] = [const { OnceLock::new() }; 5];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

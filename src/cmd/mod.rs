@@ -3,6 +3,7 @@
 
 pub mod generate;
 pub mod next;
+pub mod run;
 pub mod schema;
 pub mod signal;
 pub mod stop;
@@ -20,6 +21,7 @@ pub fn dispatch(command: Command) -> Result<Verdict> {
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
+        Command::Run(command) => run::run(command),
         Command::Schema(command) => schema::run(command),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),

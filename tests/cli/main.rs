@@ -3,6 +3,7 @@
 
 mod generated;
 mod next;
+mod run;
 mod signal;
 mod stop;
 mod table;
