@@ -11,10 +11,13 @@ pub mod duration;
 pub mod error;
 pub mod fsx;
 pub mod output;
+pub mod pane;
 pub mod protocol;
 pub mod registry;
 pub mod routing;
 pub mod schema;
+pub mod supervise;
+pub mod tmux;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -52,13 +52,23 @@ pub static SCHEMAS: &[Schema] = &[
         ".index.md YAML front matter"
     ),
     schema!(
+        "pane-rules",
+        "pane-rules.schema.json",
+        "pane classification rules (--rules FILE)"
+    ),
+    schema!(
+        "stall-state",
+        "stall-state.schema.json",
+        "stall check state (--state FILE)"
+    ),
+    schema!(
         "run-status",
         "run-status.schema.json",
         "autoctl run status --format json"
     ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 5] = [const { OnceLock::new() }; 5];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 7] = [const { OnceLock::new() }; 7];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

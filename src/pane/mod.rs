@@ -1,0 +1,108 @@
+//! Reading a pane: normalization and hashing ([`normalize`]), the rules as data ([`rules`]),
+//! the classifier ([`classify`]) and quota reset times ([`reset`]).
+//!
+//! Everything here is pure: a screen (text plus the pane's foreground command) and a clock go
+//! in, a classification comes out. tmux lives in [`crate::tmux`]; the commands in
+//! [`crate::cmd::pane`].
+
+pub mod classify;
+pub mod normalize;
+pub mod reset;
+pub mod rules;
+
+use serde::{Deserialize, Serialize};
+
+/// What a pane shows (DESIGN.md "Reading a pane").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    Working,
+    Idle,
+    Permission,
+    YesNo,
+    Continue,
+    Quota,
+    RateLimit,
+    ApiError,
+    Shell,
+    Trust,
+    Auth,
+    Picker,
+    Unknown,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Working => "working",
+            Class::Idle => "idle",
+            Class::Permission => "permission",
+            Class::YesNo => "yes-no",
+            Class::Continue => "continue",
+            Class::Quota => "quota",
+            Class::RateLimit => "rate-limit",
+            Class::ApiError => "api-error",
+            Class::Shell => "shell",
+            Class::Trust => "trust",
+            Class::Auth => "auth",
+            Class::Picker => "picker",
+            Class::Unknown => "unknown",
+        }
+    }
+}
+
+/// What a supervisor should do about a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// Nothing (busy, idle, or nothing recognised).
+    None,
+    /// A limit the clock clears: not a stall, no recovery spent.
+    Wait,
+    /// Type the rule's keys.
+    Answer,
+    /// A person must decide; never answered automatically.
+    Escalate,
+    /// The agent exited; start it again if the loop says so.
+    Restart,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::None => "none",
+            Action::Wait => "wait",
+            Action::Answer => "answer",
+            Action::Escalate => "escalate",
+            Action::Restart => "restart",
+        }
+    }
+}
+
+/// One thing to type: literal text (`send-keys -l`) or a named key (`Enter`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Key {
+    Text(String),
+    Key(String),
+}
+
+/// Whose screen the classifier reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    /// Claude Code: act only when the agent itself is the pane's foreground command
+    #[default]
+    Claude,
+    /// Any program: read its prompts and apply the same safety policy
+    Generic,
+}
+
+impl Agent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Generic => "generic",
+        }
+    }
+}

@@ -1,0 +1,571 @@
+//! The pane rules as data: `rules/pane-rules.json` embedded in the binary, optionally
+//! extended or overridden by a user file (`--rules FILE`), validated by
+//! `schemas/pane-rules.schema.json`.
+//!
+//! A user file has the same shape as the embedded one, every part optional. A rule, mask or
+//! destructive marker with the id of an existing one replaces it whole; `"disabled": true`
+//! removes it; new ids are added. `agents` and `shells` replace the embedded lists when given.
+//! Rules run in `priority` order (lowest first; ties keep file order), the first that matches
+//! decides.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result, anyhow, bail};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::{Action, Agent, Class, Key};
+use crate::fsx;
+use crate::protocol::document;
+
+/// The embedded rules, as checked in.
+pub const EMBEDDED: &str = include_str!("../../rules/pane-rules.json");
+
+/// How many non-blank lines from the bottom a rule looks at when it does not say.
+const DEFAULT_LAST: usize = 10;
+
+/// A regular expression compiled on first use: a command that classifies one screen only
+/// pays for the rules it reaches.
+#[derive(Debug)]
+pub struct Pattern {
+    pub source: String,
+    compiled: OnceLock<Regex>,
+}
+
+impl Pattern {
+    fn new(source: String) -> Pattern {
+        Pattern {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    pub fn regex(&self) -> &Regex {
+        self.compiled.get_or_init(|| {
+            // Validated when the rules were loaded; a failure here is a bug.
+            Regex::new(&self.source).expect("pattern validated at load")
+        })
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex().is_match(text)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        regex::RegexBuilder::new(&self.source)
+            .build()
+            .map(|_| ())
+            .map_err(|err| one_line_regex_error(&err))
+    }
+}
+
+fn one_line_regex_error(err: &regex::Error) -> String {
+    match err {
+        regex::Error::Syntax(text) => text
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("error:"))
+            .unwrap_or("invalid regular expression")
+            .to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A volatile-text mask (see [`super::normalize`]).
+#[derive(Debug)]
+pub struct Mask {
+    pub id: String,
+    pattern: Pattern,
+    pub replace: String,
+    pub explanation: String,
+}
+
+impl Mask {
+    pub fn regex(&self) -> &Regex {
+        self.pattern.regex()
+    }
+}
+
+/// A destructive marker: text that makes the action under approval destructive.
+#[derive(Debug)]
+pub struct Marker {
+    pub id: String,
+    pub pattern: Pattern,
+    pub explanation: String,
+}
+
+/// Where a rule looks for the action under approval (destructive markers are searched there).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectDef {
+    /// How many lines above the matched line belong to the subject.
+    pub above: usize,
+    /// The subject starts at the nearest line above the match that matches this (tested on
+    /// the trimmed line, box drawing included). When no such line is within `above`, the
+    /// subject is not fully visible and the prompt counts as destructive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+}
+
+/// A sample screen for a rule's own test.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    pub screen: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Agent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreground: Option<String>,
+}
+
+/// A rule as written in a rules file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<Action>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<Agent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    #[serde(default, rename = "match", skip_serializing_if = "Vec::is_empty")]
+    pub patterns: Vec<String>,
+    #[serde(default, rename = "with", skip_serializing_if = "Vec::is_empty")]
+    pub with: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_followed_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreground: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreground_required: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Key>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<SubjectDef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markers: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Example>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near_misses: Vec<Example>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaskDef {
+    id: String,
+    #[serde(default)]
+    disabled: bool,
+    #[serde(default)]
+    pattern: Option<String>,
+    #[serde(default)]
+    replace: Option<String>,
+    #[serde(default)]
+    explanation: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MarkerDef {
+    id: String,
+    #[serde(default)]
+    disabled: bool,
+    #[serde(default)]
+    pattern: Option<String>,
+    #[serde(default)]
+    explanation: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    #[serde(rename = "$schema", default)]
+    _schema: Option<String>,
+    #[serde(default)]
+    version: Option<u32>,
+    #[serde(default)]
+    agents: Option<BTreeMap<String, Vec<String>>>,
+    #[serde(default)]
+    shells: Option<Vec<String>>,
+    #[serde(default)]
+    masks: Vec<MaskDef>,
+    #[serde(default)]
+    destructive: Vec<MarkerDef>,
+    #[serde(default)]
+    rules: Vec<RuleDef>,
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub struct Rule {
+    pub def: RuleDef,
+    pub id: String,
+    pub class: Class,
+    pub action: Action,
+    pub priority: i64,
+    pub explanation: String,
+    pub last: usize,
+    pub patterns: Vec<Pattern>,
+    pub with: Vec<Pattern>,
+    pub unless: Vec<Pattern>,
+    pub not_followed_by: Vec<Pattern>,
+    /// Foreground command patterns (the `@shells` reference expanded).
+    pub foreground: Vec<Pattern>,
+    pub foreground_required: bool,
+    pub option: Option<Pattern>,
+    pub subject_start: Option<Pattern>,
+    /// Indices into [`RuleSet::markers`] that apply to this rule's subject.
+    pub markers: Vec<usize>,
+}
+
+impl Rule {
+    pub fn applies_to(&self, agent: Agent) -> bool {
+        self.def.agents.is_empty() || self.def.agents.contains(&agent)
+    }
+}
+
+/// Every rule, mask and marker, ready to classify.
+#[derive(Debug)]
+pub struct RuleSet {
+    /// Foreground commands that are the agent itself, per agent name.
+    pub agents: BTreeMap<String, Vec<Pattern>>,
+    pub shells: Vec<Pattern>,
+    pub masks: Vec<Mask>,
+    pub markers: Vec<Marker>,
+    pub rules: Vec<Rule>,
+    /// Where the user rules came from, if any (for messages).
+    pub source: Option<String>,
+}
+
+impl RuleSet {
+    /// The embedded rules (parsed once per process).
+    pub fn embedded() -> &'static RuleSet {
+        static EMBEDDED_SET: OnceLock<RuleSet> = OnceLock::new();
+        EMBEDDED_SET.get_or_init(|| {
+            load_from(EMBEDDED.as_bytes(), None)
+                .unwrap_or_else(|err| panic!("embedded pane rules are invalid: {err:#}"))
+        })
+    }
+
+    /// The embedded rules extended by a user file.
+    pub fn with_user_file(path: &Path) -> Result<RuleSet> {
+        let bounded = fsx::read_bounded(path, fsx::DOCUMENT_LIMIT)
+            .with_context(|| format!("cannot read rules {}", path.display()))?;
+        let bytes = document::bounded_bytes(bounded)
+            .map_err(|problem| anyhow!("rules {}: {problem}", path.display()))?;
+        let value = document::parse_json(&bytes)
+            .map_err(|problem| anyhow!("rules {}: {problem}", path.display()))?;
+        if let Some(violation) = crate::schema::violations("pane-rules", &value).first() {
+            bail!(
+                "rules {}: {}: {}",
+                path.display(),
+                violation.pointer,
+                violation.message
+            );
+        }
+        load_from(&bytes, Some(path.display().to_string()))
+            .with_context(|| format!("rules {}", path.display()))
+    }
+
+    /// The rule with this id.
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.id == id)
+    }
+
+    /// Is `command` the agent itself?
+    pub fn is_agent_command(&self, agent: Agent, command: &str) -> bool {
+        self.agents
+            .get(agent.as_str())
+            .is_some_and(|patterns| patterns.iter().any(|p| p.is_match(command)))
+    }
+
+    /// Is `command` a shell?
+    pub fn is_shell(&self, command: &str) -> bool {
+        self.shells.iter().any(|p| p.is_match(command))
+    }
+}
+
+fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
+    let base: RulesFile = serde_json::from_str(EMBEDDED).context("embedded rules do not parse")?;
+    let user: Option<RulesFile> = match source {
+        Some(_) => Some(serde_json::from_slice(user).map_err(|err| anyhow!("{err}"))?),
+        None => None,
+    };
+    let mut agents = base.agents.clone().unwrap_or_default();
+    let mut shells = base.shells.clone().unwrap_or_default();
+    let mut masks = base.masks;
+    let mut markers = base.destructive;
+    let mut rules = base.rules;
+    if let Some(user) = user {
+        if user.version.is_some_and(|v| v != 1) {
+            bail!(
+                "version {} is not supported (use 1)",
+                user.version.unwrap_or(0)
+            );
+        }
+        if let Some(user_agents) = user.agents {
+            agents.extend(user_agents);
+        }
+        if let Some(user_shells) = user.shells {
+            shells = user_shells;
+        }
+        merge(&mut masks, user.masks, |m| &m.id, |m| m.disabled);
+        merge(&mut markers, user.destructive, |m| &m.id, |m| m.disabled);
+        merge(
+            &mut rules,
+            user.rules,
+            |r| &r.id,
+            |r| r.disabled.unwrap_or(false),
+        );
+    }
+    // User files get every pattern compiled while loading, so a bad one is a clear error
+    // before anything runs; the embedded patterns are compiled by a unit test and lazily at
+    // run time.
+    let validate = source.is_some();
+    compile(agents, shells, masks, markers, rules, source, validate)
+}
+
+/// Replace entries with the same id, drop disabled ones, append new ones.
+fn merge<T>(
+    base: &mut Vec<T>,
+    user: Vec<T>,
+    id: impl Fn(&T) -> &String,
+    disabled: impl Fn(&T) -> bool,
+) {
+    for entry in user {
+        match base.iter().position(|b| id(b) == id(&entry)) {
+            Some(at) if disabled(&entry) => {
+                base.remove(at);
+            }
+            Some(at) => base[at] = entry,
+            None if disabled(&entry) => {}
+            None => base.push(entry),
+        }
+    }
+}
+
+fn pattern(source: &str, what: &str, validate: bool) -> Result<Pattern> {
+    let pattern = Pattern::new(source.to_string());
+    if validate {
+        pattern
+            .check()
+            .map_err(|err| anyhow!("{what}: invalid pattern {source:?}: {err}"))?;
+    }
+    Ok(pattern)
+}
+
+fn patterns(sources: &[String], what: &str, validate: bool) -> Result<Vec<Pattern>> {
+    sources.iter().map(|s| pattern(s, what, validate)).collect()
+}
+
+fn compile(
+    agents: BTreeMap<String, Vec<String>>,
+    shells: Vec<String>,
+    masks: Vec<MaskDef>,
+    markers: Vec<MarkerDef>,
+    rules: Vec<RuleDef>,
+    source: Option<String>,
+    v: bool,
+) -> Result<RuleSet> {
+    let agents = agents
+        .into_iter()
+        .map(|(name, list)| Ok((name.clone(), patterns(&list, &format!("agents.{name}"), v)?)))
+        .collect::<Result<BTreeMap<_, _>>>()?;
+    let shell_patterns = patterns(&shells, "shells", v)?;
+    let masks = masks
+        .into_iter()
+        .map(|m| {
+            let what = format!("mask {}", m.id);
+            Ok(Mask {
+                pattern: pattern(
+                    m.pattern
+                        .as_deref()
+                        .ok_or_else(|| anyhow!("{what}: no pattern"))?,
+                    &what,
+                    v,
+                )?,
+                replace: m.replace.unwrap_or_default(),
+                explanation: m.explanation.unwrap_or_default(),
+                id: m.id,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let markers = markers
+        .into_iter()
+        .map(|m| {
+            let what = format!("destructive marker {}", m.id);
+            Ok(Marker {
+                pattern: pattern(
+                    m.pattern
+                        .as_deref()
+                        .ok_or_else(|| anyhow!("{what}: no pattern"))?,
+                    &what,
+                    v,
+                )?,
+                explanation: m.explanation.unwrap_or_default(),
+                id: m.id,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut compiled = Vec::with_capacity(rules.len());
+    for def in rules {
+        compiled.push(compile_rule(def, &shells, &markers, v)?);
+    }
+    // Stable: equal priorities keep file order.
+    compiled.sort_by_key(|rule| rule.priority);
+    Ok(RuleSet {
+        agents,
+        shells: shell_patterns,
+        masks,
+        markers,
+        rules: compiled,
+        source,
+    })
+}
+
+fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) -> Result<Rule> {
+    let what = format!("rule {}", def.id);
+    let class = def.class.ok_or_else(|| anyhow!("{what}: no class"))?;
+    let action = def.action.ok_or_else(|| anyhow!("{what}: no action"))?;
+    let priority = def.priority.ok_or_else(|| anyhow!("{what}: no priority"))?;
+    let explanation = def
+        .explanation
+        .clone()
+        .ok_or_else(|| anyhow!("{what}: no explanation"))?;
+    if def.patterns.is_empty() && !def.foreground_required.unwrap_or(false) {
+        bail!("{what}: a rule without `match` patterns must set foreground_required");
+    }
+    let mut foreground = Vec::new();
+    for source in &def.foreground {
+        if source == "@shells" {
+            foreground.extend(patterns(shells, &what, v)?);
+        } else {
+            foreground.push(pattern(source, &what, v)?);
+        }
+    }
+    let marker_ids: Vec<usize> = match &def.markers {
+        None => (0..markers.len()).collect(),
+        Some(ids) => ids
+            .iter()
+            .map(|id| {
+                markers
+                    .iter()
+                    .position(|m| &m.id == id)
+                    .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))
+            })
+            .collect::<Result<_>>()?,
+    };
+    Ok(Rule {
+        id: def.id.clone(),
+        class,
+        action,
+        priority,
+        explanation,
+        last: def.last.unwrap_or(DEFAULT_LAST).max(1),
+        patterns: patterns(&def.patterns, &what, v)?,
+        with: patterns(&def.with, &what, v)?,
+        unless: patterns(&def.unless, &what, v)?,
+        not_followed_by: patterns(&def.not_followed_by, &what, v)?,
+        foreground,
+        foreground_required: def.foreground_required.unwrap_or(false),
+        option: def
+            .option
+            .as_deref()
+            .map(|s| pattern(s, &what, v))
+            .transpose()?,
+        subject_start: def
+            .subject
+            .as_ref()
+            .and_then(|s| s.start.as_deref())
+            .map(|s| pattern(s, &what, v))
+            .transpose()?,
+        markers: marker_ids,
+        def,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_rules_are_valid_against_their_schema_and_complete() {
+        let value: serde_json::Value = serde_json::from_str(EMBEDDED).unwrap();
+        let violations = crate::schema::violations("pane-rules", &value);
+        assert!(violations.is_empty(), "{violations:?}");
+        let set = RuleSet::embedded();
+        assert!(!set.rules.is_empty() && !set.masks.is_empty() && !set.markers.is_empty());
+        let mut ids: Vec<&str> = set.rules.iter().map(|r| r.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), set.rules.len(), "rule ids are unique");
+        // Every pattern compiles (they are compiled lazily at run time).
+        for rule in &set.rules {
+            for p in rule.patterns.iter().chain(&rule.with).chain(&rule.unless) {
+                let _ = p.regex();
+            }
+        }
+    }
+
+    #[test]
+    fn user_files_replace_disable_and_add_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.json");
+        std::fs::write(
+            &path,
+            r#"{"version": 1, "rules": [
+                {"id": "press-enter", "disabled": true},
+                {"id": "rate-limit", "class": "api-error", "action": "escalate", "priority": 60,
+                 "match": ["(?i)rate limit"], "explanation": "ours"},
+                {"id": "deploy-confirm", "class": "yes-no", "action": "escalate", "priority": 5,
+                 "match": ["^Deploy to production\\?"], "last": 1, "explanation": "never deploy"}
+            ]}"#,
+        )
+        .unwrap();
+        let set = RuleSet::with_user_file(&path).unwrap();
+        assert!(set.rule("press-enter").is_none());
+        assert_eq!(set.rule("rate-limit").unwrap().explanation, "ours");
+        assert_eq!(set.rules[0].id, "deploy-confirm", "sorted by priority");
+    }
+
+    #[test]
+    fn bad_user_files_are_one_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.json");
+        for (text, expected) in [
+            (
+                r#"{"version": 1, "rules": [{"id": "x", "class": "nope"}]}"#,
+                "/rules/0",
+            ),
+            (
+                r#"{"version": 1, "rules": [{"id": "x", "class": "idle", "action": "none", "priority": 1, "match": ["("], "explanation": "e"}]}"#,
+                "invalid pattern",
+            ),
+            ("{", "invalid JSON"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = format!("{:#}", RuleSet::with_user_file(&path).unwrap_err());
+            assert!(err.contains(expected), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! The one place that runs tmux.
+//!
+//! Everything goes through [`Terminal`], a small trait the pure cores (classification, stall
+//! decisions, readiness) are tested against with fakes; [`Tmux`] implements it with
+//! `std::process::Command` and argv — never a shell string — on the socket given by
+//! `--tmux-socket` / `AUTOCTL_TMUX_SOCKET` (tmux `-L`).
+//!
+//! Why one client call for many panes: a tmux client costs a fork, an exec and a socket
+//! round trip (a few milliseconds); a heartbeat over fifty panes chains `display-message` and
+//! `capture-pane` for every pane with `;` into one invocation, separated by a per-call nonce
+//! that pane contents cannot forge.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+/// The longest target accepted (tmux targets are short: `session:window.pane`, `%12`).
+const TARGET_MAX: usize = 256;
+
+/// Text longer than this is sent through a paste buffer instead of `send-keys -l`, so a long
+/// prompt arrives as one paste and does not hit tmux's argument limits.
+pub const PASTE_THRESHOLD: usize = 512;
+
+/// The tmux user option that remembers the screen autoctl last answered in a pane (the
+/// normalized hash), so two supervisors never answer the same screen twice.
+pub const ANSWERED_OPTION: &str = "@autoctl_answered";
+
+/// Validate a tmux target (`session`, `session:window.pane`, `%3`): non-empty, short, no
+/// control characters, and never starting with `-` (tmux would read it as an option).
+pub fn parse_target(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("empty target (examples: agent, agent:0.1, %3)".to_string());
+    }
+    if text.starts_with('-') {
+        return Err(format!(
+            "{text:?} starts with '-', which tmux would read as an option; name the pane (agent:0.1, %3)"
+        ));
+    }
+    if text.len() > TARGET_MAX {
+        return Err(format!("target is longer than {TARGET_MAX} bytes"));
+    }
+    if text.chars().any(char::is_control) {
+        return Err("target contains control characters".to_string());
+    }
+    Ok(text.to_string())
+}
+
+/// Validate a tmux socket name (`-L NAME`): a file name in tmux's socket directory.
+pub fn parse_socket(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.starts_with('-') || text.contains('/') || text.len() > TARGET_MAX {
+        return Err(format!(
+            "{text:?} is not a socket name (a plain name such as `agents`, as for tmux -L)"
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err("socket name contains control characters".to_string());
+    }
+    Ok(text.to_string())
+}
+
+/// A key name for `send-keys` without `-l` (`Enter`, `Escape`, `C-c`, `Up`, `y`).
+pub fn parse_key(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 32
+        && !text.starts_with('-')
+        && (text.chars().count() == 1 && !text.chars().any(char::is_control)
+            || text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '^')));
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{text:?} is not a tmux key name (examples: Enter, Escape, C-c, Up, y); use --text for literal text"
+        ))
+    }
+}
+
+/// What tmux says about one pane.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaneInfo {
+    /// The stable pane id (`%3`), unique for the server's lifetime.
+    pub id: String,
+    /// `session:window.pane`, for people.
+    pub address: String,
+    /// `#{pane_current_command}`: the program in front.
+    pub command: String,
+    pub pid: u32,
+    /// The program in the pane exited and the pane is kept (`remain-on-exit`).
+    pub dead: bool,
+    pub cursor_y: u32,
+    pub height: u32,
+    /// The screen hash autoctl last answered in this pane, if any.
+    pub answered: Option<String>,
+}
+
+/// One pane's metadata and screen, captured in the same client call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub pane: PaneInfo,
+    /// The captured text (joined wrapped lines, trailing spaces as tmux keeps them).
+    pub text: String,
+}
+
+/// How to capture.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CaptureOptions {
+    /// Also capture this many lines of history above the visible screen.
+    pub history: Option<u32>,
+    /// Keep colour and attribute escape sequences (`capture-pane -e`).
+    pub escapes: bool,
+}
+
+/// The terminal operations autoctl needs. Implemented by [`Tmux`]; tests of the pure cores
+/// use fakes.
+pub trait Terminal {
+    /// Metadata and screen of each target, in order. A target that does not exist is an
+    /// `Err` in its slot; a server that is not running fails the whole call.
+    fn snapshots(
+        &self,
+        targets: &[String],
+        options: CaptureOptions,
+    ) -> Result<Vec<Result<Snapshot>>>;
+    /// Every pane of the server.
+    fn list_panes(&self) -> Result<Vec<PaneInfo>>;
+    /// Type `text` literally (no key-name interpretation).
+    fn send_text(&self, target: &str, text: &str) -> Result<()>;
+    /// Press named keys (`Enter`, `Escape`, `C-c`).
+    fn send_keys(&self, target: &str, keys: &[String]) -> Result<()>;
+    /// Remember in the pane which screen was answered.
+    fn set_answered(&self, pane_id: &str, hash: &str) -> Result<()>;
+}
+
+/// The real tmux.
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    binary: PathBuf,
+    socket: Option<String>,
+}
+
+impl Tmux {
+    /// Find tmux on PATH. The error says which PATH was searched, since cron's is minimal.
+    pub fn new(socket: Option<String>) -> Result<Tmux> {
+        let binary = which::which("tmux").map_err(|_| {
+            let path = std::env::var("PATH").unwrap_or_default();
+            anyhow!(
+                "tmux not found on PATH ({}); install tmux or set PATH (cron's default is /usr/bin:/bin)",
+                if path.is_empty() { "PATH is empty" } else { &path }
+            )
+        })?;
+        Ok(Tmux { binary, socket })
+    }
+
+    fn socket_label(&self) -> String {
+        match &self.socket {
+            Some(name) => format!("socket {name:?}"),
+            None => "the default socket".to_string(),
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.binary);
+        if let Some(socket) = &self.socket {
+            cmd.arg("-L").arg(socket);
+        }
+        cmd.stdin(Stdio::null());
+        cmd
+    }
+
+    /// Run tmux with `args`; stdout on success, a one-line error otherwise.
+    fn run(&self, args: &[OsString], stdin: Option<&[u8]>) -> Result<Vec<u8>> {
+        let mut cmd = self.command();
+        cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if stdin.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("cannot run {}", self.binary.display()))?;
+        if let Some(bytes) = stdin {
+            let mut pipe = child.stdin.take().expect("stdin was piped");
+            pipe.write_all(bytes).context("cannot write to tmux")?;
+        }
+        let output = child.wait_with_output().context("tmux did not finish")?;
+        if output.status.success() {
+            return Ok(output.stdout);
+        }
+        Err(self.explain(&output.stderr, &output.stdout))
+    }
+
+    fn explain(&self, stderr: &[u8], stdout: &[u8]) -> anyhow::Error {
+        let text = String::from_utf8_lossy(stderr);
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        if first.contains("no server running")
+            || first.contains("error connecting to")
+            || first.contains("server exited")
+        {
+            return anyhow!("no tmux server running on {}", self.socket_label());
+        }
+        if first.starts_with("can't find") {
+            return anyhow!("tmux: {first}");
+        }
+        if first.is_empty() {
+            let out = String::from_utf8_lossy(stdout);
+            return anyhow!(
+                "tmux failed: {}",
+                out.lines().next().unwrap_or("no message")
+            );
+        }
+        anyhow!("tmux: {first}")
+    }
+
+    fn snapshot_one(
+        &self,
+        target: &str,
+        options: CaptureOptions,
+        nonce: &str,
+    ) -> Result<Vec<Result<Snapshot>>> {
+        let args = snapshot_args(std::slice::from_ref(&target.to_string()), options, nonce);
+        let out = self.run(&args, None)?;
+        parse_snapshots(&out, nonce, 1)
+    }
+}
+
+fn os(text: &str) -> OsString {
+    OsString::from(text)
+}
+
+/// `display-message` format: nonce, then the fields of [`PaneInfo`], tab-separated.
+fn info_format(nonce: &str) -> String {
+    format!(
+        "{nonce}\t#{{pane_id}}\t#{{session_name}}:#{{window_index}}.#{{pane_index}}\t#{{pane_current_command}}\t#{{pane_pid}}\t#{{pane_dead}}\t#{{cursor_y}}\t#{{pane_height}}\t#{{{ANSWERED_OPTION}}}"
+    )
+}
+
+fn snapshot_args(targets: &[String], options: CaptureOptions, nonce: &str) -> Vec<OsString> {
+    let format = info_format(nonce);
+    let mut args = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        if i > 0 {
+            args.push(os(";"));
+        }
+        args.extend(["display-message", "-p", "-t", target, &format].map(os));
+        args.push(os(";"));
+        args.extend(["capture-pane", "-p", "-J"].map(os));
+        if options.escapes {
+            args.push(os("-e"));
+        }
+        if let Some(history) = options.history {
+            args.push(os("-S"));
+            args.push(os(&format!("-{history}")));
+        }
+        args.extend(["-t", target].map(os));
+    }
+    args
+}
+
+fn parse_info(line: &str) -> Option<PaneInfo> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    if fields.len() < 9 {
+        return None;
+    }
+    Some(PaneInfo {
+        id: fields[1].to_string(),
+        address: fields[2].to_string(),
+        command: fields[3].to_string(),
+        pid: fields[4].parse().unwrap_or(0),
+        dead: fields[5] == "1",
+        cursor_y: fields[6].parse().unwrap_or(0),
+        height: fields[7].parse().unwrap_or(0),
+        answered: Some(fields[8].to_string()).filter(|s| !s.is_empty()),
+    })
+}
+
+/// Split the output of a chained snapshot call into panes. Each pane starts with a line that
+/// begins with the nonce; everything until the next such line is its screen.
+fn parse_snapshots(out: &[u8], nonce: &str, expected: usize) -> Result<Vec<Result<Snapshot>>> {
+    let text = String::from_utf8_lossy(out);
+    let mut snapshots: Vec<Result<Snapshot>> = Vec::with_capacity(expected);
+    let mut current: Option<(PaneInfo, String)> = None;
+    let prefix = format!("{nonce}\t");
+    for line in text.split_inclusive('\n') {
+        if line.starts_with(&prefix) {
+            if let Some((pane, screen)) = current.take() {
+                snapshots.push(Ok(Snapshot { pane, text: screen }));
+            }
+            let info = parse_info(line.trim_end_matches('\n'))
+                .context("tmux printed pane metadata autoctl cannot read")?;
+            current = Some((info, String::new()));
+        } else if let Some((_, screen)) = current.as_mut() {
+            screen.push_str(line);
+        }
+    }
+    if let Some((pane, screen)) = current.take() {
+        snapshots.push(Ok(Snapshot { pane, text: screen }));
+    }
+    if snapshots.len() != expected {
+        bail!(
+            "tmux returned {} pane captures for {expected} targets",
+            snapshots.len()
+        );
+    }
+    Ok(snapshots)
+}
+
+/// A nonce for one call: not secret, only unpredictable enough that no screen contains it.
+fn nonce() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seed = format!("{}:{}:{:?}", std::process::id(), now.as_nanos(), now);
+    format!(
+        "autoctl-{:016x}",
+        xxhash_rust::xxh3::xxh3_64(seed.as_bytes())
+    )
+}
+
+impl Terminal for Tmux {
+    fn snapshots(
+        &self,
+        targets: &[String],
+        options: CaptureOptions,
+    ) -> Result<Vec<Result<Snapshot>>> {
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let nonce = nonce();
+        let args = snapshot_args(targets, options, &nonce);
+        match self.run(&args, None) {
+            Ok(out) => parse_snapshots(&out, &nonce, targets.len()),
+            Err(err) if targets.len() == 1 => Err(err),
+            Err(err) => {
+                // tmux stops a command sequence at the first failing command. A missing server
+                // fails everything; a missing pane fails only its own slot, so capture the
+                // targets one by one to say which.
+                if err.to_string().starts_with("no tmux server") {
+                    return Err(err);
+                }
+                let mut all = Vec::with_capacity(targets.len());
+                for target in targets {
+                    match self.snapshot_one(target, options, &nonce) {
+                        Ok(mut one) => all.push(one.remove(0)),
+                        Err(err) => all.push(Err(err)),
+                    }
+                }
+                Ok(all)
+            }
+        }
+    }
+
+    fn list_panes(&self) -> Result<Vec<PaneInfo>> {
+        let nonce = "pane";
+        let format = info_format(nonce);
+        let out = self.run(&["list-panes", "-a", "-F", &format].map(os), None)?;
+        String::from_utf8_lossy(&out)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|line| parse_info(line).context("tmux printed pane metadata autoctl cannot read"))
+            .collect()
+    }
+
+    fn send_text(&self, target: &str, text: &str) -> Result<()> {
+        if text.len() > PASTE_THRESHOLD {
+            // A named buffer, deleted after pasting (-d), so the user's buffers stay untouched;
+            // -p pastes with bracketed-paste markers when the program asked for them.
+            let buffer = nonce();
+            self.run(
+                &["load-buffer", "-b", &buffer, "-"].map(os),
+                Some(text.as_bytes()),
+            )?;
+            self.run(
+                &["paste-buffer", "-d", "-p", "-b", &buffer, "-t", target].map(os),
+                None,
+            )?;
+            return Ok(());
+        }
+        self.run(&["send-keys", "-l", "-t", target, "--", text].map(os), None)?;
+        Ok(())
+    }
+
+    fn send_keys(&self, target: &str, keys: &[String]) -> Result<()> {
+        let mut args = ["send-keys", "-t", target, "--"].map(os).to_vec();
+        args.extend(keys.iter().map(|k| os(k)));
+        self.run(&args, None)?;
+        Ok(())
+    }
+
+    fn set_answered(&self, pane_id: &str, hash: &str) -> Result<()> {
+        self.run(
+            &["set-option", "-p", "-t", pane_id, ANSWERED_OPTION, hash].map(os),
+            None,
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_validated() {
+        assert!(parse_target("agent").is_ok());
+        assert!(parse_target("agent:0.1").is_ok());
+        assert!(parse_target("%3").is_ok());
+        assert!(parse_target("-t").unwrap_err().contains("starts with '-'"));
+        assert!(parse_target("").is_err());
+        assert!(parse_target("a\nb").is_err());
+        assert!(parse_target(&"x".repeat(300)).is_err());
+        assert!(parse_socket("agents").is_ok());
+        assert!(parse_socket("../x").is_err());
+        assert!(parse_socket("-x").is_err());
+    }
+
+    #[test]
+    fn key_names_are_validated() {
+        for ok in ["Enter", "Escape", "C-c", "M-x", "y", "1", "BSpace", "F12"] {
+            assert!(parse_key(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "-l", "a b", "Enter;", "\u{1b}"] {
+            assert!(parse_key(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn snapshot_output_splits_on_the_nonce_only() {
+        let nonce = "autoctl-00ff";
+        let out = format!(
+            "{nonce}\t%1\ta:0.0\tclaude\t42\t0\t3\t10\t\nline one\n{fake}\n{nonce}\t%2\ta:1.0\tbash\t43\t1\t0\t10\tabc\n$ \n",
+            fake = "autoctl-0000\t%9\tfake"
+        );
+        let snaps = parse_snapshots(out.as_bytes(), nonce, 2).unwrap();
+        let first = snaps[0].as_ref().unwrap();
+        assert_eq!(first.pane.id, "%1");
+        assert_eq!(first.pane.command, "claude");
+        assert_eq!(first.pane.answered, None);
+        assert_eq!(first.text, "line one\nautoctl-0000\t%9\tfake\n");
+        let second = snaps[1].as_ref().unwrap();
+        assert!(second.pane.dead);
+        assert_eq!(second.pane.answered.as_deref(), Some("abc"));
+        assert!(parse_snapshots(out.as_bytes(), nonce, 3).is_err());
+    }
+
+    #[test]
+    fn chained_arguments_separate_commands_with_a_lone_semicolon() {
+        let args = snapshot_args(
+            &["a".to_string(), "%2".to_string()],
+            CaptureOptions {
+                history: Some(50),
+                escapes: false,
+            },
+            "n",
+        );
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(words.iter().filter(|w| *w == ";").count(), 3);
+        assert!(words.windows(2).any(|w| w[0] == "-S" && w[1] == "-50"));
+        assert!(!words.iter().any(|w| w == "-e"));
+    }
+}
