@@ -25,6 +25,9 @@ _autoctl() {
             autoctl,next)
                 cmd="autoctl__subcmd__next"
                 ;;
+            autoctl,pane)
+                cmd="autoctl__subcmd__pane"
+                ;;
             autoctl,run)
                 cmd="autoctl__subcmd__run"
                 ;;
@@ -34,11 +37,32 @@ _autoctl() {
             autoctl,signal)
                 cmd="autoctl__subcmd__signal"
                 ;;
+            autoctl,stall)
+                cmd="autoctl__subcmd__stall"
+                ;;
             autoctl,stop)
                 cmd="autoctl__subcmd__stop"
                 ;;
             autoctl,table)
                 cmd="autoctl__subcmd__table"
+                ;;
+            autoctl__subcmd__pane,capture)
+                cmd="autoctl__subcmd__pane__subcmd__capture"
+                ;;
+            autoctl__subcmd__pane,classify)
+                cmd="autoctl__subcmd__pane__subcmd__classify"
+                ;;
+            autoctl__subcmd__pane,hash)
+                cmd="autoctl__subcmd__pane__subcmd__hash"
+                ;;
+            autoctl__subcmd__pane,ready)
+                cmd="autoctl__subcmd__pane__subcmd__ready"
+                ;;
+            autoctl__subcmd__pane,rules)
+                cmd="autoctl__subcmd__pane__subcmd__rules"
+                ;;
+            autoctl__subcmd__pane,send)
+                cmd="autoctl__subcmd__pane__subcmd__send"
                 ;;
             autoctl__subcmd__run,lookup)
                 cmd="autoctl__subcmd__run__subcmd__lookup"
@@ -70,6 +94,9 @@ _autoctl() {
             autoctl__subcmd__signal,write)
                 cmd="autoctl__subcmd__signal__subcmd__write"
                 ;;
+            autoctl__subcmd__stall,check)
+                cmd="autoctl__subcmd__stall__subcmd__check"
+                ;;
             autoctl__subcmd__stop,check)
                 cmd="autoctl__subcmd__stop__subcmd__check"
                 ;;
@@ -95,12 +122,16 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --help --version signal stop next table run schema completions man"
+            opts="-h -V --tmux-socket --help --version signal stop next table run schema pane stall completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -109,12 +140,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__completions)
-            opts="-h --help bash elvish fish powershell zsh"
+            opts="-h --tmux-socket --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -123,13 +158,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__man)
-            opts="-h --out --help"
+            opts="-h --out --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -141,7 +180,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__next)
-            opts="-h --step --result --checkpoint --status --phase --task --table --command --format --help"
+            opts="-h --step --result --checkpoint --status --phase --task --table --command --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -183,6 +222,192 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane)
+            opts="-h --tmux-socket --help capture hash classify ready send rules"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__capture)
+            opts="-h --lines --escapes --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__classify)
+            opts="-h --agent --foreground --rules --explain --now --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --foreground)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__hash)
+            opts="-h --raw --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__ready)
+            opts="-h --wait --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__rules)
+            opts="-h --rules --check --dump --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__send)
+            opts="-h --text --keys --submit --delay --verify --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --text)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keys)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -191,12 +416,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --help start stop status lookup"
+            opts="-h --tmux-socket --help start stop status lookup"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -205,7 +434,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__lookup)
-            opts="-h --task --format --help"
+            opts="-h --task --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,6 +448,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -227,7 +460,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --agent --threshold --recoveries-per-iteration --recoveries-total --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --agent --threshold --recoveries-per-iteration --recoveries-total --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -281,6 +514,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -289,7 +526,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__status)
-            opts="-h --session --task --all --format --help"
+            opts="-h --session --task --all --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +544,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json prometheus" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -315,7 +556,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__stop)
-            opts="-h --session --task --reason --message --help"
+            opts="-h --session --task --reason --message --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -337,6 +578,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -345,12 +590,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema)
-            opts="-h --help list show"
+            opts="-h --tmux-socket --help list show"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -359,12 +608,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema__subcmd__list)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -373,12 +626,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__schema__subcmd__show)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -387,12 +644,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal)
-            opts="-h --help validate write read clear"
+            opts="-h --tmux-socket --help validate write read clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -401,12 +662,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__clear)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -415,7 +680,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__read)
-            opts="-h --field --help"
+            opts="-h --field --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +688,10 @@ _autoctl() {
             case "${prev}" in
                 --field)
                     COMPREPLY=($(compgen -W "step result next checkpoint iteration timestamp" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -433,7 +702,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__validate)
-            opts="-h --strict --table --format --help"
+            opts="-h --strict --table --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -447,6 +716,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -455,7 +728,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__write)
-            opts="-h --step --result --next --checkpoint --iteration --table --print --help"
+            opts="-h --step --result --next --checkpoint --iteration --table --print --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,6 +758,78 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__stall)
+            opts="-h --tmux-socket --help check"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__stall__subcmd__check)
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --rules --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-recoveries-per-iteration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-recoveries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -493,12 +838,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop)
-            opts="-h --help write check clear"
+            opts="-h --tmux-socket --help write check clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -507,7 +856,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__check)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,6 +864,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -525,12 +878,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__clear)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -539,7 +896,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__write)
-            opts="-h --reason --message --help"
+            opts="-h --reason --message --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,6 +910,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -561,12 +922,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table)
-            opts="-h --help list show check"
+            opts="-h --tmux-socket --help list show check"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -575,7 +940,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__check)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -583,6 +948,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -593,7 +962,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__list)
-            opts="-h --format --help"
+            opts="-h --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -601,6 +970,10 @@ _autoctl() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -611,12 +984,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__show)
-            opts="-h --help"
+            opts="-h --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

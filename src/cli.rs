@@ -24,6 +24,15 @@ use crate::error::EXIT_CODE_TABLE;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)
+    #[arg(
+        long,
+        global = true,
+        env = "AUTOCTL_TMUX_SOCKET",
+        value_name = "NAME",
+        value_parser = crate::tmux::parse_socket
+    )]
+    pub tmux_socket: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -45,6 +54,12 @@ pub enum Command {
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),
+    /// Read tmux panes: capture, hash, classify, wait until ready, send keys
+    #[command(subcommand)]
+    Pane(cmd::pane::PaneCommand),
+    /// Detect stalled agents and recover them within limits
+    #[command(subcommand)]
+    Stall(cmd::stall::StallCommand),
     /// Print a shell completion script
     Completions(cmd::generate::CompletionsArgs),
     /// Print or write the man pages

@@ -49,7 +49,7 @@ where
             return ExitCode::from(error::EXIT_FAILURE);
         }
     };
-    match cmd::dispatch(cli.command) {
+    match cmd::dispatch(cli) {
         Ok(verdict) => verdict.into(),
         Err(err) => error::report(&err),
     }

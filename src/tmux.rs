@@ -112,6 +112,9 @@ pub struct CaptureOptions {
     pub history: Option<u32>,
     /// Keep colour and attribute escape sequences (`capture-pane -e`).
     pub escapes: bool,
+    /// Capture rows as displayed instead of joining wrapped lines, so `cursor_y` indexes
+    /// them (used to find the input line).
+    pub rows: bool,
 }
 
 /// The terminal operations autoctl needs. Implemented by [`Tmux`]; tests of the pure cores
@@ -245,7 +248,10 @@ fn snapshot_args(targets: &[String], options: CaptureOptions, nonce: &str) -> Ve
         }
         args.extend(["display-message", "-p", "-t", target, &format].map(os));
         args.push(os(";"));
-        args.extend(["capture-pane", "-p", "-J"].map(os));
+        args.extend(["capture-pane", "-p"].map(os));
+        if !options.rows {
+            args.push(os("-J"));
+        }
         if options.escapes {
             args.push(os("-e"));
         }
@@ -450,7 +456,7 @@ mod tests {
             &["a".to_string(), "%2".to_string()],
             CaptureOptions {
                 history: Some(50),
-                escapes: false,
+                ..CaptureOptions::default()
             },
             "n",
         );

@@ -3,26 +3,31 @@
 
 pub mod generate;
 pub mod next;
+pub mod pane;
 pub mod run;
 pub mod schema;
 pub mod signal;
+pub mod stall;
 pub mod stop;
 pub mod table;
 
 use anyhow::Result;
 
-use crate::cli::Command;
+use crate::cli::{Cli, Command};
 use crate::error::Verdict;
 
 /// Run one parsed command.
-pub fn dispatch(command: Command) -> Result<Verdict> {
-    match command {
+pub fn dispatch(cli: Cli) -> Result<Verdict> {
+    let tmux_socket = cli.tmux_socket;
+    match cli.command {
         Command::Signal(command) => signal::run(command),
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
         Command::Run(command) => run::run(command),
         Command::Schema(command) => schema::run(command),
+        Command::Pane(command) => pane::run(command, tmux_socket),
+        Command::Stall(command) => stall::run(command, tmux_socket),
         Command::Completions(args) => generate::run_completions(&args),
         Command::Man(args) => generate::run_man(&args),
     }

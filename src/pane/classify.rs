@@ -209,10 +209,11 @@ fn try_rule<'s>(
         return None;
     }
     match foreground {
-        Some(command) if !rule.foreground.is_empty() => {
-            if !rule.foreground.iter().any(|p| p.is_match(command)) {
-                return None;
-            }
+        Some(command)
+            if !rule.foreground.is_empty()
+                && !rule.foreground.iter().any(|p| p.is_match(command)) =>
+        {
+            return None;
         }
         None if rule.foreground_required => return None,
         _ => {}

@@ -1,0 +1,620 @@
+//! `autoctl pane capture|hash|classify|ready|send|rules`: the tmux primitives.
+
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cli::Format;
+use crate::duration;
+use crate::error::Verdict;
+use crate::output;
+use crate::pane::classify::{self, Classification, Context as ClassifyContext, Screen};
+use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
+use crate::pane::reset::Zone;
+use crate::pane::rules::{self, RuleSet};
+use crate::pane::{Agent, Class};
+use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
+
+#[derive(Debug, Subcommand)]
+pub enum PaneCommand {
+    /// Print a pane's text (wrapped lines joined, trailing blank rows dropped)
+    ///
+    /// Control characters are never printed raw unless --escapes is given, so capturing a
+    /// hostile program's screen cannot drive your terminal.
+    Capture(CaptureArgs),
+    /// Print a stable hash of a pane's normalized text
+    ///
+    /// Volatile text (spinner glyphs, elapsed timers, token counters, countdowns, clocks, a
+    /// drawn cursor) is masked first, so a screen that only ticks a clock hashes the same.
+    /// The hash is xxh3-64 in hex: the same on every platform and release for the same
+    /// normalized text. `-` (the default) reads a capture from stdin with bounded memory.
+    Hash(HashArgs),
+    /// Say what a pane shows: class, action, and the rule that decided
+    ///
+    /// Classes: working, idle, permission, yes-no, continue, quota, rate-limit, api-error,
+    /// shell, trust, auth, picker, unknown. Actions: none, wait, answer, escalate, restart.
+    /// Destructive prompts (deletes, overwrites, history rewrites, curl|sh, billing, model
+    /// pickers) are always `escalate`, never `answer`.
+    Classify(ClassifyArgs),
+    /// Is a shell prompt in front and no command running? Exits 0 if so, 1 if not
+    ///
+    /// Ready means the pane's foreground command is a shell and its last line is a shell
+    /// prompt. With --wait, retries with backoff (1, 2, 4 … 30 s) until ready or the deadline.
+    Ready(ReadyArgs),
+    /// Type text or press keys in a pane
+    ///
+    /// Text is sent literally (send-keys -l, or a paste buffer for long text); --submit
+    /// presses Enter separately after a short delay. This is a primitive you invoke
+    /// yourself: the safety policy governs only what autoctl decides to answer on its own.
+    Send(SendArgs),
+    /// List the classification rules, or run each rule's own examples
+    Rules(RulesArgs),
+}
+
+/// Where a screen comes from: a tmux target, or `-` for stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    Target(String),
+}
+
+fn parse_source(text: &str) -> Result<Source, String> {
+    if text == "-" {
+        Ok(Source::Stdin)
+    } else {
+        tmux::parse_target(text).map(Source::Target)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// The pane (session, session:window.pane, or %id)
+    #[arg(value_name = "TARGET", value_parser = tmux::parse_target)]
+    pub target: String,
+    /// Print only the last N lines, reaching into the scrollback when N is larger than the pane
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub lines: Option<u32>,
+    /// Keep colour and attribute escape sequences (capture-pane -e)
+    #[arg(long)]
+    pub escapes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HashArgs {
+    /// The pane, or - for a capture on stdin
+    #[arg(value_name = "TARGET", default_value = "-", value_parser = parse_source)]
+    pub source: Source,
+    /// Hash the bytes exactly as captured, without normalizing
+    #[arg(long)]
+    pub raw: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesOption {
+    /// A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// The pane, or - for a capture on stdin
+    #[arg(value_name = "TARGET", default_value = "-", value_parser = parse_source)]
+    pub source: Source,
+    /// Whose screen it is: with claude, a foreground command other than the agent is observed, never answered
+    #[arg(long, value_enum, default_value_t)]
+    pub agent: Agent,
+    /// The pane's foreground command, for a capture on stdin (tmux reports it for a TARGET)
+    #[arg(long, value_name = "COMMAND")]
+    pub foreground: Option<String>,
+    #[command(flatten)]
+    pub rules: RulesOption,
+    /// Also say why: the rule's explanation, destructive markers, and rules passed over
+    #[arg(long)]
+    pub explain: bool,
+    /// Read quota reset times relative to TIME (RFC 3339) instead of now
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub now: Option<DateTime<Utc>>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|err| format!("{text:?} is not an RFC 3339 time: {err}"))
+}
+
+#[derive(Debug, Args)]
+pub struct ReadyArgs {
+    /// The pane
+    #[arg(value_name = "TARGET", value_parser = tmux::parse_target)]
+    pub target: String,
+    /// Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub wait: Option<Duration>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["text", "keys"]))]
+pub struct SendArgs {
+    /// The pane
+    #[arg(value_name = "TARGET", value_parser = tmux::parse_target)]
+    pub target: String,
+    /// Text to type literally
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+    /// tmux key names to press (Enter, Escape, C-c, Up, y)
+    #[arg(long, value_name = "KEY", num_args = 1.., value_parser = tmux::parse_key)]
+    pub keys: Vec<String>,
+    /// Press Enter after the text, separately, after --delay
+    #[arg(long)]
+    pub submit: bool,
+    /// The pause between the text and the Enter of --submit
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = duration::parse)]
+    pub delay: Duration,
+    /// Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not
+    #[arg(long, requires = "text")]
+    pub verify: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    #[command(flatten)]
+    pub rules: RulesOption,
+    /// Run every rule's examples and near misses; exit 1 if one fails
+    #[arg(long, conflicts_with = "dump")]
+    pub check: bool,
+    /// Print the embedded rules file (a starting point for --rules FILE)
+    #[arg(long)]
+    pub dump: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn run(command: PaneCommand, socket: Option<String>) -> Result<Verdict> {
+    match command {
+        PaneCommand::Capture(args) => capture(&args, socket),
+        PaneCommand::Hash(args) => hash(&args, socket),
+        PaneCommand::Classify(args) => run_classify(&args, socket),
+        PaneCommand::Ready(args) => ready(&args, socket),
+        PaneCommand::Send(args) => send(&args, socket),
+        PaneCommand::Rules(args) => list_rules(&args),
+    }
+}
+
+/// The embedded rules, or those extended by `--rules FILE`.
+pub fn load_rules(path: Option<&PathBuf>) -> Result<&'static RuleSet> {
+    match path {
+        None => Ok(RuleSet::embedded()),
+        // Leaked on purpose: one rule set lives as long as the command.
+        Some(path) => Ok(Box::leak(Box::new(RuleSet::with_user_file(path)?))),
+    }
+}
+
+/// Capture one pane (metadata and text) in one tmux call.
+pub fn snapshot(tmux: &impl Terminal, target: &str, options: CaptureOptions) -> Result<Snapshot> {
+    tmux.snapshots(&[target.to_string()], options)?
+        .pop()
+        .context("tmux returned no capture")?
+}
+
+fn capture(args: &CaptureArgs, socket: Option<String>) -> Result<Verdict> {
+    let tmux = Tmux::new(socket)?;
+    let options = CaptureOptions {
+        history: args.lines,
+        escapes: args.escapes,
+        rows: false,
+    };
+    let snap = snapshot(&tmux, &args.target, options)?;
+    let mut lines: Vec<String> = snap
+        .text
+        .split('\n')
+        .map(|line| {
+            if args.escapes {
+                line.trim_end().to_string()
+            } else {
+                clean_line(line.as_bytes())
+            }
+        })
+        .collect();
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    if let Some(n) = args.lines {
+        let n = n as usize;
+        if lines.len() > n {
+            lines.drain(..lines.len() - n);
+        }
+    }
+    let mut out = lines.join("\n");
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    output::raw(out.as_bytes())?;
+    Ok(Verdict::Yes)
+}
+
+fn hash(args: &HashArgs, socket: Option<String>) -> Result<Verdict> {
+    let masks = &RuleSet::embedded().masks;
+    let (hash, lines) = match &args.source {
+        Source::Stdin => {
+            let stdin = io::stdin().lock();
+            if args.raw {
+                hash_raw_stream(stdin)?
+            } else {
+                let mut hasher = StreamHasher::new(masks);
+                for_each_line(io::BufReader::new(stdin), |line| hasher.push_raw_line(line))
+                    .context("cannot read stdin")?;
+                hasher.finish()
+            }
+        }
+        Source::Target(target) => {
+            let tmux = Tmux::new(socket)?;
+            let snap = snapshot(&tmux, target, CaptureOptions::default())?;
+            if args.raw {
+                (
+                    normalize::hash_raw(snap.text.as_bytes()),
+                    snap.text.lines().count() as u64,
+                )
+            } else {
+                let mut hasher = StreamHasher::new(masks);
+                for_each_line(snap.text.as_bytes(), |line| hasher.push_raw_line(line))?;
+                hasher.finish()
+            }
+        }
+    };
+    match args.format {
+        Format::Text => output::line(&hash)?,
+        Format::Json => output::json_line(&json!({
+            "hash": hash,
+            "normalized": !args.raw,
+            "lines": lines,
+        }))?,
+    }
+    Ok(Verdict::Yes)
+}
+
+fn hash_raw_stream(mut reader: impl Read) -> Result<(String, u64)> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut lines = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err).context("cannot read stdin"),
+        };
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        hasher.update(&buf[..n]);
+    }
+    Ok((normalize::format_hash(hasher.digest()), lines))
+}
+
+fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> {
+    let rules = load_rules(args.rules.rules.as_ref())?;
+    let screen = match &args.source {
+        Source::Stdin => Screen::from_reader(
+            io::BufReader::new(io::stdin().lock()),
+            args.foreground.clone(),
+        )
+        .context("cannot read a capture from stdin")?,
+        Source::Target(target) => {
+            if args.foreground.is_some() {
+                bail!("--foreground is for a capture on stdin; tmux reports it for {target}");
+            }
+            let tmux = Tmux::new(socket)?;
+            let snap = snapshot(&tmux, target, CaptureOptions::default())?;
+            Screen::from_text(&snap.text, Some(snap.pane.command))
+        }
+    };
+    let ctx = ClassifyContext {
+        agent: args.agent,
+        now: args.now.unwrap_or_else(Utc::now),
+        zone: Zone::from_env(),
+    };
+    let result = classify::classify(&screen, rules, &ctx);
+    print_classification(&result, rules, args.explain, args.format)?;
+    Ok(Verdict::Yes)
+}
+
+fn print_classification(
+    result: &Classification,
+    rules: &RuleSet,
+    explain: bool,
+    format: Format,
+) -> Result<()> {
+    match format {
+        Format::Json => {
+            let mut value = serde_json::to_value(result).expect("serializable");
+            if explain {
+                value["explanation"] = json!(result.explanation);
+                value["markers"] = json!(
+                    result
+                        .markers
+                        .iter()
+                        .map(|m| json!({"id": m.id, "matched": m.matched, "explanation": m.explanation}))
+                        .collect::<Vec<_>>()
+                );
+                value["passed_over"] = json!(result.passed_over);
+            }
+            output::json_line(&value)?;
+        }
+        Format::Text => {
+            output::line(format!(
+                "{}\t{}",
+                result.class.as_str(),
+                result.action.as_str()
+            ))?;
+            if explain {
+                for line in explain_lines(result, rules) {
+                    output::line(output::one_line(&line))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn explain_lines(result: &Classification, rules: &RuleSet) -> Vec<String> {
+    let mut lines = Vec::new();
+    match (&result.rule, &result.matched) {
+        (Some(rule), Some(matched)) => {
+            let priority = rules.rule(rule).map_or(0, |r| r.priority);
+            lines.push(format!("rule: {rule} (priority {priority})"));
+            lines.push(format!(
+                "matched: {matched:?} on line {}",
+                result.line.unwrap_or(0)
+            ));
+        }
+        _ => lines.push("rule: none".to_string()),
+    }
+    lines.push(format!("why: {}", result.explanation));
+    for marker in &result.markers {
+        lines.push(format!(
+            "destructive: {} {:?} ({})",
+            marker.id, marker.matched, marker.explanation
+        ));
+    }
+    if !result.keys.is_empty() {
+        let keys: Vec<String> = result
+            .keys
+            .iter()
+            .map(|k| match k {
+                crate::pane::Key::Text(t) => format!("{t:?}"),
+                crate::pane::Key::Key(k) => k.clone(),
+            })
+            .collect();
+        lines.push(format!("keys: {}", keys.join(" ")));
+    }
+    if let Some(reset) = &result.reset_at {
+        lines.push(format!("reset at: {reset}"));
+    }
+    if let Some(command) = &result.foreground {
+        lines.push(format!("foreground: {command}"));
+    }
+    if result.observe_only {
+        lines.push("observe only: the program in front is not the agent".to_string());
+    }
+    for passed in &result.passed_over {
+        lines.push(format!("passed over: {} ({})", passed.rule, passed.why));
+    }
+    lines
+}
+
+#[derive(Debug, Serialize)]
+struct ReadyReport {
+    ready: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foreground: Option<String>,
+    reason: String,
+    checks: u32,
+}
+
+/// One readiness check: a shell in front and a shell prompt on its last line.
+fn check_ready(tmux: &Tmux, target: &str, rules: &RuleSet) -> Result<(bool, String, String)> {
+    let snap = snapshot(tmux, target, CaptureOptions::default())?;
+    let command = snap.pane.command.clone();
+    if snap.pane.dead {
+        return Ok((
+            false,
+            command,
+            "the pane's program has exited (dead pane)".to_string(),
+        ));
+    }
+    if !rules.is_shell(&command) {
+        return Ok((false, command.clone(), format!("{command:?} is running")));
+    }
+    let screen = Screen::from_text(&snap.text, Some(command.clone()));
+    let ctx = ClassifyContext {
+        agent: Agent::Generic,
+        now: Utc::now(),
+        zone: Zone::Utc,
+    };
+    let result = classify::classify(&screen, rules, &ctx);
+    if result.class == Class::Shell {
+        Ok((true, command, "a shell prompt is in front".to_string()))
+    } else {
+        Ok((
+            false,
+            command,
+            format!(
+                "no shell prompt on the last line ({})",
+                result.class.as_str()
+            ),
+        ))
+    }
+}
+
+fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
+    let tmux = Tmux::new(socket)?;
+    let rules = RuleSet::embedded();
+    let start = Instant::now();
+    let mut backoff = Duration::from_secs(1);
+    let mut checks = 0;
+    let (ready, command, reason) = loop {
+        checks += 1;
+        let (ready, command, reason) = check_ready(&tmux, &args.target, rules)?;
+        let remaining = args
+            .wait
+            .unwrap_or_default()
+            .saturating_sub(start.elapsed());
+        if ready || remaining.is_zero() {
+            break (ready, command, reason);
+        }
+        std::thread::sleep(backoff.min(remaining));
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    };
+    let report = ReadyReport {
+        ready,
+        foreground: Some(command).filter(|c| !c.is_empty()),
+        reason,
+        checks,
+    };
+    match args.format {
+        Format::Json => output::json_line(&report)?,
+        Format::Text if ready => output::line("ready")?,
+        Format::Text => output::line(format!("not ready: {}", output::one_line(&report.reason)))?,
+    }
+    Ok(Verdict::from_bool(ready))
+}
+
+fn send(args: &SendArgs, socket: Option<String>) -> Result<Verdict> {
+    let tmux = Tmux::new(socket)?;
+    if let Some(text) = &args.text {
+        if text.is_empty() {
+            bail!("--text is empty; give the text to type (or --keys Enter)");
+        }
+        tmux.send_text(&args.target, text)?;
+    } else {
+        tmux.send_keys(&args.target, &args.keys)?;
+    }
+    if args.submit {
+        std::thread::sleep(args.delay);
+        tmux.send_keys(&args.target, &["Enter".to_string()])?;
+    }
+    if !args.verify {
+        return Ok(Verdict::Yes);
+    }
+    let text = args.text.as_deref().unwrap_or_default();
+    let needle: String = {
+        let last = text.lines().last().unwrap_or(text).trim();
+        let chars: Vec<char> = last.chars().collect();
+        chars[chars.len().saturating_sub(24)..].iter().collect()
+    };
+    let (verified, why) = verify(&tmux, &args.target, &needle, args.submit)?;
+    if verified {
+        output::line("verified")?;
+    } else {
+        output::line(format!("not verified: {why}"))?;
+    }
+    Ok(Verdict::from_bool(verified))
+}
+
+/// Poll the pane's cursor row for up to two seconds: after a submit the text must have left
+/// it; without one it must have arrived there.
+fn verify(tmux: &Tmux, target: &str, needle: &str, submitted: bool) -> Result<(bool, String)> {
+    let options = CaptureOptions {
+        rows: true,
+        ..CaptureOptions::default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut pause = Duration::from_millis(50);
+    loop {
+        let snap = snapshot(tmux, target, options)?;
+        let row = snap
+            .text
+            .split('\n')
+            .nth(snap.pane.cursor_y as usize)
+            .map(|l| clean_line(l.as_bytes()))
+            .unwrap_or_default();
+        let on_input_line = !needle.is_empty() && row.contains(needle);
+        if on_input_line != submitted {
+            return Ok((true, String::new()));
+        }
+        if Instant::now() >= deadline {
+            let why = if submitted {
+                "the text is still on the input line"
+            } else {
+                "the text did not appear on the input line"
+            };
+            return Ok((false, why.to_string()));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(400));
+    }
+}
+
+fn list_rules(args: &RulesArgs) -> Result<Verdict> {
+    if args.dump {
+        output::raw(rules::EMBEDDED.as_bytes())?;
+        return Ok(Verdict::Yes);
+    }
+    let set = load_rules(args.rules.rules.as_ref())?;
+    if args.check {
+        let failures = classify::check_examples(set, Utc::now());
+        let examples: usize = set
+            .rules
+            .iter()
+            .map(|r| r.def.examples.len() + r.def.near_misses.len())
+            .sum();
+        match args.format {
+            Format::Json => {
+                for failure in &failures {
+                    output::json_line(failure)?;
+                }
+            }
+            Format::Text => {
+                for f in &failures {
+                    output::line(output::one_line(&format!(
+                        "{}: {} {} classified as {}",
+                        f.rule, f.kind, f.index, f.got
+                    )))?;
+                }
+                if failures.is_empty() {
+                    output::line(format!(
+                        "ok: {} rules, {examples} examples and near misses",
+                        set.rules.len()
+                    ))?;
+                }
+            }
+        }
+        return Ok(Verdict::from_bool(failures.is_empty()));
+    }
+    for rule in &set.rules {
+        match args.format {
+            Format::Json => output::json_line(&json!({
+                "id": rule.id,
+                "priority": rule.priority,
+                "class": rule.class,
+                "action": rule.action,
+                "destructive": rule.def.destructive.unwrap_or(false),
+                "explanation": rule.explanation,
+            }))?,
+            Format::Text => output::line(format!(
+                "{}\t{}\t{}\t{}\t{}",
+                rule.priority,
+                rule.id,
+                rule.class.as_str(),
+                rule.action.as_str(),
+                rule.explanation
+            ))?,
+        }
+    }
+    Ok(Verdict::Yes)
+}

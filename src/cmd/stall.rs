@@ -1,0 +1,396 @@
+//! `autoctl stall check`: one stall heartbeat over one or many panes.
+//!
+//! The edge around [`crate::supervise::stall::heartbeat`]: lock and read the state file,
+//! capture every target in one tmux call, classify and hash each screen, decide, carry out
+//! what `--apply` allows (type the answer, write `.auto-stop`), save the state, print one
+//! JSON line per target.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use chrono::Utc;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::error::{Reported, Verdict};
+use crate::fsx::{self, FileLock};
+use crate::output;
+use crate::pane::classify::{self, Context as ClassifyContext, Screen};
+use crate::pane::normalize;
+use crate::pane::reset::Zone;
+use crate::pane::rules::RuleSet;
+use crate::pane::{Agent, Key};
+use crate::protocol::signal::{self, now_timestamp};
+use crate::protocol::stop::{self, StopRequest};
+use crate::supervise::stall::{
+    Decision, Effects, Limits, Observation, SignalMark, StallState, Step, Verdict as StallVerdict,
+    heartbeat,
+};
+use crate::supervise::{self, state_file};
+use crate::tmux::{self, CaptureOptions, PaneInfo, Terminal, Tmux};
+
+use super::pane::{RulesOption, load_rules, snapshot};
+
+/// The pause between typed text and the Enter that submits it: programs that read a paste
+/// as one event (Claude Code) would otherwise take the Enter as a newline.
+const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+
+#[derive(Debug, Subcommand)]
+pub enum StallCommand {
+    /// Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover
+    ///
+    /// A pane whose normalized screen is unchanged for --threshold captures is stalled; its
+    /// classification decides: answer a safe prompt, escalate a destructive one or a
+    /// trust/login/picker screen (once per distinct screen), wait out quota and rate limits
+    /// (never a stall, no recovery spent). Answers and restarts spend recoveries; past the
+    /// limits, --task DIR gets an `.auto-stop` with reason stall_limit. Without --apply
+    /// nothing is typed or written except the state: the output says what would be done.
+    ///
+    /// Prints one JSON line per target. All targets are captured in one tmux call.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("panes").required(true).args(["targets", "all_panes"]))]
+pub struct CheckArgs {
+    /// A pane to check (repeat for several)
+    #[arg(long = "target", value_name = "TARGET", value_parser = tmux::parse_target)]
+    pub targets: Vec<String>,
+    /// Check every pane of the tmux server
+    #[arg(long)]
+    pub all_panes: bool,
+    /// Where the state is kept [default: $AUTOCTL_STATE_DIR/stall/SOCKET.json]
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Unchanged captures that make a stall
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threshold: u32,
+    /// Recoveries allowed per signal iteration
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_recoveries_per_iteration: u32,
+    /// Recoveries allowed in total
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_recoveries: u32,
+    /// Carry the decision out: type the answer, write .auto-stop past the limits
+    #[arg(long)]
+    pub apply: bool,
+    /// The task module the pane works on: a new .auto-signal iteration restores the
+    /// per-iteration budget, and past the limits its .auto-stop is written
+    #[arg(long, value_name = "DIR", conflicts_with = "all_panes")]
+    pub task: Option<PathBuf>,
+    /// Whose screen it is: with claude, a foreground command other than the agent is observed, never answered
+    #[arg(long, value_enum, default_value_t)]
+    pub agent: Agent,
+    #[command(flatten)]
+    pub rules: RulesOption,
+}
+
+pub fn run(command: StallCommand, socket: Option<String>) -> Result<Verdict> {
+    match command {
+        StallCommand::Check(args) => check(&args, socket),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Recoveries {
+    iteration: u32,
+    total: u32,
+    max_per_iteration: u32,
+    max_total: u32,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    target: String,
+    pane: String,
+    foreground: String,
+    verdict: StallVerdict,
+    class: crate::pane::Class,
+    action: Step,
+    applied: bool,
+    destructive: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    keys: Vec<Key>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matched: Option<String>,
+    reason: String,
+    hash: String,
+    unchanged: u32,
+    threshold: u32,
+    recoveries: Recoveries,
+    quota_wait_since: Option<String>,
+    quota_waited_seconds: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reset_at: Option<String>,
+}
+
+fn default_state_path(socket: Option<&str>) -> Result<PathBuf> {
+    let dir = supervise::state_dir()?.join("stall");
+    create_private_dir(&dir)?;
+    Ok(dir.join(format!("{}.json", socket.unwrap_or("default"))))
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))
+}
+
+fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
+    fsx::require_dir(task)?;
+    Ok(match signal::read(task)? {
+        signal::Read::Valid(s) => Some(SignalMark {
+            iteration: s.iteration,
+            timestamp: s.timestamp,
+        }),
+        signal::Read::Missing => None,
+        signal::Read::Invalid(problems) => {
+            output::warn(&format!(
+                "{} is invalid ({}); iterations are not tracked this time",
+                signal::path_in(task).display(),
+                problems[0]
+            ));
+            None
+        }
+    })
+}
+
+fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
+    if args.task.is_some() && args.targets.len() != 1 {
+        bail!("--task goes with exactly one --target (the pane that works on that task)");
+    }
+    let rules = load_rules(args.rules.rules.as_ref())?;
+    let tmux = Tmux::new(socket.clone())?;
+    let signal = args.task.as_deref().map(read_signal).transpose()?.flatten();
+    let targets: Vec<String> = if args.all_panes {
+        tmux.list_panes()?.into_iter().map(|p| p.id).collect()
+    } else {
+        args.targets.clone()
+    };
+    let state_path = match &args.state {
+        Some(path) => path.clone(),
+        None => default_state_path(socket.as_deref())?,
+    };
+    let mut state = state_file::open(&state_path)?;
+    let snapshots = tmux.snapshots(&targets, CaptureOptions::default())?;
+
+    let limits = Limits {
+        threshold: args.threshold,
+        per_iteration: args.max_recoveries_per_iteration,
+        total: args.max_recoveries,
+    };
+    let effects = Effects {
+        answer: args.apply,
+        restart: false,
+        stop: args.apply && args.task.is_some(),
+    };
+    let now = Utc::now();
+    let ctx = ClassifyContext {
+        agent: args.agent,
+        now,
+        zone: Zone::from_env(),
+    };
+    let mut reports = Vec::with_capacity(targets.len());
+    let mut failed = false;
+    for (target, snap) in targets.iter().zip(snapshots) {
+        let snap = match snap {
+            Ok(snap) => snap,
+            Err(err) => {
+                output::error_line(&format!("{target}: {err:#}"));
+                failed = true;
+                continue;
+            }
+        };
+        let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
+        let seen = classify::classify(&screen, rules, &ctx);
+        let obs = Observation {
+            hash: normalize::hash(&snap.text, &rules.masks),
+            class: seen.class,
+            action: seen.action,
+            observe_only: seen.observe_only || snap.pane.dead,
+            answered_marker: snap.pane.answered.clone(),
+            signal: signal.clone(),
+        };
+        let before = state.doc.targets.get(target).cloned().unwrap_or_default();
+        let (mut next, mut decision) = heartbeat(&before, &obs, now, &limits, effects);
+        let mut applied = false;
+        if decision.perform {
+            match decision.step {
+                Step::Answer => {
+                    match answer(
+                        &tmux,
+                        socket.as_deref(),
+                        &snap.pane,
+                        &obs.hash,
+                        &seen.keys,
+                        rules,
+                    ) {
+                        Ok(None) => applied = true,
+                        Ok(Some(why)) => {
+                            // Nothing was typed: the state must not count a recovery.
+                            (next, decision) = heartbeat(
+                                &before,
+                                &obs,
+                                now,
+                                &limits,
+                                Effects {
+                                    answer: false,
+                                    ..effects
+                                },
+                            );
+                            decision = Decision {
+                                step: Step::None,
+                                reason: why,
+                                ..decision
+                            };
+                        }
+                        Err(err) => {
+                            output::error_line(&format!("{target}: {err:#}"));
+                            failed = true;
+                            continue;
+                        }
+                    }
+                }
+                Step::Stop => {
+                    let task = args
+                        .task
+                        .as_deref()
+                        .expect("stop is only performed with --task");
+                    stop::write(
+                        task,
+                        &StopRequest {
+                            reason: "stall_limit".to_string(),
+                            timestamp: now_timestamp(now),
+                            message: Some(format!("autoctl stall check: {}", decision.reason)),
+                        },
+                    )?;
+                    applied = true;
+                }
+                _ => {}
+            }
+        } else if decision.step == Step::Stop && args.task.is_none() {
+            decision
+                .reason
+                .push_str("; pass --task DIR to have .auto-stop written");
+        }
+        reports.push(report(
+            target, &snap.pane, &seen, &obs, &next, &decision, applied, &limits,
+        ));
+        state.doc.targets.insert(target.clone(), next);
+    }
+    for report in &reports {
+        output::json_line(report)?;
+    }
+    state.save()?;
+    if failed {
+        return Err(Reported.into());
+    }
+    Ok(Verdict::Yes)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    target: &str,
+    pane: &PaneInfo,
+    seen: &classify::Classification,
+    obs: &Observation,
+    state: &StallState,
+    decision: &Decision,
+    applied: bool,
+    limits: &Limits,
+) -> Report {
+    let mut reason = decision.reason.clone();
+    if decision.verdict != StallVerdict::Progress && decision.verdict != StallVerdict::Unchanged {
+        reason.push_str(&format!(" ({})", seen.reason));
+    }
+    Report {
+        target: target.to_string(),
+        pane: pane.id.clone(),
+        foreground: pane.command.clone(),
+        verdict: decision.verdict,
+        class: seen.class,
+        action: decision.step,
+        applied,
+        destructive: seen.destructive,
+        keys: if decision.step == Step::Answer {
+            seen.keys.clone()
+        } else {
+            Vec::new()
+        },
+        rule: seen.rule.clone(),
+        matched: seen.matched.clone(),
+        reason,
+        hash: obs.hash.clone(),
+        unchanged: state.unchanged,
+        threshold: limits.threshold,
+        recoveries: Recoveries {
+            iteration: state.recoveries_iteration,
+            total: state.recoveries_total,
+            max_per_iteration: limits.per_iteration,
+            max_total: limits.total,
+        },
+        quota_wait_since: state.quota_wait_since.clone(),
+        quota_waited_seconds: state.quota_waited_seconds,
+        reset_at: seen.reset_at.clone(),
+    }
+}
+
+/// Type an answer into a pane, at most once per screen across every autoctl on the machine:
+/// under a per-pane lock, re-capture the pane; if its screen changed or it carries the
+/// answered-marker for this screen, type nothing (returns why). Otherwise type the keys and
+/// set the marker.
+fn answer(
+    tmux: &Tmux,
+    socket: Option<&str>,
+    pane: &PaneInfo,
+    hash: &str,
+    keys: &[Key],
+    rules: &RuleSet,
+) -> Result<Option<String>> {
+    if keys.is_empty() {
+        return Ok(Some("the rule has no keys to type".to_string()));
+    }
+    let locks = supervise::state_dir()?.join("locks");
+    create_private_dir(&locks)?;
+    let name = format!(
+        "pane-{}-{}.lock",
+        socket.unwrap_or("default"),
+        pane.id.trim_start_matches('%')
+    );
+    let _lock = FileLock::acquire(&locks.join(name))?;
+    let fresh = snapshot(tmux, &pane.id, CaptureOptions::default())?;
+    if fresh.pane.answered.as_deref() == Some(hash) {
+        return Ok(Some(
+            "another autoctl already answered this screen; waiting for it to change".to_string(),
+        ));
+    }
+    if normalize::hash(&fresh.text, &rules.masks) != hash {
+        return Ok(Some(
+            "the screen changed before the answer was typed; nothing sent".to_string(),
+        ));
+    }
+    let mut after_text = false;
+    for key in keys {
+        match key {
+            Key::Text(text) => {
+                tmux.send_text(&pane.id, text)?;
+                after_text = true;
+            }
+            Key::Key(name) => {
+                if after_text {
+                    std::thread::sleep(SUBMIT_DELAY);
+                }
+                tmux.send_keys(&pane.id, std::slice::from_ref(name))?;
+                after_text = false;
+            }
+        }
+    }
+    tmux.set_answered(&pane.id, hash)?;
+    Ok(None)
+}
