@@ -30,7 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Request, check and clear a loop stop (`.auto-stop`)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
-            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Register, stop, inspect and look up supervised loops (the run registry)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('pane', 'pane', [CompletionResultType]::ParameterValue, 'Read tmux panes: capture, hash, classify, wait until ready, send keys')
             [CompletionResult]::new('stall', 'stall', [CompletionResultType]::ParameterValue, 'Detect stalled agents and recover them within limits')
@@ -165,17 +165,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a loop: write `.auto-stop` and end the run')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries')
             [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
+            [CompletionResult]::new('tick', 'tick', [CompletionResultType]::ParameterValue, 'One heartbeat for running loops; prints one JSON line per run')
+            [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (seed 000''s server recovery)')
             break
         }
         'autoctl;run;start' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory (stored as its canonical path)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The tmux pane to watch and type into [default: the session name]')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The tmux pane to watch and type into [default: the session''s active pane]')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Who drives the loop')
             [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Stop the loop when its iteration count reaches N')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m')
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Dispatch mode: the command typed for each step')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Dispatch mode: the routing table that gives the entry step (built-in name or file)')
+            [CompletionResult]::new('--launch', '--launch', [CompletionResultType]::ParameterName, 'Type the agent''s command into the pane after registering (observe mode)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures in a row before a screen is examined as a suspected stall')
             [CompletionResult]::new('--recoveries-per-iteration', '--recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
@@ -209,6 +212,25 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: {"session_name","status"})')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;tick' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Tick this session''s run')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Tick every running run')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing (no keys typed, no files written, no state saved)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;recover' {
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -67,6 +67,9 @@ _autoctl() {
             autoctl__subcmd__run,lookup)
                 cmd="autoctl__subcmd__run__subcmd__lookup"
                 ;;
+            autoctl__subcmd__run,recover)
+                cmd="autoctl__subcmd__run__subcmd__recover"
+                ;;
             autoctl__subcmd__run,start)
                 cmd="autoctl__subcmd__run__subcmd__start"
                 ;;
@@ -75,6 +78,9 @@ _autoctl() {
                 ;;
             autoctl__subcmd__run,stop)
                 cmd="autoctl__subcmd__run__subcmd__stop"
+                ;;
+            autoctl__subcmd__run,tick)
+                cmd="autoctl__subcmd__run__subcmd__tick"
                 ;;
             autoctl__subcmd__schema,list)
                 cmd="autoctl__subcmd__schema__subcmd__list"
@@ -416,7 +422,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --tmux-socket --help start stop status lookup"
+            opts="-h --tmux-socket --help start stop status lookup tick recover"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,8 +465,30 @@ _autoctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        autoctl__subcmd__run__subcmd__recover)
+            opts="-h --dry-run --rules --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --agent --threshold --recoveries-per-iteration --recoveries-total --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --agent --threshold --recoveries-per-iteration --recoveries-total --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -495,6 +523,10 @@ _autoctl() {
                     return 0
                     ;;
                 --table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --launch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -575,6 +607,36 @@ _autoctl() {
                     return 0
                     ;;
                 --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__run__subcmd__tick)
+            opts="-h --session --all --dry-run --heartbeat --rules --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heartbeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -27,7 +27,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Request, check and clear a loop stop (`.auto-stop`)'
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
-            cand run 'Register, stop, inspect and look up supervised loops (the run registry)'
+            cand run 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand pane 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
             cand stall 'Detect stalled agents and recover them within limits'
@@ -147,16 +147,19 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Stop a loop: write `.auto-stop` and end the run'
             cand status 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
             cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+            cand tick 'One heartbeat for running loops; prints one JSON line per run'
+            cand recover 'Recover running loops after a restart (seed 000''s server recovery)'
         }
         &'autoctl;run;start'= {
             cand --session 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)'
             cand --task 'The task module directory (stored as its canonical path)'
-            cand --target 'The tmux pane to watch and type into [default: the session name]'
+            cand --target 'The tmux pane to watch and type into [default: the session''s active pane]'
             cand --mode 'Who drives the loop'
             cand --max-iterations 'Stop the loop when its iteration count reaches N'
             cand --timeout 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m'
             cand --command 'Dispatch mode: the command typed for each step'
             cand --table 'Dispatch mode: the routing table that gives the entry step (built-in name or file)'
+            cand --launch 'Type the agent''s command into the pane after registering (observe mode)'
             cand --agent 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)'
             cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
             cand --recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
@@ -187,6 +190,23 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --task 'The task module directory'
             cand --format 'Output format (json: {"session_name","status"})'
             cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;tick'= {
+            cand --session 'Tick this session''s run'
+            cand --heartbeat 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --all 'Tick every running run'
+            cand --dry-run 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;recover'= {
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --dry-run 'Decide and print, but change nothing'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

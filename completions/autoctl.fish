@@ -31,7 +31,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "signal" -d 'Validat
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, check and clear a loop stop (`.auto-stop`)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
-complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Register, stop, inspect and look up supervised loops (the run registry)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "pane" -d 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stall" -d 'Detect stalled agents and recover them within limits'
@@ -123,23 +123,26 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_s
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "start" -d 'Register a loop for a tmux session and a task module'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "start" -d 'Register a loop for a tmux session and a task module'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "recover" -d 'Recover running loops after a restart (seed 000\'s server recovery)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session name]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session\'s active pane]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l mode -d 'Who drives the loop' -r -f -a "observe\t'Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it'
 dispatch\t'Seed 001: after each signal autoctl types the next command into the ready pane'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-iterations -d 'Stop the loop when its iteration count reaches N' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l timeout -d 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l table -d 'Dispatch mode: the routing table that gives the entry step (built-in name or file)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t''
-generic\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l launch -d 'Type the agent\'s command into the pane after registering (observe mode)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
+generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l recoveries-total -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
@@ -168,6 +171,17 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l session -d 'Tick this session\'s run' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l heartbeat -d 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l all -d 'Tick every running run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l dry-run -d 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "list" -d 'List the schemas: name, file, what it describes'

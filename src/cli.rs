@@ -48,7 +48,7 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
-    /// Register, stop, inspect and look up supervised loops (the run registry)
+    /// Supervise loops from cron or a timer: register, tick, stop, recover, inspect
     #[command(subcommand)]
     Run(cmd::run::RunCommand),
     /// List and print the JSON Schemas of the protocol files

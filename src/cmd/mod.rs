@@ -24,7 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
-        Command::Run(command) => run::run(command),
+        Command::Run(command) => run::run(command, tmux_socket),
         Command::Schema(command) => schema::run(command),
         Command::Pane(command) => pane::run(command, tmux_socket),
         Command::Stall(command) => stall::run(command, tmux_socket),

@@ -9,15 +9,20 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::cli::Format;
-use crate::error::Verdict;
+use crate::error::{Reported, Verdict};
 use crate::output;
+use crate::pane::rules::RuleSet;
+use crate::pane::{Agent, Key};
 use crate::protocol::signal::now_timestamp;
 use crate::protocol::stop::{self, REASONS, StopRequest};
 use crate::protocol::{signal, stop::StopState};
 use crate::registry::report::{self, RunReport};
 use crate::registry::sqlite::SqliteRegistry;
-use crate::registry::{self, Mode, NewRun, Registry, Run, StallLimits, Status};
+use crate::registry::{self, Mode, NewRun, Registry, Run, Selection, StallLimits, Status};
 use crate::routing::{self, DEFAULT_TABLE, command};
+use crate::supervise::driver::{self, World};
+use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::tmux::Tmux;
 
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
@@ -43,6 +48,30 @@ pub enum RunCommand {
     Status(StatusArgs),
     /// Print the session whose loop owns a task dir (exit 1 when no loop runs there)
     Lookup(LookupArgs),
+    /// One heartbeat for running loops; prints one JSON line per run
+    ///
+    /// For each run: read `.auto-signal` (a new iteration moves the counters and restores the
+    /// per-iteration recovery budget; an invalid signal is reported, not fatal), enforce
+    /// --max-iterations and --timeout (quota waits excluded) by writing `.auto-stop`, run the
+    /// stall heartbeat (answer safe prompts, escalate the rest, stop past the recovery
+    /// limits), in dispatch mode type the next command when the pane shows a ready shell, and
+    /// detect the loop's end: a `(stop)` signal, a signal the agent removed at loop exit, a
+    /// stop file, a shell prompt in front of a dead agent (two heartbeats in a row), a pane or
+    /// task dir that is gone.
+    ///
+    /// Safe every minute from cron and when ticks overlap: each run is claimed in the registry
+    /// (a lease of two minutes) so one tick at a time decides for it, and stall heartbeats
+    /// are spaced by --heartbeat, so overlapping ticks never count one minute twice. Exit 0
+    /// when every selected run was ticked, 1 when --session names no run, 2 when a run's tick
+    /// failed (each failure is also one line on stderr).
+    Tick(TickArgs),
+    /// Recover running loops after a restart (seed 000's server recovery)
+    ///
+    /// For each running run: remove a stale `.auto-stop`, look at the pane (the agent is alive:
+    /// keep watching; a shell is in front: type the run's --launch command again, or in
+    /// dispatch mode let the next tick dispatch the resume point; the pane is gone: the run is
+    /// lost), and reset the stall baseline. Prints one JSON line per run, like `run tick`.
+    Recover(RecoverArgs),
 }
 
 #[derive(Debug, Args)]
@@ -53,7 +82,7 @@ pub struct StartArgs {
     /// The task module directory (stored as its canonical path)
     #[arg(long, value_name = "DIR")]
     pub task: PathBuf,
-    /// The tmux pane to watch and type into [default: the session name]
+    /// The tmux pane to watch and type into [default: the session's active pane]
     #[arg(long, value_name = "PANE")]
     pub target: Option<String>,
     /// Who drives the loop
@@ -76,11 +105,18 @@ pub struct StartArgs {
     /// Dispatch mode: the routing table that gives the entry step (built-in name or file)
     #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
     pub table: String,
+    /// Type the agent's command into the pane after registering (observe mode)
+    ///
+    /// TEMPLATE may use {task}; without a value it is seed 000's
+    /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
+    /// when a shell is in front after a restart.
+    #[arg(long, value_name = "TEMPLATE", num_args = 0..=1,
+          default_missing_value = DEFAULT_LAUNCH, require_equals = false)]
+    pub launch: Option<String>,
     /// How panes are read: `claude` acts only on the agent's own screen; `generic` reads any
     /// program's prompts (same safety policy)
-    #[arg(long, value_name = "AGENT", default_value = "claude",
-          value_parser = ["claude", "generic"])]
-    pub agent: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub agent: Agent,
     /// Unchanged captures in a row before a screen is examined as a suspected stall
     #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_STALL_THRESHOLD,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -141,6 +177,35 @@ pub enum StatusFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["session", "all"])))]
+pub struct TickArgs {
+    /// Tick this session's run
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// Tick every running run
+    #[arg(long)]
+    pub all: bool,
+    /// Decide and print, but change nothing (no keys typed, no files written, no state saved)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How often ticks are scheduled; stall heartbeats are spaced at least half of it apart
+    #[arg(long, value_name = "DURATION", default_value = "60s",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub heartbeat: Duration,
+    #[command(flatten)]
+    pub rules: crate::cmd::pane::RulesOption,
+}
+
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// Decide and print, but change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub rules: crate::cmd::pane::RulesOption,
+}
+
+#[derive(Debug, Args)]
 pub struct LookupArgs {
     /// The task module directory
     #[arg(long, value_name = "DIR")]
@@ -150,18 +215,23 @@ pub struct LookupArgs {
     pub format: Format,
 }
 
-pub fn run(command: RunCommand) -> Result<Verdict> {
+/// Seed 000's agent command for `--launch` without a value.
+pub const DEFAULT_LAUNCH: &str = r#"claude "/ai-cli-task auto {task}""#;
+
+pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
     match command {
-        RunCommand::Start(args) => start(&args),
+        RunCommand::Start(args) => start(&args, socket),
         RunCommand::Stop(args) => stop_run(&args),
         RunCommand::Status(args) => status(&args),
         RunCommand::Lookup(args) => lookup(&args),
+        RunCommand::Tick(args) => tick(&args, socket),
+        RunCommand::Recover(args) => recover(&args, socket),
     }
 }
 
 /// The state directory from the environment.
 pub fn state_dir() -> Result<PathBuf> {
-    registry::state_dir(|name| std::env::var_os(name))
+    crate::supervise::state_dir()
 }
 
 fn open() -> Result<SqliteRegistry> {
@@ -197,9 +267,14 @@ fn check_name(kind: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-fn start(args: &StartArgs) -> Result<Verdict> {
+fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
     check_name("--session", &args.session)?;
-    let target = args.target.clone().unwrap_or_else(|| args.session.clone());
+    // `=NAME:` is tmux's exact-match form (so `demo` never means `demo2`); it is checked
+    // against the pane it resolves to below, since tmux reads some names (`$1`) as ids.
+    let target = args
+        .target
+        .clone()
+        .unwrap_or_else(|| format!("={}:", args.session));
     check_name("--target", &target)?;
     if target.starts_with('-') {
         bail!("--target {target:?} starts with '-'; name the pane explicitly (e.g. SESSION:0.0)");
@@ -221,13 +296,20 @@ fn start(args: &StartArgs) -> Result<Verdict> {
     ]);
     command::render(&args.command, &sample).context("--command")?;
     drop(table);
+    let launch_command = match &args.launch {
+        Some(_) if args.mode == Mode::Dispatch => bail!(
+            "--launch is for observe mode; in dispatch mode autoctl types each step itself (--command)"
+        ),
+        Some(template) => Some(command::render(template, &sample).context("--launch")?),
+        None => None,
+    };
     let new = NewRun {
         session: args.session.clone(),
         task_dir: task_dir.clone(),
         target,
         mode: args.mode,
-        agent: args.agent.clone(),
-        launch_command: None,
+        agent: args.agent.as_str().to_string(),
+        launch_command: launch_command.clone(),
         command_template: args.command.clone(),
         table: table_ref,
         max_iterations: args.max_iterations,
@@ -239,9 +321,103 @@ fn start(args: &StartArgs) -> Result<Verdict> {
         },
     };
     let mut registry = open()?;
-    registry.start(&new, registry::now()?)?;
+    let tmux = Tmux::new(socket)?;
+    let pane = match driver::pane_of(&tmux, &new.target) {
+        Ok(pane) => pane,
+        Err(err) if args.target.is_none() => bail!(
+            "{err:#}; if session {:?} exists, pass --target with its pane (tmux reads some names, e.g. ones starting with $, as ids)",
+            args.session
+        ),
+        Err(err) => return Err(err),
+    };
+    if args.target.is_none() {
+        let session = pane.address.rsplit_once(':').map(|(session, _)| session);
+        if pane.id.is_empty() || session != Some(args.session.as_str()) {
+            bail!(
+                "tmux cannot address session {:?} by its name; pass --target with its pane (e.g. --target %3, see `tmux list-panes -a`)",
+                args.session
+            );
+        }
+    }
+    let now = registry::now()?;
+    registry.start(&new, now)?;
     clear_stale_stop(Path::new(&task_dir));
+    if let Some(command) = &launch_command {
+        let keys = [Key::Text(command.clone()), Key::Key("Enter".to_string())];
+        if let Err(err) = driver::type_keys(&tmux, &new.target, &keys) {
+            let why = format!("could not launch the agent: {err:#}");
+            registry.end(&new.session, Status::Lost, "launch_failed", Some(&why), now)?;
+            bail!("{why}");
+        }
+    }
     Ok(Verdict::Yes)
+}
+
+fn world<'a>(tmux: &'a Tmux, socket: Option<&'a str>, rules: &'a RuleSet) -> Result<World<'a>> {
+    Ok(World {
+        terminal: tmux,
+        socket,
+        rules,
+        state_dir: state_dir()?,
+    })
+}
+
+/// Print events, one JSON line each; failed runs also get a line on stderr.
+fn print_events(events: &[TickEvent]) -> Result<Verdict> {
+    let mut failed = false;
+    for event in events {
+        output::json_line(event)?;
+        if event.decision == Decision::Error {
+            failed = true;
+            output::error_line(&format!(
+                "session {:?}: {}",
+                event.session,
+                event.reasons.join("; ")
+            ));
+        }
+    }
+    if failed {
+        return Err(Reported.into());
+    }
+    Ok(Verdict::Yes)
+}
+
+fn tick(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
+    let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    let tmux = Tmux::new(socket.clone())?;
+    let mut registry = open()?;
+    let world = world(&tmux, socket.as_deref(), rules)?;
+    let options = TickOptions {
+        heartbeat: args.heartbeat,
+        dry_run: args.dry_run,
+        answers: true,
+    };
+    let selection = match &args.session {
+        Some(session) => Selection::Session(session),
+        None => Selection::All,
+    };
+    let events = driver::tick(&mut registry, &world, selection, &options, registry::now()?)?;
+    if let Some(session) = &args.session
+        && events.is_empty()
+    {
+        output::warn(&format!("no run for session {session:?}"));
+        return Ok(Verdict::No);
+    }
+    print_events(&events)
+}
+
+fn recover(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
+    let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    let tmux = Tmux::new(socket.clone())?;
+    let mut registry = open()?;
+    let world = world(&tmux, socket.as_deref(), rules)?;
+    let options = TickOptions {
+        heartbeat: Duration::from_secs(60),
+        dry_run: args.dry_run,
+        answers: false,
+    };
+    let events = driver::recover(&mut registry, &world, &options, registry::now()?)?;
+    print_events(&events)
 }
 
 /// Remove a stop file left by an earlier loop (seed 000's recovery rule), saying so.

@@ -16,12 +16,14 @@ pub mod sqlite;
 #[cfg(test)]
 pub mod memory;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
+
+use crate::supervise::stall::StallState;
 
 /// A point in time as the registry stores it.
 pub type Time = DateTime<Utc>;
@@ -194,17 +196,9 @@ pub struct Run {
     pub last_signal: Option<SeenSignal>,
     pub last_signal_at: Option<Time>,
 
-    // Stall detection (seed 000's columns plus what the stall core keeps).
-    pub last_capture_hash: String,
-    pub stall_count: u32,
-    pub recovery_count_step: u32,
-    pub recovery_count_total: u32,
-    /// The stall core's state beyond the seed's columns, as its own JSON (opaque here).
-    pub stall_extra: String,
-
-    /// Quota waits: the open one, and the sum of the closed ones (excluded from the timeout).
-    pub quota_wait_since: Option<Time>,
-    pub quota_wait_total: Duration,
+    /// The stall core's state, one column per field (seed 000's last_capture_hash,
+    /// stall_count, recovery counts and quota_wait_since among them).
+    pub stall: StallState,
 
     /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
     pub pending: Option<Step>,
@@ -251,13 +245,7 @@ impl Run {
             signals_seen: 0,
             last_signal: None,
             last_signal_at: None,
-            last_capture_hash: String::new(),
-            stall_count: 0,
-            recovery_count_step: 0,
-            recovery_count_total: 0,
-            stall_extra: String::new(),
-            quota_wait_since: None,
-            quota_wait_total: Duration::ZERO,
+            stall: StallState::default(),
             pending: None,
             dispatched: None,
             dispatched_at: None,
@@ -281,12 +269,18 @@ impl Run {
         Path::new(&self.task_dir)
     }
 
+    /// When the open quota wait began, if the run is waiting for a quota reset now.
+    pub fn quota_wait_since(&self) -> Option<Time> {
+        self.stall.quota_wait_since.as_deref().and_then(parse_time)
+    }
+
     /// Time spent waiting for a quota to reset, including a wait still open at `now`.
     pub fn quota_waited(&self, now: Time) -> Duration {
+        let closed = Duration::from_secs(self.stall.quota_waited_seconds);
         let open = self
-            .quota_wait_since
+            .quota_wait_since()
             .map_or(Duration::ZERO, |since| between(since, now));
-        self.quota_wait_total.saturating_add(open)
+        closed.saturating_add(open)
     }
 
     /// Supervised time that counts toward the timeout: wall time since start minus quota
@@ -307,21 +301,13 @@ impl Run {
         self.last_signal.as_ref().map(|s| s.next.as_str())
     }
 
-    /// End the run with `status` and a reason (idempotent on the first reason).
+    /// End the run with `status` and a reason.
     pub fn end(&mut self, status: Status, reason: &str, message: Option<String>, now: Time) {
         self.status = status;
         self.stop_reason = Some(reason.to_string());
         self.stop_message = message;
         self.ended_at = Some(now);
-        self.close_quota_wait(now);
         self.pending = None;
-    }
-
-    /// Close an open quota wait, adding it to the total.
-    pub fn close_quota_wait(&mut self, now: Time) {
-        if let Some(since) = self.quota_wait_since.take() {
-            self.quota_wait_total = self.quota_wait_total.saturating_add(between(since, now));
-        }
     }
 }
 
@@ -330,8 +316,8 @@ pub const NOW_VAR: &str = "AUTOCTL_NOW";
 
 /// The current time at the registry's precision (milliseconds).
 ///
-/// Test hook: when `AUTOCTL_NOW` holds an RFC 3339 time, that is the time. Tests and the
-/// benchmarks use it to replay hours of a loop in seconds; nothing else should set it.
+/// Test hook: when `AUTOCTL_NOW` holds an RFC 3339 time, that is the time. Tests use it to
+/// replay half an hour of a loop in a second; nothing else should set it.
 pub fn now() -> Result<Time> {
     let time = match std::env::var_os(NOW_VAR) {
         Some(text) if !text.is_empty() => text
@@ -489,26 +475,9 @@ pub trait Registry {
     ) -> Result<Option<Run>>;
 }
 
-/// The state directory: `$AUTOCTL_STATE_DIR`, else `$XDG_STATE_HOME/autoctl`, else
-/// `~/.local/state/autoctl`. Empty variables count as unset.
-pub fn state_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = set("AUTOCTL_STATE_DIR") {
-        return Ok(dir);
-    }
-    if let Some(dir) = set("XDG_STATE_HOME") {
-        return Ok(dir.join("autoctl"));
-    }
-    if let Some(home) = set("HOME") {
-        return Ok(home.join(".local/state/autoctl"));
-    }
-    anyhow::bail!("cannot find a state directory: set AUTOCTL_STATE_DIR (or HOME)")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
 
     fn at(secs: i64) -> Time {
         DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()
@@ -534,12 +503,13 @@ mod tests {
     fn quota_waits_pause_the_clock() {
         let mut run = Run::new(&sample(), at(0));
         assert_eq!(run.elapsed(at(100)), Duration::from_secs(100));
-        run.quota_wait_since = Some(at(100));
+        run.stall.quota_wait_since = Some(format_time(at(100)));
         assert_eq!(run.elapsed(at(160)), Duration::from_secs(100));
-        run.close_quota_wait(at(160));
-        assert_eq!(run.quota_wait_total, Duration::from_secs(60));
+        run.stall.quota_wait_since = None;
+        run.stall.quota_waited_seconds = 60;
         assert_eq!(run.elapsed(at(200)), Duration::from_secs(140));
-        run.end(Status::Stopped, "timeout", None, at(200));
+        run.stall.quota_wait_since = Some(format_time(at(200)));
+        run.end(Status::Stopped, "timeout", None, at(230));
         assert_eq!(run.elapsed(at(9_999)), Duration::from_secs(140));
     }
 
@@ -574,30 +544,5 @@ mod tests {
         let c = format_time(at(86_400 * 400));
         assert!(a < b && b < c, "{a} {b} {c}");
         assert_eq!(parse_time(&a), Some(at(0)));
-    }
-
-    #[test]
-    fn state_dir_precedence() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| OsString::from(*v))
-            }
-        };
-        assert_eq!(
-            state_dir(env(&[("AUTOCTL_STATE_DIR", "/s"), ("HOME", "/h")])).unwrap(),
-            PathBuf::from("/s")
-        );
-        assert_eq!(
-            state_dir(env(&[("AUTOCTL_STATE_DIR", ""), ("XDG_STATE_HOME", "/x")])).unwrap(),
-            PathBuf::from("/x/autoctl")
-        );
-        assert_eq!(
-            state_dir(env(&[("HOME", "/h")])).unwrap(),
-            PathBuf::from("/h/.local/state/autoctl")
-        );
-        assert!(state_dir(env(&[])).is_err());
     }
 }

@@ -20,6 +20,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior, params};
 
+use crate::supervise::stall::StallState;
+
 use super::{
     Claim, DB_FILE, LEASE, Mode, NewRun, Registry, Run, SeenSignal, Selection, StallLimits,
     StartConflict, Status, Step, Time, claimable, format_time, parse_time, plus,
@@ -62,8 +64,14 @@ CREATE TABLE task_auto (
   stall_threshold      INTEGER NOT NULL DEFAULT 3,
   max_recoveries_step  INTEGER NOT NULL DEFAULT 3,
   max_recoveries_total INTEGER NOT NULL DEFAULT 10,
-  stall_extra          TEXT NOT NULL DEFAULT '',
-  quota_wait_ms        INTEGER NOT NULL DEFAULT 0,
+  quota_waited_seconds INTEGER NOT NULL DEFAULT 0,
+  stall_signal_iteration INTEGER,
+  stall_signal_timestamp TEXT,
+  answered_hash        TEXT,
+  escalated_hash       TEXT,
+  stall_limit_reached  INTEGER NOT NULL DEFAULT 0,
+  stall_checks         INTEGER NOT NULL DEFAULT 0,
+  last_check_at        TEXT,
   signals_seen         INTEGER NOT NULL DEFAULT 0,
   signal_fingerprint   TEXT NOT NULL DEFAULT '',
   signal_step          TEXT NOT NULL DEFAULT '',
@@ -96,11 +104,14 @@ CREATE INDEX task_auto_status ON task_auto (status);
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
+const COLUMN_COUNT: usize = 54;
+
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
     quota_wait_since, started_at, last_signal_at, target, mode, agent, launch_command, \
     command_template, routing_table, stall_threshold, max_recoveries_step, max_recoveries_total, \
-    stall_extra, quota_wait_ms, signals_seen, signal_fingerprint, signal_step, signal_result, \
+    quota_waited_seconds, stall_signal_iteration, stall_signal_timestamp, answered_hash, \
+    escalated_hash, stall_limit_reached, stall_checks, last_check_at, signals_seen, signal_fingerprint, signal_step, signal_result, \
     signal_next, signal_checkpoint, signal_iteration, pending_next, pending_checkpoint, \
     dispatched_next, dispatched_checkpoint, dispatched_at, dispatch_count, shell_seen, ticks, \
     heartbeats, last_tick_at, last_heartbeat_at, last_decision, stop_reason, stop_message, \
@@ -133,6 +144,13 @@ impl SqliteRegistry {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|err| describe(&path, err))?;
+        // SQLite quietly opens a file it may not write read-only; say so before any work.
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            bail!(
+                "registry {}: the database is read-only for this user; check the permissions of the file and its directory",
+                path.display()
+            );
+        }
         let mut registry = SqliteRegistry { conn, path };
         registry.configure(Access::ReadWrite)?;
         registry.migrate()?;
@@ -548,7 +566,7 @@ fn disk_is_full(db: &Path) -> bool {
 }
 
 fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
-    let placeholders: Vec<String> = (1..=48).map(|i| format!("?{i}")).collect();
+    let placeholders: Vec<String> = (1..=COLUMN_COUNT).map(|i| format!("?{i}")).collect();
     let sql = format!(
         "INSERT INTO task_auto ({COLUMNS}) VALUES ({})",
         placeholders.join(", ")
@@ -562,11 +580,11 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         to_i64(run.max_iterations),
         to_i64(run.timeout.as_millis() as u64),
         to_i64(run.iteration_count),
-        run.recovery_count_step,
-        run.recovery_count_total,
-        run.last_capture_hash,
-        run.stall_count,
-        run.quota_wait_since.map(format_time).unwrap_or_default(),
+        run.stall.recoveries_iteration,
+        run.stall.recoveries_total,
+        run.stall.last_hash.as_deref().unwrap_or(""),
+        run.stall.unchanged,
+        run.stall.quota_wait_since.as_deref().unwrap_or(""),
         format_time(run.started_at),
         run.last_signal_at.map(format_time),
         run.target,
@@ -578,8 +596,14 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.limits.threshold,
         run.limits.recoveries_per_iteration,
         run.limits.recoveries_total,
-        run.stall_extra,
-        to_i64(run.quota_wait_total.as_millis() as u64),
+        to_i64(run.stall.quota_waited_seconds),
+        run.stall.signal_iteration.map(to_i64),
+        run.stall.signal_timestamp,
+        run.stall.answered_hash,
+        run.stall.escalated_hash,
+        run.stall.limit_reached,
+        to_i64(run.stall.checks),
+        run.stall.last_check_at,
         to_i64(run.signals_seen),
         signal.map(|s| s.fingerprint.as_str()).unwrap_or(""),
         signal.map(|s| s.step.as_str()).unwrap_or(""),
@@ -689,13 +713,23 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         signals_seen: count("signals_seen")?,
         last_signal,
         last_signal_at: time("last_signal_at")?,
-        last_capture_hash: text("last_capture_hash")?,
-        stall_count: small("stall_count")?,
-        recovery_count_step: small("recovery_count_step")?,
-        recovery_count_total: small("recovery_count_total")?,
-        stall_extra: text("stall_extra")?,
-        quota_wait_since: time("quota_wait_since")?,
-        quota_wait_total: Duration::from_millis(count("quota_wait_ms")?),
+        stall: StallState {
+            last_hash: Some(text("last_capture_hash")?).filter(|h| !h.is_empty()),
+            unchanged: small("stall_count")?,
+            recoveries_iteration: small("recovery_count_step")?,
+            recoveries_total: small("recovery_count_total")?,
+            quota_wait_since: Some(text("quota_wait_since")?).filter(|t| !t.is_empty()),
+            quota_waited_seconds: count("quota_waited_seconds")?,
+            signal_iteration: row
+                .get::<_, Option<i64>>("stall_signal_iteration")?
+                .map(|v| u64::try_from(v).unwrap_or(0)),
+            signal_timestamp: opt_text("stall_signal_timestamp")?,
+            answered_hash: opt_text("answered_hash")?,
+            escalated_hash: opt_text("escalated_hash")?,
+            limit_reached: row.get("stall_limit_reached")?,
+            checks: count("stall_checks")?,
+            last_check_at: opt_text("last_check_at")?,
+        },
         pending: step("pending_next", "pending_checkpoint")?,
         dispatched: step("dispatched_next", "dispatched_checkpoint")?,
         dispatched_at: time("dispatched_at")?,
@@ -764,13 +798,21 @@ mod tests {
             iteration: Some(3),
         });
         run.last_signal_at = Some(at(2));
-        run.last_capture_hash = "h".into();
-        run.stall_count = 2;
-        run.recovery_count_step = 1;
-        run.recovery_count_total = 3;
-        run.stall_extra = "{\"x\":1}".into();
-        run.quota_wait_since = Some(at(3));
-        run.quota_wait_total = Duration::from_millis(1234);
+        run.stall = StallState {
+            last_hash: Some("h".into()),
+            unchanged: 2,
+            recoveries_iteration: 1,
+            recoveries_total: 3,
+            quota_wait_since: Some("2026-01-01T00:00:00Z".into()),
+            quota_waited_seconds: 12,
+            signal_iteration: Some(3),
+            signal_timestamp: Some("2026-01-01T00:00:01Z".into()),
+            answered_hash: Some("a".into()),
+            escalated_hash: Some("e".into()),
+            limit_reached: true,
+            checks: 8,
+            last_check_at: Some("2026-01-01T00:00:02Z".into()),
+        };
         run.pending = Some(Step {
             next: "check".into(),
             checkpoint: "post-exec".into(),

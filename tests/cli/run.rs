@@ -14,9 +14,48 @@ fn db(sb: &Sandbox) -> PathBuf {
     sb.path("state/autoctl.db")
 }
 
-fn start(sb: &Sandbox, session: &str, task: &Path) {
+/// The directory of the autoctl binary under test (put on the PATH of test panes).
+pub fn bin_dir() -> PathBuf {
+    Path::new(crate::util::BIN).parent().unwrap().to_path_buf()
+}
+
+/// A session in the sandbox's private tmux server running a plain shell (prompt `$ `, autoctl
+/// on PATH); returns its pane id.
+pub fn session(sb: &Sandbox, name: &str) -> String {
+    let path = format!(
+        "PATH={}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = StdCommand::new("tmux")
+        .args([
+            "-L",
+            &sb.socket,
+            "new-session",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+        ])
+        .args([
+            "-s", name, "-x", "200", "-y", "50", "--", "env", &path, "PS1=$ ",
+        ])
+        .arg(format!("HOME={}", sb.path("home").display()))
+        .args(["bash", "--norc", "--noprofile"])
+        .output()
+        .expect("tmux is installed");
+    assert!(
+        output.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout(&output).trim().to_string()
+}
+
+fn start(sb: &Sandbox, name: &str, task: &Path) {
+    session(sb, name);
     sb.cmd()
-        .args(["run", "start", "--session", session, "--task"])
+        .args(["run", "start", "--session", name, "--task"])
         .arg(task)
         .assert()
         .code(0)
@@ -54,6 +93,7 @@ fn start_status_lookup_stop_round_trip() {
         .stdout(predicates::str::starts_with("SESSION\tSTATE"));
     assert!(!db(&sb).exists(), "a status query must not create state");
 
+    session(&sb, "agent-1");
     sb.cmd()
         .args(["run", "start", "--session", "agent-1", "--task"])
         .arg(&task)
@@ -70,7 +110,7 @@ fn start_status_lookup_stop_round_trip() {
     assert_eq!(report["task"], canonical.to_str().unwrap());
     assert_eq!(report["status"], "running");
     assert_eq!(report["mode"], "observe");
-    assert_eq!(report["target"], "agent-1");
+    assert_eq!(report["target"], "=agent-1:");
     assert_eq!(report["max_iterations"], 5);
     assert_eq!(report["timeout_ms"], 90_000);
     assert_eq!(report["iteration"], 0);
@@ -176,6 +216,7 @@ fn a_second_start_for_a_session_or_a_task_dir_exits_3_naming_the_owner() {
 
     // The same directory under another spelling (symlink, `..`, trailing slash) is the same dir.
     std::os::unix::fs::symlink(&a, sb.path("link-to-a")).unwrap();
+    session(&sb, "two");
     for spelling in [
         sb.path("link-to-a"),
         b.join("../a/"),
@@ -198,7 +239,11 @@ fn a_second_start_for_a_session_or_a_task_dir_exits_3_naming_the_owner() {
     let reports = status_json(&sb);
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0]["session"], "one");
-    start(&sb, "two", &b);
+    sb.cmd()
+        .args(["run", "start", "--session", "two", "--task"])
+        .arg(&b)
+        .assert()
+        .code(0);
     assert_eq!(status_json(&sb).len(), 2);
 }
 
@@ -288,7 +333,36 @@ fn session_names_with_shell_metacharacters_are_data() {
     ];
     for (i, name) in names.iter().enumerate() {
         let task = sb.module(&format!("TASK/t{i}"));
-        start(&sb, name, &task);
+        let pane = session(&sb, name);
+        let by_name = sb
+            .cmd()
+            .args(["run", "start", "--session", name, "--task"])
+            .arg(&task)
+            .output()
+            .unwrap();
+        match by_name.status.code() {
+            Some(0) => {}
+            Some(2) => {
+                // tmux reads some names as ids (`$(…)` starts like the session id `$1`): the
+                // start says so instead of watching the wrong session.
+                let line = one_stderr_line(&by_name);
+                assert!(line.contains("pass --target"), "{name:?}: {line}");
+                sb.cmd()
+                    .args([
+                        "run",
+                        "start",
+                        "--session",
+                        name,
+                        "--target",
+                        &pane,
+                        "--task",
+                    ])
+                    .arg(&task)
+                    .assert()
+                    .code(0);
+            }
+            other => panic!("{name:?}: exit {other:?}"),
+        }
         sb.cmd()
             .args(["run", "lookup", "--task"])
             .arg(&task)
@@ -406,6 +480,7 @@ fn stop_in_dispatch_mode_removes_the_signal_observe_mode_leaves_it_to_the_agent(
     for mode in ["observe", "dispatch"] {
         let task = sb.module(&format!("TASK/{mode}"));
         fs::write(task.join(".auto-signal"), signal).unwrap();
+        session(&sb, mode);
         sb.cmd()
             .args(["run", "start", "--session", mode, "--mode", mode, "--task"])
             .arg(&task)
@@ -661,6 +736,7 @@ fn a_full_disk_fails_cleanly_and_keeps_the_registry() {
     };
     let task = sb.module("TASK/a");
     start(&sb, "first", &task);
+    let pane = session(&sb, "more");
     // Fill the file system to the last byte.
     let mut filler = fs::File::create(sb.path("state/filler")).unwrap();
     let block = vec![0u8; 4096];
@@ -673,7 +749,15 @@ fn a_full_disk_fails_cleanly_and_keeps_the_registry() {
         let task = sb.module(&format!("TASK/more-{i}"));
         let output = sb
             .cmd()
-            .args(["run", "start", "--session", &format!("more-{i}"), "--task"])
+            .args([
+                "run",
+                "start",
+                "--session",
+                &format!("more-{i}"),
+                "--target",
+                &pane,
+                "--task",
+            ])
             .arg(&task)
             .args([
                 "--command",
