@@ -66,9 +66,14 @@ pub static SCHEMAS: &[Schema] = &[
         "run-status.schema.json",
         "autoctl run status --format json"
     ),
+    schema!(
+        "tick-event",
+        "tick-event.schema.json",
+        "autoctl run tick / run recover output lines"
+    ),
 ];
 
-static VALIDATORS: [OnceLock<jsonschema::Validator>; 7] = [const { OnceLock::new() }; 7];
+static VALIDATORS: [OnceLock<jsonschema::Validator>; 8] = [const { OnceLock::new() }; 8];
 
 /// Look a schema up by name.
 pub fn find(name: &str) -> Option<&'static Schema> {

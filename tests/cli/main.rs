@@ -4,6 +4,7 @@
 mod generated;
 mod next;
 mod run;
+mod run_tick;
 mod signal;
 mod stop;
 mod table;
