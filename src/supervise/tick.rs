@@ -988,8 +988,8 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
                 );
             }
             None => t.event.decide(
-                Decision::Error,
-                "a shell is in front but the run has no launch command (start it with --launch); the next tick ends it as exited",
+                Decision::Escalate,
+                "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited",
             ),
         },
         (Mode::Dispatch, true) => {

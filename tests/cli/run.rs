@@ -802,3 +802,52 @@ fn a_full_disk_fails_cleanly_and_keeps_the_registry() {
         .assert()
         .code(0);
 }
+
+/// The autoctl invocations in `examples/cron` and `examples/systemd/*.service` (commented
+/// ones included), as argument lists.
+fn example_invocations() -> Vec<Vec<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut found = Vec::new();
+    for file in ["cron", "systemd/autoctl-tick.service"] {
+        let text = fs::read_to_string(root.join(file)).unwrap();
+        for line in text.lines() {
+            let line = line.trim_start_matches(['#', ' ']);
+            let Some(at) = line.find("autoctl run ") else {
+                continue;
+            };
+            if !(line.starts_with("* * * * *")
+                || line.starts_with("@reboot")
+                || line.starts_with("ExecStart="))
+            {
+                continue;
+            }
+            let command = line[at + "autoctl ".len()..]
+                .split(['>', '&'])
+                .next()
+                .unwrap();
+            found.push(command.split_whitespace().map(str::to_string).collect());
+        }
+    }
+    found
+}
+
+#[test]
+fn the_cron_and_systemd_examples_run_as_written() {
+    let sb = Sandbox::new();
+    let invocations = example_invocations();
+    let kinds: Vec<&str> = invocations.iter().map(|a| a[1].as_str()).collect();
+    assert!(kinds.contains(&"tick") && kinds.contains(&"recover") && kinds.contains(&"status"));
+    let task = sb.module("TASK/a");
+    start(&sb, "a", &task);
+    for args in invocations {
+        let output = sb.cmd().args(&args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "autoctl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!stdout(&output).is_empty(), "autoctl {}", args.join(" "));
+    }
+}

@@ -590,3 +590,52 @@ fn eight_concurrent_ticks_on_ten_runs_lose_no_update_and_answer_each_prompt_once
         );
     }
 }
+
+#[test]
+fn the_demo_tells_the_whole_story_and_cleans_up() {
+    let sb = Sandbox::new();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo.sh");
+    let run = StdCommand::new(&demo)
+        .env("AUTOCTL", crate::util::BIN)
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", sb.root())
+        .output()
+        .unwrap();
+    let text = stdout(&run);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for beat in [
+        "answered a safe prompt",
+        "usage limit",
+        "escalated",
+        "human (this demo)",
+        "finish",
+        "done in",
+    ] {
+        assert!(text.contains(beat), "{beat:?} missing from:\n{text}");
+    }
+    // Its tmux server and its temporary directory are gone.
+    let socket = text
+        .split("tmux -L ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap();
+    let alive = StdCommand::new("tmux")
+        .args(["-L", socket, "list-sessions"])
+        .output()
+        .unwrap();
+    assert!(
+        !alive.status.success(),
+        "the demo left its tmux server running"
+    );
+    let leftovers: Vec<_> = fs::read_dir(sb.root())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with("autoctl-demo"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
