@@ -488,7 +488,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --agent --threshold --recoveries-per-iteration --recoveries-total --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --agent --threshold --max-recoveries-per-iteration --max-recoveries --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -538,11 +538,11 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --recoveries-per-iteration)
+                --max-recoveries-per-iteration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --recoveries-total)
+                --max-recoveries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

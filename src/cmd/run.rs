@@ -99,7 +99,9 @@ pub struct StartArgs {
     /// Dispatch mode: the command typed for each step
     ///
     /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. Values with quotes, `$`,
-    /// backticks, backslashes or control characters are refused.
+    /// backticks, backslashes or control characters are refused. The command must return to
+    /// the shell when its step is done (the next step is typed at a shell prompt), e.g.
+    /// `claude -p "/ai-cli-task {next} {task}"` for an agent that would otherwise stay open.
     #[arg(long, value_name = "TEMPLATE", default_value = command::DEFAULT_TEMPLATE)]
     pub command: String,
     /// Dispatch mode: the routing table that gives the entry step (built-in name or file)
@@ -123,10 +125,10 @@ pub struct StartArgs {
     pub threshold: u32,
     /// Stall recoveries allowed per iteration before the loop is stopped (stall_limit)
     #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_RECOVERIES_PER_ITERATION)]
-    pub recoveries_per_iteration: u32,
+    pub max_recoveries_per_iteration: u32,
     /// Stall recoveries allowed in total before the loop is stopped (stall_limit)
     #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_RECOVERIES_TOTAL)]
-    pub recoveries_total: u32,
+    pub max_recoveries: u32,
 }
 
 #[derive(Debug, Args)]
@@ -238,6 +240,15 @@ fn open() -> Result<SqliteRegistry> {
     SqliteRegistry::open(&state_dir()?)
 }
 
+/// The registry for a tick or a recovery: `None` when no database exists yet.
+fn open_for_ticks() -> Result<Option<SqliteRegistry>> {
+    let dir = state_dir()?;
+    if !dir.join(registry::DB_FILE).exists() {
+        return Ok(None);
+    }
+    SqliteRegistry::open(&dir).map(Some)
+}
+
 /// The task dir as the registry keys it: canonical when it exists, else absolute (a loop whose
 /// directory was deleted can still be looked up and stopped).
 pub fn task_key(dir: &Path) -> Result<String> {
@@ -294,7 +305,9 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         ("task", task_dir.clone()),
         ("iteration", "0".to_string()),
     ]);
-    command::render(&args.command, &sample).context("--command")?;
+    if args.mode == Mode::Dispatch {
+        command::render(&args.command, &sample).context("--command")?;
+    }
     drop(table);
     let launch_command = match &args.launch {
         Some(_) if args.mode == Mode::Dispatch => bail!(
@@ -316,15 +329,15 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         timeout: args.timeout,
         limits: StallLimits {
             threshold: args.threshold,
-            recoveries_per_iteration: args.recoveries_per_iteration,
-            recoveries_total: args.recoveries_total,
+            recoveries_per_iteration: args.max_recoveries_per_iteration,
+            recoveries_total: args.max_recoveries,
         },
     };
     let mut registry = open()?;
     let tmux = Tmux::new(socket)?;
     let pane = match driver::pane_of(&tmux, &new.target) {
         Ok(pane) => pane,
-        Err(err) if args.target.is_none() => bail!(
+        Err(err) if args.target.is_none() && format!("{err:#}").contains("can't find") => bail!(
             "{err:#}; if session {:?} exists, pass --target with its pane (tmux reads some names, e.g. ones starting with $, as ids)",
             args.session
         ),
@@ -384,8 +397,16 @@ fn print_events(events: &[TickEvent]) -> Result<Verdict> {
 
 fn tick(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    // A tick from cron on a machine where nothing was ever started has nothing to do, and
+    // must not create state.
+    let Some(mut registry) = open_for_ticks()? else {
+        if let Some(session) = &args.session {
+            output::warn(&format!("no run for session {session:?}"));
+            return Ok(Verdict::No);
+        }
+        return Ok(Verdict::Yes);
+    };
     let tmux = Tmux::new(socket.clone())?;
-    let mut registry = open()?;
     let world = world(&tmux, socket.as_deref(), rules)?;
     let options = TickOptions {
         heartbeat: args.heartbeat,
@@ -408,8 +429,10 @@ fn tick(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
 
 fn recover(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    let Some(mut registry) = open_for_ticks()? else {
+        return Ok(Verdict::Yes);
+    };
     let tmux = Tmux::new(socket.clone())?;
-    let mut registry = open()?;
     let world = world(&tmux, socket.as_deref(), rules)?;
     let options = TickOptions {
         heartbeat: Duration::from_secs(60),

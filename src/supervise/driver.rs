@@ -91,7 +91,7 @@ pub fn tick(
             )),
         }
     }
-    let panes = capture(world, &claimed);
+    let panes = capture(world, &claimed, now);
     for (run, pane) in claimed.into_iter().zip(panes) {
         let event = match tick_claimed(registry, world, &run, pane, options, now, &owner) {
             Ok(event) => event,
@@ -190,7 +190,7 @@ fn done(effect: Effect, result: Result<()>) -> Did {
 }
 
 /// Capture every run's pane in one tmux call.
-fn capture(world: &World<'_>, runs: &[Run]) -> Vec<PaneObs> {
+fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
     if runs.is_empty() {
         return Vec::new();
     }
@@ -205,7 +205,7 @@ fn capture(world: &World<'_>, runs: &[Run]) -> Vec<PaneObs> {
                 chunk
                     .iter()
                     .zip(snapshots)
-                    .map(|(run, snapshot)| pane_obs(world, run, snapshot)),
+                    .map(|(run, snapshot)| pane_obs(world, run, snapshot, now)),
             ),
             Err(err) => {
                 let why = crate::output::one_line(&format!("{err:#}"));
@@ -240,7 +240,7 @@ fn chunks(runs: &[Run]) -> Vec<&[Run]> {
     chunks
 }
 
-fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>) -> PaneObs {
+fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time) -> PaneObs {
     let snap = match snapshot {
         Ok(snap) => snap,
         Err(err) => {
@@ -255,11 +255,11 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>) -> PaneObs
     if snap.pane.dead {
         return PaneObs::Gone("its program exited and the pane is dead".to_string());
     }
-    PaneObs::Seen(Box::new(view(world, run, &snap)))
+    PaneObs::Seen(Box::new(view(world, run, &snap, now)))
 }
 
-/// Classify and hash one capture.
-pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot) -> PaneView {
+/// Classify and hash one capture (quota reset times are read relative to `now`).
+pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneView {
     let agent = if run.agent == "generic" {
         Agent::Generic
     } else {
@@ -267,7 +267,7 @@ pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot) -> PaneView {
     };
     let ctx = ClassifyContext {
         agent,
-        now: chrono::Utc::now(),
+        now,
         zone: Zone::from_env(),
     };
     let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
@@ -481,7 +481,7 @@ pub fn recover(
             )),
         }
     }
-    let panes = capture(world, &claimed);
+    let panes = capture(world, &claimed, now);
     for (run, pane) in claimed.into_iter().zip(panes) {
         let event = match recover_claimed(registry, world, &run, pane, options, now, &owner) {
             Ok(event) => event,
@@ -541,10 +541,90 @@ fn recover_claimed(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::memory::MemoryRegistry;
     use crate::registry::{NewRun, StallLimits};
+    use std::cell::RefCell;
 
-    fn run(target: &str) -> Run {
-        let new = NewRun {
+    /// A terminal with one pane whose screen the test scripts: each snapshot pops the next
+    /// screen (the last one stays), and every key typed is recorded.
+    struct FakeTerminal {
+        screens: RefCell<Vec<String>>,
+        typed: RefCell<Vec<String>>,
+        answered: RefCell<Option<String>>,
+    }
+
+    impl FakeTerminal {
+        fn new(screens: &[&str]) -> FakeTerminal {
+            FakeTerminal {
+                screens: RefCell::new(screens.iter().rev().map(|s| s.to_string()).collect()),
+                typed: RefCell::new(Vec::new()),
+                answered: RefCell::new(None),
+            }
+        }
+    }
+
+    impl Terminal for FakeTerminal {
+        fn snapshots(
+            &self,
+            targets: &[String],
+            _options: CaptureOptions,
+        ) -> Result<Vec<Result<Snapshot>>> {
+            let mut screens = self.screens.borrow_mut();
+            let text = if screens.len() > 1 {
+                screens.pop().unwrap()
+            } else {
+                screens[0].clone()
+            };
+            Ok(targets
+                .iter()
+                .map(|_| {
+                    Ok(Snapshot {
+                        pane: PaneInfo {
+                            id: "%7".into(),
+                            address: "s:0.0".into(),
+                            command: "fake-agent".into(),
+                            answered: self.answered.borrow().clone(),
+                            ..PaneInfo::default()
+                        },
+                        text: text.clone(),
+                    })
+                })
+                .collect())
+        }
+        fn list_panes(&self) -> Result<Vec<PaneInfo>> {
+            Ok(Vec::new())
+        }
+        fn send_text(&self, _target: &str, text: &str) -> Result<()> {
+            self.typed.borrow_mut().push(text.to_string());
+            Ok(())
+        }
+        fn send_keys(&self, _target: &str, keys: &[String]) -> Result<()> {
+            self.typed.borrow_mut().extend(keys.iter().cloned());
+            Ok(())
+        }
+        fn set_answered(&self, _pane_id: &str, hash: &str) -> Result<()> {
+            *self.answered.borrow_mut() = Some(hash.to_string());
+            Ok(())
+        }
+    }
+
+    const PROMPT: &str = "Install left-pad before continuing? [y/N] ";
+
+    fn setup() -> (tempfile::TempDir, MemoryRegistry, NewRun) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("task")).unwrap();
+        let mut new = NewRun {
+            session: "s".into(),
+            task_dir: dir.path().join("task").to_str().unwrap().into(),
+            ..sample("s")
+        };
+        new.agent = "generic".into();
+        new.limits.threshold = 1;
+        (dir, MemoryRegistry::default(), new)
+    }
+
+    fn sample(target: &str) -> NewRun {
+        NewRun {
             session: target.into(),
             task_dir: "/t".into(),
             target: target.into(),
@@ -554,10 +634,118 @@ mod tests {
             command_template: String::new(),
             table: "ai-cli-task".into(),
             max_iterations: 20,
-            timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(3600),
             limits: StallLimits::default(),
+        }
+    }
+
+    fn at(secs: i64) -> Time {
+        chrono::DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+    }
+
+    const OPTIONS: TickOptions = TickOptions {
+        heartbeat: Duration::from_secs(60),
+        dry_run: false,
+        answers: true,
+    };
+
+    #[test]
+    fn an_answer_is_typed_once_and_marked_in_the_pane() {
+        let terminal = FakeTerminal::new(&[PROMPT]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: Some("test"),
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
         };
-        Run::new(&new, chrono::DateTime::from_timestamp(0, 0).unwrap())
+        let first = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.decision, tick::Decision::Continue);
+        let second = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            second.decision,
+            tick::Decision::Answer,
+            "{:?}",
+            second.reasons
+        );
+        assert_eq!(*terminal.typed.borrow(), ["y", "Enter"]);
+        assert!(terminal.answered.borrow().is_some());
+        assert_eq!(
+            registry.get("s").unwrap().unwrap().stall.recoveries_total,
+            1
+        );
+        // The same screen again: answered already (by the row and by the pane marker).
+        let third = tick_one(&mut registry, &world, "s", &OPTIONS, at(180))
+            .unwrap()
+            .unwrap();
+        assert_ne!(third.decision, tick::Decision::Answer);
+        assert_eq!(terminal.typed.borrow().len(), 2, "nothing typed twice");
+        assert!(registry.get("s").unwrap().unwrap().claimed_by.is_none());
+    }
+
+    #[test]
+    fn a_screen_that_moves_before_the_answer_gets_no_keys_and_costs_no_recovery() {
+        // The decision sees the prompt twice; the fresh capture under the lock shows progress.
+        let terminal = FakeTerminal::new(&[PROMPT, PROMPT, "● exec: working…"]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: None,
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
+        };
+        tick_one(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+            .unwrap()
+            .unwrap();
+        assert!(terminal.typed.borrow().is_empty());
+        assert_ne!(event.decision, tick::Decision::Answer);
+        assert!(
+            event.reasons.iter().any(|r| r.contains("nothing typed")),
+            "{:?}",
+            event.reasons
+        );
+        assert_eq!(
+            registry.get("s").unwrap().unwrap().stall.recoveries_total,
+            0
+        );
+    }
+
+    #[test]
+    fn a_run_held_by_another_tick_is_skipped_untouched() {
+        let terminal = FakeTerminal::new(&[PROMPT]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        registry.claim(Selection::All, "other", at(0)).unwrap();
+        let before = registry.get("s").unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: None,
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
+        };
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(event.decision, tick::Decision::Skip);
+        assert!(event.reasons[0].contains("other"), "{:?}", event.reasons);
+        assert_eq!(registry.get("s").unwrap(), before);
+        // Past the lease, the run is ticked again.
+        let later = at(60 + crate::registry::LEASE.as_secs() as i64);
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, later)
+            .unwrap()
+            .unwrap();
+        assert_ne!(event.decision, tick::Decision::Skip);
+    }
+
+    fn run(target: &str) -> Run {
+        Run::new(&sample(target), at(0))
     }
 
     #[test]

@@ -271,9 +271,19 @@ fn bad_start_arguments_are_one_line_and_exit_2() {
         ),
         (vec!["--target=-t".into()], "starts with '-'"),
         (
-            vec!["--command".into(), "claude {bogus}".into()],
+            vec![
+                "--mode".into(),
+                "dispatch".into(),
+                "--command".into(),
+                "claude {bogus}".into(),
+            ],
             "known placeholders",
         ),
+        (
+            vec!["--mode".into(), "dispatch".into(), "--launch".into()],
+            "--launch is for observe mode",
+        ),
+        (vec!["--launch=claude {next".into()], "unclosed"),
         (
             vec!["--table".into(), "no-such-table".into()],
             "no-such-table",

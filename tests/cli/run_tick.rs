@@ -639,3 +639,140 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A session whose foreground program is not a shell (an agent busy with something).
+fn busy_session(sb: &Sandbox, name: &str) {
+    let status = StdCommand::new("tmux")
+        .args([
+            "-L",
+            &sb.socket,
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "120",
+            "-y",
+            "30",
+        ])
+        .args([
+            "--",
+            "bash",
+            "-c",
+            "echo '● exec: working on the migration'; exec sleep 600",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn the_seed_default_timeout_fires_at_thirty_minutes_of_a_fake_clock() {
+    // AUTOCTL_NOW is the documented test hook: it replays half an hour in a second.
+    let sb = Sandbox::new();
+    let task = task(&sb, "clock");
+    busy_session(&sb, "clock");
+    let at = |minutes: u32| format!("2027-03-01T10:{minutes:02}:00Z");
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args([
+            "run",
+            "start",
+            "--session",
+            "clock",
+            "--agent",
+            "generic",
+            "--task",
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let tick_at = |minutes: u32| {
+        let output = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(minutes))
+            .args(["run", "tick", "--all"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        json_lines(&output).remove(0)
+    };
+    for minutes in [1, 10, 29] {
+        let event = tick_at(minutes);
+        assert_eq!(event["run"]["status"], "running", "{event}");
+        assert_eq!(event["run"]["elapsed_ms"], u64::from(minutes) * 60_000);
+    }
+    let event = tick_at(30);
+    assert_eq!(event["decision"], "stop", "{event}");
+    assert_eq!(event["did"][0]["reason"], "timeout");
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["reason"], "timeout");
+    assert_eq!(stop["timestamp"], "2027-03-01T10:30:00Z");
+    // An invalid hook value is an error, not a silent real clock.
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", "half past ten")
+        .args(["run", "status"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(crate::util::one_stderr_line(&output).contains("AUTOCTL_NOW"));
+}
+
+#[test]
+fn a_tick_on_a_fresh_machine_does_nothing_and_creates_nothing() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["run", "tick", "--all"])
+        .assert()
+        .code(0)
+        .stdout("");
+    let output = sb
+        .cmd()
+        .args(["run", "tick", "--session", "nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(crate::util::one_stderr_line(&output).contains("no run for session"));
+    sb.cmd()
+        .args(["run", "recover"])
+        .assert()
+        .code(0)
+        .stdout("");
+    assert_eq!(fs::read_dir(sb.path("state")).unwrap().count(), 0);
+}
+
+#[test]
+fn start_needs_a_pane_that_exists() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "nopane");
+    // No tmux server at all on the sandbox socket.
+    let output = sb
+        .cmd()
+        .args(["run", "start", "--session", "ghost", "--task"])
+        .arg(&task)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(crate::util::one_stderr_line(&output).contains("no tmux server running"));
+    // A server, but not that pane.
+    busy_session(&sb, "other");
+    for target in [None, Some("%99"), Some("other:7.3")] {
+        let mut cmd = sb.cmd();
+        cmd.args(["run", "start", "--session", "ghost", "--task"])
+            .arg(&task);
+        if let Some(target) = target {
+            cmd.args(["--target", target]);
+        }
+        let output = cmd.output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{target:?}");
+        let line = crate::util::one_stderr_line(&output);
+        assert!(line.contains("can't find"), "{target:?}: {line}");
+    }
+    // Nothing was registered.
+    sb.cmd()
+        .args(["run", "lookup", "--task"])
+        .arg(&task)
+        .assert()
+        .code(1);
+}
