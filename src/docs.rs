@@ -82,6 +82,13 @@ fn extra_sections() -> String {
             roff_escape(meaning.trim())
         ));
     }
+    roff.push_str(".SH SAFETY\n");
+    for paragraph in SAFETY.split("\n\n") {
+        roff.push_str(&format!(
+            ".PP\n{}\n",
+            roff_escape(&paragraph.replace('\n', " "))
+        ));
+    }
     roff.push_str(".SH ENVIRONMENT\n");
     for (name, meaning) in ENVIRONMENT {
         roff.push_str(&format!(".TP\n\\fB{name}\\fR\n{}\n", roff_escape(meaning)));
@@ -97,12 +104,48 @@ fn extra_sections() -> String {
     roff
 }
 
+/// What autoctl will and will not type into a pane on its own (README "Safety").
+pub const SAFETY: &str = "\
+autoctl types into a pane on its own only from stall check --apply, and only when all of \
+these hold: the pane has been unchanged for --threshold captures; with --agent claude (the \
+default) the agent itself is the pane's foreground command, so a child process (cargo, npm, \
+python, less) is observed and never typed into; a rule recognised a prompt whose answer is \
+known (permission, yes-no, continue) and the whole action under approval is on the screen; \
+no destructive marker appears in that action; the recovery budget is not spent; and no \
+autoctl has already answered this very screen.
+
+What it types: the number of the plain Yes option of a Claude Code permission menu (never \
+Yes, and don't ask again), y and Enter for [y/N] and (y/n), yes and Enter for (yes/no), Enter \
+for Press enter to continue, q for a pager, continue and Enter when the agent asks whether \
+to continue.
+
+What it never types, only escalates: anything that deletes or overwrites data (rm, rm -i and \
+cp -i prompts, find -delete, shred, git rm, overwrite), rewrites history (git push --force, \
+-f or +refspec, git reset --hard, git clean, rebase, commit --amend, branch -D), destroys \
+databases or disks (DROP, TRUNCATE, DELETE FROM, mkfs, dd), changes permissions recursively \
+(chmod -R, chown -R), pipes a download into a shell (curl | sh), runs sudo or --force, \
+deletes infrastructure or publishes packages, spends money or changes billing (Continue with \
+usage credits, Upgrade your plan), switches the model (/model pickers), trusts a folder or a \
+host key, logs in or asks for a password, or picks from a menu it does not know. Escalate \
+means the JSON says so once per distinct screen and nothing is typed.
+
+pane send is a primitive you invoke yourself: the policy governs what autoctl decides to \
+answer, not what you send. The markers and rules are data: autoctl pane rules --dump.";
+
 /// Environment variables autoctl reads.
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("NO_COLOR", "Disable colour in help output."),
     (
+        "AUTOCTL_TMUX_SOCKET",
+        "The tmux socket name for the pane, stall and run commands (tmux -L NAME); same as --tmux-socket.",
+    ),
+    (
         "AUTOCTL_STATE_DIR",
-        "Where the run registry (autoctl.db) lives. Default: $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
+        "Where the run registry (autoctl.db), stall check's default state (stall/SOCKET.json) and the per-pane locks live; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
+    ),
+    (
+        "TZ",
+        "The zone quota banners without a zone name are read in (else the system's local zone).",
     ),
     (
         "AUTOCTL_NOW",
@@ -127,6 +170,10 @@ pub const FILES: &[(&str, &str)] = &[
     (
         ".target.md",
         "Task target; a draft is planned only when it has substantive content.",
+    ),
+    (
+        "$AUTOCTL_STATE_DIR/stall/SOCKET.json",
+        "stall check state per target (schema: autoctl schema show stall-state), written atomically under SOCKET.json.lock.",
     ),
     (
         "$AUTOCTL_STATE_DIR/autoctl.db",

@@ -43,9 +43,11 @@ pub enum StallCommand {
     /// A pane whose normalized screen is unchanged for --threshold captures is stalled; its
     /// classification decides: answer a safe prompt, escalate a destructive one or a
     /// trust/login/picker screen (once per distinct screen), wait out quota and rate limits
-    /// (never a stall, no recovery spent). Answers and restarts spend recoveries; past the
-    /// limits, --task DIR gets an `.auto-stop` with reason stall_limit. Without --apply
-    /// nothing is typed or written except the state: the output says what would be done.
+    /// (never a stall, no recovery spent). An answer spends a recovery; past the limits,
+    /// --task DIR gets an `.auto-stop` with reason stall_limit. A shell in front (the agent
+    /// exited) is reported as `restart`, which stall check leaves to the loop. Without
+    /// --apply nothing is typed or written except the state: the output says what would be
+    /// done.
     ///
     /// Prints one JSON line per target. All targets are captured in one tmux call.
     Check(CheckArgs),
@@ -262,14 +264,17 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                         .task
                         .as_deref()
                         .expect("stop is only performed with --task");
-                    stop::write(
-                        task,
-                        &StopRequest {
-                            reason: "stall_limit".to_string(),
-                            timestamp: now_timestamp(now),
-                            message: Some(format!("autoctl stall check: {}", decision.reason)),
-                        },
-                    )?;
+                    let request = StopRequest {
+                        reason: "stall_limit".to_string(),
+                        timestamp: now_timestamp(now),
+                        message: Some(format!("autoctl stall check: {}", decision.reason)),
+                    };
+                    if let Err(err) = stop::write(task, &request) {
+                        // The state keeps the old counters, so the next heartbeat asks again.
+                        output::error_line(&format!("{target}: {err:#}"));
+                        failed = true;
+                        continue;
+                    }
                     applied = true;
                 }
                 _ => {}
@@ -346,7 +351,7 @@ fn report(
 /// answered-marker for this screen, type nothing (returns why). Otherwise type the keys and
 /// set the marker.
 fn answer(
-    tmux: &Tmux,
+    tmux: &impl Terminal,
     socket: Option<&str>,
     pane: &PaneInfo,
     hash: &str,
@@ -364,6 +369,17 @@ fn answer(
         pane.id.trim_start_matches('%')
     );
     let _lock = FileLock::acquire(&locks.join(name))?;
+    type_once(tmux, pane, hash, keys, rules)
+}
+
+/// The part of [`answer`] that runs under the pane lock: re-capture, compare, type, mark.
+fn type_once(
+    tmux: &impl Terminal,
+    pane: &PaneInfo,
+    hash: &str,
+    keys: &[Key],
+    rules: &RuleSet,
+) -> Result<Option<String>> {
     let fresh = snapshot(tmux, &pane.id, CaptureOptions::default())?;
     if fresh.pane.answered.as_deref() == Some(hash) {
         return Ok(Some(
@@ -393,4 +409,117 @@ fn answer(
     }
     tmux.set_answered(&pane.id, hash)?;
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::tmux::Snapshot;
+
+    /// A terminal that shows one fixed screen and records what is typed.
+    struct FakeTerminal {
+        screen: String,
+        answered: Option<String>,
+        typed: RefCell<Vec<String>>,
+    }
+
+    impl Terminal for FakeTerminal {
+        fn snapshots(
+            &self,
+            targets: &[String],
+            _: CaptureOptions,
+        ) -> Result<Vec<Result<Snapshot>>> {
+            Ok(targets
+                .iter()
+                .map(|t| {
+                    Ok(Snapshot {
+                        pane: PaneInfo {
+                            id: t.clone(),
+                            command: "claude".into(),
+                            answered: self.answered.clone(),
+                            ..PaneInfo::default()
+                        },
+                        text: self.screen.clone(),
+                    })
+                })
+                .collect())
+        }
+        fn list_panes(&self) -> Result<Vec<PaneInfo>> {
+            Ok(Vec::new())
+        }
+        fn send_text(&self, _: &str, text: &str) -> Result<()> {
+            self.typed.borrow_mut().push(format!("text:{text}"));
+            Ok(())
+        }
+        fn send_keys(&self, _: &str, keys: &[String]) -> Result<()> {
+            self.typed
+                .borrow_mut()
+                .push(format!("keys:{}", keys.join(" ")));
+            Ok(())
+        }
+        fn set_answered(&self, _: &str, hash: &str) -> Result<()> {
+            self.typed.borrow_mut().push(format!("marker:{hash}"));
+            Ok(())
+        }
+    }
+
+    fn pane() -> PaneInfo {
+        PaneInfo {
+            id: "%1".into(),
+            ..PaneInfo::default()
+        }
+    }
+
+    #[test]
+    fn types_the_keys_then_marks_the_screen() {
+        let rules = RuleSet::embedded();
+        let term = FakeTerminal {
+            screen: "Continue? (y/n)".into(),
+            answered: None,
+            typed: RefCell::new(Vec::new()),
+        };
+        let hash = normalize::hash(&term.screen, &rules.masks);
+        let keys = [Key::Text("y".into()), Key::Key("Enter".into())];
+        assert_eq!(
+            type_once(&term, &pane(), &hash, &keys, rules).unwrap(),
+            None
+        );
+        assert_eq!(
+            *term.typed.borrow(),
+            vec![
+                "text:y".to_string(),
+                "keys:Enter".into(),
+                format!("marker:{hash}")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_marked_or_changed_screen_gets_nothing() {
+        let rules = RuleSet::embedded();
+        let keys = [Key::Text("1".into())];
+        let screen = "Do you want to proceed?".to_string();
+        let hash = normalize::hash(&screen, &rules.masks);
+        let marked = FakeTerminal {
+            screen: screen.clone(),
+            answered: Some(hash.clone()),
+            typed: RefCell::new(Vec::new()),
+        };
+        let why = type_once(&marked, &pane(), &hash, &keys, rules)
+            .unwrap()
+            .unwrap();
+        assert!(why.contains("already answered"), "{why}");
+        let changed = FakeTerminal {
+            screen: "something else".into(),
+            answered: None,
+            typed: RefCell::new(Vec::new()),
+        };
+        let why = type_once(&changed, &pane(), &hash, &keys, rules)
+            .unwrap()
+            .unwrap();
+        assert!(why.contains("changed"), "{why}");
+        assert!(marked.typed.borrow().is_empty() && changed.typed.borrow().is_empty());
+    }
 }

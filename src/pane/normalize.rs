@@ -50,7 +50,7 @@ pub fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> Resu
         let len = chunk.len();
         let mut rest = chunk;
         while !rest.is_empty() {
-            match rest.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', rest) {
                 Some(end) => {
                     push_capped(&mut line, &rest[..end], &mut f);
                     f(&line);
@@ -75,7 +75,7 @@ pub fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) -> Resu
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == 0)
+    memchr::memchr(0, bytes)
 }
 
 fn push_capped(line: &mut Vec<u8>, mut bytes: &[u8], f: &mut impl FnMut(&[u8])) {
@@ -93,6 +93,12 @@ fn push_capped(line: &mut Vec<u8>, mut bytes: &[u8], f: &mut impl FnMut(&[u8])) 
 /// (CSI, OSC, DCS, two-byte ESC sequences, C1 controls) removed, tabs made spaces, other
 /// control characters dropped, trailing whitespace trimmed.
 pub fn clean_line(raw: &[u8]) -> String {
+    // Fast path: most captured lines are plain text with no control bytes at all.
+    if !has_control_bytes(raw)
+        && let Ok(text) = std::str::from_utf8(raw)
+    {
+        return text.trim_end().to_string();
+    }
     let text = String::from_utf8_lossy(raw);
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -133,6 +139,16 @@ pub fn clean_line(raw: &[u8]) -> String {
     out
 }
 
+/// C0 controls, DEL, and the UTF-8 encodings of C1 controls (U+0080..U+009F).
+fn has_control_bytes(raw: &[u8]) -> bool {
+    static CONTROL: std::sync::OnceLock<regex::bytes::Regex> = std::sync::OnceLock::new();
+    CONTROL
+        .get_or_init(|| {
+            regex::bytes::Regex::new(r"(?-u)[\x00-\x1f\x7f]|\xc2[\x80-\x9f]").expect("valid")
+        })
+        .is_match(raw)
+}
+
 fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     while let Some(c) = chars.next() {
         if c == '\u{7}' || c == '\u{9c}' {
@@ -147,6 +163,9 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 
 /// Apply every mask, in order, to one clean line.
 pub fn mask_line<'a>(line: &'a str, masks: &[Mask]) -> Cow<'a, str> {
+    if !any_mask_matches(line, masks) {
+        return Cow::Borrowed(line);
+    }
     let mut current = Cow::Borrowed(line);
     for mask in masks {
         if let Cow::Owned(replaced) = mask.regex().replace_all(&current, mask.replace.as_str()) {
@@ -160,6 +179,14 @@ pub fn mask_line<'a>(line: &'a str, masks: &[Mask]) -> Cow<'a, str> {
             owned.truncate(trimmed);
             Cow::Owned(owned)
         }
+    }
+}
+
+/// One pass over the line with all masks at once (most lines have nothing to mask).
+fn any_mask_matches(line: &str, masks: &[Mask]) -> bool {
+    match super::rules::mask_set(masks) {
+        Some(set) => set.is_match(line),
+        None => masks.iter().any(|m| m.regex().is_match(line)),
     }
 }
 

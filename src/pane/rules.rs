@@ -88,6 +88,20 @@ impl Mask {
     }
 }
 
+/// All masks of the embedded rules as one set, for a one-pass "is there anything to mask"
+/// test; `None` for other mask lists (user rules), which are tried one by one.
+pub fn mask_set(masks: &[Mask]) -> Option<&'static regex::RegexSet> {
+    static SET: OnceLock<regex::RegexSet> = OnceLock::new();
+    let embedded = &RuleSet::embedded().masks;
+    if !std::ptr::eq(masks, embedded.as_slice()) {
+        return None;
+    }
+    Some(SET.get_or_init(|| {
+        regex::RegexSet::new(embedded.iter().map(|m| m.pattern.source.as_str()))
+            .expect("embedded masks compile")
+    }))
+}
+
 /// A destructive marker: text that makes the action under approval destructive.
 #[derive(Debug)]
 pub struct Marker {

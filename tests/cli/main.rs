@@ -3,9 +3,12 @@
 
 mod generated;
 mod next;
+mod pane;
 mod run;
 mod run_tick;
 mod signal;
+mod stall;
 mod stop;
 mod table;
+mod tmuxfix;
 mod util;

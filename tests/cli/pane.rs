@@ -1,0 +1,630 @@
+//! `autoctl pane …`: the fixture corpus of whole screens, and the primitives against a real
+//! tmux server with real programs.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::tmuxfix::{repo, start, start_in_shell, tmux, wait_for};
+use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
+
+/// Classify a fixture in-process with the library (the corpus is large; spawning the debug
+/// binary for each screen costs more than the test is worth). The CLI path is covered by the
+/// other tests here.
+fn classify_file(screen: &Path, expect: &Value) -> Value {
+    use autoctl::pane::classify::{Context, Screen, classify};
+    let agent = match expect["agent"].as_str().unwrap_or("claude") {
+        "generic" => autoctl::pane::Agent::Generic,
+        _ => autoctl::pane::Agent::Claude,
+    };
+    let foreground = match expect["foreground"].as_str() {
+        Some(command) => Some(command.to_string()),
+        None if agent == autoctl::pane::Agent::Claude => Some("claude".to_string()),
+        None => None,
+    };
+    let now = expect["now"].as_str().unwrap_or("2025-06-23T15:00:00Z");
+    let ctx = Context {
+        agent,
+        now: chrono::DateTime::parse_from_rfc3339(now).unwrap().to_utc(),
+        zone: autoctl::pane::reset::Zone::Utc,
+    };
+    let file = std::io::BufReader::new(fs::File::open(screen).unwrap());
+    let screen = Screen::from_reader(file, foreground).unwrap();
+    serde_json::to_value(classify(
+        &screen,
+        autoctl::pane::rules::RuleSet::embedded(),
+        &ctx,
+    ))
+    .unwrap()
+}
+
+fn hash_file(path: &Path) -> String {
+    let masks = &autoctl::pane::rules::RuleSet::embedded().masks;
+    let mut hasher = autoctl::pane::normalize::StreamHasher::new(masks);
+    let file = std::io::BufReader::new(fs::File::open(path).unwrap());
+    autoctl::pane::normalize::for_each_line(file, |line| hasher.push_raw_line(line)).unwrap();
+    hasher.finish().0
+}
+
+/// Compare what autoctl said with what the fixture expects; returns the mismatches.
+fn mismatches(got: &Value, expect: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    for key in ["class", "action", "keys", "reset_at"] {
+        if !expect[key].is_null() && got[key] != expect[key] {
+            bad.push(format!("{key}: expected {}, got {}", expect[key], got[key]));
+        }
+    }
+    if let Some(destructive) = expect["destructive"].as_bool()
+        && got["destructive"].as_bool() != Some(destructive)
+    {
+        bad.push(format!("destructive: expected {destructive}"));
+    }
+    if let Some(marker) = expect["marker"].as_str() {
+        let markers = got["markers"].as_array().cloned().unwrap_or_default();
+        if !markers.iter().any(|m| m["id"] == marker) {
+            bad.push(format!("marker {marker} missing from {markers:?}"));
+        }
+    }
+    bad
+}
+
+fn files(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every whole-screen fixture classifies as expected: the synthetic screens built from the
+/// public strings, and the real Claude Code captures (with the plain and the `-e` capture of
+/// each giving the same class and the same normalized hash).
+#[test]
+fn every_pane_fixture_classifies_as_expected() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+
+    let synthetic = repo("tests/fixtures/panes/synthetic");
+    for expect_path in files(&synthetic, ".expect.json") {
+        let name = expect_path.to_string_lossy().replace(".expect.json", "");
+        let expect: Value = serde_json::from_slice(&fs::read(&expect_path).unwrap()).unwrap();
+        assert!(
+            expect["source"].is_string(),
+            "{name}: every fixture names its source"
+        );
+        let got = classify_file(Path::new(&format!("{name}.txt")), &expect);
+        for problem in mismatches(&got, &expect) {
+            failures.push(format!("{name}: {problem} ({})", got["reason"]));
+        }
+        checked += 1;
+    }
+
+    let captures = repo("tests/fixtures/panes/claude-code");
+    let overrides: Value =
+        serde_json::from_slice(&fs::read(captures.join("autoctl-expectations.json")).unwrap())
+            .unwrap();
+    for meta_path in files(&captures, ".meta.json") {
+        let meta: Value = serde_json::from_slice(&fs::read(&meta_path).unwrap()).unwrap();
+        let name = meta["capture"].as_str().unwrap().to_string();
+        let mut expect = serde_json::json!({
+            "class": meta["expected_class"],
+            "action": meta["expected_action"].as_str().unwrap().split_whitespace().next(),
+            "foreground": meta["pane_current_command"],
+        });
+        let action_note = meta["expected_action"].as_str().unwrap();
+        if action_note.contains("(destructive)") {
+            expect["destructive"] = Value::Bool(true);
+        } else if action_note.contains("(not destructive)") {
+            expect["destructive"] = Value::Bool(false);
+        }
+        if let Some(over) = overrides["overrides"][&name].as_object() {
+            assert!(over["why"].is_string(), "{name}: an override says why");
+            for (key, value) in over {
+                expect[key] = value.clone();
+            }
+        }
+        let plain = captures.join(meta["file"].as_str().unwrap());
+        let escapes = captures.join(meta["escapes_file"].as_str().unwrap());
+        for screen in [&plain, &escapes] {
+            let got = classify_file(screen, &expect);
+            for problem in mismatches(&got, &expect) {
+                failures.push(format!(
+                    "{}: {problem} ({})",
+                    screen.display(),
+                    got["reason"]
+                ));
+            }
+        }
+        if hash_file(&plain) != hash_file(&escapes) {
+            failures.push(format!("{name}: the -e capture hashes differently"));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} fixtures found");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} fixtures fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_rule_passes_its_own_examples() {
+    let sb = Sandbox::new();
+    let output = sb
+        .cmd()
+        .args(["pane", "rules", "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(stdout(&output).starts_with("ok: "));
+    // A user rule whose example does not match fails the check.
+    let rules = sb.write(
+        "rules.json",
+        r#"{"version": 1, "rules": [{"id": "deploy", "class": "yes-no", "action": "escalate",
+            "priority": 1, "match": ["^Deploy\\?$"], "last": 1, "explanation": "never deploy",
+            "examples": [{"screen": "Ship it?"}], "near_misses": [{"screen": "Deploy? done"}]}]}"#,
+    );
+    let output = sb
+        .cmd()
+        .args(["pane", "rules", "--check", "--rules"])
+        .arg(&rules)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("deploy: example 0"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn explain_names_the_rule_the_text_and_the_destructive_marker() {
+    let sb = Sandbox::new();
+    let screen = repo("tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt");
+    let output = sb
+        .cmd()
+        .args([
+            "pane",
+            "classify",
+            "-",
+            "--foreground",
+            "claude",
+            "--explain",
+        ])
+        .pipe_stdin(&screen)
+        .unwrap()
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "permission\tescalate");
+    assert!(
+        lines.contains(&"rule: claude-permission-bash (priority 30)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("matched: \"Do you want to proceed?\""),
+        "{text}"
+    );
+    assert!(text.contains("destructive: rm \"rm\""), "{text}");
+}
+
+#[test]
+fn a_user_rules_file_overrides_by_id_and_bad_ones_are_one_line() {
+    let sb = Sandbox::new();
+    let rules = sb.write(
+        "rules.json",
+        r#"{"version": 1, "rules": [{"id": "yes-no-letter", "disabled": true}]}"#,
+    );
+    let output = sb
+        .cmd()
+        .args(["pane", "classify", "-", "--agent", "generic", "--rules"])
+        .arg(&rules)
+        .write_stdin("Install 3 packages? [Y/n]\n")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), "unknown\tnone\n");
+    let bad = sb.write("bad.json", r#"{"version": 1, "rules": [{"id": "Bad Id"}]}"#);
+    let output = sb
+        .cmd()
+        .args(["pane", "classify", "-", "--rules"])
+        .arg(&bad)
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("/rules/0/id"));
+}
+
+#[test]
+fn binary_garbage_is_refused_and_invalid_utf8_is_read_lossily() {
+    let sb = Sandbox::new();
+    let garbage: Vec<u8> = (0u8..=255).cycle().take(10_000).collect();
+    for args in [&["pane", "classify", "-"][..], &["pane", "hash", "-"][..]] {
+        let output = sb
+            .cmd()
+            .args(args)
+            .write_stdin(garbage.clone())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            one_stderr_line(&output)
+                .contains("input is binary, not a pane capture (NUL byte at offset 0)")
+        );
+        assert!(output.stdout.is_empty());
+    }
+    // --raw hashes any bytes.
+    let output = sb
+        .cmd()
+        .args(["pane", "hash", "--raw"])
+        .write_stdin(garbage)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output).trim().len(), 16);
+    // Invalid UTF-8 without NUL bytes is text with replacement characters.
+    let output = sb
+        .cmd()
+        .args(["pane", "classify", "-", "--agent", "generic"])
+        .write_stdin(&b"\xff\xfe build log\nOverwrite config? \xc3[y/N]\n"[..])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "yes-no\tescalate\n");
+}
+
+/// Peak resident memory of a running process, from /proc (kB).
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse().ok())
+        .unwrap()
+}
+
+/// A 100 MB pane on stdin is read with bounded memory: lines stream through the hasher and
+/// the classifier keeps only the bottom of the screen.
+#[test]
+fn a_100_mb_pane_is_read_with_bounded_memory() {
+    let sb = Sandbox::new();
+    let mut line = "x".repeat(99);
+    line.push('\n');
+    let chunk = line.repeat(10_000); // 1 MB
+    for (args, expected) in [
+        (
+            &["pane", "classify", "-", "--agent", "generic"][..],
+            "yes-no\tanswer\n",
+        ),
+        (&["pane", "hash", "-"][..], ""),
+    ] {
+        let mut child = sb
+            .std_cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for _ in 0..100 {
+            stdin.write_all(chunk.as_bytes()).unwrap();
+        }
+        stdin.write_all(b"Continue? (y/n)").unwrap();
+        stdin.flush().unwrap();
+        // Everything is written; the process is still alive waiting for EOF.
+        let peak = peak_rss_kb(child.id());
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        if !expected.is_empty() {
+            assert_eq!(stdout(&output), expected);
+        }
+        assert!(
+            peak < 48 * 1024,
+            "{args:?} peaked at {peak} kB for 100 MB of input"
+        );
+    }
+}
+
+#[test]
+fn capture_prints_the_pane_and_escapes_only_when_asked() {
+    let sb = Sandbox::new();
+    let target = start(
+        &sb,
+        "colors",
+        r"printf '\033[31mred\033[0m plain\n'; printf 'bell\007\n'; sleep 30",
+    );
+    wait_for(&sb, &target, "output", |screen, _| screen.contains("bell"));
+    let output = sb
+        .cmd()
+        .args(["pane", "capture", &target])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.starts_with("red plain\nbell\n"), "{text:?}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));
+    assert!(!text.ends_with("\n\n"), "trailing blank rows are dropped");
+    let escaped = stdout(
+        &sb.cmd()
+            .args(["pane", "capture", &target, "--escapes"])
+            .output()
+            .unwrap(),
+    );
+    assert!(escaped.contains("\u{1b}[31m"), "{escaped:?}");
+    let last = stdout(
+        &sb.cmd()
+            .args(["pane", "capture", &target, "--lines", "1"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(last, "bell\n");
+}
+
+#[test]
+fn hash_ignores_a_ticking_clock_but_raw_does_not() {
+    let sb = Sandbox::new();
+    let target = start(
+        &sb,
+        "tick",
+        r"while :; do printf '\r✻ Thinking… (%ss · esc to interrupt)' $SECONDS; sleep 0.2; done",
+    );
+    let first = wait_for(&sb, &target, "the spinner", |s, _| s.contains("Thinking"));
+    let normalized =
+        |sb: &Sandbox| stdout(&sb.cmd().args(["pane", "hash", &target]).output().unwrap());
+    let raw = |sb: &Sandbox| {
+        stdout(
+            &sb.cmd()
+                .args(["pane", "hash", &target, "--raw"])
+                .output()
+                .unwrap(),
+        )
+    };
+    let (h1, r1) = (normalized(&sb), raw(&sb));
+    wait_for(&sb, &target, "the clock to tick", |s, _| s != first);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (h2, r2) = (normalized(&sb), raw(&sb));
+    assert_eq!(h1, h2, "masked timer");
+    assert_ne!(r1, r2, "the raw bytes changed");
+    let json = json_lines(
+        &sb.cmd()
+            .args(["pane", "hash", &target, "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(json[0]["normalized"], true);
+}
+
+#[test]
+fn real_programs_are_classified_by_their_real_prompts() {
+    let sb = Sandbox::new();
+    let file = sb.write("notes.txt", "keep me");
+    sb.write("b.txt", "old");
+    let rm = start_in_shell(&sb, "rm", &format!("rm -i {}", file.display()));
+    let cp = start_in_shell(
+        &sb,
+        "cp",
+        &format!("cd {} && cp -i notes.txt b.txt", sb.root().display()),
+    );
+    let less = start_in_shell(&sb, "less", &format!("less {}", file.display()));
+    let python = start(&sb, "python", "python3 -q");
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &rm, "rm's prompt", |s, _| s.contains("rm: remove"));
+    wait_for(&sb, &cp, "cp's prompt", |s, _| s.contains("overwrite"));
+    wait_for(&sb, &less, "less", |s, c| {
+        c == "less" && s.contains("(END)")
+    });
+    wait_for(&sb, &python, "the REPL", |s, _| s.contains(">>>"));
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    let classify = |target: &str, agent: &str| {
+        let out = sb
+            .cmd()
+            .args([
+                "pane", "classify", target, "--agent", agent, "--format", "json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json_lines(&out).remove(0)
+    };
+    let got = classify(&rm, "generic");
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("yes-no"), Some("escalate"))
+    );
+    assert_eq!(got["destructive"], true);
+    let got = classify(&cp, "generic");
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("yes-no"), Some("escalate"))
+    );
+    let got = classify(&less, "generic");
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("continue"), Some("answer"))
+    );
+    assert_eq!(got["foreground"], "less");
+    // With --agent claude, less in front is a child process: observed, never answered.
+    let got = classify(&less, "claude");
+    assert_eq!(
+        (got["action"].as_str(), got["observe_only"].as_bool()),
+        (Some("none"), Some(true))
+    );
+    let got = classify(&python, "generic");
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("idle"), Some("none"))
+    );
+    let got = classify(&shell, "claude");
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("shell"), Some("restart"))
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
+}
+
+#[test]
+fn ready_means_a_shell_prompt_and_nothing_running() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    let output = sb.cmd().args(["pane", "ready", &shell]).output().unwrap();
+    assert_eq!(
+        (output.status.code(), stdout(&output).as_str()),
+        (Some(0), "ready\n")
+    );
+    let busy = start(&sb, "busy", "sleep 30");
+    let output = sb
+        .cmd()
+        .args(["pane", "ready", &busy, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_lines(&output).remove(0);
+    assert_eq!(report["ready"], false);
+    assert_eq!(report["foreground"], "sleep");
+    // --wait retries with backoff until the command ends and the prompt returns.
+    tmux(&sb, &["send-keys", "-t", &shell, "sleep 1", "Enter"]);
+    wait_for(&sb, &shell, "sleep in front", |_, c| c == "sleep");
+    let output = sb
+        .cmd()
+        .args(["pane", "ready", &shell, "--wait", "20s", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(json_lines(&output)[0]["checks"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn send_types_literally_submits_separately_and_verifies() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    // Literal: "Enter" and "$HOME" are text, not a key or an expansion before the shell runs it.
+    let output = sb
+        .cmd()
+        .args([
+            "pane",
+            "send",
+            &shell,
+            "--text",
+            "echo 'Enter $HOME'",
+            "--submit",
+            "--verify",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (output.status.code(), stdout(&output).as_str()),
+        (Some(0), "verified\n"),
+        "{output:?}"
+    );
+    wait_for(&sb, &shell, "the echo", |s, _| {
+        s.contains("\nEnter $HOME\n")
+    });
+    // Without --submit the text stays on the input line.
+    let output = sb
+        .cmd()
+        .args(["pane", "send", &shell, "--text", "echo pending", "--verify"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), "verified\n");
+    sb.cmd()
+        .args(["pane", "send", &shell, "--keys", "C-u"])
+        .assert()
+        .code(0);
+    wait_for(&sb, &shell, "the line cleared", |s, _| {
+        !s.contains("echo pending")
+    });
+    // A long text goes through a paste buffer and arrives whole.
+    let long = format!("echo {}", "y".repeat(700));
+    sb.cmd()
+        .args(["pane", "send", &shell, "--text", &long, "--submit"])
+        .assert()
+        .code(0);
+    wait_for(&sb, &shell, "the long echo", |s, _| {
+        s.contains(&"y".repeat(700))
+    });
+    assert!(
+        tmux(&sb, &["list-buffers"]).stdout.is_empty(),
+        "the paste buffer was deleted"
+    );
+}
+
+#[test]
+fn tmux_missing_server_down_and_bad_targets_are_one_line_exit_2() {
+    let sb = Sandbox::new();
+    // No server on this sandbox's socket yet.
+    let output = sb
+        .cmd()
+        .args(["pane", "capture", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        one_stderr_line(&output).contains("no tmux server running on socket"),
+        "{output:?}"
+    );
+    let output = sb
+        .cmd()
+        .args(["stall", "check", "--target", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("no tmux server running"));
+    // tmux not on PATH.
+    let output = sb
+        .cmd()
+        .env("PATH", sb.path("empty-bin"))
+        .args(["pane", "capture", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("tmux not found on PATH"));
+    // cron's minimal PATH still finds a tmux installed in /usr/bin.
+    start(&sb, "agent", "sleep 30");
+    if Path::new("/usr/bin/tmux").exists() {
+        sb.cmd()
+            .env("PATH", "/usr/bin:/bin")
+            .args(["pane", "capture", "agent"])
+            .assert()
+            .code(0);
+    }
+    // A pane that does not exist, and targets that would be options.
+    let output = sb
+        .cmd()
+        .args(["pane", "capture", "agent:7"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("can't find window: 7"));
+    for args in [
+        &["pane", "capture", "--", "-t"][..],
+        &["pane", "classify", "--", "-agent"][..],
+        &["stall", "check", "--target=-x"][..],
+        &["pane", "send", "--text", "x", "--", "-n"][..],
+    ] {
+        let output = sb.cmd().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            one_stderr_line(&output).contains("starts with '-'"),
+            "{args:?}"
+        );
+    }
+}

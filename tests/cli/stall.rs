@@ -1,0 +1,439 @@
+//! `autoctl stall check`: heartbeats against a real tmux server, fake agents that replay real
+//! Claude Code screens and record every key they receive, and real programs.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::tmuxfix::{fake_agent, keys_received, start, start_in_shell, wait_for};
+use crate::util::{Sandbox, json_lines, one_stderr_line};
+
+const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
+const RM_RF: &str = "tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt";
+const QUOTA: &str = "tests/fixtures/panes/claude-code/quota-session-limit-waiting.txt";
+
+/// One `stall check` with a private state file; returns its single JSON line.
+fn check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
+    let output = sb
+        .cmd()
+        .args(["stall", "check", "--target", target, "--state"])
+        .arg(sb.path("stall.json"))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let mut lines = json_lines(&output);
+    assert_eq!(lines.len(), 1);
+    lines.remove(0)
+}
+
+fn verdict(report: &Value) -> (&str, &str, bool) {
+    (
+        report["verdict"].as_str().unwrap(),
+        report["action"].as_str().unwrap(),
+        report["applied"].as_bool().unwrap(),
+    )
+}
+
+/// Give a program time to react to keys it was sent, then return what it received.
+fn settle(log: &Path) -> String {
+    std::thread::sleep(Duration::from_millis(300));
+    keys_received(log)
+}
+
+#[test]
+fn a_safe_permission_prompt_is_answered_once_with_option_1() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    let args = ["--threshold", "2", "--apply"];
+    assert_eq!(
+        verdict(&check(&sb, &agent, &args)),
+        ("progress", "none", false)
+    );
+    assert_eq!(
+        verdict(&check(&sb, &agent, &args)),
+        ("unchanged", "none", false)
+    );
+    let report = check(&sb, &agent, &args);
+    assert_eq!(verdict(&report), ("stalled", "answer", true), "{report}");
+    assert_eq!(report["class"], "permission");
+    assert_eq!(report["keys"], serde_json::json!([{"text": "1"}]));
+    assert_eq!(report["recoveries"]["total"], 1);
+    assert_eq!(settle(&log), "1");
+    // The agent reacted (its screen changed): progress, nothing more typed.
+    let report = check(&sb, &agent, &args);
+    assert_eq!(verdict(&report), ("progress", "none", false));
+    assert_eq!(settle(&log), "1");
+}
+
+#[test]
+fn without_apply_nothing_is_typed_and_no_recovery_is_spent() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    for _ in 0..2 {
+        check(&sb, &agent, &["--threshold", "1"]);
+    }
+    let report = check(&sb, &agent, &["--threshold", "1"]);
+    assert_eq!(verdict(&report), ("stalled", "answer", false));
+    assert_eq!(report["recoveries"]["total"], 0);
+    assert_eq!(settle(&log), "");
+}
+
+#[test]
+fn a_destructive_prompt_is_escalated_once_and_never_answered() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", RM_RF);
+    let args = ["--threshold", "1", "--apply"];
+    check(&sb, &agent, &args);
+    let report = check(&sb, &agent, &args);
+    assert_eq!(verdict(&report), ("stalled", "escalate", false), "{report}");
+    assert_eq!(report["destructive"], true);
+    assert!(
+        report["reason"]
+            .as_str()
+            .unwrap()
+            .contains("destructive (rm"),
+        "{report}"
+    );
+    // Repeated identical escalations don't spam.
+    for _ in 0..3 {
+        let report = check(&sb, &agent, &args);
+        assert_eq!(verdict(&report), ("stalled", "none", false));
+    }
+    assert_eq!(
+        settle(&log),
+        "",
+        "nothing was typed into a destructive prompt"
+    );
+}
+
+#[test]
+fn a_quota_screen_is_a_wait_not_a_stall() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", QUOTA);
+    for _ in 0..4 {
+        let report = check(&sb, &agent, &["--threshold", "1", "--apply"]);
+        assert_eq!(verdict(&report), ("waiting", "wait", false));
+        assert_eq!(report["unchanged"], 0);
+        assert_eq!(report["class"], "quota");
+        assert!(report["quota_wait_since"].is_string());
+        assert!(report["reset_at"].is_string(), "{report}");
+    }
+    assert_eq!(settle(&log), "");
+}
+
+#[test]
+fn a_child_process_in_front_of_claude_is_observed_never_typed_into() {
+    let sb = Sandbox::new();
+    let out = sb.path("answer");
+    let prompt = start(
+        &sb,
+        "child",
+        &format!(
+            "bash -c 'read -p \"Continue? (y/n) \" x; echo \"$x\" > {}; sleep 30'",
+            out.display()
+        ),
+    );
+    wait_for(&sb, &prompt, "the prompt", |s, _| s.contains("(y/n)"));
+    let args = ["--threshold", "1", "--apply"];
+    check(&sb, &prompt, &args);
+    let report = check(&sb, &prompt, &args);
+    assert_eq!(verdict(&report), ("stalled", "none", false), "{report}");
+    assert_eq!(report["class"], "yes-no");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!out.exists(), "nothing typed into a child of the agent");
+    // The same prompt read with --agent generic is answered.
+    let report = check(
+        &sb,
+        &prompt,
+        &["--threshold", "1", "--apply", "--agent", "generic"],
+    );
+    assert_eq!(verdict(&report), ("stalled", "answer", true), "{report}");
+    wait_for(&sb, &prompt, "the answer", |_, _| out.exists());
+    assert_eq!(fs::read_to_string(&out).unwrap(), "y\n");
+}
+
+#[test]
+fn real_prompts_rm_cp_python_and_less_get_the_policy() {
+    let sb = Sandbox::new();
+    let victim = sb.write("victim.txt", "keep");
+    sb.write("copy.txt", "old");
+    let rm = start_in_shell(&sb, "rm", &format!("rm -i {}", victim.display()));
+    let cp = start_in_shell(
+        &sb,
+        "cp",
+        &format!("cd {} && cp -i victim.txt copy.txt", sb.root().display()),
+    );
+    let answer = sb.path("python-answer");
+    let python = start(
+        &sb,
+        "python",
+        &format!(
+            "python3 -c 'import time; open(\"{}\", \"w\").write(input(\"Continue? (y/n) \")); time.sleep(30)'",
+            answer.display()
+        ),
+    );
+    let less = start_in_shell(&sb, "less", &format!("less {}", victim.display()));
+    wait_for(&sb, &rm, "rm", |s, _| s.contains("rm: remove"));
+    wait_for(&sb, &cp, "cp", |s, _| s.contains("overwrite"));
+    wait_for(&sb, &python, "python", |s, _| s.contains("(y/n)"));
+    wait_for(&sb, &less, "less", |s, c| {
+        c == "less" && s.contains("(END)")
+    });
+    let generic = ["--threshold", "1", "--apply", "--agent", "generic"];
+    let many = |sb: &Sandbox| -> Vec<Value> {
+        let output = sb
+            .cmd()
+            .args([
+                "stall", "check", "--target", &rm, "--target", &cp, "--target", &python,
+                "--target", &less,
+            ])
+            .args(generic)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        json_lines(&output)
+    };
+    assert!(many(&sb).iter().all(|r| r["verdict"] == "progress"));
+    let reports = many(&sb);
+    let by_target = |t: &str| reports.iter().find(|r| r["target"] == t).unwrap().clone();
+    assert_eq!(verdict(&by_target(&rm)), ("stalled", "escalate", false));
+    assert_eq!(verdict(&by_target(&cp)), ("stalled", "escalate", false));
+    assert_eq!(verdict(&by_target(&python)), ("stalled", "answer", true));
+    assert_eq!(verdict(&by_target(&less)), ("stalled", "answer", true));
+    wait_for(&sb, &python, "python's answer", |_, _| answer.exists());
+    assert_eq!(fs::read_to_string(&answer).unwrap(), "y");
+    wait_for(&sb, &less, "less to quit", |_, c| c == "bash");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        fs::read_to_string(&victim).unwrap(),
+        "keep",
+        "rm -i was not answered"
+    );
+    assert_eq!(
+        fs::read_to_string(sb.path("copy.txt")).unwrap(),
+        "old",
+        "cp -i was not answered"
+    );
+}
+
+/// Two `stall check --apply` at once on one target type one answer, not two: with one state
+/// file (the default) the state lock serializes them; with two state files the per-pane
+/// lock and the pane's answered-marker do.
+#[test]
+fn two_concurrent_checks_type_one_answer() {
+    for shared_state in [true, false] {
+        let sb = Sandbox::new();
+        let (agent, log) = fake_agent(&sb, "agent", SAFE);
+        let state = |i: usize| {
+            if shared_state {
+                sb.path("stall.json")
+            } else {
+                sb.path(&format!("stall-{i}.json"))
+            }
+        };
+        for i in 0..2 {
+            sb.cmd()
+                .args([
+                    "stall",
+                    "check",
+                    "--target",
+                    &agent,
+                    "--threshold",
+                    "1",
+                    "--state",
+                ])
+                .arg(state(i))
+                .assert()
+                .code(0);
+        }
+        let children: Vec<_> = (0..2)
+            .map(|i| {
+                sb.std_cmd()
+                    .args([
+                        "stall",
+                        "check",
+                        "--target",
+                        &agent,
+                        "--threshold",
+                        "1",
+                        "--apply",
+                        "--state",
+                    ])
+                    .arg(state(i))
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let reports: Vec<Value> = children
+            .into_iter()
+            .map(|child| {
+                let output = child.wait_with_output().unwrap();
+                assert_eq!(output.status.code(), Some(0));
+                json_lines(&output).remove(0)
+            })
+            .collect();
+        assert_eq!(
+            settle(&log),
+            "1",
+            "shared state {shared_state}: {reports:?}"
+        );
+        let applied = reports.iter().filter(|r| r["applied"] == true).count();
+        assert_eq!(applied, 1, "{reports:?}");
+    }
+}
+
+#[test]
+fn past_the_limits_the_task_gets_a_stall_limit_stop() {
+    let sb = Sandbox::new();
+    let task = sb.module("task");
+    sb.cmd()
+        .args(["signal", "write"])
+        .arg(&task)
+        .args([
+            "--step",
+            "exec",
+            "--result",
+            "(mid-exec)",
+            "--iteration",
+            "4",
+        ])
+        .assert()
+        .code(0);
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    let args = [
+        "--threshold",
+        "1",
+        "--apply",
+        "--max-recoveries-per-iteration",
+        "0",
+        "--task",
+    ];
+    let run = |sb: &Sandbox| {
+        let output = sb
+            .cmd()
+            .args(["stall", "check", "--target", &agent, "--state"])
+            .arg(sb.path("stall.json"))
+            .args(args)
+            .arg(&task)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        json_lines(&output).remove(0)
+    };
+    run(&sb);
+    let report = run(&sb);
+    assert_eq!(verdict(&report), ("limit", "stop", true), "{report}");
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["reason"], "stall_limit");
+    assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
+    assert_eq!(settle(&log), "", "no answer past the limit");
+    // Asked once: the next heartbeat does not ask again.
+    assert_eq!(verdict(&run(&sb)), ("limit", "none", false));
+}
+
+#[test]
+fn all_panes_checks_every_pane_in_one_call() {
+    let sb = Sandbox::new();
+    for name in ["a", "b", "c"] {
+        start(&sb, name, "sleep 30");
+    }
+    let output = sb
+        .cmd()
+        .args(["stall", "check", "--all-panes", "--state"])
+        .arg(sb.path("all.json"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let reports = json_lines(&output);
+    assert_eq!(reports.len(), 3);
+    assert!(
+        reports
+            .iter()
+            .all(|r| r["foreground"] == "sleep" && r["verdict"] == "progress")
+    );
+    // One missing target among several: its error is one line, the others are still checked.
+    let output = sb
+        .cmd()
+        .args([
+            "stall", "check", "--target", "a", "--target", "nosuch", "--target", "b", "--state",
+        ])
+        .arg(sb.path("all.json"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(json_lines(&output).len(), 2);
+    assert!(one_stderr_line(&output).contains("nosuch: tmux: can't find pane: nosuch"));
+}
+
+#[test]
+fn a_corrupt_truncated_or_symlinked_state_file_is_an_error_not_a_reset() {
+    let sb = Sandbox::new();
+    start(&sb, "agent", "sleep 30");
+    let state = sb.path("stall.json");
+    sb.cmd()
+        .args(["stall", "check", "--target", "agent", "--state"])
+        .arg(&state)
+        .assert()
+        .code(0);
+    let good = fs::read(&state).unwrap();
+    for bad in [
+        b"".to_vec(),
+        good[..good.len() / 2].to_vec(),
+        b"\x00\x01garbage".to_vec(),
+        br#"{"version": 1, "targets": {"agent": {"unchanged": "three"}}}"#.to_vec(),
+    ] {
+        fs::write(&state, &bad).unwrap();
+        let output = sb
+            .cmd()
+            .args(["stall", "check", "--target", "agent", "--state"])
+            .arg(&state)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            one_stderr_line(&output).contains("is corrupt"),
+            "{output:?}"
+        );
+        assert_eq!(fs::read(&state).unwrap(), bad, "left untouched");
+    }
+    fs::remove_file(&state).unwrap();
+    let victim = sb.write("victim.json", &good);
+    std::os::unix::fs::symlink(&victim, &state).unwrap();
+    let output = sb
+        .cmd()
+        .args(["stall", "check", "--target", "agent", "--state"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("is a symlink"));
+    assert_eq!(fs::read(&victim).unwrap(), good);
+    assert!(
+        fs::symlink_metadata(&state)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn the_default_state_lives_in_the_state_dir_and_counts_across_runs() {
+    let sb = Sandbox::new();
+    start(&sb, "agent", "sleep 30");
+    for expected in [0, 1, 2] {
+        let output = sb
+            .cmd()
+            .args(["stall", "check", "--target", "agent"])
+            .output()
+            .unwrap();
+        assert_eq!(json_lines(&output)[0]["unchanged"], expected);
+    }
+    let stored = sb.path(&format!("state/stall/{}.json", sb.socket));
+    let doc: Value = serde_json::from_slice(&fs::read(stored).unwrap()).unwrap();
+    assert!(autoctl::schema::violations("stall-state", &doc).is_empty());
+    assert_eq!(doc["targets"]["agent"]["checks"], 3);
+}

@@ -1,0 +1,128 @@
+//! Real tmux for the pane and stall tests: start programs in panes of the sandbox's private
+//! server, wait for what they print, and run fake agents that record what they are sent.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::Sandbox;
+
+pub fn repo(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// Run tmux on the sandbox's socket.
+pub fn tmux(sb: &Sandbox, args: &[&str]) -> Output {
+    Command::new("tmux")
+        .args(["-L", &sb.socket])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("tmux runs")
+}
+
+/// Start `command` in a new 120x40 session named `name`; returns the target.
+pub fn start(sb: &Sandbox, name: &str, command: &str) -> String {
+    let out = tmux(
+        sb,
+        &[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            command,
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    // Keep dead panes around only where a test asks; the default is tmux's.
+    name.to_string()
+}
+
+pub fn capture(sb: &Sandbox, target: &str) -> String {
+    String::from_utf8_lossy(&tmux(sb, &["capture-pane", "-p", "-J", "-t", target]).stdout)
+        .into_owned()
+}
+
+pub fn foreground(sb: &Sandbox, target: &str) -> String {
+    String::from_utf8_lossy(
+        &tmux(
+            sb,
+            &[
+                "display-message",
+                "-p",
+                "-t",
+                target,
+                "#{pane_current_command}",
+            ],
+        )
+        .stdout,
+    )
+    .trim()
+    .to_string()
+}
+
+/// Poll until `ready` holds for the pane's screen (and foreground command); panics after 10 s.
+pub fn wait_for(
+    sb: &Sandbox,
+    target: &str,
+    what: &str,
+    ready: impl Fn(&str, &str) -> bool,
+) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let screen = capture(sb, target);
+        let command = foreground(sb, target);
+        if ready(&screen, &command) {
+            return screen;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what} in {target}; screen:\n{screen}\nforeground: {command}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A fake agent (tests/fixtures/agents/fake-agent.py) showing a whole-screen fixture as
+/// "claude"; returns (target, key log path).
+pub fn fake_agent(sb: &Sandbox, name: &str, screen_fixture: &str) -> (String, PathBuf) {
+    let log = sb.path(&format!("{name}.keys"));
+    let command = format!(
+        "python3 {} --as claude {} {}",
+        repo("tests/fixtures/agents/fake-agent.py").display(),
+        repo(screen_fixture).display(),
+        log.display()
+    );
+    let target = start(sb, name, &command);
+    wait_for(sb, &target, "the fake agent", |_, command| {
+        command == "claude"
+    });
+    // The screen is drawn before the log file exists; the log appears once keys are read.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !log.exists() {
+        assert!(Instant::now() < deadline, "fake agent did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (target, log)
+}
+
+pub fn keys_received(log: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned()
+}
+
+/// Start an interactive shell (prompt `$ `) and run `command` in it, the way a person or an
+/// agent's loop does: with job control, the program is the pane's foreground command.
+pub fn start_in_shell(sb: &Sandbox, name: &str, command: &str) -> String {
+    let target = start(sb, name, "env PS1='$ ' bash --norc --noprofile");
+    wait_for(sb, &target, "the shell prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    let out = tmux(sb, &["send-keys", "-t", &target, "-l", command]);
+    assert!(out.status.success());
+    tmux(sb, &["send-keys", "-t", &target, "Enter"]);
+    target
+}
