@@ -413,17 +413,18 @@ fn tick(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: args.dry_run,
         answers: true,
     };
-    let selection = match &args.session {
-        Some(session) => Selection::Session(session),
-        None => Selection::All,
+    let now = registry::now()?;
+    let events = match &args.session {
+        // The per-run decision a notification-driven driver calls, one run at a time.
+        Some(session) => match driver::tick_one(&mut registry, &world, session, &options, now)? {
+            Some(event) => vec![event],
+            None => {
+                output::warn(&format!("no run for session {session:?}"));
+                return Ok(Verdict::No);
+            }
+        },
+        None => driver::tick(&mut registry, &world, Selection::All, &options, now)?,
     };
-    let events = driver::tick(&mut registry, &world, selection, &options, registry::now()?)?;
-    if let Some(session) = &args.session
-        && events.is_empty()
-    {
-        output::warn(&format!("no run for session {session:?}"));
-        return Ok(Verdict::No);
-    }
     print_events(&events)
 }
 

@@ -993,12 +993,24 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
             ),
         },
         (Mode::Dispatch, true) => {
-            t.run.pending = None;
+            // The step in flight died with the restart: type again what the module's files
+            // say comes next — its signal's next step, else (no signal) its entry step.
             t.run.dispatched = None;
-            t.run.last_signal = None;
+            t.run.pending = match &obs.signal {
+                SignalObs::Valid { signal, .. } if signal.next != STOP => Some(Step {
+                    next: signal.next.clone(),
+                    checkpoint: signal.checkpoint_or_empty().to_string(),
+                }),
+                _ => None,
+            };
+            let what = t
+                .run
+                .pending
+                .as_ref()
+                .map_or("its entry step".to_string(), |p| p.next.clone());
             t.event.decide(
                 Decision::Continue,
-                "a shell is in front: the next tick dispatches the module's resume point",
+                format!("a shell is in front: the next tick dispatches {what}"),
             );
         }
     }
@@ -1448,6 +1460,36 @@ mod tests {
             &OPTIONS,
         );
         assert_eq!(gone.run.status, Status::Lost);
+    }
+
+    #[test]
+    fn recovery_in_dispatch_mode_types_the_resume_point_again() {
+        let mut run = new_run(Mode::Dispatch);
+        run.dispatched = Some(Step {
+            next: "exec".into(),
+            checkpoint: String::new(),
+        });
+        let o = obs(signal("check", "PASS", "exec", None, 3), shell());
+        let out = recover(&run, &o, at(60), &OPTIONS);
+        assert_eq!(out.run.dispatched, None);
+        assert_eq!(
+            out.run.pending.as_ref().map(|p| p.next.as_str()),
+            Some("exec")
+        );
+        // The next tick types it without counting the old signal again.
+        let mut run = out.run;
+        run.last_signal = Some(SeenSignal {
+            fingerprint: "check-PASS-exec-3".into(),
+            step: "check".into(),
+            result: "PASS".into(),
+            next: "exec".into(),
+            checkpoint: String::new(),
+            iteration: None,
+        });
+        let counted = run.signals_seen;
+        let tick = step(&mut run, &o, 2);
+        assert_eq!(tick.event.decision, Decision::Dispatch);
+        assert_eq!(run.signals_seen, counted);
     }
 
     fn any_obs() -> impl Strategy<Value = Observation> {
