@@ -18,7 +18,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
     }
     var completions = [
         &'autoctl'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -35,7 +35,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand man 'Print or write the man pages'
         }
         &'autoctl;signal'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand validate 'Validate `.auto-signal` documents against the schema and the protocol''s rules'
@@ -46,7 +46,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;signal;validate'= {
             cand --table 'Routing table for --strict: a built-in name or a JSON file'
             cand --format 'Output format (json prints one object per document, as JSON Lines)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --strict 'Also require `next` and `checkpoint` to be what the routing table gives'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -58,24 +58,24 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --checkpoint 'The checkpoint the next step runs at ("" for none); computed when omitted'
             cand --iteration 'The loop''s iteration count (auto mode); omitted in manual runs'
             cand --table 'Routing table used to compute next: a built-in name or a JSON file'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --print 'Print the document that was written'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;read'= {
             cand --field 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;clear'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand write 'Ask the loop in DIR to stop at its next iteration boundary'
@@ -85,18 +85,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;stop;write'= {
             cand --reason 'Why the loop must stop'
             cand --message 'A human-readable detail, kept in the file'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop;check'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;stop;clear'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -110,12 +110,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --table 'Routing table: a built-in name or a JSON file'
             cand --command 'Print the command a daemon would type for the next step, from TEMPLATE'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the built-in routing tables'
@@ -124,23 +124,23 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;list'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table;show'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;run'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand start 'Register a loop for a tmux session and a task module'
@@ -164,7 +164,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
             cand --max-recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
             cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -173,7 +173,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --task 'The run''s task module directory'
             cand --reason 'Why the loop stops (written to `.auto-stop` and kept in the registry)'
             cand --message 'A human-readable detail, kept in `.auto-stop` and the registry'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -181,7 +181,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --session 'Only this session''s run (exit 1 when there is none)'
             cand --task 'Only the run of this task module directory (exit 1 when there is none)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all 'Every run (the default)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -189,7 +189,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;run;lookup'= {
             cand --task 'The task module directory'
             cand --format 'Output format (json: {"session_name","status"})'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -197,7 +197,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --session 'Tick this session''s run'
             cand --heartbeat 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all 'Tick every running run'
             cand --dry-run 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
             cand -h 'Print help (see more with ''--help'')'
@@ -205,30 +205,30 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;run;recover'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dry-run 'Decide and print, but change nothing'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;schema'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the schemas: name, file, what it describes'
             cand show 'Print one schema (draft 2020-12 JSON)'
         }
         &'autoctl;schema;list'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;schema;show'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;pane'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand capture 'Print a pane''s text (wrapped lines joined, trailing blank rows dropped)'
@@ -240,14 +240,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;pane;capture'= {
             cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --escapes 'Keep colour and attribute escape sequences (capture-pane -e)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;hash'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --raw 'Hash the bytes exactly as captured, without normalizing'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -258,7 +258,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --explain 'Also say why: the rule''s explanation, destructive markers, and rules passed over'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -266,7 +266,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;pane;ready'= {
             cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -274,7 +274,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --text 'Text to type literally'
             cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
             cand --delay 'The pause between the text and the Enter of --submit'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --submit 'Press Enter after the text, separately, after --delay'
             cand --verify 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
             cand -h 'Print help (see more with ''--help'')'
@@ -283,14 +283,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;pane;rules'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
             cand --dump 'Print the embedded rules file (a starting point for --rules FILE)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;stall'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand check 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
@@ -304,20 +304,20 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --task 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written'
             cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all-panes 'Check every pane of the tmux server'
             cand --apply 'Carry the decision out: type the answer, write .auto-stop past the limits'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;completions'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;man'= {
             cand --out 'Write every page (one per subcommand) into DIR instead of printing the top page'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }

@@ -24,7 +24,7 @@ use crate::error::EXIT_CODE_TABLE;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)
+    /// The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)
     #[arg(
         long,
         global = true,
