@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'autoctl' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check task modules: front matter, targets, dependencies, transient files')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Take, refresh, release and inspect a heartbeat lock file')
             [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
@@ -49,7 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;signal' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate `.auto-signal` documents against the schema and the protocol''s rules')
@@ -61,7 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;signal;validate' {
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table for --strict: a built-in name or a JSON file')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints one object per document, as JSON Lines)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Also require `next` and `checkpoint` to be what the routing table gives')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -74,7 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'The checkpoint the next step runs at ("" for none); computed when omitted')
             [CompletionResult]::new('--iteration', '--iteration', [CompletionResultType]::ParameterName, 'The loop''s iteration count (auto mode); omitted in manual runs')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table used to compute next: a built-in name or a JSON file')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--print', '--print', [CompletionResultType]::ParameterName, 'Print the document that was written')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -82,19 +83,19 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;signal;read' {
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;signal;clear' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;stop' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Ask the loop in DIR to stop at its next iteration boundary')
@@ -105,20 +106,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;stop;write' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the loop must stop')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'A human-readable detail, kept in the file')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;stop;check' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;stop;clear' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -133,13 +134,13 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table: a built-in name or a JSON file')
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Print the command a daemon would type for the next step, from TEMPLATE')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;table' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the built-in routing tables')
@@ -149,20 +150,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;table;list' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;table;show' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;table;check' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -173,7 +174,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Do not report RULE (repeatable)')
             [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Print what RULE checks and how to fix it')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table whose statuses .index.md may use: a built-in name or a JSON file')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--list-rules', '--list-rules', [CompletionResultType]::ParameterName, 'List the rules: id, default severity, what each finds')
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Follow symlinks while looking for task roots')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Follow symlinks while looking for task roots')
@@ -182,8 +183,86 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'autoctl;run' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Register a loop for a tmux session and a task module')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a loop: write `.auto-stop` and end the run')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries')
+            [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
+            [CompletionResult]::new('tick', 'tick', [CompletionResultType]::ParameterValue, 'One heartbeat for running loops; prints one JSON line per run')
+            [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (seed 000''s server recovery)')
+            break
+        }
+        'autoctl;run;start' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory (stored as its canonical path)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The tmux pane to watch and type into [default: the session''s active pane]')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Who drives the loop')
+            [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Stop the loop when its iteration count reaches N')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Dispatch mode: the command typed for each step')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Dispatch mode: the routing table that gives the entry step (built-in name or file)')
+            [CompletionResult]::new('--launch', '--launch', [CompletionResultType]::ParameterName, 'Type the agent''s command into the pane after registering (observe mode)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures in a row before a screen is examined as a suspected stall')
+            [CompletionResult]::new('--max-recoveries-per-iteration', '--max-recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
+            [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;stop' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The run''s session')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The run''s task module directory')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the loop stops (written to `.auto-stop` and kept in the registry)')
+            [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'A human-readable detail, kept in `.auto-stop` and the registry')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;status' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session''s run (exit 1 when there is none)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Only the run of this task module directory (exit 1 when there is none)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every run (the default)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;lookup' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: {"session_name","status"})')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;tick' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Tick this session''s run')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Tick every running run')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing (no keys typed, no files written, no state saved)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;recover' {
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'autoctl;schema' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the schemas: name, file, what it describes')
@@ -191,19 +270,19 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;schema;list' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;schema;show' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;lock' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('acquire', 'acquire', [CompletionResultType]::ParameterValue, 'Take FILE for OWNER: free, stale, or held by a dead process on this host')
@@ -217,7 +296,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -227,7 +306,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -237,7 +316,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'The process recorded as the holder [default: the process that runs autoctl]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -246,13 +325,13 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Answer yes only when this owner holds the lock')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;loop' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state')
@@ -276,7 +355,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'The loop lock is stale after this long without a heartbeat')
             [CompletionResult]::new('--transcript-wait', '--transcript-wait', [CompletionResultType]::ParameterName, 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints the activation file''s settings)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace a loop that is still running for another session')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -285,7 +364,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;loop;status' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -296,20 +375,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)')
             [CompletionResult]::new('--last-message', '--last-message', [CompletionResultType]::ParameterName, 'The last assistant message, as Claude Code passes it')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;loop;teardown' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop')
@@ -318,20 +397,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;hook;stop' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook;stop-failure' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;pane' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('capture', 'capture', [CompletionResultType]::ParameterValue, 'Print a pane''s text (wrapped lines joined, trailing blank rows dropped)')
@@ -344,7 +423,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;pane;capture' {
             [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Print only the last N lines, reaching into the scrollback when N is larger than the pane')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--escapes', '--escapes', [CompletionResultType]::ParameterName, 'Keep colour and attribute escape sequences (capture-pane -e)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -352,7 +431,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;pane;hash' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Hash the bytes exactly as captured, without normalizing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -364,7 +443,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Also say why: the rule''s explanation, destructive markers, and rules passed over')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -373,7 +452,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;pane;ready' {
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -382,7 +461,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'tmux key names to press (Enter, Escape, C-c, Up, y)')
             [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'The pause between the text and the Enter of --submit')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--submit', '--submit', [CompletionResultType]::ParameterName, 'Press Enter after the text, separately, after --delay')
             [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -392,7 +471,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;pane;rules' {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run every rule''s examples and near misses; exit 1 if one fails')
             [CompletionResult]::new('--dump', '--dump', [CompletionResultType]::ParameterName, 'Print the embedded rules file (a starting point for --rules FILE)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -400,7 +479,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;stall' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover')
@@ -415,7 +494,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all-panes', '--all-panes', [CompletionResultType]::ParameterName, 'Check every pane of the tmux server')
             [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Carry the decision out: type the answer, write .auto-stop past the limits')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -423,14 +502,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;completions' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;man' {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write every page (one per subcommand) into DIR instead of printing the top page')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -444,7 +523,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--retry-limit', '--retry-limit', [CompletionResultType]::ParameterName, 'Override the checkpoint''s retry limit')
             [CompletionResult]::new('--replan-below', '--replan-below', [CompletionResultType]::ParameterName, 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the whole decision, with the reason)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -457,13 +536,13 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--direction', '--direction', [CompletionResultType]::ParameterName, 'What this stage tried, recorded on the exclusion list when it is rolled back')
             [CompletionResult]::new('--max-rollbacks', '--max-rollbacks', [CompletionResultType]::ParameterName, 'Answer EXHAUSTED once this many directions are excluded')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the whole decision, with the reason)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;profile' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the thresholds and limits a profile gives each checkpoint')
@@ -473,7 +552,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;profile;show' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -487,7 +566,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--compactions', '--compactions', [CompletionResultType]::ParameterName, 'Context compactions')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the section as it is after learning)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -498,7 +577,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'The issue''s phase label: ready, issue, or none (no phase/* label)')
             [CompletionResult]::new('--refreshed-size', '--refreshed-size', [CompletionResultType]::ParameterName, 'The Size re-read after the spec phase succeeded (Step 3a)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Force the patch route (code --patch → verify)')
             [CompletionResult]::new('--pr', '--pr', [CompletionResultType]::ParameterName, 'Force the pr route (code → review → merge → verify)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -506,7 +585,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;graph' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('levels', 'levels', [CompletionResultType]::ParameterValue, 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent')
@@ -517,20 +596,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed (repeatable, or comma separated); they and their dependents are not run')
             [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'The most issues run at once (AUTO_MAX_CONCURRENT)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;graph;aggregate' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('write-single', 'write-single', [CompletionResultType]::ParameterValue, 'Save an issue''s verify iteration count (auto-state-N.json)')
@@ -545,7 +624,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;checkpoint;write-single' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -554,14 +633,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--live-phase', '--live-phase', [CompletionResultType]::ParameterName, 'The issue''s live phase label; `done` discards (and deletes) the checkpoint')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;delete-single' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -571,14 +650,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--completed', '--completed', [CompletionResultType]::ParameterName, 'Issues already completed')
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;update-batch' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -586,7 +665,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;checkpoint;read-batch' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -594,7 +673,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;checkpoint;delete-batch' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -602,13 +681,13 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;checkpoint;list-batches' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;plan' {
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a recovery plan before running it')
@@ -617,7 +696,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;plan;validate' {
             [CompletionResult]::new('--protected', '--protected', [CompletionResultType]::ParameterName, 'Branches no step may push to (repeatable, or comma separated; replaces main, master)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per plan, as JSON Lines)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

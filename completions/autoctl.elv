@@ -18,7 +18,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
     }
     var completions = [
         &'autoctl'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -28,6 +28,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
             cand lint 'Check task modules: front matter, targets, dependencies, transient files'
+            cand run 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand lock 'Take, refresh, release and inspect a heartbeat lock file'
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
@@ -45,7 +46,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand plan 'Validate a wholework recovery plan'
         }
         &'autoctl;signal'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand validate 'Validate `.auto-signal` documents against the schema and the protocol''s rules'
@@ -56,7 +57,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;signal;validate'= {
             cand --table 'Routing table for --strict: a built-in name or a JSON file'
             cand --format 'Output format (json prints one object per document, as JSON Lines)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --strict 'Also require `next` and `checkpoint` to be what the routing table gives'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -68,24 +69,24 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --checkpoint 'The checkpoint the next step runs at ("" for none); computed when omitted'
             cand --iteration 'The loop''s iteration count (auto mode); omitted in manual runs'
             cand --table 'Routing table used to compute next: a built-in name or a JSON file'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --print 'Print the document that was written'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;read'= {
             cand --field 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;clear'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand write 'Ask the loop in DIR to stop at its next iteration boundary'
@@ -95,18 +96,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;stop;write'= {
             cand --reason 'Why the loop must stop'
             cand --message 'A human-readable detail, kept in the file'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop;check'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;stop;clear'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -120,12 +121,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --table 'Routing table: a built-in name or a JSON file'
             cand --command 'Print the command a daemon would type for the next step, from TEMPLATE'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the built-in routing tables'
@@ -134,18 +135,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;list'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;table;show'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -155,7 +156,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --allow 'Do not report RULE (repeatable)'
             cand --explain 'Print what RULE checks and how to fix it'
             cand --table 'Routing table whose statuses .index.md may use: a built-in name or a JSON file'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --list-rules 'List the rules: id, default severity, what each finds'
             cand -L 'Follow symlinks while looking for task roots'
             cand --follow 'Follow symlinks while looking for task roots'
@@ -163,25 +164,96 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'autoctl;run'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand start 'Register a loop for a tmux session and a task module'
+            cand stop 'Stop a loop: write `.auto-stop` and end the run'
+            cand status 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+            cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+            cand tick 'One heartbeat for running loops; prints one JSON line per run'
+            cand recover 'Recover running loops after a restart (seed 000''s server recovery)'
+        }
+        &'autoctl;run;start'= {
+            cand --session 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)'
+            cand --task 'The task module directory (stored as its canonical path)'
+            cand --target 'The tmux pane to watch and type into [default: the session''s active pane]'
+            cand --mode 'Who drives the loop'
+            cand --max-iterations 'Stop the loop when its iteration count reaches N'
+            cand --timeout 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m'
+            cand --command 'Dispatch mode: the command typed for each step'
+            cand --table 'Dispatch mode: the routing table that gives the entry step (built-in name or file)'
+            cand --launch 'Type the agent''s command into the pane after registering (observe mode)'
+            cand --agent 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)'
+            cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
+            cand --max-recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
+            cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;stop'= {
+            cand --session 'The run''s session'
+            cand --task 'The run''s task module directory'
+            cand --reason 'Why the loop stops (written to `.auto-stop` and kept in the registry)'
+            cand --message 'A human-readable detail, kept in `.auto-stop` and the registry'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;status'= {
+            cand --session 'Only this session''s run (exit 1 when there is none)'
+            cand --task 'Only the run of this task module directory (exit 1 when there is none)'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --all 'Every run (the default)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;lookup'= {
+            cand --task 'The task module directory'
+            cand --format 'Output format (json: {"session_name","status"})'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;tick'= {
+            cand --session 'Tick this session''s run'
+            cand --heartbeat 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --all 'Tick every running run'
+            cand --dry-run 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;recover'= {
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --dry-run 'Decide and print, but change nothing'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'autoctl;schema'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand list 'List the schemas: name, file, what it describes'
             cand show 'Print one schema (draft 2020-12 JSON)'
         }
         &'autoctl;schema;list'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;schema;show'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;lock'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand acquire 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
@@ -194,7 +266,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -203,7 +275,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -212,7 +284,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'The process recorded as the holder [default: the process that runs autoctl]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -220,12 +292,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --owner 'Answer yes only when this owner holds the lock'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand init 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state'
@@ -248,7 +320,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'The loop lock is stale after this long without a heartbeat'
             cand --transcript-wait 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message'
             cand --format 'Output format (json prints the activation file''s settings)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --force 'Replace a loop that is still running for another session'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -256,7 +328,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;loop;status'= {
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -266,18 +338,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --transcript 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)'
             cand --last-message 'The last assistant message, as Claude Code passes it'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop;teardown'= {
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
@@ -285,18 +357,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;hook;stop'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;stop-failure'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand capture 'Print a pane''s text (wrapped lines joined, trailing blank rows dropped)'
@@ -308,14 +380,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;pane;capture'= {
             cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --escapes 'Keep colour and attribute escape sequences (capture-pane -e)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;hash'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --raw 'Hash the bytes exactly as captured, without normalizing'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -326,7 +398,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --explain 'Also say why: the rule''s explanation, destructive markers, and rules passed over'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -334,7 +406,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;pane;ready'= {
             cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -342,7 +414,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --text 'Text to type literally'
             cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
             cand --delay 'The pause between the text and the Enter of --submit'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --submit 'Press Enter after the text, separately, after --delay'
             cand --verify 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
             cand -h 'Print help (see more with ''--help'')'
@@ -351,14 +423,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;pane;rules'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
             cand --dump 'Print the embedded rules file (a starting point for --rules FILE)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;stall'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand check 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
@@ -372,20 +444,20 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --task 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written'
             cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all-panes 'Check every pane of the tmux server'
             cand --apply 'Carry the decision out: type the answer, write .auto-stop past the limits'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;completions'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;man'= {
             cand --out 'Write every page (one per subcommand) into DIR instead of printing the top page'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -398,7 +470,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --retry-limit 'Override the checkpoint''s retry limit'
             cand --replan-below 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score'
             cand --format 'Output format (json: the whole decision, with the reason)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -410,12 +482,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --direction 'What this stage tried, recorded on the exclusion list when it is rolled back'
             cand --max-rollbacks 'Answer EXHAUSTED once this many directions are excluded'
             cand --format 'Output format (json: the whole decision, with the reason)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;profile'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand show 'Print the thresholds and limits a profile gives each checkpoint'
@@ -424,7 +496,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;profile;show'= {
             cand --profile 'The profile'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -437,7 +509,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --compactions 'Context compactions'
             cand --duration 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)'
             cand --format 'Output format (json: the section as it is after learning)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -447,14 +519,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --phase 'The issue''s phase label: ready, issue, or none (no phase/* label)'
             cand --refreshed-size 'The Size re-read after the spec phase succeeded (Step 3a)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --patch 'Force the patch route (code --patch → verify)'
             cand --pr 'Force the pr route (code → review → merge → verify)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand levels 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent'
@@ -464,18 +536,18 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --failed 'Issues that failed (repeatable, or comma separated); they and their dependents are not run'
             cand --max-concurrent 'The most issues run at once (AUTO_MAX_CONCURRENT)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;aggregate'= {
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand write-single 'Save an issue''s verify iteration count (auto-state-N.json)'
@@ -489,7 +561,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;checkpoint;write-single'= {
             cand --dir 'The checkpoint directory'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -497,13 +569,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --live-phase 'The issue''s live phase label; `done` discards (and deletes) the checkpoint'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-single'= {
             cand --dir 'The checkpoint directory'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -512,39 +584,39 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --completed 'Issues already completed'
             cand --failed 'Issues that failed'
             cand --dir 'The checkpoint directory'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;update-batch'= {
             cand --dir 'The checkpoint directory'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;read-batch'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-batch'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;list-batches'= {
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;plan'= {
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand validate 'Check a recovery plan before running it'
@@ -552,7 +624,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;plan;validate'= {
             cand --protected 'Branches no step may push to (repeatable, or comma separated; replaces main, master)'
             cand --format 'Output format (json: one object per plan, as JSON Lines)'
-            cand --tmux-socket 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

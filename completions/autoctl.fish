@@ -24,7 +24,7 @@ function __fish_autoctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c autoctl -n "__fish_autoctl_needs_command" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_needs_command" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_needs_command" -s V -l version -d 'Print version'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "signal" -d 'Validate, write, read and clear `.auto-signal` progress files'
@@ -32,6 +32,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, 
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lint" -d 'Check task modules: front matter, targets, dependencies, transient files'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lock" -d 'Take, refresh, release and inspect a heartbeat lock file'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "loop" -d 'Run a loop inside one Claude Code session: init, status, route, teardown'
@@ -47,7 +48,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "route" -d 'Print th
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "graph" -d 'Level a sub-issue graph; aggregate the parent\'s phase (wholework)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "checkpoint" -d 'Write, read and delete wholework checkpoint files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "plan" -d 'Validate a wholework recovery plan'
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "validate" -d 'Validate `.auto-signal` documents against the schema and the protocol\'s rules'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "write" -d 'Write `.auto-signal` into a task module, atomically'
@@ -56,7 +57,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l table -d 'Routing table for --strict: a built-in name or a JSON file' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json prints one object per document, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l strict -d 'Also require `next` and `checkpoint` to be what the routing table gives'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l step -d 'The step that just completed' -r -f -a "plan\t''
@@ -74,7 +75,7 @@ report\t''
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l checkpoint -d 'The checkpoint the next step runs at ("" for none); computed when omitted' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l iteration -d 'The loop\'s iteration count (auto mode); omitted in manual runs' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l table -d 'Routing table used to compute next: a built-in name or a JSON file' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l print -d 'Print the document that was written'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l field -d 'Print only this field\'s value (step, result, next, checkpoint, iteration, timestamp)' -r -f -a "step\t''
@@ -83,11 +84,11 @@ next\t''
 checkpoint\t''
 iteration\t''
 timestamp\t''"
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "write" -d 'Ask the loop in DIR to stop at its next iteration boundary'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "check" -d 'Is a stop requested in DIR? Prints the reason and exits 0 if so, exits 1 if not'
@@ -98,13 +99,13 @@ user_stop\t''
 stall_limit\t''
 reasoning_loop\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l message -d 'A human-readable detail, kept in the file' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l step -d 'The step that just completed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l result -d 'The step\'s result' -r
@@ -116,22 +117,22 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l table -d 'Routi
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l command -d 'Print the command a daemon would type for the next step, from TEMPLATE' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "list" -d 'List the built-in routing tables'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "show" -d 'Print a routing table as JSON (a built-in name or a file)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "check" -d 'Prove a table\'s properties, printing a counterexample for each that fails'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l format -d 'Output format' -r -f -a "text\t'`PATH:LINE:COL: error[RULE]: message`, one line per finding'
 json\t'One JSON array of findings'
@@ -223,20 +224,79 @@ root-index-missing\t''
 root-index-stale\t''
 root-index-unlisted\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l table -d 'Routing table whose statuses .index.md may use: a built-in name or a JSON file' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l list-rules -d 'List the rules: id, default severity, what each finds'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s L -l follow -d 'Follow symlinks while looking for task roots'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l no-git -d 'Skip the git checks of transient files'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "start" -d 'Register a loop for a tmux session and a task module'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover" -f -a "recover" -d 'Recover running loops after a restart (seed 000\'s server recovery)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session\'s active pane]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l mode -d 'Who drives the loop' -r -f -a "observe\t'Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it'
+dispatch\t'Seed 001: after each signal autoctl types the next command into the ready pane'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-iterations -d 'Stop the loop when its iteration count reaches N' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l timeout -d 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l table -d 'Dispatch mode: the routing table that gives the entry step (built-in name or file)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l launch -d 'Type the agent\'s command into the pane after registering (observe mode)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
+generic\t'Any program: read its prompts and apply the same safety policy'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l session -d 'The run\'s session' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l task -d 'The run\'s task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l reason -d 'Why the loop stops (written to `.auto-stop` and kept in the registry)' -r -f -a "timeout\t''
+max_iterations\t''
+user_stop\t''
+stall_limit\t''
+reasoning_loop\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l message -d 'A human-readable detail, kept in `.auto-stop` and the registry' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l session -d 'Only this session\'s run (exit 1 when there is none)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l task -d 'Only the run of this task module directory (exit 1 when there is none)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'A tab-separated table with a header'
+json\t'One JSON object per run (JSON Lines; schema: autoctl schema show run-status)'
+prometheus\t'Prometheus text exposition (node_exporter textfile collector)'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l all -d 'Every run (the default)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l task -d 'The task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l format -d 'Output format (json: {"session_name","status"})' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l session -d 'Tick this session\'s run' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l heartbeat -d 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l all -d 'Tick every running run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l dry-run -d 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "list" -d 'List the schemas: name, file, what it describes'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "show" -d 'Print one schema (draft 2020-12 JSON)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "acquire" -d 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "refresh" -d 'Renew OWNER\'s heartbeat in FILE'
@@ -247,29 +307,29 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l owner -d 'Answer yes only when this owner holds the lock' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "init" -d 'Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "status" -d 'Show the loop: bound session, iterations, tokens, lock, quota wait, how it ended'
@@ -290,13 +350,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l transcript-wait -d 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l format -d 'Output format (json prints the activation file\'s settings)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l force -d 'Replace a loop that is still running for another session'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l session -d 'The session asking [default: the bound session, or a new one when unbound]' -r
@@ -304,22 +364,22 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l last-message -d 'The last assistant message, as Claude Code passes it' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "capture" -d 'Print a pane\'s text (wrapped lines joined, trailing blank rows dropped)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "hash" -d 'Print a stable hash of a pane\'s normalized text'
@@ -328,12 +388,12 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "send" -d 'Type text or press keys in a pane'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "rules" -d 'List the classification rules, or run each rule\'s own examples'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l lines -d 'Print only the last N lines, reaching into the scrollback when N is larger than the pane' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l escapes -d 'Keep colour and attribute escape sequences (capture-pane -e)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l raw -d 'Hash the bytes exactly as captured, without normalizing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
@@ -343,29 +403,29 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l now -d 'Read quota reset times relative to TIME (RFC 3339) instead of now' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l explain -d 'Also say why: the rule\'s explanation, destructive markers, and rules passed over'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l wait -d 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l text -d 'Text to type literally' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l keys -d 'tmux key names to press (Enter, Escape, C-c, Up, y)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l delay -d 'The pause between the text and the Enter of --submit' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l submit -d 'Press Enter after the text, separately, after --delay'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l verify -d 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l check -d 'Run every rule\'s examples and near misses; exit 1 if one fails'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l dump -d 'Print the embedded rules file (a starting point for --rules FILE)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -f -a "check" -d 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l target -d 'A pane to check (repeat for several)' -r
@@ -377,14 +437,14 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
 generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l all-panes -d 'Check every pane of the tmux server'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l apply -d 'Carry the decision out: type the answer, write .auto-stop past the limits'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l out -d 'Write every page (one per subcommand) into DIR instead of printing the top page' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand man" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand man" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l checkpoint -d 'The checkpoint the check ran at' -r -f -a "post-plan\t'After planning (Phase 2)'
 mid-exec\t'In the middle of execution (Phase 3)'
@@ -397,7 +457,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l retry-limit -d 
 complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l replan-below -d 'At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l format -d 'Output format (json: the whole decision, with the reason)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand gate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l previous -d 'The previous stage\'s convergence (0–1)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l current -d 'This stage\'s convergence (0–1)' -r
@@ -407,16 +467,16 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l direction -
 complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l max-rollbacks -d 'Answer EXHAUSTED once this many directions are excluded' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l format -d 'Output format (json: the whole decision, with the reason)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand converge" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "show" -d 'Print the thresholds and limits a profile gives each checkpoint'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "learn" -d 'Write one loop\'s metrics into the profile\'s "## Auto Adaptation" section'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l profile -d 'The profile' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l profile -d 'The profile' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l metrics -d 'Read the metrics from a JSON file (`-` for standard input); flags override its values' -r -F
@@ -427,7 +487,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l duration -d 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l format -d 'Output format (json: the section as it is after learning)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l size -d 'The issue\'s Size (omit when it has none)' -r -f -a "XS\t''
 S\t''
@@ -448,11 +508,11 @@ XL\t''
 unset\t'No Size set'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l patch -d 'Force the patch route (code --patch → verify)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l pr -d 'Force the pr route (code → review → merge → verify)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "levels" -d 'Print a sub-issue graph\'s execution levels, in batches of at most --max-concurrent'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "aggregate" -d 'Print the parent issue\'s phase from its children\'s phases'
@@ -460,13 +520,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l max-concurrent -d 'The most issues run at once (AUTO_MAX_CONCURRENT)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "write-single" -d 'Save an issue\'s verify iteration count (auto-state-N.json)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "read-single" -d 'Print an issue\'s saved verify iteration count (0 when none or stale)'
@@ -477,46 +537,46 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fi
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "delete-batch" -d 'Delete a batch\'s state and drop it from the active index'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "list-batches" -d 'Print the active batch ids, oldest first (resume takes the last)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l dir -d 'The checkpoint directory' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l live-phase -d 'The issue\'s live phase label; `done` discards (and deletes) the checkpoint' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l dir -d 'The checkpoint directory' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l remaining -d 'Issues still to process, in order' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l completed -d 'Issues already completed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l failed -d 'Issues that failed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l dir -d 'The checkpoint directory' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l dir -d 'The checkpoint directory' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -f -a "validate" -d 'Check a recovery plan before running it'
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l protected -d 'Branches no step may push to (repeatable, or comma separated; replaces main, master)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json: one object per plan, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'

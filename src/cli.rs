@@ -24,7 +24,7 @@ use crate::error::EXIT_CODE_TABLE;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// The tmux socket name the pane and stall commands use (passed to tmux as -L NAME)
+    /// The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)
     #[arg(
         long,
         global = true,
@@ -51,6 +51,9 @@ pub enum Command {
     Table(cmd::table::TableCommand),
     // The help text is LintArgs' doc comment (a variant doc comment would replace its details).
     Lint(cmd::lint::LintArgs),
+    /// Supervise loops from cron or a timer: register, tick, stop, recover, inspect
+    #[command(subcommand)]
+    Run(cmd::run::RunCommand),
     /// List and print the JSON Schemas of the protocol files
     #[command(subcommand)]
     Schema(cmd::schema::SchemaCommand),

@@ -141,7 +141,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "AUTOCTL_TMUX_SOCKET",
-        "The tmux socket name for pane and stall commands (tmux -L NAME); same as --tmux-socket.",
+        "The tmux socket name for the pane, stall and run commands (tmux -L NAME); same as --tmux-socket.",
     ),
     (
         "AUTOCTL_TMUX_TIMEOUT",
@@ -149,11 +149,15 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "AUTOCTL_STATE_DIR",
-        "Where stall check keeps its default state (stall/SOCKET.json) and per-pane locks; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
+        "Where the run registry (autoctl.db), stall check's default state (stall/SOCKET.json) and the per-pane locks live; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
     ),
     (
         "TZ",
         "The zone quota banners without a zone name are read in (else the system's local zone).",
+    ),
+    (
+        "AUTOCTL_NOW",
+        "Test hook: an RFC 3339 time that `run` commands take as the current time. Only tests and benchmarks set it.",
     ),
 ];
 
@@ -206,5 +210,9 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "$AUTOCTL_STATE_DIR/stall/SOCKET.json",
         "stall check state per target (schema: autoctl schema show stall-state), written atomically under SOCKET.json.lock.",
+    ),
+    (
+        "$AUTOCTL_STATE_DIR/autoctl.db",
+        "The run registry (SQLite, WAL): one row per supervised loop, created on first use.",
     ),
 ];

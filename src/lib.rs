@@ -16,6 +16,7 @@ pub mod lock;
 pub mod output;
 pub mod pane;
 pub mod protocol;
+pub mod registry;
 pub mod routing;
 pub mod schema;
 pub mod supervise;

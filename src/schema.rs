@@ -151,6 +151,16 @@ pub static SCHEMAS: &[Schema] = &[
         "stall-state.schema.json",
         "stall check state (--state FILE)"
     ),
+    schema!(
+        "run-status",
+        "run-status.schema.json",
+        "autoctl run status --format json"
+    ),
+    schema!(
+        "tick-event",
+        "tick-event.schema.json",
+        "autoctl run tick / run recover output lines"
+    ),
 ];
 
 /// One lazily compiled validator per entry of [`SCHEMAS`], sized from it so adding a schema

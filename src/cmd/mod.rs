@@ -7,6 +7,7 @@ pub mod lint;
 pub mod lock;
 pub mod next;
 pub mod pane;
+pub mod run;
 pub mod schema;
 pub mod session_loop;
 pub mod signal;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
         Command::Lint(args) => lint::run(&args),
+        Command::Run(command) => run::run(command, tmux_socket),
         Command::Schema(command) => schema::run(command),
         Command::Lock(command) => lock::run(command),
         Command::Loop(command) => session_loop::run(command),

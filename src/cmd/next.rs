@@ -224,6 +224,12 @@ fn target_words(dir: &Path) -> Result<usize> {
     Ok(target::substantive_words(&String::from_utf8_lossy(&bytes)))
 }
 
+/// Where a module resumes, as (next, checkpoint): what `autoctl next --task DIR` prints. The
+/// dispatch-mode tick asks it for a loop's first step.
+pub fn resume_step(table: &Table, dir: &Path) -> Result<(String, String)> {
+    resume(table, dir).map(|answer| (answer.next, answer.checkpoint))
+}
+
 /// Where a module resumes (also the entry point of `hook stop --task` loops).
 pub(crate) fn resume(table: &Table, dir: &Path) -> Result<Answer> {
     fsx::require_dir(dir)?;

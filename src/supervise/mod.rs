@@ -23,3 +23,5 @@ pub fn state_dir() -> Result<PathBuf> {
     }
     bail!("no state directory: set AUTOCTL_STATE_DIR or HOME")
 }
+pub mod driver;
+pub mod tick;

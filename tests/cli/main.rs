@@ -7,6 +7,8 @@ mod lint;
 mod lock;
 mod next;
 mod pane;
+mod run;
+mod run_tick;
 mod signal;
 mod stall;
 mod stop;

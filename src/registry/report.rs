@@ -1,0 +1,356 @@
+//! What `run status` shows about a run, in its three formats: a line per run for people, the
+//! [`RunReport`] JSON object (`schemas/run-status.schema.json`), and the Prometheus
+//! node_exporter textfile format so a fleet of hosts can be watched by Prometheus.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{Mode, Run, Status, Time, format_time};
+
+/// The latest signal, as `run status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignalReport {
+    pub step: String,
+    pub result: String,
+    pub next: String,
+    pub checkpoint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<u64>,
+}
+
+/// One run, as `run status --format json` prints it (one object per line).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    pub session: String,
+    pub task: String,
+    pub status: Status,
+    pub mode: Mode,
+    pub target: String,
+    pub iteration: u64,
+    pub max_iterations: u64,
+    /// Supervised time, quota waits excluded.
+    pub elapsed_ms: u64,
+    pub timeout_ms: u64,
+    pub quota_wait_ms: u64,
+    pub quota_waiting: bool,
+    /// The step the loop is on (the latest signal's `next`, or the step typed in dispatch mode).
+    pub step: Option<String>,
+    pub last_signal: Option<SignalReport>,
+    pub started_at: String,
+    pub last_signal_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub stop_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_message: Option<String>,
+    pub stall_count: u32,
+    pub recoveries_iteration: u32,
+    pub recoveries_total: u32,
+    pub stall_threshold: u32,
+    pub max_recoveries_iteration: u32,
+    pub max_recoveries_total: u32,
+    pub ticks: u64,
+    pub last_tick_at: Option<String>,
+    pub last_decision: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
+}
+
+impl RunReport {
+    pub fn new(run: &Run, now: Time) -> RunReport {
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let end = run.ended_at.unwrap_or(now);
+        RunReport {
+            session: run.session.clone(),
+            task: run.task_dir.clone(),
+            status: run.status,
+            mode: run.mode,
+            target: run.target.clone(),
+            iteration: run.iteration_count,
+            max_iterations: run.max_iterations,
+            elapsed_ms: millis(run.elapsed(now)),
+            timeout_ms: millis(run.timeout),
+            quota_wait_ms: millis(run.quota_waited(end)),
+            quota_waiting: run.stall.quota_wait_since.is_some() && run.status.is_active(),
+            step: run.current_step().map(str::to_string),
+            last_signal: run.last_signal.as_ref().map(|s| SignalReport {
+                step: s.step.clone(),
+                result: s.result.clone(),
+                next: s.next.clone(),
+                checkpoint: s.checkpoint.clone(),
+                iteration: s.iteration,
+            }),
+            started_at: format_time(run.started_at),
+            last_signal_at: run.last_signal_at.map(format_time),
+            ended_at: run.ended_at.map(format_time),
+            stop_reason: run.stop_reason.clone(),
+            stop_message: run.stop_message.clone(),
+            stall_count: run.stall.unchanged,
+            recoveries_iteration: run.stall.recoveries_iteration,
+            recoveries_total: run.stall.recoveries_total,
+            stall_threshold: run.limits.threshold,
+            max_recoveries_iteration: run.limits.recoveries_per_iteration,
+            max_recoveries_total: run.limits.recoveries_total,
+            ticks: run.ticks,
+            last_tick_at: run.last_tick_at.map(format_time),
+            last_decision: run.last_decision.clone(),
+            claimed_by: run.claimed_by.clone(),
+        }
+    }
+
+    /// The state column of the text table: the status, with why it ended or what it waits on.
+    fn state(&self) -> String {
+        match (&self.stop_reason, self.quota_waiting) {
+            (Some(reason), _) => format!("{}:{reason}", self.status.as_str()),
+            (None, true) => "running:quota-wait".to_string(),
+            (None, false) => self.status.as_str().to_string(),
+        }
+    }
+}
+
+/// The header of the text table.
+pub const TEXT_HEADER: &str =
+    "SESSION\tSTATE\tMODE\tITERATION\tELAPSED/TIMEOUT\tSTEP\tSTALLS\tRECOVERIES\tTASK";
+
+/// One line of the text table (tab-separated, so `cut -f` and `column -t -s$'\t'` work).
+pub fn text_line(report: &RunReport) -> String {
+    format!(
+        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{} {}/{}\t{}",
+        report.session,
+        report.state(),
+        report.mode.as_str(),
+        report.iteration,
+        report.max_iterations,
+        short(report.elapsed_ms),
+        short(report.timeout_ms),
+        report.step.as_deref().unwrap_or("-"),
+        report.stall_count,
+        report.stall_threshold,
+        report.recoveries_iteration,
+        report.max_recoveries_iteration,
+        report.recoveries_total,
+        report.max_recoveries_total,
+        report.task,
+    )
+}
+
+/// A duration for people: whole seconds in the units `--timeout` takes (`2m10s`).
+fn short(millis: u64) -> String {
+    crate::duration::format(Duration::from_secs(millis / 1000))
+}
+
+/// The whole registry in the Prometheus text exposition format (node_exporter's textfile
+/// collector reads it from `*.prom` files).
+pub fn prometheus(reports: &[RunReport], now: Time) -> String {
+    let mut out = String::new();
+    let mut family = |name: &str, help: &str, samples: Vec<(String, String)>| {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for (labels, value) in samples {
+            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        }
+    };
+    family(
+        "autoctl_runs",
+        "Registered runs by status.",
+        Status::ALL
+            .iter()
+            .map(|status| {
+                let count = reports.iter().filter(|r| r.status == *status).count();
+                (label("status", status.as_str()), count.to_string())
+            })
+            .collect(),
+    );
+    let per_run = |value: &dyn Fn(&RunReport) -> Option<String>| -> Vec<(String, String)> {
+        reports
+            .iter()
+            .filter_map(|r| value(r).map(|v| (label("session", &r.session), v)))
+            .collect()
+    };
+    family(
+        "autoctl_run_info",
+        "A registered run (always 1), labelled with its task, mode, status, reason and step.",
+        reports
+            .iter()
+            .map(|r| {
+                let labels = [
+                    label("session", &r.session),
+                    label("task", &r.task),
+                    label("mode", r.mode.as_str()),
+                    label("status", r.status.as_str()),
+                    label("reason", r.stop_reason.as_deref().unwrap_or("")),
+                    label("step", r.step.as_deref().unwrap_or("")),
+                ]
+                .join(",");
+                (labels, "1".to_string())
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_run_running",
+        "1 while the loop is supervised, 0 once it has ended.",
+        per_run(&|r| Some(u8::from(r.status.is_active()).to_string())),
+    );
+    family(
+        "autoctl_run_iteration",
+        "The loop's iteration count.",
+        per_run(&|r| Some(r.iteration.to_string())),
+    );
+    family(
+        "autoctl_run_max_iterations",
+        "The iteration limit.",
+        per_run(&|r| Some(r.max_iterations.to_string())),
+    );
+    family(
+        "autoctl_run_elapsed_seconds",
+        "Supervised time, quota waits excluded.",
+        per_run(&|r| Some(seconds(r.elapsed_ms))),
+    );
+    family(
+        "autoctl_run_timeout_seconds",
+        "The time limit.",
+        per_run(&|r| Some(seconds(r.timeout_ms))),
+    );
+    family(
+        "autoctl_run_quota_wait_seconds",
+        "Time spent waiting for a usage quota to reset.",
+        per_run(&|r| Some(seconds(r.quota_wait_ms))),
+    );
+    family(
+        "autoctl_run_quota_waiting",
+        "1 while the run waits for a usage quota to reset.",
+        per_run(&|r| Some(u8::from(r.quota_waiting).to_string())),
+    );
+    family(
+        "autoctl_run_stall_count",
+        "Unchanged screen captures in a row.",
+        per_run(&|r| Some(r.stall_count.to_string())),
+    );
+    family(
+        "autoctl_run_recoveries",
+        "Stall recoveries spent, in this iteration and in total.",
+        reports
+            .iter()
+            .flat_map(|r| {
+                [
+                    ("iteration", r.recoveries_iteration),
+                    ("total", r.recoveries_total),
+                ]
+                .map(|(scope, value)| {
+                    (
+                        format!("{},{}", label("session", &r.session), label("scope", scope)),
+                        value.to_string(),
+                    )
+                })
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_run_last_signal_timestamp_seconds",
+        "When the latest new signal was seen (Unix time).",
+        per_run(&|r| r.last_signal_at.as_deref().and_then(unix_seconds)),
+    );
+    family(
+        "autoctl_run_last_tick_timestamp_seconds",
+        "When the run was last ticked (Unix time).",
+        per_run(&|r| r.last_tick_at.as_deref().and_then(unix_seconds)),
+    );
+    let _ = writeln!(
+        out,
+        "# HELP autoctl_status_timestamp_seconds When this file was written (Unix time).\n# TYPE autoctl_status_timestamp_seconds gauge\nautoctl_status_timestamp_seconds {}",
+        seconds(u64::try_from(now.timestamp_millis()).unwrap_or(0))
+    );
+    out
+}
+
+/// `name="value"` with the exposition format's escapes (backslash, double quote, newline).
+fn label(name: &str, value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for ch in value.chars() {
+        match ch {
+            '\\' => escaped.push_str("\\\\"),
+            '"' => escaped.push_str("\\\""),
+            '\n' => escaped.push_str("\\n"),
+            c => escaped.push(c),
+        }
+    }
+    format!("{name}=\"{escaped}\"")
+}
+
+fn seconds(millis: u64) -> String {
+    if millis.is_multiple_of(1000) {
+        (millis / 1000).to_string()
+    } else {
+        format!("{}.{:03}", millis / 1000, millis % 1000)
+    }
+}
+
+fn unix_seconds(text: &str) -> Option<String> {
+    super::parse_time(text).map(|t| seconds(u64::try_from(t.timestamp_millis()).unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{NewRun, StallLimits};
+    use chrono::DateTime;
+
+    fn run(session: &str) -> Run {
+        let new = NewRun {
+            session: session.into(),
+            task_dir: "/t/a \"b\"".into(),
+            target: session.into(),
+            mode: Mode::Observe,
+            agent: "claude".into(),
+            launch_command: None,
+            command_template: String::new(),
+            table: "ai-cli-task".into(),
+            max_iterations: 20,
+            timeout: Duration::from_secs(1800),
+            limits: StallLimits::default(),
+        };
+        Run::new(&new, DateTime::from_timestamp(1_700_000_000, 0).unwrap())
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        assert_eq!(label("s", "a\"b\\c\nd"), r#"s="a\"b\\c\nd""#);
+    }
+
+    #[test]
+    fn prometheus_has_one_sample_per_run_and_every_status() {
+        let now = DateTime::from_timestamp(1_700_000_090, 500_000_000).unwrap();
+        let reports = vec![
+            RunReport::new(&run("a;b $(x)"), now),
+            RunReport::new(&run("c"), now),
+        ];
+        let text = prometheus(&reports, now);
+        assert!(
+            text.contains("autoctl_runs{status=\"running\"} 2\n"),
+            "{text}"
+        );
+        assert!(text.contains("autoctl_runs{status=\"lost\"} 0\n"), "{text}");
+        assert!(
+            text.contains("autoctl_run_elapsed_seconds{session=\"a;b $(x)\"} 90.500\n"),
+            "{text}"
+        );
+        assert!(text.contains(r#"task="/t/a \"b\"""#), "{text}");
+        // Every sample line is `name{labels} value` with a numeric value.
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let value = line.rsplit(' ').next().unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+        }
+    }
+
+    #[test]
+    fn text_line_reads_like_the_header() {
+        let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
+        let line = text_line(&RunReport::new(&run("s"), now));
+        assert_eq!(
+            line,
+            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3 0/10\t/t/a \"b\""
+        );
+        assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
+    }
+}

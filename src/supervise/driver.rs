@@ -1,0 +1,769 @@
+//! The edges of `run tick` and `run recover`: claim runs in the registry, read the task's
+//! files, capture the panes (all of them in one tmux call), call the pure cores in
+//! [`super::tick`], carry out their effects, and save each run under its claim.
+//!
+//! [`tick_one`] is the per-run decision a notification-driven driver (`run watch`) calls for
+//! one run; [`tick`] is the same over a selection, batched.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+
+use crate::fsx::{self, FileLock};
+use crate::pane::classify::{self, Context as ClassifyContext, Screen};
+use crate::pane::normalize;
+use crate::pane::reset::Zone;
+use crate::pane::rules::RuleSet;
+use crate::pane::{Agent, Key};
+use crate::protocol::document;
+use crate::protocol::signal::{self, now_timestamp};
+use crate::protocol::stop::{self, StopRequest, StopState};
+use crate::registry::{Claim, Mode, Registry, Run, Selection, Step, Time};
+use crate::routing;
+use crate::supervise::tick::{
+    self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
+    TickOptions,
+};
+use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
+
+/// The pause between typed text and the Enter that submits it: a TUI that just received a
+/// paste may swallow an Enter that arrives in the same read.
+pub const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+
+/// Where a tick or recovery runs: the terminal, its socket name (for the per-pane answer
+/// locks shared with `stall check`), the rules that read panes and the state dir.
+pub struct World<'a> {
+    pub terminal: &'a dyn Terminal,
+    pub socket: Option<&'a str>,
+    pub rules: &'a RuleSet,
+    pub state_dir: PathBuf,
+}
+
+/// A claim owner name unique to this process and moment.
+pub fn owner(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    format!("{what}:{}:{nanos:x}", std::process::id())
+}
+
+/// One decision for one run: the library entry point of `run watch`-style drivers. `None`
+/// when the registry has no such run.
+pub fn tick_one(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    session: &str,
+    options: &TickOptions,
+    now: Time,
+) -> Result<Option<TickEvent>> {
+    Ok(
+        tick(registry, world, Selection::Session(session), options, now)?
+            .into_iter()
+            .next(),
+    )
+}
+
+/// One heartbeat for every selected run, in session order.
+pub fn tick(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    selection: Selection<'_>,
+    options: &TickOptions,
+    now: Time,
+) -> Result<Vec<TickEvent>> {
+    let owner = owner("tick");
+    let claims = registry.claim(selection, &owner, now)?;
+    let mut events = Vec::with_capacity(claims.len());
+    let mut claimed = Vec::new();
+    for claim in claims {
+        match claim {
+            Claim::Claimed(run) => claimed.push(*run),
+            Claim::Skipped(run, why) => events.push(TickEvent::skipped(
+                &run,
+                now,
+                options.dry_run,
+                why.to_string(),
+            )),
+        }
+    }
+    let panes = capture(world, &claimed, now);
+    for (run, pane) in claimed.into_iter().zip(panes) {
+        let event = match tick_claimed(registry, world, &run, pane, options, now, &owner) {
+            Ok(event) => event,
+            Err(err) => {
+                // The row is untouched; give the claim back so the next tick retries at once.
+                let _ = registry.release(&run.session, &owner);
+                TickEvent::failed(&run, now, options.dry_run, format!("{err:#}"))
+            }
+        };
+        events.push(event);
+    }
+    events.sort_by(|a, b| a.session.cmp(&b.session));
+    Ok(events)
+}
+
+fn tick_claimed(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    run: &Run,
+    pane: PaneObs,
+    options: &TickOptions,
+    now: Time,
+    owner: &str,
+) -> Result<TickEvent> {
+    let obs = observe(run, pane)?;
+    let mut outcome = tick::decide(run, &obs, now, options);
+    let mut did = Vec::new();
+    if !options.dry_run
+        && let Some(Effect::Send {
+            keys,
+            answered: Some((pane_id, hash)),
+        }) = outcome.effects.first().cloned()
+    {
+        // Answers are typed first, under the pane's lock, and only onto the very screen that
+        // was decided on; otherwise decide again as if answers were off.
+        match answer(world, &pane_id, &hash, &keys)? {
+            None => did.push(done(outcome.effects.remove(0), Ok(()))),
+            Some(why) => {
+                let without = TickOptions {
+                    answers: false,
+                    ..*options
+                };
+                outcome = tick::decide(run, &obs, now, &without);
+                outcome.event.reasons.push(format!("nothing typed: {why}"));
+            }
+        }
+    }
+    let Outcome {
+        run: next,
+        effects,
+        mut event,
+    } = outcome;
+    if options.dry_run {
+        event.did = effects
+            .into_iter()
+            .map(|effect| Did {
+                effect,
+                outcome: "planned",
+                error: None,
+            })
+            .collect();
+        registry.release(&run.session, owner)?;
+        return Ok(event);
+    }
+    for effect in effects {
+        let result = perform(world, &next, &effect, now);
+        if let (Effect::Send { .. }, Err(err)) = (&effect, &result) {
+            // Keys that did not reach the pane: keep the old row so the next tick tries again.
+            return Err(anyhow!("cannot type into {}: {err:#}", run.target));
+        }
+        did.push(done(effect, result));
+    }
+    event.did = did;
+    if !registry.save(&next, owner)? {
+        event.reasons.push(
+            "the run was stopped or taken over during this tick; this tick's state was not saved"
+                .to_string(),
+        );
+    }
+    Ok(event)
+}
+
+fn done(effect: Effect, result: Result<()>) -> Did {
+    match result {
+        Ok(()) => Did {
+            effect,
+            outcome: "done",
+            error: None,
+        },
+        Err(err) => Did {
+            effect,
+            outcome: "failed",
+            error: Some(crate::output::one_line(&format!("{err:#}"))),
+        },
+    }
+}
+
+/// Capture every run's pane in one tmux call.
+fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let mut panes = Vec::with_capacity(runs.len());
+    for chunk in chunks(runs) {
+        let targets: Vec<String> = chunk.iter().map(|r| r.target.clone()).collect();
+        match world
+            .terminal
+            .snapshots(&targets, CaptureOptions::default())
+        {
+            Ok(snapshots) => panes.extend(
+                chunk
+                    .iter()
+                    .zip(snapshots)
+                    .map(|(run, snapshot)| pane_obs(world, run, snapshot, now)),
+            ),
+            Err(err) => {
+                let why = crate::output::one_line(&format!("{err:#}"));
+                panes.extend(chunk.iter().map(|_| PaneObs::Unavailable(why.clone())));
+            }
+        }
+    }
+    panes
+}
+
+/// tmux refuses a command line longer than its message limit (16 KiB, "command too long"),
+/// so one chained capture covers as many panes as fit in [`CHAINED_BYTES`].
+const CHAINED_BYTES: usize = 12 * 1024;
+/// What one pane adds to a chained capture besides its target (twice): the commands, the
+/// metadata format and the separators.
+const PER_PANE_BYTES: usize = 256;
+
+fn chunks(runs: &[Run]) -> Vec<&[Run]> {
+    let mut chunks = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, run) in runs.iter().enumerate() {
+        let cost = PER_PANE_BYTES + 2 * run.target.len();
+        if i > start && size + cost > CHAINED_BYTES {
+            chunks.push(&runs[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += cost;
+    }
+    if start < runs.len() {
+        chunks.push(&runs[start..]);
+    }
+    chunks
+}
+
+fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time) -> PaneObs {
+    let snap = match snapshot {
+        Ok(snap) => snap,
+        Err(err) => {
+            let why = crate::output::one_line(&format!("{err:#}"));
+            return if why.contains("can't find") {
+                PaneObs::Gone(why)
+            } else {
+                PaneObs::Unavailable(why)
+            };
+        }
+    };
+    if snap.pane.dead {
+        return PaneObs::Gone("its program exited and the pane is dead".to_string());
+    }
+    PaneObs::Seen(Box::new(view(world, run, &snap, now)))
+}
+
+/// Classify and hash one capture (quota reset times are read relative to `now`).
+pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneView {
+    let agent = if run.agent == "generic" {
+        Agent::Generic
+    } else {
+        Agent::Claude
+    };
+    let ctx = ClassifyContext {
+        agent,
+        now,
+        zone: Zone::from_env(),
+    };
+    let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
+    PaneView {
+        pane_id: snap.pane.id.clone(),
+        foreground: snap.pane.command.clone(),
+        foreground_is_shell: world.rules.is_shell(&snap.pane.command),
+        hash: normalize::hash(&snap.text, &world.rules.masks),
+        classification: classify::classify(&screen, world.rules, &ctx),
+        answered_marker: snap.pane.answered.clone(),
+    }
+}
+
+/// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors.
+fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
+    let dir = run.task_path();
+    if !dir.is_dir() {
+        return Ok(Observation {
+            task_dir: false,
+            signal: SignalObs::Missing,
+            stop: StopObs::None,
+            pane,
+            entry: None,
+        });
+    }
+    let signal = read_signal(dir)?;
+    let stop = match stop::check(dir)? {
+        StopState::None => StopObs::None,
+        StopState::Requested(request) => StopObs::Requested(request.reason),
+        StopState::Unreadable { why } => StopObs::Unreadable(why),
+    };
+    let entry = (run.mode == Mode::Dispatch
+        && run.pending.is_none()
+        && run.dispatched.is_none()
+        && matches!(signal, SignalObs::Missing))
+    .then(|| entry_step(run));
+    Ok(Observation {
+        task_dir: true,
+        signal,
+        stop,
+        pane,
+        entry,
+    })
+}
+
+/// Read `.auto-signal` with a fingerprint of this very file: its content and its
+/// modification time, so a rewrite with equal content is still a new signal.
+pub fn read_signal(dir: &Path) -> Result<SignalObs> {
+    let path = signal::path_in(dir);
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(SignalObs::Missing),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let bounded = fsx::read_bounded_from(file, fsx::DOCUMENT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = match document::bounded_bytes(bounded) {
+        Ok(bytes) => bytes,
+        Err(problem) => return Ok(SignalObs::Invalid(problem.to_string())),
+    };
+    Ok(match signal::parse(&bytes) {
+        Ok(signal) => SignalObs::Valid {
+            signal,
+            fingerprint: fingerprint(&bytes, &meta),
+        },
+        Err(problems) => SignalObs::Invalid(problems[0].to_string()),
+    })
+}
+
+fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
+    format!(
+        "{:016x}-{}.{:09}",
+        xxhash_rust::xxh3::xxh3_64(bytes),
+        meta.mtime(),
+        meta.mtime_nsec()
+    )
+}
+
+/// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
+fn entry_step(run: &Run) -> Result<Step, String> {
+    let table = routing::load(&run.table).map_err(|e| format!("{e:#}"))?;
+    crate::cmd::next::resume_step(&table, run.task_path())
+        .map(|(next, checkpoint)| Step { next, checkpoint })
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// Carry out one effect (answers are typed by [`answer`] before the others).
+fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<()> {
+    let dir = run.task_path();
+    match effect {
+        Effect::WriteStop { reason, message } => stop::write(
+            dir,
+            &StopRequest {
+                reason: reason.clone(),
+                timestamp: now_timestamp(now),
+                message: message.clone(),
+            },
+        ),
+        Effect::Send { keys, .. } => type_keys(world.terminal, &run.target, keys),
+        Effect::RemoveSignal { fingerprint } => {
+            // Only the signal this tick read: a newer one is the next step's news.
+            if let SignalObs::Valid {
+                fingerprint: current,
+                ..
+            } = read_signal(dir)?
+                && &current == fingerprint
+            {
+                fsx::remove_if_exists(&signal::path_in(dir))?;
+            }
+            Ok(())
+        }
+        Effect::RemoveStop => stop::clear(dir).map(|_| ()),
+    }
+}
+
+/// Type keys: literal text, then named keys, with a short pause before a submit.
+pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<()> {
+    let mut after_text = false;
+    for key in keys {
+        match key {
+            Key::Text(text) => {
+                terminal.send_text(target, text)?;
+                after_text = true;
+            }
+            Key::Key(name) => {
+                if after_text {
+                    std::thread::sleep(SUBMIT_DELAY);
+                }
+                terminal.send_keys(target, std::slice::from_ref(name))?;
+                after_text = false;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Type an answer onto the screen with hash `hash`, under the same per-pane lock and pane
+/// marker that `autoctl stall check --apply` uses, so no two supervisors ever answer one
+/// screen twice. `Some(why)` when nothing was typed.
+fn answer(world: &World<'_>, pane_id: &str, hash: &str, keys: &[Key]) -> Result<Option<String>> {
+    if keys.is_empty() {
+        return Ok(Some("the rule has no keys to type".to_string()));
+    }
+    let locks = world.state_dir.join("locks");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&locks)
+        .with_context(|| format!("cannot create {}", locks.display()))?;
+    let name = format!(
+        "pane-{}-{}.lock",
+        world.socket.unwrap_or("default"),
+        pane_id.trim_start_matches('%')
+    );
+    let _lock = FileLock::acquire(&locks.join(name))?;
+    let fresh = world
+        .terminal
+        .snapshots(&[pane_id.to_string()], CaptureOptions::default())?
+        .pop()
+        .context("tmux returned no capture")??;
+    if fresh.pane.answered.as_deref() == Some(hash) {
+        return Ok(Some(
+            "another supervisor already answered this screen".to_string(),
+        ));
+    }
+    if normalize::hash(&fresh.text, &world.rules.masks) != hash {
+        return Ok(Some(
+            "the screen changed before the answer was typed".to_string(),
+        ));
+    }
+    type_keys(world.terminal, pane_id, keys)?;
+    world.terminal.set_answered(pane_id, hash)?;
+    Ok(None)
+}
+
+/// The pane of a target, or a clear error (`run start` checks its target with it).
+pub fn pane_of(terminal: &dyn Terminal, target: &str) -> Result<PaneInfo> {
+    let snap = terminal
+        .snapshots(&[target.to_string()], CaptureOptions::default())?
+        .pop()
+        .context("tmux returned no capture")?
+        .with_context(|| format!("pane {target}"))?;
+    if snap.pane.dead {
+        anyhow::bail!("pane {target}: its program exited and the pane is dead");
+    }
+    Ok(snap.pane)
+}
+
+/// `run recover` for every running run: seed 000's server recovery.
+pub fn recover(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    options: &TickOptions,
+    now: Time,
+) -> Result<Vec<TickEvent>> {
+    let owner = owner("recover");
+    let claims = registry.claim(Selection::All, &owner, now)?;
+    let mut events = Vec::new();
+    let mut claimed = Vec::new();
+    for claim in claims {
+        match claim {
+            Claim::Claimed(run) => claimed.push(*run),
+            Claim::Skipped(run, why) => events.push(TickEvent::skipped(
+                &run,
+                now,
+                options.dry_run,
+                why.to_string(),
+            )),
+        }
+    }
+    let panes = capture(world, &claimed, now);
+    for (run, pane) in claimed.into_iter().zip(panes) {
+        let event = match recover_claimed(registry, world, &run, pane, options, now, &owner) {
+            Ok(event) => event,
+            Err(err) => {
+                let _ = registry.release(&run.session, &owner);
+                TickEvent::failed(&run, now, options.dry_run, format!("{err:#}"))
+            }
+        };
+        events.push(event);
+    }
+    events.sort_by(|a, b| a.session.cmp(&b.session));
+    Ok(events)
+}
+
+fn recover_claimed(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    run: &Run,
+    pane: PaneObs,
+    options: &TickOptions,
+    now: Time,
+    owner: &str,
+) -> Result<TickEvent> {
+    let obs = observe(run, pane)?;
+    let Outcome {
+        run: next,
+        effects,
+        mut event,
+    } = tick::recover(run, &obs, now, options);
+    if options.dry_run {
+        event.did = effects
+            .into_iter()
+            .map(|effect| Did {
+                effect,
+                outcome: "planned",
+                error: None,
+            })
+            .collect();
+        registry.release(&run.session, owner)?;
+        return Ok(event);
+    }
+    for effect in effects {
+        let result = perform(world, &next, &effect, now);
+        if let (Effect::Send { .. }, Err(err)) = (&effect, &result) {
+            return Err(anyhow!("cannot type into {}: {err:#}", run.target));
+        }
+        event.did.push(done(effect, result));
+    }
+    if !registry.save(&next, owner)? {
+        event
+            .reasons
+            .push("the run was stopped during recovery; not saved".to_string());
+    }
+    Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::memory::MemoryRegistry;
+    use crate::registry::{NewRun, StallLimits};
+    use std::cell::RefCell;
+
+    /// A terminal with one pane whose screen the test scripts: each snapshot pops the next
+    /// screen (the last one stays), and every key typed is recorded.
+    struct FakeTerminal {
+        screens: RefCell<Vec<String>>,
+        typed: RefCell<Vec<String>>,
+        answered: RefCell<Option<String>>,
+    }
+
+    impl FakeTerminal {
+        fn new(screens: &[&str]) -> FakeTerminal {
+            FakeTerminal {
+                screens: RefCell::new(screens.iter().rev().map(|s| s.to_string()).collect()),
+                typed: RefCell::new(Vec::new()),
+                answered: RefCell::new(None),
+            }
+        }
+    }
+
+    impl Terminal for FakeTerminal {
+        fn snapshots(
+            &self,
+            targets: &[String],
+            _options: CaptureOptions,
+        ) -> Result<Vec<Result<Snapshot>>> {
+            let mut screens = self.screens.borrow_mut();
+            let text = if screens.len() > 1 {
+                screens.pop().unwrap()
+            } else {
+                screens[0].clone()
+            };
+            Ok(targets
+                .iter()
+                .map(|_| {
+                    Ok(Snapshot {
+                        pane: PaneInfo {
+                            id: "%7".into(),
+                            address: "s:0.0".into(),
+                            command: "fake-agent".into(),
+                            answered: self.answered.borrow().clone(),
+                            ..PaneInfo::default()
+                        },
+                        text: text.clone(),
+                    })
+                })
+                .collect())
+        }
+        fn list_panes(&self) -> Result<Vec<PaneInfo>> {
+            Ok(Vec::new())
+        }
+        fn send_text(&self, _target: &str, text: &str) -> Result<()> {
+            self.typed.borrow_mut().push(text.to_string());
+            Ok(())
+        }
+        fn send_keys(&self, _target: &str, keys: &[String]) -> Result<()> {
+            self.typed.borrow_mut().extend(keys.iter().cloned());
+            Ok(())
+        }
+        fn set_answered(&self, _pane_id: &str, hash: &str) -> Result<()> {
+            *self.answered.borrow_mut() = Some(hash.to_string());
+            Ok(())
+        }
+    }
+
+    const PROMPT: &str = "Install left-pad before continuing? [y/N] ";
+
+    fn setup() -> (tempfile::TempDir, MemoryRegistry, NewRun) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("task")).unwrap();
+        let mut new = NewRun {
+            session: "s".into(),
+            task_dir: dir.path().join("task").to_str().unwrap().into(),
+            ..sample("s")
+        };
+        new.agent = "generic".into();
+        new.limits.threshold = 1;
+        (dir, MemoryRegistry::default(), new)
+    }
+
+    fn sample(target: &str) -> NewRun {
+        NewRun {
+            session: target.into(),
+            task_dir: "/t".into(),
+            target: target.into(),
+            mode: Mode::Observe,
+            agent: "claude".into(),
+            launch_command: None,
+            command_template: String::new(),
+            table: "ai-cli-task".into(),
+            max_iterations: 20,
+            timeout: Duration::from_secs(3600),
+            limits: StallLimits::default(),
+        }
+    }
+
+    fn at(secs: i64) -> Time {
+        chrono::DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+    }
+
+    const OPTIONS: TickOptions = TickOptions {
+        heartbeat: Duration::from_secs(60),
+        dry_run: false,
+        answers: true,
+    };
+
+    #[test]
+    fn an_answer_is_typed_once_and_marked_in_the_pane() {
+        let terminal = FakeTerminal::new(&[PROMPT]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: Some("test"),
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
+        };
+        let first = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.decision, tick::Decision::Continue);
+        let second = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            second.decision,
+            tick::Decision::Answer,
+            "{:?}",
+            second.reasons
+        );
+        assert_eq!(*terminal.typed.borrow(), ["y", "Enter"]);
+        assert!(terminal.answered.borrow().is_some());
+        assert_eq!(
+            registry.get("s").unwrap().unwrap().stall.recoveries_total,
+            1
+        );
+        // The same screen again: answered already (by the row and by the pane marker).
+        let third = tick_one(&mut registry, &world, "s", &OPTIONS, at(180))
+            .unwrap()
+            .unwrap();
+        assert_ne!(third.decision, tick::Decision::Answer);
+        assert_eq!(terminal.typed.borrow().len(), 2, "nothing typed twice");
+        assert!(registry.get("s").unwrap().unwrap().claimed_by.is_none());
+    }
+
+    #[test]
+    fn a_screen_that_moves_before_the_answer_gets_no_keys_and_costs_no_recovery() {
+        // The decision sees the prompt twice; the fresh capture under the lock shows progress.
+        let terminal = FakeTerminal::new(&[PROMPT, PROMPT, "● exec: working…"]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: None,
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
+        };
+        tick_one(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+            .unwrap()
+            .unwrap();
+        assert!(terminal.typed.borrow().is_empty());
+        assert_ne!(event.decision, tick::Decision::Answer);
+        assert!(
+            event.reasons.iter().any(|r| r.contains("nothing typed")),
+            "{:?}",
+            event.reasons
+        );
+        assert_eq!(
+            registry.get("s").unwrap().unwrap().stall.recoveries_total,
+            0
+        );
+    }
+
+    #[test]
+    fn a_run_held_by_another_tick_is_skipped_untouched() {
+        let terminal = FakeTerminal::new(&[PROMPT]);
+        let (dir, mut registry, new) = setup();
+        registry.start(&new, at(0)).unwrap();
+        registry.claim(Selection::All, "other", at(0)).unwrap();
+        let before = registry.get("s").unwrap();
+        let world = World {
+            terminal: &terminal,
+            socket: None,
+            rules: RuleSet::embedded(),
+            state_dir: dir.path().join("state"),
+        };
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(event.decision, tick::Decision::Skip);
+        assert!(event.reasons[0].contains("other"), "{:?}", event.reasons);
+        assert_eq!(registry.get("s").unwrap(), before);
+        // Past the lease, the run is ticked again.
+        let later = at(60 + crate::registry::LEASE.as_secs() as i64);
+        let event = tick_one(&mut registry, &world, "s", &OPTIONS, later)
+            .unwrap()
+            .unwrap();
+        assert_ne!(event.decision, tick::Decision::Skip);
+    }
+
+    fn run(target: &str) -> Run {
+        Run::new(&sample(target), at(0))
+    }
+
+    #[test]
+    fn chained_captures_stay_under_the_tmux_message_limit() {
+        let runs: Vec<Run> = (0..250).map(|i| run(&format!("=agent-{i}:"))).collect();
+        let parts = chunks(&runs);
+        assert!(parts.len() > 1);
+        assert_eq!(parts.iter().map(|c| c.len()).sum::<usize>(), runs.len());
+        for part in &parts {
+            let size: usize = part
+                .iter()
+                .map(|r| PER_PANE_BYTES + 2 * r.target.len())
+                .sum();
+            assert!(size <= CHAINED_BYTES, "{size}");
+        }
+        // A target longer than a whole chunk still gets a capture of its own.
+        let huge = vec![run(&"x".repeat(CHAINED_BYTES)), run("a")];
+        assert_eq!(chunks(&huge).len(), 2);
+        assert!(chunks(&[]).is_empty());
+    }
+}

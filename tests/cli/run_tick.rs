@@ -1,0 +1,778 @@
+//! `autoctl run tick|recover` end to end: a real tmux server on the sandbox's private socket,
+//! the scripted agent of `examples/fake-agent.sh` in its panes, and the built binary ticking
+//! it the way cron would (only faster: every quarter second).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::run::session;
+use crate::util::{Sandbox, json_lines, stdout};
+
+/// How often these tests tick (and the heartbeat they declare).
+const TICK: Duration = Duration::from_millis(250);
+/// No loop here takes more than a few seconds; this is a hang, not a slow machine.
+const DEADLINE: Duration = Duration::from_secs(40);
+
+fn fake_agent() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fake-agent.sh")
+}
+
+/// A task module in status draft with a real target, as `autoctl next --task` expects.
+fn task(sb: &Sandbox, name: &str) -> PathBuf {
+    let dir = sb.module(&format!("TASK/{name}"));
+    fs::write(
+        dir.join(".index.md"),
+        "---\ntitle: Rate-limit logins\nstatus: draft\ncreated: 2027-01-01T00:00:00Z\nupdated: 2027-01-01T00:00:00Z\n---\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join(".target.md"),
+        "# Target\nLimit failed logins to five per minute per account and per IP.\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// The fake agent's command line for `--launch` (observe mode).
+fn agent_command(options: &str, log: &Path) -> String {
+    format!(
+        "{} --delay 0.3 {options} --log {} {{task}}",
+        fake_agent().display(),
+        log.display()
+    )
+}
+
+/// `run tick ARGS`, asserting exit 0 and that every line matches the tick-event schema.
+fn tick(sb: &Sandbox, args: &[&str]) -> Vec<Value> {
+    let output = sb
+        .cmd()
+        .args(["run", "tick", "--heartbeat", "250ms"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "run tick {args:?}: {}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = json_lines(&output);
+    for event in &events {
+        let violations = autoctl::schema::violations("tick-event", event);
+        assert!(violations.is_empty(), "{event}: {violations:?}");
+    }
+    events
+}
+
+fn status(sb: &Sandbox, session: &str) -> Value {
+    let output = sb
+        .cmd()
+        .args(["run", "status", "--format", "json", "--session", session])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    json_lines(&output).remove(0)
+}
+
+fn capture(sb: &Sandbox, target: &str) -> String {
+    let output = StdCommand::new("tmux")
+        .args(["-L", &sb.socket, "capture-pane", "-p", "-t", target])
+        .output()
+        .unwrap();
+    stdout(&output)
+}
+
+fn log(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Tick `--session` every [`TICK`] until `done(status)` holds; returns every event.
+fn tick_until(sb: &Sandbox, name: &str, mut done: impl FnMut(&Value) -> bool) -> Vec<Value> {
+    let started = Instant::now();
+    let mut events = Vec::new();
+    loop {
+        events.extend(tick(sb, &["--session", name]));
+        let now = status(sb, name);
+        if done(&now) {
+            return events;
+        }
+        assert!(
+            started.elapsed() < DEADLINE,
+            "no progress after {DEADLINE:?}: {now}\nlast events: {:#?}\npane:\n{}",
+            &events[events.len().saturating_sub(4)..],
+            capture(sb, &format!("={name}:"))
+        );
+        std::thread::sleep(TICK);
+    }
+}
+
+fn decisions(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["decision"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "observe");
+    let log_file = sb.path("agent.log");
+    session(&sb, "agent");
+    sb.cmd()
+        .args(["run", "start", "--session", "agent", "--agent", "generic"])
+        .args(["--threshold", "2", "--launch"])
+        .arg(agent_command("--ask-at 2", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "agent", |s| s["status"] != "running");
+    let last = status(&sb, "agent");
+    assert_eq!(last["status"], "finished", "{last}");
+    assert_eq!(last["stop_reason"], "complete");
+    // plan, check, exec, check (NEEDS_FIX), exec, check (ACCEPT), merge, report.
+    assert!(
+        log(&log_file).contains("signal iteration=8 step=report result=(done) next=(stop)"),
+        "{}",
+        log(&log_file)
+    );
+    let agent_log = log(&log_file);
+    let answers: Vec<&str> = agent_log
+        .lines()
+        .filter(|l| l.starts_with("answer"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert!(
+        answers[0].ends_with("question=install answer=y"),
+        "{answers:?}"
+    );
+    assert_eq!(
+        decisions(&events).iter().filter(|d| *d == "answer").count(),
+        1,
+        "{:?}",
+        decisions(&events)
+    );
+    assert_eq!(last["recoveries_total"], 1);
+    // The agent's half of the cleanup (seed 000): it removes its own files at loop exit.
+    wait_for("the agent to clean up", || {
+        !task.join(".auto-signal").exists() && !task.join(".fake-agent").exists()
+    });
+    assert!(!task.join(".auto-stop").exists());
+    // Nothing is ticked once the run has ended.
+    assert!(tick(&sb, &["--all"]).is_empty());
+}
+
+#[test]
+fn a_dispatched_loop_types_each_step_until_report_and_cleans_up() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "dispatch");
+    let log_file = sb.path("agent.log");
+    session(&sb, "steps");
+    let template = format!(
+        "{} --delay 0.1 --log {} --step {{next}} --checkpoint={{checkpoint}} {{task}}",
+        fake_agent().display(),
+        log_file.display()
+    );
+    sb.cmd()
+        .args(["run", "start", "--session", "steps", "--mode", "dispatch"])
+        .args(["--agent", "generic", "--command", &template, "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "steps", |s| s["status"] != "running");
+    let last = status(&sb, "steps");
+    assert_eq!(last["status"], "finished", "{last}");
+    let typed: Vec<String> = events
+        .iter()
+        .filter(|e| e["decision"] == "dispatch")
+        .map(|e| e["did"][0]["keys"][0]["text"].as_str().unwrap().to_string())
+        .collect();
+    let steps: Vec<&str> = typed
+        .iter()
+        .map(|t| {
+            t.split("--step ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "plan", "check", "exec", "check", "exec", "check", "merge", "report"
+        ]
+    );
+    assert!(typed[3].contains("--checkpoint=post-exec"), "{typed:?}");
+    // Each signal counted once (v1 signals: the supervisor counts them).
+    assert_eq!(last["iteration"], 8);
+    // Seed 001's cleanup: the daemon removed the last signal; the agent its state.
+    assert!(!task.join(".auto-signal").exists());
+    assert!(!task.join(".auto-stop").exists());
+    assert_eq!(
+        log(&log_file).matches("start mode=dispatch").count(),
+        8,
+        "{}",
+        log(&log_file)
+    );
+}
+
+#[test]
+fn max_iterations_stops_the_loop_and_the_agent_honours_it() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "max");
+    let log_file = sb.path("agent.log");
+    session(&sb, "max");
+    sb.cmd()
+        .args(["run", "start", "--session", "max", "--agent", "generic"])
+        .args(["--max-iterations", "3", "--launch"])
+        .arg(agent_command("", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "max", |s| s["status"] != "running");
+    let last = status(&sb, "max");
+    assert_eq!(last["status"], "stopped", "{last}");
+    assert_eq!(last["stop_reason"], "max_iterations");
+    // A tick sees the count when it looks: at or past the limit, never before it.
+    assert!(last["iteration"].as_u64().unwrap() >= 3, "{last}");
+    let stop = events.iter().find(|e| e["decision"] == "stop").unwrap();
+    assert_eq!(stop["did"][0]["effect"], "write_stop");
+    assert_eq!(stop["did"][0]["reason"], "max_iterations");
+    wait_for("the agent to stop", || {
+        log(&log_file).contains("stopped reason=max_iterations")
+    });
+    wait_for("the agent to clean up", || {
+        !task.join(".auto-stop").exists()
+    });
+}
+
+#[test]
+fn the_timeout_stops_the_loop() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "slow");
+    let log_file = sb.path("agent.log");
+    session(&sb, "slow");
+    sb.cmd()
+        .args(["run", "start", "--session", "slow", "--agent", "generic"])
+        .args(["--timeout", "1500ms", "--launch"])
+        .arg(agent_command("", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    tick_until(&sb, "slow", |s| s["status"] != "running");
+    let last = status(&sb, "slow");
+    assert_eq!(last["stop_reason"], "timeout", "{last}");
+    assert!(last["elapsed_ms"].as_u64().unwrap() >= 1500);
+    wait_for("the agent to stop", || {
+        log(&log_file).contains("stopped reason=timeout")
+    });
+}
+
+#[test]
+fn a_quota_wait_pauses_the_timeout() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "quota");
+    let log_file = sb.path("agent.log");
+    session(&sb, "quota");
+    // A 2 s timeout and a 4 s usage limit on the first step: only a paused clock survives it.
+    sb.cmd()
+        .args(["run", "start", "--session", "quota", "--agent", "generic"])
+        .args(["--timeout", "2s", "--launch"])
+        .arg(agent_command("--quota-at 1 --quota-seconds 4", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let started = Instant::now();
+    let mut waited_past_the_timeout = false;
+    let events = tick_until(&sb, "quota", |s| {
+        if s["quota_waiting"] == true && started.elapsed() > Duration::from_millis(2500) {
+            assert_eq!(s["status"], "running");
+            waited_past_the_timeout = true;
+        }
+        s["status"] != "running"
+    });
+    assert!(waited_past_the_timeout, "{:?}", decisions(&events));
+    let last = status(&sb, "quota");
+    assert_eq!(last["stop_reason"], "timeout", "{last}");
+    assert!(last["quota_wait_ms"].as_u64().unwrap() >= 2000, "{last}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["decision"] == "wait" && e["saw"]["pane"]["class"] == "quota")
+    );
+    // Quota waits are not stalls: no recovery was spent.
+    assert_eq!(last["recoveries_total"], 0);
+}
+
+#[test]
+fn run_stop_mid_loop_stops_it_gracefully() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "stop");
+    let log_file = sb.path("agent.log");
+    session(&sb, "stopme");
+    sb.cmd()
+        .args([
+            "run",
+            "start",
+            "--session",
+            "stopme",
+            "--agent",
+            "generic",
+            "--launch",
+        ])
+        .arg(agent_command("", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    tick_until(&sb, "stopme", |s| s["iteration"].as_u64().unwrap() >= 2);
+    sb.cmd()
+        .args(["run", "stop", "--session", "stopme", "--message", "enough"])
+        .assert()
+        .code(0);
+    let last = status(&sb, "stopme");
+    assert_eq!(
+        (last["status"].as_str(), last["stop_reason"].as_str()),
+        (Some("stopped"), Some("user_stop"))
+    );
+    // The agent stops at its next iteration boundary and cleans up after itself.
+    wait_for("the agent to stop", || {
+        log(&log_file).contains("stopped reason=user_stop")
+    });
+    wait_for("the agent to clean up", || {
+        !task.join(".auto-stop").exists() && !task.join(".auto-signal").exists()
+    });
+    wait_for("the shell to come back", || {
+        capture(&sb, "=stopme:").trim_end().ends_with('$')
+    });
+    let iterations = log(&log_file).matches("signal iteration=").count();
+    assert!((2..8).contains(&iterations), "{}", log(&log_file));
+}
+
+#[test]
+fn run_recover_relaunches_a_killed_agent_and_the_loop_completes() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "recover");
+    let log_file = sb.path("agent.log");
+    session(&sb, "phoenix");
+    sb.cmd()
+        .args([
+            "run",
+            "start",
+            "--session",
+            "phoenix",
+            "--agent",
+            "generic",
+            "--launch",
+        ])
+        .arg(agent_command("", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    tick_until(&sb, "phoenix", |s| s["iteration"].as_u64().unwrap() >= 2);
+    // The host "restarts": the agent dies, a stale stop file is left behind.
+    StdCommand::new("tmux")
+        .args(["-L", &sb.socket, "send-keys", "-t", "=phoenix:", "C-c"])
+        .status()
+        .unwrap();
+    wait_for("the agent to die", || {
+        capture(&sb, "=phoenix:").trim_end().ends_with('$')
+    });
+    fs::write(
+        task.join(".auto-stop"),
+        r#"{"reason":"timeout","timestamp":"2027-01-01T00:00:00Z"}"#,
+    )
+    .unwrap();
+    let output = sb.cmd().args(["run", "recover"]).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = json_lines(&output);
+    assert_eq!(events.len(), 1);
+    assert!(autoctl::schema::violations("tick-event", &events[0]).is_empty());
+    assert_eq!(events[0]["decision"], "relaunch", "{}", events[0]);
+    assert!(
+        !task.join(".auto-stop").exists(),
+        "the stale stop file is gone"
+    );
+    wait_for("the second start", || {
+        log(&log_file).matches("start mode=observe").count() == 2
+    });
+    // The relaunched agent resumes from its signal and the loop completes.
+    tick_until(&sb, "phoenix", |s| s["status"] != "running");
+    assert_eq!(status(&sb, "phoenix")["status"], "finished");
+    assert!(log(&log_file).contains("step=report"), "{}", log(&log_file));
+}
+
+#[test]
+fn a_killed_pane_loses_the_run_and_a_deleted_task_dir_too() {
+    let sb = Sandbox::new();
+    let gone_pane = task(&sb, "pane");
+    let gone_dir = task(&sb, "dir");
+    session(&sb, "p1");
+    session(&sb, "p2");
+    for (name, dir) in [("p1", &gone_pane), ("p2", &gone_dir)] {
+        sb.cmd()
+            .args([
+                "run",
+                "start",
+                "--session",
+                name,
+                "--agent",
+                "generic",
+                "--task",
+            ])
+            .arg(dir)
+            .assert()
+            .code(0);
+    }
+    StdCommand::new("tmux")
+        .args(["-L", &sb.socket, "kill-session", "-t", "=p1"])
+        .status()
+        .unwrap();
+    fs::remove_dir_all(&gone_dir).unwrap();
+    let events = tick(&sb, &["--all"]);
+    assert_eq!(decisions(&events), ["lost", "lost"]);
+    assert_eq!(status(&sb, "p1")["stop_reason"], "pane_gone");
+    assert_eq!(status(&sb, "p2")["stop_reason"], "task_dir_gone");
+    assert!(
+        !gone_dir.exists(),
+        "nothing is recreated in a deleted task dir"
+    );
+}
+
+#[test]
+fn a_dry_run_changes_nothing() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "dry");
+    session(&sb, "dry");
+    sb.cmd()
+        .args([
+            "run",
+            "start",
+            "--session",
+            "dry",
+            "--max-iterations",
+            "1",
+            "--task",
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    fs::write(
+        task.join(".auto-signal"),
+        r#"{"step":"plan","result":"(generated)","next":"check","iteration":1,"timestamp":"2027-01-01T00:00:00Z"}"#,
+    )
+    .unwrap();
+    let before = status(&sb, "dry");
+    let events = tick(&sb, &["--all", "--dry-run"]);
+    assert_eq!(events[0]["decision"], "stop");
+    assert_eq!(events[0]["dry_run"], true);
+    assert_eq!(events[0]["did"][0]["outcome"], "planned");
+    assert!(!task.join(".auto-stop").exists());
+    let without_clock = |mut s: Value| {
+        s["elapsed_ms"] = Value::Null;
+        s
+    };
+    assert_eq!(without_clock(status(&sb, "dry")), without_clock(before));
+}
+
+#[test]
+fn eight_concurrent_ticks_on_ten_runs_lose_no_update_and_answer_each_prompt_once() {
+    let sb = Sandbox::new();
+    let runs = 10;
+    let mut logs = Vec::new();
+    for i in 0..runs {
+        let name = format!("r{i}");
+        let dir = task(&sb, &name);
+        let log_file = sb.path(&format!("agent-{i}.log"));
+        session(&sb, &name);
+        sb.cmd()
+            .args(["run", "start", "--session", &name, "--agent", "generic"])
+            .args(["--threshold", "1", "--launch"])
+            .arg(agent_command("--ask-at 1 --delay 0", &log_file))
+            .arg("--task")
+            .arg(&dir)
+            .assert()
+            .code(0);
+        logs.push(log_file);
+    }
+    // Every agent waits at its yes/no question.
+    for i in 0..runs {
+        wait_for("the question", || {
+            capture(&sb, &format!("=r{i}:")).contains("[y/N]")
+        });
+    }
+    // One tick records the screens; the next heartbeat finds them unchanged and answers.
+    tick(&sb, &["--all"]);
+    std::thread::sleep(TICK);
+    let before: Vec<Value> = (0..runs).map(|i| status(&sb, &format!("r{i}"))).collect();
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            sb.std_cmd()
+                .args(["run", "tick", "--all", "--heartbeat", "1ms"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let mut decided = vec![0u64; runs];
+    let mut answers = vec![0u64; runs];
+    let mut skipped = 0;
+    for output in &outputs {
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for event in json_lines(output) {
+            let i: usize = event["session"].as_str().unwrap()[1..].parse().unwrap();
+            match event["decision"].as_str().unwrap() {
+                "skip" => skipped += 1,
+                "answer" => {
+                    decided[i] += 1;
+                    answers[i] += 1;
+                }
+                _ => decided[i] += 1,
+            }
+        }
+    }
+    assert!(
+        skipped > 0,
+        "the ticks never overlapped, so this proved nothing"
+    );
+    for i in 0..runs {
+        let after = status(&sb, &format!("r{i}"));
+        // Every decision was saved: the tick counter moved once per deciding tick.
+        let ticks = after["ticks"].as_u64().unwrap() - before[i]["ticks"].as_u64().unwrap();
+        assert_eq!(ticks, decided[i], "run r{i}: {after}");
+        assert!(decided[i] >= 1, "run r{i} was never ticked");
+        assert_eq!(answers[i], 1, "run r{i}: answered {} times", answers[i]);
+    }
+    // And the agents saw exactly one answer each.
+    for (i, log_file) in logs.iter().enumerate() {
+        wait_for("the answer to arrive", || log(log_file).contains("answer "));
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(
+            log(log_file).matches("answer ").count(),
+            1,
+            "agent {i}: {}",
+            log(log_file)
+        );
+    }
+}
+
+#[test]
+fn the_demo_tells_the_whole_story_and_cleans_up() {
+    let sb = Sandbox::new();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo.sh");
+    let run = StdCommand::new(&demo)
+        .env("AUTOCTL", crate::util::BIN)
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", sb.root())
+        .output()
+        .unwrap();
+    let text = stdout(&run);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for beat in [
+        "answered a safe prompt",
+        "usage limit",
+        "escalated",
+        "human (this demo)",
+        "finish",
+        "done in",
+    ] {
+        assert!(text.contains(beat), "{beat:?} missing from:\n{text}");
+    }
+    // Its tmux server and its temporary directory are gone.
+    let socket = text
+        .split("tmux -L ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap();
+    let alive = StdCommand::new("tmux")
+        .args(["-L", socket, "list-sessions"])
+        .output()
+        .unwrap();
+    assert!(
+        !alive.status.success(),
+        "the demo left its tmux server running"
+    );
+    let leftovers: Vec<_> = fs::read_dir(sb.root())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with("autoctl-demo"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A session whose foreground program is not a shell (an agent busy with something).
+fn busy_session(sb: &Sandbox, name: &str) {
+    let status = StdCommand::new("tmux")
+        .args([
+            "-L",
+            &sb.socket,
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "120",
+            "-y",
+            "30",
+        ])
+        .args([
+            "--",
+            "bash",
+            "-c",
+            "echo '● exec: working on the migration'; exec sleep 600",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn the_seed_default_timeout_fires_at_thirty_minutes_of_a_fake_clock() {
+    // AUTOCTL_NOW is the documented test hook: it replays half an hour in a second.
+    let sb = Sandbox::new();
+    let task = task(&sb, "clock");
+    busy_session(&sb, "clock");
+    let at = |minutes: u32| format!("2027-03-01T10:{minutes:02}:00Z");
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args([
+            "run",
+            "start",
+            "--session",
+            "clock",
+            "--agent",
+            "generic",
+            "--task",
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let tick_at = |minutes: u32| {
+        let output = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(minutes))
+            .args(["run", "tick", "--all"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        json_lines(&output).remove(0)
+    };
+    for minutes in [1, 10, 29] {
+        let event = tick_at(minutes);
+        assert_eq!(event["run"]["status"], "running", "{event}");
+        assert_eq!(event["run"]["elapsed_ms"], u64::from(minutes) * 60_000);
+    }
+    let event = tick_at(30);
+    assert_eq!(event["decision"], "stop", "{event}");
+    assert_eq!(event["did"][0]["reason"], "timeout");
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["reason"], "timeout");
+    assert_eq!(stop["timestamp"], "2027-03-01T10:30:00Z");
+    // An invalid hook value is an error, not a silent real clock.
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", "half past ten")
+        .args(["run", "status"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(crate::util::one_stderr_line(&output).contains("AUTOCTL_NOW"));
+}
+
+#[test]
+fn a_tick_on_a_fresh_machine_does_nothing_and_creates_nothing() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["run", "tick", "--all"])
+        .assert()
+        .code(0)
+        .stdout("");
+    let output = sb
+        .cmd()
+        .args(["run", "tick", "--session", "nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(crate::util::one_stderr_line(&output).contains("no run for session"));
+    sb.cmd()
+        .args(["run", "recover"])
+        .assert()
+        .code(0)
+        .stdout("");
+    assert_eq!(fs::read_dir(sb.path("state")).unwrap().count(), 0);
+}
+
+#[test]
+fn start_needs_a_pane_that_exists() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "nopane");
+    // No tmux server at all on the sandbox socket.
+    let output = sb
+        .cmd()
+        .args(["run", "start", "--session", "ghost", "--task"])
+        .arg(&task)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(crate::util::one_stderr_line(&output).contains("no tmux server running"));
+    // A server, but not that pane.
+    busy_session(&sb, "other");
+    for target in [None, Some("%99"), Some("other:7.3")] {
+        let mut cmd = sb.cmd();
+        cmd.args(["run", "start", "--session", "ghost", "--task"])
+            .arg(&task);
+        if let Some(target) = target {
+            cmd.args(["--target", target]);
+        }
+        let output = cmd.output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{target:?}");
+        let line = crate::util::one_stderr_line(&output);
+        assert!(line.contains("can't find"), "{target:?}: {line}");
+    }
+    // Nothing was registered.
+    sb.cmd()
+        .args(["run", "lookup", "--task"])
+        .arg(&task)
+        .assert()
+        .code(1);
+}
