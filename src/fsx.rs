@@ -28,8 +28,35 @@ pub enum Bounded {
 
 /// Read at most `limit` bytes of `path`; larger content is reported, never read whole.
 pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Bounded> {
-    let file = File::open(path)?;
-    read_bounded_from(file, limit)
+    read_bounded_from(open_regular(path)?, limit)
+}
+
+/// Open a file for reading only if it is a regular file.
+///
+/// A FIFO planted at `.auto-signal` would otherwise block `open(2)` forever and pile up cron
+/// runs; a device such as `/dev/zero` would be read as an endless document. The open is
+/// non-blocking (which changes nothing for regular files) and the type is checked on the open
+/// descriptor, so there is no window between the check and the read.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let file_type = file.metadata()?.file_type();
+    if file_type.is_file() {
+        Ok(file)
+    } else if file_type.is_dir() {
+        Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "it is a directory",
+        ))
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        ))
+    }
 }
 
 /// Read at most `limit` bytes from any reader (files, stdin).
@@ -75,13 +102,19 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("cannot write {}: not a file path", path.display()))?;
-    if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
+    let existing = fs::symlink_metadata(path).ok();
+    if existing.as_ref().is_some_and(|meta| meta.is_dir()) {
         bail!("cannot write {}: it is a directory", path.display());
     }
+    // A rewrite keeps the mode of the file it replaces (a user's 0600 profile stays private);
+    // a new file, or one replacing a planted symlink, gets 0644 (less the umask).
+    let mode = existing
+        .filter(|meta| meta.file_type().is_file())
+        .map_or(0o644, |meta| meta.permissions().mode() & 0o7777);
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{}.", name.to_string_lossy()))
         .suffix(".tmp")
-        .permissions(fs::Permissions::from_mode(0o644))
+        .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(&dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
     temp.write_all(contents)
@@ -217,6 +250,43 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(fs::read_to_string(&link).unwrap(), "new");
+    }
+
+    #[test]
+    fn fifos_and_devices_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = read_bounded(&fifo, 10).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(read_bounded(Path::new("/dev/zero"), 10).is_err());
+        assert_eq!(
+            read_bounded(dir.path(), 10).unwrap_err().kind(),
+            io::ErrorKind::IsADirectory
+        );
+    }
+
+    #[test]
+    fn a_rewrite_keeps_the_mode_of_the_file_it_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = dir.path().join("profile.md");
+        fs::write(&private, "old").unwrap();
+        fs::set_permissions(&private, fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write(&private, b"new").unwrap();
+        assert_eq!(
+            fs::metadata(&private).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let fresh = dir.path().join("fresh");
+        atomic_write(&fresh, b"x").unwrap();
+        assert_eq!(
+            fs::metadata(&fresh).unwrap().permissions().mode() & 0o600,
+            0o600
+        );
     }
 
     #[test]

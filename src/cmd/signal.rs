@@ -75,7 +75,9 @@ pub struct WriteArgs {
     #[arg(long, value_name = "CHECKPOINT", value_parser = parse_checkpoint)]
     pub checkpoint: Option<String>,
     /// The loop's iteration count (auto mode); omitted in manual runs
-    #[arg(long, value_name = "N")]
+    ///
+    /// At most 2^53 - 1, the largest integer every JSON reader keeps exactly (the schema's bound).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_ITERATION))]
     pub iteration: Option<u64>,
     /// Routing table used to compute next: a built-in name or a JSON file
     #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
@@ -101,6 +103,9 @@ pub struct DirArg {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 }
+
+/// The schema's `maximum` for `iteration`: 2^53 - 1.
+const MAX_ITERATION: u64 = (1 << 53) - 1;
 
 fn allowed(values: &[&str]) -> String {
     values

@@ -642,11 +642,8 @@ pub struct Opened {
 
 pub fn open(path: &Path) -> io::Result<Opened> {
     use std::os::unix::fs::MetadataExt;
-    let file = File::open(path)?;
+    let file = crate::fsx::open_regular(path)?;
     let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(io::Error::other("it is a directory"));
-    }
     Ok(Opened {
         len: meta.len(),
         dev: meta.dev(),

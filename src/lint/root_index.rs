@@ -74,7 +74,7 @@ pub enum Source<R> {
 
 /// Open a root's listing for [`check`].
 pub fn open(root: &Path) -> Source<io::BufReader<std::fs::File>> {
-    match std::fs::File::open(root.join(".index.md")) {
+    match crate::fsx::open_regular(&root.join(".index.md")) {
         Ok(file) => Source::Open(io::BufReader::new(file)),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Source::Missing,
         Err(err) => Source::Failed(err.to_string()),

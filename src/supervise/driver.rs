@@ -5,7 +5,6 @@
 //! [`tick_one`] is the per-run decision a notification-driven driver (`run watch`) calls for
 //! one run; [`tick`] is the same over a selection, batched.
 
-use std::fs::File;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -317,7 +316,7 @@ fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
 /// modification time, so a rewrite with equal content is still a new signal.
 pub fn read_signal(dir: &Path) -> Result<SignalObs> {
     let path = signal::path_in(dir);
-    let file = match File::open(&path) {
+    let file = match fsx::open_regular(&path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(SignalObs::Missing),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),

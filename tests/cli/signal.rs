@@ -345,7 +345,7 @@ fn write_refuses_values_outside_the_whitelists() {
         let line = one_stderr_line(&output);
         assert!(line.contains(listed), "{flag}: {line}");
     }
-    for iteration in ["-1", "three"] {
+    for iteration in ["-1", "three", "18446744073709551615", "9007199254740992"] {
         let output = sb
             .cmd()
             .args(["signal", "write"])
@@ -541,6 +541,45 @@ fn read_prints_the_document_or_a_field_and_clear_removes_it() {
         .args(["signal", "clear", "no-such-dir"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn a_fifo_planted_at_the_signal_is_refused_without_hanging() {
+    let sb = Sandbox::new();
+    let module = sb.module("m");
+    let fifo = module.join(".auto-signal");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = sb
+        .cmd()
+        .args(["signal", "validate"])
+        .arg(&module)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("not a regular file"));
+    // A FIFO where the stop file should be still means stop, and does not hang either.
+    let stop = module.join(".auto-stop");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&stop)
+            .status()
+            .unwrap()
+            .success()
+    );
+    sb.cmd()
+        .args(["stop", "check"])
+        .arg(&module)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(0)
+        .stdout("unknown\n");
 }
 
 #[test]
