@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-autoctl() { "$AUTOCTL" "$@"; }
+autoctl() { command "$AUTOCTL" "$@"; } # `command`: AUTOCTL=autoctl must not call this function
 
 # Colours only on a terminal that wants them.
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then

@@ -13,13 +13,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${AUTOCTL:-}" ]; then
   if command -v autoctl >/dev/null; then
-    AUTOCTL=autoctl
+    AUTOCTL=$(command -v autoctl)
   else
     (cd "$here/.." && cargo build --quiet)
     AUTOCTL="$here/../target/debug/autoctl"
   fi
 fi
-autoctl() { "$AUTOCTL" "$@"; }
+autoctl() { command "$AUTOCTL" "$@"; } # `command`: AUTOCTL=autoctl must not call this function
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
