@@ -52,8 +52,11 @@ fn payload(name: &str, transcript: &Path, project: &Path) -> String {
 /// Run `autoctl hook stop` as Claude Code does: stdin JSON, `CLAUDE_PROJECT_DIR`, the project
 /// as working directory.
 fn hook(sb: &Sandbox, project: &Path, verb: &str, stdin: &str) -> Output {
-    let mut child = sb
-        .std_cmd()
+    hook_with(sb.std_cmd(), project, verb, stdin)
+}
+
+fn hook_with(mut cmd: std::process::Command, project: &Path, verb: &str, stdin: &str) -> Output {
+    let mut child = cmd
         .args(["hook", verb])
         .env("CLAUDE_PROJECT_DIR", project)
         .current_dir(project)
@@ -678,7 +681,8 @@ fn a_huge_transcript_is_read_from_its_end() {
         .unwrap();
     spend(&transcript, "m1", 10);
     let input = payload("stop-no-last-message.json", &transcript, &project);
-    let output = stop(&sb, &project, &input);
+    // 64 MiB of address space: reading the 500 MB whole would fail, not only be slow.
+    let output = hook_with(sb.memory_limited(64), &project, "stop", &input);
     assert!(is_block(&answer(&output)), "{output:?}");
     // Only the last turn was counted.
     assert_eq!(state(&project)["tokens"]["output"], 10);

@@ -569,18 +569,7 @@ fn table_flag_selects_the_status_set() {
 /// Run autoctl with its address space capped, so a read that is not bounded or a YAML bomb
 /// that expands aborts the process instead of passing.
 fn limited(sb: &Sandbox, megabytes: u64, args: &[&str]) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {}; exec \"$0\" \"$@\"",
-            megabytes * 1024
-        ))
-        .arg(BIN)
-        .args(args)
-        .current_dir(sb.root())
-        .env("HOME", sb.path("home"))
-        .output()
-        .unwrap()
+    sb.memory_limited(megabytes).args(args).output().unwrap()
 }
 
 #[test]

@@ -77,7 +77,23 @@ impl Sandbox {
     /// `autoctl` as a std command (for spawning many at once): no inherited `AUTOCTL_*` or
     /// `NO_COLOR`, a private HOME, state dir and tmux socket, the sandbox as working dir.
     pub fn std_cmd(&self) -> StdCommand {
-        let mut cmd = StdCommand::new(BIN);
+        self.hermetic(StdCommand::new(BIN))
+    }
+
+    /// `autoctl` with its address space capped at `megabytes` (`ulimit -v`): a test of a huge
+    /// input fails if the command reads it whole, instead of only taking longer.
+    pub fn memory_limited(&self, megabytes: u64) -> StdCommand {
+        let mut cmd = StdCommand::new("bash");
+        cmd.arg("-c")
+            .arg(format!(
+                "ulimit -v {}; exec \"$0\" \"$@\"",
+                megabytes * 1024
+            ))
+            .arg(BIN);
+        self.hermetic(cmd)
+    }
+
+    fn hermetic(&self, mut cmd: StdCommand) -> StdCommand {
         for (key, _) in std::env::vars_os() {
             if key.to_string_lossy().starts_with("AUTOCTL_") {
                 cmd.env_remove(key);
