@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 
@@ -112,6 +112,24 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
         strip_dot: defaulted,
     };
     let outcome = walk::lint(&paths, &options).map_err(|why| anyhow!(why))?;
+    let nothing_found = outcome.roots == 0 && outcome.modules == 0 && outcome.findings.is_empty();
+    if nothing_found && outcome.failures == 0 {
+        let nothing = format!(
+            "no task roots (TASK/, AiTasks/) or modules found under {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // A path named on the command line that holds nothing to check is a mistake (a typo in
+        // a CI job must not pass green); a repository without task modules linted by default
+        // (a pre-commit run) is merely empty.
+        if !defaulted {
+            bail!(nothing);
+        }
+        output::warn(&nothing);
+    }
     for warning in &outcome.warnings {
         output::warn(warning);
     }
@@ -142,16 +160,6 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
             if outcome.failures == 1 { "" } else { "s" }
         ));
         return Err(AlreadyReported.into());
-    }
-    if outcome.roots == 0 && outcome.modules == 0 {
-        output::warn(&format!(
-            "no task roots (TASK/, AiTasks/) or modules found under {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
     }
     if args.format == Format::Text {
         output::note(&summary(errors, warnings, outcome.modules, outcome.roots));

@@ -931,3 +931,78 @@ fn the_readme_documents_every_rule() {
         );
     }
 }
+
+#[test]
+fn a_named_path_without_task_modules_is_a_usage_error() {
+    let sb = Sandbox::new();
+    sb.module("empty/src");
+    let output = sb.cmd().args(["lint", "empty"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert_eq!(
+        one_stderr_line(&output),
+        "autoctl: no task roots (TASK/, AiTasks/) or modules found under empty"
+    );
+    assert!(output.stdout.is_empty());
+    // Linting the current directory by default (a pre-commit run in a repository without task
+    // modules) is only a warning.
+    let output = sb
+        .cmd()
+        .current_dir(sb.path("empty"))
+        .arg("lint")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("warning: no task roots"));
+}
+
+#[test]
+fn the_walk_skips_git_and_worktrees() {
+    let sb = Sandbox::new();
+    module(&sb, "repo/TASK", "auth", "");
+    listing(&sb, "repo/TASK", &["auth"]);
+    // Broken modules where lint must not look: git's own files and task worktrees (each a
+    // checkout of the same modules, linted in their own repository).
+    for hidden in [
+        "repo/.git/TASK/broken",
+        "repo/.worktrees/task-auth/TASK/broken",
+    ] {
+        sb.write(&format!("{hidden}/.index.md"), "no front matter\n");
+    }
+    sb.cmd()
+        .args(["lint", "--no-git", "repo"])
+        .assert()
+        .code(0)
+        .stdout("");
+    // The same broken module outside those directories is found: the fixture can fail.
+    sb.write("repo/TASK/broken/.index.md", "no front matter\n");
+    let output = sb
+        .cmd()
+        .args(["lint", "--no-git", "--format", "json", "repo"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let paths: BTreeSet<String> = json_findings(&output)
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        paths.iter().all(|p| p.starts_with("repo/TASK/")),
+        "{paths:?}"
+    );
+    assert!(paths.contains("repo/TASK/broken/.index.md"), "{paths:?}");
+}
+
+#[test]
+fn yaml_errors_carry_line_and_column() {
+    let sb = Sandbox::new();
+    let dir = module(&sb, "TASK", "a", "");
+    listing(&sb, "TASK", &["a"]);
+    fs::write(
+        dir.join(".index.md"),
+        "---\ntitle: \"a\"\nstatus: executing\ncreated: 2024-01-01T00:00:00Z\nupdated: 2024-01-02T00:00:00Z\ntags: [x, y\n---\n",
+    )
+    .unwrap();
+    sb.cmd().args(["lint", "--no-git", "TASK"]).assert().code(1).stdout(
+        "TASK/a/.index.md:6:7: error[index-yaml]: YAML does not parse: unclosed bracket '[' at line 6, column 7\n",
+    );
+}
