@@ -111,6 +111,14 @@ impl Sandbox {
     /// `autoctl` run as an unprivileged user when the tests run as root, so permission checks
     /// are real (root reads a mode-000 file and writes into a read-only directory).
     pub fn unprivileged(&self, args: &[&str]) -> Output {
+        self.unprivileged_cmd()
+            .args(args)
+            .output()
+            .expect("run autoctl")
+    }
+
+    /// The command behind [`Sandbox::unprivileged`], for tests that add their own environment.
+    pub fn unprivileged_cmd(&self) -> StdCommand {
         let mut cmd = if is_root() {
             let mut cmd = StdCommand::new("setpriv");
             cmd.args([
@@ -124,12 +132,11 @@ impl Sandbox {
         } else {
             StdCommand::new(BIN)
         };
-        cmd.args(args)
-            .env_remove("NO_COLOR")
+        cmd.env_remove("NO_COLOR")
             .env("HOME", self.path("home"))
             .env("AUTOCTL_STATE_DIR", self.path("state"))
             .current_dir("/");
-        cmd.output().expect("run autoctl")
+        cmd
     }
 }
 
