@@ -53,6 +53,21 @@ pub fn error_line(message: &str) {
     let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));
 }
 
+/// A value (a path, a name) as one printable field: control characters, tabs and line breaks
+/// included, are escaped (`\n`, `\t`, `\u{1b}`), so a hostile name can neither split a line
+/// or a tab-separated column nor drive the user's terminal.
+pub fn printable(value: &str) -> String {
+    let mut shown = String::with_capacity(value.len());
+    for ch in value.chars() {
+        if ch.is_control() {
+            shown.extend(ch.escape_default());
+        } else {
+            shown.push(ch);
+        }
+    }
+    shown
+}
+
 /// Collapse any line breaks so a message is always exactly one line, and drop control
 /// characters so a hostile file name or document cannot drive the user's terminal.
 pub fn one_line(message: &str) -> String {

@@ -63,15 +63,7 @@ pub fn write(format: Format, reported: &[Reported], out: &mut impl Write) -> io:
 
 /// A path as one printable line: lossy UTF-8, control characters escaped.
 pub fn display_path(path: &Path) -> String {
-    let mut shown = String::new();
-    for ch in path.to_string_lossy().chars() {
-        if ch.is_control() {
-            shown.extend(ch.escape_default());
-        } else {
-            shown.push(ch);
-        }
-    }
-    shown
+    crate::output::printable(&path.to_string_lossy())
 }
 
 fn position(item: &Reported) -> String {

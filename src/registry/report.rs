@@ -117,7 +117,7 @@ pub const TEXT_HEADER: &str =
 pub fn text_line(report: &RunReport) -> String {
     format!(
         "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{} {}/{}\t{}",
-        report.session,
+        crate::output::printable(&report.session),
         report.state(),
         report.mode.as_str(),
         report.iteration,
@@ -131,7 +131,7 @@ pub fn text_line(report: &RunReport) -> String {
         report.max_recoveries_iteration,
         report.recoveries_total,
         report.max_recoveries_total,
-        report.task,
+        crate::output::printable(&report.task),
     )
 }
 
@@ -352,5 +352,17 @@ mod tests {
             "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3 0/10\t/t/a \"b\""
         );
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
+    }
+
+    #[test]
+    fn a_task_path_with_line_breaks_and_tabs_stays_one_row() {
+        let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
+        let mut hostile = run("s\tx");
+        hostile.task_dir = "/t/a\nfake\trow\u{1b}[2J".into();
+        let line = text_line(&RunReport::new(&hostile, now));
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
+        assert!(line.starts_with("s\\tx\t"), "{line}");
+        assert!(line.ends_with("/t/a\\nfake\\trow\\u{1b}[2J"), "{line}");
     }
 }
