@@ -149,6 +149,28 @@ fn a_table_that_breaks_its_schema_fails_check_and_is_refused_as_table() {
         .code(1);
 }
 
+/// Whether some sequence of outcomes leads from (step, checkpoint) to (stop): a search over
+/// every whitelisted result at every reachable (step, checkpoint), independent of
+/// `routing::check`.
+fn can_reach_stop(table: &routing::Table, step: &str, checkpoint: &str) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut frontier = vec![(step.to_string(), checkpoint.to_string())];
+    while let Some((step, checkpoint)) = frontier.pop() {
+        if !seen.insert((step.clone(), checkpoint.clone())) {
+            continue;
+        }
+        for result in &table.results {
+            if let Lookup::Next(decision) = table.route(&step, result, &checkpoint) {
+                if decision.is_stop() {
+                    return true;
+                }
+                frontier.push((decision.next, decision.checkpoint));
+            }
+        }
+    }
+    false
+}
+
 fn tables() -> impl Strategy<Value = routing::Table> {
     prop::sample::select(BUILTINS.iter().map(|b| b.name).collect::<Vec<_>>())
         .prop_map(|name| routing::builtin(name).unwrap())
@@ -167,6 +189,10 @@ proptest! {
         let mut step = table.steps[start % table.steps.len()].clone();
         let mut checkpoint = String::new();
         for (r, c) in outcomes {
+            prop_assert!(
+                can_reach_stop(&table, &step, &checkpoint),
+                "{}: no outcomes lead from {step} at {checkpoint:?} to (stop)", table.name
+            );
             let result = &table.results[r % table.results.len()];
             if c % 2 == 0 {
                 checkpoint = table.checkpoints[c % table.checkpoints.len()].clone();
