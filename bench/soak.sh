@@ -19,7 +19,7 @@ seconds=${SOAK_SECONDS:-3600}
 sample_every=${SOAK_SAMPLE:-300}
 work=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-soak.XXXXXX")
 socket="autoctl-soak-$$"
-# A copy of the binary: a rebuild during the hour must not change what is being measured.
+# Copies of the binary and the agent: edits during the hour must not change what is measured.
 cp "$AUTOCTL" "$work/autoctl"
 AUTOCTL="$work/autoctl"
 export AUTOCTL AUTOCTL_TMUX_SOCKET=$socket AUTOCTL_STATE_DIR="$work/state"
@@ -31,7 +31,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-fake="$bench_root/examples/fake-agent.sh"
+cp "$bench_root/examples/fake-agent.sh" "$work/fake-agent.sh"
+fake="$work/fake-agent.sh"
 
 module() {
   mkdir -p "$work/tasks/$1"
