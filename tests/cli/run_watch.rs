@@ -601,7 +601,7 @@ fn rename_writes_editor_saves_and_bursts_are_each_seen() {
 #[test]
 fn a_task_dir_deleted_or_replaced_is_watched_again() {
     let sb = Sandbox::new();
-    let dir = observe_run(&sb, "a", &[]);
+    let dir = observe_run(&sb, "a", &["--max-iterations", "1000"]);
     let mut watcher = Watcher::start(&sb, &["--all"], &[]);
     rename_write(&dir, 1);
     watcher.wait_for("iteration 1", |e| saw_iteration(e, "a", 1) > 0);
@@ -623,6 +623,26 @@ fn a_task_dir_deleted_or_replaced_is_watched_again() {
         saw_iteration(e, "a", 2) > 0
     });
 
+    // Deleted and recreated at once, within one debounce window (ext4 then often gives the
+    // new dir the old inode number): still a new dir, and still watched.
+    for iteration in [3, 4] {
+        fs::remove_dir_all(&dir).unwrap();
+        fs::create_dir(&dir).unwrap();
+        for name in [".index.md", ".target.md"] {
+            fs::copy(saved.join(name), dir.join(name)).unwrap();
+        }
+        rename_write(&dir, iteration);
+        watcher.wait_for("the signal in the dir recreated at once", |e| {
+            saw_iteration(e, "a", iteration) > 0
+        });
+        // A later write, long after the watcher looked: only a watch on the new dir sees it.
+        std::thread::sleep(Duration::from_millis(100));
+        rename_write(&dir, iteration + 10);
+        watcher.wait_for("a later write to the recreated dir", |e| {
+            saw_iteration(e, "a", iteration + 10) > 0
+        });
+    }
+
     // Replaced by a rename (a checkout): the old inode moves away, the new one is watched.
     let next = sb.path("next");
     fs::create_dir(&next).unwrap();
@@ -631,24 +651,24 @@ fn a_task_dir_deleted_or_replaced_is_watched_again() {
     }
     fs::rename(&dir, sb.path("old")).unwrap();
     fs::rename(&next, &dir).unwrap();
-    rename_write(&dir, 3);
-    watcher.wait_for("iteration 3 in the replacing dir", |e| {
-        saw_iteration(e, "a", 3) > 0
+    rename_write(&dir, 20);
+    watcher.wait_for("iteration 20 in the replacing dir", |e| {
+        saw_iteration(e, "a", 20) > 0
     });
     // Writes to the moved-away dir are not this run's any more.
-    rename_write(&sb.path("old"), 9);
-    rename_write(&dir, 4);
-    let events = watcher.wait_for("iteration 4", |e| saw_iteration(e, "a", 4) > 0);
-    assert_eq!(saw_iteration(&events, "a", 9), 0);
+    rename_write(&sb.path("old"), 99);
+    rename_write(&dir, 21);
+    let events = watcher.wait_for("iteration 21", |e| saw_iteration(e, "a", 21) > 0);
+    assert_eq!(saw_iteration(&events, "a", 99), 0);
     assert_eq!(run_status(&sb, "a")["status"], "running");
-    assert!(
-        watcher
-            .stderr()
-            .contains("is gone; watching for it to come back")
-            || !watcher.stderr().contains("error"),
-        "{}",
-        watcher.stderr()
-    );
+    // The only thing worth saying was that the dir was gone for a while.
+    for line in watcher.stderr().lines() {
+        assert!(
+            line.contains("is gone; watching for it to come back"),
+            "{}",
+            watcher.stderr()
+        );
+    }
 }
 
 #[test]

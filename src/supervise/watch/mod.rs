@@ -245,6 +245,10 @@ struct Watched {
     /// The stamps the last completed tick left behind; `None` means "tick on the next look".
     baseline: Option<Stamps>,
     warned_limit: bool,
+    /// An event said the watched dir itself was deleted, moved or changed: whatever is at the
+    /// path now gets a new watch, even if it looks like the same dir (file systems without a
+    /// birth time may reuse the inode number at once).
+    stale: bool,
 }
 
 struct Loop<'a, 'w> {
@@ -428,9 +432,12 @@ impl<'a, 'w> Loop<'a, 'w> {
             return;
         }
         for path in &event.paths {
-            if let Some(session) = self.dirs.get(path) {
+            if let Some(session) = self.dirs.get(path).cloned() {
                 // The task dir itself was deleted or moved: re-arm on the next look.
-                self.schedule.notice(session, now);
+                if let Some(watched) = self.runs.get_mut(&session) {
+                    watched.stale = true;
+                }
+                self.schedule.notice(&session, now);
                 continue;
             }
             let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
@@ -516,6 +523,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             arm: Arm::Poll(None),
             baseline: None,
             warned_limit: false,
+            stale: false,
         };
         if let Some(id) = Stamps::of(&dir).dir {
             watched.arm = self.arm(&run.session, &dir, id, &mut watched.warned_limit);
@@ -568,7 +576,10 @@ impl<'a, 'w> Loop<'a, 'w> {
         let Some(watched) = self.runs.get(session) else {
             return false;
         };
-        let (dir, arm) = (watched.dir.clone(), watched.arm);
+        let (dir, arm, stale) = (watched.dir.clone(), watched.arm, watched.stale);
+        if let Some(watched) = self.runs.get_mut(session) {
+            watched.stale = false;
+        }
         match (arm, stamps.dir) {
             (Arm::Poll(None), None) => false,
             (_, None) => {
@@ -585,7 +596,11 @@ impl<'a, 'w> Loop<'a, 'w> {
                 }
                 false
             }
-            (Arm::Notify(old), Some(id)) | (Arm::Poll(Some(old)), Some(id)) if old == id => true,
+            (Arm::Notify(old), Some(id)) | (Arm::Poll(Some(old)), Some(id))
+                if old == id && !stale =>
+            {
+                true
+            }
             (_, Some(id)) => {
                 if let Arm::Notify(_) = arm {
                     self.notifier.unwatch(&dir);
