@@ -156,7 +156,8 @@ echo "cron median / watch median:    $(python3 -c "print(f'{30000 / $w_med:.0f}'
 
 # --- 2. idle CPU -----------------------------------------------------------------------------
 # cpu_seconds PID...: CPU time (user + system) of these processes and every process in their
-# process groups: live threads to the nanosecond (schedstat), reaped children in clock ticks.
+# process groups: live threads to the nanosecond (schedstat), reaped children (the watcher's
+# tmux calls) in clock ticks (10 ms: the kernel truncates their sum when it is read).
 cpu_seconds() {
   python3 - "$@" <<'PY'
 import os, sys
@@ -215,7 +216,7 @@ watch = (w1 - w0) / secs * 100
 inotify = (i1 - i0) / secs * 100
 cron = tick / 60 * 100
 print(f"{'driver':<26} {'CPU, % of one core':>20}")
-print(f"{'autoctl run watch':<26} {watch:>19.3f}%   ({(w1 - w0) * 1000:.1f} ms; {heartbeats} heartbeats in the run)")
+print(f"{'autoctl run watch':<26} {watch:>19.3f}%   ({(w1 - w0) * 1000:.1f} ms; {heartbeats} heartbeats since it started)")
 print(f"{'inotifywait (10 loops)':<26} {inotify:>19.3f}%   ({(i1 - i0) * 1000:.1f} ms; no heartbeat)")
 print(f"{'cron, run tick --all/min':<26} {cron:>19.3f}%   ({tick * 1000:.1f} ms per tick)")
 print(f"{'(tmux server, shared)':<26} {(t1 - t0) / secs * 100:>19.3f}%   (answers every capture)")

@@ -94,6 +94,10 @@ pub enum RunCommand {
     /// SIGTERM stops it between two decisions and exits 0 (a service stopped on purpose);
     /// SIGINT (Ctrl-C) and SIGHUP do the same and exit 130. With --session it also exits 0
     /// once that loop has ended, and 1 when there is no such run.
+    ///
+    /// Cron or watcher? Cron is simpler, the watcher saves the up to 60 s a loop waits for
+    /// the next tick after each step; both may run together (README: "cron or run watch?").
+    /// examples/systemd/autoctl-watch.service runs it as a user service.
     Watch(WatchArgs),
 }
 

@@ -112,9 +112,15 @@ fn collect(mut pipe: impl Read + Send + 'static, into: Arc<Mutex<String>>) -> Jo
 
 impl Watcher {
     fn start(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Watcher {
+        let mut all = vec!["run", "watch", "--heartbeat", "60s"];
+        all.extend_from_slice(args);
+        Watcher::spawn(sb, &all, env)
+    }
+
+    /// `autoctl ARGS...`, for a watcher started exactly as written somewhere else.
+    fn spawn(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Watcher {
         let mut cmd = sb.std_cmd();
-        cmd.args(["run", "watch", "--heartbeat", "60s"])
-            .args(args)
+        cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -788,6 +794,13 @@ fn sigint_stops_the_watcher_with_130() {
     let (code, _, err) = watcher.exit();
     assert_eq!(code, Some(130));
     assert_eq!(err.trim(), "autoctl: interrupted");
+    // SIGHUP (the terminal went away) is an interruption too.
+    let mut watcher = Watcher::start(&sb, &["--all"], &[]);
+    watcher.wait_for("the first heartbeat", |events| events.len() == 1);
+    watcher.kill("HUP");
+    let (code, _, err) = watcher.exit();
+    assert_eq!(code, Some(130), "{err}");
+    assert_eq!(err.trim(), "autoctl: interrupted");
 }
 
 #[test]
@@ -832,8 +845,36 @@ fn bad_arguments_and_a_bad_registry_are_one_line_and_exit_2() {
         let line = one_stderr_line(&output);
         assert!(line.contains(expected), "{args:?}: {line}");
     }
-    // A state dir that is a file, and a database that is not one.
+    // No state dir at all: a --session watcher has no run to watch (exit 1, like `run tick
+    // --session`) and creates nothing; an --all watcher is a service started before any run.
+    let missing = sb.path("no-state-yet");
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_STATE_DIR", &missing)
+        .args(["run", "watch", "--session", "a"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(one_stderr_line(&output).contains("no run for session \"a\""));
+    assert!(!missing.exists());
+    // A state dir that cannot be created or written: one line, exit 2.
     let file = sb.write("not-a-dir", "x");
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_STATE_DIR", file.join("state"))
+        .args(["run", "watch", "--all"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(one_stderr_line(&output).contains("not-a-dir"));
+    fs::create_dir_all(sb.path("state")).unwrap();
+    fs::set_permissions(sb.path("state"), fs::Permissions::from_mode(0o555)).unwrap();
+    let output = sb.unprivileged(&["run", "watch", "--all"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(one_stderr_line(&output).contains("state"));
+    assert!(!sb.path("state/autoctl.db").exists());
+    fs::set_permissions(sb.path("state"), fs::Permissions::from_mode(0o755)).unwrap();
+    // A state dir that is a file, and a database that is not one.
     let output = sb
         .cmd()
         .env("AUTOCTL_STATE_DIR", &file)
@@ -854,4 +895,33 @@ fn bad_arguments_and_a_bad_registry_are_one_line_and_exit_2() {
         "this is not a database, just text\n".repeat(200),
         "left as it was"
     );
+}
+
+#[test]
+fn the_systemd_unit_runs_as_written_and_stops_cleanly() {
+    let unit = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/systemd/autoctl-watch.service"),
+    )
+    .unwrap();
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .expect("an ExecStart line");
+    let args: Vec<&str> = exec.split_whitespace().skip(1).collect();
+    assert_eq!(&args[..3], ["run", "watch", "--all"], "{exec}");
+    assert!(
+        unit.contains("KillMode=mixed"),
+        "SIGTERM for the watcher only"
+    );
+    let sb = Sandbox::new();
+    let dir = observe_run(&sb, "a", &[]);
+    let mut watcher = Watcher::spawn(&sb, &args, &[]);
+    watcher.wait_for("the first heartbeat", |events| events.len() == 1);
+    rename_write(&dir, 1);
+    watcher.wait_for("iteration 1", |e| saw_iteration(e, "a", 1) > 0);
+    // What `systemctl stop` does.
+    watcher.kill("TERM");
+    let (code, _, err) = watcher.exit();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
 }
