@@ -316,6 +316,13 @@ fn steps_run(log_file: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Output of the pane, stamped when it arrived.
+type Chunk = (SystemTime, Vec<u8>);
+/// A `task_auto` row: session, status, stop reason, claimed by, iteration count.
+type Row = (String, String, Option<String>, Option<String>, i64);
+/// Arguments, environment, and what the one-line error must say.
+type BadCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
 /// plan, check, exec, check (NEEDS_FIX), exec, check (ACCEPT), merge, report.
 const STEPS: [&str; 8] = [
     "plan", "check", "exec", "check", "exec", "check", "merge", "report",
@@ -335,7 +342,7 @@ fn in_dispatch_mode_the_next_command_appears_within_two_seconds_of_the_signal() 
             .unwrap()
             .success()
     );
-    let chunks: Arc<Mutex<Vec<(SystemTime, Vec<u8>)>>> = Arc::default();
+    let chunks: Arc<Mutex<Vec<Chunk>>> = Arc::default();
     let reader = {
         let (fifo, chunks) = (fifo.clone(), Arc::clone(&chunks));
         std::thread::spawn(move || {
@@ -529,7 +536,7 @@ fn sigterm_mid_burst_leaves_every_file_and_row_consistent() {
     let mut rows = db
         .prepare("SELECT session_name, status, stop_reason, claimed_by, iteration_count FROM task_auto ORDER BY session_name")
         .unwrap();
-    let rows: Vec<(String, String, Option<String>, Option<String>, i64)> = rows
+    let rows: Vec<Row> = rows
         .query_map([], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })
@@ -806,7 +813,7 @@ fn sigint_stops_the_watcher_with_130() {
 #[test]
 fn bad_arguments_and_a_bad_registry_are_one_line_and_exit_2() {
     let sb = Sandbox::new();
-    let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+    let cases: &[BadCase] = &[
         (&["run", "watch"], &[], "--session"),
         (
             &["run", "watch", "--all", "--session", "a"],
