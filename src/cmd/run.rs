@@ -77,7 +77,7 @@ pub enum RunCommand {
     /// A foreground process (for systemd, tmux or a terminal) that makes the same decisions
     /// as `run tick`, as soon as they are due: it watches every running loop's task dir with
     /// inotify and runs the per-run tick when `.auto-signal` or `.auto-stop` appears, changes
-    /// or goes (in dispatch mode the next command is typed within a second of the signal; if
+    /// or goes (in dispatch mode the next command is typed about 0.1 s after the signal; if
     /// the pane is not ready yet it is looked at again after 25 ms, doubling to 30 s), and
     /// every --heartbeat it ticks every loop for stalls and limits, exactly like `run tick
     /// --all`. Loops started or stopped while it runs are picked up at once (it also watches
