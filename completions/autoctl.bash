@@ -184,6 +184,9 @@ _autoctl() {
             autoctl__subcmd__run,tick)
                 cmd="autoctl__subcmd__run__subcmd__tick"
                 ;;
+            autoctl__subcmd__run,watch)
+                cmd="autoctl__subcmd__run__subcmd__watch"
+                ;;
             autoctl__subcmd__schema,list)
                 cmd="autoctl__subcmd__schema__subcmd__list"
                 ;;
@@ -1520,7 +1523,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --tmux-socket --help start stop status lookup tick recover"
+            opts="-h --tmux-socket --help start stop status lookup tick recover watch"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1721,6 +1724,36 @@ _autoctl() {
             ;;
         autoctl__subcmd__run__subcmd__tick)
             opts="-h --session --all --dry-run --heartbeat --rules --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heartbeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__run__subcmd__watch)
+            opts="-h --session --all --heartbeat --rules --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

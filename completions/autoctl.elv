@@ -174,6 +174,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
             cand tick 'One heartbeat for running loops; prints one JSON line per run'
             cand recover 'Recover running loops after a restart (seed 000''s server recovery)'
+            cand watch 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
         }
         &'autoctl;run;start'= {
             cand --session 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)'
@@ -232,6 +233,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dry-run 'Decide and print, but change nothing'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;watch'= {
+            cand --session 'Watch this session''s run (until it ends)'
+            cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --all 'Watch every running run, and runs started later'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

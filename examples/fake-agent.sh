@@ -14,7 +14,9 @@
 #   --quota-at N         before step N, hit a usage limit for --quota-seconds (default 4)
 #   --fixes N            the post-exec check asks for N fixes before it accepts (default 1)
 #   --checkpoint C       dispatch mode: the checkpoint the step runs at
-#   --log FILE           append what happened (one line per event) to FILE
+#   --log FILE           append what happened (one line per event) to FILE; each signal also
+#                        logs `wrote iteration=N at=EPOCH` (when its write began, in seconds
+#                        with microseconds) so a supervisor's reaction time can be measured
 #
 # The agent never deletes anything: answering yes to its rm -rf question only prints what it
 # would have done. Waits use bash's builtin `read -t`, so the agent itself stays the pane's
@@ -123,6 +125,7 @@ run_step() {
 # The loop's own iteration count: the last signal's, kept across dispatched steps.
 iteration=$(cat "$state/iteration" 2>/dev/null || echo 0)
 write_signal() {
+  local at
   iteration=$((iteration + 1))
   echo "$iteration" >"$state/iteration"
   if [ -n "$step" ]; then
@@ -131,12 +134,15 @@ write_signal() {
     # supervisor counts signals).
     local n c
     IFS=$'\t' read -r n c < <("$AUTOCTL" next --step "$1" --result "$2" --checkpoint "$3")
+    at=$EPOCHREALTIME
     "$AUTOCTL" signal write "$task" --step "$1" --result "$2" --next "$n" --checkpoint "${c:-}"
   else
     # Observe mode: next and checkpoint come from the table, at the checkpoint the replaced
     # signal recorded.
+    at=$EPOCHREALTIME
     "$AUTOCTL" signal write "$task" --step "$1" --result "$2" --iteration "$iteration"
   fi
+  note "wrote iteration=$iteration at=$at"
   note "signal iteration=$iteration step=$1 result=$2 next=$("$AUTOCTL" signal read "$task" --field next)"
 }
 

@@ -185,6 +185,10 @@ impl Tmux {
             cmd.arg("-L").arg(socket);
         }
         cmd.stdin(Stdio::null());
+        // Its own process group: a Ctrl-C meant for a long-running autoctl (`run watch`) must
+        // not kill a tmux call half-way (typed text without its Enter); autoctl decides when
+        // to stop, between two decisions.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         cmd
     }
 

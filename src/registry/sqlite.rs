@@ -182,6 +182,15 @@ impl SqliteRegistry {
         &self.path
     }
 
+    /// How long a statement waits for another writer before failing with "database is
+    /// locked" (5 s by default). `run watch` waits less and retries with backoff, so it stays
+    /// responsive to signals while the registry is held.
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.conn
+            .busy_timeout(timeout)
+            .map_err(|err| describe(&self.path, err))
+    }
+
     fn configure(&mut self, access: Access) -> Result<()> {
         let path = self.path.clone();
         self.conn

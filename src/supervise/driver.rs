@@ -368,6 +368,13 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
                 message: message.clone(),
             },
         ),
+        // Commands (a dispatched step, a relaunch) are typed only at a ready shell prompt,
+        // which reads Enter as a key even in the same read as the text: no submit pause, so
+        // a dispatch costs no extra 100 ms of idle agent.
+        Effect::Send {
+            keys,
+            answered: None,
+        } => send_keys(world.terminal, &run.target, keys, Duration::ZERO),
         Effect::Send { keys, .. } => type_keys(world.terminal, &run.target, keys),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.
@@ -387,6 +394,15 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
 
 /// Type keys: literal text, then named keys, with a short pause before a submit.
 pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<()> {
+    send_keys(terminal, target, keys, SUBMIT_DELAY)
+}
+
+fn send_keys(
+    terminal: &dyn Terminal,
+    target: &str,
+    keys: &[Key],
+    submit_delay: Duration,
+) -> Result<()> {
     let mut after_text = false;
     for key in keys {
         match key {
@@ -395,8 +411,8 @@ pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<
                 after_text = true;
             }
             Key::Key(name) => {
-                if after_text {
-                    std::thread::sleep(SUBMIT_DELAY);
+                if after_text && !submit_delay.is_zero() {
+                    std::thread::sleep(submit_delay);
                 }
                 terminal.send_keys(target, std::slice::from_ref(name))?;
                 after_text = false;

@@ -25,3 +25,4 @@ pub fn state_dir() -> Result<PathBuf> {
 }
 pub mod driver;
 pub mod tick;
+pub mod watch;

@@ -10,6 +10,7 @@ mod next;
 mod pane;
 mod run;
 mod run_tick;
+mod run_watch;
 mod signal;
 mod stall;
 mod stop;

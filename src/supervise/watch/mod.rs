@@ -1,0 +1,825 @@
+//! `autoctl run watch`: the notification-driven driver of the tick core. One core, two
+//! drivers: cron runs `run tick` every minute; the watcher runs the very same per-run decision
+//! ([`driver::tick_one`]) the moment a run's `.auto-signal` or `.auto-stop` changes, and the
+//! same batched heartbeat ([`driver::tick`]) every `--heartbeat` for stalls and limits.
+//!
+//! What this module owns is *when* to tick, never *what* a tick decides:
+//! - one inotify watch (via `notify`, non-recursive) per running run's task dir, plus one on
+//!   the state dir so runs registered or ended by other processes are picked up at once;
+//! - a debounce window per run ([`schedule`]) that turns a burst of events into one look, and
+//!   stamps ([`stamp`]) that tell news from the echoes of the watcher's own reads and writes;
+//! - retries with backoff for what no event announces: a dispatch step due while the pane is
+//!   not ready, a run held by another tick, a failed tick, a locked database;
+//! - fallbacks: a dir that cannot be watched (the inotify watch limit) is polled, a task dir
+//!   deleted and recreated is watched again, a missing task dir is left to the heartbeat;
+//! - SIGTERM, SIGINT and SIGHUP end the loop between two decisions, never in the middle of one.
+//!
+//! Overlapping drivers (cron ticks, other watchers, `run stop`) are coordinated by the
+//! registry's claim: a tick claims the run in a short `BEGIN IMMEDIATE` transaction (a lease)
+//! and saves only while it still holds the claim, so one decision at a time is made per run.
+
+pub mod schedule;
+pub mod stamp;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher as _};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+use crate::output;
+use crate::protocol::{signal, stop};
+use crate::registry::sqlite::SqliteRegistry;
+use crate::registry::{self, DB_FILE, Mode, Registry, Run, Selection, Time};
+use crate::supervise::driver::{self, World};
+use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use schedule::{Due, Schedule, backoff};
+use stamp::{DirId, Stamps, explained};
+
+/// How long a burst of file events is gathered before the run is looked at. Writes arrive as
+/// bursts of one to a few events within about a millisecond (rename-write: one `moved_to`;
+/// a shell redirect: `modify` then `close_write`; see `bench/watch.sh`), so 20 ms coalesces
+/// them with room to spare and costs little of the latency budget.
+pub const DEBOUNCE: Duration = Duration::from_millis(20);
+/// How often a dir that cannot be watched is polled (stamps only: three `stat` calls).
+pub const POLL: Duration = Duration::from_millis(250);
+/// How often the registry is listed when its directory cannot be watched.
+pub const REGISTRY_POLL: Duration = Duration::from_secs(1);
+/// How long one registry statement waits for another writer before the watcher backs off
+/// and retries (shorter than a tick's five seconds, so SIGTERM is served promptly).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(1);
+/// Test hook: the largest number of inotify watches the watcher adds; past it, dirs are
+/// polled exactly as when the kernel's `fs.inotify.max_user_watches` is reached.
+pub const WATCH_LIMIT_VAR: &str = "AUTOCTL_WATCH_LIMIT";
+
+/// Which runs a watcher drives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Which {
+    All,
+    Session(String),
+}
+
+impl Which {
+    fn selection(&self) -> Selection<'_> {
+        match self {
+            Which::All => Selection::All,
+            Which::Session(session) => Selection::Session(session),
+        }
+    }
+
+    fn covers(&self, session: &str) -> bool {
+        match self {
+            Which::All => true,
+            Which::Session(only) => only == session,
+        }
+    }
+}
+
+/// How a watcher runs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub which: Which,
+    /// The tick options; `heartbeat` is also the heartbeat period.
+    pub options: TickOptions,
+    pub debounce: Duration,
+    pub poll: Duration,
+    /// At most this many inotify watches (the [`WATCH_LIMIT_VAR`] test hook).
+    pub watch_limit: Option<usize>,
+}
+
+impl Config {
+    pub fn new(which: Which, options: TickOptions) -> Config {
+        Config {
+            which,
+            options,
+            debounce: DEBOUNCE,
+            poll: POLL,
+            watch_limit: None,
+        }
+    }
+}
+
+/// Why a watcher returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// `--session`: its run has ended (or had ended already).
+    Finished,
+    /// `--session`: the registry has no such run.
+    NoRun,
+    /// Stopped by this signal, between two decisions.
+    Signal(i32),
+}
+
+/// The limit of [`WATCH_LIMIT_VAR`], if set.
+pub fn watch_limit_from_env() -> Result<Option<usize>> {
+    match std::env::var(WATCH_LIMIT_VAR) {
+        Ok(text) if !text.is_empty() => text
+            .parse()
+            .map(Some)
+            .with_context(|| format!("{WATCH_LIMIT_VAR}={text:?} is not a number of watches")),
+        _ => Ok(None),
+    }
+}
+
+/// Watch and tick until a signal arrives (or, for `--session`, until its run ends). Every
+/// tick's event goes to `emit`; an error from `emit` (a closed stdout) ends the watcher.
+pub fn watch(
+    registry: &mut SqliteRegistry,
+    world: &World<'_>,
+    config: &Config,
+    emit: &mut dyn FnMut(&TickEvent) -> Result<()>,
+) -> Result<Ended> {
+    let (tx, rx) = mpsc::channel();
+    let stop = Arc::new(AtomicI32::new(0));
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .context("cannot install the signal handlers")?;
+    let handle = signals.handle();
+    let signal_thread = {
+        let (tx, stop) = (tx.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                for sig in signals.forever() {
+                    // The first signal wins; the loop finishes the decision it is in.
+                    let _ = stop.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+                    let _ = tx.send(Msg::Signal);
+                }
+            })
+            .context("cannot start the signal thread")?
+    };
+    let result = Loop::new(registry, world, config, emit, tx, stop).and_then(|mut l| l.run(&rx));
+    handle.close();
+    let _ = signal_thread.join();
+    result
+}
+
+enum Msg {
+    Fs(notify::Result<notify::Event>),
+    Signal,
+}
+
+/// The inotify watches, counted against the (test) limit.
+struct Notifier {
+    watcher: Option<notify::RecommendedWatcher>,
+    armed: BTreeSet<PathBuf>,
+    limit: Option<usize>,
+}
+
+enum Refused {
+    /// The kernel's (or the test hook's) watch limit.
+    Limit,
+    Other(String),
+}
+
+impl Notifier {
+    fn new(tx: Sender<Msg>, limit: Option<usize>) -> Notifier {
+        let handler = move |event| {
+            let _ = tx.send(Msg::Fs(event));
+        };
+        let watcher = match notify::recommended_watcher(handler) {
+            Ok(watcher) => Some(watcher),
+            Err(err) => {
+                output::warn(&format!(
+                    "file notifications are unavailable ({err}; see fs.inotify.max_user_instances); polling every task dir instead"
+                ));
+                None
+            }
+        };
+        Notifier {
+            watcher,
+            armed: BTreeSet::new(),
+            limit,
+        }
+    }
+
+    fn watch(&mut self, dir: &Path) -> Result<(), Refused> {
+        let Some(watcher) = &mut self.watcher else {
+            return Err(Refused::Other(
+                "file notifications are unavailable".to_string(),
+            ));
+        };
+        if self.limit.is_some_and(|limit| self.armed.len() >= limit) {
+            return Err(Refused::Limit);
+        }
+        match watcher.watch(dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                self.armed.insert(dir.to_path_buf());
+                Ok(())
+            }
+            Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => Err(Refused::Limit),
+            Err(err) => Err(Refused::Other(err.to_string())),
+        }
+    }
+
+    fn unwatch(&mut self, dir: &Path) {
+        if self.armed.remove(dir)
+            && let Some(watcher) = &mut self.watcher
+        {
+            // Already gone when the dir was deleted: inotify drops the watch with it.
+            let _ = watcher.unwatch(dir);
+        }
+    }
+}
+
+/// How a run's task dir is followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arm {
+    /// An inotify watch on this inode.
+    Notify(DirId),
+    /// Polled: the dir could not be watched (`Some`: its identity) or is missing (`None`).
+    Poll(Option<DirId>),
+}
+
+struct Watched {
+    dir: PathBuf,
+    /// A row replaced by a new `run start` of the same session is a new run.
+    identity: (String, Time),
+    dispatch: bool,
+    arm: Arm,
+    /// The stamps the last completed tick left behind; `None` means "tick on the next look".
+    baseline: Option<Stamps>,
+    warned_limit: bool,
+    /// An event said the watched dir itself was deleted, moved or changed: whatever is at the
+    /// path now gets a new watch, even if it looks like the same dir (file systems without a
+    /// birth time may reuse the inode number at once).
+    stale: bool,
+}
+
+struct Loop<'a, 'w> {
+    registry: &'a mut SqliteRegistry,
+    world: &'a World<'w>,
+    config: &'a Config,
+    emit: &'a mut dyn FnMut(&TickEvent) -> Result<()>,
+    notifier: Notifier,
+    /// The canonical state dir, watched for registry writes when `registry_watched`.
+    state_dir: PathBuf,
+    registry_watched: bool,
+    runs: BTreeMap<String, Watched>,
+    /// Task dir -> session, to route events.
+    dirs: HashMap<PathBuf, String>,
+    schedule: Schedule<String>,
+    heartbeat_at: Instant,
+    heartbeat_failures: u32,
+    reload_at: Option<Instant>,
+    reload_failures: u32,
+    poll_at: Option<Instant>,
+    registry_polled_at: Instant,
+    stop: Arc<AtomicI32>,
+    finished: bool,
+}
+
+impl<'a, 'w> Loop<'a, 'w> {
+    fn new(
+        registry: &'a mut SqliteRegistry,
+        world: &'a World<'w>,
+        config: &'a Config,
+        emit: &'a mut dyn FnMut(&TickEvent) -> Result<()>,
+        tx: Sender<Msg>,
+        stop: Arc<AtomicI32>,
+    ) -> Result<Loop<'a, 'w>> {
+        let db_dir = crate::fsx::parent_dir(registry.path());
+        let state_dir = std::fs::canonicalize(&db_dir)
+            .with_context(|| format!("cannot resolve {}", db_dir.display()))?;
+        let now = Instant::now();
+        Ok(Loop {
+            registry,
+            world,
+            config,
+            emit,
+            notifier: Notifier::new(tx, config.watch_limit),
+            state_dir,
+            registry_watched: false,
+            runs: BTreeMap::new(),
+            dirs: HashMap::new(),
+            schedule: Schedule::new(config.debounce),
+            heartbeat_at: now,
+            heartbeat_failures: 0,
+            reload_at: None,
+            reload_failures: 0,
+            poll_at: None,
+            registry_polled_at: now,
+            stop,
+            finished: false,
+        })
+    }
+
+    fn stopped(&self) -> Option<i32> {
+        match self.stop.load(Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+
+    fn run(&mut self, rx: &Receiver<Msg>) -> Result<Ended> {
+        if let Which::Session(session) = &self.config.which
+            && self.registry.get(session)?.is_none()
+        {
+            return Ok(Ended::NoRun);
+        }
+        let state_dir = self.state_dir.clone();
+        match self.notifier.watch(&state_dir) {
+            Ok(()) => self.registry_watched = true,
+            Err(refused) => output::warn(&format!(
+                "cannot watch the registry's directory {} ({}); new runs are picked up within {}",
+                state_dir.display(),
+                describe(&refused),
+                crate::duration::format(REGISTRY_POLL)
+            )),
+        }
+        // Arm every run first, so a write during the first heartbeat is not missed.
+        if let Err(err) = self.reload(true) {
+            self.reload_failed(&err);
+        }
+        loop {
+            if let Some(sig) = self.stopped() {
+                return Ok(Ended::Signal(sig));
+            }
+            if self.finished {
+                return Ok(Ended::Finished);
+            }
+            let now = Instant::now();
+            if self.heartbeat_at <= now {
+                self.heartbeat()?;
+                continue;
+            }
+            if self.reload_at.is_some_and(|at| at <= now) {
+                self.reload_at = None;
+                match self.reload(false) {
+                    Ok(()) => self.reload_failures = 0,
+                    Err(err) => self.reload_failed(&err),
+                }
+                continue;
+            }
+            if self.poll_at.is_some_and(|at| at <= now) {
+                self.poll_at = None;
+                self.poll()?;
+                continue;
+            }
+            let due = self.schedule.take_due(now);
+            if !due.is_empty() {
+                for (session, why) in due {
+                    if self.stopped().is_some() || self.finished {
+                        break;
+                    }
+                    match why {
+                        Due::Check => self.check(&session)?,
+                        Due::Retry => {
+                            let stamps = self.runs.get(&session).map(|w| Stamps::of(&w.dir));
+                            if let Some(stamps) = stamps {
+                                self.tick(&session, stamps, false)?;
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            if self.poll_at.is_none() && self.needs_polling() {
+                self.poll_at = Some(now + self.config.poll);
+            }
+            let deadline = [
+                Some(self.heartbeat_at),
+                self.reload_at,
+                self.poll_at,
+                self.schedule.next(),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(self.heartbeat_at);
+            match rx.recv_timeout(deadline.saturating_duration_since(now)) {
+                Ok(msg) => {
+                    self.on_message(msg);
+                    while let Ok(msg) = rx.try_recv() {
+                        self.on_message(msg);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => bail!("the watcher's event channel closed"),
+            }
+        }
+    }
+
+    fn needs_polling(&self) -> bool {
+        !self.registry_watched || self.runs.values().any(|w| matches!(w.arm, Arm::Poll(_)))
+    }
+
+    fn on_message(&mut self, msg: Msg) {
+        let now = Instant::now();
+        let event = match msg {
+            Msg::Signal => return,
+            Msg::Fs(Ok(event)) => event,
+            Msg::Fs(Err(err)) => {
+                // Events may have been lost: look at everything.
+                output::warn(&format!("file notifications: {err}; looking at every run"));
+                self.notice_all(now);
+                return;
+            }
+        };
+        if event.need_rescan() {
+            self.notice_all(now);
+            return;
+        }
+        // Opening and reading a file (our own reads, too) is not a change.
+        if let EventKind::Access(kind) = event.kind
+            && kind != AccessKind::Close(AccessMode::Write)
+        {
+            return;
+        }
+        for path in &event.paths {
+            if let Some(session) = self.dirs.get(path).cloned() {
+                // The task dir itself was deleted or moved: re-arm on the next look.
+                if let Some(watched) = self.runs.get_mut(&session) {
+                    watched.stale = true;
+                }
+                self.schedule.notice(&session, now);
+                continue;
+            }
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                continue;
+            };
+            if name == signal::FILE_NAME || name == stop::FILE_NAME {
+                if let Some(session) = self.dirs.get(parent) {
+                    self.schedule.notice(session, now);
+                }
+            } else if parent == self.state_dir
+                && name.to_string_lossy().starts_with(DB_FILE)
+                && self.reload_at.is_none()
+            {
+                self.reload_at = Some(now + self.config.debounce);
+            }
+        }
+    }
+
+    fn notice_all(&mut self, now: Instant) {
+        let sessions: Vec<String> = self.runs.keys().cloned().collect();
+        for session in &sessions {
+            self.schedule.notice(session, now);
+        }
+        self.reload_at.get_or_insert(now);
+    }
+
+    /// Bring the watched set in line with the registry's running runs: arm new ones (and
+    /// look at them at once, unless this is the start, whose heartbeat looks at everything),
+    /// drop ended ones.
+    fn reload(&mut self, initial: bool) -> Result<()> {
+        let rows = self.registry.list()?;
+        let now = Instant::now();
+        let mut live = BTreeSet::new();
+        for run in rows
+            .iter()
+            .filter(|r| r.status.is_active() && self.config.which.covers(&r.session))
+        {
+            live.insert(run.session.clone());
+            match self.runs.get(&run.session) {
+                Some(known) if known.identity == identity(run) => continue,
+                Some(_) => self.drop_run(&run.session),
+                None => {}
+            }
+            self.add_run(run);
+            if !initial {
+                self.schedule.notice(&run.session, now);
+            }
+        }
+        let gone: Vec<String> = self
+            .runs
+            .keys()
+            .filter(|s| !live.contains(*s))
+            .cloned()
+            .collect();
+        for session in gone {
+            self.end_run(&session);
+        }
+        if let Which::Session(session) = &self.config.which
+            && !live.contains(session)
+            && !initial
+        {
+            self.finished = true;
+        }
+        Ok(())
+    }
+
+    fn reload_failed(&mut self, err: &anyhow::Error) {
+        let delay = backoff(self.reload_failures + 3);
+        self.reload_failures = self.reload_failures.saturating_add(1);
+        output::warn(&format!(
+            "cannot list the runs: {err:#}; retrying in {}",
+            crate::duration::format(delay)
+        ));
+        self.reload_at = Some(Instant::now() + delay);
+    }
+
+    fn add_run(&mut self, run: &Run) {
+        let dir = PathBuf::from(&run.task_dir);
+        let mut watched = Watched {
+            dir: dir.clone(),
+            identity: identity(run),
+            dispatch: run.mode == Mode::Dispatch,
+            arm: Arm::Poll(None),
+            baseline: None,
+            warned_limit: false,
+            stale: false,
+        };
+        if let Some(id) = Stamps::of(&dir).dir {
+            watched.arm = self.arm(&run.session, &dir, id, &mut watched.warned_limit);
+        }
+        self.dirs.insert(dir, run.session.clone());
+        self.runs.insert(run.session.clone(), watched);
+    }
+
+    /// Watch a task dir, or fall back to polling it (with a warning, once per run).
+    fn arm(&mut self, session: &str, dir: &Path, id: DirId, warned: &mut bool) -> Arm {
+        match self.notifier.watch(dir) {
+            Ok(()) => Arm::Notify(id),
+            Err(refused) => {
+                if !*warned {
+                    output::warn(&format!(
+                        "session {session:?}: cannot watch {} ({}); polling it every {} instead",
+                        dir.display(),
+                        describe(&refused),
+                        crate::duration::format(self.config.poll)
+                    ));
+                    *warned = true;
+                }
+                Arm::Poll(Some(id))
+            }
+        }
+    }
+
+    fn drop_run(&mut self, session: &str) {
+        if let Some(watched) = self.runs.remove(session) {
+            if matches!(watched.arm, Arm::Notify(_)) {
+                self.notifier.unwatch(&watched.dir);
+            }
+            self.dirs.remove(&watched.dir);
+        }
+        self.schedule.forget(&session.to_string());
+    }
+
+    /// The run has ended (or left the registry): stop watching it; a `--session` watcher is
+    /// done.
+    fn end_run(&mut self, session: &str) {
+        self.drop_run(session);
+        if matches!(self.config.which, Which::Session(_)) {
+            self.finished = true;
+        }
+    }
+
+    /// Follow the dir that is at the run's path now: re-arm a dir deleted and recreated or
+    /// replaced; a missing dir is polled until it comes back. Returns whether the dir exists.
+    fn reconcile(&mut self, session: &str, stamps: &Stamps) -> bool {
+        let Some(watched) = self.runs.get(session) else {
+            return false;
+        };
+        let (dir, arm, stale) = (watched.dir.clone(), watched.arm, watched.stale);
+        if let Some(watched) = self.runs.get_mut(session) {
+            watched.stale = false;
+        }
+        match (arm, stamps.dir) {
+            (Arm::Poll(None), None) => false,
+            (_, None) => {
+                if let Arm::Notify(_) = arm {
+                    self.notifier.unwatch(&dir);
+                }
+                output::warn(&format!(
+                    "session {session:?}: the task dir {} is gone; watching for it to come back (the heartbeat ends the run if it stays gone)",
+                    dir.display()
+                ));
+                if let Some(watched) = self.runs.get_mut(session) {
+                    watched.arm = Arm::Poll(None);
+                    watched.baseline = None;
+                }
+                false
+            }
+            (Arm::Notify(old), Some(id)) | (Arm::Poll(Some(old)), Some(id))
+                if old == id && !stale =>
+            {
+                true
+            }
+            (_, Some(id)) => {
+                if let Arm::Notify(_) = arm {
+                    self.notifier.unwatch(&dir);
+                }
+                let mut warned = self.runs.get(session).is_some_and(|w| w.warned_limit);
+                let new = self.arm(session, &dir, id, &mut warned);
+                if let Some(watched) = self.runs.get_mut(session) {
+                    watched.arm = new;
+                    watched.warned_limit = warned;
+                    // A different dir: whatever it holds is news.
+                    watched.baseline = None;
+                }
+                true
+            }
+        }
+    }
+
+    /// A run's files changed (or may have): tick if they differ from what the last tick left.
+    fn check(&mut self, session: &str) -> Result<()> {
+        let Some(dir) = self.runs.get(session).map(|w| w.dir.clone()) else {
+            return Ok(());
+        };
+        let stamps = Stamps::of(&dir);
+        // A missing dir is the heartbeat's to judge (it ends the run as lost): a dir being
+        // replaced (a checkout, a restore) must not end a loop because of a millisecond gap.
+        if !self.reconcile(session, &stamps) {
+            return Ok(());
+        }
+        if self.runs.get(session).and_then(|w| w.baseline) == Some(stamps) {
+            return Ok(());
+        }
+        self.tick(session, stamps, true)
+    }
+
+    fn poll(&mut self) -> Result<()> {
+        let polled: Vec<String> = self
+            .runs
+            .iter()
+            .filter(|(_, w)| matches!(w.arm, Arm::Poll(_)))
+            .map(|(s, _)| s.clone())
+            .collect();
+        for session in polled {
+            if self.stopped().is_some() {
+                return Ok(());
+            }
+            self.check(&session)?;
+        }
+        if !self.registry_watched && self.registry_polled_at.elapsed() >= REGISTRY_POLL {
+            self.registry_polled_at = Instant::now();
+            if let Err(err) = self.reload(false) {
+                self.reload_failed(&err);
+            }
+        }
+        Ok(())
+    }
+
+    /// One decision for one run, as `run tick --session` makes it.
+    fn tick(&mut self, session: &str, before: Stamps, fresh: bool) -> Result<()> {
+        let now = registry::now()?;
+        match driver::tick_one(
+            self.registry,
+            self.world,
+            session,
+            &self.config.options,
+            now,
+        ) {
+            Ok(Some(event)) => self.after(event, Some(before), fresh),
+            Ok(None) => {
+                self.end_run(session);
+                Ok(())
+            }
+            Err(err) => {
+                let delay = self
+                    .schedule
+                    .retry(&session.to_string(), Instant::now(), fresh);
+                output::warn(&format!(
+                    "session {session:?}: {err:#}; retrying in {}",
+                    crate::duration::format(delay)
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// The batched heartbeat, as `run tick --all` (or `--session`) makes it.
+    fn heartbeat(&mut self) -> Result<()> {
+        if let Err(err) = self.reload(false) {
+            self.reload_failed(&err);
+        }
+        let sessions: Vec<String> = self.runs.keys().cloned().collect();
+        let mut before = BTreeMap::new();
+        for session in sessions {
+            let stamps = Stamps::of(&self.runs[&session].dir);
+            self.reconcile(&session, &stamps);
+            self.retry_watch(&session);
+            before.insert(session, stamps);
+        }
+        let now = registry::now()?;
+        let ticked = match &self.config.which {
+            Which::All => driver::tick(
+                self.registry,
+                self.world,
+                self.config.which.selection(),
+                &self.config.options,
+                now,
+            ),
+            Which::Session(session) => driver::tick_one(
+                self.registry,
+                self.world,
+                session,
+                &self.config.options,
+                now,
+            )
+            .map(|event| event.into_iter().collect()),
+        };
+        match ticked {
+            Ok(events) => {
+                self.heartbeat_failures = 0;
+                self.heartbeat_at = Instant::now() + self.config.options.heartbeat;
+                for event in events {
+                    let stamps = before.get(&event.session).copied();
+                    self.after(event, stamps, true)?;
+                }
+            }
+            Err(err) => {
+                let delay = backoff(self.heartbeat_failures + 3).min(self.config.options.heartbeat);
+                self.heartbeat_failures = self.heartbeat_failures.saturating_add(1);
+                output::warn(&format!(
+                    "heartbeat: {err:#}; retrying in {}",
+                    crate::duration::format(delay)
+                ));
+                self.heartbeat_at = Instant::now() + delay;
+            }
+        }
+        Ok(())
+    }
+
+    /// A polled dir that could not be watched gets another chance at each heartbeat (a watch
+    /// may have been freed since).
+    fn retry_watch(&mut self, session: &str) {
+        let Some(watched) = self.runs.get(session) else {
+            return;
+        };
+        if let Arm::Poll(Some(id)) = watched.arm
+            && self.notifier.watcher.is_some()
+        {
+            let dir = watched.dir.clone();
+            if self.notifier.watch(&dir).is_ok()
+                && let Some(watched) = self.runs.get_mut(session)
+            {
+                watched.arm = Arm::Notify(id);
+            }
+        }
+    }
+
+    /// Print a tick's event and plan what comes next for its run.
+    fn after(&mut self, event: TickEvent, before: Option<Stamps>, fresh: bool) -> Result<()> {
+        (self.emit)(&event)?;
+        let session = event.session.clone();
+        let Some((dir, dispatch)) = self.runs.get(&session).map(|w| (w.dir.clone(), w.dispatch))
+        else {
+            // Registered after the last reload: the next reload arms it.
+            self.reload_at.get_or_insert_with(Instant::now);
+            return Ok(());
+        };
+        if !event.run.status.is_active() {
+            self.end_run(&session);
+            return Ok(());
+        }
+        let now = Instant::now();
+        // Another tick holds the run, or this one failed before deciding (the row is
+        // unchanged): the news this tick was for is not handled yet.
+        let incomplete = event.decision == Decision::Skip
+            || (event.decision == Decision::Error && event.saw.is_none());
+        if incomplete {
+            self.schedule.retry(&session, now, fresh);
+            return Ok(());
+        }
+        let after = Stamps::of(&dir);
+        let baseline = match before {
+            Some(before) if explained(&before, &after, &event.did) => Some(after),
+            Some(before) => {
+                // Someone wrote while the tick ran: look again after this burst.
+                self.schedule.notice(&session, now);
+                Some(before)
+            }
+            None => None,
+        };
+        if let Some(watched) = self.runs.get_mut(&session) {
+            watched.baseline = baseline;
+        }
+        if dispatch && self.awaits_ready_pane(&session) {
+            self.schedule.retry(&session, now, fresh);
+        } else {
+            self.schedule.settle(&session);
+        }
+        Ok(())
+    }
+
+    /// Dispatch mode: a step is due but was not typed (the pane was not ready). No file event
+    /// announces a pane becoming ready, so the run is ticked again with backoff (seed 001).
+    fn awaits_ready_pane(&mut self, session: &str) -> bool {
+        match self.registry.get(session) {
+            Ok(Some(run)) => run.status.is_active() && run.pending.is_some(),
+            Ok(None) => false,
+            Err(_) => true,
+        }
+    }
+}
+
+fn identity(run: &Run) -> (String, Time) {
+    (run.task_dir.clone(), run.started_at)
+}
+
+fn describe(refused: &Refused) -> String {
+    match refused {
+        Refused::Limit => {
+            "the inotify watch limit is reached; raise fs.inotify.max_user_watches".to_string()
+        }
+        Refused::Other(why) => why.clone(),
+    }
+}
