@@ -181,7 +181,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classificati
             let mut result = decide(rule, &found, &view, rules, ctx);
             result.foreground = foreground.map(str::to_string);
             result.passed_over = passed_over;
-            apply_foreground_policy(&mut result, rules, ctx.agent, foreground);
+            apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
             return result;
         }
     }
@@ -201,7 +201,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classificati
         explanation: "nothing on the bottom of the screen matched a rule; unchanged screens count toward a stall".to_string(),
         passed_over,
     };
-    apply_foreground_policy(&mut result, rules, ctx.agent, foreground);
+    apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
     result
 }
 
@@ -435,15 +435,19 @@ fn decide(
 }
 
 /// DESIGN.md "Who may be answered": with `--agent claude`, only the agent's own screen is
-/// acted on (and a shell, which the loop may restart the agent in).
+/// acted on (and a shell, which the loop may restart the agent in). A host such as `node`
+/// counts as the agent only when its screen shows the agent's own interface.
 fn apply_foreground_policy(
     result: &mut Classification,
     rules: &RuleSet,
     agent: Agent,
     foreground: Option<&str>,
+    view: &View<'_>,
 ) {
     let Some(command) = foreground else { return };
-    if agent != Agent::Claude || rules.is_agent_command(agent, command) {
+    if agent != Agent::Claude
+        || rules.is_agent(agent, command, view.content.iter().map(|&(_, text)| text))
+    {
         return;
     }
     if result.class == Class::Shell && rules.is_shell(command) {
@@ -617,8 +621,36 @@ mod tests {
         let generic = classify_text("Proceed? [y/N]", Agent::Generic, Some("cargo"));
         assert_eq!(generic.action, Action::Answer);
         // With claude, the agent's own process names are agents, including a version title.
-        let own = classify_text("Proceed? [y/N]", Agent::Claude, Some("2.0.14"));
+        let own = classify_text("Proceed? [Y/n]", Agent::Claude, Some("2.0.14"));
         assert_eq!(own.action, Action::Answer);
+    }
+
+    #[test]
+    fn a_version_title_is_the_agent_only_when_it_is_all_version() {
+        for title in ["2.1.197", "10.0.3"] {
+            let got = classify_text("Proceed? [Y/n]", Agent::Claude, Some(title));
+            assert_eq!(got.action, Action::Answer, "{title}");
+        }
+        for title in ["2.1.197-evil", "1.2.3.sh", "v2.1.197", "python3.11.2", "x2.1.197"] {
+            let got = classify_text("Proceed? [Y/n]", Agent::Claude, Some(title));
+            assert!(got.observe_only && got.keys.is_empty(), "{title}: {}", got.reason);
+        }
+    }
+
+    #[test]
+    fn node_is_the_agent_only_when_the_screen_is_claude_codes() {
+        // Any node program (a test runner, npm init) asking [Y/n] is not the agent.
+        let got = classify_text("? package name: (app)\nProceed? [Y/n]", Agent::Claude, Some("node"));
+        assert_eq!(got.action, Action::None, "{}", got.reason);
+        assert!(got.observe_only);
+        // Claude Code launched through node or npx shows its own footer and banner.
+        let screen = "⏺ I'll run the tests.\n\n╭──────────────╮\n│ Bash command\n│\n│   cargo test\n│   Run tests\n│\n│ Do you want to proceed?\n│ ❯ 1. Yes\n│   2. No\n╰──────────────╯\n Esc to cancel · Tab to amend · ctrl+e to explain";
+        for host in ["node", "npx", "npm"] {
+            let got = classify_text(screen, Agent::Claude, Some(host));
+            assert_eq!(got.action, Action::Answer, "{host}: {}", got.reason);
+        }
+        let got = classify_text(screen, Agent::Claude, Some("python3"));
+        assert!(got.observe_only, "python3 is never a host");
     }
 
     #[test]
