@@ -567,6 +567,32 @@ fn send_types_literally_submits_separately_and_verifies() {
     );
 }
 
+/// tmux reads an argument ending in `;` as its own command separator; the text must still
+/// arrive byte for byte (a command ending in `;`, a literal `\\;`, a lone `;`).
+#[test]
+fn send_delivers_trailing_semicolons_exactly() {
+    let sb = Sandbox::new();
+    let received = sb.path("received.txt");
+    let pane = start(&sb, "sink", &format!("exec cat > {}", received.display()));
+    wait_for(&sb, &pane, "cat", |_, command| command == "cat");
+    for text in ["echo hi;", "a\\;", ";", ";;", "x ; y"] {
+        sb.cmd()
+            .args(["pane", "send", &pane, "--text", text])
+            .assert()
+            .code(0);
+    }
+    sb.cmd()
+        .args(["pane", "send", &pane, "--keys", "Enter", "C-d"])
+        .assert()
+        .code(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while tmux(&sb, &["has-session", "-t", "sink"]).status.success() {
+        assert!(std::time::Instant::now() < deadline, "cat did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(fs::read_to_string(&received).unwrap(), "echo hi;a\\;;;;x ; y\n");
+}
+
 #[test]
 fn tmux_missing_server_down_and_bad_targets_are_one_line_exit_2() {
     let sb = Sandbox::new();
