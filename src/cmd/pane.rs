@@ -447,7 +447,7 @@ fn check_ready(tmux: &Tmux, target: &str, rules: &RuleSet) -> Result<(bool, Stri
         zone: Zone::Utc,
     };
     let result = classify::classify(&screen, rules, &ctx);
-    if result.class == Class::Shell {
+    if result.class == Class::Shell && result.prompt_visible {
         Ok((true, command, "a shell prompt is in front".to_string()))
     } else {
         Ok((

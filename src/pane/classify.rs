@@ -115,6 +115,10 @@ pub struct Classification {
     /// The program in front is not the agent: the screen is read, never answered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observe_only: bool,
+    /// A shell prompt line is on the screen (class `shell` decided by a prompt pattern, not
+    /// only by a shell being the foreground command): the shell waits for a command.
+    #[serde(skip)]
+    pub prompt_visible: bool,
     /// The deciding rule's explanation.
     #[serde(skip)]
     pub explanation: String,
@@ -198,6 +202,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classificati
         reset_at: None,
         foreground: foreground.map(str::to_string),
         observe_only: false,
+        prompt_visible: false,
         explanation: "nothing on the bottom of the screen matched a rule; unchanged screens count toward a stall".to_string(),
         passed_over,
     };
@@ -429,6 +434,7 @@ fn decide(
         reset_at,
         foreground: None,
         observe_only: false,
+        prompt_visible: rule.class == Class::Shell && !rule.patterns.is_empty(),
         explanation: rule.explanation.clone(),
         passed_over: Vec::new(),
     }
@@ -679,6 +685,24 @@ mod tests {
         ] {
             let got = classify_text(text, Agent::Generic, None);
             assert_eq!(got.class, Class::Shell, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_shell_in_front_without_a_prompt_line_shows_no_prompt() {
+        // Mid-output, a heredoc continuation, a half-typed command: the shell is busy reading.
+        for screen in [
+            "$ cat <<EOF\n> ",
+            "$ for i in 1 2; do\n> ",
+            "building 3 of 9 targets",
+            "$ echo half-typed",
+        ] {
+            let got = classify_text(screen, Agent::Claude, Some("bash"));
+            assert!(!got.prompt_visible, "{screen:?}: {}", got.reason);
+        }
+        for screen in ["done\ndev@box:~/app$ ", "$ ", "~/app on main\n❯"] {
+            let got = classify_text(screen, Agent::Claude, Some("zsh"));
+            assert!(got.prompt_visible, "{screen:?}: {}", got.reason);
         }
     }
 
