@@ -442,7 +442,10 @@ impl Terminal for Tmux {
             return Ok(());
         }
         let literal = escape_trailing_semicolon(text);
-        self.run(&["send-keys", "-l", "-t", target, "--", &literal].map(os), None)?;
+        self.run(
+            &["send-keys", "-l", "-t", target, "--", &literal].map(os),
+            None,
+        )?;
         Ok(())
     }
 

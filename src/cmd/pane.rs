@@ -427,7 +427,11 @@ struct ReadyReport {
 }
 
 /// One readiness check: a shell in front and a shell prompt on its last line.
-fn check_ready(tmux: &Tmux, target: &str, rules: &RuleSet) -> Result<(bool, String, String)> {
+pub(crate) fn check_ready(
+    tmux: &Tmux,
+    target: &str,
+    rules: &RuleSet,
+) -> Result<(bool, String, String)> {
     let snap = snapshot(tmux, target, CaptureOptions::default())?;
     let command = snap.pane.command.clone();
     if snap.pane.dead {

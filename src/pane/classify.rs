@@ -637,16 +637,30 @@ mod tests {
             let got = classify_text("Proceed? [Y/n]", Agent::Claude, Some(title));
             assert_eq!(got.action, Action::Answer, "{title}");
         }
-        for title in ["2.1.197-evil", "1.2.3.sh", "v2.1.197", "python3.11.2", "x2.1.197"] {
+        for title in [
+            "2.1.197-evil",
+            "1.2.3.sh",
+            "v2.1.197",
+            "python3.11.2",
+            "x2.1.197",
+        ] {
             let got = classify_text("Proceed? [Y/n]", Agent::Claude, Some(title));
-            assert!(got.observe_only && got.keys.is_empty(), "{title}: {}", got.reason);
+            assert!(
+                got.observe_only && got.keys.is_empty(),
+                "{title}: {}",
+                got.reason
+            );
         }
     }
 
     #[test]
     fn node_is_the_agent_only_when_the_screen_is_claude_codes() {
         // Any node program (a test runner, npm init) asking [Y/n] is not the agent.
-        let got = classify_text("? package name: (app)\nProceed? [Y/n]", Agent::Claude, Some("node"));
+        let got = classify_text(
+            "? package name: (app)\nProceed? [Y/n]",
+            Agent::Claude,
+            Some("node"),
+        );
         assert_eq!(got.action, Action::None, "{}", got.reason);
         assert!(got.observe_only);
         // Claude Code launched through node or npx shows its own footer and banner.

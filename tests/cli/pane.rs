@@ -590,7 +590,10 @@ fn send_delivers_trailing_semicolons_exactly() {
         assert!(std::time::Instant::now() < deadline, "cat did not exit");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert_eq!(fs::read_to_string(&received).unwrap(), "echo hi;a\\;;;;x ; y\n");
+    assert_eq!(
+        fs::read_to_string(&received).unwrap(),
+        "echo hi;a\\;;;;x ; y\n"
+    );
 }
 
 #[test]
