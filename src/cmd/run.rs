@@ -98,8 +98,10 @@ pub struct StartArgs {
     pub timeout: Duration,
     /// Dispatch mode: the command typed for each step
     ///
-    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. Values with quotes, `$`,
-    /// backticks, backslashes or control characters are refused. The command must return to
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
+    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
+    /// metacharacters, no spaces); the template may not contain `!` (bash history expansion).
+    /// The command must return to
     /// the shell when its step is done (the next step is typed at a shell prompt), e.g.
     /// `claude -p "/ai-cli-task {next} {task}"` for an agent that would otherwise stay open.
     #[arg(long, value_name = "TEMPLATE", default_value = command::DEFAULT_TEMPLATE)]

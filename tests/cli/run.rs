@@ -410,6 +410,33 @@ fn launch_refuses_a_pane_without_a_shell_prompt_unless_forced() {
     wait_screen(&busy, &|s| s.contains("echo LAUNCHED\necho LAUNCHED"));
 }
 
+/// A task directory whose name would change the typed command is refused before anything is
+/// registered or typed.
+#[test]
+fn a_task_dir_name_with_shell_syntax_is_refused_for_launch_and_dispatch() {
+    let sb = Sandbox::new();
+    for name in ["x;touch pwned", "x$(id)", "x!!", "a b", "x`id`"] {
+        let task = sb.module(&format!("TASK/{name}"));
+        for mode in [vec!["--launch"], vec!["--mode", "dispatch"]] {
+            let output = sb
+                .cmd()
+                .args(["run", "start", "--session", "s", "--task"])
+                .arg(&task)
+                .args(&mode)
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{name:?} {mode:?}");
+            let line = one_stderr_line(&output);
+            assert!(
+                line.contains("refusing to render {task}"),
+                "{name:?}: {line}"
+            );
+        }
+    }
+    assert!(!db(&sb).exists() || status_json(&sb).is_empty());
+    assert!(!sb.path("pwned").exists());
+}
+
 #[test]
 fn session_names_with_shell_metacharacters_are_data() {
     let sb = Sandbox::new();
