@@ -697,6 +697,35 @@ mod tests {
         assert_eq!(got.action, Action::Answer, "{}", got.reason);
     }
 
+    /// A default-No question is answered only when its context is clearly harmless.
+    #[test]
+    fn default_no_questions_about_loss_are_escalated() {
+        for screen in [
+            "Drop all data? [y/N]",
+            "Force the update? [y/N]",
+            "This will reset your configuration.\nContinue? [y/N]",
+            "WARNING: all local changes will be lost.\n\n\nProceed? (y/N)",
+            "Discard 3 unsaved files? [y/N]",
+            "Uninstall numpy-1.26? [y/N]",
+            "The target exists and will be replaced.\nOK? [y/n/N]\nOK? (yes/No)",
+            "Are you sure? [y/N]",
+            "Delete branch 'feature'? [y/N]",
+            "Type 'yes' to confirm: this cannot be undone",
+        ] {
+            let got = classify_text(screen, Agent::Generic, None);
+            assert_eq!(got.action, Action::Escalate, "{screen:?}: {}", got.reason);
+            assert!(got.destructive && got.keys.is_empty(), "{screen:?}");
+        }
+        for screen in [
+            "Collecting 2 packages\nContinue? [y/N]",
+            "Install 3 packages? [Y/n]",
+            "Proceed with the upgrade of 4 packages? (yes/no)",
+        ] {
+            let got = classify_text(screen, Agent::Generic, None);
+            assert_eq!(got.action, Action::Answer, "{screen:?}: {}", got.reason);
+        }
+    }
+
     #[test]
     fn a_menu_whose_command_scrolled_away_is_escalated() {
         let mut screen = String::new();

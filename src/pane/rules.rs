@@ -106,6 +106,8 @@ pub fn mask_set(masks: &[Mask]) -> Option<&'static regex::RegexSet> {
 #[derive(Debug)]
 pub struct Marker {
     pub id: String,
+    /// Applies only to rules that name it (a rule's default `markers` leave it out).
+    pub opt_in: bool,
     pub pattern: Pattern,
     pub explanation: String,
 }
@@ -207,6 +209,8 @@ struct MarkerDef {
     id: String,
     #[serde(default)]
     disabled: bool,
+    #[serde(default)]
+    opt_in: bool,
     #[serde(default)]
     pattern: Option<String>,
     #[serde(default)]
@@ -527,6 +531,7 @@ fn compile(
                     v,
                 )?,
                 explanation: m.explanation.unwrap_or_default(),
+                opt_in: m.opt_in,
                 id: m.id,
             })
         })
@@ -570,17 +575,28 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
             foreground.push(pattern(source, &what, v)?);
         }
     }
+    // `@all` names every marker that is not opt-in.
+    let all = || (0..markers.len()).filter(|&i| !markers[i].opt_in);
     let marker_ids: Vec<usize> = match &def.markers {
-        None => (0..markers.len()).collect(),
-        Some(ids) => ids
-            .iter()
-            .map(|id| {
-                markers
-                    .iter()
-                    .position(|m| &m.id == id)
-                    .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))
-            })
-            .collect::<Result<_>>()?,
+        None => all().collect(),
+        Some(ids) => {
+            let mut list = Vec::new();
+            for id in ids {
+                if id == "@all" {
+                    list.extend(all());
+                    continue;
+                }
+                list.push(
+                    markers
+                        .iter()
+                        .position(|m| &m.id == id)
+                        .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))?,
+                );
+            }
+            list.sort_unstable();
+            list.dedup();
+            list
+        }
     };
     Ok(Rule {
         id: def.id.clone(),
