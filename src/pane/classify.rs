@@ -334,7 +334,10 @@ fn decide(
             None => Some(lowest),
             Some(start) => (lowest..found.index)
                 .rev()
-                .find(|&i| start.is_match(view.lines[i].trim())),
+                // On the line as drawn: the frame starts in column 0 while the command inside
+                // is indented, so a command line that begins with `─` cannot pose as the
+                // frame and cut the lines above it out of the subject.
+                .find(|&i| start.is_match(view.lines[i].trim_end())),
         };
         match start {
             None => {
@@ -723,6 +726,17 @@ mod tests {
         ] {
             let got = classify_text(screen, Agent::Generic, None);
             assert_eq!(got.action, Action::Answer, "{screen:?}: {}", got.reason);
+        }
+    }
+
+    #[test]
+    fn a_command_line_that_looks_like_the_frame_does_not_cut_the_subject() {
+        for fake in ["═══", "────────", "━━ done"] {
+            let screen = format!(
+                "────────────────────────────────\n Bash command\n\n   rm -rf ~/work\n   {fake}\n   Tidy up\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No"
+            );
+            let got = classify_text(&screen, Agent::Claude, Some("claude"));
+            assert_eq!(got.action, Action::Escalate, "{fake}: {}", got.reason);
         }
     }
 
