@@ -740,6 +740,70 @@ mod tests {
         }
     }
 
+    /// Edits and creations of files that run code later or hold secrets are a person's call.
+    #[test]
+    fn edits_of_sensitive_paths_are_escalated() {
+        let prompt = |path: &str, verb: &str| {
+            let name = path.rsplit('/').next().unwrap();
+            let question = if verb == "Create file" {
+                format!("Do you want to create {name}?")
+            } else {
+                format!("Do you want to make this edit to {name}?")
+            };
+            format!(
+                "● Write({path})\n\n────────────────────────────────\n {verb}\n {path}\n╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌\n  1 x = 1\n╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌\n {question}\n ❯ 1. Yes\n   2. Yes, allow all edits during this session (shift+tab)\n   3. No\n\n Esc to cancel · Tab to amend"
+            )
+        };
+        for path in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude/hooks/stop.sh",
+            "/home/dev/.claude.json",
+            ".mcp.json",
+            ".github/workflows/ci.yml",
+            ".git/hooks/pre-commit",
+            ".git/config",
+            "/home/dev/.ssh/config",
+            "/home/dev/.ssh/authorized_keys",
+            "/home/dev/.bashrc",
+            "/home/dev/.zshrc",
+            "/home/dev/.profile",
+            "/home/dev/.config/fish/config.fish",
+            ".env",
+            ".env.production",
+            ".envrc",
+            "/home/dev/.aws/credentials",
+            "config/credentials.json",
+            "/home/dev/.npmrc",
+            "/home/dev/.netrc",
+            "certs/server.pem",
+            ".husky/pre-push",
+            "/etc/hosts",
+        ] {
+            for verb in ["Create file", "Edit file"] {
+                let got = classify_text(&prompt(path, verb), Agent::Claude, Some("claude"));
+                assert_eq!(got.action, Action::Escalate, "{path}: {}", got.reason);
+                assert!(
+                    got.markers.iter().any(|m| m.id == "sensitive-path"),
+                    "{path}"
+                );
+            }
+        }
+        for path in [
+            "src/lib.rs",
+            "docs/environment.md",
+            "tests/ssh_config.rs",
+            "README.md",
+        ] {
+            let got = classify_text(&prompt(path, "Edit file"), Agent::Claude, Some("claude"));
+            assert_eq!(got.action, Action::Answer, "{path}: {}", got.reason);
+        }
+        // A shell command that writes one is escalated as well.
+        let bash = "────────────────────────────────\n Bash command\n\n   echo 'alias ls=rm' >> ~/.bashrc\n   Add an alias\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No";
+        let got = classify_text(bash, Agent::Claude, Some("claude"));
+        assert_eq!(got.action, Action::Escalate, "{}", got.reason);
+    }
+
     #[test]
     fn a_menu_whose_command_scrolled_away_is_escalated() {
         let mut screen = String::new();
