@@ -805,6 +805,25 @@ mod tests {
     }
 
     #[test]
+    fn look_alikes_in_a_permission_box_are_answered() {
+        for command in [
+            "git push origin main",
+            "git push -u origin feature",
+            "grep -rf patterns.txt src",
+            "rmdir empty",
+            "git clean -n",
+            "curl -o page.html https://example.com",
+            "cargo test --all-features",
+        ] {
+            let screen = format!(
+                "────────────────────────────────\n Bash command\n\n   {command}\n   Do the step\n\n This command requires approval\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and don’t ask again for: {command} *\n   3. No\n\n Esc to cancel · Tab to amend · ctrl+e to explain"
+            );
+            let got = classify_text(&screen, Agent::Claude, Some("claude"));
+            assert_eq!(got.action, Action::Answer, "{command}: {}", got.reason);
+        }
+    }
+
+    #[test]
     fn a_menu_whose_command_scrolled_away_is_escalated() {
         let mut screen = String::new();
         for i in 0..60 {
