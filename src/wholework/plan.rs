@@ -301,7 +301,7 @@ fn scan_script(
 }
 
 /// `NAME=value` → (NAME, value).
-fn assignment(word: &str) -> Option<(String, String)> {
+pub(crate) fn assignment(word: &str) -> Option<(String, String)> {
     let (name, value) = word.split_once('=')?;
     let valid = !name.is_empty()
         && name
@@ -314,7 +314,7 @@ fn assignment(word: &str) -> Option<(String, String)> {
 
 /// Replace `$NAME` and `${NAME}` with values assigned earlier in the step; unknown ones are
 /// left as they are (and later treated as unknowable).
-fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
+pub(crate) fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
     if !word.contains('$') {
         return word.to_string();
     }
