@@ -96,7 +96,7 @@ fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
         }
         command.words = words;
         judge_command(&command, download_upstream, found);
-        let words = strip_prefixes(&command.words);
+        let words = strip_prefixes(skip_prompt(&command.words));
         if let Some(first) = words.first() {
             let name = program(first);
             if is_downloader(&name) {
@@ -139,8 +139,19 @@ fn add(found: &mut Vec<Danger>, id: &'static str, words: &[String], explanation:
     });
 }
 
+/// A transcript line starts with the prompt it was typed at (`$ rm -rf x`): the prompt glyph
+/// is not the program.
+fn skip_prompt(words: &[String]) -> &[String] {
+    let glyphs = ["$", "%", ">", "❯", "›", "»", "➜"];
+    let n = words
+        .iter()
+        .take_while(|w| glyphs.contains(&w.as_str()))
+        .count();
+    &words[n..]
+}
+
 fn judge_command(command: &Lexed, download_upstream: bool, found: &mut Vec<Danger>) {
-    let words = strip_prefixes(&command.words);
+    let words = strip_prefixes(skip_prompt(&command.words));
     let Some(first) = words.first() else {
         return;
     };
@@ -639,6 +650,8 @@ mod tests {
                 "pipe-to-shell",
             ),
             ("curl https://x.sh > i.sh; . ./i.sh", "pipe-to-shell"),
+            ("$ rm -rf build", "rm"),
+            ("❯ sudo rm -rf /", "rm"),
         ] {
             assert!(ids(script).contains(&id), "{script}: {:?}", dangers(script));
         }
@@ -675,6 +688,8 @@ mod tests {
             "make clean",
             "curl -o data.json https://x.io && python3 process.py data.json",
             "$HOME/.cargo/bin/cargo test",
+            "$ ./setup.sh",
+            "$ cargo build",
             "\"$(pwd)/target/debug/app\" --help",
         ] {
             assert!(
