@@ -211,6 +211,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--max-recoveries-per-iteration', '--max-recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

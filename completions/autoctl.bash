@@ -1589,7 +1589,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --agent --threshold --max-recoveries-per-iteration --max-recoveries --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -191,6 +191,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --max-recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
             cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --force 'With --launch: type the command even when the pane shows no shell prompt'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -254,6 +254,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l force -d 'With --launch: type the command even when the pane shows no shell prompt'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l session -d 'The run\'s session' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l task -d 'The run\'s task module directory' -r -F

@@ -106,31 +106,46 @@ fn extra_sections() -> String {
 
 /// What autoctl will and will not type into a pane on its own (README "Safety").
 pub const SAFETY: &str = "\
-autoctl types into a pane on its own only from stall check --apply, and only when all of \
-these hold: the pane has been unchanged for --threshold captures; with --agent claude (the \
-default) the agent itself is the pane's foreground command, so a child process (cargo, npm, \
-python, less) is observed and never typed into; a rule recognised a prompt whose answer is \
-known (permission, yes-no, continue) and the whole action under approval is on the screen; \
-no destructive marker appears in that action; the recovery budget is not spent; and no \
-autoctl has already answered this very screen.
+autoctl types into a terminal only here: stall check --apply and run tick answer a prompt that \
+stayed unchanged for --threshold captures; run tick in dispatch mode types the rendered \
+--command; run start --launch types the launch command once; run recover retypes it after the \
+agent exited; pane send types what you give it. Commands are typed only when a shell prompt is \
+visible (the foreground command is a shell and its last line is a prompt, not output or a \
+heredoc's > continuation); run start --launch otherwise exits 2 and types nothing unless \
+--force is given.
 
-What it types: the number of the plain Yes option of a Claude Code permission menu (never \
-Yes, and don't ask again), y and Enter for [y/N] and (y/n), yes and Enter for (yes/no), Enter \
-for Press enter to continue, q for a pager, continue and Enter when the agent asks whether \
-to continue.
+Answers, and only these: the number of the option labelled exactly Yes in a Claude Code \
+permission menu (never Yes, and don't ask again); y and Enter for Aider's (Y)es/(N)o, for \
+[Y/n] and (y/n), for Continue? alone, and for a default-No [y/N] or (y/N) only when neither it \
+nor the 4 lines above it mention loss or risk (drop, force, reset, discard, lose, overwrite, \
+replace, uninstall, remove, clean, prune, revert, kill, irreversible, are you sure); yes and \
+Enter for (yes/no) and type yes to confirm under the same check; Enter for Press enter to \
+continue; q for a pager; continue and Enter when the agent asks whether to continue.
 
-What it never types, only escalates: anything that deletes or overwrites data (rm, rm -i and \
-cp -i prompts, find -delete, shred, git rm, overwrite), rewrites history (git push --force, \
--f or +refspec, git reset --hard, git clean, rebase, commit --amend, branch -D), destroys \
-databases or disks (DROP, TRUNCATE, DELETE FROM, mkfs, dd), changes permissions recursively \
-(chmod -R, chown -R), pipes a download into a shell (curl | sh), runs sudo or --force, \
-deletes infrastructure or publishes packages, spends money or changes billing (Continue with \
-usage credits, Upgrade your plan), switches the model (/model pickers), trusts a folder or a \
-host key, logs in or asks for a password, or picks from a menu it does not know. Escalate \
-means the JSON says so once per distinct screen and nothing is typed.
+Before an answer: with --agent claude (the default) the program in front is the agent (claude, \
+or a title that is exactly a version such as 2.1.197; node, npm, npx, bun or deno only when the \
+screen shows Claude Code's own interface); the whole action under approval is on the screen; \
+it is not destructive; the recovery budget is not spent; and no autoctl answered this screen \
+already. The action is read with box borders stripped, line by line and joined (newlines, \
+spaces, nothing) so wrapped commands are whole, and split the way a shell splits it (quotes \
+undone; ;, &&, ||, |, $(...), backticks and <(...) separate; sudo, env, command, exec, nohup, \
+xargs skipped; /bin/rm is rm) before each command's arguments are judged.
 
-pane send is a primitive you invoke yourself: the policy governs what autoctl decides to \
-answer, not what you send. The markers and rules are data: autoctl pane rules --dump.";
+Never typed, only escalated: rm in any spelling (also plain rm file), rm -i, cp -i and mv -i \
+prompts, find -delete, shred, truncate, git rm, restore and checkout --; git push -f, --force, \
+--force-with-lease, +refspec or --delete, git reset --hard, git clean (not -n), rebase, commit \
+--amend, branch -D; DROP, TRUNCATE, DELETE FROM, dropdb, mkfs, dd of=, partitioners; chmod or \
+chown -R; a download run by an interpreter (curl | sh, | sudo bash, wget -O- | sh, bash \
+<(curl), sh -c $(curl), eval $(wget)); sudo, --force, > truncation; infrastructure deletes \
+and package publishing; edits of .claude/ settings and hooks, .mcp.json, .github/workflows, \
+.git/ internals, ~/.ssh, shell start-up files, .env files, credentials and keys, /etc; \
+Continue with usage credits, Upgrade your plan and other billing menus; /model pickers; folder \
+and host-key trust; logins and passwords; plan approval; and any menu it does not know. \
+Escalate means the JSON says so once per distinct screen and nothing is typed.
+
+Rendered commands (--command, --launch) accept substituted values made only of letters, \
+digits and . _ - / : @ % + , = that do not start with -; a template may not contain ! (bash \
+history expansion) or start with ^. The markers and rules are data: autoctl pane rules --dump.";
 
 /// Environment variables autoctl reads.
 pub const ENVIRONMENT: &[(&str, &str)] = &[

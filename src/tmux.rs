@@ -445,7 +445,11 @@ impl Terminal for Tmux {
             )?;
             return Ok(());
         }
-        self.run(&["send-keys", "-l", "-t", target, "--", text].map(os), None)?;
+        let literal = escape_trailing_semicolon(text);
+        self.run(
+            &["send-keys", "-l", "-t", target, "--", &literal].map(os),
+            None,
+        )?;
         Ok(())
     }
 
@@ -465,9 +469,27 @@ impl Terminal for Tmux {
     }
 }
 
+/// tmux splits its command line at an argument that ends in `;` (the `;` becomes a command
+/// separator and is not sent); a final `\\;` is tmux's escape for a literal `;`. Only the last
+/// character matters, so escaping it keeps every byte of the text.
+fn escape_trailing_semicolon(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.strip_suffix(';') {
+        Some(head) => format!("{head}\\;").into(),
+        None => text.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_final_semicolon_is_escaped() {
+        assert_eq!(escape_trailing_semicolon("echo hi;"), "echo hi\\;");
+        assert_eq!(escape_trailing_semicolon(";"), "\\;");
+        assert_eq!(escape_trailing_semicolon("a\\;"), "a\\\\;");
+        assert_eq!(escape_trailing_semicolon("a; b"), "a; b");
+    }
 
     #[test]
     fn targets_are_validated() {

@@ -65,8 +65,9 @@ pub struct NextArgs {
     pub table: String,
     /// Print the command a daemon would type for the next step, from TEMPLATE
     ///
-    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. Values with quotes, `$`,
-    /// backticks, backslashes or control characters are refused. When the answer is (stop)
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
+    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
+    /// metacharacters, no spaces); the template may not contain `!`. When the answer is (stop)
     /// nothing is printed and the exit code is 1 (there is no command to send).
     #[arg(long, value_name = "TEMPLATE")]
     pub command: Option<String>,

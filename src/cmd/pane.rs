@@ -427,7 +427,11 @@ struct ReadyReport {
 }
 
 /// One readiness check: a shell in front and a shell prompt on its last line.
-fn check_ready(tmux: &Tmux, target: &str, rules: &RuleSet) -> Result<(bool, String, String)> {
+pub(crate) fn check_ready(
+    tmux: &Tmux,
+    target: &str,
+    rules: &RuleSet,
+) -> Result<(bool, String, String)> {
     let snap = snapshot(tmux, target, CaptureOptions::default())?;
     let command = snap.pane.command.clone();
     if snap.pane.dead {
@@ -447,7 +451,7 @@ fn check_ready(tmux: &Tmux, target: &str, rules: &RuleSet) -> Result<(bool, Stri
         zone: Zone::Utc,
     };
     let result = classify::classify(&screen, rules, &ctx);
-    if result.class == Class::Shell {
+    if result.class == Class::Shell && result.prompt_visible {
         Ok((true, command, "a shell prompt is in front".to_string()))
     } else {
         Ok((

@@ -125,8 +125,10 @@ pub struct StartArgs {
     pub timeout: Duration,
     /// Dispatch mode: the command typed for each step
     ///
-    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. Values with quotes, `$`,
-    /// backticks, backslashes or control characters are refused. The command must return to
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
+    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
+    /// metacharacters, no spaces); the template may not contain `!` (bash history expansion).
+    /// The command must return to
     /// the shell when its step is done (the next step is typed at a shell prompt), e.g.
     /// `claude -p "/ai-cli-task {next} {task}"` for an agent that would otherwise stay open.
     #[arg(long, value_name = "TEMPLATE", default_value = command::DEFAULT_TEMPLATE)]
@@ -139,9 +141,16 @@ pub struct StartArgs {
     /// TEMPLATE may use {task}; without a value it is seed 000's
     /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
     /// when a shell is in front after a restart.
+    ///
+    /// The command is typed only at a shell prompt: when none shows within a few seconds
+    /// (a program runs in the pane, or the shell is mid-command), nothing is typed, nothing is
+    /// registered, and the exit status is 2. --force types it anyway.
     #[arg(long, value_name = "TEMPLATE", num_args = 0..=1,
           default_missing_value = DEFAULT_LAUNCH, require_equals = false)]
     pub launch: Option<String>,
+    /// With --launch: type the command even when the pane shows no shell prompt
+    #[arg(long, requires = "launch")]
+    pub force: bool,
     /// How panes are read: `claude` acts only on the agent's own screen; `generic` reads any
     /// program's prompts (same safety policy)
     #[arg(long, value_enum, default_value_t)]
@@ -397,6 +406,9 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             );
         }
     }
+    if launch_command.is_some() && !args.force {
+        launch_ready(&tmux, &new.target)?;
+    }
     let now = registry::now()?;
     registry.start(&new, now)?;
     clear_stale_stop(Path::new(&task_dir));
@@ -409,6 +421,28 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         }
     }
     Ok(Verdict::Yes)
+}
+
+/// How long `run start --launch` waits for a shell prompt (a pane created a moment ago is
+/// still starting its shell).
+const LAUNCH_READY_WAIT: Duration = Duration::from_secs(3);
+
+/// Refuse to type the launch command unless a shell prompt is in front: text typed into a
+/// running program is input to that program.
+fn launch_ready(tmux: &Tmux, target: &str) -> Result<()> {
+    let deadline = std::time::Instant::now() + LAUNCH_READY_WAIT;
+    loop {
+        let (ready, _, reason) = crate::cmd::pane::check_ready(tmux, target, RuleSet::embedded())?;
+        if ready {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            bail!(
+                "--launch: pane {target} is not at a shell prompt ({reason}); nothing typed or registered (wait with `autoctl pane ready {target} --wait 1m`, or pass --force)"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn world<'a>(tmux: &'a Tmux, socket: Option<&'a str>, rules: &'a RuleSet) -> Result<World<'a>> {

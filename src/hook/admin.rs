@@ -41,7 +41,7 @@ pub fn validate(config: &LoopConfig) -> Result<()> {
                 ("task", dir.display().to_string()),
                 ("iteration", "0".to_string()),
             ]);
-            command::render(template, &sample).context("--template")?;
+            command::render_prompt(template, &sample).context("--template")?;
         }
     }
     Ok(())

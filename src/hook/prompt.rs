@@ -102,7 +102,7 @@ pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, Str
     if let Some(iteration) = answer.iteration {
         vars.insert("iteration", iteration.to_string());
     }
-    command::render(template, &vars)
+    command::render_prompt(template, &vars)
         .map(Next::Prompt)
         .map_err(|err| format!("{err:#}"))
 }

@@ -9,6 +9,7 @@ pub mod classify;
 pub mod normalize;
 pub mod reset;
 pub mod rules;
+pub mod safety;
 
 use serde::{Deserialize, Serialize};
 

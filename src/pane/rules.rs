@@ -106,6 +106,8 @@ pub fn mask_set(masks: &[Mask]) -> Option<&'static regex::RegexSet> {
 #[derive(Debug)]
 pub struct Marker {
     pub id: String,
+    /// Applies only to rules that name it (a rule's default `markers` leave it out).
+    pub opt_in: bool,
     pub pattern: Pattern,
     pub explanation: String,
 }
@@ -173,6 +175,10 @@ pub struct RuleDef {
     pub subject: Option<SubjectDef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markers: Option<Vec<String>>,
+    /// Read the subject as shell commands too ([`super::safety`]); default true. Off for
+    /// prompts whose subject is file content (an edit's diff), not a command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,6 +210,8 @@ struct MarkerDef {
     #[serde(default)]
     disabled: bool,
     #[serde(default)]
+    opt_in: bool,
+    #[serde(default)]
     pattern: Option<String>,
     #[serde(default)]
     explanation: Option<String>,
@@ -218,6 +226,10 @@ struct RulesFile {
     version: Option<u32>,
     #[serde(default)]
     agents: Option<BTreeMap<String, Vec<String>>>,
+    #[serde(default)]
+    hosts: Option<BTreeMap<String, Vec<String>>>,
+    #[serde(default)]
+    agent_screens: Option<BTreeMap<String, Vec<String>>>,
     #[serde(default)]
     shells: Option<Vec<String>>,
     #[serde(default)]
@@ -264,6 +276,11 @@ impl Rule {
 pub struct RuleSet {
     /// Foreground commands that are the agent itself, per agent name.
     pub agents: BTreeMap<String, Vec<Pattern>>,
+    /// Foreground commands that may run the agent or anything else (`node`, `npx`), per agent
+    /// name: the agent only when the screen shows one of its [`RuleSet::agent_screens`] lines.
+    pub hosts: BTreeMap<String, Vec<Pattern>>,
+    /// Lines only the agent's own interface draws, per agent name.
+    pub agent_screens: BTreeMap<String, Vec<Pattern>>,
     pub shells: Vec<Pattern>,
     /// Lines of the agent's own interface (footers, status indicators): never "newer output"
     /// for `not_followed_by`.
@@ -317,6 +334,30 @@ impl RuleSet {
             .is_some_and(|patterns| patterns.iter().any(|p| p.is_match(command)))
     }
 
+    /// Is the program in front the agent? Its own process name is; a host (`node`) is only
+    /// when one of `lines` is the agent's own interface, because a host runs any program.
+    pub fn is_agent<'a>(
+        &self,
+        agent: Agent,
+        command: &str,
+        lines: impl IntoIterator<Item = &'a str>,
+    ) -> bool {
+        if self.is_agent_command(agent, command) {
+            return true;
+        }
+        let hosted = self
+            .hosts
+            .get(agent.as_str())
+            .is_some_and(|patterns| patterns.iter().any(|p| p.is_match(command)));
+        let Some(screens) = self.agent_screens.get(agent.as_str()) else {
+            return false;
+        };
+        hosted
+            && lines
+                .into_iter()
+                .any(|line| screens.iter().any(|p| p.is_match(line)))
+    }
+
     /// Is `command` a shell?
     pub fn is_shell(&self, command: &str) -> bool {
         self.shells.iter().any(|p| p.is_match(command))
@@ -330,6 +371,8 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         None => None,
     };
     let mut agents = base.agents.clone().unwrap_or_default();
+    let mut hosts = base.hosts.clone().unwrap_or_default();
+    let mut agent_screens = base.agent_screens.clone().unwrap_or_default();
     let mut shells = base.shells.clone().unwrap_or_default();
     let mut chrome = base.chrome.clone().unwrap_or_default();
     let mut masks = base.masks;
@@ -344,6 +387,12 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         }
         if let Some(user_agents) = user.agents {
             agents.extend(user_agents);
+        }
+        if let Some(user_hosts) = user.hosts {
+            hosts.extend(user_hosts);
+        }
+        if let Some(user_screens) = user.agent_screens {
+            agent_screens.extend(user_screens);
         }
         if let Some(user_shells) = user.shells {
             shells = user_shells;
@@ -367,6 +416,8 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     compile(
         Lists {
             agents,
+            hosts,
+            agent_screens,
             shells,
             chrome,
         },
@@ -414,6 +465,8 @@ fn patterns(sources: &[String], what: &str, validate: bool) -> Result<Vec<Patter
 /// The plain pattern lists of a rules file.
 struct Lists {
     agents: BTreeMap<String, Vec<String>>,
+    hosts: BTreeMap<String, Vec<String>>,
+    agent_screens: BTreeMap<String, Vec<String>>,
     shells: Vec<String>,
     chrome: Vec<String>,
 }
@@ -428,9 +481,19 @@ fn compile(
 ) -> Result<RuleSet> {
     let Lists {
         agents,
+        hosts,
+        agent_screens,
         shells,
         chrome,
     } = lists;
+    let per_agent = |lists: BTreeMap<String, Vec<String>>, what: &str| {
+        lists
+            .into_iter()
+            .map(|(name, list)| Ok((name.clone(), patterns(&list, &format!("{what}.{name}"), v)?)))
+            .collect::<Result<BTreeMap<_, _>>>()
+    };
+    let hosts = per_agent(hosts, "hosts")?;
+    let agent_screens = per_agent(agent_screens, "agent_screens")?;
     let chrome = patterns(&chrome, "chrome", v)?;
     let agents = agents
         .into_iter()
@@ -468,6 +531,7 @@ fn compile(
                     v,
                 )?,
                 explanation: m.explanation.unwrap_or_default(),
+                opt_in: m.opt_in,
                 id: m.id,
             })
         })
@@ -480,6 +544,8 @@ fn compile(
     compiled.sort_by_key(|rule| rule.priority);
     Ok(RuleSet {
         agents,
+        hosts,
+        agent_screens,
         shells: shell_patterns,
         chrome,
         masks,
@@ -509,17 +575,28 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
             foreground.push(pattern(source, &what, v)?);
         }
     }
+    // `@all` names every marker that is not opt-in.
+    let all = || (0..markers.len()).filter(|&i| !markers[i].opt_in);
     let marker_ids: Vec<usize> = match &def.markers {
-        None => (0..markers.len()).collect(),
-        Some(ids) => ids
-            .iter()
-            .map(|id| {
-                markers
-                    .iter()
-                    .position(|m| &m.id == id)
-                    .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))
-            })
-            .collect::<Result<_>>()?,
+        None => all().collect(),
+        Some(ids) => {
+            let mut list = Vec::new();
+            for id in ids {
+                if id == "@all" {
+                    list.extend(all());
+                    continue;
+                }
+                list.push(
+                    markers
+                        .iter()
+                        .position(|m| &m.id == id)
+                        .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))?,
+                );
+            }
+            list.sort_unstable();
+            list.dedup();
+            list
+        }
     };
     Ok(Rule {
         id: def.id.clone(),

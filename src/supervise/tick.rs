@@ -101,9 +101,13 @@ pub struct PaneView {
 
 impl PaneView {
     /// A shell prompt is in front and no command runs: the agent has exited, or (dispatch
-    /// mode) the pane is ready for the next command.
+    /// mode) the pane is ready for the next command. The prompt line must be on the screen:
+    /// a shell in front that prints output or waits on a heredoc's `> ` is not ready to be
+    /// typed into.
     pub fn shell_ready(&self) -> bool {
-        self.foreground_is_shell && self.classification.class == Class::Shell
+        self.foreground_is_shell
+            && self.classification.class == Class::Shell
+            && self.classification.prompt_visible
     }
 }
 
@@ -1076,6 +1080,31 @@ mod tests {
             classification: classify(&screen, rules, &ctx),
             answered_marker: None,
         }))
+    }
+
+    #[test]
+    fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
+        let rules = RuleSet::embedded();
+        let view = |text: &str| {
+            let ctx = Context {
+                agent: Agent::Claude,
+                now: at(0),
+                zone: Zone::Local,
+            };
+            let screen = Screen::from_text(text, Some("bash".to_string()));
+            PaneView {
+                pane_id: "%1".into(),
+                foreground: "bash".into(),
+                foreground_is_shell: true,
+                hash: normalize::hash(text, &rules.masks),
+                classification: classify(&screen, rules, &ctx),
+                answered_marker: None,
+            }
+        };
+        assert!(view("✓ report → (done)\n$ ").shell_ready());
+        for busy in ["$ cat <<EOF\n> ", "$ make\ncompiling 3 of 9", "$ echo half"] {
+            assert!(!view(busy).shell_ready(), "{busy:?}");
+        }
     }
 
     fn working() -> PaneObs {

@@ -301,7 +301,7 @@ fn scan_script(
 }
 
 /// `NAME=value` → (NAME, value).
-fn assignment(word: &str) -> Option<(String, String)> {
+pub(crate) fn assignment(word: &str) -> Option<(String, String)> {
     let (name, value) = word.split_once('=')?;
     let valid = !name.is_empty()
         && name
@@ -314,7 +314,7 @@ fn assignment(word: &str) -> Option<(String, String)> {
 
 /// Replace `$NAME` and `${NAME}` with values assigned earlier in the step; unknown ones are
 /// left as they are (and later treated as unknowable).
-fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
+pub(crate) fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
     if !word.contains('$') {
         return word.to_string();
     }
@@ -368,16 +368,19 @@ fn expand_braces(word: &str) -> Vec<String> {
 }
 
 /// A simple command from the lexer: its unquoted words, and text to scan as commands of its
-/// own (command substitutions).
+/// own (command and process substitutions).
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Lexed {
-    words: Vec<String>,
-    nested: Vec<String>,
+pub(crate) struct Lexed {
+    pub(crate) words: Vec<String>,
+    pub(crate) nested: Vec<String>,
+    /// Its standard input is the previous command's output (`a | b`, `a |& b`).
+    pub(crate) piped: bool,
 }
 
 /// Split a shell snippet into simple commands with unquoted words. Not a full shell: enough
-/// quoting, escaping and separators that a disguise cannot hide a word from the checks.
-fn lex(script: &str) -> Vec<Lexed> {
+/// quoting, escaping and separators that a disguise cannot hide a word from the checks. Also
+/// used by the pane classifier's safety policy ([`crate::pane::safety`]).
+pub(crate) fn lex(script: &str) -> Vec<Lexed> {
     let chars: Vec<char> = script.chars().collect();
     let mut commands = Vec::new();
     let mut current = Lexed::default();
@@ -478,6 +481,16 @@ fn lex(script: &str) -> Vec<Lexed> {
                 i = end + 1;
                 continue;
             }
+            // Process substitution: `<(curl …)` runs its body as a command.
+            '<' | '>' if chars.get(i + 1) == Some(&'(') => {
+                let (body, end) = balanced(&chars, i + 1);
+                word.push(c);
+                word.push_str(&format!("({body})"));
+                current.nested.push(body);
+                in_word = true;
+                i = end;
+                continue;
+            }
             '#' if !in_word => {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
@@ -486,9 +499,20 @@ fn lex(script: &str) -> Vec<Lexed> {
             }
             ';' | '&' | '|' | '\n' | '(' | ')' => {
                 finish_word(&mut word, &mut in_word, &mut current);
+                let piped = current.piped;
                 if !current.words.is_empty() || !current.nested.is_empty() {
                     commands.push(std::mem::take(&mut current));
                 }
+                let before = i.checked_sub(1).map(|b| chars[b]);
+                let after = chars.get(i + 1).copied();
+                // `|` (not `||`) pipes into the next command; `|&` and a `(` after a pipe
+                // keep piping; anything else starts a new pipeline.
+                current.piped = match c {
+                    '|' => after != Some('|') && before != Some('|'),
+                    '&' => before == Some('|') && piped,
+                    '(' => piped,
+                    _ => false,
+                };
                 i += 1;
                 continue;
             }
@@ -593,13 +617,13 @@ fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
 
 /// The program name of a word: its base name, lower-cased (a case-insensitive file system
 /// runs `GIT` as git).
-fn program(word: &str) -> String {
+pub(crate) fn program(word: &str) -> String {
     word.rsplit('/').next().unwrap_or(word).to_lowercase()
 }
 
 /// Skip what runs a command without being it: `sudo -u x`, `env A=1`, `command`, `nohup`,
 /// `time`, `nice -n 5`, `timeout 10`, `xargs`, `exec`.
-fn strip_prefixes(words: &[String]) -> &[String] {
+pub(crate) fn strip_prefixes(words: &[String]) -> &[String] {
     let mut rest = words;
     loop {
         let Some(first) = rest.first() else {
@@ -742,7 +766,7 @@ fn quote(word: &str) -> String {
 
 /// Is `arg` the long option `--name`, or an abbreviation of it git would accept (at least
 /// `min` characters), or `--name=…`?
-fn is_long_option(arg: &str, name: &str, min: usize) -> bool {
+pub(crate) fn is_long_option(arg: &str, name: &str, min: usize) -> bool {
     let Some(body) = arg.strip_prefix("--") else {
         return false;
     };

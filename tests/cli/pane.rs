@@ -509,6 +509,50 @@ fn ready_means_a_shell_prompt_and_nothing_running() {
     assert!(json_lines(&output)[0]["checks"].as_u64().unwrap() >= 2);
 }
 
+/// A shell in front is not enough: waiting on a heredoc's `> ` or holding a half-typed line, it
+/// would take typed text as data or append to the line.
+#[test]
+fn ready_needs_the_prompt_line_not_only_a_shell_in_front() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    tmux(&sb, &["send-keys", "-t", &shell, "-l", "cat <<EOF"]);
+    tmux(&sb, &["send-keys", "-t", &shell, "Enter"]);
+    wait_for(&sb, &shell, "the heredoc", |s, _| {
+        s.trim_end().ends_with('>')
+    });
+    let not_ready = |sb: &Sandbox| {
+        let output = sb
+            .cmd()
+            .args(["pane", "ready", &shell, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let report = json_lines(&output).remove(0);
+        assert_eq!(report["foreground"], "bash");
+        assert!(
+            report["reason"]
+                .as_str()
+                .unwrap()
+                .contains("no shell prompt"),
+            "{report}"
+        );
+    };
+    not_ready(&sb);
+    tmux(&sb, &["send-keys", "-t", &shell, "-l", "EOF"]);
+    tmux(&sb, &["send-keys", "-t", &shell, "Enter"]);
+    wait_for(&sb, &shell, "the prompt again", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    tmux(&sb, &["send-keys", "-t", &shell, "-l", "echo half-typed"]);
+    wait_for(&sb, &shell, "the typed text", |s, _| {
+        s.trim_end().ends_with("half-typed")
+    });
+    not_ready(&sb);
+}
+
 #[test]
 fn send_types_literally_submits_separately_and_verifies() {
     let sb = Sandbox::new();
@@ -564,6 +608,35 @@ fn send_types_literally_submits_separately_and_verifies() {
     assert!(
         tmux(&sb, &["list-buffers"]).stdout.is_empty(),
         "the paste buffer was deleted"
+    );
+}
+
+/// tmux reads an argument ending in `;` as its own command separator; the text must still
+/// arrive byte for byte (a command ending in `;`, a literal `\\;`, a lone `;`).
+#[test]
+fn send_delivers_trailing_semicolons_exactly() {
+    let sb = Sandbox::new();
+    let received = sb.path("received.txt");
+    let pane = start(&sb, "sink", &format!("exec cat > {}", received.display()));
+    wait_for(&sb, &pane, "cat", |_, command| command == "cat");
+    for text in ["echo hi;", "a\\;", ";", ";;", "x ; y"] {
+        sb.cmd()
+            .args(["pane", "send", &pane, "--text", text])
+            .assert()
+            .code(0);
+    }
+    sb.cmd()
+        .args(["pane", "send", &pane, "--keys", "Enter", "C-d"])
+        .assert()
+        .code(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while tmux(&sb, &["has-session", "-t", "sink"]).status.success() {
+        assert!(std::time::Instant::now() < deadline, "cat did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        fs::read_to_string(&received).unwrap(),
+        "echo hi;a\\;;;;x ; y\n"
     );
 }
 

@@ -330,6 +330,113 @@ fn bad_start_arguments_are_one_line_and_exit_2() {
     );
 }
 
+/// `--launch` types only at a shell prompt: not into a running program, not into a shell
+/// waiting on a heredoc's `> `. Refused: exit 2, one line, nothing typed, nothing registered.
+#[test]
+fn launch_refuses_a_pane_without_a_shell_prompt_unless_forced() {
+    let sb = Sandbox::new();
+    let task = sb.module("TASK/a");
+    let capture = |pane: &str| {
+        stdout(
+            &StdCommand::new("tmux")
+                .args(["-L", &sb.socket, "capture-pane", "-p", "-t", pane])
+                .output()
+                .unwrap(),
+        )
+    };
+    let type_line = |pane: &str, text: &str| {
+        for args in [vec!["-l", text], vec!["Enter"]] {
+            StdCommand::new("tmux")
+                .args(["-L", &sb.socket, "send-keys", "-t", pane])
+                .args(args)
+                .status()
+                .unwrap();
+        }
+    };
+    let wait_screen = |pane: &str, what: &dyn Fn(&str) -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !what(&capture(pane)) {
+            assert!(std::time::Instant::now() < deadline, "{}", capture(pane));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let busy = session(&sb, "busy");
+    wait_screen(&busy, &|s| s.trim_end().ends_with('$'));
+    type_line(&busy, "cat");
+    let heredoc = session(&sb, "heredoc");
+    wait_screen(&heredoc, &|s| s.trim_end().ends_with('$'));
+    type_line(&heredoc, "cat <<EOF");
+    wait_screen(&heredoc, &|s| s.trim_end().ends_with('>'));
+    for (name, pane, why) in [
+        ("busy", &busy, "\"cat\" is running"),
+        ("heredoc", &heredoc, "no shell prompt"),
+    ] {
+        let output = sb
+            .cmd()
+            .args([
+                "run",
+                "start",
+                "--session",
+                name,
+                "--launch=echo LAUNCHED",
+                "--task",
+            ])
+            .arg(&task)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{name}: {output:?}");
+        let line = one_stderr_line(&output);
+        assert!(
+            line.contains("not at a shell prompt") && line.contains(why),
+            "{line}"
+        );
+        assert!(!capture(pane).contains("LAUNCHED"), "{name}: nothing typed");
+    }
+    assert!(status_json(&sb).is_empty(), "no run was registered");
+    // --force is the person's explicit choice: the text goes to the program in front.
+    sb.cmd()
+        .args([
+            "run",
+            "start",
+            "--session",
+            "busy",
+            "--launch=echo LAUNCHED",
+            "--force",
+            "--task",
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    wait_screen(&busy, &|s| s.contains("echo LAUNCHED\necho LAUNCHED"));
+}
+
+/// A task directory whose name would change the typed command is refused before anything is
+/// registered or typed.
+#[test]
+fn a_task_dir_name_with_shell_syntax_is_refused_for_launch_and_dispatch() {
+    let sb = Sandbox::new();
+    for name in ["x;touch pwned", "x$(id)", "x!!", "a b", "x`id`"] {
+        let task = sb.module(&format!("TASK/{name}"));
+        for mode in [vec!["--launch"], vec!["--mode", "dispatch"]] {
+            let output = sb
+                .cmd()
+                .args(["run", "start", "--session", "s", "--task"])
+                .arg(&task)
+                .args(&mode)
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{name:?} {mode:?}");
+            let line = one_stderr_line(&output);
+            assert!(
+                line.contains("refusing to render {task}"),
+                "{name:?}: {line}"
+            );
+        }
+    }
+    assert!(!db(&sb).exists() || status_json(&sb).is_empty());
+    assert!(!sb.path("pwned").exists());
+}
+
 #[test]
 fn session_names_with_shell_metacharacters_are_data() {
     let sb = Sandbox::new();

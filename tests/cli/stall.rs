@@ -155,6 +155,65 @@ fn a_child_process_in_front_of_claude_is_observed_never_typed_into() {
     assert_eq!(fs::read_to_string(&out).unwrap(), "y\n");
 }
 
+/// The review's bypasses against a live pane: a fake Claude Code showing a wrapped
+/// `curl … | sh`, a `bash <(curl …)`, an edit of `.claude/settings.json`, and a node program's
+/// [Y/n]; real bash questions that default to No. `--apply` types nothing into any of them,
+/// and still answers the harmless default-No question.
+#[test]
+fn stall_check_apply_refuses_the_review_bypasses_on_live_panes() {
+    let sb = Sandbox::new();
+    let args = ["--threshold", "1", "--apply"];
+    for fixture in [
+        "permission-destructive-wrapped-curl-pipe-sh",
+        "permission-destructive-bash-process-substitution",
+        "permission-edit-sensitive-claude-settings",
+        "permission-destructive-rm-r-f",
+    ] {
+        let path = format!("tests/fixtures/panes/synthetic/{fixture}.txt");
+        let (agent, log) = fake_agent(&sb, fixture, &path);
+        check(&sb, &agent, &args);
+        let report = check(&sb, &agent, &args);
+        assert_eq!(
+            verdict(&report),
+            ("stalled", "escalate", false),
+            "{fixture}: {report}"
+        );
+        assert_eq!(report["destructive"], true, "{fixture}");
+        assert_eq!(settle(&log), "", "{fixture}: nothing typed");
+    }
+    let question = |name: &str, text: &str| {
+        let out = sb.path(&format!("{name}.answer"));
+        let pane = start(
+            &sb,
+            name,
+            &format!(
+                "bash -c 'printf \"%s\\n\" \"{text}\"; read -p \"Continue? [y/N] \" x; echo \"$x\" > {}; sleep 30'",
+                out.display()
+            ),
+        );
+        wait_for(&sb, &pane, "the question", |s, _| s.contains("[y/N]"));
+        (pane, out)
+    };
+    let generic = ["--threshold", "1", "--apply", "--agent", "generic"];
+    let (risky, risky_out) = question("risky", "This will drop the staging database.");
+    let (harmless, harmless_out) = question("harmless", "Collecting 2 packages.");
+    for (pane, out, expected) in [
+        (&risky, &risky_out, ("stalled", "escalate", false)),
+        (&harmless, &harmless_out, ("stalled", "answer", true)),
+    ] {
+        check(&sb, pane, &generic);
+        let report = check(&sb, pane, &generic);
+        assert_eq!(verdict(&report), expected, "{report}");
+        if expected.2 {
+            wait_for(&sb, pane, "the answer", |_, _| out.exists());
+            assert_eq!(fs::read_to_string(out).unwrap(), "y\n");
+        } else {
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(!out.exists(), "nothing typed into the risky question");
+        }
+    }
+}
+
 #[test]
 fn real_prompts_rm_cp_python_and_less_get_the_policy() {
     let sb = Sandbox::new();
