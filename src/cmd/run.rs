@@ -388,6 +388,17 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         },
     };
     let mut registry = open()?;
+    // A loop that already owns the session or the task dir is the answer (exit 3, naming the
+    // owner) even when the pane is gone; the insert below checks again, atomically.
+    let owner = match registry.get(&new.session)? {
+        Some(run) if run.status.is_active() => Some(run),
+        _ => registry
+            .find_task(&new.task_dir)?
+            .filter(|run| run.status.is_active()),
+    };
+    if let Some(owner) = owner {
+        return Err(registry::StartConflict::error(&new, &owner));
+    }
     let tmux = Tmux::new(socket)?;
     let pane = match driver::pane_of(&tmux, &new.target) {
         Ok(pane) => pane,

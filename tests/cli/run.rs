@@ -235,6 +235,15 @@ fn a_second_start_for_a_session_or_a_task_dir_exits_3_naming_the_owner() {
             "{line}"
         );
     }
+    // The owner is the answer even when the new session has no tmux pane at all.
+    let paneless = sb
+        .cmd()
+        .args(["run", "start", "--session", "three", "--task"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(paneless.status.code(), Some(3), "{paneless:?}");
+    assert!(one_stderr_line(&paneless).contains("already has a loop running in session \"one\""));
     // Nothing was added or changed by the refused starts.
     let reports = status_json(&sb);
     assert_eq!(reports.len(), 1);
