@@ -952,6 +952,15 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
         t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
         return finish(t);
     }
+    // Every running row loses its stale stop, whatever the pane shows: it would end a
+    // restarted agent at once, and a lost run's leftover would greet the next `run start`.
+    if let StopObs::Requested(_) | StopObs::Unreadable(_) = obs.stop {
+        t.effects.push(Effect::RemoveStop);
+        t.event.decide(
+            Decision::Continue,
+            "removed a stale .auto-stop so the restarted agent does not exit at once",
+        );
+    }
     let view = match &obs.pane {
         PaneObs::Gone(why) => {
             let why = format!("the pane {} is gone: {why}", before.target);
@@ -965,13 +974,6 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
         }
         PaneObs::Seen(view) => view.as_ref(),
     };
-    if let StopObs::Requested(_) | StopObs::Unreadable(_) = obs.stop {
-        t.effects.push(Effect::RemoveStop);
-        t.event.decide(
-            Decision::Continue,
-            "removed a stale .auto-stop so the restarted agent does not exit at once",
-        );
-    }
     t.run.stall.last_hash = None;
     t.run.stall.unchanged = 0;
     t.run.shell_seen = 0;
@@ -1489,6 +1491,16 @@ mod tests {
             &OPTIONS,
         );
         assert_eq!(gone.run.status, Status::Lost);
+        // A lost run's stale stop goes too.
+        let mut gone_with_stop = obs(SignalObs::Missing, PaneObs::Gone("x".into()));
+        gone_with_stop.stop = StopObs::Requested("timeout".into());
+        let gone = recover(&run, &gone_with_stop, at(60), &OPTIONS);
+        assert_eq!(gone.run.status, Status::Lost);
+        assert!(
+            gone.effects.contains(&Effect::RemoveStop),
+            "{:?}",
+            gone.effects
+        );
     }
 
     #[test]

@@ -464,6 +464,84 @@ fn a_killed_pane_loses_the_run_and_a_deleted_task_dir_too() {
     );
 }
 
+/// `run recover` after a restart, on the two other outcomes than a relaunch: a pane that is
+/// gone loses its run (and its stale stop file), an agent still running is left alone with
+/// its stall baseline reset.
+#[test]
+fn run_recover_loses_a_gone_pane_and_leaves_a_live_agent_alone() {
+    let sb = Sandbox::new();
+    let gone = task(&sb, "gone");
+    let alive = task(&sb, "alive");
+    session(&sb, "r1");
+    session(&sb, "r2");
+    for (name, dir) in [("r1", &gone), ("r2", &alive)] {
+        sb.cmd()
+            .args([
+                "run",
+                "start",
+                "--session",
+                name,
+                "--agent",
+                "generic",
+                "--task",
+            ])
+            .arg(dir)
+            .assert()
+            .code(0);
+    }
+    // r2's "agent": a program in front of the shell.
+    StdCommand::new("tmux")
+        .args([
+            "-L",
+            &sb.socket,
+            "send-keys",
+            "-t",
+            "=r2:",
+            "sleep 30",
+            "Enter",
+        ])
+        .status()
+        .unwrap();
+    wait_for("sleep to run", || capture(&sb, "=r2:").contains("sleep 30"));
+    // A baseline from before the restart, which recovery must forget.
+    tick(&sb, &["--session", "r2"]);
+    StdCommand::new("tmux")
+        .args(["-L", &sb.socket, "kill-session", "-t", "=r1"])
+        .status()
+        .unwrap();
+    for dir in [&gone, &alive] {
+        fs::write(
+            dir.join(".auto-stop"),
+            r#"{"reason":"timeout","timestamp":"2027-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+    }
+    let output = sb.cmd().args(["run", "recover"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let events = json_lines(&output);
+    let by_session = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["session"] == name)
+            .unwrap_or_else(|| panic!("no event for {name}: {events:?}"))
+            .clone()
+    };
+    assert_eq!(by_session("r1")["decision"], "lost", "{events:?}");
+    assert_eq!(status(&sb, "r1")["stop_reason"], "pane_gone");
+    assert_eq!(by_session("r2")["decision"], "continue", "{events:?}");
+    assert_eq!(status(&sb, "r2")["status"], "running");
+    assert_eq!(status(&sb, "r2")["stall_count"], 0);
+    for dir in [&gone, &alive] {
+        assert!(!dir.join(".auto-stop").exists(), "{}", dir.display());
+    }
+    // Nothing was typed into the live agent's pane.
+    assert!(
+        !capture(&sb, "=r2:").contains("agent"),
+        "{}",
+        capture(&sb, "=r2:")
+    );
+}
+
 #[test]
 fn a_dry_run_changes_nothing() {
     let sb = Sandbox::new();
