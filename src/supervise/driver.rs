@@ -189,55 +189,29 @@ fn done(effect: Effect, result: Result<()>) -> Did {
     }
 }
 
-/// Capture every run's pane in one tmux call.
+/// Capture every run's pane in one tmux call (tmux.rs splits it into calls that fit tmux's
+/// command limit).
 fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
     if runs.is_empty() {
         return Vec::new();
     }
-    let mut panes = Vec::with_capacity(runs.len());
-    for chunk in chunks(runs) {
-        let targets: Vec<String> = chunk.iter().map(|r| r.target.clone()).collect();
-        match world
-            .terminal
-            .snapshots(&targets, CaptureOptions::default())
-        {
-            Ok(snapshots) => panes.extend(
-                chunk
-                    .iter()
-                    .zip(snapshots)
-                    .map(|(run, snapshot)| pane_obs(world, run, snapshot, now)),
-            ),
-            Err(err) => {
-                let why = crate::output::one_line(&format!("{err:#}"));
-                panes.extend(chunk.iter().map(|_| PaneObs::Unavailable(why.clone())));
-            }
+    let targets: Vec<String> = runs.iter().map(|r| r.target.clone()).collect();
+    match world
+        .terminal
+        .snapshots(&targets, CaptureOptions::default())
+    {
+        Ok(snapshots) => runs
+            .iter()
+            .zip(snapshots)
+            .map(|(run, snapshot)| pane_obs(world, run, snapshot, now))
+            .collect(),
+        Err(err) => {
+            let why = crate::output::one_line(&format!("{err:#}"));
+            runs.iter()
+                .map(|_| PaneObs::Unavailable(why.clone()))
+                .collect()
         }
     }
-    panes
-}
-
-/// tmux refuses a command line longer than its message limit (16 KiB, "command too long"),
-/// so one chained capture covers as many panes as fit in [`CHAINED_BYTES`].
-const CHAINED_BYTES: usize = 12 * 1024;
-/// What one pane adds to a chained capture besides its target (twice): the commands, the
-/// metadata format and the separators.
-const PER_PANE_BYTES: usize = 256;
-
-fn chunks(runs: &[Run]) -> Vec<&[Run]> {
-    let mut chunks = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (i, run) in runs.iter().enumerate() {
-        let cost = PER_PANE_BYTES + 2 * run.target.len();
-        if i > start && size + cost > CHAINED_BYTES {
-            chunks.push(&runs[start..i]);
-            (start, size) = (i, 0);
-        }
-        size += cost;
-    }
-    if start < runs.len() {
-        chunks.push(&runs[start..]);
-    }
-    chunks
 }
 
 fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time) -> PaneObs {
@@ -742,28 +716,5 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_ne!(event.decision, tick::Decision::Skip);
-    }
-
-    fn run(target: &str) -> Run {
-        Run::new(&sample(target), at(0))
-    }
-
-    #[test]
-    fn chained_captures_stay_under_the_tmux_message_limit() {
-        let runs: Vec<Run> = (0..250).map(|i| run(&format!("=agent-{i}:"))).collect();
-        let parts = chunks(&runs);
-        assert!(parts.len() > 1);
-        assert_eq!(parts.iter().map(|c| c.len()).sum::<usize>(), runs.len());
-        for part in &parts {
-            let size: usize = part
-                .iter()
-                .map(|r| PER_PANE_BYTES + 2 * r.target.len())
-                .sum();
-            assert!(size <= CHAINED_BYTES, "{size}");
-        }
-        // A target longer than a whole chunk still gets a capture of its own.
-        let huge = vec![run(&"x".repeat(CHAINED_BYTES)), run("a")];
-        assert_eq!(chunks(&huge).len(), 2);
-        assert!(chunks(&[]).is_empty());
     }
 }

@@ -437,3 +437,82 @@ fn the_default_state_lives_in_the_state_dir_and_counts_across_runs() {
     assert!(autoctl::schema::violations("stall-state", &doc).is_empty());
     assert_eq!(doc["targets"]["agent"]["checks"], 3);
 }
+
+/// tmux refuses a client command over 16 KiB, so a chained capture of 120 panes must be split
+/// into a few calls by autoctl itself — not fall back to one call per pane. A `tmux` shim first
+/// on PATH counts the client calls.
+#[test]
+fn all_panes_over_a_hundred_and_twenty_panes_takes_a_few_tmux_calls() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let real = which_tmux();
+    // One client call creates all the panes (120 windows of `cat`, which waits for input).
+    let mut args: Vec<String> = vec![
+        "new-session".into(),
+        "-d".into(),
+        "-s".into(),
+        "many".into(),
+        "cat".into(),
+    ];
+    for _ in 1..120 {
+        args.extend([";", "new-window", "-d", "-t", "many", "cat"].map(String::from));
+    }
+    let out = std::process::Command::new(&real)
+        .args(["-L", &sb.socket])
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let bin = sb.path("shim");
+    fs::create_dir_all(&bin).unwrap();
+    let calls = sb.path("tmux-calls.log");
+    let shim = bin.join("tmux");
+    fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho \"$3\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            real
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&shim, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let output = sb
+        .cmd()
+        .env("PATH", path)
+        .args(["stall", "check", "--all-panes", "--state"])
+        .arg(sb.path("many.json"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let reports = json_lines(&output);
+    assert_eq!(reports.len(), 120);
+    let mut panes: Vec<&str> = reports
+        .iter()
+        .map(|r| r["pane"].as_str().unwrap())
+        .collect();
+    panes.sort_unstable();
+    panes.dedup();
+    assert_eq!(panes.len(), 120, "each pane reported once");
+    assert!(reports.iter().all(|r| r["foreground"] == "cat"));
+    let log = fs::read_to_string(&calls).unwrap();
+    let captures = log.lines().filter(|l| *l == "display-message").count();
+    assert_eq!(
+        log.lines().filter(|l| *l == "list-panes").count(),
+        1,
+        "{log}"
+    );
+    assert!(
+        (2..=6).contains(&captures),
+        "120 panes should take a few chained captures, not one per pane: {captures} calls"
+    );
+}
+
+fn which_tmux() -> String {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "command -v tmux"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
