@@ -6,7 +6,6 @@
 //! JSON line per target.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use chrono::Utc;
@@ -14,15 +13,15 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::error::{Reported, Verdict};
-use crate::fsx::{self, FileLock};
+use crate::fsx;
 use crate::output;
 use crate::pane::classify::{self, Context as ClassifyContext, Screen};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
-use crate::pane::rules::RuleSet;
 use crate::pane::{Agent, Key};
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
+use crate::supervise::answer::{Answer, Typist, always};
 use crate::supervise::stall::{
     Decision, Effects, Limits, Observation, SignalMark, StallState, Step, Verdict as StallVerdict,
     heartbeat,
@@ -30,11 +29,7 @@ use crate::supervise::stall::{
 use crate::supervise::{self, state_file};
 use crate::tmux::{self, CaptureOptions, PaneInfo, Terminal, Tmux};
 
-use super::pane::{RulesOption, load_rules, snapshot};
-
-/// The pause between typed text and the Enter that submits it: programs that read a paste
-/// as one event (Claude Code) would otherwise take the Enter as a newline.
-const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+use super::pane::{RulesOption, load_rules};
 
 #[derive(Debug, Subcommand)]
 pub enum StallCommand {
@@ -181,6 +176,13 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     };
     let mut state = state_file::open(&state_path)?;
     let snapshots = tmux.snapshots(&targets, CaptureOptions::default())?;
+    let state_dir = supervise::state_dir()?;
+    let typist = Typist {
+        terminal: &tmux,
+        socket: socket.as_deref(),
+        state_dir: &state_dir,
+        masks: &rules.masks,
+    };
 
     let limits = Limits {
         threshold: args.threshold,
@@ -225,14 +227,12 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         if decision.perform {
             match decision.step {
                 Step::Answer => {
-                    match answer(
-                        &tmux,
-                        socket.as_deref(),
-                        &snap.pane,
-                        &obs.hash,
-                        &seen.keys,
-                        rules,
-                    ) {
+                    let answer = Answer {
+                        pane_id: &snap.pane.id,
+                        hash: &obs.hash,
+                        keys: &seen.keys,
+                    };
+                    match typist.answer_once(answer, &always) {
                         Ok(None) => applied = true,
                         Ok(Some(why)) => {
                             // Nothing was typed: the state must not count a recovery.
@@ -343,183 +343,5 @@ fn report(
         quota_wait_since: state.quota_wait_since.clone(),
         quota_waited_seconds: state.quota_waited_seconds,
         reset_at: seen.reset_at.clone(),
-    }
-}
-
-/// Type an answer into a pane, at most once per screen across every autoctl on the machine:
-/// under a per-pane lock, re-capture the pane; if its screen changed or it carries the
-/// answered-marker for this screen, type nothing (returns why). Otherwise type the keys and
-/// set the marker.
-fn answer(
-    tmux: &impl Terminal,
-    socket: Option<&str>,
-    pane: &PaneInfo,
-    hash: &str,
-    keys: &[Key],
-    rules: &RuleSet,
-) -> Result<Option<String>> {
-    if keys.is_empty() {
-        return Ok(Some("the rule has no keys to type".to_string()));
-    }
-    let locks = supervise::state_dir()?.join("locks");
-    create_private_dir(&locks)?;
-    let name = format!(
-        "pane-{}-{}.lock",
-        socket.unwrap_or("default"),
-        pane.id.trim_start_matches('%')
-    );
-    let _lock = FileLock::acquire(&locks.join(name))?;
-    type_once(tmux, pane, hash, keys, rules)
-}
-
-/// The part of [`answer`] that runs under the pane lock: re-capture, compare, type, mark.
-fn type_once(
-    tmux: &impl Terminal,
-    pane: &PaneInfo,
-    hash: &str,
-    keys: &[Key],
-    rules: &RuleSet,
-) -> Result<Option<String>> {
-    let fresh = snapshot(tmux, &pane.id, CaptureOptions::default())?;
-    if fresh.pane.answered.as_deref() == Some(hash) {
-        return Ok(Some(
-            "another autoctl already answered this screen; waiting for it to change".to_string(),
-        ));
-    }
-    if normalize::hash(&fresh.text, &rules.masks) != hash {
-        return Ok(Some(
-            "the screen changed before the answer was typed; nothing sent".to_string(),
-        ));
-    }
-    let mut after_text = false;
-    for key in keys {
-        match key {
-            Key::Text(text) => {
-                tmux.send_text(&pane.id, text)?;
-                after_text = true;
-            }
-            Key::Key(name) => {
-                if after_text {
-                    std::thread::sleep(SUBMIT_DELAY);
-                }
-                tmux.send_keys(&pane.id, std::slice::from_ref(name))?;
-                after_text = false;
-            }
-        }
-    }
-    tmux.set_answered(&pane.id, hash)?;
-    Ok(None)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::cell::RefCell;
-
-    use super::*;
-    use crate::tmux::Snapshot;
-
-    /// A terminal that shows one fixed screen and records what is typed.
-    struct FakeTerminal {
-        screen: String,
-        answered: Option<String>,
-        typed: RefCell<Vec<String>>,
-    }
-
-    impl Terminal for FakeTerminal {
-        fn snapshots(
-            &self,
-            targets: &[String],
-            _: CaptureOptions,
-        ) -> Result<Vec<Result<Snapshot>>> {
-            Ok(targets
-                .iter()
-                .map(|t| {
-                    Ok(Snapshot {
-                        pane: PaneInfo {
-                            id: t.clone(),
-                            command: "claude".into(),
-                            answered: self.answered.clone(),
-                            ..PaneInfo::default()
-                        },
-                        text: self.screen.clone(),
-                    })
-                })
-                .collect())
-        }
-        fn list_panes(&self) -> Result<Vec<PaneInfo>> {
-            Ok(Vec::new())
-        }
-        fn send_text(&self, _: &str, text: &str) -> Result<()> {
-            self.typed.borrow_mut().push(format!("text:{text}"));
-            Ok(())
-        }
-        fn send_keys(&self, _: &str, keys: &[String]) -> Result<()> {
-            self.typed
-                .borrow_mut()
-                .push(format!("keys:{}", keys.join(" ")));
-            Ok(())
-        }
-        fn set_answered(&self, _: &str, hash: &str) -> Result<()> {
-            self.typed.borrow_mut().push(format!("marker:{hash}"));
-            Ok(())
-        }
-    }
-
-    fn pane() -> PaneInfo {
-        PaneInfo {
-            id: "%1".into(),
-            ..PaneInfo::default()
-        }
-    }
-
-    #[test]
-    fn types_the_keys_then_marks_the_screen() {
-        let rules = RuleSet::embedded();
-        let term = FakeTerminal {
-            screen: "Continue? (y/n)".into(),
-            answered: None,
-            typed: RefCell::new(Vec::new()),
-        };
-        let hash = normalize::hash(&term.screen, &rules.masks);
-        let keys = [Key::Text("y".into()), Key::Key("Enter".into())];
-        assert_eq!(
-            type_once(&term, &pane(), &hash, &keys, rules).unwrap(),
-            None
-        );
-        assert_eq!(
-            *term.typed.borrow(),
-            vec![
-                "text:y".to_string(),
-                "keys:Enter".into(),
-                format!("marker:{hash}")
-            ]
-        );
-    }
-
-    #[test]
-    fn a_marked_or_changed_screen_gets_nothing() {
-        let rules = RuleSet::embedded();
-        let keys = [Key::Text("1".into())];
-        let screen = "Do you want to proceed?".to_string();
-        let hash = normalize::hash(&screen, &rules.masks);
-        let marked = FakeTerminal {
-            screen: screen.clone(),
-            answered: Some(hash.clone()),
-            typed: RefCell::new(Vec::new()),
-        };
-        let why = type_once(&marked, &pane(), &hash, &keys, rules)
-            .unwrap()
-            .unwrap();
-        assert!(why.contains("already answered"), "{why}");
-        let changed = FakeTerminal {
-            screen: "something else".into(),
-            answered: None,
-            typed: RefCell::new(Vec::new()),
-        };
-        let why = type_once(&changed, &pane(), &hash, &keys, rules)
-            .unwrap()
-            .unwrap();
-        assert!(why.contains("changed"), "{why}");
-        assert!(marked.typed.borrow().is_empty() && changed.typed.borrow().is_empty());
     }
 }

@@ -7,13 +7,12 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 
-use crate::fsx::{self, FileLock};
+use crate::fsx;
 use crate::pane::classify::{self, Context as ClassifyContext, Screen};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
@@ -24,15 +23,14 @@ use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest, StopState};
 use crate::registry::{Claim, Mode, Registry, Run, Selection, Step, Time};
 use crate::routing;
+use crate::supervise::answer::{self, Typist};
 use crate::supervise::tick::{
     self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
     TickOptions,
 };
 use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
 
-/// The pause between typed text and the Enter that submits it: a TUI that just received a
-/// paste may swallow an Enter that arrives in the same read.
-pub const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+pub use crate::supervise::answer::type_keys;
 
 /// Where a tick or recovery runs: the terminal, its socket name (for the per-pane answer
 /// locks shared with `stall check`), the rules that read panes and the state dir.
@@ -41,6 +39,18 @@ pub struct World<'a> {
     pub socket: Option<&'a str>,
     pub rules: &'a RuleSet,
     pub state_dir: PathBuf,
+}
+
+impl World<'_> {
+    /// How this world types into panes.
+    pub fn typist(&self) -> Typist<'_> {
+        Typist {
+            terminal: self.terminal,
+            socket: self.socket,
+            state_dir: &self.state_dir,
+            masks: &self.rules.masks,
+        }
+    }
 }
 
 /// A claim owner name unique to this process and moment.
@@ -343,7 +353,7 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
                 message: message.clone(),
             },
         ),
-        Effect::Send { keys, .. } => type_keys(world.terminal, &run.target, keys),
+        Effect::Send { keys, .. } => answer::type_keys(world.terminal, &run.target, keys),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.
             if let SignalObs::Valid {
@@ -360,64 +370,17 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
     }
 }
 
-/// Type keys: literal text, then named keys, with a short pause before a submit.
-pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<()> {
-    let mut after_text = false;
-    for key in keys {
-        match key {
-            Key::Text(text) => {
-                terminal.send_text(target, text)?;
-                after_text = true;
-            }
-            Key::Key(name) => {
-                if after_text {
-                    std::thread::sleep(SUBMIT_DELAY);
-                }
-                terminal.send_keys(target, std::slice::from_ref(name))?;
-                after_text = false;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Type an answer onto the screen with hash `hash`, under the same per-pane lock and pane
-/// marker that `autoctl stall check --apply` uses, so no two supervisors ever answer one
-/// screen twice. `Some(why)` when nothing was typed.
+/// Type an answer onto the screen with hash `hash`, at most once per screen across every
+/// supervisor (see [`super::answer`]). `Some(why)` when nothing was typed.
 fn answer(world: &World<'_>, pane_id: &str, hash: &str, keys: &[Key]) -> Result<Option<String>> {
-    if keys.is_empty() {
-        return Ok(Some("the rule has no keys to type".to_string()));
-    }
-    let locks = world.state_dir.join("locks");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&locks)
-        .with_context(|| format!("cannot create {}", locks.display()))?;
-    let name = format!(
-        "pane-{}-{}.lock",
-        world.socket.unwrap_or("default"),
-        pane_id.trim_start_matches('%')
-    );
-    let _lock = FileLock::acquire(&locks.join(name))?;
-    let fresh = world
-        .terminal
-        .snapshots(&[pane_id.to_string()], CaptureOptions::default())?
-        .pop()
-        .context("tmux returned no capture")??;
-    if fresh.pane.answered.as_deref() == Some(hash) {
-        return Ok(Some(
-            "another supervisor already answered this screen".to_string(),
-        ));
-    }
-    if normalize::hash(&fresh.text, &world.rules.masks) != hash {
-        return Ok(Some(
-            "the screen changed before the answer was typed".to_string(),
-        ));
-    }
-    type_keys(world.terminal, pane_id, keys)?;
-    world.terminal.set_answered(pane_id, hash)?;
-    Ok(None)
+    world.typist().answer_once(
+        answer::Answer {
+            pane_id,
+            hash,
+            keys,
+        },
+        &answer::always,
+    )
 }
 
 /// The pane of a target, or a clear error (`run start` checks its target with it).
@@ -518,6 +481,7 @@ mod tests {
     use crate::registry::memory::MemoryRegistry;
     use crate::registry::{NewRun, StallLimits};
     use std::cell::RefCell;
+    use std::time::Duration;
 
     /// A terminal with one pane whose screen the test scripts: each snapshot pops the next
     /// screen (the last one stays), and every key typed is recorded.
