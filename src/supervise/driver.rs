@@ -336,8 +336,11 @@ fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
 fn entry_step(run: &Run) -> Result<Step, String> {
     let table = routing::load(&run.table).map_err(|e| format!("{e:#}"))?;
-    crate::cmd::next::resume_step(&table, run.task_path())
-        .map(|(next, checkpoint)| Step { next, checkpoint })
+    routing::resume::resume(&table, run.task_path())
+        .map(|entry| Step {
+            next: entry.next,
+            checkpoint: entry.checkpoint,
+        })
         .map_err(|e| format!("{e:#}"))
 }
 
