@@ -6,6 +6,7 @@
 //! JSON line per target.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use chrono::Utc;
@@ -22,11 +23,13 @@ use crate::pane::{Agent, Key};
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
 use crate::supervise::answer::{Answer, Typist, always};
+use crate::supervise::inputs;
 use crate::supervise::stall::{
-    Decision, Effects, Limits, Observation, SignalMark, StallState, Step, Verdict as StallVerdict,
-    heartbeat,
+    Decision, Effects, Limits, Observation, SignalMark, StallState, StatusMark, Step,
+    Verdict as StallVerdict, heartbeat,
 };
 use crate::supervise::{self, state_file};
+use crate::taskai::stall::{self as taskai_stall, Continuation};
 use crate::tmux::{self, CaptureOptions, PaneInfo, Terminal, Tmux};
 
 use super::pane::{RulesOption, load_rules};
@@ -43,6 +46,15 @@ pub enum StallCommand {
     /// exited) is reported as `restart`, which stall check leaves to the loop. Without
     /// --apply nothing is typed or written except the state: the output says what would be
     /// done.
+    ///
+    /// Content-based stalls (seed 002): on a Claude Code screen, the same agent message
+    /// --repeat-limit times in a row is a reasoning loop (`.auto-stop` with reason
+    /// reasoning_loop). With --task, no `.status.json` update for --step-timeout makes the
+    /// pane stalled whatever its screen does: a safe prompt is answered, an idle agent gets
+    /// --continue-text (only if `updated_at` is still the one seen), anything else is
+    /// escalated; each spends a recovery and restarts the step clock. A quota-wait record of
+    /// `hook stop-failure` in the task's project (the nearest `.autoctl/` above DIR) is a
+    /// wait, like a quota banner.
     ///
     /// Prints one JSON line per target. All targets are captured in one tmux call.
     Check(CheckArgs),
@@ -79,6 +91,16 @@ pub struct CheckArgs {
     /// Whose screen it is: with claude, a foreground command other than the agent is observed, never answered
     #[arg(long, value_enum, default_value_t)]
     pub agent: Agent,
+    /// The same agent message this many times in a row is a reasoning loop (0: never)
+    #[arg(long, value_name = "N", default_value_t = taskai_stall::REPEAT_LIMIT)]
+    pub repeat_limit: u32,
+    /// With --task: no .status.json update for this long is a step timeout
+    #[arg(long, value_name = "DURATION", default_value = "10m",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub step_timeout: Duration,
+    /// What a step timeout types into an idle agent
+    #[arg(long, value_name = "TEXT", default_value = taskai_stall::CONTINUATION)]
+    pub continue_text: String,
     #[command(flatten)]
     pub rules: RulesOption,
 }
@@ -122,6 +144,14 @@ struct Report {
     quota_waited_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     reset_at: Option<String>,
+    /// How many times in a row the agent said its latest message (Claude Code screens).
+    message_repeats: u32,
+    /// `.status.json`'s `updated_at` as seen (with --task), and how long the step has gone
+    /// without an update (quota waits excluded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_updated_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step_elapsed_seconds: Option<u64>,
 }
 
 fn default_state_path(socket: Option<&str>) -> Result<PathBuf> {
@@ -158,13 +188,49 @@ fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
     })
 }
 
+/// The task's status time and an active quota-wait record; problems reading them are
+/// warnings (the pane is still watched).
+fn task_inputs(task: &Path, now: chrono::DateTime<Utc>) -> (Option<StatusMark>, Option<String>) {
+    let status = inputs::status_mark(task).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; no step timeout this time"));
+        None
+    });
+    let wait = inputs::quota_wait(task, now).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; the quota-wait record is ignored"));
+        None
+    });
+    (status, wait)
+}
+
+/// A continuation text is typed into an agent: one line, no control characters.
+pub fn check_continuation(text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        bail!("the continuation text is empty");
+    }
+    if text.chars().any(char::is_control) {
+        bail!(
+            "the continuation text {text:?} contains a control character (it is typed as one line, then Enter)"
+        );
+    }
+    if text.len() > 4096 {
+        bail!("the continuation text is longer than 4096 bytes");
+    }
+    Ok(())
+}
+
 fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     if args.task.is_some() && args.targets.len() != 1 {
         bail!("--task goes with exactly one --target (the pane that works on that task)");
     }
+    check_continuation(&args.continue_text)?;
     let rules = load_rules(args.rules.rules.as_ref())?;
     let tmux = Tmux::new(socket.clone())?;
+    let now = Utc::now();
     let signal = args.task.as_deref().map(read_signal).transpose()?.flatten();
+    let (status, external_wait) = match args.task.as_deref() {
+        Some(task) => task_inputs(task, now),
+        None => (None, None),
+    };
     let targets: Vec<String> = if args.all_panes {
         tmux.list_panes()?.into_iter().map(|p| p.id).collect()
     } else {
@@ -188,13 +254,18 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         threshold: args.threshold,
         per_iteration: args.max_recoveries_per_iteration,
         total: args.max_recoveries,
+        repeat_limit: args.repeat_limit,
+        step_timeout: Some(args.step_timeout),
     };
     let effects = Effects {
         answer: args.apply,
         restart: false,
         stop: args.apply && args.task.is_some(),
     };
-    let now = Utc::now();
+    let continuation = [
+        Key::Text(args.continue_text.clone()),
+        Key::Key("Enter".to_string()),
+    ];
     let ctx = ClassifyContext {
         agent: args.agent,
         now,
@@ -220,19 +291,45 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
             observe_only: seen.observe_only || snap.pane.dead,
             answered_marker: snap.pane.answered.clone(),
             signal: signal.clone(),
+            messages: inputs::messages(args.agent, &snap.text),
+            status: status.clone(),
+            external_wait: external_wait.clone(),
         };
         let before = state.doc.targets.get(target).cloned().unwrap_or_default();
         let (mut next, mut decision) = heartbeat(&before, &obs, now, &limits, effects);
         let mut applied = false;
         if decision.perform {
             match decision.step {
-                Step::Answer => {
+                Step::Answer | Step::Continue => {
+                    let keys: &[Key] = if decision.step == Step::Answer {
+                        &seen.keys
+                    } else {
+                        &continuation
+                    };
                     let answer = Answer {
                         pane_id: &snap.pane.id,
                         hash: &obs.hash,
-                        keys: &seen.keys,
+                        keys,
                     };
-                    match typist.answer_once(answer, &always) {
+                    // A continuation is sent only while `updated_at` is still the one this
+                    // heartbeat saw (seed 002's compare-and-swap): checked under the pane lock.
+                    let unchanged = || -> Result<Option<String>> {
+                        let (Some(task), Some(seen)) = (args.task.as_deref(), obs.status.as_ref())
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(match inputs::continuation_cas(&seen.updated_at, task) {
+                            Continuation::Send => None,
+                            Continuation::Abort { reason } => Some(reason),
+                        })
+                    };
+                    let precondition: &dyn Fn() -> Result<Option<String>> =
+                        if decision.step == Step::Continue {
+                            &unchanged
+                        } else {
+                            &always
+                        };
+                    match typist.answer_once(answer, precondition) {
                         Ok(None) => applied = true,
                         Ok(Some(why)) => {
                             // Nothing was typed: the state must not count a recovery.
@@ -265,7 +362,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                         .as_deref()
                         .expect("stop is only performed with --task");
                     let request = StopRequest {
-                        reason: "stall_limit".to_string(),
+                        reason: decision.stop_reason().to_string(),
                         timestamp: now_timestamp(now),
                         message: Some(format!("autoctl stall check: {}", decision.reason)),
                     };
@@ -285,7 +382,16 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                 .push_str("; pass --task DIR to have .auto-stop written");
         }
         reports.push(report(
-            target, &snap.pane, &seen, &obs, &next, &decision, applied, &limits,
+            target,
+            &snap.pane,
+            &seen,
+            &obs,
+            &next,
+            &decision,
+            applied,
+            &limits,
+            now,
+            &continuation,
         ));
         state.doc.targets.insert(target.clone(), next);
     }
@@ -309,6 +415,8 @@ fn report(
     decision: &Decision,
     applied: bool,
     limits: &Limits,
+    now: chrono::DateTime<Utc>,
+    continuation: &[Key],
 ) -> Report {
     let mut reason = decision.reason.clone();
     if decision.verdict != StallVerdict::Progress && decision.verdict != StallVerdict::Unchanged {
@@ -323,10 +431,10 @@ fn report(
         action: decision.step,
         applied,
         destructive: seen.destructive,
-        keys: if decision.step == Step::Answer {
-            seen.keys.clone()
-        } else {
-            Vec::new()
+        keys: match decision.step {
+            Step::Answer => seen.keys.clone(),
+            Step::Continue => continuation.to_vec(),
+            _ => Vec::new(),
         },
         rule: seen.rule.clone(),
         matched: seen.matched.clone(),
@@ -343,5 +451,12 @@ fn report(
         quota_wait_since: state.quota_wait_since.clone(),
         quota_waited_seconds: state.quota_waited_seconds,
         reset_at: seen.reset_at.clone(),
+        message_repeats: state.message_repeats,
+        status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),
+        step_elapsed_seconds: obs
+            .status
+            .as_ref()
+            .and_then(|_| state.step_elapsed(now))
+            .map(|d| d.as_secs()),
     }
 }

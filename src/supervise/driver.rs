@@ -24,10 +24,12 @@ use crate::protocol::stop::{self, StopRequest, StopState};
 use crate::registry::{Claim, Mode, Registry, Run, Selection, Step, Time};
 use crate::routing;
 use crate::supervise::answer::{self, Typist};
+use crate::supervise::inputs;
 use crate::supervise::tick::{
     self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
     TickOptions,
 };
+use crate::taskai::stall::Continuation;
 use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
 
 pub use crate::supervise::answer::type_keys;
@@ -126,18 +128,29 @@ fn tick_claimed(
     now: Time,
     owner: &str,
 ) -> Result<TickEvent> {
-    let obs = observe(run, pane)?;
+    let obs = observe(run, pane, now)?;
     let mut outcome = tick::decide(run, &obs, now, options);
     let mut did = Vec::new();
     if !options.dry_run
         && let Some(Effect::Send {
             keys,
             answered: Some((pane_id, hash)),
+            if_unchanged,
         }) = outcome.effects.first().cloned()
     {
         // Answers are typed first, under the pane's lock, and only onto the very screen that
-        // was decided on; otherwise decide again as if answers were off.
-        match answer(world, &pane_id, &hash, &keys)? {
+        // was decided on (a continuation only while updated_at is unchanged); otherwise
+        // decide again as if answers were off.
+        let unchanged = || -> Result<Option<String>> {
+            Ok(match &if_unchanged {
+                Some(expected) => match inputs::continuation_cas(expected, run.task_path()) {
+                    Continuation::Send => None,
+                    Continuation::Abort { reason } => Some(reason),
+                },
+                None => None,
+            })
+        };
+        match answer(world, &pane_id, &hash, &keys, &unchanged)? {
             None => did.push(done(outcome.effects.remove(0), Ok(()))),
             Some(why) => {
                 let without = TickOptions {
@@ -262,11 +275,13 @@ pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneVie
         hash: normalize::hash(&snap.text, &world.rules.masks),
         classification: classify::classify(&screen, world.rules, &ctx),
         answered_marker: snap.pane.answered.clone(),
+        messages: inputs::messages(agent, &snap.text),
     }
 }
 
-/// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors.
-fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
+/// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors;
+/// an unreadable status file or quota-wait record is a note in the event.
+fn observe(run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -275,8 +290,20 @@ fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
             stop: StopObs::None,
             pane,
             entry: None,
+            status: None,
+            quota_wait: None,
+            notes: Vec::new(),
         });
     }
+    let mut notes = Vec::new();
+    let status = inputs::status_mark(dir).unwrap_or_else(|why| {
+        notes.push(format!("{why}; no step timeout this tick"));
+        None
+    });
+    let quota_wait = inputs::quota_wait(dir, now).unwrap_or_else(|why| {
+        notes.push(format!("{why}; the quota-wait record is ignored"));
+        None
+    });
     let signal = read_signal(dir)?;
     let stop = match stop::check(dir)? {
         StopState::None => StopObs::None,
@@ -294,6 +321,9 @@ fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
         stop,
         pane,
         entry,
+        status,
+        quota_wait,
+        notes,
     })
 }
 
@@ -375,14 +405,20 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
 
 /// Type an answer onto the screen with hash `hash`, at most once per screen across every
 /// supervisor (see [`super::answer`]). `Some(why)` when nothing was typed.
-fn answer(world: &World<'_>, pane_id: &str, hash: &str, keys: &[Key]) -> Result<Option<String>> {
+fn answer(
+    world: &World<'_>,
+    pane_id: &str,
+    hash: &str,
+    keys: &[Key],
+    precondition: &dyn Fn() -> Result<Option<String>>,
+) -> Result<Option<String>> {
     world.typist().answer_once(
         answer::Answer {
             pane_id,
             hash,
             keys,
         },
-        &answer::always,
+        precondition,
     )
 }
 
@@ -445,7 +481,7 @@ fn recover_claimed(
     now: Time,
     owner: &str,
 ) -> Result<TickEvent> {
-    let obs = observe(run, pane)?;
+    let obs = observe(run, pane, now)?;
     let Outcome {
         run: next,
         effects,

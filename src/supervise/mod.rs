@@ -3,6 +3,7 @@
 //! path that types into an agent's pane ([`answer`]).
 
 pub mod answer;
+pub mod inputs;
 pub mod stall;
 pub mod state_file;
 

@@ -16,11 +16,29 @@
 //!   restores the per-iteration budget;
 //! - a screen that was already answered and did not change is escalated, not answered again;
 //!   an escalation is reported once per distinct screen.
+//!
+//! Seed 002's content-based stalls, on top:
+//! - **reasoning loop**: each new agent message (Claude Code screens, [`crate::pane::message`])
+//!   is counted; the same message `repeat_limit` times in a row (3) is a `stop` with reason
+//!   `reasoning_loop` — a loop that repeats itself makes no progress however much the screen
+//!   changes;
+//! - **step timeout**: no `.status.json` update for `step_timeout` (10 min; quota waits
+//!   excluded) makes the pane stalled whatever its hash says, and the screen decides the
+//!   recovery as for any stall: a safe prompt is answered, an idle agent (its turn ended with
+//!   no follow-up) gets a continuation prompt (seed 002's "Silent Continue", sent only if
+//!   `updated_at` is still the one seen), anything else is escalated. Each of these spends a
+//!   recovery (the same budget, so past the limits it is `stall_limit`) and restarts the step
+//!   clock, so the next one comes a full timeout later;
+//! - a wait recorded outside the screen (`hook stop-failure`'s quota-wait record) is a wait
+//!   exactly like a quota banner.
+
+use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::pane::{Action, Class};
+use crate::taskai::stall::RepeatState;
 
 /// What one stall monitor remembers between heartbeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +79,62 @@ pub struct StallState {
     pub checks: u64,
     #[serde(default)]
     pub last_check_at: Option<String>,
+    /// The last new agent message (stable hash, 16 hex digits) and how many times in a row it
+    /// was said.
+    #[serde(default)]
+    pub message_hash: Option<String>,
+    #[serde(default)]
+    pub message_repeats: u32,
+    /// Fingerprint of the transcript blocks last seen: a message counts once per new block
+    /// list, not once per heartbeat.
+    #[serde(default)]
+    pub transcript: Option<String>,
+    /// `.status.json`'s `updated_at` as last seen (or its file's modification time).
+    #[serde(default)]
+    pub status_updated_at: Option<String>,
+    /// When the step clock started: the status update, or the last step-timeout recovery.
+    #[serde(default)]
+    pub step_since: Option<String>,
+    /// `quota_waited_seconds` when the step clock started (waits after it do not count).
+    #[serde(default)]
+    pub step_waited_base: u64,
+}
+
+impl StallState {
+    fn repeats(&self) -> RepeatState {
+        RepeatState::from_hex(self.message_hash.as_deref(), self.message_repeats)
+    }
+
+    /// How long the current step has gone without a status update, quota waits excluded;
+    /// `None` before a status was seen.
+    pub fn step_elapsed(&self, now: DateTime<Utc>) -> Option<Duration> {
+        let since = parse(self.step_since.as_deref()?)?;
+        let closed = self
+            .quota_waited_seconds
+            .saturating_sub(self.step_waited_base);
+        let open = self
+            .quota_wait_since
+            .as_deref()
+            .and_then(parse)
+            .map_or(0, |wait| seconds(wait.max(since), now));
+        let waited = Duration::from_secs(closed.saturating_add(open));
+        Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
+    }
+
+    fn restart_step_clock(&mut self, now: DateTime<Utc>) {
+        self.step_since = Some(timestamp(now));
+        self.step_waited_base = self.quota_waited_seconds;
+    }
+}
+
+fn parse(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> u64 {
+    (to - from).num_seconds().max(0) as u64
 }
 
 /// The identity of the task's latest signal.
@@ -85,14 +159,55 @@ pub struct Observation {
     pub answered_marker: Option<String>,
     /// The task's latest signal, when a task is supervised.
     pub signal: Option<SignalMark>,
+    /// The agent's messages on screen (Claude Code screens only).
+    pub messages: Option<MessageMark>,
+    /// `.status.json`'s last update, when the task has one.
+    pub status: Option<StatusMark>,
+    /// A wait recorded outside the screen (a quota-wait record), with why: a wait like a
+    /// quota banner.
+    pub external_wait: Option<String>,
 }
 
-/// Thresholds and recovery budgets (seed defaults 3, 3, 10).
+/// What one screen shows of the agent's messages (see [`crate::pane::message`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageMark {
+    /// The latest text message, when the agent's last block is one.
+    pub latest: Option<String>,
+    /// How many times in a row the screen shows it.
+    pub visible: u32,
+    /// Fingerprint of all blocks on screen.
+    pub fingerprint: String,
+}
+
+impl MessageMark {
+    pub fn of(messages: &crate::pane::message::Messages) -> MessageMark {
+        MessageMark {
+            latest: messages.latest().map(str::to_string),
+            visible: messages.trailing_repeats(),
+            fingerprint: messages.fingerprint.clone(),
+        }
+    }
+}
+
+/// When the task's status last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusMark {
+    /// The value as written (`updated_at`, or the file's modification time): the
+    /// compare-and-swap before a continuation compares this text.
+    pub updated_at: String,
+    pub at: DateTime<Utc>,
+}
+
+/// Thresholds and recovery budgets (seed defaults 3, 3, 10; 3 repeats, 10 minutes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub threshold: u32,
     pub per_iteration: u32,
     pub total: u32,
+    /// The same agent message this many times in a row is a reasoning loop (0: never).
+    pub repeat_limit: u32,
+    /// No status update for this long is a step timeout (`None`: never).
+    pub step_timeout: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -101,6 +216,8 @@ impl Default for Limits {
             threshold: 3,
             per_iteration: 3,
             total: 10,
+            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
+            step_timeout: Some(crate::taskai::stall::STEP_TIMEOUT),
         }
     }
 }
@@ -128,6 +245,8 @@ pub enum Verdict {
     Waiting,
     /// A recovery was due but the budget is spent.
     Limit,
+    /// The agent said the same thing `repeat_limit` times in a row.
+    ReasoningLoop,
 }
 
 /// What to do now.
@@ -139,7 +258,10 @@ pub enum Step {
     Answer,
     Escalate,
     Restart,
-    /// Request a stop (`.auto-stop`, reason `stall_limit`).
+    /// Type the continuation prompt, if `.status.json`'s `updated_at` is still the one seen
+    /// (a step timeout on an idle agent).
+    Continue,
+    /// Request a stop (`.auto-stop` with [`Decision::stop_reason`]).
     Stop,
 }
 
@@ -154,6 +276,15 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The `.auto-stop` reason of a [`Step::Stop`].
+    pub fn stop_reason(&self) -> &'static str {
+        if self.verdict == Verdict::ReasoningLoop {
+            crate::taskai::stall::STOP_REASON
+        } else {
+            "stall_limit"
+        }
+    }
+
     fn new(verdict: Verdict, step: Step, reason: impl Into<String>) -> Decision {
         Decision {
             verdict,
@@ -198,31 +329,65 @@ pub fn heartbeat(
         next.signal_timestamp = Some(signal.timestamp.clone());
     }
 
-    if obs.action == Action::Wait {
+    if let Some(status) = &obs.status
+        && next.status_updated_at.as_deref() != Some(status.updated_at.as_str())
+    {
+        // A new status is a new step. The first one a monitor sees starts the clock now:
+        // time before anyone watched is not held against the agent.
+        let start = if next.status_updated_at.is_none() {
+            now
+        } else {
+            status.at.min(now)
+        };
+        next.status_updated_at = Some(status.updated_at.clone());
+        next.restart_step_clock(start);
+    }
+
+    if obs.action == Action::Wait || obs.external_wait.is_some() {
         if next.quota_wait_since.is_none() {
             next.quota_wait_since = Some(timestamp(now));
         }
         next.unchanged = 0;
         next.last_hash = Some(obs.hash.clone());
-        let reason = format!("{}: waiting; not a stall", obs.class.as_str());
+        let reason = match &obs.external_wait {
+            Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
+            _ => format!("{}: waiting; not a stall", obs.class.as_str()),
+        };
         return (next, Decision::new(Verdict::Waiting, Step::Wait, reason));
     }
     if let Some(since) = next.quota_wait_since.take() {
-        let waited = DateTime::parse_from_rfc3339(&since)
-            .map(|since| (now - since.with_timezone(&Utc)).num_seconds().max(0) as u64)
-            .unwrap_or(0);
+        let waited = parse(&since).map_or(0, |since| seconds(since, now));
         next.quota_waited_seconds = next.quota_waited_seconds.saturating_add(waited);
     }
 
-    if next.last_hash.as_deref() != Some(obs.hash.as_str()) {
+    let changed = next.last_hash.as_deref() != Some(obs.hash.as_str());
+    if changed {
         next.last_hash = Some(obs.hash.clone());
         next.unchanged = 0;
+    } else {
+        next.unchanged = next.unchanged.saturating_add(1);
+    }
+    if let Some(decision) = reasoning_loop(&mut next, obs, limits, effects) {
+        return (next, decision);
+    }
+    let step_timeout = limits
+        .step_timeout
+        .filter(|_| obs.status.is_some())
+        .and_then(|limit| {
+            let elapsed = next.step_elapsed(now)?;
+            (elapsed >= limit).then_some((elapsed, limit))
+        });
+    if let Some((elapsed, limit)) = step_timeout {
+        let decision = on_step_timeout(&mut next, obs, limits, effects, elapsed, limit, now);
+        return (next, decision);
+    }
+
+    if changed {
         return (
             next,
             Decision::new(Verdict::Progress, Step::None, "the screen changed"),
         );
     }
-    next.unchanged = next.unchanged.saturating_add(1);
     if next.unchanged < limits.threshold {
         let reason = format!(
             "unchanged {} of {} captures",
@@ -251,9 +416,95 @@ pub fn heartbeat(
             ),
         ),
         Action::Escalate => escalate_once(&mut next, &obs.hash, "a person must decide"),
-        Action::Answer | Action::Restart => recover(&mut next, obs, limits, effects),
+        Action::Answer | Action::Restart => recover(&mut next, obs, limits, effects, ""),
     };
     (next, decision)
+}
+
+/// Count a new agent message; the same one `repeat_limit` times in a row is a stop.
+fn reasoning_loop(
+    next: &mut StallState,
+    obs: &Observation,
+    limits: &Limits,
+    effects: Effects,
+) -> Option<Decision> {
+    let messages = obs.messages.as_ref()?;
+    if next.transcript.as_deref() == Some(messages.fingerprint.as_str()) {
+        return None;
+    }
+    next.transcript = Some(messages.fingerprint.clone());
+    let latest = messages.latest.as_deref()?;
+    let repeats = next.repeats().observe_seen(latest, messages.visible);
+    next.message_hash = repeats.last_hex();
+    next.message_repeats = repeats.count;
+    if obs.observe_only || !repeats.is_loop(limits.repeat_limit) {
+        return None;
+    }
+    let mut decision = Decision::new(
+        Verdict::ReasoningLoop,
+        Step::Stop,
+        format!(
+            "reasoning loop: the agent said the same thing {} times in a row ({:?})",
+            repeats.count,
+            crate::output::one_line(&shorten(latest, 80))
+        ),
+    );
+    decision.perform = effects.stop;
+    Some(decision)
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    format!("{cut}…")
+}
+
+/// A step that went `limit` without a status update: a stall whatever the screen's hash
+/// says; the screen decides the recovery.
+fn on_step_timeout(
+    next: &mut StallState,
+    obs: &Observation,
+    limits: &Limits,
+    effects: Effects,
+    elapsed: Duration,
+    limit: Duration,
+    now: DateTime<Utc>,
+) -> Decision {
+    let why = format!(
+        "step timeout: no .status.json update for {} (limit {})",
+        crate::duration::format(Duration::from_secs(elapsed.as_secs())),
+        crate::duration::format(limit)
+    );
+    if obs.observe_only {
+        return Decision::new(
+            Verdict::Stalled,
+            Step::None,
+            format!("{why}, but the program in front is not the agent: observed, never typed into"),
+        );
+    }
+    let decision = match (obs.class, obs.action) {
+        (_, Action::Answer | Action::Restart) => recover(next, obs, limits, effects, &why),
+        (Class::Idle, _) => recover(next, obs, limits, effects, &why),
+        (_, Action::Escalate) => {
+            escalate_once(next, &obs.hash, &format!("{why}; a person must decide"))
+        }
+        _ => Decision::new(
+            Verdict::Stalled,
+            Step::Escalate,
+            format!(
+                "{why} while the agent shows a {} screen; a person should look",
+                obs.class.as_str()
+            ),
+        ),
+    };
+    // Each step-timeout recovery or report restarts the clock: the next one is a full
+    // timeout later, not at the next heartbeat.
+    if decision.perform || decision.step == Step::Escalate {
+        next.restart_step_clock(now);
+    }
+    decision
 }
 
 fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
@@ -268,11 +519,15 @@ fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
     Decision::new(Verdict::Stalled, Step::Escalate, why)
 }
 
+/// Spend a recovery on this screen: answer it, restart the agent, or (an idle agent after a
+/// step timeout) send the continuation. `why` says what made the pane stalled, when it was
+/// not the unchanged count.
 fn recover(
     next: &mut StallState,
     obs: &Observation,
     limits: &Limits,
     effects: Effects,
+    why: &str,
 ) -> Decision {
     let hash = obs.hash.as_str();
     if next.answered_hash.as_deref() == Some(hash) || obs.answered_marker.as_deref() == Some(hash) {
@@ -303,13 +558,19 @@ fn recover(
     }
     let (step, perform) = match obs.action {
         Action::Restart => (Step::Restart, effects.restart),
-        _ => (Step::Answer, effects.answer),
+        Action::Answer => (Step::Answer, effects.answer),
+        _ => (Step::Continue, effects.answer),
     };
-    let mut decision = Decision::new(
-        Verdict::Stalled,
-        step,
-        format!("stalled on a {} prompt", obs.class.as_str()),
-    );
+    let stalled = if why.is_empty() {
+        "stalled".to_string()
+    } else {
+        why.to_string()
+    };
+    let reason = match step {
+        Step::Continue => format!("{stalled}; the agent is idle: send the continuation"),
+        _ => format!("{stalled} on a {} prompt", obs.class.as_str()),
+    };
+    let mut decision = Decision::new(Verdict::Stalled, step, reason);
     if perform {
         next.recoveries_iteration += 1;
         next.recoveries_total += 1;
@@ -346,6 +607,9 @@ mod tests {
             observe_only: false,
             answered_marker: None,
             signal: None,
+            messages: None,
+            status: None,
+            external_wait: None,
         }
     }
 
@@ -431,6 +695,7 @@ mod tests {
             threshold: 1,
             per_iteration: 2,
             total: 3,
+            ..Limits::default()
         };
         let mut state = StallState::default();
         let mut minute = 0;
@@ -529,6 +794,9 @@ mod tests {
                         iteration: Some(i),
                         timestamp: format!("t{i}"),
                     }),
+                    messages: None,
+                    status: None,
+                    external_wait: None,
                 }
             })
     }
@@ -538,6 +806,7 @@ mod tests {
             threshold,
             per_iteration,
             total,
+            ..Limits::default()
         })
     }
 
