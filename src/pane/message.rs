@@ -37,9 +37,29 @@ pub struct Messages {
     pub texts: Vec<String>,
     /// The last block is a text message (the agent's latest word, not a tool call).
     pub last_is_text: bool,
-    /// A hash of every block on the screen (text and tool calls): it changes when a block is
-    /// added or changes.
+    /// The hashes of the last [`TAIL`] blocks on the screen (text and tool calls), as 16 hex
+    /// digits each joined by `.`: compared with [`same_transcript`], it tells a new block
+    /// from a screen that only scrolled.
     pub fingerprint: String,
+}
+
+/// How many blocks from the end the fingerprint keeps.
+pub const TAIL: usize = 8;
+
+/// Is the newer fingerprint the older one, perhaps scrolled? Scrolling removes whole blocks at
+/// the top (a block whose marker line scrolled off is not read at all) and leaves the end
+/// alone, so the new block list is a suffix of the old one; a block added or changed at the
+/// end makes it not one. (A loop so regular that one more round scrolls the screen onto an
+/// identical picture cannot be told from no news; the copies visible on screen still count.)
+pub fn same_transcript(old: &str, new: &str) -> bool {
+    let split = |f: &str| -> Vec<String> {
+        f.split('.')
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (old, new) = (split(old), split(new));
+    new.len() <= old.len() && old[old.len() - new.len()..] == new[..]
 }
 
 impl Messages {
@@ -102,12 +122,16 @@ pub fn claude(screen: &str) -> Messages {
     }
     flush(&mut current, &mut blocks);
     blocks.retain(|b| !b.text.is_empty());
-    let mut hasher = Xxh3::new();
-    for block in &blocks {
-        hasher.update(&[u8::from(block.tool)]);
-        hasher.update(block.text.as_bytes());
-        hasher.update(&[0]);
-    }
+    let fingerprint = blocks[blocks.len().saturating_sub(TAIL)..]
+        .iter()
+        .map(|block| {
+            let mut hasher = Xxh3::new();
+            hasher.update(&[u8::from(block.tool)]);
+            hasher.update(block.text.as_bytes());
+            format!("{:016x}", hasher.digest())
+        })
+        .collect::<Vec<_>>()
+        .join(".");
     let last_is_text = blocks
         .last()
         .is_some_and(|b| !b.tool && !is_api_error(&b.text));
@@ -118,7 +142,7 @@ pub fn claude(screen: &str) -> Messages {
             .map(|b| b.text)
             .collect(),
         last_is_text,
-        fingerprint: format!("{:016x}", hasher.digest()),
+        fingerprint,
     }
 }
 
@@ -230,6 +254,32 @@ mod tests {
         let old = claude(&screen.replace('●', "⏺"));
         assert_eq!(old.trailing_repeats(), 3);
         assert_eq!(old.fingerprint, messages.fingerprint);
+    }
+
+    fn screen(blocks: &[String]) -> String {
+        blocks.iter().map(|b| format!("● {b}\n\n")).collect()
+    }
+
+    proptest::proptest! {
+        /// Scrolling (blocks gone at the top) is never news; a block added at the end of a
+        /// screen with room for it always is.
+        #[test]
+        fn scrolling_is_not_news_and_a_new_block_is(
+            blocks in proptest::collection::vec("(Bash\\(x\\)|Read\\(y\\)|[A-Z][a-z]{0,6}\\.)", 1..14),
+            scrolled in 0usize..14,
+            added in "[A-Z][a-z]{0,6}\\.",
+        ) {
+            let old = claude(&screen(&blocks)).fingerprint;
+            let scrolled = claude(&screen(&blocks[scrolled.min(blocks.len())..])).fingerprint;
+            proptest::prop_assert!(same_transcript(&old, &scrolled));
+            let mut more = blocks.clone();
+            more.push(added);
+            let new = claude(&screen(&more)).fingerprint;
+            if blocks.len() < TAIL {
+                proptest::prop_assert!(!same_transcript(&old, &new));
+            }
+            proptest::prop_assert!(new.split('.').count() <= TAIL);
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::pane::{Action, Class};
+use crate::pane::{Action, Class, message};
 use crate::taskai::stall::RepeatState;
 
 /// What one stall monitor remembers between heartbeats.
@@ -121,9 +121,16 @@ impl StallState {
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
     }
 
-    fn restart_step_clock(&mut self, now: DateTime<Utc>) {
-        self.step_since = Some(timestamp(now));
-        self.step_waited_base = self.quota_waited_seconds;
+    fn restart_step_clock(&mut self, start: DateTime<Utc>) {
+        self.step_since = Some(timestamp(start));
+        // A wait still open counts in full when it closes; its part before the start is not
+        // this step's.
+        let before_start = self
+            .quota_wait_since
+            .as_deref()
+            .and_then(parse)
+            .map_or(0, |wait| seconds(wait, start));
+        self.step_waited_base = self.quota_waited_seconds.saturating_add(before_start);
     }
 }
 
@@ -333,11 +340,18 @@ pub fn heartbeat(
         && next.status_updated_at.as_deref() != Some(status.updated_at.as_str())
     {
         // A new status is a new step. The first one a monitor sees starts the clock now:
-        // time before anyone watched is not held against the agent.
-        let start = if next.status_updated_at.is_none() {
-            now
-        } else {
-            status.at.min(now)
+        // time before anyone watched is not held against the agent. A later one starts it
+        // at its own time, but never before the step it replaces started (an `updated_at`
+        // written late or by a skewed clock must not time the new step out at once).
+        let start = match (
+            &next.status_updated_at,
+            next.step_since.as_deref().and_then(parse),
+        ) {
+            (None, _) => now,
+            (Some(_), previous) => status
+                .at
+                .min(now)
+                .max(previous.unwrap_or(status.at).min(now)),
         };
         next.status_updated_at = Some(status.updated_at.clone());
         next.restart_step_clock(start);
@@ -429,7 +443,15 @@ fn reasoning_loop(
     effects: Effects,
 ) -> Option<Decision> {
     let messages = obs.messages.as_ref()?;
-    if next.transcript.as_deref() == Some(messages.fingerprint.as_str()) {
+    if messages.fingerprint.is_empty() {
+        // No blocks on screen (a fresh start, a cleared screen): nothing new was said.
+        return None;
+    }
+    if next
+        .transcript
+        .as_deref()
+        .is_some_and(|old| message::same_transcript(old, &messages.fingerprint))
+    {
         return None;
     }
     next.transcript = Some(messages.fingerprint.clone());
@@ -499,6 +521,10 @@ fn on_step_timeout(
             ),
         ),
     };
+    let mut decision = decision;
+    if !decision.reason.starts_with(&why) {
+        decision.reason = format!("{why}; {}", decision.reason);
+    }
     // Each step-timeout recovery or report restarts the clock: the next one is a full
     // timeout later, not at the next heartbeat.
     if decision.perform || decision.step == Step::Escalate {
@@ -767,6 +793,230 @@ mod tests {
         assert_eq!((d.verdict, d.step), (Verdict::Stalled, Step::None));
     }
 
+    fn said(blocks: &[&str]) -> MessageMark {
+        let screen: String = blocks.iter().map(|b| format!("● {b}\n\n")).collect();
+        MessageMark::of(&crate::pane::message::claude(&screen))
+    }
+
+    fn status(at_minute: i64) -> StatusMark {
+        let at = t0() + Duration::minutes(at_minute);
+        StatusMark {
+            updated_at: at.to_rfc3339(),
+            at,
+        }
+    }
+
+    #[test]
+    fn the_same_message_three_times_in_a_row_is_a_reasoning_loop() {
+        let limits = Limits::default();
+        let mut state = StallState::default();
+        let mut o = obs("a", Class::Working, Action::None);
+        let mut transcript = vec!["Let me check the tests."];
+        o.messages = Some(said(&transcript));
+        assert_eq!(
+            run(&mut state, &o, 0, &limits, ALL).verdict,
+            Verdict::Progress
+        );
+        // The same screen again (or scrolled) is not a new message.
+        assert_eq!(
+            run(&mut state, &o, 1, &limits, ALL).verdict,
+            Verdict::Unchanged
+        );
+        assert_eq!(state.message_repeats, 1);
+        for (minute, hash) in [(2, "b"), (3, "c")] {
+            transcript.extend(["Bash(cargo test)", "Let me check the tests."]);
+            o.hash = hash.into();
+            o.messages = Some(said(&transcript));
+            let d = run(&mut state, &o, minute, &limits, ALL);
+            if minute == 2 {
+                assert_eq!(d.verdict, Verdict::Progress);
+                assert_eq!(state.message_repeats, 2);
+            } else {
+                assert_eq!((d.verdict, d.step), (Verdict::ReasoningLoop, Step::Stop));
+                assert!(d.perform);
+                assert_eq!(d.stop_reason(), "reasoning_loop");
+                assert!(d.reason.contains("3 times"), "{}", d.reason);
+            }
+        }
+        // Reported once per new message: the same screen again is quiet.
+        let d = run(&mut state, &o, 4, &limits, ALL);
+        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+        // Scrolled: the first blocks are gone, the end is the same — no new message.
+        o.messages = Some(said(&transcript[2..]));
+        o.hash = "scrolled".into();
+        let d = run(&mut state, &o, 5, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(state.message_repeats, 3);
+        // Something else said: the count starts over.
+        transcript.push("Fixed it.");
+        o.messages = Some(said(&transcript));
+        o.hash = "d".into();
+        run(&mut state, &o, 6, &limits, ALL);
+        assert_eq!(state.message_repeats, 1);
+    }
+
+    #[test]
+    fn a_reasoning_loop_is_reported_but_not_stopped_without_the_effect_or_the_agent() {
+        let mut o = obs("a", Class::Working, Action::None);
+        o.messages = Some(said(&["Same.", "Read(x)", "Same.", "Read(x)", "Same."]));
+        let (_, d) = heartbeat(
+            &StallState::default(),
+            &o,
+            t0(),
+            &Limits::default(),
+            Effects::default(),
+        );
+        assert_eq!(
+            (d.verdict, d.step, d.perform),
+            (Verdict::ReasoningLoop, Step::Stop, false)
+        );
+        let never = Limits {
+            repeat_limit: 0,
+            ..Limits::default()
+        };
+        let (state, d) = heartbeat(&StallState::default(), &o, t0(), &never, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(state.message_repeats, 3);
+        o.observe_only = true;
+        let (_, d) = heartbeat(&StallState::default(), &o, t0(), &Limits::default(), ALL);
+        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+    }
+
+    #[test]
+    fn a_step_without_a_status_update_times_out_and_an_idle_agent_gets_a_continuation() {
+        let limits = Limits {
+            step_timeout: Some(std::time::Duration::from_secs(10 * 60)),
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        // The agent keeps changing the screen: no hash stall, but no status update either.
+        let mut o = obs("w0", Class::Working, Action::None);
+        o.status = Some(status(0));
+        for minute in 0..10 {
+            o.hash = format!("w{minute}");
+            let d = run(&mut state, &o, minute, &limits, ALL);
+            assert_eq!(
+                d.verdict,
+                Verdict::Progress,
+                "minute {minute}: {}",
+                d.reason
+            );
+        }
+        // A working screen at the timeout: a person should look; nothing typed or spent.
+        o.hash = "w10".into();
+        let d = run(&mut state, &o, 10, &limits, ALL);
+        assert_eq!(
+            (d.verdict, d.step),
+            (Verdict::Stalled, Step::Escalate),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.starts_with("step timeout"), "{}", d.reason);
+        assert_eq!(state.recoveries_total, 0);
+        // The clock restarted: the next report is a full timeout later.
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        let d = run(&mut state, &idle, 15, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        let d = run(&mut state, &idle, 20, &limits, ALL);
+        assert_eq!(
+            (d.verdict, d.step, d.perform),
+            (Verdict::Stalled, Step::Continue, true),
+            "{}",
+            d.reason
+        );
+        assert_eq!(state.recoveries_total, 1);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(20)),
+            Some(std::time::Duration::ZERO)
+        );
+        // The agent moved on: a new status restarts the step at its own time.
+        idle.status = Some(status(24));
+        idle.hash = "idle2".into();
+        let d = run(&mut state, &idle, 25, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(25)),
+            Some(std::time::Duration::from_secs(60))
+        );
+        // A status time before the step it replaces does not time the new step out at once.
+        idle.status = Some(status(-60));
+        let d = run(&mut state, &idle, 26, &limits, ALL);
+        assert_ne!(d.step, Step::Continue, "{}", d.reason);
+    }
+
+    #[test]
+    fn waits_are_not_step_time_and_a_recorded_quota_wait_is_a_wait() {
+        let limits = Limits::default();
+        let mut state = StallState::default();
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        run(&mut state, &idle, 0, &limits, ALL);
+        // 30 minutes behind a quota banner, then 30 minutes of a recorded quota wait.
+        let mut quota = obs("q", Class::Quota, Action::Wait);
+        quota.status = Some(status(0));
+        run(&mut state, &quota, 5, &limits, ALL);
+        let mut recorded = idle.clone();
+        recorded.external_wait = Some("quota: a rate_limit wait".into());
+        let d = run(&mut state, &recorded, 35, &limits, ALL);
+        assert_eq!((d.verdict, d.step), (Verdict::Waiting, Step::Wait));
+        assert!(
+            d.reason.starts_with("quota: a rate_limit wait"),
+            "{}",
+            d.reason
+        );
+        let d = run(&mut state, &recorded, 60, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Waiting);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(60)),
+            Some(std::time::Duration::from_secs(5 * 60))
+        );
+        // Back from the wait at 64: 5 minutes before it + 4 after is still under 10.
+        for minute in 64..69 {
+            idle.hash = format!("idle{minute}");
+            let d = run(&mut state, &idle, minute, &limits, ALL);
+            assert_ne!(d.step, Step::Continue, "minute {minute}: {}", d.reason);
+        }
+        let d = run(&mut state, &idle, 69, &limits, ALL);
+        assert_eq!(d.step, Step::Continue, "{}", d.reason);
+    }
+
+    #[test]
+    fn step_timeouts_spend_the_same_budget_and_end_in_stall_limit() {
+        let limits = Limits {
+            total: 2,
+            step_timeout: Some(std::time::Duration::from_secs(60)),
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        run(&mut state, &idle, 0, &limits, ALL);
+        let mut steps = Vec::new();
+        for minute in 1..5 {
+            idle.hash = format!("idle{minute}");
+            let d = run(&mut state, &idle, minute, &limits, ALL);
+            steps.push((d.step, d.stop_reason()));
+        }
+        assert_eq!(
+            steps,
+            [
+                (Step::Continue, "stall_limit"),
+                (Step::Continue, "stall_limit"),
+                (Step::Stop, "stall_limit"),
+                (Step::None, "stall_limit"),
+            ]
+        );
+        assert_eq!(state.recoveries_total, 2);
+        // Without a status file there is no step clock at all.
+        let mut state = StallState::default();
+        let plain = obs("idle", Class::Idle, Action::None);
+        for minute in 0..100 {
+            let d = run(&mut state, &plain, minute, &limits, ALL);
+            assert_ne!(d.step, Step::Continue);
+        }
+    }
+
     fn any_observation() -> impl Strategy<Value = Observation> {
         (
             0u8..4,
@@ -810,7 +1060,81 @@ mod tests {
         })
     }
 
+    /// One heartbeat a minute: waiting or not, a status update or not, and a screen.
+    fn any_minute() -> impl Strategy<Value = (bool, bool, Class, Action, u8)> {
+        (
+            prop::bool::weighted(0.2),
+            prop::bool::weighted(0.1),
+            prop_oneof![
+                Just((Class::Idle, Action::None)),
+                Just((Class::Working, Action::None)),
+                Just((Class::Permission, Action::Answer)),
+                Just((Class::Trust, Action::Escalate)),
+            ],
+            0u8..3,
+        )
+            .prop_map(|(wait, update, (class, action), hash)| (wait, update, class, action, hash))
+    }
+
     proptest! {
+        /// The step clock against a model: minutes since the clock (re)started that were not
+        /// spent waiting. A step timeout fires exactly when the model says the limit is
+        /// reached, waits never count, and only an idle agent is sent a continuation.
+        #[test]
+        fn the_step_clock_counts_working_minutes_only(
+            minutes in prop::collection::vec(any_minute(), 1..80),
+            limit in 1u64..8,
+            total in 0u32..20,
+        ) {
+            let limits = Limits {
+                total,
+                per_iteration: total,
+                step_timeout: Some(std::time::Duration::from_secs(limit * 60)),
+                ..Limits::default()
+            };
+            let mut state = StallState::default();
+            let mut status_at = 0i64;
+            let (mut start, mut waiting) = (None::<i64>, Vec::<bool>::new());
+            for (i, (wait, update, class, action, hash)) in minutes.iter().enumerate() {
+                let minute = i as i64;
+                if *update || minute == 0 {
+                    status_at = minute;
+                }
+                let mut o = obs(&format!("h{hash}"), *class, *action);
+                o.status = Some(status(status_at));
+                if *wait {
+                    o.external_wait = Some("quota".into());
+                }
+                let model = start.map(|s: i64| {
+                    (s..minute).filter(|j| !waiting[*j as usize]).count() as u64
+                });
+                let d = run(&mut state, &o, minute, &limits, ALL);
+                waiting.push(*wait);
+                let timed_out = d.reason.starts_with("step timeout");
+                if timed_out {
+                    prop_assert!(model.is_some_and(|m| m >= limit), "{:?} {}", model, d.reason);
+                }
+                let status_new = start.is_none() || (*update && minute > 0);
+                if !*wait && !status_new && model.is_some_and(|m| m >= limit) {
+                    prop_assert!(timed_out || d.verdict == Verdict::Limit || d.step == Step::None,
+                        "{:?} {}", model, d.reason);
+                }
+                if *wait {
+                    prop_assert_eq!(d.step, Step::Wait);
+                }
+                if d.step == Step::Continue {
+                    prop_assert_eq!(*class, Class::Idle);
+                    prop_assert!(timed_out);
+                }
+                if state.step_since.as_deref() == Some(timestamp(t0() + Duration::minutes(minute)).as_str()) {
+                    start = Some(minute);
+                }
+                let elapsed = state.step_elapsed(t0() + Duration::minutes(minute)).map(|d| d.as_secs() / 60);
+                let model_now = start.map(|s| (s..minute).filter(|j| !waiting[*j as usize]).count() as u64);
+                prop_assert_eq!(elapsed, model_now);
+            }
+        }
+
         #[test]
         fn the_unchanged_counter_never_goes_backwards_on_the_same_screen(
             observations in prop::collection::vec(any_observation(), 1..60),
