@@ -395,10 +395,12 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         ));
         state.doc.targets.insert(target.clone(), next);
     }
-    for report in &reports {
-        output::json_line(report)?;
-    }
-    state.save()?;
+    // Save before printing: a reader that goes away early (`| head -0`) must not cost the
+    // counters this heartbeat advanced (answers typed, recoveries spent).
+    let saved = state.save();
+    let printed = reports.iter().try_for_each(output::json_line);
+    saved?;
+    printed?;
     if failed {
         return Err(Reported.into());
     }

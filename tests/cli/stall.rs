@@ -516,3 +516,29 @@ fn which_tmux() -> String {
         .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
+
+#[test]
+fn a_reader_that_goes_away_early_does_not_cost_the_saved_state() {
+    // `stall check ... | head -0`: stdout is closed before anything is printed. The heartbeat
+    // still counts (the state is saved before printing) and the broken pipe is a clean exit.
+    let sb = Sandbox::new();
+    let (agent, _log) = fake_agent(&sb, "agent", SAFE);
+    let state = sb.path("stall.json");
+    for checks in 1..=3 {
+        let mut child = sb
+            .std_cmd()
+            .args(["stall", "check", "--target", &agent, "--state"])
+            .arg(&state)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert!(output.stderr.is_empty(), "{output:?}");
+        let saved: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+        assert_eq!(saved["targets"][&agent]["checks"], checks, "{saved}");
+        assert_eq!(saved["targets"][&agent]["unchanged"], checks - 1, "{saved}");
+    }
+}
