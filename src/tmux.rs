@@ -147,6 +147,11 @@ pub trait Terminal {
     fn send_keys(&self, target: &str, keys: &[String]) -> Result<()>;
     /// Remember in the pane which screen was answered.
     fn set_answered(&self, pane_id: &str, hash: &str) -> Result<()>;
+    /// The server's socket path (`#{socket_path}`): what identifies the server for locks
+    /// shared by every autoctl that talks to it. `None` when unknown.
+    fn server_socket(&self) -> Result<Option<PathBuf>> {
+        Ok(None)
+    }
 }
 
 /// The real tmux.
@@ -516,6 +521,13 @@ impl Terminal for Tmux {
             None,
         )?;
         Ok(())
+    }
+
+    fn server_socket(&self) -> Result<Option<PathBuf>> {
+        let out = self.run(&["display-message", "-p", "#{socket_path}"].map(os), None)?;
+        let text = String::from_utf8_lossy(&out);
+        let path = text.trim_end_matches('\n');
+        Ok((!path.is_empty()).then(|| PathBuf::from(path)))
     }
 }
 

@@ -507,7 +507,7 @@ fn continue_run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> 
     let tmux = Tmux::new(socket.clone())?;
     let pane = driver::pane_of(&tmux, &run.target)?;
     let state_dir = state_dir()?;
-    let _lock = answer::lock_pane(&state_dir, socket.as_deref(), &pane.id)?;
+    let _lock = answer::lock_pane(&tmux, &state_dir, socket.as_deref(), &pane.id)?;
     if let Continuation::Abort { reason } = inputs::continuation_cas(&args.if_unchanged, dir) {
         output::warn(&format!("nothing sent: {reason}"));
         return Ok(Verdict::No);

@@ -2,8 +2,8 @@
 //! autoctl on the machine (`stall check --apply`, `run tick`, `run continue`, cron ticks that
 //! overlap).
 //!
-//! The rule: under a per-pane lock (`$AUTOCTL_STATE_DIR/locks/pane-SOCKET-ID.lock`),
-//! re-capture the pane; type nothing when its screen is no longer the one decided on (its
+//! The rule: under a per-pane lock of the tmux server (a lock file beside the server's socket,
+//! so supervisors with different state dirs still take turns), re-capture the pane; type nothing when its screen is no longer the one decided on (its
 //! normalized hash changed) or when the pane's `@autoctl_answered` option already names that
 //! screen; otherwise type the keys and set the option. The lock makes check-then-type atomic
 //! between supervisors; the pane option makes "already answered" survive a supervisor's own
@@ -47,18 +47,56 @@ pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<
     Ok(())
 }
 
-/// The lock file that serializes typing into one pane of one tmux server.
-pub fn lock_path(state_dir: &Path, socket: Option<&str>, pane_id: &str) -> PathBuf {
+/// The lock file that serializes typing into one pane of one tmux server, beside the server's
+/// socket (`/tmp/tmux-UID/default` → `/tmp/tmux-UID/default.autoctl-pane-3.lock`): every
+/// autoctl that can type into the pane can reach it, whatever its state dir, and tmux keeps
+/// that directory private to the user.
+pub fn server_lock_path(socket_path: &Path, pane_id: &str) -> PathBuf {
+    let mut name = socket_path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".autoctl-pane-{}.lock",
+        pane_id.trim_start_matches('%')
+    ));
+    socket_path.with_file_name(name)
+}
+
+/// The fallback lock when the server's directory cannot hold one: in the state dir, keyed by
+/// the server (its socket path's hash, else the `-L` name) and the pane. It serializes only
+/// the supervisors that share the state dir.
+pub fn lock_path(state_dir: &Path, server: &str, pane_id: &str) -> PathBuf {
     state_dir.join("locks").join(format!(
-        "pane-{}-{}.lock",
-        socket.unwrap_or("default"),
+        "pane-{server}-{}.lock",
         pane_id.trim_start_matches('%')
     ))
 }
 
-/// Hold the pane's typing lock (creating the private lock directory when needed).
-pub fn lock_pane(state_dir: &Path, socket: Option<&str>, pane_id: &str) -> Result<FileLock> {
-    let path = lock_path(state_dir, socket, pane_id);
+/// Hold the pane's typing lock: the server's (see [`server_lock_path`]), else the state
+/// dir's (creating the private lock directory when needed), with a warning that it is not
+/// shared with supervisors of other state dirs.
+pub fn lock_pane(
+    terminal: &dyn Terminal,
+    state_dir: &Path,
+    socket: Option<&str>,
+    pane_id: &str,
+) -> Result<FileLock> {
+    let server = terminal.server_socket()?;
+    if let Some(socket_path) = &server {
+        let path = server_lock_path(socket_path, pane_id);
+        match FileLock::acquire_transient(&path) {
+            Ok(lock) => return Ok(lock),
+            Err(err) => crate::output::warn(&format!(
+                "{err:#}; locking in the state dir instead (not shared with other state dirs)"
+            )),
+        }
+    }
+    let key = match &server {
+        Some(path) => format!(
+            "{:016x}",
+            xxhash_rust::xxh3::xxh3_64(path.as_os_str().as_encoded_bytes())
+        ),
+        None => socket.unwrap_or("default").to_string(),
+    };
+    let path = lock_path(state_dir, &key, pane_id);
     let dir = crate::fsx::parent_dir(&path);
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -78,8 +116,8 @@ pub struct Answer<'a> {
     pub keys: &'a [Key],
 }
 
-/// Where and how to type: the terminal, its socket name (part of the lock's name), the state
-/// dir that holds the locks, and the masks that hash a screen.
+/// Where and how to type: the terminal, its socket name and the state dir (for the fallback
+/// lock), and the masks that hash a screen.
 #[derive(Clone, Copy)]
 pub struct Typist<'a> {
     pub terminal: &'a dyn Terminal,
@@ -103,7 +141,7 @@ impl Typist<'_> {
         if answer.keys.is_empty() {
             return Ok(Some("the rule has no keys to type".to_string()));
         }
-        let _lock = lock_pane(self.state_dir, self.socket, answer.pane_id)?;
+        let _lock = lock_pane(self.terminal, self.state_dir, self.socket, answer.pane_id)?;
         let fresh = self
             .terminal
             .snapshots(&[answer.pane_id.to_string()], CaptureOptions::default())?
@@ -233,7 +271,8 @@ mod tests {
                 format!("marker:{hash}")
             ]
         );
-        assert!(lock_path(dir.path(), Some("test"), "%1").exists());
+        // The fake terminal names no server: the state dir's lock was used (and kept).
+        assert!(lock_path(dir.path(), "test", "%1").exists());
     }
 
     #[test]

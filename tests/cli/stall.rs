@@ -542,3 +542,66 @@ fn a_reader_that_goes_away_early_does_not_cost_the_saved_state() {
         assert_eq!(saved["targets"][&agent]["unchanged"], checks - 1, "{saved}");
     }
 }
+
+#[test]
+fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
+    // Review finding 10: the typing lock belongs to the tmux server and the pane, not to a
+    // state dir. While the server's lock for the pane is held, a supervisor with its own
+    // state dir types nothing; released, exactly one of two such supervisors answers.
+    use crate::tmuxfix::tmux;
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    let socket_path = String::from_utf8(
+        tmux(
+            &sb,
+            &["display-message", "-p", "-t", &agent, "#{socket_path}"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let pane_id =
+        String::from_utf8(tmux(&sb, &["display-message", "-p", "-t", &agent, "#{pane_id}"]).stdout)
+            .unwrap();
+    let lock_path =
+        autoctl::supervise::answer::server_lock_path(Path::new(socket_path.trim()), pane_id.trim());
+    let check = |name: &str, apply: bool| {
+        let dir = sb.path(name);
+        fs::create_dir_all(&dir).unwrap();
+        let mut cmd = sb.std_cmd();
+        cmd.env("AUTOCTL_STATE_DIR", &dir)
+            .args(["stall", "check", "--target", &agent, "--threshold", "1"])
+            .stdout(std::process::Stdio::piped());
+        if apply {
+            cmd.arg("--apply");
+        }
+        cmd
+    };
+    for name in ["state-a", "state-b"] {
+        assert!(check(name, false).status().unwrap().success());
+    }
+    let held = autoctl::fsx::FileLock::acquire_transient(&lock_path).unwrap();
+    let children: Vec<_> = ["state-a", "state-b"]
+        .iter()
+        .map(|name| check(name, true).spawn().unwrap())
+        .collect();
+    assert_eq!(
+        settle(&log),
+        "",
+        "typed while another supervisor held the pane"
+    );
+    drop(held);
+    let applied: Vec<bool> = children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            assert_eq!(output.status.code(), Some(0), "{output:?}");
+            json_lines(&output)[0]["applied"] == true
+        })
+        .collect();
+    assert_eq!(settle(&log), "1", "{applied:?}");
+    assert_eq!(applied.iter().filter(|a| **a).count(), 1, "{applied:?}");
+    assert!(
+        !lock_path.exists(),
+        "the server's lock file is removed on release"
+    );
+}
