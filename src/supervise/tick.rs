@@ -1205,6 +1205,79 @@ mod tests {
         })
     }
 
+    fn status_at(minute: i64) -> Option<StatusMark> {
+        Some(StatusMark {
+            updated_at: format!("seen-at-{minute}"),
+            at: at(minute * 60),
+        })
+    }
+
+    #[test]
+    fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
+        let idle = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/panes/claude-code/idle-after-reply.txt"
+        ))
+        .unwrap();
+        let mut run = new_run(Mode::Observe);
+        run.limits.step_timeout = Duration::from_secs(5 * 60);
+        let mut o = obs(SignalObs::Missing, pane(&idle, "claude"));
+        o.status = status_at(0);
+        let PaneObs::Seen(view) = &o.pane else {
+            unreachable!()
+        };
+        assert_eq!(view.classification.class, Class::Idle, "{view:?}");
+        for minute in 1..6 {
+            let outcome = step(&mut run, &o, minute);
+            assert!(
+                outcome.effects.is_empty(),
+                "minute {minute}: {:?}",
+                outcome.event
+            );
+        }
+        let outcome = step(&mut run, &o, 6);
+        assert_eq!(
+            outcome.event.decision,
+            Decision::Answer,
+            "{:?}",
+            outcome.event
+        );
+        match outcome.effects.first() {
+            Some(Effect::Send {
+                keys,
+                answered: Some(_),
+                if_unchanged,
+            }) => {
+                assert_eq!(keys[0], Key::Text(CONTINUATION.into()));
+                assert_eq!(if_unchanged.as_deref(), Some("seen-at-0"));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A recorded quota wait is a wait: nothing is sent and the timeout clock pauses.
+        let mut run = new_run(Mode::Observe);
+        run.limits.step_timeout = Duration::from_secs(60);
+        o.quota_wait = Some("quota: a rate_limit wait".into());
+        o.notes = vec!["cannot read .status.json; no step timeout this tick".into()];
+        for minute in 1..4 {
+            let outcome = step(&mut run, &o, minute);
+            assert_eq!(
+                outcome.event.decision,
+                Decision::Wait,
+                "{:?}",
+                outcome.event
+            );
+            assert!(outcome.effects.is_empty());
+            assert!(
+                outcome
+                    .event
+                    .reasons
+                    .iter()
+                    .any(|r| r.contains("cannot read"))
+            );
+        }
+        assert!(run.stall.quota_wait_since.is_some());
+    }
+
     #[test]
     fn a_new_signal_moves_the_counters_once() {
         let mut run = new_run(Mode::Observe);
