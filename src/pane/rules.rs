@@ -45,6 +45,9 @@ pub struct Pattern {
 pub struct Group {
     sources: Vec<String>,
     set: OnceLock<Option<regex::RegexSet>>,
+    /// The last text the set was run on and what matched there: the members are asked one
+    /// after another about the same text, and one scan answers them all.
+    last: std::sync::Mutex<Option<(String, regex::SetMatches)>>,
 }
 
 impl Group {
@@ -53,6 +56,7 @@ impl Group {
         let group = Arc::new(Group {
             sources: patterns.iter().map(|p| p.source.clone()).collect(),
             set: OnceLock::new(),
+            last: std::sync::Mutex::new(None),
         });
         for (index, pattern) in patterns.iter_mut().enumerate() {
             pattern.group = Some((group.clone(), index));
@@ -65,6 +69,21 @@ impl Group {
         self.set
             .get_or_init(|| regex::RegexSet::new(&self.sources).ok())
             .as_ref()
+    }
+
+    /// Does member `index` match `text`? `None` when the set cannot answer.
+    fn matches(&self, index: usize, text: &str) -> Option<bool> {
+        let set = self.set()?;
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((seen, matches)) if seen == text => Some(matches.matched(index)),
+            _ => {
+                let matches = set.matches(text);
+                let answer = matches.matched(index);
+                *last = Some((text.to_string(), matches));
+                Some(answer)
+            }
+        }
     }
 }
 
@@ -81,8 +100,7 @@ impl Pattern {
     /// asked of its group first and compiled alone only when it matches.
     pub fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
         if let Some((group, index)) = &self.group
-            && let Some(set) = group.set()
-            && !set.matches(text).matched(*index)
+            && group.matches(*index, text) == Some(false)
         {
             return None;
         }
