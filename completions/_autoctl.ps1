@@ -192,6 +192,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries')
             [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
             [CompletionResult]::new('tick', 'tick', [CompletionResultType]::ParameterValue, 'One heartbeat for running loops; prints one JSON line per run')
+            [CompletionResult]::new('continue', 'continue', [CompletionResultType]::ParameterValue, 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (seed 000''s server recovery)')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Tick each loop the moment its signal or stop file changes; heartbeat the rest')
             break
@@ -210,6 +211,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures in a row before a screen is examined as a suspected stall')
             [CompletionResult]::new('--max-recoveries-per-iteration', '--max-recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
+            [CompletionResult]::new('--repeat-limit', '--repeat-limit', [CompletionResultType]::ParameterName, 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)')
+            [CompletionResult]::new('--step-timeout', '--step-timeout', [CompletionResultType]::ParameterName, 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -251,6 +254,16 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Tick every running run')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing (no keys typed, no files written, no state saved)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;continue' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The run''s session')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The run''s task module directory')
+            [CompletionResult]::new('--if-unchanged', '--if-unchanged', [CompletionResultType]::ParameterName, 'Send only if `.status.json`''s `updated_at` is still exactly this text')
+            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'What to type (then Enter)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -505,6 +518,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Recoveries allowed in total')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered')
+            [CompletionResult]::new('--repeat-limit', '--repeat-limit', [CompletionResultType]::ParameterName, 'The same agent message this many times in a row is a reasoning loop (0: never)')
+            [CompletionResult]::new('--step-timeout', '--step-timeout', [CompletionResultType]::ParameterName, 'With --task: no .status.json update for this long is a step timeout')
+            [CompletionResult]::new('--continue-text', '--continue-text', [CompletionResultType]::ParameterName, 'What a step timeout types into an idle agent')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all-panes', '--all-panes', [CompletionResultType]::ParameterName, 'Check every pane of the tmux server')

@@ -166,6 +166,9 @@ _autoctl() {
             autoctl__subcmd__profile,show)
                 cmd="autoctl__subcmd__profile__subcmd__show"
                 ;;
+            autoctl__subcmd__run,continue)
+                cmd="autoctl__subcmd__run__subcmd__continue"
+                ;;
             autoctl__subcmd__run,lookup)
                 cmd="autoctl__subcmd__run__subcmd__lookup"
                 ;;
@@ -1523,12 +1526,46 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --tmux-socket --help start stop status lookup tick recover watch"
+            opts="-h --tmux-socket --help start stop status lookup tick continue recover watch"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__run__subcmd__continue)
+            opts="-h --session --task --if-unchanged --text --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --if-unchanged)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --text)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1589,7 +1626,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1644,6 +1681,14 @@ _autoctl() {
                     return 0
                     ;;
                 --max-recoveries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repeat-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --step-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1981,7 +2026,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --rules --tmux-socket --help"
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2013,6 +2058,18 @@ _autoctl() {
                     ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --repeat-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --step-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --continue-text)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --rules)

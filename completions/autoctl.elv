@@ -173,6 +173,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand status 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
             cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
             cand tick 'One heartbeat for running loops; prints one JSON line per run'
+            cand continue 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)'
             cand recover 'Recover running loops after a restart (seed 000''s server recovery)'
             cand watch 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
         }
@@ -190,6 +191,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
             cand --max-recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
             cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
+            cand --repeat-limit 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)'
+            cand --step-timeout 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --force 'With --launch: type the command even when the pane shows no shell prompt'
             cand -h 'Print help (see more with ''--help'')'
@@ -227,6 +230,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all 'Tick every running run'
             cand --dry-run 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;continue'= {
+            cand --session 'The run''s session'
+            cand --task 'The run''s task module directory'
+            cand --if-unchanged 'Send only if `.status.json`''s `updated_at` is still exactly this text'
+            cand --text 'What to type (then Enter)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -454,6 +466,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --max-recoveries 'Recoveries allowed in total'
             cand --task 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written'
             cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
+            cand --repeat-limit 'The same agent message this many times in a row is a reasoning loop (0: never)'
+            cand --step-timeout 'With --task: no .status.json update for this long is a step timeout'
+            cand --continue-text 'What a step timeout types into an idle agent'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all-panes 'Check every pane of the tmux server'

@@ -229,15 +229,16 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l list-rules -d '
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s L -l follow -d 'Follow symlinks while looking for task roots'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l no-git -d 'Skip the git checks of transient files'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "start" -d 'Register a loop for a tmux session and a task module'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "recover" -d 'Recover running loops after a restart (seed 000\'s server recovery)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick recover watch" -f -a "watch" -d 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "start" -d 'Register a loop for a tmux session and a task module'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "continue" -d 'Send a continuation into a run\'s pane unless the task moved on (exit 1, nothing sent)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "recover" -d 'Recover running loops after a restart (seed 000\'s server recovery)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "watch" -d 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session\'s active pane]' -r
@@ -253,6 +254,8 @@ generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l repeat-limit -d 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l step-timeout -d 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l force -d 'With --launch: type the command even when the pane shows no shell prompt'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -286,6 +289,12 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l all -d 'Tick every running run'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l dry-run -d 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l session -d 'The run\'s session' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l task -d 'The run\'s task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l if-unchanged -d 'Send only if `.status.json`\'s `updated_at` is still exactly this text' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l text -d 'What to type (then Enter)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
@@ -444,6 +453,9 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l task -d 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
 generic\t'Any program: read its prompts and apply the same safety policy'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l repeat-limit -d 'The same agent message this many times in a row is a reasoning loop (0: never)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l step-timeout -d 'With --task: no .status.json update for this long is a step timeout' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l continue-text -d 'What a step timeout types into an idle agent' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l all-panes -d 'Check every pane of the tmux server'

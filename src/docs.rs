@@ -164,7 +164,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "AUTOCTL_STATE_DIR",
-        "Where the run registry (autoctl.db), stall check's default state (stall/SOCKET.json) and the per-pane locks live; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
+        "Where the run registry (autoctl.db), stall check's default state (stall/SOCKET.json) and the fallback per-pane locks (the usual ones sit beside the tmux socket) live; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
     ),
     (
         "TZ",

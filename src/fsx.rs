@@ -164,23 +164,63 @@ pub fn require_dir(dir: &Path) -> Result<()> {
 #[derive(Debug)]
 pub struct FileLock {
     _file: File,
+    /// A transient lock's file, removed on release (see [`FileLock::acquire_transient`]).
+    remove: Option<PathBuf>,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Removed while still locked (the file closes after this), so a waiter that opened
+        // the old file sees it is gone and opens a fresh one.
+        if let Some(path) = &self.remove {
+            let _ = fs::remove_file(path);
+        }
+    }
 }
 
 impl FileLock {
+    /// Like [`FileLock::acquire`], but the lock file is removed on release: for locks keyed
+    /// by something short-lived (a tmux pane), in a directory that must not fill up. A waiter
+    /// that wins the lock on a file already removed tries again on the new one.
+    pub fn acquire_transient(path: &Path) -> Result<FileLock> {
+        use std::os::unix::fs::MetadataExt;
+        loop {
+            let file = open_lock_file(path)?;
+            file.lock()
+                .with_context(|| format!("cannot lock {}", path.display()))?;
+            let held = file
+                .metadata()
+                .with_context(|| format!("cannot lock {}", path.display()))?;
+            let current = fs::symlink_metadata(path).ok();
+            if current.is_some_and(|m| m.ino() == held.ino() && m.dev() == held.dev()) {
+                return Ok(FileLock {
+                    _file: file,
+                    remove: Some(path.to_path_buf()),
+                });
+            }
+        }
+    }
+
     /// Block until the lock at `path` is ours. The lock file is created if needed and never
     /// followed when it is a symlink.
     pub fn acquire(path: &Path) -> Result<FileLock> {
         let file = open_lock_file(path)?;
         file.lock()
             .with_context(|| format!("cannot lock {}", path.display()))?;
-        Ok(FileLock { _file: file })
+        Ok(FileLock {
+            _file: file,
+            remove: None,
+        })
     }
 
     /// Take the lock only if nobody holds it.
     pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
         let file = open_lock_file(path)?;
         match file.try_lock() {
-            Ok(()) => Ok(Some(FileLock { _file: file })),
+            Ok(()) => Ok(Some(FileLock {
+                _file: file,
+                remove: None,
+            })),
             Err(fs::TryLockError::WouldBlock) => Ok(None),
             Err(fs::TryLockError::Error(err)) => {
                 Err(err).with_context(|| format!("cannot lock {}", path.display()))
@@ -220,6 +260,39 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transient_lock_excludes_and_leaves_no_file() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let path = Arc::new(dir.path().join("pane.lock"));
+        let inside = Arc::new(AtomicBool::new(false));
+        let entered = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (path, inside, entered) = (path.clone(), inside.clone(), entered.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..20 {
+                        let _lock = FileLock::acquire_transient(&path).unwrap();
+                        assert!(!inside.swap(true, Ordering::SeqCst), "two holders at once");
+                        entered.fetch_add(1, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        inside.store(false, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert_eq!(entered.load(Ordering::SeqCst), 160);
+        assert!(!path.exists(), "the lock file is removed on release");
+        // A symlink planted at the lock's path is refused, not followed.
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &*path).unwrap();
+        assert!(FileLock::acquire_transient(&path).is_err());
+        assert!(!dir.path().join("elsewhere").exists());
+    }
 
     #[test]
     fn bounded_read_reports_oversize_without_reading_it_all() {

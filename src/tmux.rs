@@ -8,7 +8,9 @@
 //! Why one client call for many panes: a tmux client costs a fork, an exec and a socket
 //! round trip (a few milliseconds); a heartbeat over fifty panes chains `display-message` and
 //! `capture-pane` for every pane with `;` into one invocation, separated by a per-call nonce
-//! that pane contents cannot forge.
+//! that pane contents cannot forge. tmux refuses a client command longer than its message
+//! limit (16 KiB: "command too long"), so [`Terminal::snapshots`] splits the chain into
+//! chunks that fit ([`CHAIN_BYTES`]): one client call per ~50 panes, never one per pane.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -28,6 +30,11 @@ const TARGET_MAX: usize = 256;
 /// Text longer than this is sent through a paste buffer instead of `send-keys -l`, so a long
 /// prompt arrives as one paste and does not hit tmux's argument limits.
 pub const PASTE_THRESHOLD: usize = 512;
+
+/// The most argument bytes one chained capture sends. tmux packs a client's argv into one
+/// message of at most 16 KiB (`MAX_IMSGSIZE`) and answers "command too long" past it; the
+/// margin covers the message header and the client's environment-free framing.
+pub const CHAIN_BYTES: usize = 12 * 1024;
 
 /// The tmux user option that remembers the screen autoctl last answered in a pane (the
 /// normalized hash), so two supervisors never answer the same screen twice.
@@ -140,6 +147,11 @@ pub trait Terminal {
     fn send_keys(&self, target: &str, keys: &[String]) -> Result<()>;
     /// Remember in the pane which screen was answered.
     fn set_answered(&self, pane_id: &str, hash: &str) -> Result<()>;
+    /// The server's socket path (`#{socket_path}`): what identifies the server for locks
+    /// shared by every autoctl that talks to it. `None` when unknown.
+    fn server_socket(&self) -> Result<Option<PathBuf>> {
+        Ok(None)
+    }
 }
 
 /// The real tmux.
@@ -278,6 +290,36 @@ impl Tmux {
         anyhow!("tmux: {first}")
     }
 
+    /// One chained capture of `targets` (which fit in one client command).
+    fn snapshot_chunk(
+        &self,
+        targets: &[String],
+        options: CaptureOptions,
+        nonce: &str,
+    ) -> Result<Vec<Result<Snapshot>>> {
+        let args = snapshot_args(targets, options, nonce);
+        match self.run(&args, None) {
+            Ok(out) => parse_snapshots(&out, nonce, targets.len()),
+            Err(err) if targets.len() == 1 => Err(err),
+            Err(err) => {
+                // tmux stops a command sequence at the first failing command. A missing server
+                // fails everything; a missing pane fails only its own slot, so capture the
+                // targets one by one to say which.
+                if err.to_string().starts_with("no tmux server") {
+                    return Err(err);
+                }
+                let mut all = Vec::with_capacity(targets.len());
+                for target in targets {
+                    match self.snapshot_one(target, options, nonce) {
+                        Ok(mut one) => all.push(one.remove(0)),
+                        Err(err) => all.push(Err(err)),
+                    }
+                }
+                Ok(all)
+            }
+        }
+    }
+
     fn snapshot_one(
         &self,
         target: &str,
@@ -308,22 +350,62 @@ fn snapshot_args(targets: &[String], options: CaptureOptions, nonce: &str) -> Ve
         if i > 0 {
             args.push(os(";"));
         }
-        args.extend(["display-message", "-p", "-t", target, &format].map(os));
-        args.push(os(";"));
-        args.extend(["capture-pane", "-p"].map(os));
-        if !options.rows {
-            args.push(os("-J"));
-        }
-        if options.escapes {
-            args.push(os("-e"));
-        }
-        if let Some(history) = options.history {
-            args.push(os("-S"));
-            args.push(os(&format!("-{history}")));
-        }
-        args.extend(["-t", target].map(os));
+        push_snapshot_args(&mut args, target, options, &format);
     }
     args
+}
+
+/// The two commands that capture one pane: its metadata, then its screen.
+fn push_snapshot_args(
+    args: &mut Vec<OsString>,
+    target: &str,
+    options: CaptureOptions,
+    format: &str,
+) {
+    args.extend(["display-message", "-p", "-t", target, format].map(os));
+    args.push(os(";"));
+    args.extend(["capture-pane", "-p"].map(os));
+    if !options.rows {
+        args.push(os("-J"));
+    }
+    if options.escapes {
+        args.push(os("-e"));
+    }
+    if let Some(history) = options.history {
+        args.push(os("-S"));
+        args.push(os(&format!("-{history}")));
+    }
+    args.extend(["-t", target].map(os));
+}
+
+/// Split `targets` into runs whose chained capture stays within `limit` argument bytes (each
+/// argument costs its length and a separator). A target too long for a chunk of its own still
+/// gets one: tmux then says why it refuses it, in that target's slot.
+fn chunk_targets<'t>(
+    targets: &'t [String],
+    options: CaptureOptions,
+    nonce: &str,
+    limit: usize,
+) -> Vec<&'t [String]> {
+    let format = info_format(nonce);
+    let mut chunks = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    let mut args = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        args.clear();
+        args.push(os(";"));
+        push_snapshot_args(&mut args, target, options, &format);
+        let cost: usize = args.iter().map(|a| a.len() + 1).sum();
+        if i > start && size + cost > limit {
+            chunks.push(&targets[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += cost;
+    }
+    if start < targets.len() {
+        chunks.push(&targets[start..]);
+    }
+    chunks
 }
 
 fn parse_info(line: &str) -> Option<PaneInfo> {
@@ -392,31 +474,12 @@ impl Terminal for Tmux {
         targets: &[String],
         options: CaptureOptions,
     ) -> Result<Vec<Result<Snapshot>>> {
-        if targets.is_empty() {
-            return Ok(Vec::new());
-        }
         let nonce = nonce();
-        let args = snapshot_args(targets, options, &nonce);
-        match self.run(&args, None) {
-            Ok(out) => parse_snapshots(&out, &nonce, targets.len()),
-            Err(err) if targets.len() == 1 => Err(err),
-            Err(err) => {
-                // tmux stops a command sequence at the first failing command. A missing server
-                // fails everything; a missing pane fails only its own slot, so capture the
-                // targets one by one to say which.
-                if err.to_string().starts_with("no tmux server") {
-                    return Err(err);
-                }
-                let mut all = Vec::with_capacity(targets.len());
-                for target in targets {
-                    match self.snapshot_one(target, options, &nonce) {
-                        Ok(mut one) => all.push(one.remove(0)),
-                        Err(err) => all.push(Err(err)),
-                    }
-                }
-                Ok(all)
-            }
+        let mut all = Vec::with_capacity(targets.len());
+        for chunk in chunk_targets(targets, options, &nonce, CHAIN_BYTES) {
+            all.extend(self.snapshot_chunk(chunk, options, &nonce)?);
         }
+        Ok(all)
     }
 
     fn list_panes(&self) -> Result<Vec<PaneInfo>> {
@@ -466,6 +529,13 @@ impl Terminal for Tmux {
             None,
         )?;
         Ok(())
+    }
+
+    fn server_socket(&self) -> Result<Option<PathBuf>> {
+        let out = self.run(&["display-message", "-p", "#{socket_path}"].map(os), None)?;
+        let text = String::from_utf8_lossy(&out);
+        let path = text.trim_end_matches('\n');
+        Ok((!path.is_empty()).then(|| PathBuf::from(path)))
     }
 }
 
@@ -532,6 +602,28 @@ mod tests {
         assert!(second.pane.dead);
         assert_eq!(second.pane.answered.as_deref(), Some("abc"));
         assert!(parse_snapshots(out.as_bytes(), nonce, 3).is_err());
+    }
+
+    #[test]
+    fn chained_captures_stay_under_the_tmux_message_limit() {
+        let targets: Vec<String> = (0..250).map(|i| format!("=agent-{i}:")).collect();
+        let options = CaptureOptions::default();
+        let nonce = nonce();
+        let chunks = chunk_targets(&targets, options, &nonce, CHAIN_BYTES);
+        assert!(chunks.len() > 1);
+        assert!(chunks.len() < 10, "tens of panes per call, not one");
+        assert_eq!(chunks.concat(), targets, "every target once, in order");
+        for chunk in &chunks {
+            let bytes: usize = snapshot_args(chunk, options, &nonce)
+                .iter()
+                .map(|a| a.len() + 1)
+                .sum();
+            assert!(bytes <= CHAIN_BYTES, "{bytes}");
+        }
+        // A target longer than a whole chunk still gets a capture of its own.
+        let huge = vec!["x".repeat(CHAIN_BYTES), "a".to_string()];
+        assert_eq!(chunk_targets(&huge, options, &nonce, CHAIN_BYTES).len(), 2);
+        assert!(chunk_targets(&[], options, &nonce, CHAIN_BYTES).is_empty());
     }
 
     #[test]

@@ -11,11 +11,11 @@ use clap::{Args, Subcommand};
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
 use crate::hook::input::STDIN_LIMIT;
-use crate::hook::quota::LocalZone;
 use crate::hook::run::{self, Env, Outcome};
 use crate::hook::transcript::Limits;
 use crate::lock::System;
 use crate::output;
+use crate::pane::reset::Zone;
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -81,7 +81,7 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
         },
         (Ok(bytes), HookCommand::Stop(_)) => run::stop(&bytes, &env),
         (Ok(bytes), HookCommand::StopFailure(_)) => {
-            run::stop_failure(&bytes, &env, &LocalZone::system())
+            run::stop_failure(&bytes, &env, Zone::from_env())
         }
     };
     for warning in &outcome.warnings {

@@ -2,19 +2,17 @@
 //! status, or to resume a module from its files.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
-use serde::Serialize;
 
 use crate::cli::Format;
 use crate::error::Verdict;
-use crate::fsx::{self, Bounded};
 use crate::output;
 use crate::protocol::signal::{self, STOP};
-use crate::protocol::{index, target};
-use crate::routing::{self, DEFAULT_TABLE, Decision, Lookup, Table, command};
+use crate::routing::resume::{self, Entry};
+use crate::routing::{self, DEFAULT_TABLE, Lookup, Table, command};
 
 /// Print the step a loop runs next
 ///
@@ -76,40 +74,6 @@ pub struct NextArgs {
     pub format: Format,
 }
 
-/// The answer, as `--format json` prints it.
-#[derive(Debug, Serialize)]
-pub(crate) struct Answer {
-    pub(crate) next: String,
-    pub(crate) checkpoint: String,
-    pub(crate) rationale: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) iteration: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    phase: Option<String>,
-}
-
-impl Answer {
-    fn from_decision(decision: Decision) -> Answer {
-        Answer {
-            next: decision.next,
-            checkpoint: decision.checkpoint,
-            rationale: decision.rationale,
-            iteration: None,
-            phase: None,
-        }
-    }
-
-    fn stop(rationale: String) -> Answer {
-        Answer {
-            next: STOP.to_string(),
-            checkpoint: String::new(),
-            rationale,
-            iteration: None,
-            phase: None,
-        }
-    }
-}
-
 pub fn run(args: &NextArgs) -> Result<Verdict> {
     let table = routing::load(&args.table)?;
     let answer = if let (Some(step), Some(result)) = (&args.step, &args.result) {
@@ -120,14 +84,14 @@ pub fn run(args: &NextArgs) -> Result<Verdict> {
             args.checkpoint.as_deref().unwrap_or(""),
         )?
     } else if let Some(status) = &args.status {
-        on_entry(
+        resume::on_entry(
             &table,
             status,
             args.phase.as_deref().unwrap_or(""),
             args.task.as_deref(),
         )?
     } else if let Some(task) = &args.task {
-        resume(&table, task)?
+        resume::resume(&table, task)?
     } else {
         bail!("say what to route: --step S --result R, --status S, or --task DIR");
     };
@@ -155,7 +119,7 @@ fn require_in(kind: &str, value: &str, allowed: &[String], table: &Table) -> Res
     )
 }
 
-fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Result<Answer> {
+fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Result<Entry> {
     require_in("step", step, &table.steps, table)?;
     require_in(
         "result",
@@ -165,7 +129,14 @@ fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Resu
     )?;
     require_in("checkpoint", checkpoint, &table.checkpoints, table)?;
     match table.route(step, result, checkpoint) {
-        Lookup::Next(decision) => Ok(Answer::from_decision(decision)),
+        Lookup::Next(decision) => Ok(Entry {
+            next: decision.next,
+            checkpoint: decision.checkpoint,
+            rationale: decision.rationale,
+            iteration: None,
+            phase: None,
+            warning: None,
+        }),
         Lookup::Rejected { reason } => {
             bail!(
                 "{step} {result} is not a valid outcome in table {}: {reason}",
@@ -176,125 +147,10 @@ fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Resu
     }
 }
 
-fn on_entry(table: &Table, status: &str, phase: &str, task: Option<&Path>) -> Result<Answer> {
-    let Some(entry) = table.entry(status, phase) else {
-        bail!(
-            "unknown status {status:?} for table {} (allowed: {})",
-            table.name,
-            table.status_names().join(", ")
-        );
-    };
-    let mut answer = Answer {
-        next: entry.next.clone(),
-        checkpoint: entry.checkpoint.clone(),
-        rationale: entry.rationale.clone(),
-        iteration: None,
-        phase: entry.derived_phase.clone(),
-    };
-    if entry.requires_target {
-        match task {
-            Some(dir) => {
-                let words = target_words(dir)?;
-                if words < target::MIN_WORDS {
-                    let reason = format!(
-                        "fill {} first: it has no substantive content (only template or placeholders)",
-                        dir.join(target::FILE_NAME).display()
-                    );
-                    output::warn(&reason);
-                    answer = Answer::stop(reason);
-                }
-            }
-            None => output::warn(&format!(
-                "status {status} plans only when .target.md has substantive content; pass --task DIR to check it"
-            )),
-        }
+fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
+    if let Some(warning) = &answer.warning {
+        output::warn(warning);
     }
-    Ok(answer)
-}
-
-fn target_words(dir: &Path) -> Result<usize> {
-    fsx::require_dir(dir)?;
-    let path = dir.join(target::FILE_NAME);
-    let bytes = match fsx::read_bounded(&path, fsx::DOCUMENT_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        // A target this large is certainly not an empty template.
-        Ok(Bounded::TooLarge { .. }) => return Ok(usize::MAX),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-    };
-    Ok(target::substantive_words(&String::from_utf8_lossy(&bytes)))
-}
-
-/// Where a module resumes, as (next, checkpoint): what `autoctl next --task DIR` prints. The
-/// dispatch-mode tick asks it for a loop's first step.
-pub fn resume_step(table: &Table, dir: &Path) -> Result<(String, String)> {
-    resume(table, dir).map(|answer| (answer.next, answer.checkpoint))
-}
-
-/// Where a module resumes (also the entry point of `hook stop --task` loops).
-pub(crate) fn resume(table: &Table, dir: &Path) -> Result<Answer> {
-    fsx::require_dir(dir)?;
-    match signal::read(dir)? {
-        signal::Read::Valid(doc) => {
-            let rationale = format!(
-                "resume from {}: {} {} -> {}",
-                signal::FILE_NAME,
-                doc.step,
-                doc.result,
-                doc.next
-            );
-            Ok(Answer {
-                checkpoint: doc.checkpoint_or_empty().to_string(),
-                next: doc.next,
-                rationale,
-                iteration: Some(doc.iteration.map_or(0, |i| i.saturating_add(1))),
-                phase: None,
-            })
-        }
-        signal::Read::Invalid(problems) => bail!(
-            "{} is invalid, so the resume point is unknown: {}{} (fix or clear it)",
-            signal::path_in(dir).display(),
-            problems[0],
-            routing::more(problems.len())
-        ),
-        signal::Read::Missing => {
-            let lifecycle = lifecycle_of(table, dir)?;
-            let mut answer = on_entry(table, &lifecycle.status, &lifecycle.phase, Some(dir))?;
-            answer.iteration = Some(0);
-            Ok(answer)
-        }
-    }
-}
-
-/// A module's status: `.status.json` for task-ai style tables when present, else `.index.md`.
-fn lifecycle_of(table: &Table, dir: &Path) -> Result<index::Lifecycle> {
-    let status_json = dir.join(".status.json");
-    if table.name == "task-ai" && status_json.exists() {
-        let bytes = match fsx::read_bounded(&status_json, fsx::DOCUMENT_LIMIT)
-            .with_context(|| format!("cannot read {}", status_json.display()))?
-        {
-            Bounded::Complete(bytes) => bytes,
-            Bounded::TooLarge { limit } => bail!(
-                "{}: larger than the {} limit",
-                status_json.display(),
-                fsx::human_size(limit)
-            ),
-        };
-        let value = crate::protocol::document::parse_json(&bytes)
-            .map_err(|problem| anyhow::anyhow!("{}: {problem}", status_json.display()))?;
-        let status = value
-            .get("status")
-            .and_then(|s| s.as_str())
-            .with_context(|| format!("{}: no status field", status_json.display()))?;
-        return Ok(index::Lifecycle {
-            status: status.to_string(),
-            phase: String::new(),
-        });
-    }
-    index::read_lifecycle(dir)
-}
-
-fn print(args: &NextArgs, answer: Answer) -> Result<Verdict> {
     if let Some(template) = &args.command {
         if answer.next == STOP {
             output::warn(&format!(

@@ -19,7 +19,7 @@ use crate::taskai::gate::Checkpoint;
 use crate::taskai::profile::{self, Adaptation, PHASES, Resolved, RunMetrics};
 
 /// The profile file a task-ai task keeps its type's tuning in.
-pub const DEFAULT_PROFILE: &str = ".type-profile.md";
+pub const DEFAULT_PROFILE: &str = profile::FILE_NAME;
 
 #[derive(Debug, Subcommand)]
 pub enum ProfileCommand {

@@ -22,6 +22,8 @@ use crate::registry::{self, Mode, NewRun, Registry, Run, Selection, StallLimits,
 use crate::routing::{self, DEFAULT_TABLE, command};
 use crate::supervise::driver::{self, World};
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::supervise::{answer, inputs};
+use crate::taskai::stall::Continuation;
 use crate::tmux::Tmux;
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +67,15 @@ pub enum RunCommand {
     /// when every selected run was ticked, 1 when --session names no run, 2 when a run's tick
     /// failed (each failure is also one line on stderr).
     Tick(TickArgs),
+    /// Send a continuation into a run's pane unless the task moved on (exit 1, nothing sent)
+    ///
+    /// Seed 002's "Silent Continue" with its race protection: under the pane's typing lock
+    /// (the one `run tick` and `stall check` answer under), read the task's `.status.json`
+    /// `updated_at` (else the file's modification time, as `run tick` reports it in
+    /// `saw.status_updated_at`) and type TEXT and Enter only when it is still UPDATED_AT. When
+    /// it changed, or the status can no longer be read, the user or the agent already moved
+    /// the task on: nothing is sent and the exit status is 1, with the reason on stderr.
+    Continue(ContinueArgs),
     /// Recover running loops after a restart (seed 000's server recovery)
     ///
     /// For each running run: remove a stale `.auto-stop`, look at the pane (the agent is alive:
@@ -165,6 +176,14 @@ pub struct StartArgs {
     /// Stall recoveries allowed in total before the loop is stopped (stall_limit)
     #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_RECOVERIES_TOTAL)]
     pub max_recoveries: u32,
+    /// The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)
+    #[arg(long, value_name = "N", default_value_t = crate::taskai::stall::REPEAT_LIMIT)]
+    pub repeat_limit: u32,
+    /// No .status.json update for this long is a step timeout (a stall: the screen decides
+    /// the recovery, an idle agent gets a continuation)
+    #[arg(long, value_name = "DURATION", default_value = registry::DEFAULT_STEP_TIMEOUT,
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub step_timeout: Duration,
 }
 
 #[derive(Debug, Args)]
@@ -252,6 +271,23 @@ pub struct WatchArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["session", "task"])))]
+pub struct ContinueArgs {
+    /// The run's session
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// The run's task module directory
+    #[arg(long, value_name = "DIR")]
+    pub task: Option<PathBuf>,
+    /// Send only if `.status.json`'s `updated_at` is still exactly this text
+    #[arg(long, value_name = "UPDATED_AT", allow_hyphen_values = true)]
+    pub if_unchanged: String,
+    /// What to type (then Enter)
+    #[arg(long, value_name = "TEXT", default_value = crate::taskai::stall::CONTINUATION)]
+    pub text: String,
+}
+
+#[derive(Debug, Args)]
 pub struct RecoverArgs {
     /// Decide and print, but change nothing
     #[arg(long)]
@@ -280,6 +316,7 @@ pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
         RunCommand::Status(args) => status(&args),
         RunCommand::Lookup(args) => lookup(&args),
         RunCommand::Tick(args) => tick(&args, socket),
+        RunCommand::Continue(args) => continue_run(&args, socket),
         RunCommand::Recover(args) => recover(&args, socket),
         RunCommand::Watch(args) => watch(&args, socket),
     }
@@ -385,6 +422,8 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             threshold: args.threshold,
             recoveries_per_iteration: args.max_recoveries_per_iteration,
             recoveries_total: args.max_recoveries,
+            repeat_limit: args.repeat_limit,
+            step_timeout: args.step_timeout,
         },
     };
     let mut registry = open()?;
@@ -587,6 +626,40 @@ fn watch(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Verdict::Yes),
         Ended::Signal(_) => Err(crate::error::Interrupted.into()),
     }
+}
+
+fn continue_run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
+    crate::cmd::stall::check_continuation(&args.text)?;
+    let run = match SqliteRegistry::open_existing(&state_dir()?)? {
+        None => None,
+        Some(mut registry) => find(&mut registry, args.session.as_deref(), args.task.as_deref())?,
+    };
+    let Some(run) = run else {
+        bail!(
+            "no run for {}",
+            describe_selection(args.session.as_deref(), args.task.as_deref())
+        );
+    };
+    if !run.status.is_active() {
+        bail!(
+            "the run of session {:?} has ended ({}); there is no loop to continue",
+            run.session,
+            run.status.as_str()
+        );
+    }
+    let dir = run.task_path();
+    crate::fsx::require_dir(dir)?;
+    let tmux = Tmux::new(socket.clone())?;
+    let pane = driver::pane_of(&tmux, &run.target)?;
+    let state_dir = state_dir()?;
+    let _lock = answer::lock_pane(&tmux, &state_dir, socket.as_deref(), &pane.id)?;
+    if let Continuation::Abort { reason } = inputs::continuation_cas(&args.if_unchanged, dir) {
+        output::warn(&format!("nothing sent: {reason}"));
+        return Ok(Verdict::No);
+    }
+    let keys = [Key::Text(args.text.clone()), Key::Key("Enter".to_string())];
+    answer::type_keys(&tmux, &pane.id, &keys)?;
+    Ok(Verdict::Yes)
 }
 
 /// Remove a stop file left by an earlier loop (seed 000's recovery rule), saying so.

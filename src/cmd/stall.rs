@@ -14,27 +14,25 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::error::{Reported, Verdict};
-use crate::fsx::{self, FileLock};
+use crate::fsx;
 use crate::output;
 use crate::pane::classify::{self, Context as ClassifyContext, Screen};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
-use crate::pane::rules::RuleSet;
 use crate::pane::{Agent, Key};
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
+use crate::supervise::answer::{Answer, Typist, always};
+use crate::supervise::inputs;
 use crate::supervise::stall::{
-    Decision, Effects, Limits, Observation, SignalMark, StallState, Step, Verdict as StallVerdict,
-    heartbeat,
+    Decision, Effects, Limits, Observation, SignalMark, StallState, StatusMark, Step,
+    Verdict as StallVerdict, heartbeat,
 };
 use crate::supervise::{self, state_file};
+use crate::taskai::stall::{self as taskai_stall, Continuation};
 use crate::tmux::{self, CaptureOptions, PaneInfo, Terminal, Tmux};
 
-use super::pane::{RulesOption, load_rules, snapshot};
-
-/// The pause between typed text and the Enter that submits it: programs that read a paste
-/// as one event (Claude Code) would otherwise take the Enter as a newline.
-const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+use super::pane::{RulesOption, load_rules};
 
 #[derive(Debug, Subcommand)]
 pub enum StallCommand {
@@ -48,6 +46,15 @@ pub enum StallCommand {
     /// exited) is reported as `restart`, which stall check leaves to the loop. Without
     /// --apply nothing is typed or written except the state: the output says what would be
     /// done.
+    ///
+    /// Content-based stalls (seed 002): on a Claude Code screen, the same agent message
+    /// --repeat-limit times in a row is a reasoning loop (`.auto-stop` with reason
+    /// reasoning_loop). With --task, no `.status.json` update for --step-timeout makes the
+    /// pane stalled whatever its screen does: a safe prompt is answered, an idle agent gets
+    /// --continue-text (only if `updated_at` is still the one seen), anything else is
+    /// escalated; each spends a recovery and restarts the step clock. A quota-wait record of
+    /// `hook stop-failure` in the task's project (the nearest `.autoctl/` above DIR) is a
+    /// wait, like a quota banner.
     ///
     /// Prints one JSON line per target. All targets are captured in one tmux call.
     Check(CheckArgs),
@@ -84,6 +91,16 @@ pub struct CheckArgs {
     /// Whose screen it is: with claude, a foreground command other than the agent is observed, never answered
     #[arg(long, value_enum, default_value_t)]
     pub agent: Agent,
+    /// The same agent message this many times in a row is a reasoning loop (0: never)
+    #[arg(long, value_name = "N", default_value_t = taskai_stall::REPEAT_LIMIT)]
+    pub repeat_limit: u32,
+    /// With --task: no .status.json update for this long is a step timeout
+    #[arg(long, value_name = "DURATION", default_value = "10m",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub step_timeout: Duration,
+    /// What a step timeout types into an idle agent
+    #[arg(long, value_name = "TEXT", default_value = taskai_stall::CONTINUATION)]
+    pub continue_text: String,
     #[command(flatten)]
     pub rules: RulesOption,
 }
@@ -127,6 +144,14 @@ struct Report {
     quota_waited_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     reset_at: Option<String>,
+    /// How many times in a row the agent said its latest message (Claude Code screens).
+    message_repeats: u32,
+    /// `.status.json`'s `updated_at` as seen (with --task), and how long the step has gone
+    /// without an update (quota waits excluded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_updated_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step_elapsed_seconds: Option<u64>,
 }
 
 fn default_state_path(socket: Option<&str>) -> Result<PathBuf> {
@@ -163,13 +188,49 @@ fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
     })
 }
 
+/// The task's status time and an active quota-wait record; problems reading them are
+/// warnings (the pane is still watched).
+fn task_inputs(task: &Path, now: chrono::DateTime<Utc>) -> (Option<StatusMark>, Option<String>) {
+    let status = inputs::status_mark(task).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; no step timeout this time"));
+        None
+    });
+    let wait = inputs::quota_wait(task, now).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; the quota-wait record is ignored"));
+        None
+    });
+    (status, wait)
+}
+
+/// A continuation text is typed into an agent: one line, no control characters.
+pub fn check_continuation(text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        bail!("the continuation text is empty");
+    }
+    if text.chars().any(char::is_control) {
+        bail!(
+            "the continuation text {text:?} contains a control character (it is typed as one line, then Enter)"
+        );
+    }
+    if text.len() > 4096 {
+        bail!("the continuation text is longer than 4096 bytes");
+    }
+    Ok(())
+}
+
 fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     if args.task.is_some() && args.targets.len() != 1 {
         bail!("--task goes with exactly one --target (the pane that works on that task)");
     }
+    check_continuation(&args.continue_text)?;
     let rules = load_rules(args.rules.rules.as_ref())?;
     let tmux = Tmux::new(socket.clone())?;
+    let now = Utc::now();
     let signal = args.task.as_deref().map(read_signal).transpose()?.flatten();
+    let (status, external_wait) = match args.task.as_deref() {
+        Some(task) => task_inputs(task, now),
+        None => (None, None),
+    };
     let targets: Vec<String> = if args.all_panes {
         tmux.list_panes()?.into_iter().map(|p| p.id).collect()
     } else {
@@ -181,18 +242,30 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     };
     let mut state = state_file::open(&state_path)?;
     let snapshots = tmux.snapshots(&targets, CaptureOptions::default())?;
+    let state_dir = supervise::state_dir()?;
+    let typist = Typist {
+        terminal: &tmux,
+        socket: socket.as_deref(),
+        state_dir: &state_dir,
+        masks: &rules.masks,
+    };
 
     let limits = Limits {
         threshold: args.threshold,
         per_iteration: args.max_recoveries_per_iteration,
         total: args.max_recoveries,
+        repeat_limit: args.repeat_limit,
+        step_timeout: Some(args.step_timeout),
     };
     let effects = Effects {
         answer: args.apply,
         restart: false,
         stop: args.apply && args.task.is_some(),
     };
-    let now = Utc::now();
+    let continuation = [
+        Key::Text(args.continue_text.clone()),
+        Key::Key("Enter".to_string()),
+    ];
     let ctx = ClassifyContext {
         agent: args.agent,
         now,
@@ -218,21 +291,45 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
             observe_only: seen.observe_only || snap.pane.dead,
             answered_marker: snap.pane.answered.clone(),
             signal: signal.clone(),
+            messages: inputs::messages(args.agent, &snap.text),
+            status: status.clone(),
+            external_wait: external_wait.clone(),
         };
         let before = state.doc.targets.get(target).cloned().unwrap_or_default();
         let (mut next, mut decision) = heartbeat(&before, &obs, now, &limits, effects);
         let mut applied = false;
         if decision.perform {
             match decision.step {
-                Step::Answer => {
-                    match answer(
-                        &tmux,
-                        socket.as_deref(),
-                        &snap.pane,
-                        &obs.hash,
-                        &seen.keys,
-                        rules,
-                    ) {
+                Step::Answer | Step::Continue => {
+                    let keys: &[Key] = if decision.step == Step::Answer {
+                        &seen.keys
+                    } else {
+                        &continuation
+                    };
+                    let answer = Answer {
+                        pane_id: &snap.pane.id,
+                        hash: &obs.hash,
+                        keys,
+                    };
+                    // A continuation is sent only while `updated_at` is still the one this
+                    // heartbeat saw (seed 002's compare-and-swap): checked under the pane lock.
+                    let unchanged = || -> Result<Option<String>> {
+                        let (Some(task), Some(seen)) = (args.task.as_deref(), obs.status.as_ref())
+                        else {
+                            return Ok(None);
+                        };
+                        Ok(match inputs::continuation_cas(&seen.updated_at, task) {
+                            Continuation::Send => None,
+                            Continuation::Abort { reason } => Some(reason),
+                        })
+                    };
+                    let precondition: &dyn Fn() -> Result<Option<String>> =
+                        if decision.step == Step::Continue {
+                            &unchanged
+                        } else {
+                            &always
+                        };
+                    match typist.answer_once(answer, precondition) {
                         Ok(None) => applied = true,
                         Ok(Some(why)) => {
                             // Nothing was typed: the state must not count a recovery.
@@ -265,7 +362,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                         .as_deref()
                         .expect("stop is only performed with --task");
                     let request = StopRequest {
-                        reason: "stall_limit".to_string(),
+                        reason: decision.stop_reason().to_string(),
                         timestamp: now_timestamp(now),
                         message: Some(format!("autoctl stall check: {}", decision.reason)),
                     };
@@ -285,14 +382,25 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
                 .push_str("; pass --task DIR to have .auto-stop written");
         }
         reports.push(report(
-            target, &snap.pane, &seen, &obs, &next, &decision, applied, &limits,
+            target,
+            &snap.pane,
+            &seen,
+            &obs,
+            &next,
+            &decision,
+            applied,
+            &limits,
+            now,
+            &continuation,
         ));
         state.doc.targets.insert(target.clone(), next);
     }
-    for report in &reports {
-        output::json_line(report)?;
-    }
-    state.save()?;
+    // Save before printing: a reader that goes away early (`| head -0`) must not cost the
+    // counters this heartbeat advanced (answers typed, recoveries spent).
+    let saved = state.save();
+    let printed = reports.iter().try_for_each(output::json_line);
+    saved?;
+    printed?;
     if failed {
         return Err(Reported.into());
     }
@@ -309,6 +417,8 @@ fn report(
     decision: &Decision,
     applied: bool,
     limits: &Limits,
+    now: chrono::DateTime<Utc>,
+    continuation: &[Key],
 ) -> Report {
     let mut reason = decision.reason.clone();
     if decision.verdict != StallVerdict::Progress && decision.verdict != StallVerdict::Unchanged {
@@ -323,10 +433,10 @@ fn report(
         action: decision.step,
         applied,
         destructive: seen.destructive,
-        keys: if decision.step == Step::Answer {
-            seen.keys.clone()
-        } else {
-            Vec::new()
+        keys: match decision.step {
+            Step::Answer => seen.keys.clone(),
+            Step::Continue => continuation.to_vec(),
+            _ => Vec::new(),
         },
         rule: seen.rule.clone(),
         matched: seen.matched.clone(),
@@ -343,183 +453,12 @@ fn report(
         quota_wait_since: state.quota_wait_since.clone(),
         quota_waited_seconds: state.quota_waited_seconds,
         reset_at: seen.reset_at.clone(),
-    }
-}
-
-/// Type an answer into a pane, at most once per screen across every autoctl on the machine:
-/// under a per-pane lock, re-capture the pane; if its screen changed or it carries the
-/// answered-marker for this screen, type nothing (returns why). Otherwise type the keys and
-/// set the marker.
-fn answer(
-    tmux: &impl Terminal,
-    socket: Option<&str>,
-    pane: &PaneInfo,
-    hash: &str,
-    keys: &[Key],
-    rules: &RuleSet,
-) -> Result<Option<String>> {
-    if keys.is_empty() {
-        return Ok(Some("the rule has no keys to type".to_string()));
-    }
-    let locks = supervise::state_dir()?.join("locks");
-    create_private_dir(&locks)?;
-    let name = format!(
-        "pane-{}-{}.lock",
-        socket.unwrap_or("default"),
-        pane.id.trim_start_matches('%')
-    );
-    let _lock = FileLock::acquire(&locks.join(name))?;
-    type_once(tmux, pane, hash, keys, rules)
-}
-
-/// The part of [`answer`] that runs under the pane lock: re-capture, compare, type, mark.
-fn type_once(
-    tmux: &impl Terminal,
-    pane: &PaneInfo,
-    hash: &str,
-    keys: &[Key],
-    rules: &RuleSet,
-) -> Result<Option<String>> {
-    let fresh = snapshot(tmux, &pane.id, CaptureOptions::default())?;
-    if fresh.pane.answered.as_deref() == Some(hash) {
-        return Ok(Some(
-            "another autoctl already answered this screen; waiting for it to change".to_string(),
-        ));
-    }
-    if normalize::hash(&fresh.text, &rules.masks) != hash {
-        return Ok(Some(
-            "the screen changed before the answer was typed; nothing sent".to_string(),
-        ));
-    }
-    let mut after_text = false;
-    for key in keys {
-        match key {
-            Key::Text(text) => {
-                tmux.send_text(&pane.id, text)?;
-                after_text = true;
-            }
-            Key::Key(name) => {
-                if after_text {
-                    std::thread::sleep(SUBMIT_DELAY);
-                }
-                tmux.send_keys(&pane.id, std::slice::from_ref(name))?;
-                after_text = false;
-            }
-        }
-    }
-    tmux.set_answered(&pane.id, hash)?;
-    Ok(None)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::cell::RefCell;
-
-    use super::*;
-    use crate::tmux::Snapshot;
-
-    /// A terminal that shows one fixed screen and records what is typed.
-    struct FakeTerminal {
-        screen: String,
-        answered: Option<String>,
-        typed: RefCell<Vec<String>>,
-    }
-
-    impl Terminal for FakeTerminal {
-        fn snapshots(
-            &self,
-            targets: &[String],
-            _: CaptureOptions,
-        ) -> Result<Vec<Result<Snapshot>>> {
-            Ok(targets
-                .iter()
-                .map(|t| {
-                    Ok(Snapshot {
-                        pane: PaneInfo {
-                            id: t.clone(),
-                            command: "claude".into(),
-                            answered: self.answered.clone(),
-                            ..PaneInfo::default()
-                        },
-                        text: self.screen.clone(),
-                    })
-                })
-                .collect())
-        }
-        fn list_panes(&self) -> Result<Vec<PaneInfo>> {
-            Ok(Vec::new())
-        }
-        fn send_text(&self, _: &str, text: &str) -> Result<()> {
-            self.typed.borrow_mut().push(format!("text:{text}"));
-            Ok(())
-        }
-        fn send_keys(&self, _: &str, keys: &[String]) -> Result<()> {
-            self.typed
-                .borrow_mut()
-                .push(format!("keys:{}", keys.join(" ")));
-            Ok(())
-        }
-        fn set_answered(&self, _: &str, hash: &str) -> Result<()> {
-            self.typed.borrow_mut().push(format!("marker:{hash}"));
-            Ok(())
-        }
-    }
-
-    fn pane() -> PaneInfo {
-        PaneInfo {
-            id: "%1".into(),
-            ..PaneInfo::default()
-        }
-    }
-
-    #[test]
-    fn types_the_keys_then_marks_the_screen() {
-        let rules = RuleSet::embedded();
-        let term = FakeTerminal {
-            screen: "Continue? (y/n)".into(),
-            answered: None,
-            typed: RefCell::new(Vec::new()),
-        };
-        let hash = normalize::hash(&term.screen, &rules.masks);
-        let keys = [Key::Text("y".into()), Key::Key("Enter".into())];
-        assert_eq!(
-            type_once(&term, &pane(), &hash, &keys, rules).unwrap(),
-            None
-        );
-        assert_eq!(
-            *term.typed.borrow(),
-            vec![
-                "text:y".to_string(),
-                "keys:Enter".into(),
-                format!("marker:{hash}")
-            ]
-        );
-    }
-
-    #[test]
-    fn a_marked_or_changed_screen_gets_nothing() {
-        let rules = RuleSet::embedded();
-        let keys = [Key::Text("1".into())];
-        let screen = "Do you want to proceed?".to_string();
-        let hash = normalize::hash(&screen, &rules.masks);
-        let marked = FakeTerminal {
-            screen: screen.clone(),
-            answered: Some(hash.clone()),
-            typed: RefCell::new(Vec::new()),
-        };
-        let why = type_once(&marked, &pane(), &hash, &keys, rules)
-            .unwrap()
-            .unwrap();
-        assert!(why.contains("already answered"), "{why}");
-        let changed = FakeTerminal {
-            screen: "something else".into(),
-            answered: None,
-            typed: RefCell::new(Vec::new()),
-        };
-        let why = type_once(&changed, &pane(), &hash, &keys, rules)
-            .unwrap()
-            .unwrap();
-        assert!(why.contains("changed"), "{why}");
-        assert!(marked.typed.borrow().is_empty() && changed.typed.borrow().is_empty());
+        message_repeats: state.message_repeats,
+        status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),
+        step_elapsed_seconds: obs
+            .status
+            .as_ref()
+            .and_then(|_| state.step_elapsed(now))
+            .map(|d| d.as_secs()),
     }
 }

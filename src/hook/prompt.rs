@@ -86,7 +86,7 @@ pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, Str
             return Ok(Next::Stop(format!("{why}; treating it as a stop request")));
         }
     }
-    let answer = crate::cmd::next::resume(&table, task).map_err(|err| format!("{err:#}"))?;
+    let answer = routing::resume::resume(&table, task).map_err(|err| format!("{err:#}"))?;
     if answer.next == STOP {
         return Ok(Next::Stop(format!(
             "task {} routes to (stop): {}",

@@ -11,19 +11,22 @@
 //!   session_id?}`, the last failure of any kind.
 //!
 //! The reset time comes from the error text Claude Code shows ("You've hit your session limit
-//! · resets 3pm (Europe/Stockholm)", "resets Mon 12:00am", "resets at 12pm"). A named zone is
-//! honoured when it is UTC or the machine's own zone; otherwise `reset_at` is left out and
-//! only `reset_text` is kept, because guessing an offset would make a supervisor wake up at
-//! the wrong hour.
+//! · resets 3pm (Europe/Stockholm)", "resets Mon 12:00am", "resets Nov 28, 5:43am (UTC)"),
+//! read by the same parser as the pane classifier's quota banners ([`crate::pane::reset`]): a
+//! zone named in the text is honoured (IANA names), a time already past means the next
+//! occurrence, and without a zone the text speaks the machine's zone (`TZ`, else
+//! `/etc/localtime`). A phrase whose zone is unknown keeps only `reset_text`: guessing an
+//! offset would make a supervisor wake up at the wrong hour.
 
 use std::path::Path;
 
-use chrono::{DateTime, Datelike, Duration, FixedOffset, NaiveTime, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::input::HookInput;
 use super::state::{LoopDir, Problem};
 use crate::fsx::{self, Bounded};
+use crate::pane::reset::{self, Zone};
 use crate::protocol::{document, signal::now_timestamp};
 
 pub const QUOTA_FILE: &str = "quota-wait.json";
@@ -79,157 +82,6 @@ pub struct StopFailure {
     pub session_id: Option<String>,
 }
 
-/// The machine's time zone, as far as it can be named.
-#[derive(Debug, Clone)]
-pub struct LocalZone {
-    pub offset: FixedOffset,
-    pub name: Option<String>,
-}
-
-impl LocalZone {
-    pub fn system() -> LocalZone {
-        LocalZone {
-            offset: *chrono::Local::now().offset(),
-            name: local_zone_name(),
-        }
-    }
-}
-
-fn local_zone_name() -> Option<String> {
-    if let Ok(tz) = std::env::var("TZ") {
-        let tz = tz.trim_start_matches(':').trim();
-        if !tz.is_empty() {
-            return Some(tz.to_string());
-        }
-    }
-    if let Ok(name) = std::fs::read_to_string("/etc/timezone") {
-        let name = name.trim();
-        if !name.is_empty() {
-            return Some(name.to_string());
-        }
-    }
-    std::fs::read_link("/etc/localtime")
-        .ok()
-        .and_then(|target| {
-            let target = target.to_string_lossy().into_owned();
-            target
-                .split_once("zoneinfo/")
-                .map(|(_, zone)| zone.to_string())
-        })
-}
-
-/// A reset phrase found in error text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reset {
-    /// The phrase as written ("resets 3pm (Europe/Stockholm)").
-    pub text: String,
-    /// The instant, when it could be placed.
-    pub at: Option<DateTime<Utc>>,
-}
-
-/// Find "resets [at] [Mon] 3pm|3:45pm|15:00 [(Zone)]" in `text` and place it after `now`.
-pub fn parse_reset(text: &str, now: DateTime<Utc>, local: &LocalZone) -> Option<Reset> {
-    let lower = text.to_ascii_lowercase();
-    let start = lower.find("resets ")?;
-    let rest = &text[start + "resets ".len()..];
-    let mut words = rest.split_whitespace().peekable();
-    let mut consumed = vec!["resets".to_string()];
-    if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("at")) {
-        consumed.push(words.next()?.to_string());
-    }
-    let mut weekday = None;
-    if let Some(day) = words.peek().and_then(|w| parse_weekday(w)) {
-        weekday = Some(day);
-        consumed.push(words.next()?.to_string());
-    }
-    let time_word = words.next()?;
-    let time = parse_clock(time_word.trim_end_matches([',', '.', ';', '·']))?;
-    consumed.push(time_word.to_string());
-    let mut zone = None;
-    if let Some(next) = words.peek()
-        && next.starts_with('(')
-    {
-        let name = next.trim_start_matches('(');
-        let name = name.split(')').next().unwrap_or(name).to_string();
-        consumed.push(words.next()?.to_string());
-        zone = Some(name);
-    }
-    let offset = match zone.as_deref() {
-        None => Some(local.offset),
-        Some("UTC" | "GMT" | "Etc/UTC" | "Etc/GMT" | "Z") => Some(FixedOffset::east_opt(0)?),
-        Some(name) if local.name.as_deref() == Some(name) => Some(local.offset),
-        Some(_) => None,
-    };
-    let at = offset.and_then(|offset| next_occurrence(now, offset, weekday, time));
-    Some(Reset {
-        text: consumed.join(" "),
-        at,
-    })
-}
-
-fn parse_weekday(word: &str) -> Option<Weekday> {
-    let word = word.trim_end_matches(',').to_ascii_lowercase();
-    let days = [
-        ("mon", Weekday::Mon),
-        ("tue", Weekday::Tue),
-        ("wed", Weekday::Wed),
-        ("thu", Weekday::Thu),
-        ("fri", Weekday::Fri),
-        ("sat", Weekday::Sat),
-        ("sun", Weekday::Sun),
-    ];
-    days.iter()
-        .find(|(prefix, _)| word.len() >= 3 && word.starts_with(prefix))
-        .map(|(_, day)| *day)
-}
-
-/// "3pm", "3:45pm", "12:00am", "15:00".
-fn parse_clock(word: &str) -> Option<NaiveTime> {
-    let lower = word.to_ascii_lowercase();
-    let (digits, meridiem) = if let Some(d) = lower.strip_suffix("am") {
-        (d, Some(false))
-    } else if let Some(d) = lower.strip_suffix("pm") {
-        (d, Some(true))
-    } else {
-        (lower.as_str(), None)
-    };
-    let (hour, minute) = match digits.split_once(':') {
-        Some((h, m)) => (h.parse::<u32>().ok()?, m.parse::<u32>().ok()?),
-        None if meridiem.is_some() => (digits.parse::<u32>().ok()?, 0),
-        None => return None,
-    };
-    let hour = match meridiem {
-        Some(pm) => {
-            if !(1..=12).contains(&hour) {
-                return None;
-            }
-            (hour % 12) + if pm { 12 } else { 0 }
-        }
-        None => hour,
-    };
-    NaiveTime::from_hms_opt(hour, minute, 0)
-}
-
-fn next_occurrence(
-    now: DateTime<Utc>,
-    offset: FixedOffset,
-    weekday: Option<Weekday>,
-    time: NaiveTime,
-) -> Option<DateTime<Utc>> {
-    let local_now = now.with_timezone(&offset);
-    for days in 0..=7 {
-        let date = local_now.date_naive() + Duration::days(days);
-        if weekday.is_some_and(|day| date.weekday() != day) {
-            continue;
-        }
-        let candidate = offset.from_local_datetime(&date.and_time(time)).single()?;
-        if candidate > local_now {
-            return Some(candidate.with_timezone(&Utc));
-        }
-    }
-    None
-}
-
 fn bounded_detail(text: Option<String>) -> Option<String> {
     text.map(|t| {
         let t = t.trim();
@@ -255,7 +107,7 @@ pub fn records(
     input: &HookInput,
     previous: Option<&QuotaWait>,
     now: DateTime<Utc>,
-    local: &LocalZone,
+    zone: Zone,
 ) -> Recorded {
     let kind = input.failure_kind();
     let detail = bounded_detail(input.failure_detail());
@@ -270,19 +122,22 @@ pub fn records(
     let quota = (kind == RATE_LIMIT).then(|| {
         let reset = detail
             .as_deref()
-            .and_then(|text| parse_reset(text, now, local))
+            .and_then(|text| reset::find(text, now, zone))
             .or_else(|| {
                 input
                     .last_assistant_message
                     .as_deref()
-                    .and_then(|text| parse_reset(text, now, local))
+                    .and_then(|text| reset::find(text, now, zone))
             });
         QuotaWait {
             since: previous
                 .map(|p| p.since.clone())
                 .unwrap_or_else(|| stamp.clone()),
             kind,
-            reset_at: reset.as_ref().and_then(|r| r.at).map(now_timestamp),
+            reset_at: reset
+                .as_ref()
+                .and_then(|r| r.at)
+                .map(|at| now_timestamp(at.with_timezone(&Utc))),
             reset_text: reset.map(|r| r.text),
             detail,
             session_id,
@@ -344,71 +199,91 @@ pub fn clear_quota_wait(dir: &LoopDir) -> anyhow::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn zone(hours: i32, name: Option<&str>) -> LocalZone {
-        LocalZone {
-            offset: FixedOffset::east_opt(hours * 3600).unwrap(),
-            name: name.map(str::to_string),
-        }
-    }
+    use chrono::{Duration, TimeZone};
 
     /// 2026-11-25 10:00 UTC, a Wednesday.
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 25, 10, 0, 0).unwrap()
     }
 
-    fn at(text: &str, local: &LocalZone) -> Option<String> {
-        parse_reset(text, now(), local)
-            .and_then(|r| r.at)
-            .map(now_timestamp)
+    fn recorded(detail: &str, zone: Zone) -> QuotaWait {
+        let payload = serde_json::json!({
+            "session_id": "s",
+            "hook_event_name": "StopFailure",
+            "error": "rate_limit",
+            "error_details": detail,
+        });
+        let input = super::super::input::parse(payload.to_string().as_bytes()).unwrap();
+        records(&input, None, now(), zone).quota.unwrap()
     }
 
     #[test]
     fn reset_phrases_from_the_corpus() {
-        let utc = zone(0, Some("UTC"));
-        assert_eq!(
-            at("You've hit your session limit · resets 3:45pm", &utc).as_deref(),
-            Some("2026-11-25T15:45:00Z")
-        );
-        assert_eq!(
-            at("5-hour limit reached ∙ resets 1am", &utc).as_deref(),
-            Some("2026-11-26T01:00:00Z")
-        );
-        assert_eq!(
-            at("You've hit your weekly limit · resets Mon 12:00am", &utc).as_deref(),
-            Some("2026-11-30T00:00:00Z")
-        );
-        assert_eq!(
-            at("Approaching usage limit · resets at 12pm", &utc).as_deref(),
-            Some("2026-11-25T12:00:00Z")
-        );
+        for (detail, expected) in [
+            (
+                "You've hit your session limit · resets 3:45pm",
+                "2026-11-25T15:45:00Z",
+            ),
+            ("5-hour limit reached ∙ resets 1am", "2026-11-26T01:00:00Z"),
+            (
+                "You've hit your weekly limit · resets Mon 12:00am",
+                "2026-11-30T00:00:00Z",
+            ),
+            (
+                "You've hit your weekly limit · resets Nov 28, 5:43am (UTC)",
+                "2026-11-28T05:43:00Z",
+            ),
+        ] {
+            let quota = recorded(detail, Zone::Utc);
+            assert_eq!(quota.reset_at.as_deref(), Some(expected), "{detail}");
+        }
     }
 
     #[test]
-    fn named_zones_are_placed_only_when_known() {
-        let stockholm = zone(1, Some("Europe/Stockholm"));
-        let text = "5-hour limit reached · resets 3pm (Europe/Stockholm) · /upgrade";
-        assert_eq!(
-            at(text, &stockholm).as_deref(),
-            Some("2026-11-25T14:00:00Z")
+    fn named_zones_are_honoured_and_unknown_ones_keep_only_the_text() {
+        // The same parser as the pane classifier: Stockholm is UTC+1 in November, whatever
+        // the machine's zone.
+        let quota = recorded(
+            "5-hour limit reached · resets 3pm (Europe/Stockholm) · /upgrade",
+            Zone::Utc,
         );
-        let reset = parse_reset(text, now(), &zone(0, Some("UTC"))).unwrap();
-        assert_eq!(reset.at, None);
-        assert_eq!(reset.text, "resets 3pm (Europe/Stockholm)");
+        assert_eq!(quota.reset_at.as_deref(), Some("2026-11-25T14:00:00Z"));
+        assert_eq!(
+            quota.reset_text.as_deref(),
+            Some("resets 3pm (Europe/Stockholm)")
+        );
+        let quota = recorded("limit · resets 3pm (Mars/Olympus_Mons)", Zone::Utc);
+        assert_eq!(quota.reset_at, None);
+        assert_eq!(
+            quota.reset_text.as_deref(),
+            Some("resets 3pm (Mars/Olympus_Mons)")
+        );
+        // Without a zone, the machine's zone (here given as Berlin, UTC+1).
+        let quota = recorded(
+            "You've hit your limit · resets 5pm",
+            Zone::Named(chrono_tz::Europe::Berlin),
+        );
+        assert_eq!(quota.reset_at.as_deref(), Some("2026-11-25T16:00:00Z"));
     }
 
     #[test]
     fn no_phrase_no_reset() {
-        assert_eq!(
-            parse_reset(
-                "Server is temporarily limiting requests",
-                now(),
-                &zone(0, None)
-            ),
-            None
-        );
-        assert_eq!(parse_reset("resets soon", now(), &zone(0, None)), None);
-        assert_eq!(parse_reset("resets 13pm", now(), &zone(0, None)), None);
+        for detail in [
+            "Server is temporarily limiting requests",
+            "resets soon",
+            "resets 13pm",
+        ] {
+            let quota = recorded(detail, Zone::Utc);
+            assert_eq!(
+                (&quota.reset_at, &quota.reset_text),
+                (&None, &None),
+                "{detail}"
+            );
+            assert!(
+                quota.waiting_at(now() + Duration::days(30)),
+                "until cleared"
+            );
+        }
     }
 
     #[test]
@@ -418,7 +293,7 @@ mod tests {
                  "error_details":"You have hit your limit - resets 5pm"}"#,
         )
         .unwrap();
-        let first = records(&input, None, now(), &zone(0, None));
+        let first = records(&input, None, now(), Zone::Utc);
         let quota = first.quota.clone().unwrap();
         assert_eq!(quota.since, "2026-11-25T10:00:00Z");
         assert_eq!(quota.reset_at.as_deref(), Some("2026-11-25T17:00:00Z"));
@@ -428,11 +303,11 @@ mod tests {
             &input,
             Some(&quota),
             now() + Duration::minutes(5),
-            &zone(0, None),
+            Zone::Utc,
         );
         assert_eq!(later.quota.unwrap().since, quota.since);
         let server = super::super::input::parse(br#"{"error":"server_error"}"#).unwrap();
-        let recorded = records(&server, None, now(), &zone(0, None));
+        let recorded = records(&server, None, now(), Zone::Utc);
         assert_eq!(recorded.quota, None);
         assert_eq!(recorded.failure.kind, "server_error");
     }

@@ -11,11 +11,12 @@ use serde_json::{Value, json};
 use super::decide::{self, Decision, Found, Kind, Observation};
 use super::input::HookInput;
 use super::prompt;
-use super::quota::{self, LocalZone};
+use super::quota;
 use super::sentinel;
 use super::state::{self, LoopConfig, LoopDir, LoopState};
 use super::transcript::{self, Cursor, Limits, TurnScan, Usage};
 use crate::lock::{self, Claim, HeartbeatLock, Host};
+use crate::pane::reset::Zone;
 
 /// How long a hook waits for another hook invocation of the same loop to finish.
 const GUARD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -427,7 +428,7 @@ fn read_transcript(
 
 /// `hook stop-failure`: record a failed turn. Never blocks anything (Claude Code ignores
 /// this event's output); records nothing in a project without `D/.autoctl`.
-pub fn stop_failure(stdin: &[u8], env: &Env, zone: &LocalZone) -> Outcome {
+pub fn stop_failure(stdin: &[u8], env: &Env, zone: Zone) -> Outcome {
     let input = match super::input::parse(stdin) {
         Ok(input) => input,
         Err(problem) => return Outcome::failed(format!("hook stop-failure: {problem}")),

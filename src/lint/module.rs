@@ -17,7 +17,8 @@ use super::rules::{self, Rule};
 use super::{Finding, ModuleNames};
 use crate::fsx;
 use crate::protocol::document::{Location, Problem};
-use crate::protocol::{index, profile, signal, status, stop, target};
+use crate::protocol::{index, signal, status, stop, target};
+use crate::taskai::profile;
 
 /// What a directory entry is (from the listing, without following symlinks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,20 +212,19 @@ fn check_transients(
     }
 }
 
-/// The thresholds and retry limits of `.type-profile.md`'s Auto Adaptation section.
+/// `.type-profile.md`'s Auto Adaptation section, read exactly as `autoctl gate` and
+/// `autoctl profile learn` read it: what they would refuse is a finding.
 fn check_profile(path: &Path, prefix: &str, fs: &dyn ModuleFs, out: &mut Vec<Finding>) {
     let Some(bytes) = read(fs, &format!("{prefix}{}", profile::FILE_NAME), path, out) else {
         return;
     };
     match std::str::from_utf8(&bytes) {
         Ok(text) => {
-            if let Some(section) = profile::auto_adaptation(text) {
-                for problem in profile::problems(&section) {
-                    out.push(
-                        Finding::new(&rules::PROFILE_ADAPTATION, path, problem.message)
-                            .at(problem.line, Some(problem.column)),
-                    );
-                }
+            if let Err(problem) = profile::parse(text) {
+                out.push(
+                    Finding::new(&rules::PROFILE_ADAPTATION, path, problem.message)
+                        .at(problem.line, None),
+                );
             }
         }
         Err(err) => out.push(Finding::new(

@@ -352,12 +352,16 @@ rule!(
     PROFILE_ADAPTATION,
     "profile-adaptation",
     Error,
-    "the Auto Adaptation section of .type-profile.md has a threshold outside 0-1 or a bad retry limit",
+    "the Auto Adaptation section of .type-profile.md is malformed or out of range",
     "task-ai reads per-checkpoint score thresholds and retry limits from the '## Auto \
-     Adaptation' section of .type-profile.md. A threshold must be a number from 0 to 1 (or a \
-     percentage such as 82%), and a retry limit a positive integer: a threshold of 70 never \
-     passes and a retry limit of 0 or 2.5 stops the loop at once or is read as anything.",
-    "Write thresholds as 0.70 or 70%, and retry limits as whole numbers of at least 1."
+     Adaptation' section of .type-profile.md, and `autoctl gate` and `autoctl profile learn` \
+     refuse a section they cannot read rather than silently fall back to the defaults. The \
+     section is a list of '- key: value' lines: threshold.CHECKPOINT (0 to 1), \
+     retry_limit.CHECKPOINT (a whole number up to 100), mid_exec_check_interval, \
+     compaction_threshold (0 to 1 or a percentage) and the observed.* metrics profile learn \
+     writes; CHECKPOINT is post-plan, mid-exec or post-exec. A threshold of 70 never passes; \
+     an unknown key or a key set twice is a typo that would otherwise go unnoticed.",
+    "Fix the line reported; `autoctl profile show --profile FILE` reads the section the same way."
 );
 
 rule!(

@@ -375,7 +375,7 @@ fn decide(
                         if markers.iter().any(|h: &MarkerHit| h.id == marker.id) {
                             continue;
                         }
-                        if let Some(hit) = marker.pattern.regex().find(text) {
+                        if let Some(hit) = marker.pattern.find(text) {
                             destructive = true;
                             markers.push(MarkerHit {
                                 id: marker.id.clone(),

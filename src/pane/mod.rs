@@ -1,11 +1,13 @@
 //! Reading a pane: normalization and hashing ([`normalize`]), the rules as data ([`rules`]),
-//! the classifier ([`classify`]) and quota reset times ([`reset`]).
+//! the classifier ([`classify`]), quota reset times ([`reset`]) and the agent's messages on a
+//! Claude Code screen ([`message`]).
 //!
 //! Everything here is pure: a screen (text plus the pane's foreground command) and a clock go
 //! in, a classification comes out. tmux lives in [`crate::tmux`]; the commands in
 //! [`crate::cmd::pane`].
 
 pub mod classify;
+pub mod message;
 pub mod normalize;
 pub mod reset;
 pub mod rules;

@@ -55,14 +55,31 @@ fn banner_regex() -> &'static Regex {
     })
 }
 
+/// A reset announcement found in text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The phrase as written ("resets 3pm (Europe/Stockholm)", "|1750708800").
+    pub text: String,
+    /// The instant, in the banner's zone; `None` when the phrase names a zone this build does
+    /// not know (guessing an offset would wake a supervisor at the wrong hour).
+    pub at: Option<DateTime<FixedOffset>>,
+}
+
 /// The reset time announced in `text`, as an RFC 3339-ready instant in the banner's zone.
 pub fn reset_at(text: &str, now: DateTime<Utc>, zone: Zone) -> Option<DateTime<FixedOffset>> {
+    find(text, now, zone)?.at
+}
+
+/// The reset phrase in `text` and, when it can be placed, its instant after `now`. `None` when
+/// the text announces no reset time ("resets soon", "resets 13pm").
+pub fn find(text: &str, now: DateTime<Utc>, zone: Zone) -> Option<Found> {
     if let Some(caps) = epoch_regex().captures(text) {
         let secs: i64 = caps[1].parse().ok()?;
-        return Utc
-            .timestamp_opt(secs, 0)
-            .single()
-            .map(|t| t.fixed_offset());
+        let at = Utc.timestamp_opt(secs, 0).single()?.fixed_offset();
+        return Some(Found {
+            text: caps[0].to_string(),
+            at: Some(at),
+        });
     }
     let caps = banner_regex().captures(text)?;
     let mut hour: u32 = caps["hour"].parse().ok()?;
@@ -96,14 +113,18 @@ pub fn reset_at(text: &str, now: DateTime<Utc>, zone: Zone) -> Option<DateTime<F
         },
     };
     let zone = match caps.name("zone") {
-        Some(name) => Zone::Named(chrono_tz::Tz::from_str(name.as_str()).ok()?),
-        None => zone,
+        Some(name) => chrono_tz::Tz::from_str(name.as_str()).ok().map(Zone::Named),
+        None => Some(zone),
     };
-    match zone {
+    let at = zone.and_then(|zone| match zone {
         Zone::Utc => spec.next_after(now, &Utc),
         Zone::Named(tz) => spec.next_after(now, &tz),
         Zone::Local => spec.next_after(now, &chrono::Local),
-    }
+    });
+    Some(Found {
+        text: caps[0].trim_end().to_string(),
+        at,
+    })
 }
 
 struct Spec {
@@ -283,6 +304,26 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_phrase_is_kept_even_when_its_zone_is_unknown() {
+        let now = at("2025-07-01T12:00:00Z");
+        let found = find(
+            "Limit hit · resets 3pm (Mars/Olympus_Mons) · /upgrade",
+            now,
+            Zone::Utc,
+        )
+        .unwrap();
+        assert_eq!(found.text, "resets 3pm (Mars/Olympus_Mons)");
+        assert_eq!(found.at, None);
+        let found = find("You've hit your limit · resets 5pm", now, Zone::Utc).unwrap();
+        assert_eq!(found.text, "resets 5pm");
+        assert_eq!(
+            found.at.map(|t| t.to_rfc3339()).as_deref(),
+            Some("2025-07-01T17:00:00+00:00")
+        );
+        assert_eq!(find("resets soon", now, Zone::Utc), None);
     }
 
     #[test]

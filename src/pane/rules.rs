@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result, anyhow, bail};
 use regex::Regex;
@@ -32,6 +32,59 @@ const DEFAULT_LAST: usize = 10;
 pub struct Pattern {
     pub source: String,
     compiled: OnceLock<Regex>,
+    /// The group this pattern was compiled with, and its index there (see [`Group`]).
+    group: Option<(Arc<Group>, usize)>,
+}
+
+/// Patterns that are usually all tried on the same text and usually all miss (the
+/// destructive markers, on every line of an approval prompt). One `RegexSet` of all of them
+/// compiles several times faster than the patterns one by one, and answers "which ones match"
+/// exactly as they would; a pattern is compiled alone only when the set says it matches and
+/// the match itself is wanted.
+#[derive(Debug)]
+pub struct Group {
+    sources: Vec<String>,
+    set: OnceLock<Option<regex::RegexSet>>,
+    /// The last text the set was run on and what matched there: the members are asked one
+    /// after another about the same text, and one scan answers them all.
+    last: std::sync::Mutex<Option<(String, regex::SetMatches)>>,
+}
+
+impl Group {
+    /// Make `patterns` one group.
+    pub fn join(patterns: &mut [&mut Pattern]) {
+        let group = Arc::new(Group {
+            sources: patterns.iter().map(|p| p.source.clone()).collect(),
+            set: OnceLock::new(),
+            last: std::sync::Mutex::new(None),
+        });
+        for (index, pattern) in patterns.iter_mut().enumerate() {
+            pattern.group = Some((group.clone(), index));
+        }
+    }
+
+    /// `None` when the set cannot be built (a size limit the single patterns stay under):
+    /// the patterns are then tried one by one.
+    fn set(&self) -> Option<&regex::RegexSet> {
+        self.set
+            .get_or_init(|| regex::RegexSet::new(&self.sources).ok())
+            .as_ref()
+    }
+
+    /// Does member `index` match `text`? `None` when the set cannot answer.
+    fn matches(&self, index: usize, text: &str) -> Option<bool> {
+        let set = self.set()?;
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((seen, matches)) if seen == text => Some(matches.matched(index)),
+            _ => {
+                let matches = set.matches(text);
+                let answer = matches.matched(index);
+                *last = Some((text.to_string(), matches));
+                Some(answer)
+            }
+        }
+    }
 }
 
 impl Pattern {
@@ -39,7 +92,19 @@ impl Pattern {
         Pattern {
             source,
             compiled: OnceLock::new(),
+            group: None,
         }
+    }
+
+    /// The first match in `text`, like `self.regex().find(text)`, but a grouped pattern is
+    /// asked of its group first and compiled alone only when it matches.
+    pub fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
+        if let Some((group, index)) = &self.group
+            && group.matches(*index, text) == Some(false)
+        {
+            return None;
+        }
+        self.regex().find(text)
     }
 
     pub fn regex(&self) -> &Regex {
@@ -536,6 +601,13 @@ fn compile(
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let mut markers = markers;
+    Group::join(
+        &mut markers
+            .iter_mut()
+            .map(|m| &mut m.pattern)
+            .collect::<Vec<_>>(),
+    );
     let mut compiled = Vec::with_capacity(rules.len());
     for def in rules {
         compiled.push(compile_rule(def, &shells, &markers, v)?);
@@ -630,6 +702,63 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A grouped pattern finds exactly what it finds alone, on every line of every captured
+    /// screen and on destructive commands, and the group set is built (not silently skipped).
+    #[test]
+    fn grouped_markers_find_what_they_find_alone() {
+        let set = RuleSet::embedded();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/panes");
+        let mut lines: Vec<String> = [
+            "rm -rf /",
+            "git push --force origin main",
+            "sudo rm -r build",
+            "DROP TABLE users;",
+            "git reset --hard HEAD~3",
+            "chmod -R 777 /",
+            "mkfs.ext4 /dev/sda1",
+            "ls -la",
+        ]
+        .map(str::to_string)
+        .to_vec();
+        for entry in walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            if entry.file_type().is_file() {
+                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        let mut hits = 0;
+        for marker in &set.markers {
+            let (group, _) = marker.pattern.group.as_ref().expect("markers are grouped");
+            assert!(group.set().is_some(), "the marker set compiles");
+            for line in &lines {
+                let grouped = marker.pattern.find(line).map(|m| (m.start(), m.end()));
+                let alone = marker
+                    .pattern
+                    .regex()
+                    .find(line)
+                    .map(|m| (m.start(), m.end()));
+                assert_eq!(grouped, alone, "{} on {line:?}", marker.id);
+                hits += usize::from(alone.is_some());
+            }
+        }
+        assert!(hits > 5, "the lines exercise the markers ({hits} hits)");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn grouped_markers_agree_on_any_text(text in "[ -~]{0,60}") {
+            for marker in &RuleSet::embedded().markers {
+                proptest::prop_assert_eq!(
+                    marker.pattern.find(&text).map(|m| m.range()),
+                    marker.pattern.regex().find(&text).map(|m| m.range())
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_embedded_rules_are_valid_against_their_schema_and_complete() {

@@ -41,6 +41,7 @@ pub const DEFAULT_TIMEOUT: &str = "30m";
 pub const DEFAULT_STALL_THRESHOLD: u32 = 3;
 pub const DEFAULT_RECOVERIES_PER_ITERATION: u32 = 3;
 pub const DEFAULT_RECOVERIES_TOTAL: u32 = 10;
+pub const DEFAULT_STEP_TIMEOUT: &str = "10m";
 
 /// Where a run is in its life. Only `running` rows are ticked; the others keep the outcome
 /// until a new `run start` for the same session or task dir replaces them.
@@ -135,13 +136,17 @@ pub struct Step {
     pub checkpoint: String,
 }
 
-/// Stall-recovery limits of one run (seed 000's numbers by default).
+/// Stall-recovery limits of one run (seed 000's and seed 002's numbers by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StallLimits {
     /// Unchanged captures in a row before the screen is examined as a suspected stall.
     pub threshold: u32,
     pub recoveries_per_iteration: u32,
     pub recoveries_total: u32,
+    /// The same agent message this many times in a row is a reasoning loop (0: never).
+    pub repeat_limit: u32,
+    /// No `.status.json` update for this long is a step timeout.
+    pub step_timeout: Duration,
 }
 
 impl Default for StallLimits {
@@ -150,6 +155,8 @@ impl Default for StallLimits {
             threshold: DEFAULT_STALL_THRESHOLD,
             recoveries_per_iteration: DEFAULT_RECOVERIES_PER_ITERATION,
             recoveries_total: DEFAULT_RECOVERIES_TOTAL,
+            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
+            step_timeout: crate::taskai::stall::STEP_TIMEOUT,
         }
     }
 }

@@ -50,6 +50,11 @@ pub struct RunReport {
     pub stall_threshold: u32,
     pub max_recoveries_iteration: u32,
     pub max_recoveries_total: u32,
+    /// Seed 002's content-based stalls: the agent's latest message said this many times in
+    /// a row, of `repeat_limit` (a reasoning loop); the step timeout.
+    pub message_repeats: u32,
+    pub repeat_limit: u32,
+    pub step_timeout_ms: u64,
     pub ticks: u64,
     pub last_tick_at: Option<String>,
     pub last_decision: String,
@@ -92,6 +97,9 @@ impl RunReport {
             stall_threshold: run.limits.threshold,
             max_recoveries_iteration: run.limits.recoveries_per_iteration,
             max_recoveries_total: run.limits.recoveries_total,
+            message_repeats: run.stall.message_repeats,
+            repeat_limit: run.limits.repeat_limit,
+            step_timeout_ms: millis(run.limits.step_timeout),
             ticks: run.ticks,
             last_tick_at: run.last_tick_at.map(format_time),
             last_decision: run.last_decision.clone(),

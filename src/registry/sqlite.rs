@@ -99,12 +99,23 @@ CREATE TABLE task_auto (
 ) STRICT;
 CREATE INDEX task_auto_status ON task_auto (status);
 "#,
+    // 2: seed 002's content-based stalls — reasoning loops and step timeouts.
+    r#"
+ALTER TABLE task_auto ADD COLUMN repeat_limit INTEGER NOT NULL DEFAULT 3 CHECK (repeat_limit >= 0);
+ALTER TABLE task_auto ADD COLUMN step_timeout_ms INTEGER NOT NULL DEFAULT 600000 CHECK (step_timeout_ms > 0);
+ALTER TABLE task_auto ADD COLUMN message_hash TEXT;
+ALTER TABLE task_auto ADD COLUMN message_repeats INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE task_auto ADD COLUMN transcript_hash TEXT;
+ALTER TABLE task_auto ADD COLUMN status_updated_at TEXT;
+ALTER TABLE task_auto ADD COLUMN step_since TEXT;
+ALTER TABLE task_auto ADD COLUMN step_waited_base INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 54;
+const COLUMN_COUNT: usize = 62;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -115,7 +126,8 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     signal_next, signal_checkpoint, signal_iteration, pending_next, pending_checkpoint, \
     dispatched_next, dispatched_checkpoint, dispatched_at, dispatch_count, shell_seen, ticks, \
     heartbeats, last_tick_at, last_heartbeat_at, last_decision, stop_reason, stop_message, \
-    ended_at, claimed_by, claimed_until";
+    ended_at, claimed_by, claimed_until, repeat_limit, step_timeout_ms, message_hash, \
+    message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -643,6 +655,14 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.ended_at.map(format_time),
         run.claimed_by,
         run.claimed_until.map(format_time),
+        run.limits.repeat_limit,
+        to_i64(run.limits.step_timeout.as_millis() as u64),
+        run.stall.message_hash,
+        run.stall.message_repeats,
+        run.stall.transcript,
+        run.stall.status_updated_at,
+        run.stall.step_since,
+        to_i64(run.stall.step_waited_base),
     ])
 }
 
@@ -717,6 +737,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             threshold: small("stall_threshold")?,
             recoveries_per_iteration: small("max_recoveries_step")?,
             recoveries_total: small("max_recoveries_total")?,
+            repeat_limit: small("repeat_limit")?,
+            step_timeout: Duration::from_millis(count("step_timeout_ms")?),
         },
         iteration_count: count("iteration_count")?,
         signals_seen: count("signals_seen")?,
@@ -738,6 +760,12 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             limit_reached: row.get("stall_limit_reached")?,
             checks: count("stall_checks")?,
             last_check_at: opt_text("last_check_at")?,
+            message_hash: opt_text("message_hash")?,
+            message_repeats: small("message_repeats")?,
+            transcript: opt_text("transcript_hash")?,
+            status_updated_at: opt_text("status_updated_at")?,
+            step_since: opt_text("step_since")?,
+            step_waited_base: count("step_waited_base")?,
         },
         pending: step("pending_next", "pending_checkpoint")?,
         dispatched: step("dispatched_next", "dispatched_checkpoint")?,
@@ -785,6 +813,8 @@ mod tests {
                 threshold: 2,
                 recoveries_per_iteration: 1,
                 recoveries_total: 4,
+                repeat_limit: 5,
+                step_timeout: Duration::from_secs(90),
             },
         }
     }
@@ -821,6 +851,12 @@ mod tests {
             limit_reached: true,
             checks: 8,
             last_check_at: Some("2026-01-01T00:00:02Z".into()),
+            message_hash: Some("00000000deadbeef".into()),
+            message_repeats: 2,
+            transcript: Some("0123456789abcdef".into()),
+            status_updated_at: Some("2026-01-01T00:00:03+02:00".into()),
+            step_since: Some("2026-01-01T00:00:04Z".into()),
+            step_waited_base: 7,
         };
         run.pending = Some(Step {
             next: "check".into(),

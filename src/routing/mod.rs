@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod command;
+pub mod resume;
 
 use std::path::Path;
 

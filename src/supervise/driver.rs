@@ -6,13 +6,13 @@
 //! one run; [`tick`] is the same over a selection, batched.
 
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 
-use crate::fsx::{self, FileLock};
+use crate::fsx;
 use crate::pane::classify::{self, Context as ClassifyContext, Screen};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
@@ -23,15 +23,16 @@ use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest, StopState};
 use crate::registry::{Claim, Mode, Registry, Run, Selection, Step, Time};
 use crate::routing;
+use crate::supervise::answer::{self, Typist};
+use crate::supervise::inputs;
 use crate::supervise::tick::{
     self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
     TickOptions,
 };
+use crate::taskai::stall::Continuation;
 use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
 
-/// The pause between typed text and the Enter that submits it: a TUI that just received a
-/// paste may swallow an Enter that arrives in the same read.
-pub const SUBMIT_DELAY: Duration = Duration::from_millis(100);
+pub use crate::supervise::answer::type_keys;
 
 /// Where a tick or recovery runs: the terminal, its socket name (for the per-pane answer
 /// locks shared with `stall check`), the rules that read panes and the state dir.
@@ -40,6 +41,18 @@ pub struct World<'a> {
     pub socket: Option<&'a str>,
     pub rules: &'a RuleSet,
     pub state_dir: PathBuf,
+}
+
+impl World<'_> {
+    /// How this world types into panes.
+    pub fn typist(&self) -> Typist<'_> {
+        Typist {
+            terminal: self.terminal,
+            socket: self.socket,
+            state_dir: &self.state_dir,
+            masks: &self.rules.masks,
+        }
+    }
 }
 
 /// A claim owner name unique to this process and moment.
@@ -115,18 +128,29 @@ fn tick_claimed(
     now: Time,
     owner: &str,
 ) -> Result<TickEvent> {
-    let obs = observe(run, pane)?;
+    let obs = observe(run, pane, now)?;
     let mut outcome = tick::decide(run, &obs, now, options);
     let mut did = Vec::new();
     if !options.dry_run
         && let Some(Effect::Send {
             keys,
             answered: Some((pane_id, hash)),
+            if_unchanged,
         }) = outcome.effects.first().cloned()
     {
         // Answers are typed first, under the pane's lock, and only onto the very screen that
-        // was decided on; otherwise decide again as if answers were off.
-        match answer(world, &pane_id, &hash, &keys)? {
+        // was decided on (a continuation only while updated_at is unchanged); otherwise
+        // decide again as if answers were off.
+        let unchanged = || -> Result<Option<String>> {
+            Ok(match &if_unchanged {
+                Some(expected) => match inputs::continuation_cas(expected, run.task_path()) {
+                    Continuation::Send => None,
+                    Continuation::Abort { reason } => Some(reason),
+                },
+                None => None,
+            })
+        };
+        match answer(world, &pane_id, &hash, &keys, &unchanged)? {
             None => did.push(done(outcome.effects.remove(0), Ok(()))),
             Some(why) => {
                 let without = TickOptions {
@@ -188,55 +212,29 @@ fn done(effect: Effect, result: Result<()>) -> Did {
     }
 }
 
-/// Capture every run's pane in one tmux call.
+/// Capture every run's pane in one tmux call (tmux.rs splits it into calls that fit tmux's
+/// command limit).
 fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
     if runs.is_empty() {
         return Vec::new();
     }
-    let mut panes = Vec::with_capacity(runs.len());
-    for chunk in chunks(runs) {
-        let targets: Vec<String> = chunk.iter().map(|r| r.target.clone()).collect();
-        match world
-            .terminal
-            .snapshots(&targets, CaptureOptions::default())
-        {
-            Ok(snapshots) => panes.extend(
-                chunk
-                    .iter()
-                    .zip(snapshots)
-                    .map(|(run, snapshot)| pane_obs(world, run, snapshot, now)),
-            ),
-            Err(err) => {
-                let why = crate::output::one_line(&format!("{err:#}"));
-                panes.extend(chunk.iter().map(|_| PaneObs::Unavailable(why.clone())));
-            }
+    let targets: Vec<String> = runs.iter().map(|r| r.target.clone()).collect();
+    match world
+        .terminal
+        .snapshots(&targets, CaptureOptions::default())
+    {
+        Ok(snapshots) => runs
+            .iter()
+            .zip(snapshots)
+            .map(|(run, snapshot)| pane_obs(world, run, snapshot, now))
+            .collect(),
+        Err(err) => {
+            let why = crate::output::one_line(&format!("{err:#}"));
+            runs.iter()
+                .map(|_| PaneObs::Unavailable(why.clone()))
+                .collect()
         }
     }
-    panes
-}
-
-/// tmux refuses a command line longer than its message limit (16 KiB, "command too long"),
-/// so one chained capture covers as many panes as fit in [`CHAINED_BYTES`].
-const CHAINED_BYTES: usize = 12 * 1024;
-/// What one pane adds to a chained capture besides its target (twice): the commands, the
-/// metadata format and the separators.
-const PER_PANE_BYTES: usize = 256;
-
-fn chunks(runs: &[Run]) -> Vec<&[Run]> {
-    let mut chunks = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (i, run) in runs.iter().enumerate() {
-        let cost = PER_PANE_BYTES + 2 * run.target.len();
-        if i > start && size + cost > CHAINED_BYTES {
-            chunks.push(&runs[start..i]);
-            (start, size) = (i, 0);
-        }
-        size += cost;
-    }
-    if start < runs.len() {
-        chunks.push(&runs[start..]);
-    }
-    chunks
 }
 
 fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time) -> PaneObs {
@@ -277,11 +275,13 @@ pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneVie
         hash: normalize::hash(&snap.text, &world.rules.masks),
         classification: classify::classify(&screen, world.rules, &ctx),
         answered_marker: snap.pane.answered.clone(),
+        messages: inputs::messages(agent, &snap.text),
     }
 }
 
-/// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors.
-fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
+/// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors;
+/// an unreadable status file or quota-wait record is a note in the event.
+fn observe(run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -290,8 +290,20 @@ fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
             stop: StopObs::None,
             pane,
             entry: None,
+            status: None,
+            quota_wait: None,
+            notes: Vec::new(),
         });
     }
+    let mut notes = Vec::new();
+    let status = inputs::status_mark(dir).unwrap_or_else(|why| {
+        notes.push(format!("{why}; no step timeout this tick"));
+        None
+    });
+    let quota_wait = inputs::quota_wait(dir, now).unwrap_or_else(|why| {
+        notes.push(format!("{why}; the quota-wait record is ignored"));
+        None
+    });
     let signal = read_signal(dir)?;
     let stop = match stop::check(dir)? {
         StopState::None => StopObs::None,
@@ -309,6 +321,9 @@ fn observe(run: &Run, pane: PaneObs) -> Result<Observation> {
         stop,
         pane,
         entry,
+        status,
+        quota_wait,
+        notes,
     })
 }
 
@@ -351,8 +366,11 @@ fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
 fn entry_step(run: &Run) -> Result<Step, String> {
     let table = routing::load(&run.table).map_err(|e| format!("{e:#}"))?;
-    crate::cmd::next::resume_step(&table, run.task_path())
-        .map(|(next, checkpoint)| Step { next, checkpoint })
+    routing::resume::resume(&table, run.task_path())
+        .map(|entry| Step {
+            next: entry.next,
+            checkpoint: entry.checkpoint,
+        })
         .map_err(|e| format!("{e:#}"))
 }
 
@@ -374,8 +392,9 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
         Effect::Send {
             keys,
             answered: None,
-        } => send_keys(world.terminal, &run.target, keys, Duration::ZERO),
-        Effect::Send { keys, .. } => type_keys(world.terminal, &run.target, keys),
+            if_unchanged: None,
+        } => answer::send_keys(world.terminal, &run.target, keys, Duration::ZERO),
+        Effect::Send { keys, .. } => answer::type_keys(world.terminal, &run.target, keys),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.
             if let SignalObs::Valid {
@@ -392,73 +411,23 @@ fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<(
     }
 }
 
-/// Type keys: literal text, then named keys, with a short pause before a submit.
-pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<()> {
-    send_keys(terminal, target, keys, SUBMIT_DELAY)
-}
-
-fn send_keys(
-    terminal: &dyn Terminal,
-    target: &str,
+/// Type an answer onto the screen with hash `hash`, at most once per screen across every
+/// supervisor (see [`super::answer`]). `Some(why)` when nothing was typed.
+fn answer(
+    world: &World<'_>,
+    pane_id: &str,
+    hash: &str,
     keys: &[Key],
-    submit_delay: Duration,
-) -> Result<()> {
-    let mut after_text = false;
-    for key in keys {
-        match key {
-            Key::Text(text) => {
-                terminal.send_text(target, text)?;
-                after_text = true;
-            }
-            Key::Key(name) => {
-                if after_text && !submit_delay.is_zero() {
-                    std::thread::sleep(submit_delay);
-                }
-                terminal.send_keys(target, std::slice::from_ref(name))?;
-                after_text = false;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Type an answer onto the screen with hash `hash`, under the same per-pane lock and pane
-/// marker that `autoctl stall check --apply` uses, so no two supervisors ever answer one
-/// screen twice. `Some(why)` when nothing was typed.
-fn answer(world: &World<'_>, pane_id: &str, hash: &str, keys: &[Key]) -> Result<Option<String>> {
-    if keys.is_empty() {
-        return Ok(Some("the rule has no keys to type".to_string()));
-    }
-    let locks = world.state_dir.join("locks");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&locks)
-        .with_context(|| format!("cannot create {}", locks.display()))?;
-    let name = format!(
-        "pane-{}-{}.lock",
-        world.socket.unwrap_or("default"),
-        pane_id.trim_start_matches('%')
-    );
-    let _lock = FileLock::acquire(&locks.join(name))?;
-    let fresh = world
-        .terminal
-        .snapshots(&[pane_id.to_string()], CaptureOptions::default())?
-        .pop()
-        .context("tmux returned no capture")??;
-    if fresh.pane.answered.as_deref() == Some(hash) {
-        return Ok(Some(
-            "another supervisor already answered this screen".to_string(),
-        ));
-    }
-    if normalize::hash(&fresh.text, &world.rules.masks) != hash {
-        return Ok(Some(
-            "the screen changed before the answer was typed".to_string(),
-        ));
-    }
-    type_keys(world.terminal, pane_id, keys)?;
-    world.terminal.set_answered(pane_id, hash)?;
-    Ok(None)
+    precondition: &dyn Fn() -> Result<Option<String>>,
+) -> Result<Option<String>> {
+    world.typist().answer_once(
+        answer::Answer {
+            pane_id,
+            hash,
+            keys,
+        },
+        precondition,
+    )
 }
 
 /// The pane of a target, or a clear error (`run start` checks its target with it).
@@ -520,7 +489,7 @@ fn recover_claimed(
     now: Time,
     owner: &str,
 ) -> Result<TickEvent> {
-    let obs = observe(run, pane)?;
+    let obs = observe(run, pane, now)?;
     let Outcome {
         run: next,
         effects,
@@ -559,6 +528,7 @@ mod tests {
     use crate::registry::memory::MemoryRegistry;
     use crate::registry::{NewRun, StallLimits};
     use std::cell::RefCell;
+    use std::time::Duration;
 
     /// A terminal with one pane whose screen the test scripts: each snapshot pops the next
     /// screen (the last one stays), and every key typed is recorded.
@@ -757,28 +727,5 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_ne!(event.decision, tick::Decision::Skip);
-    }
-
-    fn run(target: &str) -> Run {
-        Run::new(&sample(target), at(0))
-    }
-
-    #[test]
-    fn chained_captures_stay_under_the_tmux_message_limit() {
-        let runs: Vec<Run> = (0..250).map(|i| run(&format!("=agent-{i}:"))).collect();
-        let parts = chunks(&runs);
-        assert!(parts.len() > 1);
-        assert_eq!(parts.iter().map(|c| c.len()).sum::<usize>(), runs.len());
-        for part in &parts {
-            let size: usize = part
-                .iter()
-                .map(|r| PER_PANE_BYTES + 2 * r.target.len())
-                .sum();
-            assert!(size <= CHAINED_BYTES, "{size}");
-        }
-        // A target longer than a whole chunk still gets a capture of its own.
-        let huge = vec![run(&"x".repeat(CHAINED_BYTES)), run("a")];
-        assert_eq!(chunks(&huge).len(), 2);
-        assert!(chunks(&[]).is_empty());
     }
 }

@@ -1,6 +1,9 @@
 //! Supervision cores: stall detection ([`stall`]) and where its state is kept
-//! ([`state_file`] for `stall check`; `run tick` keeps the same state in SQLite).
+//! ([`state_file`] for `stall check`; `run tick` keeps the same state in SQLite), and the one
+//! path that types into an agent's pane ([`answer`]).
 
+pub mod answer;
+pub mod inputs;
 pub mod stall;
 pub mod state_file;
 

@@ -16,11 +16,29 @@
 //!   restores the per-iteration budget;
 //! - a screen that was already answered and did not change is escalated, not answered again;
 //!   an escalation is reported once per distinct screen.
+//!
+//! Seed 002's content-based stalls, on top:
+//! - **reasoning loop**: each new agent message (Claude Code screens, [`crate::pane::message`])
+//!   is counted; the same message `repeat_limit` times in a row (3) is a `stop` with reason
+//!   `reasoning_loop` — a loop that repeats itself makes no progress however much the screen
+//!   changes;
+//! - **step timeout**: no `.status.json` update for `step_timeout` (10 min; quota waits
+//!   excluded) makes the pane stalled whatever its hash says, and the screen decides the
+//!   recovery as for any stall: a safe prompt is answered, an idle agent (its turn ended with
+//!   no follow-up) gets a continuation prompt (seed 002's "Silent Continue", sent only if
+//!   `updated_at` is still the one seen), anything else is escalated. Each of these spends a
+//!   recovery (the same budget, so past the limits it is `stall_limit`) and restarts the step
+//!   clock, so the next one comes a full timeout later;
+//! - a wait recorded outside the screen (`hook stop-failure`'s quota-wait record) is a wait
+//!   exactly like a quota banner.
+
+use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::pane::{Action, Class};
+use crate::pane::{Action, Class, message};
+use crate::taskai::stall::RepeatState;
 
 /// What one stall monitor remembers between heartbeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +79,69 @@ pub struct StallState {
     pub checks: u64,
     #[serde(default)]
     pub last_check_at: Option<String>,
+    /// The last new agent message (stable hash, 16 hex digits) and how many times in a row it
+    /// was said.
+    #[serde(default)]
+    pub message_hash: Option<String>,
+    #[serde(default)]
+    pub message_repeats: u32,
+    /// Fingerprint of the transcript blocks last seen: a message counts once per new block
+    /// list, not once per heartbeat.
+    #[serde(default)]
+    pub transcript: Option<String>,
+    /// `.status.json`'s `updated_at` as last seen (or its file's modification time).
+    #[serde(default)]
+    pub status_updated_at: Option<String>,
+    /// When the step clock started: the status update, or the last step-timeout recovery.
+    #[serde(default)]
+    pub step_since: Option<String>,
+    /// `quota_waited_seconds` when the step clock started (waits after it do not count).
+    #[serde(default)]
+    pub step_waited_base: u64,
+}
+
+impl StallState {
+    fn repeats(&self) -> RepeatState {
+        RepeatState::from_hex(self.message_hash.as_deref(), self.message_repeats)
+    }
+
+    /// How long the current step has gone without a status update, quota waits excluded;
+    /// `None` before a status was seen.
+    pub fn step_elapsed(&self, now: DateTime<Utc>) -> Option<Duration> {
+        let since = parse(self.step_since.as_deref()?)?;
+        let closed = self
+            .quota_waited_seconds
+            .saturating_sub(self.step_waited_base);
+        let open = self
+            .quota_wait_since
+            .as_deref()
+            .and_then(parse)
+            .map_or(0, |wait| seconds(wait.max(since), now));
+        let waited = Duration::from_secs(closed.saturating_add(open));
+        Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
+    }
+
+    fn restart_step_clock(&mut self, start: DateTime<Utc>) {
+        self.step_since = Some(timestamp(start));
+        // A wait still open counts in full when it closes; its part before the start is not
+        // this step's.
+        let before_start = self
+            .quota_wait_since
+            .as_deref()
+            .and_then(parse)
+            .map_or(0, |wait| seconds(wait, start));
+        self.step_waited_base = self.quota_waited_seconds.saturating_add(before_start);
+    }
+}
+
+fn parse(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> u64 {
+    (to - from).num_seconds().max(0) as u64
 }
 
 /// The identity of the task's latest signal.
@@ -85,14 +166,55 @@ pub struct Observation {
     pub answered_marker: Option<String>,
     /// The task's latest signal, when a task is supervised.
     pub signal: Option<SignalMark>,
+    /// The agent's messages on screen (Claude Code screens only).
+    pub messages: Option<MessageMark>,
+    /// `.status.json`'s last update, when the task has one.
+    pub status: Option<StatusMark>,
+    /// A wait recorded outside the screen (a quota-wait record), with why: a wait like a
+    /// quota banner.
+    pub external_wait: Option<String>,
 }
 
-/// Thresholds and recovery budgets (seed defaults 3, 3, 10).
+/// What one screen shows of the agent's messages (see [`crate::pane::message`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageMark {
+    /// The latest text message, when the agent's last block is one.
+    pub latest: Option<String>,
+    /// How many times in a row the screen shows it.
+    pub visible: u32,
+    /// Fingerprint of all blocks on screen.
+    pub fingerprint: String,
+}
+
+impl MessageMark {
+    pub fn of(messages: &crate::pane::message::Messages) -> MessageMark {
+        MessageMark {
+            latest: messages.latest().map(str::to_string),
+            visible: messages.trailing_repeats(),
+            fingerprint: messages.fingerprint.clone(),
+        }
+    }
+}
+
+/// When the task's status last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusMark {
+    /// The value as written (`updated_at`, or the file's modification time): the
+    /// compare-and-swap before a continuation compares this text.
+    pub updated_at: String,
+    pub at: DateTime<Utc>,
+}
+
+/// Thresholds and recovery budgets (seed defaults 3, 3, 10; 3 repeats, 10 minutes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub threshold: u32,
     pub per_iteration: u32,
     pub total: u32,
+    /// The same agent message this many times in a row is a reasoning loop (0: never).
+    pub repeat_limit: u32,
+    /// No status update for this long is a step timeout (`None`: never).
+    pub step_timeout: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -101,6 +223,8 @@ impl Default for Limits {
             threshold: 3,
             per_iteration: 3,
             total: 10,
+            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
+            step_timeout: Some(crate::taskai::stall::STEP_TIMEOUT),
         }
     }
 }
@@ -128,6 +252,8 @@ pub enum Verdict {
     Waiting,
     /// A recovery was due but the budget is spent.
     Limit,
+    /// The agent said the same thing `repeat_limit` times in a row.
+    ReasoningLoop,
 }
 
 /// What to do now.
@@ -139,7 +265,10 @@ pub enum Step {
     Answer,
     Escalate,
     Restart,
-    /// Request a stop (`.auto-stop`, reason `stall_limit`).
+    /// Type the continuation prompt, if `.status.json`'s `updated_at` is still the one seen
+    /// (a step timeout on an idle agent).
+    Continue,
+    /// Request a stop (`.auto-stop` with [`Decision::stop_reason`]).
     Stop,
 }
 
@@ -154,6 +283,15 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The `.auto-stop` reason of a [`Step::Stop`].
+    pub fn stop_reason(&self) -> &'static str {
+        if self.verdict == Verdict::ReasoningLoop {
+            crate::taskai::stall::STOP_REASON
+        } else {
+            "stall_limit"
+        }
+    }
+
     fn new(verdict: Verdict, step: Step, reason: impl Into<String>) -> Decision {
         Decision {
             verdict,
@@ -198,31 +336,72 @@ pub fn heartbeat(
         next.signal_timestamp = Some(signal.timestamp.clone());
     }
 
-    if obs.action == Action::Wait {
+    if let Some(status) = &obs.status
+        && next.status_updated_at.as_deref() != Some(status.updated_at.as_str())
+    {
+        // A new status is a new step. The first one a monitor sees starts the clock now:
+        // time before anyone watched is not held against the agent. A later one starts it
+        // at its own time, but never before the step it replaces started (an `updated_at`
+        // written late or by a skewed clock must not time the new step out at once).
+        let start = match (
+            &next.status_updated_at,
+            next.step_since.as_deref().and_then(parse),
+        ) {
+            (None, _) => now,
+            (Some(_), previous) => status
+                .at
+                .min(now)
+                .max(previous.unwrap_or(status.at).min(now)),
+        };
+        next.status_updated_at = Some(status.updated_at.clone());
+        next.restart_step_clock(start);
+    }
+
+    if obs.action == Action::Wait || obs.external_wait.is_some() {
         if next.quota_wait_since.is_none() {
             next.quota_wait_since = Some(timestamp(now));
         }
         next.unchanged = 0;
         next.last_hash = Some(obs.hash.clone());
-        let reason = format!("{}: waiting; not a stall", obs.class.as_str());
+        let reason = match &obs.external_wait {
+            Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
+            _ => format!("{}: waiting; not a stall", obs.class.as_str()),
+        };
         return (next, Decision::new(Verdict::Waiting, Step::Wait, reason));
     }
     if let Some(since) = next.quota_wait_since.take() {
-        let waited = DateTime::parse_from_rfc3339(&since)
-            .map(|since| (now - since.with_timezone(&Utc)).num_seconds().max(0) as u64)
-            .unwrap_or(0);
+        let waited = parse(&since).map_or(0, |since| seconds(since, now));
         next.quota_waited_seconds = next.quota_waited_seconds.saturating_add(waited);
     }
 
-    if next.last_hash.as_deref() != Some(obs.hash.as_str()) {
+    let changed = next.last_hash.as_deref() != Some(obs.hash.as_str());
+    if changed {
         next.last_hash = Some(obs.hash.clone());
         next.unchanged = 0;
+    } else {
+        next.unchanged = next.unchanged.saturating_add(1);
+    }
+    if let Some(decision) = reasoning_loop(&mut next, obs, limits, effects) {
+        return (next, decision);
+    }
+    let step_timeout = limits
+        .step_timeout
+        .filter(|_| obs.status.is_some())
+        .and_then(|limit| {
+            let elapsed = next.step_elapsed(now)?;
+            (elapsed >= limit).then_some((elapsed, limit))
+        });
+    if let Some((elapsed, limit)) = step_timeout {
+        let decision = on_step_timeout(&mut next, obs, limits, effects, elapsed, limit, now);
+        return (next, decision);
+    }
+
+    if changed {
         return (
             next,
             Decision::new(Verdict::Progress, Step::None, "the screen changed"),
         );
     }
-    next.unchanged = next.unchanged.saturating_add(1);
     if next.unchanged < limits.threshold {
         let reason = format!(
             "unchanged {} of {} captures",
@@ -251,9 +430,107 @@ pub fn heartbeat(
             ),
         ),
         Action::Escalate => escalate_once(&mut next, &obs.hash, "a person must decide"),
-        Action::Answer | Action::Restart => recover(&mut next, obs, limits, effects),
+        Action::Answer | Action::Restart => recover(&mut next, obs, limits, effects, ""),
     };
     (next, decision)
+}
+
+/// Count a new agent message; the same one `repeat_limit` times in a row is a stop.
+fn reasoning_loop(
+    next: &mut StallState,
+    obs: &Observation,
+    limits: &Limits,
+    effects: Effects,
+) -> Option<Decision> {
+    let messages = obs.messages.as_ref()?;
+    if messages.fingerprint.is_empty() {
+        // No blocks on screen (a fresh start, a cleared screen): nothing new was said.
+        return None;
+    }
+    if next
+        .transcript
+        .as_deref()
+        .is_some_and(|old| message::same_transcript(old, &messages.fingerprint))
+    {
+        return None;
+    }
+    next.transcript = Some(messages.fingerprint.clone());
+    let latest = messages.latest.as_deref()?;
+    let repeats = next.repeats().observe_seen(latest, messages.visible);
+    next.message_hash = repeats.last_hex();
+    next.message_repeats = repeats.count;
+    if obs.observe_only || !repeats.is_loop(limits.repeat_limit) {
+        return None;
+    }
+    let mut decision = Decision::new(
+        Verdict::ReasoningLoop,
+        Step::Stop,
+        format!(
+            "reasoning loop: the agent said the same thing {} times in a row ({:?})",
+            repeats.count,
+            crate::output::one_line(&shorten(latest, 80))
+        ),
+    );
+    decision.perform = effects.stop;
+    Some(decision)
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    format!("{cut}…")
+}
+
+/// A step that went `limit` without a status update: a stall whatever the screen's hash
+/// says; the screen decides the recovery.
+fn on_step_timeout(
+    next: &mut StallState,
+    obs: &Observation,
+    limits: &Limits,
+    effects: Effects,
+    elapsed: Duration,
+    limit: Duration,
+    now: DateTime<Utc>,
+) -> Decision {
+    let why = format!(
+        "step timeout: no .status.json update for {} (limit {})",
+        crate::duration::format(Duration::from_secs(elapsed.as_secs())),
+        crate::duration::format(limit)
+    );
+    if obs.observe_only {
+        return Decision::new(
+            Verdict::Stalled,
+            Step::None,
+            format!("{why}, but the program in front is not the agent: observed, never typed into"),
+        );
+    }
+    let decision = match (obs.class, obs.action) {
+        (_, Action::Answer | Action::Restart) => recover(next, obs, limits, effects, &why),
+        (Class::Idle, _) => recover(next, obs, limits, effects, &why),
+        (_, Action::Escalate) => {
+            escalate_once(next, &obs.hash, &format!("{why}; a person must decide"))
+        }
+        _ => Decision::new(
+            Verdict::Stalled,
+            Step::Escalate,
+            format!(
+                "{why} while the agent shows a {} screen; a person should look",
+                obs.class.as_str()
+            ),
+        ),
+    };
+    let mut decision = decision;
+    if !decision.reason.starts_with(&why) {
+        decision.reason = format!("{why}; {}", decision.reason);
+    }
+    // Each step-timeout recovery or report restarts the clock: the next one is a full
+    // timeout later, not at the next heartbeat.
+    if decision.perform || decision.step == Step::Escalate {
+        next.restart_step_clock(now);
+    }
+    decision
 }
 
 fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
@@ -268,11 +545,15 @@ fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
     Decision::new(Verdict::Stalled, Step::Escalate, why)
 }
 
+/// Spend a recovery on this screen: answer it, restart the agent, or (an idle agent after a
+/// step timeout) send the continuation. `why` says what made the pane stalled, when it was
+/// not the unchanged count.
 fn recover(
     next: &mut StallState,
     obs: &Observation,
     limits: &Limits,
     effects: Effects,
+    why: &str,
 ) -> Decision {
     let hash = obs.hash.as_str();
     if next.answered_hash.as_deref() == Some(hash) || obs.answered_marker.as_deref() == Some(hash) {
@@ -303,13 +584,19 @@ fn recover(
     }
     let (step, perform) = match obs.action {
         Action::Restart => (Step::Restart, effects.restart),
-        _ => (Step::Answer, effects.answer),
+        Action::Answer => (Step::Answer, effects.answer),
+        _ => (Step::Continue, effects.answer),
     };
-    let mut decision = Decision::new(
-        Verdict::Stalled,
-        step,
-        format!("stalled on a {} prompt", obs.class.as_str()),
-    );
+    let stalled = if why.is_empty() {
+        "stalled".to_string()
+    } else {
+        why.to_string()
+    };
+    let reason = match step {
+        Step::Continue => format!("{stalled}; the agent is idle: send the continuation"),
+        _ => format!("{stalled} on a {} prompt", obs.class.as_str()),
+    };
+    let mut decision = Decision::new(Verdict::Stalled, step, reason);
     if perform {
         next.recoveries_iteration += 1;
         next.recoveries_total += 1;
@@ -346,6 +633,9 @@ mod tests {
             observe_only: false,
             answered_marker: None,
             signal: None,
+            messages: None,
+            status: None,
+            external_wait: None,
         }
     }
 
@@ -431,6 +721,7 @@ mod tests {
             threshold: 1,
             per_iteration: 2,
             total: 3,
+            ..Limits::default()
         };
         let mut state = StallState::default();
         let mut minute = 0;
@@ -502,6 +793,230 @@ mod tests {
         assert_eq!((d.verdict, d.step), (Verdict::Stalled, Step::None));
     }
 
+    fn said(blocks: &[&str]) -> MessageMark {
+        let screen: String = blocks.iter().map(|b| format!("● {b}\n\n")).collect();
+        MessageMark::of(&crate::pane::message::claude(&screen))
+    }
+
+    fn status(at_minute: i64) -> StatusMark {
+        let at = t0() + Duration::minutes(at_minute);
+        StatusMark {
+            updated_at: at.to_rfc3339(),
+            at,
+        }
+    }
+
+    #[test]
+    fn the_same_message_three_times_in_a_row_is_a_reasoning_loop() {
+        let limits = Limits::default();
+        let mut state = StallState::default();
+        let mut o = obs("a", Class::Working, Action::None);
+        let mut transcript = vec!["Let me check the tests."];
+        o.messages = Some(said(&transcript));
+        assert_eq!(
+            run(&mut state, &o, 0, &limits, ALL).verdict,
+            Verdict::Progress
+        );
+        // The same screen again (or scrolled) is not a new message.
+        assert_eq!(
+            run(&mut state, &o, 1, &limits, ALL).verdict,
+            Verdict::Unchanged
+        );
+        assert_eq!(state.message_repeats, 1);
+        for (minute, hash) in [(2, "b"), (3, "c")] {
+            transcript.extend(["Bash(cargo test)", "Let me check the tests."]);
+            o.hash = hash.into();
+            o.messages = Some(said(&transcript));
+            let d = run(&mut state, &o, minute, &limits, ALL);
+            if minute == 2 {
+                assert_eq!(d.verdict, Verdict::Progress);
+                assert_eq!(state.message_repeats, 2);
+            } else {
+                assert_eq!((d.verdict, d.step), (Verdict::ReasoningLoop, Step::Stop));
+                assert!(d.perform);
+                assert_eq!(d.stop_reason(), "reasoning_loop");
+                assert!(d.reason.contains("3 times"), "{}", d.reason);
+            }
+        }
+        // Reported once per new message: the same screen again is quiet.
+        let d = run(&mut state, &o, 4, &limits, ALL);
+        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+        // Scrolled: the first blocks are gone, the end is the same — no new message.
+        o.messages = Some(said(&transcript[2..]));
+        o.hash = "scrolled".into();
+        let d = run(&mut state, &o, 5, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(state.message_repeats, 3);
+        // Something else said: the count starts over.
+        transcript.push("Fixed it.");
+        o.messages = Some(said(&transcript));
+        o.hash = "d".into();
+        run(&mut state, &o, 6, &limits, ALL);
+        assert_eq!(state.message_repeats, 1);
+    }
+
+    #[test]
+    fn a_reasoning_loop_is_reported_but_not_stopped_without_the_effect_or_the_agent() {
+        let mut o = obs("a", Class::Working, Action::None);
+        o.messages = Some(said(&["Same.", "Read(x)", "Same.", "Read(x)", "Same."]));
+        let (_, d) = heartbeat(
+            &StallState::default(),
+            &o,
+            t0(),
+            &Limits::default(),
+            Effects::default(),
+        );
+        assert_eq!(
+            (d.verdict, d.step, d.perform),
+            (Verdict::ReasoningLoop, Step::Stop, false)
+        );
+        let never = Limits {
+            repeat_limit: 0,
+            ..Limits::default()
+        };
+        let (state, d) = heartbeat(&StallState::default(), &o, t0(), &never, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(state.message_repeats, 3);
+        o.observe_only = true;
+        let (_, d) = heartbeat(&StallState::default(), &o, t0(), &Limits::default(), ALL);
+        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+    }
+
+    #[test]
+    fn a_step_without_a_status_update_times_out_and_an_idle_agent_gets_a_continuation() {
+        let limits = Limits {
+            step_timeout: Some(std::time::Duration::from_secs(10 * 60)),
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        // The agent keeps changing the screen: no hash stall, but no status update either.
+        let mut o = obs("w0", Class::Working, Action::None);
+        o.status = Some(status(0));
+        for minute in 0..10 {
+            o.hash = format!("w{minute}");
+            let d = run(&mut state, &o, minute, &limits, ALL);
+            assert_eq!(
+                d.verdict,
+                Verdict::Progress,
+                "minute {minute}: {}",
+                d.reason
+            );
+        }
+        // A working screen at the timeout: a person should look; nothing typed or spent.
+        o.hash = "w10".into();
+        let d = run(&mut state, &o, 10, &limits, ALL);
+        assert_eq!(
+            (d.verdict, d.step),
+            (Verdict::Stalled, Step::Escalate),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.starts_with("step timeout"), "{}", d.reason);
+        assert_eq!(state.recoveries_total, 0);
+        // The clock restarted: the next report is a full timeout later.
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        let d = run(&mut state, &idle, 15, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        let d = run(&mut state, &idle, 20, &limits, ALL);
+        assert_eq!(
+            (d.verdict, d.step, d.perform),
+            (Verdict::Stalled, Step::Continue, true),
+            "{}",
+            d.reason
+        );
+        assert_eq!(state.recoveries_total, 1);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(20)),
+            Some(std::time::Duration::ZERO)
+        );
+        // The agent moved on: a new status restarts the step at its own time.
+        idle.status = Some(status(24));
+        idle.hash = "idle2".into();
+        let d = run(&mut state, &idle, 25, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(25)),
+            Some(std::time::Duration::from_secs(60))
+        );
+        // A status time before the step it replaces does not time the new step out at once.
+        idle.status = Some(status(-60));
+        let d = run(&mut state, &idle, 26, &limits, ALL);
+        assert_ne!(d.step, Step::Continue, "{}", d.reason);
+    }
+
+    #[test]
+    fn waits_are_not_step_time_and_a_recorded_quota_wait_is_a_wait() {
+        let limits = Limits::default();
+        let mut state = StallState::default();
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        run(&mut state, &idle, 0, &limits, ALL);
+        // 30 minutes behind a quota banner, then 30 minutes of a recorded quota wait.
+        let mut quota = obs("q", Class::Quota, Action::Wait);
+        quota.status = Some(status(0));
+        run(&mut state, &quota, 5, &limits, ALL);
+        let mut recorded = idle.clone();
+        recorded.external_wait = Some("quota: a rate_limit wait".into());
+        let d = run(&mut state, &recorded, 35, &limits, ALL);
+        assert_eq!((d.verdict, d.step), (Verdict::Waiting, Step::Wait));
+        assert!(
+            d.reason.starts_with("quota: a rate_limit wait"),
+            "{}",
+            d.reason
+        );
+        let d = run(&mut state, &recorded, 60, &limits, ALL);
+        assert_eq!(d.verdict, Verdict::Waiting);
+        assert_eq!(
+            state.step_elapsed(t0() + Duration::minutes(60)),
+            Some(std::time::Duration::from_secs(5 * 60))
+        );
+        // Back from the wait at 64: 5 minutes before it + 4 after is still under 10.
+        for minute in 64..69 {
+            idle.hash = format!("idle{minute}");
+            let d = run(&mut state, &idle, minute, &limits, ALL);
+            assert_ne!(d.step, Step::Continue, "minute {minute}: {}", d.reason);
+        }
+        let d = run(&mut state, &idle, 69, &limits, ALL);
+        assert_eq!(d.step, Step::Continue, "{}", d.reason);
+    }
+
+    #[test]
+    fn step_timeouts_spend_the_same_budget_and_end_in_stall_limit() {
+        let limits = Limits {
+            total: 2,
+            step_timeout: Some(std::time::Duration::from_secs(60)),
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        let mut idle = obs("idle", Class::Idle, Action::None);
+        idle.status = Some(status(0));
+        run(&mut state, &idle, 0, &limits, ALL);
+        let mut steps = Vec::new();
+        for minute in 1..5 {
+            idle.hash = format!("idle{minute}");
+            let d = run(&mut state, &idle, minute, &limits, ALL);
+            steps.push((d.step, d.stop_reason()));
+        }
+        assert_eq!(
+            steps,
+            [
+                (Step::Continue, "stall_limit"),
+                (Step::Continue, "stall_limit"),
+                (Step::Stop, "stall_limit"),
+                (Step::None, "stall_limit"),
+            ]
+        );
+        assert_eq!(state.recoveries_total, 2);
+        // Without a status file there is no step clock at all.
+        let mut state = StallState::default();
+        let plain = obs("idle", Class::Idle, Action::None);
+        for minute in 0..100 {
+            let d = run(&mut state, &plain, minute, &limits, ALL);
+            assert_ne!(d.step, Step::Continue);
+        }
+    }
+
     fn any_observation() -> impl Strategy<Value = Observation> {
         (
             0u8..4,
@@ -529,6 +1044,9 @@ mod tests {
                         iteration: Some(i),
                         timestamp: format!("t{i}"),
                     }),
+                    messages: None,
+                    status: None,
+                    external_wait: None,
                 }
             })
     }
@@ -538,10 +1056,85 @@ mod tests {
             threshold,
             per_iteration,
             total,
+            ..Limits::default()
         })
     }
 
+    /// One heartbeat a minute: waiting or not, a status update or not, and a screen.
+    fn any_minute() -> impl Strategy<Value = (bool, bool, Class, Action, u8)> {
+        (
+            prop::bool::weighted(0.2),
+            prop::bool::weighted(0.1),
+            prop_oneof![
+                Just((Class::Idle, Action::None)),
+                Just((Class::Working, Action::None)),
+                Just((Class::Permission, Action::Answer)),
+                Just((Class::Trust, Action::Escalate)),
+            ],
+            0u8..3,
+        )
+            .prop_map(|(wait, update, (class, action), hash)| (wait, update, class, action, hash))
+    }
+
     proptest! {
+        /// The step clock against a model: minutes since the clock (re)started that were not
+        /// spent waiting. A step timeout fires exactly when the model says the limit is
+        /// reached, waits never count, and only an idle agent is sent a continuation.
+        #[test]
+        fn the_step_clock_counts_working_minutes_only(
+            minutes in prop::collection::vec(any_minute(), 1..80),
+            limit in 1u64..8,
+            total in 0u32..20,
+        ) {
+            let limits = Limits {
+                total,
+                per_iteration: total,
+                step_timeout: Some(std::time::Duration::from_secs(limit * 60)),
+                ..Limits::default()
+            };
+            let mut state = StallState::default();
+            let mut status_at = 0i64;
+            let (mut start, mut waiting) = (None::<i64>, Vec::<bool>::new());
+            for (i, (wait, update, class, action, hash)) in minutes.iter().enumerate() {
+                let minute = i as i64;
+                if *update || minute == 0 {
+                    status_at = minute;
+                }
+                let mut o = obs(&format!("h{hash}"), *class, *action);
+                o.status = Some(status(status_at));
+                if *wait {
+                    o.external_wait = Some("quota".into());
+                }
+                let model = start.map(|s: i64| {
+                    (s..minute).filter(|j| !waiting[*j as usize]).count() as u64
+                });
+                let d = run(&mut state, &o, minute, &limits, ALL);
+                waiting.push(*wait);
+                let timed_out = d.reason.starts_with("step timeout");
+                if timed_out {
+                    prop_assert!(model.is_some_and(|m| m >= limit), "{:?} {}", model, d.reason);
+                }
+                let status_new = start.is_none() || (*update && minute > 0);
+                if !*wait && !status_new && model.is_some_and(|m| m >= limit) {
+                    prop_assert!(timed_out || d.verdict == Verdict::Limit || d.step == Step::None,
+                        "{:?} {}", model, d.reason);
+                }
+                if *wait {
+                    prop_assert_eq!(d.step, Step::Wait);
+                }
+                if d.step == Step::Continue {
+                    prop_assert_eq!(*class, Class::Idle);
+                    prop_assert!(timed_out);
+                }
+                if state.step_since.as_deref() == Some(timestamp(t0() + Duration::minutes(minute)).as_str()) {
+                    start = Some(minute);
+                }
+                let elapsed = state.step_elapsed(t0() + Duration::minutes(minute)).map(|d| d.as_secs() / 60);
+                let model_now = start.map(|s| (s..minute).filter(|j| !waiting[*j as usize]).count() as u64);
+                prop_assert_eq!(elapsed, model_now);
+            }
+        }
+
         #[test]
         fn the_unchanged_counter_never_goes_backwards_on_the_same_screen(
             observations in prop::collection::vec(any_observation(), 1..60),

@@ -25,7 +25,10 @@ use crate::pane::{Class, Key};
 use crate::protocol::signal::{STOP, Signal};
 use crate::registry::{Mode, Run, SeenSignal, Status, Step, Time, between, format_time};
 use crate::routing::command;
-use crate::supervise::stall::{self, SignalMark, Step as StallStep, Verdict};
+use crate::supervise::stall::{
+    self, MessageMark, SignalMark, StatusMark, Step as StallStep, Verdict,
+};
+use crate::taskai::stall::CONTINUATION;
 
 /// How a tick runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +54,12 @@ pub struct Observation {
     pub pane: PaneObs,
     /// Dispatch mode before the first step: where the loop enters (from `.index.md`).
     pub entry: Option<Result<Step, String>>,
+    /// `.status.json`'s last update (task-ai modules): the step clock.
+    pub status: Option<StatusMark>,
+    /// An active quota-wait record of `hook stop-failure` for the task's project.
+    pub quota_wait: Option<String>,
+    /// What could not be read (an unreadable status or quota record): reported, not fatal.
+    pub notes: Vec<String>,
 }
 
 /// The task's `.auto-signal`.
@@ -97,6 +106,8 @@ pub struct PaneView {
     pub classification: Classification,
     /// The screen hash the pane remembers as answered (by any supervisor).
     pub answered_marker: Option<String>,
+    /// The agent's messages on screen (Claude Code screens).
+    pub messages: Option<MessageMark>,
 }
 
 impl PaneView {
@@ -126,6 +137,9 @@ pub enum Effect {
         keys: Vec<Key>,
         #[serde(skip)]
         answered: Option<(String, String)>,
+        /// A continuation: typed only while `.status.json`'s `updated_at` is still this.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        if_unchanged: Option<String>,
     },
     /// Remove `.auto-signal`, but only the file with this fingerprint (never a newer one).
     RemoveSignal {
@@ -253,6 +267,13 @@ pub struct Saw {
     pub stop_file: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// `.status.json`'s `updated_at` (else its modification time): what `run continue
+    /// --if-unchanged` compares with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_updated_at: Option<String>,
+    /// The quota-wait record that makes the loop wait, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota_wait: Option<String>,
     pub pane: PaneSaw,
 }
 
@@ -279,6 +300,11 @@ pub struct RunAfter {
     pub stall_count: u32,
     pub recoveries_iteration: u32,
     pub recoveries_total: u32,
+    /// How many times in a row the agent said its latest message.
+    pub message_repeats: u32,
+    /// How long the step has gone without a `.status.json` update (quota waits excluded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_elapsed_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -298,6 +324,11 @@ impl RunAfter {
             stall_count: run.stall.unchanged,
             recoveries_iteration: run.stall.recoveries_iteration,
             recoveries_total: run.stall.recoveries_total,
+            message_repeats: run.stall.message_repeats,
+            step_elapsed_ms: run
+                .stall
+                .step_elapsed(run.ended_at.unwrap_or(now))
+                .map(millis),
             step: run.current_step().map(str::to_string),
             stop_reason: run.stop_reason.clone(),
         }
@@ -454,6 +485,9 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
     t.event.heartbeat = due;
     t.event.saw = Some(saw(before, obs));
+    for note in &obs.notes {
+        t.event.decide(Decision::Continue, note.clone());
+    }
 
     if !obs.task_dir {
         let why = format!("the task dir {} no longer exists", before.task_dir);
@@ -584,6 +618,8 @@ fn saw(run: &Run, obs: &Observation) -> Saw {
         signal,
         stop_file,
         stop_reason,
+        status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),
+        quota_wait: obs.quota_wait.clone(),
         pane,
     }
 }
@@ -753,11 +789,16 @@ fn stall_heartbeat(
         observe_only: c.observe_only,
         answered_marker: view.answered_marker.clone(),
         signal,
+        messages: view.messages.clone(),
+        status: obs.status.clone(),
+        external_wait: obs.quota_wait.clone(),
     };
     let limits = stall::Limits {
         threshold: t.run.limits.threshold,
         per_iteration: t.run.limits.recoveries_per_iteration,
         total: t.run.limits.recoveries_total,
+        repeat_limit: t.run.limits.repeat_limit,
+        step_timeout: Some(t.run.limits.step_timeout),
     };
     // Restarts are `run recover`'s (observe mode ends the run on a dead agent instead).
     let effects = stall::Effects {
@@ -782,6 +823,13 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
                     format!("stall: {} ({})", stall.reason, c.reason),
                 );
             }
+        }
+        StallStep::Wait if c.action != crate::pane::Action::Wait => {
+            // A wait recorded outside the screen (the quota-wait record).
+            t.event.decide(
+                Decision::Wait,
+                format!("{}; the timeout clock is paused", stall.reason),
+            );
         }
         StallStep::Wait => {
             let until = c
@@ -814,6 +862,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
                 Effect::Send {
                     keys: c.keys.clone(),
                     answered: Some((view.pane_id.clone(), view.hash.clone())),
+                    if_unchanged: None,
                 },
             );
             t.event.decide(
@@ -821,9 +870,28 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
                 format!("answer: {} ({})", stall.reason, c.reason),
             );
         }
-        StallStep::Answer => {}
+        StallStep::Continue if carried_out && t.active() => {
+            // Seed 002's Silent Continue: typed only while updated_at is the one seen.
+            let expected = t.run.stall.status_updated_at.clone();
+            t.effects.insert(
+                0,
+                Effect::Send {
+                    keys: vec![
+                        Key::Text(CONTINUATION.to_string()),
+                        Key::Key("Enter".to_string()),
+                    ],
+                    answered: Some((view.pane_id.clone(), view.hash.clone())),
+                    if_unchanged: expected,
+                },
+            );
+            t.event.decide(
+                Decision::Answer,
+                format!("continue: {} ({})", stall.reason, c.reason),
+            );
+        }
+        StallStep::Answer | StallStep::Continue => {}
         StallStep::Stop if carried_out && t.active() => {
-            t.stop("stall_limit", stall.reason);
+            t.stop(stall.stop_reason(), stall.reason);
         }
         StallStep::Stop => {}
     }
@@ -923,6 +991,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.effects.push(Effect::Send {
         keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
         answered: None,
+        if_unchanged: None,
     });
     t.remove_signal();
     t.run.pending = None;
@@ -987,6 +1056,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
                 t.effects.push(Effect::Send {
                     keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
                     answered: None,
+                    if_unchanged: None,
                 });
                 t.event.decide(
                     Decision::Relaunch,
@@ -1055,6 +1125,7 @@ mod tests {
                 threshold: 2,
                 recoveries_per_iteration: 2,
                 recoveries_total: 3,
+                ..StallLimits::default()
             },
         };
         Run::new(&new, at(0))
@@ -1081,6 +1152,7 @@ mod tests {
             hash: normalize::hash(text, &rules.masks),
             classification: classify(&screen, rules, &ctx),
             answered_marker: None,
+            messages: None,
         }))
     }
 
@@ -1101,6 +1173,7 @@ mod tests {
                 hash: normalize::hash(text, &rules.masks),
                 classification: classify(&screen, rules, &ctx),
                 answered_marker: None,
+                messages: None,
             }
         };
         assert!(view("✓ report → (done)\n$ ").shell_ready());
@@ -1144,6 +1217,9 @@ mod tests {
             stop: StopObs::None,
             pane,
             entry: None,
+            status: None,
+            quota_wait: None,
+            notes: Vec::new(),
         }
     }
 
@@ -1159,6 +1235,79 @@ mod tests {
             Effect::WriteStop { reason, .. } => Some(reason.as_str()),
             _ => None,
         })
+    }
+
+    fn status_at(minute: i64) -> Option<StatusMark> {
+        Some(StatusMark {
+            updated_at: format!("seen-at-{minute}"),
+            at: at(minute * 60),
+        })
+    }
+
+    #[test]
+    fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
+        let idle = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/panes/claude-code/idle-after-reply.txt"
+        ))
+        .unwrap();
+        let mut run = new_run(Mode::Observe);
+        run.limits.step_timeout = Duration::from_secs(5 * 60);
+        let mut o = obs(SignalObs::Missing, pane(&idle, "claude"));
+        o.status = status_at(0);
+        let PaneObs::Seen(view) = &o.pane else {
+            unreachable!()
+        };
+        assert_eq!(view.classification.class, Class::Idle, "{view:?}");
+        for minute in 1..6 {
+            let outcome = step(&mut run, &o, minute);
+            assert!(
+                outcome.effects.is_empty(),
+                "minute {minute}: {:?}",
+                outcome.event
+            );
+        }
+        let outcome = step(&mut run, &o, 6);
+        assert_eq!(
+            outcome.event.decision,
+            Decision::Answer,
+            "{:?}",
+            outcome.event
+        );
+        match outcome.effects.first() {
+            Some(Effect::Send {
+                keys,
+                answered: Some(_),
+                if_unchanged,
+            }) => {
+                assert_eq!(keys[0], Key::Text(CONTINUATION.into()));
+                assert_eq!(if_unchanged.as_deref(), Some("seen-at-0"));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A recorded quota wait is a wait: nothing is sent and the timeout clock pauses.
+        let mut run = new_run(Mode::Observe);
+        run.limits.step_timeout = Duration::from_secs(60);
+        o.quota_wait = Some("quota: a rate_limit wait".into());
+        o.notes = vec!["cannot read .status.json; no step timeout this tick".into()];
+        for minute in 1..4 {
+            let outcome = step(&mut run, &o, minute);
+            assert_eq!(
+                outcome.event.decision,
+                Decision::Wait,
+                "{:?}",
+                outcome.event
+            );
+            assert!(outcome.effects.is_empty());
+            assert!(
+                outcome
+                    .event
+                    .reasons
+                    .iter()
+                    .any(|r| r.contains("cannot read"))
+            );
+        }
+        assert!(run.stall.quota_wait_since.is_some());
     }
 
     #[test]
@@ -1432,7 +1581,8 @@ mod tests {
                     Key::Text(r#"claude "/ai-cli-task plan /t""#.into()),
                     Key::Key("Enter".into())
                 ],
-                answered: None
+                answered: None,
+                if_unchanged: None,
             }
         );
         // The step runs; then its signal arrives and the shell is back.

@@ -33,6 +33,9 @@ use super::gate::Checkpoint;
 use super::score::Score;
 use crate::duration;
 
+/// The file name.
+pub const FILE_NAME: &str = ".type-profile.md";
+
 /// The section's heading text (level 2, compared case-insensitively).
 pub const HEADING: &str = "Auto Adaptation";
 

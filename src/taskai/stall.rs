@@ -11,14 +11,17 @@
 //! Messages are compared after normalization (terminal escapes removed, whitespace runs
 //! collapsed), so a re-rendered but identical message still counts as the same.
 //!
-//! How the commands use them (the wiring lives with `stall check`, `run tick` and
-//! `run continue`, which own their state and I/O):
-//! - per heartbeat, `RepeatState::observe(latest agent message)` with the state stored
-//!   between ticks; `is_loop(REPEAT_LIMIT)` → write `.auto-stop` with [`STOP_REASON`];
-//! - per heartbeat, [`status_updated_at`] of `.status.json` (else the file's mtime) into
-//!   [`step_timeout`] with the configured limit (default [`STEP_TIMEOUT`]);
-//! - `run continue --if-unchanged UPDATED_AT`: re-read `updated_at` immediately before
-//!   sending and send only on [`Continuation::Send`] (an abort is a conflict, exit 3).
+//! How the commands use them (the stall heartbeat in [`crate::supervise::stall`] keeps the
+//! state; `stall check` and `run tick` feed it):
+//! - for each new message on screen ([`crate::pane::message`]),
+//!   `RepeatState::observe_seen(latest agent message, repeats visible)`; `is_loop(limit)` →
+//!   `.auto-stop` with [`STOP_REASON`];
+//! - per heartbeat, [`status_updated_at`] of `.status.json` (else the file's mtime) starts the
+//!   step clock; past the limit (default [`STEP_TIMEOUT`]) the pane counts as stalled;
+//! - before a continuation is typed (`run continue --if-unchanged UPDATED_AT`, or the
+//!   heartbeat's own continuation after a step timeout), `updated_at` is read again under the
+//!   pane's lock and the text is sent only on [`Continuation::Send`] (`run continue` exits 1
+//!   otherwise).
 
 use std::time::Duration;
 
@@ -30,6 +33,9 @@ pub const REPEAT_LIMIT: u32 = 3;
 
 /// How long a step may go without a `.status.json` update (seed 002).
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// What a continuation types by default (seed 002: the user says "continue").
+pub const CONTINUATION: &str = "continue";
 
 /// The stop reason a reasoning loop writes to `.auto-stop`.
 pub const STOP_REASON: &str = "reasoning_loop";
@@ -139,6 +145,36 @@ impl RepeatState {
                 last: Some(hash),
                 count: 1,
             }
+        }
+    }
+
+    /// The state after a new message that the screen shows `visible` times in a row (the
+    /// same text between tool calls, all still on screen): at least one more than before when
+    /// it repeats the last message, and never fewer than the screen shows.
+    pub fn observe_seen(self, message: &str, visible: u32) -> RepeatState {
+        let next = self.observe(message);
+        if next.last.is_none() {
+            return next;
+        }
+        RepeatState {
+            count: next.count.max(visible),
+            ..next
+        }
+    }
+
+    /// The hash of the last message as stored in text form (16 hex digits).
+    pub fn last_hex(self) -> Option<String> {
+        self.last.map(|hash| format!("{hash:016x}"))
+    }
+
+    /// A state read back from its text form; an unreadable hash starts over.
+    pub fn from_hex(last: Option<&str>, count: u32) -> RepeatState {
+        match last.and_then(|hex| u64::from_str_radix(hex, 16).ok()) {
+            Some(hash) => RepeatState {
+                last: Some(hash),
+                count,
+            },
+            None => RepeatState::default(),
         }
     }
 
@@ -323,6 +359,26 @@ mod tests {
             let t1 = step_timeout(updated, updated + chrono::Duration::seconds(early), limit);
             let t2 = step_timeout(updated, updated + chrono::Duration::seconds(late), limit);
             prop_assert!(!t1.timed_out || t2.timed_out);
+        }
+
+        /// The screen-aware form never counts fewer than the screen shows, and with one
+        /// visible copy it is the plain streaming form.
+        #[test]
+        fn observe_seen_extends_observe(
+            messages in proptest::collection::vec((message(), 1u32..5), 0..20),
+        ) {
+            let (mut plain, mut seen) = (RepeatState::default(), RepeatState::default());
+            for (m, visible) in &messages {
+                let once = seen.observe_seen(m, 1);
+                prop_assert_eq!(once, seen.observe(m));
+                plain = plain.observe(m);
+                seen = seen.observe_seen(m, *visible);
+                if !normalize_message(m).is_empty() {
+                    prop_assert!(seen.count >= *visible);
+                    prop_assert!(seen.count >= plain.count);
+                }
+                prop_assert_eq!(RepeatState::from_hex(seen.last_hex().as_deref(), seen.count), seen);
+            }
         }
 
         #[test]

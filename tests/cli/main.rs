@@ -19,6 +19,7 @@ mod tmuxfix;
 mod util;
 
 mod checkpoint;
+mod content_stall;
 mod gate;
 mod graph;
 mod plan;

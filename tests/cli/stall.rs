@@ -496,3 +496,171 @@ fn the_default_state_lives_in_the_state_dir_and_counts_across_runs() {
     assert!(autoctl::schema::violations("stall-state", &doc).is_empty());
     assert_eq!(doc["targets"]["agent"]["checks"], 3);
 }
+
+/// tmux refuses a client command over 16 KiB, so a chained capture of 120 panes must be split
+/// into a few calls by autoctl itself — not fall back to one call per pane. A `tmux` shim first
+/// on PATH counts the client calls.
+#[test]
+fn all_panes_over_a_hundred_and_twenty_panes_takes_a_few_tmux_calls() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let real = which_tmux();
+    // One client call creates all the panes (120 windows of `cat`, which waits for input).
+    let mut args: Vec<String> = vec![
+        "new-session".into(),
+        "-d".into(),
+        "-s".into(),
+        "many".into(),
+        "cat".into(),
+    ];
+    for _ in 1..120 {
+        args.extend([";", "new-window", "-d", "-t", "many", "cat"].map(String::from));
+    }
+    let out = std::process::Command::new(&real)
+        .args(["-L", &sb.socket])
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let bin = sb.path("shim");
+    fs::create_dir_all(&bin).unwrap();
+    let calls = sb.path("tmux-calls.log");
+    let shim = bin.join("tmux");
+    fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho \"$3\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            real
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&shim, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let output = sb
+        .cmd()
+        .env("PATH", path)
+        .args(["stall", "check", "--all-panes", "--state"])
+        .arg(sb.path("many.json"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let reports = json_lines(&output);
+    assert_eq!(reports.len(), 120);
+    let mut panes: Vec<&str> = reports
+        .iter()
+        .map(|r| r["pane"].as_str().unwrap())
+        .collect();
+    panes.sort_unstable();
+    panes.dedup();
+    assert_eq!(panes.len(), 120, "each pane reported once");
+    assert!(reports.iter().all(|r| r["foreground"] == "cat"));
+    let log = fs::read_to_string(&calls).unwrap();
+    let captures = log.lines().filter(|l| *l == "display-message").count();
+    assert_eq!(
+        log.lines().filter(|l| *l == "list-panes").count(),
+        1,
+        "{log}"
+    );
+    assert!(
+        (2..=6).contains(&captures),
+        "120 panes should take a few chained captures, not one per pane: {captures} calls"
+    );
+}
+
+fn which_tmux() -> String {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "command -v tmux"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn a_reader_that_goes_away_early_does_not_cost_the_saved_state() {
+    // `stall check ... | head -0`: stdout is closed before anything is printed. The heartbeat
+    // still counts (the state is saved before printing) and the broken pipe is a clean exit.
+    let sb = Sandbox::new();
+    let (agent, _log) = fake_agent(&sb, "agent", SAFE);
+    let state = sb.path("stall.json");
+    for checks in 1..=3 {
+        let mut child = sb
+            .std_cmd()
+            .args(["stall", "check", "--target", &agent, "--state"])
+            .arg(&state)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert!(output.stderr.is_empty(), "{output:?}");
+        let saved: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+        assert_eq!(saved["targets"][&agent]["checks"], checks, "{saved}");
+        assert_eq!(saved["targets"][&agent]["unchanged"], checks - 1, "{saved}");
+    }
+}
+
+#[test]
+fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
+    // Review finding 10: the typing lock belongs to the tmux server and the pane, not to a
+    // state dir. While the server's lock for the pane is held, a supervisor with its own
+    // state dir types nothing; released, exactly one of two such supervisors answers.
+    use crate::tmuxfix::tmux;
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    let socket_path = String::from_utf8(
+        tmux(
+            &sb,
+            &["display-message", "-p", "-t", &agent, "#{socket_path}"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let pane_id =
+        String::from_utf8(tmux(&sb, &["display-message", "-p", "-t", &agent, "#{pane_id}"]).stdout)
+            .unwrap();
+    let lock_path =
+        autoctl::supervise::answer::server_lock_path(Path::new(socket_path.trim()), pane_id.trim());
+    let check = |name: &str, apply: bool| {
+        let dir = sb.path(name);
+        fs::create_dir_all(&dir).unwrap();
+        let mut cmd = sb.std_cmd();
+        cmd.env("AUTOCTL_STATE_DIR", &dir)
+            .args(["stall", "check", "--target", &agent, "--threshold", "1"])
+            .stdout(std::process::Stdio::piped());
+        if apply {
+            cmd.arg("--apply");
+        }
+        cmd
+    };
+    for name in ["state-a", "state-b"] {
+        assert!(check(name, false).status().unwrap().success());
+    }
+    let held = autoctl::fsx::FileLock::acquire_transient(&lock_path).unwrap();
+    let children: Vec<_> = ["state-a", "state-b"]
+        .iter()
+        .map(|name| check(name, true).spawn().unwrap())
+        .collect();
+    assert_eq!(
+        settle(&log),
+        "",
+        "typed while another supervisor held the pane"
+    );
+    drop(held);
+    let applied: Vec<bool> = children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            assert_eq!(output.status.code(), Some(0), "{output:?}");
+            json_lines(&output)[0]["applied"] == true
+        })
+        .collect();
+    assert_eq!(settle(&log), "1", "{applied:?}");
+    assert_eq!(applied.iter().filter(|a| **a).count(), 1, "{applied:?}");
+    assert!(
+        !lock_path.exists(),
+        "the server's lock file is removed on release"
+    );
+}

@@ -1,0 +1,305 @@
+//! The agent's messages on a Claude Code screen, for seed 002's reasoning-loop detector ("the
+//! same agent message three times in a row").
+//!
+//! What "the agent's message" is on a Claude Code screen (2.1.x; see the real captures in
+//! `tests/fixtures/panes/claude-code/`): the transcript above the input box is a sequence of
+//! blocks, each led by `●` (older releases: `⏺`) in the first column, continued by indented
+//! lines, and ended by the next line that starts in the first column (a `❯` user prompt, the
+//! `✻ Cooked for 3s` / spinner line, the `────` rule of the input box or of a permission
+//! menu, the next block). A block is either
+//! - a **tool call**: `● Bash(npm test)`, `● Read(src/lib.rs)`, `● Update(notes.txt)` — a
+//!   name directly followed by `(`; its `⎿` result lines belong to it; or
+//! - a **text message**: anything else the agent wrote (`● Listed the files.`), without the
+//!   `⎿` lines Claude Code attaches below it (`⎿  Interrupted · …`). `● API Error: …` lines
+//!   are the classifier's business (api-error, rate-limit), not messages.
+//!
+//! A screen gives its text messages in order, whether the agent's last word is a text
+//! message, and a fingerprint of all blocks. A new message is one that arrives with a new
+//! block list ending in a text message, so an idle screen that shows the same last message
+//! at every heartbeat is never counted twice; text messages separated only by tool calls are
+//! consecutive messages.
+//!
+//! Other agents' screens have no message boundaries autoctl can trust; for them no messages
+//! are read (a generic screen that repeats itself is an unchanged screen: the time-based
+//! stall).
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::taskai::stall::{normalize_message, trailing_repeats};
+
+/// The block markers of Claude Code's transcript (2.1.x, and 1.x/2.0.x).
+const MARKERS: [char; 2] = ['●', '⏺'];
+
+/// What one screen shows of the agent's messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Messages {
+    /// The text messages, in screen order, normalized (escapes removed, whitespace collapsed).
+    pub texts: Vec<String>,
+    /// The last block is a text message (the agent's latest word, not a tool call).
+    pub last_is_text: bool,
+    /// The hashes of the last [`TAIL`] blocks on the screen (text and tool calls), as 16 hex
+    /// digits each joined by `.`: compared with [`same_transcript`], it tells a new block
+    /// from a screen that only scrolled.
+    pub fingerprint: String,
+}
+
+/// How many blocks from the end the fingerprint keeps.
+pub const TAIL: usize = 8;
+
+/// Is the newer fingerprint the older one, perhaps scrolled? Scrolling removes whole blocks at
+/// the top (a block whose marker line scrolled off is not read at all) and leaves the end
+/// alone, so the new block list is a suffix of the old one; a block added or changed at the
+/// end makes it not one. (A loop so regular that one more round scrolls the screen onto an
+/// identical picture cannot be told from no news; the copies visible on screen still count.)
+pub fn same_transcript(old: &str, new: &str) -> bool {
+    let split = |f: &str| -> Vec<String> {
+        f.split('.')
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (old, new) = (split(old), split(new));
+    new.len() <= old.len() && old[old.len() - new.len()..] == new[..]
+}
+
+impl Messages {
+    /// The latest text message, when the agent's last block is one.
+    pub fn latest(&self) -> Option<&str> {
+        self.last_is_text
+            .then(|| self.texts.last().map(String::as_str))
+            .flatten()
+    }
+
+    /// How many of the visible text messages at the end are the same message.
+    pub fn trailing_repeats(&self) -> u32 {
+        trailing_repeats(&self.texts)
+    }
+}
+
+struct Block {
+    text: String,
+    tool: bool,
+}
+
+/// Read the messages of a Claude Code screen (plain text, as `capture-pane -p -J` gives it).
+pub fn claude(screen: &str) -> Messages {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut current: Option<(Vec<&str>, bool)> = None;
+    let mut results = false;
+    let flush = |current: &mut Option<(Vec<&str>, bool)>, blocks: &mut Vec<Block>| {
+        if let Some((lines, tool)) = current.take() {
+            blocks.push(Block {
+                text: normalize_message(&lines.join("\n")),
+                tool,
+            });
+        }
+    };
+    for line in screen.lines() {
+        let starts_in_first_column = line.chars().next().is_some_and(|c| !c.is_whitespace());
+        if let Some(rest) = line.strip_prefix(MARKERS) {
+            flush(&mut current, &mut blocks);
+            let rest = rest.trim_start();
+            current = Some((vec![rest], is_tool_call(rest)));
+            results = false;
+            continue;
+        }
+        if starts_in_first_column {
+            flush(&mut current, &mut blocks);
+            continue;
+        }
+        let Some((lines, tool)) = current.as_mut() else {
+            continue;
+        };
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('⎿') {
+            results = true;
+        }
+        // A tool's results are part of the call; a text message ends where Claude Code's
+        // own notes under it (`⎿  Interrupted`) begin.
+        if *tool || !results {
+            lines.push(line);
+        }
+    }
+    flush(&mut current, &mut blocks);
+    blocks.retain(|b| !b.text.is_empty());
+    let fingerprint = blocks[blocks.len().saturating_sub(TAIL)..]
+        .iter()
+        .map(|block| {
+            let mut hasher = Xxh3::new();
+            hasher.update(&[u8::from(block.tool)]);
+            hasher.update(block.text.as_bytes());
+            format!("{:016x}", hasher.digest())
+        })
+        .collect::<Vec<_>>()
+        .join(".");
+    let last_is_text = blocks
+        .last()
+        .is_some_and(|b| !b.tool && !is_api_error(&b.text));
+    Messages {
+        texts: blocks
+            .into_iter()
+            .filter(|b| !b.tool && !is_api_error(&b.text))
+            .map(|b| b.text)
+            .collect(),
+        last_is_text,
+        fingerprint,
+    }
+}
+
+/// `Bash(npm test)`, `Read(src/x.rs)`, `mcp__github__create_issue(…)`: a name and `(`.
+fn is_tool_call(first_line: &str) -> bool {
+    let name_len = first_line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')))
+        .unwrap_or(first_line.len());
+    name_len > 0
+        && first_line.as_bytes()[0].is_ascii_alphabetic()
+        && first_line[name_len..].starts_with('(')
+}
+
+fn is_api_error(text: &str) -> bool {
+    text.starts_with("API Error")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let path = format!(
+            "{}/tests/fixtures/panes/claude-code/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn the_last_text_block_of_real_captures() {
+        for (name, latest) in [
+            (
+                "idle-after-reply",
+                Some(
+                    "Hello! This is a canned reply from the fake API server. Nothing was changed.",
+                ),
+            ),
+            ("idle-after-auto-approved-ls", Some("Listed the files.")),
+            ("idle-after-bash-child", Some("Waited 30 seconds.")),
+            // Streaming: the message so far is the agent's latest word.
+            (
+                "working-streaming",
+                Some(
+                    "Streaming slowly, word by word, so the spinner, the elapsed timer and the token counter stay visible. Streaming",
+                ),
+            ),
+            // A tool call waiting for approval is the last block: no new message.
+            ("permission-bash-safe", None),
+            // The API error is the classifier's, not a message.
+            ("mixed-old-errors-then-working", None),
+            ("idle-fresh-start", None),
+        ] {
+            let messages = claude(&fixture(name));
+            assert_eq!(messages.latest(), latest, "{name}: {messages:?}");
+        }
+        let interrupted = claude(&fixture("idle-after-interrupt"));
+        let text = interrupted.latest().unwrap();
+        assert!(
+            text.ends_with("word by word,") && !text.contains("Interrupted"),
+            "{text}"
+        );
+        let tool_then_text = claude(&fixture("idle-after-bash-child"));
+        assert_eq!(tool_then_text.texts, ["Waited 30 seconds."]);
+    }
+
+    #[test]
+    fn the_fingerprint_moves_with_the_blocks_not_with_the_chrome() {
+        let idle = fixture("idle-after-reply");
+        // The footer and the spinner line are not blocks.
+        let ticked = idle.replace("Cooked for 0s", "Cooked for 9s");
+        assert_eq!(claude(&idle).fingerprint, claude(&ticked).fingerprint);
+        let early = claude(&fixture("working-streaming"));
+        let later = claude(&fixture("working-streaming-later"));
+        assert_ne!(early.fingerprint, later.fingerprint);
+        assert_ne!(early.latest(), later.latest());
+    }
+
+    #[test]
+    fn repeated_messages_between_tool_calls_are_consecutive() {
+        let screen = "\
+❯ fix the test
+
+● Let me check the tests.
+
+● Bash(cargo test)
+  ⎿  test result: FAILED. 1 passed; 1 failed
+
+● Let me check the tests.
+
+● Bash(cargo test)
+  ⎿  test result: FAILED. 1 passed; 1 failed
+
+● Let me check
+  the tests.
+
+✻ Brewed for 3m 3s
+
+────────────────────────
+❯ 
+────────────────────────
+  ? for shortcuts
+";
+        let messages = claude(screen);
+        assert_eq!(messages.latest(), Some("Let me check the tests."));
+        assert_eq!(messages.trailing_repeats(), 3);
+        assert_eq!(messages.texts.len(), 3);
+        // Old marker glyph, same reading.
+        let old = claude(&screen.replace('●', "⏺"));
+        assert_eq!(old.trailing_repeats(), 3);
+        assert_eq!(old.fingerprint, messages.fingerprint);
+    }
+
+    fn screen(blocks: &[String]) -> String {
+        blocks.iter().map(|b| format!("● {b}\n\n")).collect()
+    }
+
+    proptest::proptest! {
+        /// Scrolling (blocks gone at the top) is never news; a block added at the end of a
+        /// screen with room for it always is.
+        #[test]
+        fn scrolling_is_not_news_and_a_new_block_is(
+            blocks in proptest::collection::vec("(Bash\\(x\\)|Read\\(y\\)|[A-Z][a-z]{0,6}\\.)", 1..14),
+            scrolled in 0usize..14,
+            added in "[A-Z][a-z]{0,6}\\.",
+        ) {
+            let old = claude(&screen(&blocks)).fingerprint;
+            let scrolled = claude(&screen(&blocks[scrolled.min(blocks.len())..])).fingerprint;
+            proptest::prop_assert!(same_transcript(&old, &scrolled));
+            let mut more = blocks.clone();
+            more.push(added);
+            let new = claude(&screen(&more)).fingerprint;
+            if blocks.len() < TAIL {
+                proptest::prop_assert!(!same_transcript(&old, &new));
+            }
+            proptest::prop_assert!(new.split('.').count() <= TAIL);
+        }
+    }
+
+    #[test]
+    fn tool_calls_are_told_from_text() {
+        for tool in [
+            "Bash(npm test)",
+            "Read(src/lib.rs)",
+            "Update(notes.txt)",
+            "mcp__github__create_issue(title: x)",
+        ] {
+            assert!(is_tool_call(tool), "{tool}");
+        }
+        for text in [
+            "Done.",
+            "Listed the files.",
+            "(parenthetical) remark",
+            "I ran Bash(ls) for you",
+            "",
+        ] {
+            assert!(!is_tool_call(text), "{text}");
+        }
+    }
+}
