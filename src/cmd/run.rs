@@ -12,7 +12,7 @@ use crate::cli::Format;
 use crate::error::{Reported, Verdict};
 use crate::output;
 use crate::pane::rules::RuleSet;
-use crate::pane::{Agent, Key};
+use crate::pane::{Agent, Class, Key};
 use crate::protocol::signal::now_timestamp;
 use crate::protocol::stop::{self, REASONS, StopRequest};
 use crate::protocol::{signal, stop::StopState};
@@ -24,7 +24,7 @@ use crate::supervise::driver::{self, World};
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
 use crate::supervise::{answer, inputs};
 use crate::taskai::stall::Continuation;
-use crate::tmux::Tmux;
+use crate::tmux::{CaptureOptions, Tmux};
 
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
@@ -74,7 +74,9 @@ pub enum RunCommand {
     /// `updated_at` (else the file's modification time, as `run tick` reports it in
     /// `saw.status_updated_at`) and type TEXT and Enter only when it is still UPDATED_AT. When
     /// it changed, or the status can no longer be read, the user or the agent already moved
-    /// the task on: nothing is sent and the exit status is 1, with the reason on stderr.
+    /// the task on: nothing is sent and the exit status is 1, with the reason on stderr. The
+    /// same holds when the pane does not show the agent idle at its own input (a permission
+    /// menu, whose Enter would approve option 1; a shell; another program in front).
     Continue(ContinueArgs),
     /// Recover running loops after a restart (seed 000's server recovery)
     ///
@@ -655,6 +657,26 @@ fn continue_run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> 
     let _lock = answer::lock_pane(&tmux, &state_dir, socket.as_deref(), &pane.id)?;
     if let Continuation::Abort { reason } = inputs::continuation_cas(&args.if_unchanged, dir) {
         output::warn(&format!("nothing sent: {reason}"));
+        return Ok(Verdict::No);
+    }
+    // Only an idle agent waiting for its next turn gets the text: at a permission menu the
+    // Enter would approve whatever option 1 is, and with another program in front the text
+    // would be that program's input.
+    let snap = crate::cmd::pane::snapshot(&tmux, &pane.id, CaptureOptions::default())?;
+    let rules = RuleSet::embedded();
+    let view = driver::view(
+        &world(&tmux, socket.as_deref(), rules)?,
+        &run,
+        &snap,
+        registry::now()?,
+    );
+    let seen = &view.classification;
+    if seen.class != Class::Idle || view.foreground_is_shell {
+        output::warn(&format!(
+            "nothing sent: the pane shows {} ({}), not an idle agent waiting for its turn",
+            seen.class.as_str(),
+            seen.rule.as_deref().unwrap_or(&seen.reason)
+        ));
         return Ok(Verdict::No);
     }
     let keys = [Key::Text(args.text.clone()), Key::Key("Enter".to_string())];

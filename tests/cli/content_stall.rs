@@ -374,3 +374,21 @@ fn run_continue_sends_only_while_updated_at_is_unchanged() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert_eq!(settle(&log), "continue\n");
 }
+
+/// `run continue` types only into an idle agent: at a permission menu its Enter would approve
+/// option 1, so nothing is sent there (exit 1, saying what the pane shows).
+#[test]
+fn run_continue_never_types_into_a_prompt() {
+    let sb = Sandbox::new();
+    let task = task_with_status(&sb, "menu");
+    let (_, log) = fake_agent(&sb, "agent", SAFE);
+    start_run(&sb, &task, "2027-03-01T10:00:00Z", &[]);
+    let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let line = one_stderr_line(&output);
+    assert!(
+        line.contains("nothing sent: the pane shows permission"),
+        "{line}"
+    );
+    assert_eq!(settle(&log), "");
+}
