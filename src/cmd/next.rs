@@ -84,6 +84,9 @@ pub fn run(args: &NextArgs) -> Result<Verdict> {
             args.checkpoint.as_deref().unwrap_or(""),
         )?
     } else if let Some(status) = &args.status {
+        if let Some(phase) = args.phase.as_deref().filter(|p| !p.is_empty()) {
+            check_phase(&table, status, phase)?;
+        }
         resume::on_entry(
             &table,
             status,
@@ -178,4 +181,24 @@ fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
         Format::Text => output::line(format_args!("{}\t{}", answer.next, answer.checkpoint))?,
     }
     Ok(Verdict::Yes)
+}
+
+/// An explicit `--phase` must be one the status branches on: a typo would otherwise fall
+/// through to the status's default entry and route silently.
+fn check_phase(table: &routing::Table, status: &str, phase: &str) -> Result<()> {
+    let phases = table.phases_of(status);
+    // An unknown status is reported as such, by the routing below.
+    if phases.contains(&phase) || !table.status_names().contains(&status) {
+        return Ok(());
+    }
+    if phases.is_empty() {
+        bail!(
+            "--phase {phase:?}: status {status:?} does not branch on a phase in table {}",
+            table.name
+        );
+    }
+    bail!(
+        "unknown --phase {phase:?} for status {status:?} (allowed: {})",
+        phases.join(", ")
+    );
 }

@@ -151,6 +151,15 @@ impl Table {
         })
     }
 
+    /// The phases a status branches on (re-planning: needs-plan, needs-check), in table order.
+    pub fn phases_of(&self, status: &str) -> Vec<&str> {
+        self.statuses
+            .iter()
+            .filter(|entry| entry.status == status)
+            .filter_map(|entry| entry.phase.as_deref())
+            .collect()
+    }
+
     /// The distinct statuses the table knows, in table order.
     pub fn status_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();

@@ -362,3 +362,39 @@ fn task_ai_reads_status_json() {
     assert_eq!(answer["next"], "plan");
     assert_eq!(answer["phase"], "acceptance");
 }
+
+#[test]
+fn an_unknown_phase_is_a_usage_error_not_a_silent_default() {
+    let sb = Sandbox::new();
+    let output = sb
+        .cmd()
+        .args(["next", "--status", "re-planning", "--phase", "bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        one_stderr_line(&output),
+        "autoctl: unknown --phase \"bogus\" for status \"re-planning\" (allowed: needs-plan, needs-check)"
+    );
+    assert!(output.stdout.is_empty());
+    let output = sb
+        .cmd()
+        .args(["next", "--status", "draft", "--phase", "needs-plan"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("does not branch on a phase"));
+    // An unknown status is still named as the problem.
+    let output = sb
+        .cmd()
+        .args(["next", "--status", "bogus", "--phase", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("unknown status \"bogus\""));
+    sb.cmd()
+        .args(["next", "--status", "re-planning", "--phase", "needs-check"])
+        .assert()
+        .code(0)
+        .stdout("check\tpost-plan\n");
+}
