@@ -376,21 +376,10 @@ fn has_any(args: &[String], names: &[&str]) -> bool {
     args.iter().any(|a| names.contains(&a.as_str()))
 }
 
-/// git's global options that take a separate value.
-const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-];
-
 fn judge_git(words: &[String], args: &[String], found: &mut Vec<Danger>) {
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
-        if GIT_GLOBAL_WITH_VALUE.contains(&args[i].as_str()) {
+        if crate::wholework::plan::GIT_GLOBAL_WITH_VALUE.contains(&args[i].as_str()) {
             i += 1;
         }
         i += 1;

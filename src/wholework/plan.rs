@@ -692,7 +692,7 @@ fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Fo
 }
 
 /// git's global options that take a separate value.
-const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
+pub(crate) const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
     "-C",
     "-c",
     "--git-dir",

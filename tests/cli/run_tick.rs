@@ -17,12 +17,12 @@ const TICK: Duration = Duration::from_millis(250);
 /// No loop here takes more than a few seconds; this is a hang, not a slow machine.
 const DEADLINE: Duration = Duration::from_secs(40);
 
-fn fake_agent() -> PathBuf {
+pub fn fake_agent() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fake-agent.sh")
 }
 
 /// A task module in status draft with a real target, as `autoctl next --task` expects.
-fn task(sb: &Sandbox, name: &str) -> PathBuf {
+pub fn task(sb: &Sandbox, name: &str) -> PathBuf {
     let dir = sb.module(&format!("TASK/{name}"));
     fs::write(
         dir.join(".index.md"),
@@ -44,6 +44,23 @@ fn agent_command(options: &str, log: &Path) -> String {
         fake_agent().display(),
         log.display()
     )
+}
+
+/// `run start` of an observe-mode run with the generic agent, without a launch command.
+fn start_generic(sb: &Sandbox, session: &str, dir: &Path) {
+    sb.cmd()
+        .args([
+            "run",
+            "start",
+            "--session",
+            session,
+            "--agent",
+            "generic",
+            "--task",
+        ])
+        .arg(dir)
+        .assert()
+        .code(0);
 }
 
 /// `run tick ARGS`, asserting exit 0 and that every line matches the tick-event schema.
@@ -435,19 +452,7 @@ fn a_killed_pane_loses_the_run_and_a_deleted_task_dir_too() {
     session(&sb, "p1");
     session(&sb, "p2");
     for (name, dir) in [("p1", &gone_pane), ("p2", &gone_dir)] {
-        sb.cmd()
-            .args([
-                "run",
-                "start",
-                "--session",
-                name,
-                "--agent",
-                "generic",
-                "--task",
-            ])
-            .arg(dir)
-            .assert()
-            .code(0);
+        start_generic(&sb, name, dir);
     }
     StdCommand::new("tmux")
         .args(["-L", &sb.socket, "kill-session", "-t", "=p1"])
@@ -475,19 +480,7 @@ fn run_recover_loses_a_gone_pane_and_leaves_a_live_agent_alone() {
     session(&sb, "r1");
     session(&sb, "r2");
     for (name, dir) in [("r1", &gone), ("r2", &alive)] {
-        sb.cmd()
-            .args([
-                "run",
-                "start",
-                "--session",
-                name,
-                "--agent",
-                "generic",
-                "--task",
-            ])
-            .arg(dir)
-            .assert()
-            .code(0);
+        start_generic(&sb, name, dir);
     }
     // r2's "agent": a program in front of the shell.
     StdCommand::new("tmux")

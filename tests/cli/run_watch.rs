@@ -16,30 +16,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::run::session;
+use crate::run_tick::{fake_agent, task};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 /// Nothing here takes more than a few seconds; this is a hang, not a slow machine.
 const DEADLINE: Duration = Duration::from_secs(30);
-
-fn fake_agent() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fake-agent.sh")
-}
-
-/// A task module in status draft with a real target, as `autoctl next --task` expects.
-fn task(sb: &Sandbox, name: &str) -> PathBuf {
-    let dir = sb.module(&format!("TASK/{name}"));
-    fs::write(
-        dir.join(".index.md"),
-        "---\ntitle: Rate-limit logins\nstatus: draft\ncreated: 2027-01-01T00:00:00Z\nupdated: 2027-01-01T00:00:00Z\n---\n",
-    )
-    .unwrap();
-    fs::write(
-        dir.join(".target.md"),
-        "# Target\nLimit failed logins to five per minute per account and per IP.\n",
-    )
-    .unwrap();
-    dir
-}
 
 /// A tmux session whose pane runs a program that is not a shell and never changes its
 /// screen: an observe-mode run on it is neither exited nor progressing by itself.
