@@ -88,7 +88,33 @@ pub fn tick(
     options: &TickOptions,
     now: Time,
 ) -> Result<Vec<TickEvent>> {
-    let owner = owner("tick");
+    for_each_claimed(
+        registry,
+        world,
+        selection,
+        options,
+        now,
+        "tick",
+        tick_claimed,
+    )
+}
+
+/// The per-run step of [`tick`] and [`recover`]: decide for one claimed run and carry it out.
+type PerRun =
+    fn(&mut dyn Registry, &World<'_>, &Run, PaneObs, &TickOptions, Time, &str) -> Result<TickEvent>;
+
+/// Claim the selected runs, capture their panes in one tmux call, and run `per_run` on each;
+/// runs another driver holds are reported as skipped. Events come in session order.
+fn for_each_claimed(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    selection: Selection<'_>,
+    options: &TickOptions,
+    now: Time,
+    what: &str,
+    per_run: PerRun,
+) -> Result<Vec<TickEvent>> {
+    let owner = owner(what);
     let claims = registry.claim(selection, &owner, now)?;
     let mut events = Vec::with_capacity(claims.len());
     let mut claimed = Vec::new();
@@ -105,7 +131,7 @@ pub fn tick(
     }
     let panes = capture(world, &claimed, now);
     for (run, pane) in claimed.into_iter().zip(panes) {
-        let event = match tick_claimed(registry, world, &run, pane, options, now, &owner) {
+        let event = match per_run(registry, world, &run, pane, options, now, &owner) {
             Ok(event) => event,
             Err(err) => {
                 // The row is untouched; give the claim back so the next tick retries at once.
@@ -450,34 +476,15 @@ pub fn recover(
     options: &TickOptions,
     now: Time,
 ) -> Result<Vec<TickEvent>> {
-    let owner = owner("recover");
-    let claims = registry.claim(Selection::All, &owner, now)?;
-    let mut events = Vec::new();
-    let mut claimed = Vec::new();
-    for claim in claims {
-        match claim {
-            Claim::Claimed(run) => claimed.push(*run),
-            Claim::Skipped(run, why) => events.push(TickEvent::skipped(
-                &run,
-                now,
-                options.dry_run,
-                why.to_string(),
-            )),
-        }
-    }
-    let panes = capture(world, &claimed, now);
-    for (run, pane) in claimed.into_iter().zip(panes) {
-        let event = match recover_claimed(registry, world, &run, pane, options, now, &owner) {
-            Ok(event) => event,
-            Err(err) => {
-                let _ = registry.release(&run.session, &owner);
-                TickEvent::failed(&run, now, options.dry_run, format!("{err:#}"))
-            }
-        };
-        events.push(event);
-    }
-    events.sort_by(|a, b| a.session.cmp(&b.session));
-    Ok(events)
+    for_each_claimed(
+        registry,
+        world,
+        Selection::All,
+        options,
+        now,
+        "recover",
+        recover_claimed,
+    )
 }
 
 fn recover_claimed(
