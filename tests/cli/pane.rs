@@ -130,6 +130,8 @@ fn every_pane_fixture_classifies_as_expected() {
         }
         let plain = captures.join(meta["file"].as_str().unwrap());
         let escapes = captures.join(meta["escapes_file"].as_str().unwrap());
+        // A quota screen that shows its reset time must carry it: the wait ends there.
+        let shows_reset = fs::read_to_string(&plain).unwrap().contains("· resets ");
         for screen in [&plain, &escapes] {
             let got = classify_file(screen, &expect);
             for problem in mismatches(&got, &expect) {
@@ -138,6 +140,9 @@ fn every_pane_fixture_classifies_as_expected() {
                     screen.display(),
                     got["reason"]
                 ));
+            }
+            if expect["class"] == "quota" && shows_reset && !got["reset_at"].is_string() {
+                failures.push(format!("{}: no reset_at", screen.display()));
             }
         }
         if hash_file(&plain) != hash_file(&escapes) {
@@ -215,6 +220,53 @@ fn explain_names_the_rule_the_text_and_the_destructive_marker() {
         "{text}"
     );
     assert!(text.contains("destructive: rm \"rm\""), "{text}");
+}
+
+/// The menu Claude Code opens when a usage limit is hit is a quota wait with the banner's reset
+/// time, flagged so it is never answered (its options include "Upgrade your plan"); the same
+/// billing options without a limit banner are a picker a person must decide.
+#[test]
+fn the_usage_limit_menu_is_a_quota_wait_never_an_answer() {
+    let sb = Sandbox::new();
+    let classify = |screen: &Path| {
+        let output = sb
+            .cmd()
+            .args(["pane", "classify", "-", "--foreground", "claude"])
+            .args(["--now", "2026-11-26T02:43:17Z", "--format", "json"])
+            .pipe_stdin(screen)
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        json_lines(&output).remove(0)
+    };
+    for (fixture, reset_at) in [
+        ("quota-session-limit-menu", "2026-11-26T05:43:00+00:00"),
+        ("quota-weekly-limit-menu", "2026-11-28T05:43:00+00:00"),
+    ] {
+        let got = classify(&repo(&format!(
+            "tests/fixtures/panes/claude-code/{fixture}.txt"
+        )));
+        assert_eq!(
+            (got["class"].as_str(), got["action"].as_str()),
+            (Some("quota"), Some("wait")),
+            "{fixture}: {got}"
+        );
+        assert_eq!(got["reset_at"], reset_at, "{fixture}");
+        assert_eq!(got["destructive"], true, "{fixture}: flagged");
+        assert!(got["keys"].is_null(), "{fixture}: nothing to type");
+    }
+    let credits = sb.write(
+        "credits.txt",
+        "⏺ Working on the parser\n\n  What do you want to do?\n\n  ❯ 1. Continue with usage credits\n    2. Upgrade your plan\n\n  Enter to confirm · Esc to cancel\n",
+    );
+    let got = classify(&credits);
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("picker"), Some("escalate")),
+        "{got}"
+    );
+    assert_eq!(got["destructive"], true);
 }
 
 #[test]
