@@ -269,6 +269,27 @@ fn the_usage_limit_menu_is_a_quota_wait_never_an_answer() {
     assert_eq!(got["destructive"], true);
 }
 
+/// Aider's prompts, with and without the extra options, as Aider prints them (a space before
+/// the default, a space after the colon).
+#[test]
+fn aider_yes_no_prompts_are_answered() {
+    let sb = Sandbox::new();
+    for prompt in [
+        "Allow edits to file? (Y)es/(N)o [Yes]: ",
+        "Create new file? (Y)es/(N)o [Yes]:",
+        "Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: ",
+        "Run shell command? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ",
+    ] {
+        let output = sb
+            .cmd()
+            .args(["pane", "classify", "-", "--agent", "generic"])
+            .write_stdin(format!("{prompt}\n"))
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&output), "permission\tanswer\n", "{prompt:?}");
+    }
+}
+
 #[test]
 fn a_user_rules_file_overrides_by_id_and_bad_ones_are_one_line() {
     let sb = Sandbox::new();
