@@ -470,7 +470,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;send' {
-            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally')
+            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'tmux key names to press (Enter, Escape, C-c, Up, y)')
             [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'The pause between the text and the Enter of --submit')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')

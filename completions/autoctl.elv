@@ -422,7 +422,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;send'= {
-            cand --text 'Text to type literally'
+            cand --text 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)'
             cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
             cand --delay 'The pause between the text and the Enter of --submit'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'

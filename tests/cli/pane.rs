@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{repo, start, start_in_shell, tmux, wait_for};
+use crate::tmuxfix::{capture, repo, start, start_in_shell, tmux, wait_for};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 /// Classify a fixture in-process with the library (the corpus is large; spawning the debug
@@ -681,6 +681,48 @@ fn send_types_literally_submits_separately_and_verifies() {
     assert!(
         tmux(&sb, &["list-buffers"]).stdout.is_empty(),
         "the paste buffer was deleted"
+    );
+}
+
+/// A newline in `--text` would pass through `send-keys -l` as Enter and run the line: a submit
+/// is only ever the separate Enter of `--submit`. Control characters are refused (exit 2, one
+/// line) and nothing reaches the pane, short text or long (the paste-buffer path).
+#[test]
+fn send_refuses_control_characters_in_text_and_types_nothing() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    let ran = sb.path("ran");
+    let touch = format!("touch {}", ran.display());
+    let long_touch = format!("{touch} {}", "y".repeat(700));
+    for text in [
+        format!("{touch}\necho b"),
+        format!("{touch}\r"),
+        format!("{touch}\t"),
+        format!("{touch}\u{1b}[A"),
+        format!("{touch}\u{7f}"),
+        format!("{long_touch}\n"),
+    ] {
+        let output = sb
+            .cmd()
+            .args(["pane", "send", &shell, "--text", &text])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{text:?}: {output:?}");
+        assert!(
+            one_stderr_line(&output).contains("control character"),
+            "{text:?}"
+        );
+    }
+    // Give a typed line time to run, then check that nothing ran and nothing was typed.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!ran.exists(), "a refused text ran");
+    assert!(
+        !capture(&sb, &shell).contains("touch"),
+        "{}",
+        capture(&sb, &shell)
     );
 }
 
