@@ -409,6 +409,75 @@ fn a_100_mb_pane_is_read_with_bounded_memory() {
     }
 }
 
+/// Stored `last_hash` values (stall state files, the run registry) are compared with the hash
+/// of the next capture, so `pane hash` must not change between releases: a change to the
+/// masks or the normalization would make every stored screen read as changed (a free
+/// "progress" for every stalled pane after an upgrade). Pinned on real captures, one with a
+/// spinner, a timer and a token counter that the masks rewrite.
+#[test]
+fn pane_hash_of_real_captures_is_pinned_across_releases() {
+    let sb = Sandbox::new();
+    let hash = |args: &[&str], input: Vec<u8>| {
+        let output = sb
+            .cmd()
+            .args(["pane", "hash"])
+            .args(args)
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        stdout(&output).trim_end().to_string()
+    };
+    let fixture =
+        |name: &str| fs::read(repo(&format!("tests/fixtures/panes/claude-code/{name}"))).unwrap();
+    let working = String::from_utf8(fixture("working-streaming.txt")).unwrap();
+    assert!(working.contains("✻ Orchestrating… (15s · ↓ 38 tokens)"));
+    let ticked = working.replace(
+        "✻ Orchestrating… (15s · ↓ 38 tokens)",
+        "✶ Orchestrating… (2m 3s · ↓ 1.2k tokens)",
+    );
+    for (what, args, input, pinned) in [
+        (
+            "working-streaming.txt",
+            &["-"][..],
+            working.clone().into_bytes(),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "working-streaming.txt, clock ticked",
+            &["-"][..],
+            ticked.into_bytes(),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "working-streaming.escapes.txt",
+            &["-"][..],
+            fixture("working-streaming.escapes.txt"),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "idle-after-reply.txt",
+            &["-"][..],
+            fixture("idle-after-reply.txt"),
+            "61d61cb399729940",
+        ),
+        (
+            "working-streaming.txt --raw",
+            &["-", "--raw"][..],
+            working.into_bytes(),
+            "0738dff35b36678c",
+        ),
+    ] {
+        assert_eq!(
+            hash(args, input),
+            pinned,
+            "the hash of {what} changed: every last_hash stored by an older autoctl (stall \
+             state files, the run registry) will now read as a changed screen. If the masking \
+             or normalization change is intended, update this pin and say so in the release notes"
+        );
+    }
+}
+
 #[test]
 fn capture_prints_the_pane_and_escapes_only_when_asked() {
     let sb = Sandbox::new();
