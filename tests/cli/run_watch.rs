@@ -764,6 +764,40 @@ fn runs_started_later_are_picked_up_and_stopped_runs_dropped() {
     assert_eq!(run_status(&sb, "a")["status"], "stopped");
 }
 
+/// Seed 000's daemon reacts to `.auto-stop` at once: `autoctl stop write` is followed by the
+/// run's `stop` event and status `stopped` well within the one-minute heartbeat (asserted
+/// under 2 s only; the machine is shared).
+#[test]
+fn a_stop_file_ends_the_run_within_two_seconds() {
+    let sb = Sandbox::new();
+    let dir = observe_run(&sb, "a", &[]);
+    let mut watcher = Watcher::start(&sb, &["--all"], &[]);
+    watcher.wait_for("the first heartbeat", |e| of(e, "a").count() == 1);
+    let written = Instant::now();
+    sb.cmd()
+        .args(["stop", "write"])
+        .arg(&dir)
+        .args(["--reason", "user_stop", "--message", "enough"])
+        .assert()
+        .code(0);
+    let events = watcher.wait_for("the stop event", |e| {
+        of(e, "a").any(|event| event["decision"] == "stop")
+    });
+    let latency = written.elapsed();
+    assert!(
+        latency < Duration::from_secs(2),
+        "stop seen after {latency:?}"
+    );
+    let stop = of(&events, "a").find(|e| e["decision"] == "stop").unwrap();
+    assert!(stop["reasons"].to_string().contains("user_stop"), "{stop}");
+    let status = run_status(&sb, "a");
+    assert_eq!(
+        (status["status"].as_str(), status["stop_reason"].as_str()),
+        (Some("stopped"), Some("user_stop")),
+        "{status}"
+    );
+}
+
 #[test]
 fn a_session_watcher_exits_0_when_its_loop_ends() {
     let sb = Sandbox::new();
