@@ -265,7 +265,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;run;watch' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Watch this session''s run (until it ends)')
-            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Watch every running run, and runs started later')

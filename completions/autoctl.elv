@@ -239,7 +239,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;run;watch'= {
             cand --session 'Watch this session''s run (until it ends)'
-            cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron'
+            cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all 'Watch every running run, and runs started later'

@@ -938,6 +938,37 @@ fn bad_arguments_and_a_bad_registry_are_one_line_and_exit_2() {
     );
 }
 
+/// A sub-second heartbeat would make the watcher a busy loop over every run (a batched tick,
+/// tmux captures and SQLite writes many times a second): at least 1 s, refused otherwise with
+/// one line before anything runs. (`run tick --heartbeat` is one-shot and keeps short values.)
+#[test]
+fn a_heartbeat_under_one_second_is_refused() {
+    let sb = Sandbox::new();
+    observe_run(&sb, "a", &[]);
+    for heartbeat in ["1ms", "10ms", "999ms"] {
+        let output = sb
+            .cmd()
+            .args(["run", "watch", "--all", "--heartbeat", heartbeat])
+            .timeout(Duration::from_secs(5))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{heartbeat}: {} lines printed; stderr: {}",
+            stdout(&output).lines().count(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let line = one_stderr_line(&output);
+        assert!(line.contains("at least 1s"), "{heartbeat}: {line}");
+        assert!(stdout(&output).is_empty(), "{heartbeat}: nothing ticked");
+    }
+    assert_eq!(run_status(&sb, "a")["ticks"], 0, "no run was ticked");
+    // One second is the floor, and allowed.
+    let mut watcher = Watcher::spawn(&sb, &["run", "watch", "--all", "--heartbeat", "1s"], &[]);
+    watcher.wait_for("the first heartbeat", |e| of(e, "a").count() == 1);
+}
+
 #[test]
 fn the_systemd_unit_runs_as_written_and_stops_cleanly() {
     let unit = fs::read_to_string(
