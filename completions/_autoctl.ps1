@@ -278,7 +278,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;run;watch' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Watch this session''s run (until it ends)')
-            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Watch every running run, and runs started later')
@@ -483,7 +483,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;send' {
-            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally')
+            [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'tmux key names to press (Enter, Escape, C-c, Up, y)')
             [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'The pause between the text and the Enter of --submit')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')

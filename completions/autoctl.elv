@@ -251,7 +251,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;run;watch'= {
             cand --session 'Watch this session''s run (until it ends)'
-            cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron'
+            cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all 'Watch every running run, and runs started later'
@@ -434,7 +434,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;send'= {
-            cand --text 'Text to type literally'
+            cand --text 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)'
             cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
             cand --delay 'The pause between the text and the Enter of --submit'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'

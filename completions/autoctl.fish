@@ -300,7 +300,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l session -d 'Watch this session\'s run (until it ends)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l heartbeat -d 'How often every run gets a heartbeat (stall checks, limits), as from cron' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l heartbeat -d 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l all -d 'Watch every running run, and runs started later'
@@ -428,7 +428,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l text -d 'Text to type literally' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l text -d 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l keys -d 'tmux key names to press (Enter, Escape, C-c, Up, y)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l delay -d 'The pause between the text and the Enter of --submit' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r

@@ -139,7 +139,8 @@ chown -R; a download run by an interpreter (curl | sh, | sudo bash, wget -O- | s
 <(curl), sh -c $(curl), eval $(wget)); sudo, --force, > truncation; infrastructure deletes \
 and package publishing; edits of .claude/ settings and hooks, .mcp.json, .github/workflows, \
 .git/ internals, ~/.ssh, shell start-up files, .env files, credentials and keys, /etc; \
-Continue with usage credits, Upgrade your plan and other billing menus; /model pickers; folder \
+Continue with usage credits, Upgrade your plan and other billing menus (under a usage-limit \
+banner, Claude Code's limit menu, a quota wait that types nothing); /model pickers; folder \
 and host-key trust; logins and passwords; plan approval; and any menu it does not know. \
 Escalate means the JSON says so once per distinct screen and nothing is typed.
 

@@ -129,6 +129,19 @@ pub struct ClassifyArgs {
     pub format: Format,
 }
 
+/// `send-keys -l` (and a pasted buffer) types a newline or a carriage return as Enter, so a
+/// text holding one would run its first line: a submit must only ever be the separate Enter
+/// of `--submit`. Other control characters (Tab, Escape sequences, DEL) are keys, not text.
+fn parse_text(text: &str) -> Result<String, String> {
+    match text.char_indices().find(|(_, c)| c.is_control()) {
+        Some((at, c)) => Err(format!(
+            "a control character (U+{:04X}) at byte {at}; --text is typed literally, so submit with --submit and press keys with --keys",
+            u32::from(c)
+        )),
+        None => Ok(text.to_string()),
+    }
+}
+
 fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
@@ -154,8 +167,9 @@ pub struct SendArgs {
     /// The pane
     #[arg(value_name = "TARGET", value_parser = tmux::parse_target)]
     pub target: String,
-    /// Text to type literally
-    #[arg(long, value_name = "TEXT")]
+    /// Text to type literally (no control characters: a newline would run the line; submit
+    /// with --submit, press other keys with --keys)
+    #[arg(long, value_name = "TEXT", value_parser = parse_text)]
     pub text: Option<String>,
     /// tmux key names to press (Enter, Escape, C-c, Up, y)
     #[arg(long, value_name = "KEY", num_args = 1.., value_parser = tmux::parse_key)]

@@ -264,9 +264,9 @@ pub struct WatchArgs {
     /// Watch every running run, and runs started later
     #[arg(long)]
     pub all: bool,
-    /// How often every run gets a heartbeat (stall checks, limits), as from cron
+    /// How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s
     #[arg(long, value_name = "DURATION", default_value = "60s",
-          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+          value_parser = parse_watch_heartbeat, allow_hyphen_values = true)]
     pub heartbeat: Duration,
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
@@ -306,6 +306,19 @@ pub struct LookupArgs {
     /// Output format (json: {"session_name","status"})
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
+/// loop of batched ticks (tmux captures and registry writes many times a second). `run tick`
+/// is one call and keeps short values (tests and benchmarks tick with 1ms).
+fn parse_watch_heartbeat(text: &str) -> Result<Duration, String> {
+    let heartbeat = crate::duration::parse_positive(text)?;
+    if heartbeat < Duration::from_secs(1) {
+        return Err(format!(
+            "{text:?} is too short; the watcher's heartbeat is at least 1s (signals and stop files are seen at once, the heartbeat only checks stalls and limits)"
+        ));
+    }
+    Ok(heartbeat)
 }
 
 /// Seed 000's agent command for `--launch` without a value.

@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{repo, start, start_in_shell, tmux, wait_for};
+use crate::tmuxfix::{capture, repo, start, start_in_shell, tmux, wait_for};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 /// Classify a fixture in-process with the library (the corpus is large; spawning the debug
@@ -130,6 +130,8 @@ fn every_pane_fixture_classifies_as_expected() {
         }
         let plain = captures.join(meta["file"].as_str().unwrap());
         let escapes = captures.join(meta["escapes_file"].as_str().unwrap());
+        // A quota screen that shows its reset time must carry it: the wait ends there.
+        let shows_reset = fs::read_to_string(&plain).unwrap().contains("· resets ");
         for screen in [&plain, &escapes] {
             let got = classify_file(screen, &expect);
             for problem in mismatches(&got, &expect) {
@@ -138,6 +140,9 @@ fn every_pane_fixture_classifies_as_expected() {
                     screen.display(),
                     got["reason"]
                 ));
+            }
+            if expect["class"] == "quota" && shows_reset && !got["reset_at"].is_string() {
+                failures.push(format!("{}: no reset_at", screen.display()));
             }
         }
         if hash_file(&plain) != hash_file(&escapes) {
@@ -215,6 +220,74 @@ fn explain_names_the_rule_the_text_and_the_destructive_marker() {
         "{text}"
     );
     assert!(text.contains("destructive: rm \"rm\""), "{text}");
+}
+
+/// The menu Claude Code opens when a usage limit is hit is a quota wait with the banner's reset
+/// time, flagged so it is never answered (its options include "Upgrade your plan"); the same
+/// billing options without a limit banner are a picker a person must decide.
+#[test]
+fn the_usage_limit_menu_is_a_quota_wait_never_an_answer() {
+    let sb = Sandbox::new();
+    let classify = |screen: &Path| {
+        let output = sb
+            .cmd()
+            .args(["pane", "classify", "-", "--foreground", "claude"])
+            .args(["--now", "2026-11-26T02:43:17Z", "--format", "json"])
+            .pipe_stdin(screen)
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        json_lines(&output).remove(0)
+    };
+    for (fixture, reset_at) in [
+        ("quota-session-limit-menu", "2026-11-26T05:43:00+00:00"),
+        ("quota-weekly-limit-menu", "2026-11-28T05:43:00+00:00"),
+    ] {
+        let got = classify(&repo(&format!(
+            "tests/fixtures/panes/claude-code/{fixture}.txt"
+        )));
+        assert_eq!(
+            (got["class"].as_str(), got["action"].as_str()),
+            (Some("quota"), Some("wait")),
+            "{fixture}: {got}"
+        );
+        assert_eq!(got["reset_at"], reset_at, "{fixture}");
+        assert_eq!(got["destructive"], true, "{fixture}: flagged");
+        assert!(got["keys"].is_null(), "{fixture}: nothing to type");
+    }
+    let credits = sb.write(
+        "credits.txt",
+        "⏺ Working on the parser\n\n  What do you want to do?\n\n  ❯ 1. Continue with usage credits\n    2. Upgrade your plan\n\n  Enter to confirm · Esc to cancel\n",
+    );
+    let got = classify(&credits);
+    assert_eq!(
+        (got["class"].as_str(), got["action"].as_str()),
+        (Some("picker"), Some("escalate")),
+        "{got}"
+    );
+    assert_eq!(got["destructive"], true);
+}
+
+/// Aider's prompts, with and without the extra options, as Aider prints them (a space before
+/// the default, a space after the colon).
+#[test]
+fn aider_yes_no_prompts_are_answered() {
+    let sb = Sandbox::new();
+    for prompt in [
+        "Allow edits to file? (Y)es/(N)o [Yes]: ",
+        "Create new file? (Y)es/(N)o [Yes]:",
+        "Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: ",
+        "Run shell command? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ",
+    ] {
+        let output = sb
+            .cmd()
+            .args(["pane", "classify", "-", "--agent", "generic"])
+            .write_stdin(format!("{prompt}\n"))
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&output), "permission\tanswer\n", "{prompt:?}");
+    }
 }
 
 #[test]
@@ -332,6 +405,75 @@ fn a_100_mb_pane_is_read_with_bounded_memory() {
         assert!(
             peak < 48 * 1024,
             "{args:?} peaked at {peak} kB for 100 MB of input"
+        );
+    }
+}
+
+/// Stored `last_hash` values (stall state files, the run registry) are compared with the hash
+/// of the next capture, so `pane hash` must not change between releases: a change to the
+/// masks or the normalization would make every stored screen read as changed (a free
+/// "progress" for every stalled pane after an upgrade). Pinned on real captures, one with a
+/// spinner, a timer and a token counter that the masks rewrite.
+#[test]
+fn pane_hash_of_real_captures_is_pinned_across_releases() {
+    let sb = Sandbox::new();
+    let hash = |args: &[&str], input: Vec<u8>| {
+        let output = sb
+            .cmd()
+            .args(["pane", "hash"])
+            .args(args)
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        stdout(&output).trim_end().to_string()
+    };
+    let fixture =
+        |name: &str| fs::read(repo(&format!("tests/fixtures/panes/claude-code/{name}"))).unwrap();
+    let working = String::from_utf8(fixture("working-streaming.txt")).unwrap();
+    assert!(working.contains("✻ Orchestrating… (15s · ↓ 38 tokens)"));
+    let ticked = working.replace(
+        "✻ Orchestrating… (15s · ↓ 38 tokens)",
+        "✶ Orchestrating… (2m 3s · ↓ 1.2k tokens)",
+    );
+    for (what, args, input, pinned) in [
+        (
+            "working-streaming.txt",
+            &["-"][..],
+            working.clone().into_bytes(),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "working-streaming.txt, clock ticked",
+            &["-"][..],
+            ticked.into_bytes(),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "working-streaming.escapes.txt",
+            &["-"][..],
+            fixture("working-streaming.escapes.txt"),
+            "c6ad579703ed5fcd",
+        ),
+        (
+            "idle-after-reply.txt",
+            &["-"][..],
+            fixture("idle-after-reply.txt"),
+            "61d61cb399729940",
+        ),
+        (
+            "working-streaming.txt --raw",
+            &["-", "--raw"][..],
+            working.into_bytes(),
+            "0738dff35b36678c",
+        ),
+    ] {
+        assert_eq!(
+            hash(args, input),
+            pinned,
+            "the hash of {what} changed: every last_hash stored by an older autoctl (stall \
+             state files, the run registry) will now read as a changed screen. If the masking \
+             or normalization change is intended, update this pin and say so in the release notes"
         );
     }
 }
@@ -608,6 +750,48 @@ fn send_types_literally_submits_separately_and_verifies() {
     assert!(
         tmux(&sb, &["list-buffers"]).stdout.is_empty(),
         "the paste buffer was deleted"
+    );
+}
+
+/// A newline in `--text` would pass through `send-keys -l` as Enter and run the line: a submit
+/// is only ever the separate Enter of `--submit`. Control characters are refused (exit 2, one
+/// line) and nothing reaches the pane, short text or long (the paste-buffer path).
+#[test]
+fn send_refuses_control_characters_in_text_and_types_nothing() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    let ran = sb.path("ran");
+    let touch = format!("touch {}", ran.display());
+    let long_touch = format!("{touch} {}", "y".repeat(700));
+    for text in [
+        format!("{touch}\necho b"),
+        format!("{touch}\r"),
+        format!("{touch}\t"),
+        format!("{touch}\u{1b}[A"),
+        format!("{touch}\u{7f}"),
+        format!("{long_touch}\n"),
+    ] {
+        let output = sb
+            .cmd()
+            .args(["pane", "send", &shell, "--text", &text])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{text:?}: {output:?}");
+        assert!(
+            one_stderr_line(&output).contains("control character"),
+            "{text:?}"
+        );
+    }
+    // Give a typed line time to run, then check that nothing ran and nothing was typed.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!ran.exists(), "a refused text ran");
+    assert!(
+        !capture(&sb, &shell).contains("touch"),
+        "{}",
+        capture(&sb, &shell)
     );
 }
 

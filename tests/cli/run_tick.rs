@@ -847,3 +847,55 @@ fn start_needs_a_pane_that_exists() {
         .assert()
         .code(1);
 }
+
+/// Claude Code's usage-limit menu ("Stop and wait for limit to reset" / "Upgrade your plan") on
+/// a live pane: `run tick` records a quota wait (the timeout clock pauses), never counts it
+/// toward a stall and never types into the menu.
+#[test]
+fn the_usage_limit_menu_is_a_quota_wait_for_run_tick() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "menu");
+    let (target, keys) = crate::tmuxfix::fake_agent(
+        &sb,
+        "menu",
+        "tests/fixtures/panes/claude-code/quota-session-limit-menu.txt",
+    );
+    sb.cmd()
+        .args(["run", "start", "--session", "menu", "--target", &target])
+        .args(["--threshold", "1", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let mut events = Vec::new();
+    for _ in 0..4 {
+        events.extend(tick(&sb, &["--session", "menu"]));
+        std::thread::sleep(TICK);
+    }
+    let now = status(&sb, "menu");
+    assert_eq!(now["status"], "running", "{now}");
+    assert_eq!(now["quota_waiting"], true, "{now}");
+    assert_eq!(now["stall_count"], 0, "{now}");
+    assert_eq!(now["recoveries_total"], 0, "{now}");
+    let waits: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["decision"] == "wait" && e["saw"]["pane"]["class"] == "quota")
+        .collect();
+    assert!(waits.len() >= 3, "{:?}", decisions(&events));
+    assert!(
+        waits
+            .iter()
+            .all(|e| e["saw"]["pane"]["reset_at"].is_string()),
+        "{waits:?}"
+    );
+    assert!(
+        !decisions(&events)
+            .iter()
+            .any(|d| d == "escalate" || d == "answer")
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        fs::read_to_string(&keys).unwrap_or_default(),
+        "",
+        "nothing typed into the limit menu"
+    );
+}

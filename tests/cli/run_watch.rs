@@ -745,6 +745,40 @@ fn runs_started_later_are_picked_up_and_stopped_runs_dropped() {
     assert_eq!(run_status(&sb, "a")["status"], "stopped");
 }
 
+/// Seed 000's daemon reacts to `.auto-stop` at once: `autoctl stop write` is followed by the
+/// run's `stop` event and status `stopped` well within the one-minute heartbeat (asserted
+/// under 2 s only; the machine is shared).
+#[test]
+fn a_stop_file_ends_the_run_within_two_seconds() {
+    let sb = Sandbox::new();
+    let dir = observe_run(&sb, "a", &[]);
+    let mut watcher = Watcher::start(&sb, &["--all"], &[]);
+    watcher.wait_for("the first heartbeat", |e| of(e, "a").count() == 1);
+    let written = Instant::now();
+    sb.cmd()
+        .args(["stop", "write"])
+        .arg(&dir)
+        .args(["--reason", "user_stop", "--message", "enough"])
+        .assert()
+        .code(0);
+    let events = watcher.wait_for("the stop event", |e| {
+        of(e, "a").any(|event| event["decision"] == "stop")
+    });
+    let latency = written.elapsed();
+    assert!(
+        latency < Duration::from_secs(2),
+        "stop seen after {latency:?}"
+    );
+    let stop = of(&events, "a").find(|e| e["decision"] == "stop").unwrap();
+    assert!(stop["reasons"].to_string().contains("user_stop"), "{stop}");
+    let status = run_status(&sb, "a");
+    assert_eq!(
+        (status["status"].as_str(), status["stop_reason"].as_str()),
+        (Some("stopped"), Some("user_stop")),
+        "{status}"
+    );
+}
+
 #[test]
 fn a_session_watcher_exits_0_when_its_loop_ends() {
     let sb = Sandbox::new();
@@ -883,6 +917,37 @@ fn bad_arguments_and_a_bad_registry_are_one_line_and_exit_2() {
         "this is not a database, just text\n".repeat(200),
         "left as it was"
     );
+}
+
+/// A sub-second heartbeat would make the watcher a busy loop over every run (a batched tick,
+/// tmux captures and SQLite writes many times a second): at least 1 s, refused otherwise with
+/// one line before anything runs. (`run tick --heartbeat` is one-shot and keeps short values.)
+#[test]
+fn a_heartbeat_under_one_second_is_refused() {
+    let sb = Sandbox::new();
+    observe_run(&sb, "a", &[]);
+    for heartbeat in ["1ms", "10ms", "999ms"] {
+        let output = sb
+            .cmd()
+            .args(["run", "watch", "--all", "--heartbeat", heartbeat])
+            .timeout(Duration::from_secs(5))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{heartbeat}: {} lines printed; stderr: {}",
+            stdout(&output).lines().count(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let line = one_stderr_line(&output);
+        assert!(line.contains("at least 1s"), "{heartbeat}: {line}");
+        assert!(stdout(&output).is_empty(), "{heartbeat}: nothing ticked");
+    }
+    assert_eq!(run_status(&sb, "a")["ticks"], 0, "no run was ticked");
+    // One second is the floor, and allowed.
+    let mut watcher = Watcher::spawn(&sb, &["run", "watch", "--all", "--heartbeat", "1s"], &[]);
+    watcher.wait_for("the first heartbeat", |e| of(e, "a").count() == 1);
 }
 
 #[test]

@@ -13,6 +13,7 @@ use crate::util::{Sandbox, json_lines, one_stderr_line};
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
 const RM_RF: &str = "tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt";
 const QUOTA: &str = "tests/fixtures/panes/claude-code/quota-session-limit-waiting.txt";
+const QUOTA_MENU: &str = "tests/fixtures/panes/claude-code/quota-session-limit-menu.txt";
 
 /// One `stall check` with a private state file; returns its single JSON line.
 fn check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
@@ -122,6 +123,42 @@ fn a_quota_screen_is_a_wait_not_a_stall() {
         assert!(report["reset_at"].is_string(), "{report}");
     }
     assert_eq!(settle(&log), "");
+}
+
+/// The menu Claude Code opens at a usage limit ("Stop and wait" / "Upgrade your plan") is a
+/// quota wait: no stall counted, no recovery spent, no stop written, and nothing typed — the
+/// menu is never answered, however long it stays.
+#[test]
+fn the_usage_limit_menu_is_waited_out_never_answered() {
+    let sb = Sandbox::new();
+    let task = sb.module("task");
+    let (agent, log) = fake_agent(&sb, "agent", QUOTA_MENU);
+    for _ in 0..4 {
+        let report = check(
+            &sb,
+            &agent,
+            &[
+                "--threshold",
+                "1",
+                "--apply",
+                "--max-recoveries-per-iteration",
+                "0",
+                "--task",
+                task.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(verdict(&report), ("waiting", "wait", false), "{report}");
+        assert_eq!(report["class"], "quota");
+        assert_eq!(report["unchanged"], 0);
+        assert!(report["quota_wait_since"].is_string(), "{report}");
+        assert!(report["reset_at"].is_string(), "{report}");
+        assert_eq!(report["destructive"], true, "flagged: never answered");
+    }
+    assert!(
+        !task.join(".auto-stop").exists(),
+        "a quota wait is no stall"
+    );
+    assert_eq!(settle(&log), "", "nothing typed into the limit menu");
 }
 
 #[test]
