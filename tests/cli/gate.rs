@@ -283,6 +283,41 @@ fn thresholds_come_from_flags_then_the_profile_then_the_fallbacks() {
     }
 }
 
+/// A named profile that does not exist is likely a typo or a wrong directory: the gate still
+/// answers from the fallbacks (a type's first loop has no profile yet), but says so.
+#[test]
+fn a_missing_profile_warns_and_falls_back() {
+    let sb = Sandbox::new();
+    let missing = sb.path("missing.md");
+    let out = sb
+        .cmd()
+        .args(["gate", "--checkpoint", "post-plan", "--score", "0.8"])
+        .arg("--profile")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "PASS\n");
+    assert_eq!(
+        one_stderr_line(&out),
+        format!(
+            "autoctl: warning: profile {} does not exist; using the fallback thresholds and limits",
+            missing.display()
+        )
+    );
+    // A profile that exists without the section is the normal case: no warning.
+    let empty = sb.write("empty.md", "# A type\n");
+    let out = sb
+        .cmd()
+        .args(["gate", "--checkpoint", "post-plan", "--score", "0.8"])
+        .arg("--profile")
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A profile whose section is duplicated or malformed stops the gate with the line named.
 #[test]
 fn a_malformed_profile_is_an_error_naming_the_line() {
