@@ -201,6 +201,20 @@ fn open_lock_file(path: &Path) -> Result<File> {
         .with_context(|| format!("cannot open lock {}", path.display()))
 }
 
+/// Refuse a read-modify-write target that is a symlink. `atomic_write` would replace the link
+/// with a private regular file, silently leaving the file it pointed at (often one shared on
+/// purpose) stale; following it instead would trust whatever it names. `what` names the file
+/// ("state file"), `flag` the option that chose it ("--state").
+pub fn refuse_symlink(path: &Path, what: &str, flag: &str) -> Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        bail!(
+            "{what} {} is a symlink; refusing to follow or replace it (point {flag} at a regular file)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// The side file that locks `path` for a read-modify-write (`FILE.lock` beside it): the
 /// document itself is replaced by rename, so the lock cannot live on it.
 pub fn side_lock_path(path: &Path) -> PathBuf {

@@ -535,6 +535,33 @@ fn the_history_keeps_the_exclusion_list() {
     }
 }
 
+/// A history that is a symlink is refused, like `stall check --state`: replacing it would
+/// leave the shared file it points at stale, following it would trust whatever it names.
+#[test]
+fn a_symlinked_history_is_refused_and_left_alone() {
+    let sb = Sandbox::new();
+    let shared = sb.write("shared.json", "");
+    let history = sb.path("history.json");
+    std::os::unix::fs::symlink(&shared, &history).unwrap();
+    let out = sb
+        .cmd()
+        .args(["converge", "--previous", "0.4", "--current", "0.5", "--history"])
+        .arg(&history)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        one_stderr_line(&out),
+        format!(
+            "autoctl: history {} is a symlink; refusing to follow or replace it (point --history at a regular file)",
+            history.display()
+        )
+    );
+    assert!(fs::symlink_metadata(&history).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(&shared).unwrap(), "");
+}
+
 /// Many rollbacks at once each land on the exclusion list (the lock serializes them).
 #[test]
 fn concurrent_rollbacks_lose_no_direction() {
