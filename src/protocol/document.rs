@@ -319,12 +319,19 @@ mod tests {
     fn duplicate_keys_are_refused_at_any_depth_with_their_pointer() {
         let top = parse_json(br#"{"steps":["git push -f origin main"],"steps":[]}"#).unwrap_err();
         assert_eq!(top.location.to_string(), "/steps");
-        assert!(top.message.starts_with("duplicate key \"steps\" (line 1 column "), "{top}");
+        assert!(
+            top.message
+                .starts_with("duplicate key \"steps\" (line 1 column "),
+            "{top}"
+        );
         let deep = parse_json(br#"{"a":[{"x":1},{"b/c":{"k":1,"k":2}}]}"#).unwrap_err();
         assert_eq!(deep.location.to_string(), "/a/1/b~1c/k");
         // The same key in sibling objects is not a duplicate, and values come through intact.
         let value = parse_json(br#"{"a":{"k":1},"b":{"k":[1.5,-2,null,true,"s"]}}"#).unwrap();
-        assert_eq!(value["b"]["k"], serde_json::json!([1.5, -2, null, true, "s"]));
+        assert_eq!(
+            value["b"]["k"],
+            serde_json::json!([1.5, -2, null, true, "s"])
+        );
         // Trailing data is still refused.
         assert!(parse_json(b"{} {}").is_err());
     }

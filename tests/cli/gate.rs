@@ -315,7 +315,11 @@ fn a_missing_profile_warns_and_falls_back() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A profile whose section is duplicated or malformed stops the gate with the line named.
@@ -545,7 +549,14 @@ fn a_symlinked_history_is_refused_and_left_alone() {
     std::os::unix::fs::symlink(&shared, &history).unwrap();
     let out = sb
         .cmd()
-        .args(["converge", "--previous", "0.4", "--current", "0.5", "--history"])
+        .args([
+            "converge",
+            "--previous",
+            "0.4",
+            "--current",
+            "0.5",
+            "--history",
+        ])
         .arg(&history)
         .output()
         .unwrap();
