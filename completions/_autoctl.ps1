@@ -586,7 +586,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;profile;learn' {
-            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile (created if missing; a symlink is refused, exit 2)')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Read the metrics from a JSON file (`-` for standard input); flags override its values')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)')
             [CompletionResult]::new('--iterations', '--iterations', [CompletionResultType]::ParameterName, 'Loop iterations')

@@ -527,7 +527,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;profile;learn'= {
-            cand --profile 'The profile'
+            cand --profile 'The profile (created if missing; a symlink is refused, exit 2)'
             cand --metrics 'Read the metrics from a JSON file (`-` for standard input); flags override its values'
             cand --retries 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)'
             cand --iterations 'Loop iterations'

@@ -498,7 +498,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l profile -d 'The profile' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l profile -d 'The profile (created if missing; a symlink is refused, exit 2)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l metrics -d 'Read the metrics from a JSON file (`-` for standard input); flags override its values' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l retries -d 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l iterations -d 'Loop iterations' -r

@@ -183,49 +183,71 @@ impl FileLock {
     /// by something short-lived (a tmux pane), in a directory that must not fill up. A waiter
     /// that wins the lock on a file already removed tries again on the new one.
     pub fn acquire_transient(path: &Path) -> Result<FileLock> {
-        use std::os::unix::fs::MetadataExt;
+        let mut lock = FileLock::acquire(path)?;
+        lock.remove = Some(path.to_path_buf());
+        Ok(lock)
+    }
+
+    /// Block until the lock at `path` is ours. The lock file is created if needed and never
+    /// followed when it is a symlink.
+    ///
+    /// The lock is only returned once the file it is on is still the one at `path`: a holder
+    /// may unlink the side file ([`FileLock::unlink_and_release`]) while others wait on it, and
+    /// a waiter that then won the old, unlinked file would hold a lock nobody else can see.
+    pub fn acquire(path: &Path) -> Result<FileLock> {
         loop {
             let file = open_lock_file(path)?;
             file.lock()
                 .with_context(|| format!("cannot lock {}", path.display()))?;
-            let held = file
-                .metadata()
-                .with_context(|| format!("cannot lock {}", path.display()))?;
-            let current = fs::symlink_metadata(path).ok();
-            if current.is_some_and(|m| m.ino() == held.ino() && m.dev() == held.dev()) {
+            if still_linked(&file, path)? {
                 return Ok(FileLock {
                     _file: file,
-                    remove: Some(path.to_path_buf()),
+                    remove: None,
                 });
             }
         }
     }
 
-    /// Block until the lock at `path` is ours. The lock file is created if needed and never
-    /// followed when it is a symlink.
-    pub fn acquire(path: &Path) -> Result<FileLock> {
-        let file = open_lock_file(path)?;
-        file.lock()
-            .with_context(|| format!("cannot lock {}", path.display()))?;
-        Ok(FileLock {
-            _file: file,
-            remove: None,
-        })
-    }
-
     /// Take the lock only if nobody holds it.
     pub fn try_acquire(path: &Path) -> Result<Option<FileLock>> {
-        let file = open_lock_file(path)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(FileLock {
-                _file: file,
-                remove: None,
-            })),
-            Err(fs::TryLockError::WouldBlock) => Ok(None),
-            Err(fs::TryLockError::Error(err)) => {
-                Err(err).with_context(|| format!("cannot lock {}", path.display()))
+        loop {
+            let file = open_lock_file(path)?;
+            match file.try_lock() {
+                Ok(()) if still_linked(&file, path)? => {
+                    return Ok(Some(FileLock {
+                        _file: file,
+                        remove: None,
+                    }));
+                }
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(fs::TryLockError::Error(err)) => {
+                    return Err(err).with_context(|| format!("cannot lock {}", path.display()));
+                }
             }
         }
+    }
+
+    /// Remove the side file at `path` (the one this lock was taken on) and release the lock,
+    /// for when the file it guarded is gone for good. Race-free because every `acquire`
+    /// re-checks, once it holds the lock, that its file is still the one at `path`.
+    pub fn unlink_and_release(self, path: &Path) -> Result<()> {
+        remove_if_exists(path)?;
+        drop(self);
+        Ok(())
+    }
+}
+
+/// Whether the open `file` is still the file at `path` (not unlinked or replaced).
+fn still_linked(file: &File, path: &Path) -> Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let held = file
+        .metadata()
+        .with_context(|| format!("cannot stat lock {}", path.display()))?;
+    match fs::symlink_metadata(path) {
+        Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(err).with_context(|| format!("cannot stat lock {}", path.display())),
     }
 }
 
@@ -239,6 +261,20 @@ fn open_lock_file(path: &Path) -> Result<File> {
         .write(true)
         .open(path)
         .with_context(|| format!("cannot open lock {}", path.display()))
+}
+
+/// Refuse a read-modify-write target that is a symlink. `atomic_write` would replace the link
+/// with a private regular file, silently leaving the file it pointed at (often one shared on
+/// purpose) stale; following it instead would trust whatever it names. `what` names the file
+/// ("state file"), `flag` the option that chose it ("--state").
+pub fn refuse_symlink(path: &Path, what: &str, flag: &str) -> Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        bail!(
+            "{what} {} is a symlink; refusing to follow or replace it (point {flag} at a regular file)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// The side file that locks `path` for a read-modify-write (`FILE.lock` beside it): the
@@ -260,6 +296,38 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A waiter blocked on a side file that its holder unlinks must end up on the new file
+    /// at the path, never on the unlinked one (where it would exclude nobody).
+    #[test]
+    fn a_waiter_on_an_unlinked_side_file_locks_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json.lock");
+        let first = FileLock::acquire(&path).unwrap();
+        let (got, got_rx) = std::sync::mpsc::channel();
+        let (release, release_rx) = std::sync::mpsc::channel::<()>();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let lock = FileLock::acquire(&path).unwrap();
+                got.send(()).unwrap();
+                release_rx.recv().unwrap();
+                drop(lock);
+            })
+        };
+        // Give the waiter time to block on the old file (if it has not, it opens the new one
+        // and the test still holds).
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        first.unlink_and_release(&path).unwrap();
+        got_rx.recv().unwrap();
+        assert!(
+            FileLock::try_acquire(&path).unwrap().is_none(),
+            "the waiter holds the lock at the path"
+        );
+        release.send(()).unwrap();
+        waiter.join().unwrap();
+        assert!(FileLock::try_acquire(&path).unwrap().is_some());
+    }
 
     #[test]
     fn a_transient_lock_excludes_and_leaves_no_file() {

@@ -39,6 +39,8 @@ pub struct ConvergeArgs {
     #[arg(long, value_name = "SCORE", value_parser = Score::parse, default_value = "0.95")]
     pub satisfied: Score,
     /// Keep the exclusion list and the last accepted convergence in FILE
+    ///
+    /// Rewritten atomically under a lock on FILE.lock; a symlink is refused (exit 2).
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
     /// What this stage tried, recorded on the exclusion list when it is rolled back
@@ -89,7 +91,13 @@ pub fn run(args: &ConvergeArgs) -> Result<Verdict> {
     }
     let now = now_timestamp(Utc::now());
     let _lock = match &args.history {
-        Some(path) => Some(FileLock::acquire(&fsx::side_lock_path(path))?),
+        Some(path) => {
+            fsx::refuse_symlink(path, "history", "--history")?;
+            let lock = FileLock::acquire(&fsx::side_lock_path(path))?;
+            // Again under the lock: the file may have been swapped while we waited.
+            fsx::refuse_symlink(path, "history", "--history")?;
+            Some(lock)
+        }
         None => None,
     };
     let history = match &args.history {

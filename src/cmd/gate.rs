@@ -49,8 +49,9 @@ pub struct GateArgs {
     pub attempt: u32,
     /// A `.type-profile.md` whose "## Auto Adaptation" section sets thresholds and limits
     ///
-    /// A missing file or a file without the section means the fallbacks; a malformed section
-    /// is an error naming the line.
+    /// A file without the section means the fallbacks; a missing file too, with a warning on
+    /// stderr (the profile does not exist before the type's first `profile learn`); a
+    /// malformed section is an error naming the line.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Override the checkpoint's threshold
@@ -104,7 +105,22 @@ pub fn run(args: &GateArgs) -> Result<Verdict> {
         );
     }
     let adaptation = match &args.profile {
-        Some(path) => read_profile(path)?,
+        Some(path) => {
+            let adaptation = read_profile(path)?;
+            // Not an error: a type's first loop runs before `profile learn` has written its
+            // profile, so the fallbacks are right. But a named file that is not there is as
+            // often a typo or the wrong directory, and silence would hide that.
+            if adaptation.is_none()
+                && std::fs::symlink_metadata(path)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            {
+                output::warn(&format!(
+                    "profile {} does not exist; using the fallback thresholds and limits",
+                    path.display()
+                ));
+            }
+            adaptation
+        }
         None => None,
     };
     let resolved = profile::resolve(adaptation.as_ref(), args.checkpoint);

@@ -10,6 +10,7 @@ use crate::cli::Format;
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
 use crate::output;
+use crate::protocol::document;
 use crate::wholework::graph::{self, DEFAULT_MAX_CONCURRENT, Phase};
 
 /// Graph files may be large (an XL issue with thousands of sub-issues is still far below
@@ -95,6 +96,14 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
             )
         }
     };
+    // The strict reader first: a node with `blocked_by` twice would otherwise lose an edge
+    // without a word. Its position errors read like the typed parse's below.
+    document::parse_json(&bytes).map_err(|p| match &p.location {
+        document::Location::Position { line, column } => {
+            anyhow::anyhow!("{label}:{line}:{column}: {}", p.message)
+        }
+        document::Location::Pointer { .. } => anyhow::anyhow!("{label}: {p}"),
+    })?;
     let nodes = graph::parse(&bytes).map_err(|e| {
         let msg = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());

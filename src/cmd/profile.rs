@@ -51,7 +51,7 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct LearnArgs {
-    /// The profile
+    /// The profile (created if missing; a symlink is refused, exit 2)
     #[arg(long, value_name = "FILE", default_value = DEFAULT_PROFILE)]
     pub profile: PathBuf,
     /// Read the metrics from a JSON file (`-` for standard input); flags override its values
@@ -238,7 +238,10 @@ fn learn(args: &LearnArgs) -> Result<Verdict> {
         );
     }
     let path = &args.profile;
+    fsx::refuse_symlink(path, "profile", "--profile")?;
     let _lock = FileLock::acquire(&fsx::side_lock_path(path))?;
+    // Again under the lock: the file may have been swapped while we waited.
+    fsx::refuse_symlink(path, "profile", "--profile")?;
     let text = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
         Ok(Bounded::Complete(bytes)) => String::from_utf8(bytes).map_err(|e| {
             anyhow::anyhow!(

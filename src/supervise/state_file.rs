@@ -9,11 +9,10 @@
 //! would silently drop the counters behind it.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
 
 use super::stall::StallState;
@@ -59,13 +58,7 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 fn refuse_symlink(path: &Path) -> Result<()> {
-    if fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
-        bail!(
-            "state file {} is a symlink; refusing to follow or replace it (point --state at a regular file)",
-            path.display()
-        );
-    }
-    Ok(())
+    fsx::refuse_symlink(path, "state file", "--state")
 }
 
 /// Lock and read the state at `path` (a missing file is an empty state).
@@ -126,6 +119,7 @@ impl LockedState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn round_trip_and_missing_is_empty() {

@@ -253,9 +253,30 @@ fn update_index(dir: &Path, id: &str, present: bool, now: &str) -> Result<()> {
         return Ok(());
     }
     let path = active_path(dir);
+    // Dropping an id from an index that does not exist changes nothing: create neither the
+    // index nor its lock for it.
+    if !present && !exists(&path)? {
+        return Ok(());
+    }
     let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let active: Option<Active> = read(&path, "auto-batch-active")?;
+    if !present
+        && !active
+            .as_ref()
+            .is_some_and(|a| a.active_batch_ids.iter().any(|i| i == id))
+    {
+        return Ok(());
+    }
     write(&path, &index_with(active, id, present, now))
+}
+
+/// Whether something is at `path` (a dangling symlink counts: it is for `read` to refuse).
+fn exists(path: &Path) -> Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(err).with_context(|| format!("cannot stat {}", path.display())),
+    }
 }
 
 pub fn write_batch(
@@ -322,9 +343,17 @@ pub fn update_batch(
     check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
     let path = batch_path(dir, id);
     fsx::require_dir(dir)?;
-    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
+    let missing = || anyhow::anyhow!("no batch {id} in {} (write-batch first)", dir.display());
+    // No lock side file for a batch that does not exist (a typo would leave one behind).
+    if !exists(&path)? {
+        return Err(missing());
+    }
+    let lock_path = fsx::side_lock_path(&path);
+    let lock = FileLock::acquire(&lock_path)?;
     let Some(batch) = read::<Batch>(&path, "auto-batch-state")? else {
-        bail!("no batch {id} in {} (write-batch first)", dir.display());
+        // Deleted while we waited: take the lock file we may have recreated with it.
+        lock.unlink_and_release(&lock_path)?;
+        return Err(missing());
     };
     let next =
         update(&batch, number, outcome, now).map_err(|e| anyhow::anyhow!("batch {id}: {e}"))?;
@@ -344,9 +373,19 @@ pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
         return Ok(false);
     }
     let path = batch_path(dir, id);
-    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
+    let lock_path = fsx::side_lock_path(&path);
+    // Lock side files persist while their batch does: unlinking one that others may be
+    // waiting on is only safe because FileLock::acquire re-checks that the file it locked is
+    // still the one at the path. So a batch's lock goes with the batch (under the lock), and
+    // deleting a batch that does not exist creates no lock at all.
+    if !exists(&path)? && !exists(&lock_path)? {
+        update_index(dir, id, false, now)?;
+        return Ok(false);
+    }
+    let lock = FileLock::acquire(&lock_path)?;
     let existed = fsx::remove_if_exists(&path)?;
     update_index(dir, id, false, now)?;
+    lock.unlink_and_release(&lock_path)?;
     Ok(existed)
 }
 

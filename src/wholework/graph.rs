@@ -549,6 +549,10 @@ mod tests {
     }
 
     /// Random DAGs: node i may only be blocked by nodes listed before it.
+    /// A random DAG in random order: node `i` of a topological order is blocked only by
+    /// nodes before it (that is what keeps it acyclic), but the file lists the nodes shuffled
+    /// and their numbers are a random permutation, so neither the input order nor the numbers
+    /// hint at the levels.
     fn dag() -> impl Strategy<Value = (Vec<Node>, Vec<u64>, usize)> {
         (1usize..40)
             .prop_flat_map(|n| {
@@ -557,24 +561,26 @@ mod tests {
                     n,
                 );
                 let failed = proptest::collection::vec(any::<proptest::sample::Index>(), 0..4);
-                (edges, failed, 1usize..7, Just(n))
+                let permutation = || Just((0..n).collect::<Vec<usize>>()).prop_shuffle();
+                (edges, failed, 1usize..7, permutation(), permutation())
             })
-            .prop_map(|(edges, failed, cap, n)| {
-                // Numbers are shuffled-looking but unique: 1000 - 7i.
-                let number = |i: usize| 1000 - 7 * i as u64;
-                let nodes = edges
+            .prop_map(|(edges, failed, cap, ids, order)| {
+                let number = |i: usize| 1000 + 7 * ids[i] as u64;
+                let nodes = order
                     .iter()
-                    .enumerate()
-                    .map(|(i, e)| Node {
+                    .map(|&i| Node {
                         number: number(i),
                         blocked_by: if i == 0 {
                             vec![]
                         } else {
-                            e.iter().map(|x| number(x.index(i))).collect()
+                            edges[i].iter().map(|x| number(x.index(i))).collect()
                         },
                     })
                     .collect();
-                let failed = failed.iter().map(|x| number(x.index(n))).collect();
+                let failed = failed
+                    .iter()
+                    .map(|x| number(x.index(edges.len())))
+                    .collect();
                 (nodes, failed, cap)
             })
     }

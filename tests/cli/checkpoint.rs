@@ -223,6 +223,65 @@ fn batch_lifecycle() {
         .code(0);
 }
 
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Lock side files exist only for batches that exist: touching a missing batch leaves no
+/// trace, and deleting a batch takes its lock file with it.
+#[test]
+fn no_lock_files_for_batches_that_do_not_exist() {
+    let sb = Sandbox::new();
+    let dir = sb.path(".tmp");
+    fs::create_dir(&dir).unwrap();
+    let out = sb
+        .cmd()
+        .args(["checkpoint", "update-batch", "b9", "1", "complete"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("no batch b9"));
+    sb.cmd()
+        .args(["checkpoint", "delete-batch", "b9"])
+        .assert()
+        .code(0);
+    assert_eq!(listing(&dir), Vec::<String>::new());
+    sb.cmd()
+        .args(["checkpoint", "write-batch", "b1", "--remaining", "1", "2"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["checkpoint", "update-batch", "b1", "1", "complete"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        listing(&dir),
+        [
+            "auto-batch-active.json",
+            "auto-batch-active.json.lock",
+            "auto-batch-state-b1.json",
+            "auto-batch-state-b1.json.lock",
+        ]
+    );
+    sb.cmd()
+        .args(["checkpoint", "delete-batch", "b1"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["checkpoint", "delete-batch", "b9"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        listing(&dir),
+        ["auto-batch-active.json", "auto-batch-active.json.lock"]
+    );
+}
+
 #[test]
 fn bad_batch_input() {
     let sb = Sandbox::new();

@@ -283,6 +283,45 @@ fn thresholds_come_from_flags_then_the_profile_then_the_fallbacks() {
     }
 }
 
+/// A named profile that does not exist is likely a typo or a wrong directory: the gate still
+/// answers from the fallbacks (a type's first loop has no profile yet), but says so.
+#[test]
+fn a_missing_profile_warns_and_falls_back() {
+    let sb = Sandbox::new();
+    let missing = sb.path("missing.md");
+    let out = sb
+        .cmd()
+        .args(["gate", "--checkpoint", "post-plan", "--score", "0.8"])
+        .arg("--profile")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "PASS\n");
+    assert_eq!(
+        one_stderr_line(&out),
+        format!(
+            "autoctl: warning: profile {} does not exist; using the fallback thresholds and limits",
+            missing.display()
+        )
+    );
+    // A profile that exists without the section is the normal case: no warning.
+    let empty = sb.write("empty.md", "# A type\n");
+    let out = sb
+        .cmd()
+        .args(["gate", "--checkpoint", "post-plan", "--score", "0.8"])
+        .arg("--profile")
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A profile whose section is duplicated or malformed stops the gate with the line named.
 #[test]
 fn a_malformed_profile_is_an_error_naming_the_line() {
@@ -498,6 +537,40 @@ fn the_history_keeps_the_exclusion_list() {
         assert!(one_stderr_line(&out).contains(needle));
         assert_eq!(fs::read_to_string(&history).unwrap(), contents);
     }
+}
+
+/// A history that is a symlink is refused, like `stall check --state`: replacing it would
+/// leave the shared file it points at stale, following it would trust whatever it names.
+#[test]
+fn a_symlinked_history_is_refused_and_left_alone() {
+    let sb = Sandbox::new();
+    let shared = sb.write("shared.json", "");
+    let history = sb.path("history.json");
+    std::os::unix::fs::symlink(&shared, &history).unwrap();
+    let out = sb
+        .cmd()
+        .args([
+            "converge",
+            "--previous",
+            "0.4",
+            "--current",
+            "0.5",
+            "--history",
+        ])
+        .arg(&history)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        one_stderr_line(&out),
+        format!(
+            "autoctl: history {} is a symlink; refusing to follow or replace it (point --history at a regular file)",
+            history.display()
+        )
+    );
+    assert!(fs::symlink_metadata(&history).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(&shared).unwrap(), "");
 }
 
 /// Many rollbacks at once each land on the exclusion list (the lock serializes them).

@@ -132,7 +132,15 @@ fn bad_graphs_are_named() {
             "dependency cycle: ",
         ),
         ("[{\"number\": 1},\n {\"number\": x}]", "g.json:2:"),
-        ("", "EOF while parsing"),
+        ("", "g.json: /: empty document"),
+        (
+            r#"[{"number": 1}, {"number": 2, "blocked_by": [1], "blocked_by": []}]"#,
+            "g.json: /1/blocked_by: duplicate key \"blocked_by\"",
+        ),
+        (
+            r#"{"nodes": [{"number": 1, "title": "a", "title": "b"}]}"#,
+            "/nodes/0/title: duplicate key",
+        ),
     ];
     for (graph, needle) in cases {
         sb.write("g.json", graph);

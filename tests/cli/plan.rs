@@ -41,7 +41,8 @@ fn valid_plans_pass() {
 fn invalid_plans_are_refused_with_reasons() {
     let sb = Sandbox::new();
     for path in fixtures("recovery-plan", "invalid") {
-        if let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&fs::read(&path).unwrap()) {
+        // Read strictly: serde_json alone would collapse a duplicated key to its last value.
+        if let Ok(doc) = autoctl::protocol::document::parse_json(&fs::read(&path).unwrap()) {
             assert!(
                 !autoctl::schema::violations("recovery-plan", &doc).is_empty(),
                 "the schema agrees: {}",
@@ -88,6 +89,38 @@ fn invalid_plans_are_refused_with_reasons() {
             "{name}: {}",
             stdout(&out)
         );
+    }
+}
+
+/// A key given twice is ambiguous (a reader that keeps the first `steps` would run a force
+/// push the guard never saw), at the top and deeper down.
+#[test]
+fn duplicate_keys_are_refused() {
+    let sb = Sandbox::new();
+    let cases = [
+        (
+            r#"{"steps":["git push -f origin main"],"steps":[]}"#,
+            "/steps: duplicate key \"steps\"",
+        ),
+        (
+            r#"{"action":"retry","action":"abort","rationale":"x","steps":[]}"#,
+            "/action: duplicate key \"action\"",
+        ),
+        (
+            r#"{"action":"retry","rationale":"x","steps":[{"run":"ls","run":"git reset --hard"}]}"#,
+            "/steps/0/run: duplicate key \"run\"",
+        ),
+    ];
+    for (plan, needle) in cases {
+        let path = sb.write("plan.json", plan);
+        let out = validate(&sb, &path);
+        assert_eq!(out.status.code(), Some(1), "{plan}");
+        let text = stdout(&out);
+        assert!(
+            text.starts_with(&format!("{}: {needle} (line 1 column ", path.display())),
+            "{plan}: {text}"
+        );
+        assert!(out.stderr.is_empty());
     }
 }
 

@@ -141,6 +141,34 @@ fn learn_rewrites_only_the_observed_lines() {
     );
 }
 
+/// A profile that is a symlink (one profile shared by several projects) is refused: the atomic
+/// rename would replace the link with a private copy and leave the shared profile stale.
+#[test]
+fn learn_refuses_a_symlinked_profile() {
+    let sb = Sandbox::new();
+    let original = "# Shared profile\n";
+    let shared = sb.write("shared.md", original);
+    let profile = sb.path("p.md");
+    std::os::unix::fs::symlink(&shared, &profile).unwrap();
+    let out = sb
+        .cmd()
+        .args(["profile", "learn", "--compactions", "2", "--profile"])
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        one_stderr_line(&out),
+        format!(
+            "autoctl: profile {} is a symlink; refusing to follow or replace it (point --profile at a regular file)",
+            profile.display()
+        )
+    );
+    assert!(fs::symlink_metadata(&profile).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(&shared).unwrap(), original);
+}
+
 #[test]
 fn learn_creates_the_section_or_the_file() {
     let sb = Sandbox::new();
@@ -270,24 +298,6 @@ fn learn_refuses_bad_input_and_changes_nothing() {
         one_stderr_line(&out);
     }
     assert!(!sb.path(".type-profile.md").exists());
-}
-
-#[test]
-fn learn_replaces_a_planted_symlink() {
-    let sb = Sandbox::new();
-    let victim = sb.write("victim.md", "precious\n");
-    std::os::unix::fs::symlink(&victim, sb.path(".type-profile.md")).unwrap();
-    sb.cmd()
-        .args(["profile", "learn", "--iterations", "1"])
-        .assert()
-        .code(0);
-    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
-    assert!(
-        !fs::symlink_metadata(sb.path(".type-profile.md"))
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
 }
 
 /// Loops finishing at once each count: the lock on the side file serializes the rewrites.
