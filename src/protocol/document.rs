@@ -252,6 +252,12 @@ pub fn parse_typed<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Ve
     })
 }
 
+/// Deserialize a document already read by [`parse_json`] (which refused duplicate keys) into
+/// its Rust type, without parsing the text a second time.
+pub fn typed_from_value<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, Vec<Problem>> {
+    T::deserialize(value).map_err(|err| vec![Problem::whole(err.to_string())])
+}
+
 /// Parse and validate a JSON document against an embedded schema.
 pub fn parse_with_schema(bytes: &[u8], schema_name: &str) -> Result<Value, Vec<Problem>> {
     let value = parse_json(bytes).map_err(|problem| vec![problem])?;

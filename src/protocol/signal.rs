@@ -120,9 +120,9 @@ pub fn parse(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    // Typed parsing from the text, not from the value: a duplicated key (which a JSON value
-    // silently collapses to its last occurrence) is ambiguous and must be rejected.
-    document::parse_typed(bytes)
+    // From the value: parse_json already refused duplicated keys, so one parse of the text is
+    // enough.
+    document::typed_from_value(&value)
 }
 
 fn semantic_problems(value: &Value) -> Vec<Problem> {
