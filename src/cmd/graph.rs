@@ -98,22 +98,26 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
     };
     // The strict reader first: a node with `blocked_by` twice would otherwise lose an edge
     // without a word. Its position errors read like the typed parse's below.
-    document::parse_json(&bytes).map_err(|p| match &p.location {
+    let value = document::parse_json(&bytes).map_err(|p| match &p.location {
         document::Location::Position { line, column } => {
             anyhow::anyhow!("{label}:{line}:{column}: {}", p.message)
         }
         document::Location::Pointer { .. } => anyhow::anyhow!("{label}: {p}"),
     })?;
-    let nodes = graph::parse(&bytes).map_err(|e| {
-        let msg = e.to_string();
-        let suffix = format!(" at line {} column {}", e.line(), e.column());
-        anyhow::anyhow!(
-            "{label}:{}:{}: {}",
-            e.line(),
-            e.column(),
-            msg.strip_suffix(&suffix).unwrap_or(&msg)
-        )
-    })?;
+    // The nodes come from the value; only a document of the wrong shape is read again from the
+    // text, to say where the problem is.
+    let nodes = graph::from_value(&value)
+        .or_else(|_| graph::parse(&bytes))
+        .map_err(|e| {
+            let msg = e.to_string();
+            let suffix = format!(" at line {} column {}", e.line(), e.column());
+            anyhow::anyhow!(
+                "{label}:{}:{}: {}",
+                e.line(),
+                e.column(),
+                msg.strip_suffix(&suffix).unwrap_or(&msg)
+            )
+        })?;
     let levels = graph::levels(&nodes, &args.failed, args.max_concurrent as usize)
         .map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());

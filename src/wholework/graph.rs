@@ -104,6 +104,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Node>, serde_json::Error> {
     }
 }
 
+/// The nodes of a graph document already parsed (by the strict reader) into a value.
+pub fn from_value(value: &serde_json::Value) -> Result<Vec<Node>, serde_json::Error> {
+    if value.is_array() {
+        Vec::<Node>::deserialize(value)
+    } else {
+        GraphObject::deserialize(value).map(|g| g.nodes)
+    }
+}
+
 /// A node that will not run because something it depends on failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
