@@ -5,11 +5,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::hook::hook;
 use crate::tmuxfix::{fake_agent, keys_received};
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
@@ -182,7 +183,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
     .unwrap()
     .replace("TRANSCRIPT", &sb.path("none.jsonl").display().to_string())
     .replace("PROJECT", &project.display().to_string());
-    let output = hook(&sb, &project, &payload);
+    let output = hook(&sb, &project, "stop-failure", &payload);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(project.join(".autoctl/quota-wait.json").is_file());
 
@@ -225,27 +226,6 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(one_stderr_line(&output).contains("the quota-wait record is ignored"));
     assert_ne!(json_lines(&output)[0]["verdict"], "waiting");
-}
-
-fn hook(sb: &Sandbox, project: &Path, stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = sb
-        .std_cmd()
-        .args(["hook", "stop-failure"])
-        .env("CLAUDE_PROJECT_DIR", project)
-        .current_dir(project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// `run start` for the fake agent's session, with a fake clock.

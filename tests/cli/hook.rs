@@ -51,7 +51,7 @@ fn payload(name: &str, transcript: &Path, project: &Path) -> String {
 
 /// Run `autoctl hook stop` as Claude Code does: stdin JSON, `CLAUDE_PROJECT_DIR`, the project
 /// as working directory.
-fn hook(sb: &Sandbox, project: &Path, verb: &str, stdin: &str) -> Output {
+pub fn hook(sb: &Sandbox, project: &Path, verb: &str, stdin: &str) -> Output {
     hook_with(sb.std_cmd(), project, verb, stdin)
 }
 
