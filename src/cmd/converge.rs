@@ -76,9 +76,8 @@ fn read_history(path: &std::path::Path) -> Result<Option<History>> {
             path.display()
         );
     }
-    document::parse_with_schema(&bytes, "converge-history")
-        .map_err(|mut ps| problem(ps.remove(0)))?;
-    document::parse_typed(&bytes)
+    document::check_schema(&value, "converge-history").map_err(|mut ps| problem(ps.remove(0)))?;
+    document::typed_from_value(&value)
         .map(Some)
         .map_err(|mut ps| problem(ps.remove(0)))
 }

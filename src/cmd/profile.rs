@@ -129,10 +129,10 @@ fn read_metrics(path: &Path) -> Result<RunMetrics> {
             bail!("{label}: larger than the {} limit", fsx::human_size(limit))
         }
     };
-    document::parse_with_schema(&bytes, "profile-metrics")
+    let value = document::parse_with_schema(&bytes, "profile-metrics")
         .map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
     let doc: MetricsDoc =
-        document::parse_typed(&bytes).map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
+        document::typed_from_value(&value).map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
     Ok(RunMetrics {
         retries: doc
             .retries

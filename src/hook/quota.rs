@@ -160,7 +160,7 @@ fn read_doc<T: serde::de::DeserializeOwned>(
         Err(err) => return Err(Problem(format!("cannot read {}: {err}", path.display()))),
     };
     document::parse_with_schema(&bytes, schema)
-        .and_then(|_| document::parse_typed(&bytes))
+        .and_then(|value| document::typed_from_value(&value))
         .map(Some)
         .map_err(|problems| Problem(format!("{} is invalid: {}", path.display(), problems[0])))
 }

@@ -261,9 +261,15 @@ pub fn typed_from_value<T: serde::de::DeserializeOwned>(value: &Value) -> Result
 /// Parse and validate a JSON document against an embedded schema.
 pub fn parse_with_schema(bytes: &[u8], schema_name: &str) -> Result<Value, Vec<Problem>> {
     let value = parse_json(bytes).map_err(|problem| vec![problem])?;
-    let violations = schema::violations(schema_name, &value);
+    check_schema(&value, schema_name)?;
+    Ok(value)
+}
+
+/// Validate an already parsed document against an embedded schema.
+pub fn check_schema(value: &Value, schema_name: &str) -> Result<(), Vec<Problem>> {
+    let violations = schema::violations(schema_name, value);
     if violations.is_empty() {
-        Ok(value)
+        Ok(())
     } else {
         Err(violations
             .into_iter()

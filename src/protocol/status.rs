@@ -87,7 +87,7 @@ pub fn parse(bytes: &[u8]) -> Result<TaskStatus, Vec<Problem>> {
             format!("{text:?} is not an RFC 3339 timestamp: {err}"),
         )]);
     }
-    document::parse_typed(bytes)
+    document::typed_from_value(&value)
 }
 
 /// Where a module's `.status.json` is: `DIR/.working/.status.json`, else `DIR/.status.json`.

@@ -67,11 +67,11 @@ pub fn path_in(dir: &Path) -> PathBuf {
 
 /// Validate the bytes of a stop file.
 pub fn parse(bytes: &[u8]) -> Result<StopRequest, Vec<Problem>> {
-    document::parse_with_schema(bytes, "auto-stop").map_err(|problems| {
+    let value = document::parse_with_schema(bytes, "auto-stop").map_err(|problems| {
         let doc = document::parse_json(bytes).unwrap_or(serde_json::Value::Null);
         document::explain_whitelists(problems, &doc, &[("/reason", REASONS)])
     })?;
-    let request: StopRequest = document::parse_typed(bytes)?;
+    let request: StopRequest = document::typed_from_value(&value)?;
     if let Err(err) = chrono::DateTime::parse_from_rfc3339(&request.timestamp) {
         return Err(vec![Problem::at(
             "/timestamp",
