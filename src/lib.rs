@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod registry;
 pub mod routing;
 pub mod schema;
+pub mod shell;
 pub mod supervise;
 pub mod taskai;
 pub mod tmux;

@@ -19,13 +19,15 @@
 //! at every heartbeat is never counted twice; text messages separated only by tool calls are
 //! consecutive messages.
 //!
+//! Messages are compared as [`normalize_message`] prints them (terminal escapes removed,
+//! whitespace runs collapsed), so a re-rendered but identical message is the same message;
+//! [`trailing_repeats`] counts how many of the last ones are the same.
+//!
 //! Other agents' screens have no message boundaries autoctl can trust; for them no messages
 //! are read (a generic screen that repeats itself is an unchanged screen: the time-based
 //! stall).
 
 use xxhash_rust::xxh3::Xxh3;
-
-use crate::taskai::stall::{normalize_message, trailing_repeats};
 
 /// The block markers of Claude Code's transcript (2.1.x, and 1.x/2.0.x).
 const MARKERS: [char; 2] = ['●', '⏺'];
@@ -158,6 +160,67 @@ fn is_tool_call(first_line: &str) -> bool {
 
 fn is_api_error(text: &str) -> bool {
     text.starts_with("API Error")
+}
+
+/// A message as it is compared: ANSI/terminal escape sequences removed, every run of
+/// whitespace one space, no leading or trailing whitespace.
+pub fn normalize_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut chars = message.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch == '\u{1b}' {
+            // CSI (ESC [ … final byte) and OSC (ESC ] … BEL or ESC \) sequences.
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    chars.next();
+                }
+            }
+            continue;
+        }
+        if ch.is_whitespace() {
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else if !ch.is_control() {
+            out.push(ch);
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// How many of the last messages are the same message (after normalization). Empty
+/// messages carry no content: they neither count nor break a run.
+pub fn trailing_repeats<S: AsRef<str>>(messages: &[S]) -> u32 {
+    let mut normalized = messages
+        .iter()
+        .rev()
+        .map(|m| normalize_message(m.as_ref()))
+        .filter(|m| !m.is_empty());
+    let Some(last) = normalized.next() else {
+        return 0;
+    };
+    1 + normalized.take_while(|m| *m == last).count() as u32
 }
 
 #[cfg(test)]

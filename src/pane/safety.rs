@@ -1,7 +1,7 @@
 //! The safety policy's reading of a command: the action under approval is read the way a
 //! shell reads it, not matched as text, so spelling cannot hide a destructive command.
 //!
-//! The text is split with the shell lexer of [`crate::wholework::plan`] (quotes and escapes
+//! The text is split with the shell lexer of [`crate::shell`] (quotes and escapes
 //! undone, commands split at `;`, `&&`, `||`, `|`, newlines, substitutions `$(…)`, backticks
 //! and process substitutions `<(…)` read as commands of their own), runners that execute the
 //! rest of the line are skipped (`sudo`, `env X=1`, `command`, `exec`, `nohup`, `xargs`,
@@ -41,11 +41,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use std::collections::HashMap;
-
-use crate::wholework::plan::{
-    Lexed, assignment, expand_vars, is_long_option, lex, program, strip_prefixes,
-};
+use crate::shell::{self, GIT_GLOBAL_WITH_VALUE, SimpleCommand, is_long_option, program};
 
 /// One destructive thing found in a command, named like the rules' destructive markers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,31 +68,21 @@ fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
     let mut download_upstream = false;
     // Files a downloader wrote earlier in this script (`curl -o i.sh …; sh i.sh`).
     let mut downloaded: Vec<String> = Vec::new();
-    let mut vars: HashMap<String, String> = HashMap::new();
-    for mut command in lex(script) {
+    let mut vars = shell::Vars::new();
+    for command in shell::commands(script) {
         if !command.piped {
             download_upstream = false;
         }
-        for body in &command.nested {
+        for body in &command.substitutions {
             scan(body, depth + 1, found);
         }
-        // `RM=rm; $RM -rf x`: variables assigned earlier in the script are known.
-        let mut words = Vec::with_capacity(command.words.len());
-        let mut assignments_only = true;
-        for word in &command.words {
-            let expanded = expand_vars(word, &vars);
-            if assignments_only {
-                if let Some((name, value)) = assignment(&expanded) {
-                    vars.insert(name, value);
-                    continue;
-                }
-                assignments_only = false;
-            }
-            words.push(expanded);
-        }
-        command.words = words;
-        judge_command(&command, download_upstream, found);
-        let words = strip_prefixes(skip_prompt(&command.words));
+        // Every word as written, redirection targets included (`curl … > i.sh`, a `>` prompt
+        // glyph in front of a transcript line); `RM=rm; $RM -rf x`: variables assigned
+        // earlier in the script are known.
+        let tokens = command.tokens();
+        let words = shell::expand_assignments(&tokens, &mut vars);
+        judge_command(&command, &words, download_upstream, found);
+        let words = shell::strip_runners(skip_prompt(&words));
         if let Some(first) = words.first() {
             let name = program(first);
             if is_downloader(&name) {
@@ -120,7 +106,7 @@ fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
                 }
             }
         }
-        for word in &command.words {
+        for word in &tokens {
             if word.contains(char::is_whitespace) {
                 scan(word, depth + 1, found);
             }
@@ -150,8 +136,14 @@ fn skip_prompt(words: &[String]) -> &[String] {
     &words[n..]
 }
 
-fn judge_command(command: &Lexed, download_upstream: bool, found: &mut Vec<Danger>) {
-    let words = strip_prefixes(skip_prompt(&command.words));
+/// Judge one simple command; `expanded` is its tokens with variables substituted.
+fn judge_command(
+    command: &SimpleCommand,
+    expanded: &[String],
+    download_upstream: bool,
+    found: &mut Vec<Danger>,
+) {
+    let words = shell::strip_runners(skip_prompt(expanded));
     let Some(first) = words.first() else {
         return;
     };
@@ -180,17 +172,16 @@ fn judge_command(command: &Lexed, download_upstream: bool, found: &mut Vec<Dange
     }
     // `eval` is a runner the lexer's prefix list skips; a substitution as the program runs
     // whatever the download printed.
-    let raw = command
-        .words
-        .first()
-        .map(|w| program(w))
-        .unwrap_or_default();
+    let raw = expanded.first().map(|w| program(w)).unwrap_or_default();
     if is_interpreter(&name)
         || is_interpreter(&raw)
         || first.starts_with("$(")
         || first.starts_with('`')
     {
-        let runs_download = command.nested.iter().any(|body| mentions_download(body));
+        let runs_download = command
+            .substitutions
+            .iter()
+            .any(|body| mentions_download(body));
         if (command.piped && download_upstream) || runs_download {
             add(
                 found,
@@ -260,7 +251,7 @@ fn judge_argv(words: &[String], first: bool, found: &mut Vec<Danger>) {
                     let inner = &args[i + 1..end];
                     if !inner.is_empty() {
                         let before = found.len();
-                        judge_argv(strip_prefixes(inner), true, found);
+                        judge_argv(shell::strip_runners(inner), true, found);
                         if found.len() > before || found.iter().any(|d| d.id == "rm") {
                             add(
                                 found,
@@ -379,7 +370,7 @@ fn has_any(args: &[String], names: &[&str]) -> bool {
 fn judge_git(words: &[String], args: &[String], found: &mut Vec<Danger>) {
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
-        if crate::wholework::plan::GIT_GLOBAL_WITH_VALUE.contains(&args[i].as_str()) {
+        if GIT_GLOBAL_WITH_VALUE.contains(&args[i].as_str()) {
             i += 1;
         }
         i += 1;
@@ -517,11 +508,11 @@ fn is_interpreter(name: &str) -> bool {
 
 /// Does a substitution body run a downloader (at any depth)?
 fn mentions_download(body: &str) -> bool {
-    lex(body).iter().any(|c| {
-        strip_prefixes(&c.words)
+    shell::commands(body).iter().any(|c| {
+        shell::strip_runners(&c.tokens())
             .iter()
             .any(|w| is_downloader(&program(w)))
-            || c.nested.iter().any(|b| mentions_download(b))
+            || c.substitutions.iter().any(|b| mentions_download(b))
     })
 }
 

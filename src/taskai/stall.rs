@@ -28,6 +28,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::pane::message::{normalize_message, trailing_repeats};
+
 /// Identical consecutive messages that make a reasoning loop (seed 002).
 pub const REPEAT_LIMIT: u32 = 3;
 
@@ -39,67 +41,6 @@ pub const CONTINUATION: &str = "continue";
 
 /// The stop reason a reasoning loop writes to `.auto-stop`.
 pub const STOP_REASON: &str = "reasoning_loop";
-
-/// A message as it is compared: ANSI/terminal escape sequences removed, every run of
-/// whitespace one space, no leading or trailing whitespace.
-pub fn normalize_message(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut chars = message.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch == '\u{1b}' {
-            // CSI (ESC [ … final byte) and OSC (ESC ] … BEL or ESC \) sequences.
-            match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    chars.next();
-                    while let Some(c) = chars.next() {
-                        if c == '\u{7}' {
-                            break;
-                        }
-                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                            chars.next();
-                            break;
-                        }
-                    }
-                }
-                _ => {
-                    chars.next();
-                }
-            }
-            continue;
-        }
-        if ch.is_whitespace() {
-            if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
-            }
-        } else if !ch.is_control() {
-            out.push(ch);
-        }
-    }
-    out.truncate(out.trim_end().len());
-    out
-}
-
-/// How many of the last messages are the same message (after normalization). Empty
-/// messages carry no content: they neither count nor break a run.
-pub fn trailing_repeats<S: AsRef<str>>(messages: &[S]) -> u32 {
-    let mut normalized = messages
-        .iter()
-        .rev()
-        .map(|m| normalize_message(m.as_ref()))
-        .filter(|m| !m.is_empty());
-    let Some(last) = normalized.next() else {
-        return 0;
-    };
-    1 + normalized.take_while(|m| *m == last).count() as u32
-}
 
 /// Is the agent in a reasoning loop: its last `limit` messages identical?
 pub fn reasoning_loop<S: AsRef<str>>(messages: &[S], limit: u32) -> bool {

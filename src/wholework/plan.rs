@@ -4,8 +4,8 @@
 //! steps; and no step does a forbidden operation — force push, `reset --hard`, close an
 //! issue, merge a PR, push directly to main.
 //!
-//! Forbidden operations are found by reading each step the way a shell would, not by
-//! matching text: words are unquoted (`'--force'`, `"-f"`, `$'\x2df'`), commands are split
+//! Forbidden operations are found by reading each step the way a shell would ([`crate::shell`]),
+//! not by matching text: words are unquoted (`'--force'`, `"-f"`, `$'\x2df'`), commands are split
 //! at `;`, `&&`, `|`, newlines and substitutions, `bash -c '…'`/`eval`/`ssh host '…'` bodies
 //! are read as commands too, prefixes such as `sudo`, `env X=1`, `command` are skipped, git's
 //! global options (`-C dir`, `-c k=v`) and aliases defined with `-c alias.x=…` are followed,
@@ -19,6 +19,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::shell::{self, GIT_GLOBAL_WITH_VALUE, is_long_option, program, quote, strip_runners};
 
 /// The plan's allowed actions.
 pub const ACTIONS: [&str; 4] = ["retry", "skip", "recover", "abort"];
@@ -266,33 +268,27 @@ fn scan_script(
     protected: &[String],
     ops: &mut Vec<Forbidden>,
     depth: usize,
-    vars: &mut HashMap<String, String>,
+    vars: &mut shell::Vars,
 ) {
     if depth > MAX_NESTING {
         return;
     }
-    for command in lex(script) {
+    for command in shell::commands(script) {
         // Substitutions and quoted bodies are commands too.
-        for word in &command.nested {
-            scan_script(word, protected, ops, depth + 1, &mut vars.clone());
+        for body in &command.substitutions {
+            scan_script(body, protected, ops, depth + 1, &mut vars.clone());
         }
-        let mut words = Vec::with_capacity(command.words.len());
-        let mut assignments_only = true;
-        for word in &command.words {
-            let expanded = expand_vars(word, vars);
-            if assignments_only {
-                if let Some((name, value)) = assignment(&expanded) {
-                    vars.insert(name, value);
-                    continue;
-                }
-                assignments_only = false;
-            }
-            words.extend(expand_braces(&expanded));
-        }
+        // Every word as written, redirection targets included: reading too much refuses a
+        // disguise, reading too little lets one through.
+        let tokens = command.tokens();
+        let words: Vec<String> = shell::expand_assignments(&tokens, vars)
+            .iter()
+            .flat_map(|word| shell::expand_braces(word))
+            .collect();
         ops.extend(check_command(&words, protected, depth));
         // A quoted word with spaces may be a command for another shell (`bash -c`, `ssh`,
         // `eval`, `watch`); reading it as one costs nothing and refuses the disguise.
-        for word in &command.words {
+        for word in &tokens {
             if word.contains(char::is_whitespace) && depth < MAX_NESTING {
                 scan_script(word, protected, ops, depth + 1, &mut vars.clone());
             }
@@ -300,372 +296,9 @@ fn scan_script(
     }
 }
 
-/// `NAME=value` → (NAME, value).
-pub(crate) fn assignment(word: &str) -> Option<(String, String)> {
-    let (name, value) = word.split_once('=')?;
-    let valid = !name.is_empty()
-        && name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then(|| (name.to_string(), value.to_string()))
-}
-
-/// Replace `$NAME` and `${NAME}` with values assigned earlier in the step; unknown ones are
-/// left as they are (and later treated as unknowable).
-pub(crate) fn expand_vars(word: &str, vars: &HashMap<String, String>) -> String {
-    if !word.contains('$') {
-        return word.to_string();
-    }
-    let mut out = String::new();
-    let chars: Vec<char> = word.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == '$' && i + 1 < chars.len() {
-            let (name, next) = if chars[i + 1] == '{' {
-                let end = chars[i + 2..]
-                    .iter()
-                    .position(|&c| c == '}')
-                    .map(|p| p + i + 2);
-                match end {
-                    Some(end) => (chars[i + 2..end].iter().collect::<String>(), end + 1),
-                    None => (String::new(), i + 1),
-                }
-            } else {
-                let len = chars[i + 1..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
-                    .count();
-                (chars[i + 1..i + 1 + len].iter().collect(), i + 1 + len)
-            };
-            if let Some(value) = vars.get(&name).filter(|_| !name.is_empty()) {
-                out.push_str(value);
-                i = next;
-                continue;
-            }
-        }
-        out.push(chars[i]);
-        i += 1;
-    }
-    out
-}
-
-/// One level of `pre{a,b}post` brace expansion, enough to undo `git push origin {main,}`.
-fn expand_braces(word: &str) -> Vec<String> {
-    let (Some(open), Some(close)) = (word.find('{'), word.rfind('}')) else {
-        return vec![word.to_string()];
-    };
-    if close < open || !word[open..close].contains(',') || word.contains("${") {
-        return vec![word.to_string()];
-    }
-    let (pre, inner, post) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
-    inner
-        .split(',')
-        .map(|alt| format!("{pre}{alt}{post}"))
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// A simple command from the lexer: its unquoted words, and text to scan as commands of its
-/// own (command and process substitutions).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Lexed {
-    pub(crate) words: Vec<String>,
-    pub(crate) nested: Vec<String>,
-    /// Its standard input is the previous command's output (`a | b`, `a |& b`).
-    pub(crate) piped: bool,
-}
-
-/// Split a shell snippet into simple commands with unquoted words. Not a full shell: enough
-/// quoting, escaping and separators that a disguise cannot hide a word from the checks. Also
-/// used by the pane classifier's safety policy ([`crate::pane::safety`]).
-pub(crate) fn lex(script: &str) -> Vec<Lexed> {
-    let chars: Vec<char> = script.chars().collect();
-    let mut commands = Vec::new();
-    let mut current = Lexed::default();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut i = 0;
-    let finish_word = |word: &mut String, in_word: &mut bool, current: &mut Lexed| {
-        if *in_word {
-            current.words.push(std::mem::take(word));
-            *in_word = false;
-        }
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' => {
-                if i + 1 < chars.len() {
-                    if chars[i + 1] != '\n' {
-                        word.push(chars[i + 1]);
-                        in_word = true;
-                    }
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-                continue;
-            }
-            '\'' => {
-                let end = chars[i + 1..]
-                    .iter()
-                    .position(|&c| c == '\'')
-                    .map_or(chars.len(), |p| p + i + 1);
-                word.extend(&chars[i + 1..end]);
-                in_word = true;
-                i = end + 1;
-                continue;
-            }
-            '"' => {
-                let mut j = i + 1;
-                while j < chars.len() && chars[j] != '"' {
-                    if chars[j] == '\\'
-                        && j + 1 < chars.len()
-                        && matches!(chars[j + 1], '"' | '\\' | '$' | '`')
-                    {
-                        word.push(chars[j + 1]);
-                        j += 2;
-                        continue;
-                    }
-                    if chars[j] == '$' && chars.get(j + 1) == Some(&'(') {
-                        let (body, end) = balanced(&chars, j + 1);
-                        current.nested.push(body.clone());
-                        word.push_str(&format!("$({body})"));
-                        j = end;
-                        continue;
-                    }
-                    if chars[j] == '`' {
-                        let end = chars[j + 1..]
-                            .iter()
-                            .position(|&c| c == '`')
-                            .map_or(chars.len(), |p| p + j + 1);
-                        current.nested.push(chars[j + 1..end].iter().collect());
-                        j = end + 1;
-                        continue;
-                    }
-                    word.push(chars[j]);
-                    j += 1;
-                }
-                in_word = true;
-                i = j + 1;
-                continue;
-            }
-            '$' if chars.get(i + 1) == Some(&'\'') => {
-                let (text, end) = ansi_c(&chars, i + 2);
-                word.push_str(&text);
-                in_word = true;
-                i = end;
-                continue;
-            }
-            '$' if chars.get(i + 1) == Some(&'(') => {
-                let (body, end) = balanced(&chars, i + 1);
-                // The word keeps a marker: its value is unknowable (a push destination
-                // from a substitution could be main).
-                word.push_str(&format!("$({body})"));
-                current.nested.push(body);
-                in_word = true;
-                i = end;
-                continue;
-            }
-            '`' => {
-                let end = chars[i + 1..]
-                    .iter()
-                    .position(|&c| c == '`')
-                    .map_or(chars.len(), |p| p + i + 1);
-                let body: String = chars[i + 1..end].iter().collect();
-                word.push_str(&format!("`{body}`"));
-                current.nested.push(body);
-                in_word = true;
-                i = end + 1;
-                continue;
-            }
-            // Process substitution: `<(curl …)` runs its body as a command.
-            '<' | '>' if chars.get(i + 1) == Some(&'(') => {
-                let (body, end) = balanced(&chars, i + 1);
-                word.push(c);
-                word.push_str(&format!("({body})"));
-                current.nested.push(body);
-                in_word = true;
-                i = end;
-                continue;
-            }
-            '#' if !in_word => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            ';' | '&' | '|' | '\n' | '(' | ')' => {
-                finish_word(&mut word, &mut in_word, &mut current);
-                let piped = current.piped;
-                if !current.words.is_empty() || !current.nested.is_empty() {
-                    commands.push(std::mem::take(&mut current));
-                }
-                let before = i.checked_sub(1).map(|b| chars[b]);
-                let after = chars.get(i + 1).copied();
-                // `|` (not `||`) pipes into the next command; `|&` and a `(` after a pipe
-                // keep piping; anything else starts a new pipeline.
-                current.piped = match c {
-                    '|' => after != Some('|') && before != Some('|'),
-                    '&' => before == Some('|') && piped,
-                    '(' => piped,
-                    _ => false,
-                };
-                i += 1;
-                continue;
-            }
-            c if c.is_whitespace() => {
-                finish_word(&mut word, &mut in_word, &mut current);
-                i += 1;
-                continue;
-            }
-            _ => {
-                word.push(c);
-                in_word = true;
-                i += 1;
-            }
-        }
-    }
-    finish_word(&mut word, &mut in_word, &mut current);
-    if !current.words.is_empty() || !current.nested.is_empty() {
-        commands.push(current);
-    }
-    commands
-}
-
-/// The body of `( … )` starting at `open` (which holds `(`), and the index after it.
-fn balanced(chars: &[char], open: usize) -> (String, usize) {
-    let mut depth = 0;
-    let mut j = open;
-    while j < chars.len() {
-        match chars[j] {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return (chars[open + 1..j].iter().collect(), j + 1);
-                }
-            }
-            _ => {}
-        }
-        j += 1;
-    }
-    (
-        chars[(open + 1).min(chars.len())..].iter().collect(),
-        chars.len(),
-    )
-}
-
-/// Decode a `$'…'` string starting after the opening quote.
-fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
-    let mut out = String::new();
-    let mut j = start;
-    while j < chars.len() && chars[j] != '\'' {
-        if chars[j] == '\\' && j + 1 < chars.len() {
-            let e = chars[j + 1];
-            j += 2;
-            match e {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'x' => {
-                    let hex: String = chars[j..]
-                        .iter()
-                        .take(2)
-                        .take_while(|c| c.is_ascii_hexdigit())
-                        .collect();
-                    j += hex.len();
-                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                        out.push(ch);
-                    }
-                }
-                'u' | 'U' => {
-                    let max = if e == 'u' { 4 } else { 8 };
-                    let hex: String = chars[j..]
-                        .iter()
-                        .take(max)
-                        .take_while(|c| c.is_ascii_hexdigit())
-                        .collect();
-                    j += hex.len();
-                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                        out.push(ch);
-                    }
-                }
-                '0'..='7' => {
-                    let mut oct: String = e.to_string();
-                    oct.extend(
-                        chars[j..]
-                            .iter()
-                            .take(2)
-                            .take_while(|c| ('0'..='7').contains(c)),
-                    );
-                    j += oct.len() - 1;
-                    if let Some(ch) = u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
-                        out.push(ch);
-                    }
-                }
-                other => out.push(other),
-            }
-            continue;
-        }
-        out.push(chars[j]);
-        j += 1;
-    }
-    (out, j + 1)
-}
-
-/// The program name of a word: its base name, lower-cased (a case-insensitive file system
-/// runs `GIT` as git).
-pub(crate) fn program(word: &str) -> String {
-    word.rsplit('/').next().unwrap_or(word).to_lowercase()
-}
-
-/// Skip what runs a command without being it: `sudo -u x`, `env A=1`, `command`, `nohup`,
-/// `time`, `nice -n 5`, `timeout 10`, `xargs`, `exec`.
-pub(crate) fn strip_prefixes(words: &[String]) -> &[String] {
-    let mut rest = words;
-    loop {
-        let Some(first) = rest.first() else {
-            return rest;
-        };
-        let name = program(first);
-        let takes_value: &[&str] = match name.as_str() {
-            "sudo" | "doas" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
-            "env" => &["-u", "-C", "-S"],
-            "nice" => &["-n"],
-            "ionice" => &["-c", "-n", "-p"],
-            "timeout" => &["-s", "-k"],
-            "xargs" => &["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"],
-            "stdbuf" => &["-i", "-o", "-e"],
-            "command" | "builtin" | "exec" | "nohup" | "time" | "eval" | "then" | "do" | "else"
-            | "!" | "{" => &[],
-            _ => return rest,
-        };
-        rest = &rest[1..];
-        while let Some(word) = rest.first() {
-            if word == "--" {
-                rest = &rest[1..];
-                break;
-            }
-            if takes_value.contains(&word.as_str()) {
-                rest = &rest[rest.len().min(2)..];
-            } else if word.starts_with('-') || assignment(word).is_some() {
-                rest = &rest[1..];
-            } else if name == "timeout" && word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                // timeout's duration.
-                rest = &rest[1..];
-                break;
-            } else {
-                break;
-            }
-        }
-    }
-}
-
 /// Check one simple command (its words already unquoted).
 fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Forbidden> {
-    let words = strip_prefixes(words);
+    let words = strip_runners(words);
     let mut ops = Vec::new();
     // The command itself, and any later word that runs a program of interest: runners the
     // prefix list does not know (`find -exec git …`, `parallel git …`, `watch gh …`) still
@@ -690,17 +323,6 @@ fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Fo
     ops.dedup();
     ops
 }
-
-/// git's global options that take a separate value.
-pub(crate) const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-];
 
 fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, depth: usize) {
     let mut aliases: HashMap<String, String> = HashMap::new();
@@ -758,20 +380,6 @@ fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, de
         }
         _ => {}
     }
-}
-
-fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "'\\''"))
-}
-
-/// Is `arg` the long option `--name`, or an abbreviation of it git would accept (at least
-/// `min` characters), or `--name=…`?
-pub(crate) fn is_long_option(arg: &str, name: &str, min: usize) -> bool {
-    let Some(body) = arg.strip_prefix("--") else {
-        return false;
-    };
-    let body = body.split('=').next().unwrap_or(body);
-    body.len() >= min && name.starts_with(body)
 }
 
 /// git push's options that take a separate value.

@@ -1,0 +1,796 @@
+//! Reading a shell command line the way a shell would, for every check that judges a command
+//! by what it runs rather than by how it is spelled: the recovery-plan guard
+//! ([`crate::wholework::plan`]), the pane safety reading ([`crate::pane::safety`]) and the
+//! approval policy.
+//!
+//! Not a full shell: enough quoting, escaping and separators that a disguise cannot hide a
+//! word from a check.
+//!
+//! - [`commands`] splits a line into [`SimpleCommand`]s at `;`, `&&`, `||`, `|`, `|&`, `&`,
+//!   newlines and subshell parentheses. Words are unquoted (`'…'`, `"…"`, `\x`, `$'\x2d'`);
+//!   the bodies of command and process substitutions (`$(…)`, `` `…` ``, `<(…)`, `>(…)`) are
+//!   kept as text to read as commands of their own, and the word keeps a `$(…)` marker (its
+//!   value is unknowable). Redirections (`>`, `>>`, `2>&1`, `&>`, `<`, `<<EOF`, `<<<`) are
+//!   taken out of the words into [`SimpleCommand::redirects`]. A `#` outside a word starts a
+//!   comment. A here-document's body is not consumed: its lines are read as commands, which
+//!   errs towards seeing more commands than run.
+//! - [`peel`] recognises what runs a command without being it (`sudo -u x`, `env A=1`,
+//!   `command`, `exec`, `nohup`, `time`, `nice -n 5`, `timeout 10`, `xargs -n1`, `stdbuf`,
+//!   `ionice`, `doas`) and shell keywords (`then`, `do`, `else`, `!`, `{`, `eval`), and
+//!   returns both the runners and the command they run.
+//! - [`program`] names a word's program by its base name (`/bin/rm` is rm); [`assignment`],
+//!   [`expand_vars`] and [`expand_assignments`] follow variables assigned earlier in the same
+//!   line (`RM=rm; $RM -rf x`); [`expand_braces`] undoes one level of `{a,b}`.
+//! - [`is_long_option`] and [`GIT_GLOBAL_WITH_VALUE`] read argv the way getopt and git do.
+
+use std::collections::HashMap;
+
+/// Variables assigned earlier in a command line, by name.
+pub type Vars = HashMap<String, String>;
+
+/// One simple command: a program and its arguments, with its redirections apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// The unquoted words (argv, leading `NAME=value` assignments included), without
+    /// redirections.
+    pub words: Vec<String>,
+    /// The redirections, in the order written.
+    pub redirects: Vec<Redirect>,
+    /// Bodies of command and process substitutions in this command (`$(…)`, `` `…` ``,
+    /// `<(…)`, `>(…)`), to read as commands of their own.
+    pub substitutions: Vec<String>,
+    /// Its standard input is the previous command's output (`a | b`, `a |& b`, `a | (b)`).
+    pub piped: bool,
+}
+
+/// A redirection such as `2>&1`, `> out.txt`, `<<EOF`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The file descriptor written before the operator (`2` in `2>err`), if any.
+    pub fd: Option<u32>,
+    pub op: RedirectOp,
+    /// The unquoted word after the operator: a file, a descriptor (`1` in `2>&1`), `-`, or a
+    /// here-document's delimiter. Empty when the line ended before it.
+    pub target: String,
+    /// How many words of [`SimpleCommand::words`] came before it.
+    pub position: usize,
+}
+
+/// The redirection operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectOp {
+    /// `<`
+    Read,
+    /// `>`
+    Write,
+    /// `>>`
+    Append,
+    /// `>|`
+    Clobber,
+    /// `<>`
+    ReadWrite,
+    /// `<&`
+    DupIn,
+    /// `>&`
+    DupOut,
+    /// `&>`: standard output and error to a file.
+    WriteAll,
+    /// `&>>`
+    AppendAll,
+    /// `<<` and `<<-`: a here-document.
+    HereDoc,
+    /// `<<<`: a here-string.
+    HereString,
+}
+
+impl RedirectOp {
+    /// The operator as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedirectOp::Read => "<",
+            RedirectOp::Write => ">",
+            RedirectOp::Append => ">>",
+            RedirectOp::Clobber => ">|",
+            RedirectOp::ReadWrite => "<>",
+            RedirectOp::DupIn => "<&",
+            RedirectOp::DupOut => ">&",
+            RedirectOp::WriteAll => "&>",
+            RedirectOp::AppendAll => "&>>",
+            RedirectOp::HereDoc => "<<",
+            RedirectOp::HereString => "<<<",
+        }
+    }
+
+    /// Does it open its target for writing (creating or truncating a file)?
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            RedirectOp::Write
+                | RedirectOp::Append
+                | RedirectOp::Clobber
+                | RedirectOp::ReadWrite
+                | RedirectOp::WriteAll
+                | RedirectOp::AppendAll
+        )
+    }
+}
+
+impl SimpleCommand {
+    /// The command as written: its words with each redirection put back where it stood, as
+    /// two tokens (`2>`, `err.txt`). For checks that judge every word, redirection targets
+    /// included.
+    pub fn tokens(&self) -> Vec<String> {
+        if self.redirects.is_empty() {
+            return self.words.clone();
+        }
+        let mut tokens = Vec::with_capacity(self.words.len() + 2 * self.redirects.len());
+        let mut redirects = self.redirects.iter().peekable();
+        for i in 0..=self.words.len() {
+            while let Some(r) = redirects.next_if(|r| r.position <= i) {
+                let fd = r.fd.map(|fd| fd.to_string()).unwrap_or_default();
+                tokens.push(format!("{fd}{}", r.op.as_str()));
+                if !r.target.is_empty() {
+                    tokens.push(r.target.clone());
+                }
+            }
+            if let Some(word) = self.words.get(i) {
+                tokens.push(word.clone());
+            }
+        }
+        tokens
+    }
+}
+
+/// Split a command line into simple commands with unquoted words (see the module doc).
+pub fn commands(line: &str) -> Vec<SimpleCommand> {
+    Lexer::new(line).run()
+}
+
+struct Lexer {
+    chars: Vec<char>,
+    i: usize,
+    commands: Vec<SimpleCommand>,
+    current: SimpleCommand,
+    word: String,
+    in_word: bool,
+    /// Part of the current word was quoted (so `"2">x` has no descriptor).
+    quoted: bool,
+    /// A redirection whose target is the next word.
+    pending: Option<Redirect>,
+}
+
+impl Lexer {
+    fn new(line: &str) -> Lexer {
+        Lexer {
+            chars: line.chars().collect(),
+            i: 0,
+            commands: Vec::new(),
+            current: SimpleCommand::default(),
+            word: String::new(),
+            in_word: false,
+            quoted: false,
+            pending: None,
+        }
+    }
+
+    fn peek(&self, ahead: usize) -> Option<char> {
+        self.chars.get(self.i + ahead).copied()
+    }
+
+    fn finish_word(&mut self) {
+        if self.in_word {
+            let word = std::mem::take(&mut self.word);
+            match self.pending.take() {
+                Some(mut redirect) => {
+                    redirect.target = word;
+                    self.current.redirects.push(redirect);
+                }
+                None => self.current.words.push(word),
+            }
+            self.in_word = false;
+            self.quoted = false;
+        }
+    }
+
+    fn finish_command(&mut self) {
+        self.finish_word();
+        if let Some(redirect) = self.pending.take() {
+            self.current.redirects.push(redirect);
+        }
+        let c = &self.current;
+        if !c.words.is_empty() || !c.substitutions.is_empty() || !c.redirects.is_empty() {
+            self.commands.push(std::mem::take(&mut self.current));
+        }
+    }
+
+    fn run(mut self) -> Vec<SimpleCommand> {
+        while self.i < self.chars.len() {
+            let c = self.chars[self.i];
+            match c {
+                '\\' => {
+                    if let Some(next) = self.peek(1) {
+                        if next != '\n' {
+                            self.word.push(next);
+                            self.in_word = true;
+                            self.quoted = true;
+                        }
+                        self.i += 2;
+                    } else {
+                        self.i += 1;
+                    }
+                }
+                '\'' => {
+                    let end = self.find_from(self.i + 1, '\'');
+                    self.word.extend(&self.chars[self.i + 1..end]);
+                    self.in_word = true;
+                    self.quoted = true;
+                    self.i = end + 1;
+                }
+                '"' => self.double_quoted(),
+                '$' if self.peek(1) == Some('\'') => {
+                    let (text, end) = ansi_c(&self.chars, self.i + 2);
+                    self.word.push_str(&text);
+                    self.in_word = true;
+                    self.quoted = true;
+                    self.i = end;
+                }
+                '$' if self.peek(1) == Some('(') => {
+                    let (body, end) = balanced(&self.chars, self.i + 1);
+                    // The word keeps a marker: its value is unknowable (a push destination
+                    // from a substitution could be main).
+                    self.word.push_str(&format!("$({body})"));
+                    self.current.substitutions.push(body);
+                    self.in_word = true;
+                    self.i = end;
+                }
+                '`' => {
+                    let end = self.find_from(self.i + 1, '`');
+                    let body: String = self.chars[self.i + 1..end].iter().collect();
+                    self.word.push_str(&format!("`{body}`"));
+                    self.current.substitutions.push(body);
+                    self.in_word = true;
+                    self.i = end + 1;
+                }
+                // Process substitution: `<(curl …)` runs its body as a command.
+                '<' | '>' if self.peek(1) == Some('(') => {
+                    let (body, end) = balanced(&self.chars, self.i + 1);
+                    self.word.push(c);
+                    self.word.push_str(&format!("({body})"));
+                    self.current.substitutions.push(body);
+                    self.in_word = true;
+                    self.i = end;
+                }
+                '<' | '>' => self.redirect(),
+                '&' if self.peek(1) == Some('>') => self.redirect(),
+                '#' if !self.in_word => {
+                    while self.i < self.chars.len() && self.chars[self.i] != '\n' {
+                        self.i += 1;
+                    }
+                }
+                ';' | '&' | '|' | '\n' | '(' | ')' => {
+                    let piped = self.current.piped;
+                    self.finish_command();
+                    let before = self.i.checked_sub(1).map(|b| self.chars[b]);
+                    let after = self.peek(1);
+                    // `|` (not `||`) pipes into the next command; `|&` and a `(` after a
+                    // pipe keep piping; anything else starts a new pipeline.
+                    self.current.piped = match c {
+                        '|' => after != Some('|') && before != Some('|'),
+                        '&' => before == Some('|') && piped,
+                        '(' => piped,
+                        _ => false,
+                    };
+                    self.i += 1;
+                }
+                c if c.is_whitespace() => {
+                    self.finish_word();
+                    self.i += 1;
+                }
+                _ => {
+                    self.word.push(c);
+                    self.in_word = true;
+                    self.i += 1;
+                }
+            }
+        }
+        self.finish_command();
+        self.commands
+    }
+
+    /// The index of the next `close` at or after `from`, else the end.
+    fn find_from(&self, from: usize, close: char) -> usize {
+        self.chars[from.min(self.chars.len())..]
+            .iter()
+            .position(|&c| c == close)
+            .map_or(self.chars.len(), |p| p + from)
+    }
+
+    fn double_quoted(&mut self) {
+        let chars = &self.chars;
+        let mut j = self.i + 1;
+        while j < chars.len() && chars[j] != '"' {
+            if chars[j] == '\\'
+                && j + 1 < chars.len()
+                && matches!(chars[j + 1], '"' | '\\' | '$' | '`')
+            {
+                self.word.push(chars[j + 1]);
+                j += 2;
+                continue;
+            }
+            if chars[j] == '$' && chars.get(j + 1) == Some(&'(') {
+                let (body, end) = balanced(chars, j + 1);
+                self.word.push_str(&format!("$({body})"));
+                self.current.substitutions.push(body);
+                j = end;
+                continue;
+            }
+            if chars[j] == '`' {
+                let end = chars[j + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map_or(chars.len(), |p| p + j + 1);
+                self.current
+                    .substitutions
+                    .push(chars[j + 1..end].iter().collect());
+                j = end + 1;
+                continue;
+            }
+            self.word.push(chars[j]);
+            j += 1;
+        }
+        self.in_word = true;
+        self.quoted = true;
+        self.i = j + 1;
+    }
+
+    /// A redirection operator at `self.i` (`<`, `>` or `&>`); a word of digits just before
+    /// it is its descriptor.
+    fn redirect(&mut self) {
+        let fd = (self.in_word && !self.quoted && !self.word.is_empty())
+            .then(|| self.word.parse::<u32>().ok())
+            .flatten();
+        if fd.is_some() {
+            self.word.clear();
+            self.in_word = false;
+        } else {
+            self.finish_word();
+        }
+        // An operator right after another (`> >x`) leaves the first without a target.
+        if let Some(redirect) = self.pending.take() {
+            self.current.redirects.push(redirect);
+        }
+        let rest: String = self.chars[self.i..].iter().take(3).collect();
+        let (op, len) = [
+            ("&>>", RedirectOp::AppendAll),
+            ("&>", RedirectOp::WriteAll),
+            ("<<<", RedirectOp::HereString),
+            ("<<-", RedirectOp::HereDoc),
+            ("<<", RedirectOp::HereDoc),
+            ("<&", RedirectOp::DupIn),
+            ("<>", RedirectOp::ReadWrite),
+            ("<", RedirectOp::Read),
+            (">>", RedirectOp::Append),
+            (">&", RedirectOp::DupOut),
+            (">|", RedirectOp::Clobber),
+            (">", RedirectOp::Write),
+        ]
+        .into_iter()
+        .find(|(text, _)| rest.starts_with(text))
+        .map(|(text, op)| (op, text.chars().count()))
+        .unwrap_or((RedirectOp::Write, 1));
+        self.pending = Some(Redirect {
+            fd,
+            op,
+            target: String::new(),
+            position: self.current.words.len(),
+        });
+        self.i += len;
+    }
+}
+
+/// The body of `( … )` starting at `open` (which holds `(`), and the index after it.
+fn balanced(chars: &[char], open: usize) -> (String, usize) {
+    let mut depth = 0;
+    let mut j = open;
+    while j < chars.len() {
+        match chars[j] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (chars[open + 1..j].iter().collect(), j + 1);
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    (
+        chars[(open + 1).min(chars.len())..].iter().collect(),
+        chars.len(),
+    )
+}
+
+/// Decode a `$'…'` string starting after the opening quote.
+fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut j = start;
+    let digits = |j: usize, max: usize, radix: u32| -> String {
+        chars[j.min(chars.len())..]
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_digit(radix))
+            .collect()
+    };
+    while j < chars.len() && chars[j] != '\'' {
+        if chars[j] == '\\' && j + 1 < chars.len() {
+            let e = chars[j + 1];
+            j += 2;
+            match e {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'x' | 'u' | 'U' => {
+                    let max = match e {
+                        'x' => 2,
+                        'u' => 4,
+                        _ => 8,
+                    };
+                    let hex = digits(j, max, 16);
+                    j += hex.len();
+                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                '0'..='7' => {
+                    let oct = format!("{e}{}", digits(j, 2, 8));
+                    j += oct.len() - 1;
+                    if let Some(ch) = u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                other => out.push(other),
+            }
+            continue;
+        }
+        out.push(chars[j]);
+        j += 1;
+    }
+    (out, j + 1)
+}
+
+/// The program name of a word: its base name, lower-cased (a case-insensitive file system
+/// runs `GIT` as git).
+pub fn program(word: &str) -> String {
+    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+}
+
+/// A command with the runners in front of it taken apart (see [`peel`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peeled<'a> {
+    /// The runners and keywords in front, by program name (`sudo`, `env`, `then`), in order.
+    pub runners: Vec<String>,
+    /// The command they run: its program first.
+    pub command: &'a [String],
+}
+
+/// Take apart what runs a command without being it: `sudo -u x`, `env A=1`, `command`,
+/// `nohup`, `time`, `nice -n 5`, `timeout 10`, `xargs`, `exec`, and the shell keywords that
+/// can stand before a command (`then`, `do`, `else`, `!`, `{`, `eval`).
+pub fn peel(words: &[String]) -> Peeled<'_> {
+    let mut runners = Vec::new();
+    let mut rest = words;
+    while let Some(first) = rest.first() {
+        let name = program(first);
+        let takes_value: &[&str] = match name.as_str() {
+            "sudo" | "doas" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
+            "env" => &["-u", "-C", "-S"],
+            "nice" => &["-n"],
+            "ionice" => &["-c", "-n", "-p"],
+            "timeout" => &["-s", "-k"],
+            "xargs" => &["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"],
+            "stdbuf" => &["-i", "-o", "-e"],
+            "command" | "builtin" | "exec" | "nohup" | "time" | "eval" | "then" | "do" | "else"
+            | "!" | "{" => &[],
+            _ => break,
+        };
+        rest = &rest[1..];
+        while let Some(word) = rest.first() {
+            if word == "--" {
+                rest = &rest[1..];
+                break;
+            }
+            if takes_value.contains(&word.as_str()) {
+                rest = &rest[rest.len().min(2)..];
+            } else if word.starts_with('-') || assignment(word).is_some() {
+                rest = &rest[1..];
+            } else if name == "timeout" && word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                // timeout's duration.
+                rest = &rest[1..];
+                break;
+            } else {
+                break;
+            }
+        }
+        runners.push(name);
+    }
+    Peeled {
+        runners,
+        command: rest,
+    }
+}
+
+/// The command after its runners (see [`peel`]).
+pub fn strip_runners(words: &[String]) -> &[String] {
+    peel(words).command
+}
+
+/// `NAME=value` → (NAME, value).
+pub fn assignment(word: &str) -> Option<(String, String)> {
+    let (name, value) = word.split_once('=')?;
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_string(), value.to_string()))
+}
+
+/// Replace `$NAME` and `${NAME}` with values assigned earlier in the line; unknown ones are
+/// left as they are (a check treats them as unknowable).
+pub fn expand_vars(word: &str, vars: &Vars) -> String {
+    if !word.contains('$') {
+        return word.to_string();
+    }
+    let mut out = String::new();
+    let chars: Vec<char> = word.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '$' && i + 1 < chars.len() {
+            let (name, next) = if chars[i + 1] == '{' {
+                let end = chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '}')
+                    .map(|p| p + i + 2);
+                match end {
+                    Some(end) => (chars[i + 2..end].iter().collect::<String>(), end + 1),
+                    None => (String::new(), i + 1),
+                }
+            } else {
+                let len = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                    .count();
+                (chars[i + 1..i + 1 + len].iter().collect(), i + 1 + len)
+            };
+            if let Some(value) = vars.get(&name).filter(|_| !name.is_empty()) {
+                out.push_str(value);
+                i = next;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// A command's words with variables assigned earlier substituted ([`expand_vars`]) and its
+/// leading `NAME=value` assignments moved into `vars` (`RM=rm; $RM -rf x` is rm).
+pub fn expand_assignments(words: &[String], vars: &mut Vars) -> Vec<String> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut assignments_only = true;
+    for word in words {
+        let expanded = expand_vars(word, vars);
+        if assignments_only {
+            if let Some((name, value)) = assignment(&expanded) {
+                vars.insert(name, value);
+                continue;
+            }
+            assignments_only = false;
+        }
+        out.push(expanded);
+    }
+    out
+}
+
+/// One level of `pre{a,b}post` brace expansion, enough to undo `git push origin {main,}`.
+pub fn expand_braces(word: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (word.find('{'), word.rfind('}')) else {
+        return vec![word.to_string()];
+    };
+    if close < open || !word[open..close].contains(',') || word.contains("${") {
+        return vec![word.to_string()];
+    }
+    let (pre, inner, post) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    inner
+        .split(',')
+        .map(|alt| format!("{pre}{alt}{post}"))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// A word quoted for a shell so [`commands`] reads it back as one word.
+pub fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Is `arg` the long option `--name`, or an abbreviation of it getopt (and git) would accept
+/// (at least `min` characters), or `--name=…`?
+pub fn is_long_option(arg: &str, name: &str, min: usize) -> bool {
+    let Some(body) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let body = body.split('=').next().unwrap_or(body);
+    body.len() >= min && name.starts_with(body)
+}
+
+/// git's global options (before the subcommand) that take a separate value.
+pub const GIT_GLOBAL_WITH_VALUE: [&str; 7] = [
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn words(line: &str) -> Vec<Vec<String>> {
+        commands(line).into_iter().map(|c| c.words).collect()
+    }
+
+    fn w(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn separators_split_simple_commands() {
+        assert_eq!(
+            words("a 1; b 2 && c || d | e |& f & g\nh (i; j) k"),
+            vec![
+                w(&["a", "1"]),
+                w(&["b", "2"]),
+                w(&["c"]),
+                w(&["d"]),
+                w(&["e"]),
+                w(&["f"]),
+                w(&["g"]),
+                w(&["h"]),
+                w(&["i"]),
+                w(&["j"]),
+                w(&["k"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn pipes_are_marked() {
+        let piped: Vec<bool> = commands("a | b || c |& d; e | (f)")
+            .iter()
+            .map(|c| c.piped)
+            .collect();
+        assert_eq!(piped, [false, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn quotes_and_escapes_are_undone() {
+        assert_eq!(
+            words(r#"git push '--force' "-f" $'\x2df' \-\-mirror "a\"b" 'it'\''s'"#),
+            vec![w(&[
+                "git", "push", "--force", "-f", "-f", "--mirror", "a\"b", "it's"
+            ])]
+        );
+        assert_eq!(words("echo a\\\nb"), vec![w(&["echo", "ab"])]);
+        assert_eq!(words("echo hi # rm -rf /"), vec![w(&["echo", "hi"])]);
+    }
+
+    #[test]
+    fn substitutions_are_commands_of_their_own() {
+        let c = &commands("echo \"$(rm -rf x)\" `id` <(curl u) $(a $(b))")[0];
+        assert_eq!(c.substitutions, ["rm -rf x", "id", "curl u", "a $(b)"]);
+        assert_eq!(c.words[0], "echo");
+        assert_eq!(c.words[1], "$(rm -rf x)");
+        assert_eq!(c.words[3], "<(curl u)");
+    }
+
+    #[test]
+    fn redirections_leave_the_words() {
+        let c = &commands("cargo test 2>&1 >out.txt < in &>> all <<EOF <<< 'here'")[0];
+        assert_eq!(c.words, w(&["cargo", "test"]));
+        let seen: Vec<(Option<u32>, RedirectOp, &str)> = c
+            .redirects
+            .iter()
+            .map(|r| (r.fd, r.op, r.target.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some(2), RedirectOp::DupOut, "1"),
+                (None, RedirectOp::Write, "out.txt"),
+                (None, RedirectOp::Read, "in"),
+                (None, RedirectOp::AppendAll, "all"),
+                (None, RedirectOp::HereDoc, "EOF"),
+                (None, RedirectOp::HereString, "here"),
+            ]
+        );
+        // `2>&1` and `&>` do not split the command at `&`.
+        assert_eq!(commands("a 2>&1 | b").len(), 2);
+        assert!(commands("a 2>&1 | b")[1].piped);
+        // A quoted or mixed word before the operator is not a descriptor.
+        let c = &commands("echo \"2\">x a2>y")[0];
+        assert_eq!(c.words, w(&["echo", "2", "a2"]));
+        assert_eq!(c.redirects[0].fd, None);
+        assert_eq!(c.redirects[1].fd, None);
+        // `: > f` truncates: a command with no program but a writing redirection.
+        let c = &commands("> f")[0];
+        assert!(c.words.is_empty());
+        assert!(c.redirects[0].op.writes());
+    }
+
+    #[test]
+    fn tokens_put_redirections_back_where_they_stood() {
+        let c = &commands("> rm -rf x 2>/dev/null y")[0];
+        assert_eq!(
+            c.tokens(),
+            w(&[">", "rm", "-rf", "x", "2>", "/dev/null", "y"])
+        );
+        let c = &commands("echo >")[0];
+        assert_eq!(c.tokens(), w(&["echo", ">"]));
+    }
+
+    #[test]
+    fn runners_are_peeled() {
+        let argv = w(&[
+            "sudo", "-u", "root", "env", "A=1", "nice", "-n", "5", "timeout", "10", "xargs", "-n1",
+            "command", "rm", "-rf", "x",
+        ]);
+        let peeled = peel(&argv);
+        assert_eq!(
+            peeled.runners,
+            ["sudo", "env", "nice", "timeout", "xargs", "command"]
+        );
+        assert_eq!(peeled.command, &w(&["rm", "-rf", "x"])[..]);
+        assert_eq!(strip_runners(&w(&["ls"])), &w(&["ls"])[..]);
+        assert_eq!(program("/usr/bin/GIT"), "git");
+    }
+
+    #[test]
+    fn variables_assigned_earlier_are_followed() {
+        let mut vars = Vars::new();
+        let mut seen = Vec::new();
+        for c in commands("RM=rm; F=-rf X=1 $RM ${F} x") {
+            seen.push(expand_assignments(&c.words, &mut vars));
+        }
+        assert_eq!(seen, vec![vec![], w(&["rm", "-rf", "x"])]);
+        assert_eq!(
+            expand_braces("origin/{main,}"),
+            w(&["origin/main", "origin/"])
+        );
+        assert_eq!(commands(&quote("it's a")).remove(0).words, w(&["it's a"]));
+        assert!(is_long_option("--forc", "force", 3));
+        assert!(is_long_option("--force=yes", "force", 3));
+        assert!(!is_long_option("--fo", "force", 3));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_read_without_panicking(line in "\\PC{0,80}") {
+            for c in commands(&line) {
+                let _ = c.tokens();
+                let _ = peel(&c.words);
+            }
+        }
+
+        #[test]
+        fn a_quoted_word_is_one_word(word in "[^\\x00]{0,40}") {
+            let read = commands(&format!("echo {}", quote(&word)));
+            prop_assert_eq!(read.len(), 1);
+            prop_assert_eq!(&read[0].words, &vec!["echo".to_string(), word]);
+        }
+    }
+}
