@@ -56,7 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate `.auto-signal` documents against the schema and the protocol''s rules')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Write `.auto-signal` into a task module, atomically')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a module''s `.auto-signal` (or one field of it)')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Remove a module''s `.auto-signal` (succeeds when there is none)')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Remove a module''s `.auto-signal` and `.auto-retry` (succeeds when there are none)')
             break
         }
         'autoctl;signal;validate' {
@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'The checkpoint the next step runs at ("" for none); computed when omitted')
             [CompletionResult]::new('--iteration', '--iteration', [CompletionResultType]::ParameterName, 'The loop''s iteration count (auto mode); omitted in manual runs')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table used to compute next: a built-in name or a JSON file')
+            [CompletionResult]::new('--attempt', '--attempt', [CompletionResultType]::ParameterName, 'How many times in a row the step gave this result [default: counted in .auto-retry]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--print', '--print', [CompletionResultType]::ParameterName, 'Print the document that was written')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -128,6 +129,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'The step that just completed')
             [CompletionResult]::new('--result', '--result', [CompletionResultType]::ParameterName, 'The step''s result')
             [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'The checkpoint the step ran at (post-plan, mid-exec, post-exec)')
+            [CompletionResult]::new('--attempt', '--attempt', [CompletionResultType]::ParameterName, 'How many times in a row the step gave this result (1 = the first time)')
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'A task status (draft, planning, review, executing, re-planning, complete, ...)')
             [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'The task''s phase, for statuses that branch on it (re-planning: needs-plan, needs-check)')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task module directory')

@@ -1114,7 +1114,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__next)
-            opts="-h --step --result --checkpoint --status --phase --task --table --command --format --tmux-socket --help"
+            opts="-h --step --result --checkpoint --attempt --status --phase --task --table --command --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1129,10 @@ _autoctl() {
                     return 0
                     ;;
                 --checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attempt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1966,7 +1970,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__write)
-            opts="-h --step --result --next --checkpoint --iteration --table --print --tmux-socket --help"
+            opts="-h --step --result --next --checkpoint --iteration --table --attempt --print --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1993,6 +1997,10 @@ _autoctl() {
                     return 0
                     ;;
                 --table)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attempt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -52,7 +52,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand validate 'Validate `.auto-signal` documents against the schema and the protocol''s rules'
             cand write 'Write `.auto-signal` into a task module, atomically'
             cand read 'Print a module''s `.auto-signal` (or one field of it)'
-            cand clear 'Remove a module''s `.auto-signal` (succeeds when there is none)'
+            cand clear 'Remove a module''s `.auto-signal` and `.auto-retry` (succeeds when there are none)'
         }
         &'autoctl;signal;validate'= {
             cand --table 'Routing table for --strict: a built-in name or a JSON file'
@@ -69,6 +69,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --checkpoint 'The checkpoint the next step runs at ("" for none); computed when omitted'
             cand --iteration 'The loop''s iteration count (auto mode); omitted in manual runs'
             cand --table 'Routing table used to compute next: a built-in name or a JSON file'
+            cand --attempt 'How many times in a row the step gave this result [default: counted in .auto-retry]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --print 'Print the document that was written'
             cand -h 'Print help (see more with ''--help'')'
@@ -115,6 +116,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --step 'The step that just completed'
             cand --result 'The step''s result'
             cand --checkpoint 'The checkpoint the step ran at (post-plan, mid-exec, post-exec)'
+            cand --attempt 'How many times in a row the step gave this result (1 = the first time)'
             cand --status 'A task status (draft, planning, review, executing, re-planning, complete, ...)'
             cand --phase 'The task''s phase, for statuses that branch on it (re-planning: needs-plan, needs-check)'
             cand --task 'The task module directory'

@@ -53,7 +53,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "validate" -d 'Validate `.auto-signal` documents against the schema and the protocol\'s rules'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "write" -d 'Write `.auto-signal` into a task module, atomically'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "read" -d 'Print a module\'s `.auto-signal` (or one field of it)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "clear" -d 'Remove a module\'s `.auto-signal` (succeeds when there is none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "clear" -d 'Remove a module\'s `.auto-signal` and `.auto-retry` (succeeds when there are none)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l table -d 'Routing table for --strict: a built-in name or a JSON file' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json prints one object per document, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
@@ -75,6 +75,7 @@ report\t''
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l checkpoint -d 'The checkpoint the next step runs at ("" for none); computed when omitted' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l iteration -d 'The loop\'s iteration count (auto mode); omitted in manual runs' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l table -d 'Routing table used to compute next: a built-in name or a JSON file' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l attempt -d 'How many times in a row the step gave this result [default: counted in .auto-retry]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l print -d 'Print the document that was written'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -110,6 +111,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l step -d 'The step that just completed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l result -d 'The step\'s result' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l checkpoint -d 'The checkpoint the step ran at (post-plan, mid-exec, post-exec)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l attempt -d 'How many times in a row the step gave this result (1 = the first time)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l status -d 'A task status (draft, planning, review, executing, re-planning, complete, ...)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l phase -d 'The task\'s phase, for statuses that branch on it (re-planning: needs-plan, needs-check)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand next" -l task -d 'The task module directory' -r -F

@@ -42,6 +42,11 @@ pub static SCHEMAS: &[Schema] = &[
         ".auto-stop stop request"
     ),
     schema!(
+        "auto-retry",
+        "auto-retry.schema.json",
+        ".auto-retry counter of a retried step (merge conflicts)"
+    ),
+    schema!(
         "routing-table",
         "routing-table.schema.json",
         "routing tables (--table FILE)"

@@ -49,6 +49,13 @@ pub struct NextArgs {
     /// The checkpoint the step ran at (post-plan, mid-exec, post-exec)
     #[arg(long, value_name = "CHECKPOINT", requires = "step")]
     pub checkpoint: Option<String>,
+    /// How many times in a row the step gave this result (1 = the first time)
+    ///
+    /// Counts against a table's retry limit: a merge conflict goes back to merge at attempts
+    /// 1 to 3 and to (stop) at attempt 4.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "step",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempt: u32,
     /// A task status (draft, planning, review, executing, re-planning, complete, ...)
     #[arg(long, value_name = "STATUS")]
     pub status: Option<String>,
@@ -82,6 +89,7 @@ pub fn run(args: &NextArgs) -> Result<Verdict> {
             step,
             result,
             args.checkpoint.as_deref().unwrap_or(""),
+            args.attempt,
         )?
     } else if let Some(status) = &args.status {
         if let Some(phase) = args.phase.as_deref().filter(|p| !p.is_empty()) {
@@ -122,7 +130,13 @@ fn require_in(kind: &str, value: &str, allowed: &[String], table: &Table) -> Res
     )
 }
 
-fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Result<Entry> {
+fn after_step(
+    table: &Table,
+    step: &str,
+    result: &str,
+    checkpoint: &str,
+    attempt: u32,
+) -> Result<Entry> {
     require_in("step", step, &table.steps, table)?;
     require_in(
         "result",
@@ -131,7 +145,7 @@ fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Resu
         table,
     )?;
     require_in("checkpoint", checkpoint, &table.checkpoints, table)?;
-    match table.route(step, result, checkpoint) {
+    match table.route_attempt(step, result, checkpoint, attempt) {
         Lookup::Next(decision) => Ok(Entry {
             next: decision.next,
             checkpoint: decision.checkpoint,
@@ -141,8 +155,13 @@ fn after_step(table: &Table, step: &str, result: &str, checkpoint: &str) -> Resu
             warning: None,
         }),
         Lookup::Rejected { reason } => {
+            let at = if checkpoint.is_empty() {
+                String::new()
+            } else {
+                format!(" at {checkpoint}")
+            };
             bail!(
-                "{step} {result} is not a valid outcome in table {}: {reason}",
+                "{step} {result}{at} is not a valid outcome in table {}: {reason}",
                 table.name
             )
         }

@@ -13,6 +13,7 @@ use crate::error::{Reported, Verdict};
 use crate::fsx;
 use crate::output;
 use crate::protocol::document::{self, Problem};
+use crate::protocol::retry;
 use crate::protocol::signal::{self, CHECKPOINTS, NEXTS, RESULTS, STEPS, Signal};
 use crate::routing::{self, DEFAULT_TABLE, Lookup};
 
@@ -32,12 +33,17 @@ pub enum SignalCommand {
     /// `next` and `checkpoint` are computed from the routing table when omitted; the step is
     /// routed at the checkpoint recorded by the signal it replaces (the checkpoint the step ran
     /// at). The timestamp is the current time, RFC 3339 UTC.
+    ///
+    /// A result the table retries (a merge conflict: 3 retries, then (stop)) is counted in
+    /// the module's `.auto-retry`, written before the signal and removed by the first signal
+    /// that is not a retry. A result the table rejects at that checkpoint (ACCEPT from a
+    /// mid-exec check) is an error naming the allowed results (pass --next to override).
     Write(WriteArgs),
     /// Print a module's `.auto-signal` (or one field of it)
     ///
     /// Exit 1 when there is no signal (or the field is not set), 2 when it is invalid.
     Read(ReadArgs),
-    /// Remove a module's `.auto-signal` (succeeds when there is none)
+    /// Remove a module's `.auto-signal` and `.auto-retry` (succeeds when there are none)
     Clear(DirArg),
 }
 
@@ -82,6 +88,9 @@ pub struct WriteArgs {
     /// Routing table used to compute next: a built-in name or a JSON file
     #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
     pub table: String,
+    /// How many times in a row the step gave this result [default: counted in .auto-retry]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempt: Option<u32>,
     /// Print the document that was written
     #[arg(long)]
     pub print: bool,
@@ -145,6 +154,7 @@ pub fn run(command: SignalCommand) -> Result<Verdict> {
         SignalCommand::Clear(args) => {
             fsx::require_dir(&args.dir)?;
             fsx::remove_if_exists(&signal::path_in(&args.dir))?;
+            retry::clear(&args.dir)?;
             Ok(Verdict::Yes)
         }
     }
@@ -275,31 +285,64 @@ fn write(args: &WriteArgs) -> Result<Verdict> {
         signal::Read::Valid(previous) => previous.checkpoint_or_empty().to_string(),
         _ => String::new(),
     };
-    let routed = table.route(&args.step, &args.result, &ran_at);
-    let (next, checkpoint) = match (&args.next, routed) {
+    let family = signal::result_family(&args.result);
+    let attempt = match args.attempt {
+        Some(attempt) => attempt,
+        None => retry::next_attempt(retry::read(&args.dir)?.as_ref(), &args.step, family),
+    };
+    let routed = table.route_attempt(&args.step, &args.result, &ran_at, attempt);
+    let (next, checkpoint, retried) = match (&args.next, routed) {
         (Some(next), Lookup::Next(decision)) if &decision.next == next => (
             next.clone(),
             args.checkpoint.clone().unwrap_or(decision.checkpoint),
+            decision.retry,
         ),
-        (Some(next), _) => (next.clone(), args.checkpoint.clone().unwrap_or_default()),
+        (Some(next), _) => (
+            next.clone(),
+            args.checkpoint.clone().unwrap_or_default(),
+            None,
+        ),
         (None, Lookup::Next(decision)) => (
             decision.next,
             args.checkpoint.clone().unwrap_or(decision.checkpoint),
+            decision.retry,
         ),
         (None, Lookup::Rejected { reason } | Lookup::Unknown { reason }) => bail!(
-            "cannot compute next for step {} result {} with table {}: {reason} (pass --next)",
+            "cannot compute next for step {} result {}{} with table {}: {reason} (pass --next)",
             args.step,
             args.result,
+            if ran_at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {ran_at}")
+            },
             table.name
         ),
     };
+    let timestamp = signal::now_timestamp(Utc::now());
+    // The counter before the signal: a crash between the two spends a retry, it never
+    // grants an extra one.
+    match retried {
+        Some(retried) => retry::write(
+            &args.dir,
+            &retry::RetryCount {
+                step: args.step.clone(),
+                result: family.to_string(),
+                attempt: retried.attempt,
+                timestamp: timestamp.clone(),
+            },
+        )?,
+        None => {
+            retry::clear(&args.dir)?;
+        }
+    }
     let doc = Signal {
         step: args.step.clone(),
         result: args.result.clone(),
         next,
         checkpoint: Some(checkpoint),
         iteration: args.iteration,
-        timestamp: signal::now_timestamp(Utc::now()),
+        timestamp,
     };
     signal::write(&args.dir, &doc)?;
     if args.print {

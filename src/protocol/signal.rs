@@ -152,11 +152,15 @@ pub fn strict_problems(signal: &Signal, table: &Table) -> Vec<Problem> {
     let family = result_family(&signal.result);
     let mut rejections = Vec::new();
     let mut decisions = Vec::new();
+    // A retried result has two answers: the step again (while retries are left) and the
+    // row's next (once they are spent); the signal may carry either.
     for checkpoint in &table.checkpoints {
-        match table.route(&signal.step, family, checkpoint) {
-            Lookup::Next(decision) => decisions.push(decision),
-            Lookup::Rejected { reason } => rejections.push(reason),
-            Lookup::Unknown { reason } => rejections.push(reason),
+        for attempt in [1, u32::MAX] {
+            match table.route_attempt(&signal.step, family, checkpoint, attempt) {
+                Lookup::Next(decision) => decisions.push(decision),
+                Lookup::Rejected { reason } => rejections.push(reason),
+                Lookup::Unknown { reason } => rejections.push(reason),
+            }
         }
     }
     if decisions.is_empty() {
@@ -173,8 +177,12 @@ pub fn strict_problems(signal: &Signal, table: &Table) -> Vec<Problem> {
         )];
     }
     let mut problems = Vec::new();
-    let mut nexts: Vec<&str> = decisions.iter().map(|d| d.next.as_str()).collect();
-    nexts.dedup();
+    let mut nexts: Vec<&str> = Vec::new();
+    for decision in &decisions {
+        if !nexts.contains(&decision.next.as_str()) {
+            nexts.push(&decision.next);
+        }
+    }
     if !nexts.contains(&signal.next.as_str()) {
         problems.push(Problem::at(
             "/next",

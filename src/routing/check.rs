@@ -38,6 +38,10 @@ pub const PROPERTIES: &[(&str, &str)] = &[
         "every whitelisted (step, result, checkpoint) routes or is explicitly rejected",
     ),
     (
+        "whitelist",
+        "at a whitelisted (step, checkpoint) every listed result routes and every other result is rejected with a reason naming the listed ones",
+    ),
+    (
         "no-shadowed-rows",
         "every row is the first match for at least one input",
     ),
@@ -58,6 +62,7 @@ pub fn check(table: &Table) -> Vec<Violation> {
     violations.extend(status_exits(table));
     violations.extend(terminal_statuses(table));
     violations.extend(totality_and_shadowing(table));
+    violations.extend(whitelist(table));
     let graph = step_graph(table);
     violations.extend(stop_reachable(table, &graph));
     violations.extend(cycles_without_check(&graph));
@@ -110,6 +115,28 @@ fn vocabulary(table: &Table) -> Vec<Violation> {
             bad(format!(
                 "route {row}: next {next:?} is neither a step nor (stop)"
             ));
+        }
+    }
+    for (i, allowed) in table.whitelist.iter().enumerate() {
+        let entry = i + 1;
+        if !steps.contains(allowed.step.as_str()) {
+            bad(format!(
+                "whitelist {entry}: step {:?} is not in steps",
+                allowed.step
+            ));
+        }
+        if !checkpoints.contains(allowed.checkpoint.as_str()) {
+            bad(format!(
+                "whitelist {entry}: checkpoint {:?} is not in checkpoints",
+                allowed.checkpoint
+            ));
+        }
+        for result in &allowed.results {
+            if !results.contains(result.as_str()) {
+                bad(format!(
+                    "whitelist {entry}: result {result:?} is not in results"
+                ));
+            }
         }
     }
     for entry in &table.statuses {
@@ -235,9 +262,82 @@ fn totality_and_shadowing(table: &Table) -> Vec<Violation> {
     out
 }
 
+/// The whitelist property: at each whitelisted (step, checkpoint), the listed results route
+/// and every other result of the vocabulary is rejected, with a reason that names what is
+/// allowed (so the one-line error tells the agent what to answer instead).
+fn whitelist(table: &Table) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for allowed in &table.whitelist {
+        let at = format!("{} at {}", allowed.step, shown(&allowed.checkpoint));
+        for result in &table.results {
+            let listed = allowed.results.contains(result);
+            match (
+                listed,
+                table.route(&allowed.step, result, &allowed.checkpoint),
+            ) {
+                (true, Lookup::Next(_)) => {}
+                (true, _) => out.push(violation(
+                    "whitelist",
+                    format!("{at}: {result} is whitelisted but does not route"),
+                )),
+                (false, Lookup::Rejected { reason }) => {
+                    let unnamed: Vec<&str> = allowed
+                        .results
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|r| !names(&reason, r))
+                        .collect();
+                    if !unnamed.is_empty() {
+                        out.push(violation(
+                            "whitelist",
+                            format!(
+                                "{at}: the rejection of {result} ({reason:?}) does not name the allowed {}",
+                                unnamed.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                (false, Lookup::Next(decision)) => out.push(violation(
+                    "whitelist",
+                    format!(
+                        "{at}: {result} is not whitelisted but routes to {}",
+                        decision.next
+                    ),
+                )),
+                (false, Lookup::Unknown { .. }) => out.push(violation(
+                    "whitelist",
+                    format!("{at}: {result} is not whitelisted and not rejected"),
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// Whether `text` names `word` as a whole word (so NEEDS_FIX is not found in NEEDS_FIXED).
+fn names(text: &str, word: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+fn shown(checkpoint: &str) -> String {
+    if checkpoint.is_empty() {
+        "checkpoint \"\"".to_string()
+    } else {
+        checkpoint.to_string()
+    }
+}
+
 /// step → the steps (or `(stop)`) some whitelisted outcome routes it to.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
+/// The step graph. A row with `retry` adds the edge its retries exhaust into, not the retry
+/// edge back to the step itself: the retries are counted and bounded, so they are not a
+/// cycle a loop can spin in forever.
 fn step_graph(table: &Table) -> Graph {
     let mut graph: Graph = table
         .steps
@@ -245,7 +345,7 @@ fn step_graph(table: &Table) -> Graph {
         .map(|s| (s.clone(), BTreeSet::new()))
         .collect();
     for (step, result, checkpoint) in triples(table) {
-        if let Lookup::Next(decision) = table.route(step, result, checkpoint) {
+        if let Lookup::Next(decision) = table.route_attempt(step, result, checkpoint, u32::MAX) {
             graph
                 .entry(step.to_string())
                 .or_default()
@@ -368,6 +468,7 @@ mod tests {
                 next: Some("exec".into()),
                 next_checkpoint: None,
                 reject: None,
+                retry: None,
                 rationale: String::new(),
             },
         );
@@ -376,6 +477,93 @@ mod tests {
             violations.iter().any(|v| v.property == "check-in-every-cycle" && v.message.contains("exec -> exec")),
             "{violations:?}"
         );
+    }
+
+    /// The audit's counterexample: ACCEPT at a mid-exec checkpoint routed to merge, skipping
+    /// post-exec verification, while the table still passed its checks.
+    #[test]
+    fn a_result_routed_outside_the_whitelist_is_a_counterexample() {
+        let table = with_route(
+            builtin("ai-cli-task").unwrap(),
+            0,
+            Route {
+                step: "check".into(),
+                result: "ACCEPT".into(),
+                checkpoint: Some("mid-exec".into()),
+                next: Some("merge".into()),
+                next_checkpoint: None,
+                reject: None,
+                retry: None,
+                rationale: String::new(),
+            },
+        );
+        let violations = check(&table);
+        assert_eq!(
+            violations,
+            vec![Violation {
+                property: "whitelist",
+                message: "check at mid-exec: ACCEPT is not whitelisted but routes to merge"
+                    .to_string()
+            }]
+        );
+        let mut vague = builtin("ai-cli-task").unwrap();
+        for route in &mut vague.routes {
+            if route.checkpoint.as_deref() == Some("post-plan") && route.reject.is_some() {
+                route.reject = Some("not here".to_string());
+            }
+        }
+        assert!(
+            check(&vague)
+                .iter()
+                .any(|v| v.property == "whitelist" && v.message.contains("does not name")),
+            "a rejection must name the allowed results"
+        );
+    }
+
+    #[test]
+    fn a_counted_retry_is_not_a_cycle_but_an_uncounted_one_is() {
+        let table = builtin("ai-cli-task").unwrap();
+        assert!(table.routes.iter().any(|r| r.retry == Some(3)));
+        assert_eq!(check(&table), Vec::<Violation>::new());
+        let mut forever = table;
+        for route in &mut forever.routes {
+            if route.retry.is_some() {
+                route.retry = None;
+                route.next = Some("merge".into());
+            }
+        }
+        assert!(
+            check(&forever)
+                .iter()
+                .any(|v| v.property == "check-in-every-cycle"
+                    && v.message.contains("merge -> merge"))
+        );
+    }
+
+    proptest::proptest! {
+        /// Every (checkpoint, result) pair outside a built-in table's whitelist is rejected,
+        /// naming every allowed result; every pair inside routes.
+        #[test]
+        fn pairs_outside_the_whitelist_are_rejected(
+            table_index in 0usize..BUILTINS.len(),
+            entry in 0usize..8,
+            result in 0usize..32,
+        ) {
+            let table = builtin(BUILTINS[table_index].name).unwrap();
+            proptest::prop_assume!(!table.whitelist.is_empty());
+            let allowed = &table.whitelist[entry % table.whitelist.len()];
+            let result = &table.results[result % table.results.len()];
+            match table.route(&allowed.step, result, &allowed.checkpoint) {
+                Lookup::Next(_) => proptest::prop_assert!(allowed.results.contains(result)),
+                Lookup::Rejected { reason } => {
+                    proptest::prop_assert!(!allowed.results.contains(result));
+                    for name in &allowed.results {
+                        proptest::prop_assert!(reason.contains(name.as_str()), "{reason}");
+                    }
+                }
+                Lookup::Unknown { reason } => proptest::prop_assert!(false, "{reason}"),
+            }
+        }
     }
 
     #[test]

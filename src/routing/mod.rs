@@ -33,7 +33,21 @@ pub struct Table {
     pub checkpoints: Vec<String>,
     pub statuses: Vec<StatusEntry>,
     pub terminal_statuses: Vec<String>,
+    /// The results a step may give at a checkpoint (seed 000's state machine: a check at
+    /// mid-exec answers CONTINUE, NEEDS_FIX, REPLAN or BLOCKED, never ACCEPT). Every other
+    /// result at that checkpoint must be rejected by the routes; `table check` proves it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whitelist: Vec<Allowed>,
     pub routes: Vec<Route>,
+}
+
+/// One whitelist entry: the results `step` may give when it ran at `checkpoint`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Allowed {
+    pub step: String,
+    pub checkpoint: String,
+    pub results: Vec<String>,
 }
 
 /// Where a loop enters for a task status (and, optionally, phase).
@@ -66,6 +80,10 @@ pub struct Route {
     pub next_checkpoint: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reject: Option<String>,
+    /// Run the same step again this many times in a row before going to `next` (seed 000:
+    /// a merge conflict is retried 3 times, then the loop stops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<u32>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rationale: String,
 }
@@ -87,6 +105,17 @@ pub struct Decision {
     pub checkpoint: String,
     /// Why, in the seed's words.
     pub rationale: String,
+    /// Set when the answer is to run the same step again (a row with `retry`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+/// A retry of the step that just ran: the `attempt`-th time in a row it gave this result,
+/// of at most `limit` retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retry {
+    pub attempt: u32,
+    pub limit: u32,
 }
 
 impl Decision {
@@ -110,9 +139,23 @@ pub enum Lookup {
 }
 
 impl Table {
-    /// Route a finished step. `result` may be concrete (`(step-3)`); it is mapped to its
-    /// family first.
+    /// Route a finished step that gave this result for the first time in a row (see
+    /// [`Table::route_attempt`]).
     pub fn route(&self, step: &str, result: &str, checkpoint: &str) -> Lookup {
+        self.route_attempt(step, result, checkpoint, 1)
+    }
+
+    /// Route a finished step. `result` may be concrete (`(step-3)`); it is mapped to its
+    /// family first. `attempt` counts how many times in a row the step gave this result (1 =
+    /// the first time): a row with `retry: N` sends attempts 1..=N back to the same step, at
+    /// the same checkpoint, and attempt N + 1 on to its `next`.
+    pub fn route_attempt(
+        &self,
+        step: &str,
+        result: &str,
+        checkpoint: &str,
+        attempt: u32,
+    ) -> Lookup {
         let result = result_family(result);
         match self
             .routes
@@ -125,10 +168,27 @@ impl Table {
             }) => Lookup::Rejected {
                 reason: reason.clone(),
             },
+            Some(Route {
+                retry: Some(limit),
+                rationale,
+                ..
+            }) if attempt <= *limit => Lookup::Next(Decision {
+                next: step.to_string(),
+                checkpoint: checkpoint.to_string(),
+                rationale: format!("{rationale}: retry {step} ({attempt} of {limit})"),
+                retry: Some(Retry {
+                    attempt,
+                    limit: *limit,
+                }),
+            }),
             Some(route) => Lookup::Next(Decision {
                 next: route.next.clone().unwrap_or_else(|| STOP.to_string()),
                 checkpoint: route.next_checkpoint.clone().unwrap_or_default(),
-                rationale: route.rationale.clone(),
+                rationale: match route.retry {
+                    Some(limit) => format!("{} after {limit} retries", route.rationale),
+                    None => route.rationale.clone(),
+                },
+                retry: None,
             }),
             None => Lookup::Unknown {
                 reason: format!(
@@ -284,7 +344,7 @@ mod tests {
             ("exec", "(mid-exec)", "", "check", "mid-exec"),
             ("exec", "(blocked)", "", "(stop)", ""),
             ("merge", "success", "", "report", ""),
-            ("merge", "conflict", "", "(stop)", ""),
+            ("merge", "conflict", "", "merge", ""),
             ("report", "(done)", "", "(stop)", ""),
         ];
         for &(step, result, cp, want_next, want_cp) in rows {
@@ -297,6 +357,48 @@ mod tests {
         assert!(matches!(
             t.route("merge", "PASS", ""),
             Lookup::Rejected { .. }
+        ));
+        for (cp, result) in [
+            ("post-plan", "ACCEPT"),
+            ("post-plan", "CONTINUE"),
+            ("mid-exec", "ACCEPT"),
+            ("mid-exec", "PASS"),
+            ("post-exec", "CONTINUE"),
+            ("post-exec", "NEEDS_REVISION"),
+        ] {
+            assert!(
+                matches!(t.route("check", result, cp), Lookup::Rejected { .. }),
+                "check {result} at {cp} must be rejected"
+            );
+        }
+    }
+
+    /// Seed 000: a merge conflict is retried 3 times, then the loop stops.
+    #[test]
+    fn merge_conflicts_are_retried_three_times_then_stop() {
+        let t = builtin("ai-cli-task").unwrap();
+        for attempt in 1..=3 {
+            match t.route_attempt("merge", "conflict", "", attempt) {
+                Lookup::Next(d) => {
+                    assert_eq!(d.next, "merge");
+                    assert_eq!(d.retry, Some(Retry { attempt, limit: 3 }));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match t.route_attempt("merge", "conflict", "", 4) {
+            Lookup::Next(d) => {
+                assert!(d.is_stop());
+                assert_eq!(d.retry, None);
+                assert!(d.rationale.contains("after 3 retries"), "{}", d.rationale);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Other rows ignore the attempt.
+        assert_eq!(next(&t, "merge", "success", "").0, "report");
+        assert!(matches!(
+            t.route_attempt("merge", "success", "", 9),
+            Lookup::Next(d) if d.next == "report"
         ));
     }
 

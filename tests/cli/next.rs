@@ -74,7 +74,7 @@ fn checkpoints_follow_the_design_clarifications() {
     );
     assert_eq!(
         next(&sb, &["--step", "merge", "--result", "conflict"]),
-        (0, "(stop)\n".into())
+        (0, "merge\n".into())
     );
     assert_eq!(
         next(
@@ -397,4 +397,115 @@ fn an_unknown_phase_is_a_usage_error_not_a_silent_default() {
         .assert()
         .code(0)
         .stdout("check\tpost-plan\n");
+}
+
+/// Seed 000's state machine: a check at mid-exec answers CONTINUE, NEEDS_FIX, REPLAN or
+/// BLOCKED. An ACCEPT there used to route to merge, skipping post-exec verification.
+#[test]
+fn a_result_outside_the_checkpoints_whitelist_is_rejected_naming_the_allowed_ones() {
+    let sb = Sandbox::new();
+    for (checkpoint, result, allowed) in [
+        (
+            "mid-exec",
+            "ACCEPT",
+            "CONTINUE, NEEDS_FIX, REPLAN or BLOCKED",
+        ),
+        ("post-plan", "ACCEPT", "PASS, NEEDS_REVISION or BLOCKED"),
+        ("post-exec", "PASS", "ACCEPT, NEEDS_FIX, REPLAN or BLOCKED"),
+    ] {
+        for table in ["ai-cli-task", "task-ai"] {
+            let output = sb
+                .cmd()
+                .args(["next", "--step", "check", "--result", result])
+                .args(["--checkpoint", checkpoint, "--table", table])
+                .output()
+                .unwrap();
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{table} {checkpoint} {result}"
+            );
+            assert!(output.stdout.is_empty());
+            let line = one_stderr_line(&output);
+            assert!(
+                line.contains(&format!(
+                    "check {result} at {checkpoint} is not a valid outcome"
+                )) && line.ends_with(allowed),
+                "{line}"
+            );
+        }
+    }
+    // The listed results still route.
+    assert_eq!(
+        next(
+            &sb,
+            &[
+                "--step",
+                "check",
+                "--result",
+                "ACCEPT",
+                "--checkpoint",
+                "post-exec"
+            ]
+        ),
+        (0, "merge\n".into())
+    );
+}
+
+#[test]
+fn a_merge_conflict_goes_back_to_merge_three_times_then_stops() {
+    let sb = Sandbox::new();
+    for attempt in ["1", "2", "3"] {
+        assert_eq!(
+            next(
+                &sb,
+                &[
+                    "--step",
+                    "merge",
+                    "--result",
+                    "conflict",
+                    "--attempt",
+                    attempt
+                ]
+            ),
+            (0, "merge\n".into()),
+            "attempt {attempt}"
+        );
+    }
+    assert_eq!(
+        next(
+            &sb,
+            &["--step", "merge", "--result", "conflict", "--attempt", "4"]
+        ),
+        (0, "(stop)\n".into())
+    );
+    let json = json_lines(
+        &sb.cmd()
+            .args([
+                "next", "--step", "merge", "--result", "conflict", "--format", "json",
+            ])
+            .output()
+            .unwrap(),
+    )
+    .remove(0);
+    assert_eq!(json["next"], "merge");
+    assert!(
+        json["rationale"]
+            .as_str()
+            .unwrap()
+            .ends_with("retry merge (1 of 3)"),
+        "{json}"
+    );
+    sb.cmd()
+        .args([
+            "next",
+            "--step",
+            "merge",
+            "--result",
+            "conflict",
+            "--attempt",
+            "0",
+        ])
+        .assert()
+        .code(2);
 }

@@ -614,3 +614,119 @@ fn broken_pipe_is_a_clean_exit() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Seed 000: "conflict unresolvable (after 3 retries, stays executing) → (stop)". The count
+/// lives in the module (`.auto-retry`), not in the agent's memory.
+#[test]
+fn write_retries_a_merge_conflict_three_times_then_stops() {
+    let sb = Sandbox::new();
+    let module = sb.module("m");
+    let write = |result: &str| {
+        sb.cmd()
+            .args(["signal", "write"])
+            .arg(&module)
+            .args(["--step", "merge", "--result", result])
+            .assert()
+            .code(0);
+        let doc: Value =
+            serde_json::from_slice(&fs::read(module.join(".auto-signal")).unwrap()).unwrap();
+        doc["next"].as_str().unwrap().to_string()
+    };
+    let attempt = || -> Option<u64> {
+        fs::read(module.join(".auto-retry")).ok().map(|bytes| {
+            serde_json::from_slice::<Value>(&bytes).unwrap()["attempt"]
+                .as_u64()
+                .unwrap()
+        })
+    };
+    assert_eq!(write("conflict"), "merge");
+    assert_eq!(attempt(), Some(1));
+    assert_eq!(write("conflict"), "merge");
+    // A success resets the count.
+    assert_eq!(write("success"), "report");
+    assert_eq!(attempt(), None);
+    for n in 1..=3 {
+        assert_eq!(write("conflict"), "merge");
+        assert_eq!(attempt(), Some(n));
+    }
+    assert_eq!(write("conflict"), "(stop)");
+    assert_eq!(attempt(), None, "the counter goes with the last retry");
+    sb.cmd()
+        .args(["signal", "validate", "--strict"])
+        .arg(&module)
+        .assert()
+        .code(0);
+    // A corrupt counter is one line, exit 2, and the signal is left as it was.
+    fs::write(module.join(".auto-retry"), "{\"attempt\": \"x\"}").unwrap();
+    let before = fs::read(module.join(".auto-signal")).unwrap();
+    let output = sb
+        .cmd()
+        .args(["signal", "write"])
+        .arg(&module)
+        .args(["--step", "merge", "--result", "conflict"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains(".auto-retry"));
+    assert_eq!(fs::read(module.join(".auto-signal")).unwrap(), before);
+    sb.cmd()
+        .args(["signal", "clear"])
+        .arg(&module)
+        .assert()
+        .code(0);
+    assert!(!module.join(".auto-retry").exists());
+}
+
+#[test]
+fn write_refuses_a_result_the_checkpoint_does_not_allow() {
+    let sb = Sandbox::new();
+    let module = sb.module("m");
+    // exec reported a mid-exec checkpoint: the check that follows runs at mid-exec.
+    sb.cmd()
+        .args(["signal", "write"])
+        .arg(&module)
+        .args(["--step", "exec", "--result", "(mid-exec)"])
+        .assert()
+        .code(0);
+    let output = sb
+        .cmd()
+        .args(["signal", "write"])
+        .arg(&module)
+        .args(["--step", "check", "--result", "ACCEPT"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let line = one_stderr_line(&output);
+    assert!(
+        line.contains("result ACCEPT at mid-exec")
+            && line.contains("CONTINUE, NEEDS_FIX, REPLAN or BLOCKED"),
+        "{line}"
+    );
+}
+
+#[test]
+fn retry_counter_fixtures_are_read_or_refused_by_the_schema() {
+    let sb = Sandbox::new();
+    for (validity, code) in [("valid", 0), ("invalid", 2)] {
+        for path in fixtures("auto-retry", validity) {
+            let module = sb.module(&format!("m-{validity}"));
+            fs::copy(&path, module.join(".auto-retry")).unwrap();
+            let output = sb
+                .cmd()
+                .args(["signal", "write"])
+                .arg(&module)
+                .args(["--step", "merge", "--result", "conflict"])
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(code), "{}", path.display());
+            if code == 2 {
+                assert!(one_stderr_line(&output).contains(".auto-retry"));
+            } else {
+                // The valid fixture is at attempt 2: this conflict is the third.
+                let count: Value =
+                    serde_json::from_slice(&fs::read(module.join(".auto-retry")).unwrap()).unwrap();
+                assert_eq!(count["attempt"], 3);
+            }
+        }
+    }
+}

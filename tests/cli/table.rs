@@ -34,7 +34,7 @@ fn every_builtin_passes_check_and_show_round_trips_through_check() {
             .args(["table", "check", builtin.name])
             .assert()
             .code(0)
-            .stdout(format!("{}: ok (7 properties hold)\n", builtin.name));
+            .stdout(format!("{}: ok (8 properties hold)\n", builtin.name));
         let shown = sb
             .cmd()
             .args(["table", "show", builtin.name])
@@ -214,20 +214,27 @@ proptest! {
         prop_assert!(routing::check::check(&table).is_empty());
     }
 
-    /// A loop whose every check says BLOCKED (or whose exec says (blocked)) stops within a
-    /// bounded number of steps from anywhere.
+    /// A loop whose every check says BLOCKED (or whose exec says (blocked), whose merge
+    /// keeps conflicting) stops within a bounded number of steps from anywhere: counted
+    /// retries included.
     #[test]
     fn blocked_always_stops_quickly(table in tables(), start in 0usize..16) {
         let mut step = table.steps[start % table.steps.len()].clone();
         let mut stopped = false;
-        for _ in 0..(table.steps.len() * 2 + 2) {
+        let retries: u32 = table.routes.iter().filter_map(|r| r.retry).sum();
+        let mut last: Option<(String, String)> = None;
+        let mut attempt = 0;
+        for _ in 0..(table.steps.len() * 2 + 2 + retries as usize) {
             let result = match step.as_str() {
                 "check" => "BLOCKED",
                 "exec" => "(blocked)",
                 "merge" => "conflict",
                 _ => table.results.iter().find(|r| matches!(table.route(&step, r, ""), Lookup::Next(_))).unwrap(),
             };
-            match table.route(&step, result, "") {
+            let this = (step.clone(), result.to_string());
+            attempt = if last.as_ref() == Some(&this) { attempt + 1 } else { 1 };
+            last = Some(this);
+            match table.route_attempt(&step, result, "", attempt) {
                 Lookup::Next(d) if d.is_stop() => { stopped = true; break; }
                 Lookup::Next(d) => step = d.next,
                 other => prop_assert!(false, "{:?}", other),
@@ -235,4 +242,36 @@ proptest! {
         }
         prop_assert!(stopped, "never stopped from {}", step);
     }
+}
+
+#[test]
+fn check_proves_every_pair_outside_the_whitelist_is_rejected() {
+    let sb = Sandbox::new();
+    let shown = sb
+        .cmd()
+        .args(["table", "show", "ai-cli-task"])
+        .output()
+        .unwrap();
+    let mut table: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(table["whitelist"].as_array().unwrap().len(), 3);
+    // The audit's finding: ACCEPT from a mid-exec check routed to merge.
+    table["routes"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({"step": "check", "checkpoint": "mid-exec", "result": "ACCEPT", "next": "merge"}),
+    );
+    let file = sb.write("accepting.json", serde_json::to_vec(&table).unwrap());
+    let output = sb
+        .cmd()
+        .args(["table", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains(
+            "whitelist: check at mid-exec: ACCEPT is not whitelisted but routes to merge"
+        ),
+        "{}",
+        stdout(&output)
+    );
 }
