@@ -161,39 +161,34 @@ pub fn require_dir(dir: &Path) -> Result<()> {
 
 /// An exclusive advisory lock held for as long as the value lives (flock on a side file, so
 /// the locked document itself can still be replaced by rename).
+///
+/// The side file exists only while the lock is held: it is removed on release, so no
+/// `FILE.lock` or `.NAME.guard` is left beside a user's files. Removing a file others may be
+/// waiting on is safe because every acquisition re-checks, once it holds the flock, that its
+/// file is still the one at the path, and starts again on the new file when it is not.
 #[derive(Debug)]
 pub struct FileLock {
     _file: File,
-    /// A transient lock's file, removed on release (see [`FileLock::acquire_transient`]).
-    remove: Option<PathBuf>,
+    /// The side file, removed on release.
+    path: PathBuf,
 }
 
 impl Drop for FileLock {
     fn drop(&mut self) {
         // Removed while still locked (the file closes after this), so a waiter that opened
-        // the old file sees it is gone and opens a fresh one.
-        if let Some(path) = &self.remove {
-            let _ = fs::remove_file(path);
-        }
+        // the old file sees it is gone and opens a fresh one. Nobody else unlinks the path
+        // while we hold its flock, so this removes our own file.
+        let _ = fs::remove_file(&self.path);
     }
 }
 
 impl FileLock {
-    /// Like [`FileLock::acquire`], but the lock file is removed on release: for locks keyed
-    /// by something short-lived (a tmux pane), in a directory that must not fill up. A waiter
-    /// that wins the lock on a file already removed tries again on the new one.
-    pub fn acquire_transient(path: &Path) -> Result<FileLock> {
-        let mut lock = FileLock::acquire(path)?;
-        lock.remove = Some(path.to_path_buf());
-        Ok(lock)
-    }
-
-    /// Block until the lock at `path` is ours. The lock file is created if needed and never
-    /// followed when it is a symlink.
+    /// Block until the lock at `path` is ours. The lock file is created if needed (and
+    /// removed on release) and never followed when it is a symlink.
     ///
-    /// The lock is only returned once the file it is on is still the one at `path`: a holder
-    /// may unlink the side file ([`FileLock::unlink_and_release`]) while others wait on it, and
-    /// a waiter that then won the old, unlinked file would hold a lock nobody else can see.
+    /// The lock is only returned once the file it is on is still the one at `path`: the
+    /// holder before us removed the file on release while we waited on it, and a waiter that
+    /// then won the old, unlinked file would hold a lock nobody else can see.
     pub fn acquire(path: &Path) -> Result<FileLock> {
         loop {
             let file = open_lock_file(path)?;
@@ -202,7 +197,7 @@ impl FileLock {
             if still_linked(&file, path)? {
                 return Ok(FileLock {
                     _file: file,
-                    remove: None,
+                    path: path.to_path_buf(),
                 });
             }
         }
@@ -216,7 +211,7 @@ impl FileLock {
                 Ok(()) if still_linked(&file, path)? => {
                     return Ok(Some(FileLock {
                         _file: file,
-                        remove: None,
+                        path: path.to_path_buf(),
                     }));
                 }
                 Ok(()) => {}
@@ -226,15 +221,6 @@ impl FileLock {
                 }
             }
         }
-    }
-
-    /// Remove the side file at `path` (the one this lock was taken on) and release the lock,
-    /// for when the file it guarded is gone for good. Race-free because every `acquire`
-    /// re-checks, once it holds the lock, that its file is still the one at `path`.
-    pub fn unlink_and_release(self, path: &Path) -> Result<()> {
-        remove_if_exists(path)?;
-        drop(self);
-        Ok(())
     }
 }
 
@@ -318,7 +304,7 @@ mod tests {
         // Give the waiter time to block on the old file (if it has not, it opens the new one
         // and the test still holds).
         std::thread::sleep(std::time::Duration::from_millis(50));
-        first.unlink_and_release(&path).unwrap();
+        drop(first); // removes the file the waiter is blocked on
         got_rx.recv().unwrap();
         assert!(
             FileLock::try_acquire(&path).unwrap().is_none(),
@@ -330,7 +316,7 @@ mod tests {
     }
 
     #[test]
-    fn a_transient_lock_excludes_and_leaves_no_file() {
+    fn a_lock_excludes_and_leaves_no_file() {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let dir = tempfile::tempdir().unwrap();
@@ -342,7 +328,7 @@ mod tests {
                 let (path, inside, entered) = (path.clone(), inside.clone(), entered.clone());
                 std::thread::spawn(move || {
                     for _ in 0..20 {
-                        let _lock = FileLock::acquire_transient(&path).unwrap();
+                        let _lock = FileLock::acquire(&path).unwrap();
                         assert!(!inside.swap(true, Ordering::SeqCst), "two holders at once");
                         entered.fetch_add(1, Ordering::SeqCst);
                         std::thread::yield_now();
@@ -358,7 +344,7 @@ mod tests {
         assert!(!path.exists(), "the lock file is removed on release");
         // A symlink planted at the lock's path is refused, not followed.
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), &*path).unwrap();
-        assert!(FileLock::acquire_transient(&path).is_err());
+        assert!(FileLock::acquire(&path).is_err());
         assert!(!dir.path().join("elsewhere").exists());
     }
 

@@ -14,9 +14,10 @@
 //! both see "free" and both win. Every change happens while holding an flock on a side file
 //! (`.NAME.guard` next to the lock), and the lock itself is replaced by an atomic rename, so
 //! readers that do not take the guard (`lock status`, `loop status`) still only ever see a
-//! whole record. Heartbeats are not fsynced: a power failure that loses one also killed the
-//! holder, and two fsyncs per heartbeat would cost more than everything else a hook does. The guard file is never removed: deleting an flock file while someone waits
-//! on it would let a third process lock a different inode.
+//! whole record. The guard exists only while a change is being made ([`FileLock`] removes it
+//! on release), so a released lock leaves no file behind. Heartbeats are not fsynced: a power
+//! failure that loses one also killed the holder, and two fsyncs per heartbeat would cost more
+//! than everything else a hook does.
 
 use std::fs;
 use std::io;

@@ -92,7 +92,7 @@ pub fn lock_pane(
     let server = terminal.server_socket()?;
     if let Some(socket_path) = &server {
         let path = server_lock_path(socket_path, pane_id);
-        match FileLock::acquire_transient(&path) {
+        match FileLock::acquire(&path) {
             Ok(lock) => return Ok(lock),
             Err(err) => crate::output::warn(&format!(
                 "{err:#}; locking in the state dir instead (not shared with other state dirs)"

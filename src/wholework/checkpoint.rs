@@ -348,11 +348,9 @@ pub fn update_batch(
     if !exists(&path)? {
         return Err(missing());
     }
-    let lock_path = fsx::side_lock_path(&path);
-    let lock = FileLock::acquire(&lock_path)?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let Some(batch) = read::<Batch>(&path, "auto-batch-state")? else {
-        // Deleted while we waited: take the lock file we may have recreated with it.
-        lock.unlink_and_release(&lock_path)?;
+        // Deleted while we waited.
         return Err(missing());
     };
     let next =
@@ -373,19 +371,15 @@ pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
         return Ok(false);
     }
     let path = batch_path(dir, id);
-    let lock_path = fsx::side_lock_path(&path);
-    // Lock side files persist while their batch does: unlinking one that others may be
-    // waiting on is only safe because FileLock::acquire re-checks that the file it locked is
-    // still the one at the path. So a batch's lock goes with the batch (under the lock), and
-    // deleting a batch that does not exist creates no lock at all.
-    if !exists(&path)? && !exists(&lock_path)? {
+    // Deleting a batch that does not exist takes no lock (its side file would be created
+    // for nothing).
+    if !exists(&path)? {
         update_index(dir, id, false, now)?;
         return Ok(false);
     }
-    let lock = FileLock::acquire(&lock_path)?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let existed = fsx::remove_if_exists(&path)?;
     update_index(dir, id, false, now)?;
-    lock.unlink_and_release(&lock_path)?;
     Ok(existed)
 }
 

@@ -11,6 +11,7 @@ mod pane;
 mod run;
 mod run_tick;
 mod run_watch;
+mod side_files;
 mod signal;
 mod stall;
 mod stop;

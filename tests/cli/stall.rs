@@ -675,7 +675,7 @@ fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
     for name in ["state-a", "state-b"] {
         assert!(check(name, false).status().unwrap().success());
     }
-    let held = autoctl::fsx::FileLock::acquire_transient(&lock_path).unwrap();
+    let held = autoctl::fsx::FileLock::acquire(&lock_path).unwrap();
     let children: Vec<_> = ["state-a", "state-b"]
         .iter()
         .map(|name| check(name, true).spawn().unwrap())

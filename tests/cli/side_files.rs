@@ -1,0 +1,87 @@
+//! Commands clean up after themselves: the flock side files that serialize a
+//! read-modify-write (`FILE.lock`, `.NAME.guard`) exist only while the lock is held, so
+//! nothing is left beside a user's files (or in /var/tmp) once a command has finished.
+
+use std::fs;
+use std::path::Path;
+
+use crate::util::Sandbox;
+
+/// Every name in `dir`, hidden ones included, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_released_heartbeat_lock_leaves_no_guard() {
+    let sb = Sandbox::new();
+    let dir = sb.module("locks");
+    let lock = dir.join("nightly.lock");
+    let lock = lock.to_str().unwrap();
+    for verb in ["acquire", "refresh", "status"] {
+        sb.cmd()
+            .args(["lock", verb, lock, "--owner", "cron:nightly"])
+            .assert()
+            .code(0);
+        // Held: the lock record and nothing else.
+        assert_eq!(names(&dir), ["nightly.lock"], "after lock {verb}");
+    }
+    sb.cmd()
+        .args(["lock", "release", lock, "--owner", "cron:nightly"])
+        .assert()
+        .code(0);
+    assert_eq!(names(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn converge_history_and_profile_learn_leave_only_their_documents() {
+    let sb = Sandbox::new();
+    let task = sb.module("TASK/auth");
+    sb.cmd()
+        .current_dir(&task)
+        .args(["converge", "--previous", "0.4", "--current", "0.5"])
+        .args(["--history", ".converge.json"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .current_dir(&task)
+        .args([
+            "converge",
+            "--current",
+            "0.4",
+            "--history",
+            ".converge.json",
+        ])
+        .args(["--direction", "split the parser"])
+        .assert()
+        .code(1);
+    sb.cmd()
+        .current_dir(&task)
+        .args(["profile", "learn", "--iterations", "12"])
+        .assert()
+        .code(0);
+    assert_eq!(names(&task), [".converge.json", ".type-profile.md"]);
+}
+
+#[test]
+fn the_stall_state_lock_goes_with_its_command() {
+    let sb = Sandbox::new();
+    let state = sb.path("state/stall.json");
+    // Without a tmux server the check fails, but only after taking the state lock.
+    let _ = sb
+        .cmd()
+        .args(["stall", "check", "--target", "nowhere", "--state"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    let leftovers: Vec<String> = names(&sb.path("state"))
+        .into_iter()
+        .filter(|n| n.ends_with(".lock"))
+        .collect();
+    assert_eq!(leftovers, Vec::<String>::new());
+}
