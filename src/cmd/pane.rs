@@ -41,6 +41,9 @@ pub enum PaneCommand {
     /// shell, trust, auth, picker, unknown. Actions: none, wait, answer, escalate, restart.
     /// Destructive prompts (deletes, overwrites, history rewrites, curl|sh, billing, model
     /// pickers) are always `escalate`, never `answer`.
+    ///
+    /// Empty stdin (0 bytes, as `tmux capture-pane -p … |` gives when no tmux server runs) is
+    /// no screen: exit 2. Blank lines are a blank screen, classified like any other.
     Classify(ClassifyArgs),
     /// Is a shell prompt in front and no command running? Exits 0 if so, 1 if not
     ///
@@ -323,11 +326,16 @@ fn hash_raw_stream(mut reader: impl Read) -> Result<(String, u64)> {
 fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> {
     let rules = load_rules(args.rules.rules.as_ref())?;
     let screen = match &args.source {
-        Source::Stdin => Screen::from_reader(
-            io::BufReader::new(io::stdin().lock()),
-            args.foreground.clone(),
-        )
-        .context("cannot read a capture from stdin")?,
+        Source::Stdin => {
+            let mut stdin = io::BufReader::new(io::stdin().lock());
+            // Zero bytes is no screen at all, most often `tmux capture-pane … |` with no
+            // server; a screen of only blank lines is a blank screen and is classified.
+            if nothing_on(&mut stdin).context("cannot read a capture from stdin")? {
+                bail!("no screen on stdin: is the tmux server running?");
+            }
+            Screen::from_reader(stdin, args.foreground.clone())
+                .context("cannot read a capture from stdin")?
+        }
         Source::Target(target) => {
             if args.foreground.is_some() {
                 bail!("--foreground is for a capture on stdin; tmux reports it for {target}");
@@ -345,6 +353,17 @@ fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> 
     let result = classify::classify(&screen, rules, &ctx);
     print_classification(&result, rules, args.explain, args.format)?;
     Ok(Verdict::Yes)
+}
+
+/// Whether a reader is at its end before its first byte.
+fn nothing_on(reader: &mut impl io::BufRead) -> io::Result<bool> {
+    loop {
+        match reader.fill_buf() {
+            Ok(buf) => return Ok(buf.is_empty()),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 fn print_classification(

@@ -912,3 +912,44 @@ fn a_tmux_that_does_not_answer_is_killed_after_the_timeout() {
     assert_eq!(output.status.code(), Some(2));
     assert!(one_stderr_line(&output).contains("AUTOCTL_TMUX_TIMEOUT"));
 }
+
+/// Zero bytes on stdin is no screen (typically `tmux capture-pane … |` with no server): exit 2
+/// with one line saying so. A screen of blank lines is a blank screen and is classified.
+#[test]
+fn empty_stdin_is_no_screen_and_blank_lines_are_a_blank_screen() {
+    let sb = Sandbox::new();
+    let output = sb
+        .cmd()
+        .args(["pane", "classify", "-"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        one_stderr_line(&output),
+        "autoctl: no screen on stdin: is the tmux server running?"
+    );
+    assert!(output.stdout.is_empty());
+    // The pipeline as people write it, against a server that is not running.
+    let output = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "tmux -L {} capture-pane -p -t agent 2>/dev/null | \"$0\" pane classify -",
+            sb.socket
+        ))
+        .arg(crate::util::BIN)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("no screen on stdin"));
+    for blank in ["\n", "   \n\n\t\n", " "] {
+        let output = sb
+            .cmd()
+            .args(["pane", "classify", "-"])
+            .write_stdin(blank)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{blank:?}");
+        assert_eq!(stdout(&output), "unknown\tnone\n", "{blank:?}");
+    }
+}
