@@ -281,8 +281,11 @@ mod tests {
                 format!("marker:{hash}")
             ]
         );
-        // The fake terminal names no server: the state dir's lock was used (and kept).
-        assert!(lock_path(dir.path(), "test", "%1").exists());
+        // The fake terminal names no server: the state dir's lock was used (its directory
+        // was made for it) and removed on release.
+        let lock = lock_path(dir.path(), "test", "%1");
+        assert!(lock.parent().unwrap().is_dir());
+        assert!(!lock.exists());
     }
 
     #[test]
