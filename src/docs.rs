@@ -173,7 +173,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "AUTOCTL_NOW",
-        "Test hook: an RFC 3339 time that `run` commands take as the current time. Only tests and benchmarks set it.",
+        "Test hook: an RFC 3339 time that every command takes as the current time (run, stall check, lock, hook, the timestamps signal/stop write record). Only tests and benchmarks set it.",
     ),
 ];
 

@@ -22,6 +22,7 @@ pub mod schema;
 pub mod shell;
 pub mod supervise;
 pub mod taskai;
+pub mod time;
 pub mod tmux;
 pub mod wholework;
 

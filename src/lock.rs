@@ -25,11 +25,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Conflict;
 use crate::fsx::{self, Bounded, FileLock};
+use crate::time::{Clock, format_time};
 
 /// The default staleness limit (seed 004: five minutes without a heartbeat).
 pub const DEFAULT_STALE: Duration = Duration::from_secs(5 * 60);
@@ -56,9 +57,7 @@ pub struct LockRecord {
 
 impl LockRecord {
     pub fn heartbeat(&self) -> Option<DateTime<Utc>> {
-        DateTime::parse_from_rfc3339(&self.heartbeat_at)
-            .ok()
-            .map(|t| t.with_timezone(&Utc))
+        crate::time::parse_time(&self.heartbeat_at)
     }
 
     pub fn to_document(&self) -> Vec<u8> {
@@ -83,15 +82,11 @@ impl Claim {
             owner: self.owner.clone(),
             pid: self.pid,
             host: self.host.clone(),
-            heartbeat_at: timestamp(now),
+            // RFC 3339 UTC with milliseconds, so short staleness limits in tests and scripts
+            // are meaningful.
+            heartbeat_at: format_time(now),
         }
     }
-}
-
-/// The heartbeat timestamp format: RFC 3339 UTC with milliseconds, so short staleness limits
-/// in tests and scripts are meaningful.
-pub fn timestamp(now: DateTime<Utc>) -> String {
-    now.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// A lock record as seen at one instant.
@@ -235,12 +230,23 @@ pub trait Host {
     fn alive(&self, pid: u32) -> bool;
 }
 
-/// The real host: wall clock, kernel host name, `/proc` for liveness.
-pub struct System;
+/// The real host: autoctl's clock ([`crate::time`]), kernel host name, `/proc` for liveness.
+pub struct System {
+    clock: Clock,
+}
+
+impl System {
+    /// This host on the process's clock; Err when `AUTOCTL_NOW` is not a time.
+    pub fn from_env() -> Result<System> {
+        Ok(System {
+            clock: Clock::from_env()?,
+        })
+    }
+}
 
 impl Host for System {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        self.clock.now()
     }
 
     fn name(&self) -> String {
@@ -529,7 +535,7 @@ mod tests {
             owner: owner.to_string(),
             pid: 42,
             host: "here".to_string(),
-            heartbeat_at: timestamp(at(heartbeat)),
+            heartbeat_at: format_time(at(heartbeat)),
         }
     }
 

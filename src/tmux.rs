@@ -40,6 +40,40 @@ pub const CHAIN_BYTES: usize = 12 * 1024;
 /// normalized hash), so two supervisors never answer the same screen twice.
 pub const ANSWERED_OPTION: &str = "@autoctl_answered";
 
+/// Why a tmux call failed, sorted into the kinds callers act on. It travels inside the
+/// `anyhow::Error` of every [`Terminal`] method; [`TmuxError::of`] finds it again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TmuxError {
+    /// No server answers on the socket (none running, it exited, or the socket refuses).
+    #[error("no tmux server running on {socket}")]
+    NoServer { socket: String },
+    /// The target names no session, window or pane (tmux: "can't find …").
+    #[error("tmux: {0}")]
+    NotFound(String),
+    /// tmux did not answer within the timeout and was killed.
+    #[error("tmux did not answer within {timeout} on {socket}")]
+    Timeout { timeout: String, socket: String },
+    /// Anything else, with tmux's first line of stderr.
+    #[error("tmux: {0}")]
+    Failed(String),
+    /// tmux failed without a word on stderr; its first line of stdout, if any.
+    #[error("tmux failed: {0}")]
+    Silent(String),
+}
+
+impl TmuxError {
+    /// The tmux failure anywhere in `err`'s chain, if it is one.
+    pub fn of(err: &anyhow::Error) -> Option<&TmuxError> {
+        err.chain()
+            .find_map(|cause| cause.downcast_ref::<TmuxError>())
+    }
+
+    /// Is `err` a target that does not exist (as opposed to tmux being unavailable)?
+    pub fn is_not_found(err: &anyhow::Error) -> bool {
+        matches!(TmuxError::of(err), Some(TmuxError::NotFound(_)))
+    }
+}
+
 /// Validate a tmux target (`session`, `session:window.pane`, `%3`): non-empty, short, no
 /// control characters, and never starting with `-` (tmux would read it as an option).
 pub fn parse_target(text: &str) -> Result<String, String> {
@@ -251,11 +285,11 @@ impl Tmux {
             if Instant::now() >= deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                bail!(
-                    "tmux did not answer within {} on {}",
-                    crate::duration::format(self.timeout),
-                    self.socket_label()
-                );
+                return Err(TmuxError::Timeout {
+                    timeout: crate::duration::format(self.timeout),
+                    socket: self.socket_label(),
+                }
+                .into());
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(20));
@@ -268,26 +302,26 @@ impl Tmux {
         Err(self.explain(&stderr, &stdout))
     }
 
+    /// Sort a failed call by tmux's message: the only place that reads tmux's error text.
     fn explain(&self, stderr: &[u8], stdout: &[u8]) -> anyhow::Error {
         let text = String::from_utf8_lossy(stderr);
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        if first.contains("no server running")
+        let error = if first.contains("no server running")
             || first.contains("error connecting to")
             || first.contains("server exited")
         {
-            return anyhow!("no tmux server running on {}", self.socket_label());
-        }
-        if first.starts_with("can't find") {
-            return anyhow!("tmux: {first}");
-        }
-        if first.is_empty() {
+            TmuxError::NoServer {
+                socket: self.socket_label(),
+            }
+        } else if first.starts_with("can't find") {
+            TmuxError::NotFound(first.to_string())
+        } else if first.is_empty() {
             let out = String::from_utf8_lossy(stdout);
-            return anyhow!(
-                "tmux failed: {}",
-                out.lines().next().unwrap_or("no message")
-            );
-        }
-        anyhow!("tmux: {first}")
+            TmuxError::Silent(out.lines().next().unwrap_or("no message").to_string())
+        } else {
+            TmuxError::Failed(first.to_string())
+        };
+        error.into()
     }
 
     /// One chained capture of `targets` (which fit in one client command).
@@ -305,7 +339,7 @@ impl Tmux {
                 // tmux stops a command sequence at the first failing command. A missing server
                 // fails everything; a missing pane fails only its own slot, so capture the
                 // targets one by one to say which.
-                if err.to_string().starts_with("no tmux server") {
+                if matches!(TmuxError::of(&err), Some(TmuxError::NoServer { .. })) {
                     return Err(err);
                 }
                 let mut all = Vec::with_capacity(targets.len());

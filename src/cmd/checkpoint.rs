@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use chrono::Utc;
 use clap::{Args, Subcommand};
 
 use crate::cli::Format;
@@ -167,14 +166,14 @@ fn issues(flag: &str, words: &[String]) -> Result<Vec<u64>> {
     Ok(out)
 }
 
-fn now() -> String {
-    now_timestamp(Utc::now())
+fn now() -> Result<String> {
+    Ok(now_timestamp(crate::time::now()?))
 }
 
 pub fn run(command: CheckpointCommand) -> Result<Verdict> {
     match command {
         CheckpointCommand::WriteSingle(args) => {
-            checkpoint::write_single(&args.dir.dir, args.number, args.count, &now())?;
+            checkpoint::write_single(&args.dir.dir, args.number, args.count, &now()?)?;
             Ok(Verdict::Yes)
         }
         CheckpointCommand::ReadSingle(args) => read_single(&args),
@@ -189,12 +188,12 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
                 issues("remaining", &args.remaining)?,
                 issues("completed", &args.completed)?,
                 issues("failed", &args.failed)?,
-                &now(),
+                &now()?,
             )?;
             Ok(Verdict::Yes)
         }
         CheckpointCommand::UpdateBatch(args) => {
-            checkpoint::update_batch(&args.dir.dir, &args.id, args.number, args.outcome, &now())?;
+            checkpoint::update_batch(&args.dir.dir, &args.id, args.number, args.outcome, &now()?)?;
             Ok(Verdict::Yes)
         }
         CheckpointCommand::ReadBatch(args) => {
@@ -215,7 +214,7 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
             Ok(Verdict::from_bool(batch.is_some()))
         }
         CheckpointCommand::DeleteBatch(args) => {
-            checkpoint::delete_batch(&args.dir.dir, &args.id, &now())?;
+            checkpoint::delete_batch(&args.dir.dir, &args.id, &now()?)?;
             Ok(Verdict::Yes)
         }
         CheckpointCommand::ListBatches(args) => {

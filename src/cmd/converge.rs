@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use chrono::Utc;
 use clap::Args;
 
 use crate::cli::Format;
@@ -88,7 +87,7 @@ pub fn run(args: &ConvergeArgs) -> Result<Verdict> {
     {
         bail!("--direction is empty or longer than 4096 characters");
     }
-    let now = now_timestamp(Utc::now());
+    let now = now_timestamp(crate::time::now()?);
     let _lock = match &args.history {
         Some(path) => {
             fsx::refuse_symlink(path, "history", "--history")?;

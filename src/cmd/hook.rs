@@ -61,7 +61,13 @@ pub struct HookArgs {
 }
 
 pub fn run(command: HookCommand) -> Result<Verdict> {
-    let host = System;
+    let host = match System::from_env() {
+        Ok(host) => host,
+        Err(err) => {
+            output::error_line(&format!("{err:#}; allowing the stop"));
+            return Ok(Verdict::No);
+        }
+    };
     let (stdin, args) = match &command {
         HookCommand::Stop(args) | HookCommand::StopFailure(args) => (read_stdin(), args),
     };

@@ -106,7 +106,7 @@ fn report(path: &std::path::Path, holder: Option<Observed>) -> Report {
 }
 
 pub fn run(command: LockCommand) -> Result<Verdict> {
-    let host = System;
+    let host = System::from_env()?;
     match command {
         LockCommand::Acquire(args) => {
             let (lock, claim) = open(&args, &host)?;

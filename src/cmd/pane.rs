@@ -347,7 +347,10 @@ fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> 
     };
     let ctx = ClassifyContext {
         agent: args.agent,
-        now: args.now.unwrap_or_else(Utc::now),
+        now: match args.now {
+            Some(now) => now,
+            None => crate::time::now()?,
+        },
         zone: Zone::from_env(),
     };
     let result = classify::classify(&screen, rules, &ctx);
@@ -480,7 +483,7 @@ pub(crate) fn check_ready(
     let screen = Screen::from_text(&snap.text, Some(command.clone()));
     let ctx = ClassifyContext {
         agent: Agent::Generic,
-        now: Utc::now(),
+        now: crate::time::now()?,
         zone: Zone::Utc,
     };
     let result = classify::classify(&screen, rules, &ctx);
@@ -604,7 +607,7 @@ fn list_rules(args: &RulesArgs) -> Result<Verdict> {
     }
     let set = load_rules(args.rules.rules.as_ref())?;
     if args.check {
-        let failures = classify::check_examples(set, Utc::now());
+        let failures = classify::check_examples(set, crate::time::now()?);
         let examples: usize = set
             .rules
             .iter()

@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde::{Deserialize, Serialize};
 
@@ -258,7 +257,7 @@ fn learn(args: &LearnArgs) -> Result<Verdict> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    let learned = profile::learn(&text, &run, &now_timestamp(Utc::now()))
+    let learned = profile::learn(&text, &run, &now_timestamp(crate::time::now()?))
         .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", path.display()))?;
     fsx::atomic_write(path, learned.as_bytes())?;
     if args.format == Format::Json {

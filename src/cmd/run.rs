@@ -16,15 +16,17 @@ use crate::pane::{Agent, Class, Key};
 use crate::protocol::signal::now_timestamp;
 use crate::protocol::stop::{self, REASONS, StopRequest};
 use crate::protocol::{signal, stop::StopState};
-use crate::registry::report::{self, RunReport};
 use crate::registry::sqlite::SqliteRegistry;
-use crate::registry::{self, Mode, NewRun, Registry, Run, Selection, StallLimits, Status};
 use crate::routing::{self, DEFAULT_TABLE, command};
 use crate::supervise::driver::{self, World};
+use crate::supervise::report::{self, RunReport};
+use crate::supervise::run::{self as model, Mode, NewRun, Run, StallLimits, Status};
+use crate::supervise::store::{Registry, Selection, StartConflict};
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
 use crate::supervise::{answer, inputs};
 use crate::taskai::stall::Continuation;
-use crate::tmux::{CaptureOptions, Tmux};
+use crate::time;
+use crate::tmux::{CaptureOptions, Tmux, TmuxError};
 
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
@@ -129,11 +131,11 @@ pub struct StartArgs {
     #[arg(long, value_enum, default_value_t)]
     pub mode: Mode,
     /// Stop the loop when its iteration count reaches N
-    #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_MAX_ITERATIONS,
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_MAX_ITERATIONS,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_iterations: u64,
     /// Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m
-    #[arg(long, value_name = "DURATION", default_value = registry::DEFAULT_TIMEOUT,
+    #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub timeout: Duration,
     /// Dispatch mode: the command typed for each step
@@ -169,21 +171,21 @@ pub struct StartArgs {
     #[arg(long, value_enum, default_value_t)]
     pub agent: Agent,
     /// Unchanged captures in a row before a screen is examined as a suspected stall
-    #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_STALL_THRESHOLD,
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_STALL_THRESHOLD,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub threshold: u32,
     /// Stall recoveries allowed per iteration before the loop is stopped (stall_limit)
-    #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_RECOVERIES_PER_ITERATION)]
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_RECOVERIES_PER_ITERATION)]
     pub max_recoveries_per_iteration: u32,
     /// Stall recoveries allowed in total before the loop is stopped (stall_limit)
-    #[arg(long, value_name = "N", default_value_t = registry::DEFAULT_RECOVERIES_TOTAL)]
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_RECOVERIES_TOTAL)]
     pub max_recoveries: u32,
     /// The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)
     #[arg(long, value_name = "N", default_value_t = crate::taskai::stall::REPEAT_LIMIT)]
     pub repeat_limit: u32,
     /// No .status.json update for this long is a step timeout (a stall: the screen decides
     /// the recovery, an idle agent gets a continuation)
-    #[arg(long, value_name = "DURATION", default_value = registry::DEFAULT_STEP_TIMEOUT,
+    #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_STEP_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub step_timeout: Duration,
 }
@@ -349,7 +351,7 @@ fn open() -> Result<SqliteRegistry> {
 /// The registry for a tick or a recovery: `None` when no database exists yet.
 fn open_for_ticks() -> Result<Option<SqliteRegistry>> {
     let dir = state_dir()?;
-    if !dir.join(registry::DB_FILE).exists() {
+    if !dir.join(crate::registry::DB_FILE).exists() {
         return Ok(None);
     }
     SqliteRegistry::open(&dir).map(Some)
@@ -427,7 +429,7 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         task_dir: task_dir.clone(),
         target,
         mode: args.mode,
-        agent: args.agent.as_str().to_string(),
+        agent: args.agent,
         launch_command: launch_command.clone(),
         command_template: args.command.clone(),
         table: table_ref,
@@ -451,12 +453,12 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             .filter(|run| run.status.is_active()),
     };
     if let Some(owner) = owner {
-        return Err(registry::StartConflict::error(&new, &owner));
+        return Err(StartConflict::error(&new, &owner));
     }
     let tmux = Tmux::new(socket)?;
     let pane = match driver::pane_of(&tmux, &new.target) {
         Ok(pane) => pane,
-        Err(err) if args.target.is_none() && format!("{err:#}").contains("can't find") => bail!(
+        Err(err) if args.target.is_none() && TmuxError::is_not_found(&err) => bail!(
             "{err:#}; if session {:?} exists, pass --target with its pane (tmux reads some names, e.g. ones starting with $, as ids)",
             args.session
         ),
@@ -474,7 +476,7 @@ fn start(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
     if launch_command.is_some() && !args.force {
         launch_ready(&tmux, &new.target)?;
     }
-    let now = registry::now()?;
+    let now = time::now()?;
     registry.start(&new, now)?;
     clear_stale_stop(Path::new(&task_dir));
     if let Some(command) = &launch_command {
@@ -557,7 +559,7 @@ fn tick(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: args.dry_run,
         answers: true,
     };
-    let now = registry::now()?;
+    let now = time::now()?;
     let events = match &args.session {
         // The per-run decision a notification-driven driver calls, one run at a time.
         Some(session) => match driver::tick_one(&mut registry, &world, session, &options, now)? {
@@ -584,7 +586,7 @@ fn recover(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: args.dry_run,
         answers: false,
     };
-    let events = driver::recover(&mut registry, &world, &options, registry::now()?)?;
+    let events = driver::recover(&mut registry, &world, &options, time::now()?)?;
     print_events(&events)
 }
 
@@ -592,7 +594,7 @@ fn watch(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
     use crate::supervise::watch::{self, Config, Ended, Which};
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     let watch_limit = watch::watch_limit_from_env()?;
-    registry::now()?;
+    time::now()?;
     let (which, registry) = match &args.session {
         Some(session) => {
             check_name("--session", session)?;
@@ -681,7 +683,7 @@ fn continue_run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> 
         &world(&tmux, socket.as_deref(), rules)?,
         &run,
         &snap,
-        registry::now()?,
+        time::now()?,
     );
     let seen = &view.classification;
     if seen.class != Class::Idle || view.foreground_is_shell {
@@ -767,7 +769,7 @@ fn stop_run(args: &StopArgs) -> Result<Verdict> {
         ));
         return Ok(Verdict::Yes);
     }
-    let now = registry::now()?;
+    let now = time::now()?;
     let dir = run.task_path();
     if dir.is_dir() {
         let request = StopRequest {
@@ -796,7 +798,7 @@ fn stop_run(args: &StopArgs) -> Result<Verdict> {
 }
 
 fn status(args: &StatusArgs) -> Result<Verdict> {
-    let now = registry::now()?;
+    let now = time::now()?;
     let selected = args.session.is_some() || args.task.is_some();
     let runs = match SqliteRegistry::open_existing(&state_dir()?)? {
         None => Vec::new(),

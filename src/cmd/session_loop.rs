@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
-use chrono::Utc;
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
@@ -173,7 +172,7 @@ pub fn run(command: LoopCommand) -> Result<Verdict> {
     match command {
         LoopCommand::Init(args) => init(args),
         LoopCommand::Status(args) => {
-            let status = admin::status(&LoopDir::new(&project(&args.dir)), &System);
+            let status = admin::status(&LoopDir::new(&project(&args.dir)), &System::from_env()?);
             match args.format {
                 Format::Json => output::json_line(&status)?,
                 Format::Text => {
@@ -187,7 +186,7 @@ pub fn run(command: LoopCommand) -> Result<Verdict> {
         LoopCommand::Route(args) => route(&args),
         LoopCommand::Teardown(args) => {
             let dir = LoopDir::new(&project(&args));
-            let torn = admin::teardown(&dir, Utc::now())?;
+            let torn = admin::teardown(&dir, crate::time::now()?)?;
             if !torn.was_active {
                 output::warn(&format!("no active loop in {}", dir.dir.display()));
             }
@@ -226,7 +225,7 @@ fn init(args: InitArgs) -> Result<Verdict> {
     };
     let config = LoopConfig {
         version: state::VERSION,
-        created_at: now_timestamp(Utc::now()),
+        created_at: now_timestamp(crate::time::now()?),
         session: args.session,
         max_iterations: args.max_iterations,
         budget: args.budget,
@@ -237,7 +236,7 @@ fn init(args: InitArgs) -> Result<Verdict> {
         transcript_wait: crate::duration::format(args.transcript_wait),
     };
     let dir = LoopDir::new(&project);
-    let done = admin::init(&dir, &config, args.force, &System)?;
+    let done = admin::init(&dir, &config, args.force, &System::from_env()?)?;
     if let Some(previous) = &done.replaced {
         output::warn(&format!("replaced the previous loop ({previous})"));
     }
@@ -296,7 +295,7 @@ fn route(args: &RouteArgs) -> Result<Verdict> {
         last_assistant_message: args.last_message.clone(),
         ..HookInput::default()
     };
-    let host = System;
+    let host = System::from_env()?;
     let env = Env {
         host: &host,
         dir: Some(dir.project.clone()),

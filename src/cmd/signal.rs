@@ -4,7 +4,6 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -319,7 +318,7 @@ fn write(args: &WriteArgs) -> Result<Verdict> {
             table.name
         ),
     };
-    let timestamp = signal::now_timestamp(Utc::now());
+    let timestamp = signal::now_timestamp(crate::time::now()?);
     // The counter before the signal: a crash between the two spends a retry, it never
     // grants an extra one.
     match retried {

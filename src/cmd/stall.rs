@@ -225,7 +225,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     check_continuation(&args.continue_text)?;
     let rules = load_rules(args.rules.rules.as_ref())?;
     let tmux = Tmux::new(socket.clone())?;
-    let now = Utc::now();
+    let now = crate::time::now()?;
     let signal = args.task.as_deref().map(read_signal).transpose()?.flatten();
     let (status, external_wait) = match args.task.as_deref() {
         Some(task) => task_inputs(task, now),

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -84,7 +83,7 @@ pub fn run(command: StopCommand) -> Result<Verdict> {
             }
             let request = StopRequest {
                 reason: args.reason,
-                timestamp: now_timestamp(Utc::now()),
+                timestamp: now_timestamp(crate::time::now()?),
                 message: args.message,
             };
             stop::write(&args.dir, &request)?;

@@ -362,7 +362,7 @@ mod tests {
                 owner: "ops".to_string(),
                 pid: 1,
                 host: "h".to_string(),
-                heartbeat_at: crate::lock::timestamp(now()),
+                heartbeat_at: crate::time::format_time(now()),
             },
             now(),
             Duration::from_secs(300),

@@ -57,10 +57,7 @@ pub struct QuotaWait {
 impl QuotaWait {
     /// When the limit resets, if known.
     pub fn reset_time(&self) -> Option<DateTime<Utc>> {
-        self.reset_at
-            .as_deref()
-            .and_then(|at| DateTime::parse_from_rfc3339(at).ok())
-            .map(|at| at.with_timezone(&Utc))
+        self.reset_at.as_deref().and_then(crate::time::parse_time)
     }
 
     /// Whether the wait is still on at `now`: until its reset time, or — when none is known —

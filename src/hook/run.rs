@@ -255,7 +255,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
     };
     let decision = decide::decide(&config, &state, observation, env.host.now());
     if mode == Mode::Apply
-        && let Err(error) = apply(&decision, dir, &lock, &claim, &mut warnings)
+        && let Err(error) = apply(&decision, dir, &lock, &claim, env.host, &mut warnings)
     {
         return Outcome {
             warnings,
@@ -282,6 +282,7 @@ fn apply(
     dir: &LoopDir,
     lock: &HeartbeatLock,
     claim: &Claim,
+    host: &dyn Host,
     warnings: &mut Vec<String>,
 ) -> Result<(), String> {
     if decision.kind == Kind::LockConflict || decision.kind == Kind::ForeignSession {
@@ -294,7 +295,7 @@ fn apply(
         if let Err(err) = crate::fsx::remove_if_exists(&dir.config()) {
             warnings.push(format!("{err:#}"));
         }
-        if let Err(err) = lock.release(&claim.owner, &crate::lock::System) {
+        if let Err(err) = lock.release(&claim.owner, host) {
             warnings.push(format!("{err:#}"));
         }
     }

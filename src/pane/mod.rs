@@ -108,4 +108,11 @@ impl Agent {
             Agent::Generic => "generic",
         }
     }
+
+    /// The agent named `text` (as [`Agent::as_str`] prints it).
+    pub fn parse(text: &str) -> Option<Agent> {
+        [Agent::Claude, Agent::Generic]
+            .into_iter()
+            .find(|a| a.as_str() == text)
+    }
 }

@@ -75,9 +75,7 @@ impl Signal {
 
     /// The signal's timestamp as a UTC instant (always parseable once validated).
     pub fn time(&self) -> Option<DateTime<Utc>> {
-        DateTime::parse_from_rfc3339(&self.timestamp)
-            .ok()
-            .map(|time| time.with_timezone(&Utc))
+        crate::time::parse_time(&self.timestamp)
     }
 
     /// Serialize as the file stores it: one JSON object and a newline.

@@ -51,9 +51,7 @@ pub struct TaskStatus {
 impl TaskStatus {
     /// When the document last changed (always parseable once validated).
     pub fn updated(&self) -> Option<DateTime<Utc>> {
-        DateTime::parse_from_rfc3339(&self.updated_at)
-            .ok()
-            .map(|time| time.with_timezone(&Utc))
+        crate::time::parse_time(&self.updated_at)
     }
 
     /// The lifecycle phase the status derives (seed 002's table); `None` for `cancelled`.

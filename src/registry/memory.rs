@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use super::{
-    Claim, LEASE, NewRun, Registry, Run, Selection, StartConflict, Status, Time, claimable, plus,
-};
+use crate::supervise::run::{NewRun, Run, Status};
+use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
+use crate::time::{Time, plus};
 
 #[derive(Debug, Default)]
 pub struct MemoryRegistry {

@@ -22,10 +22,11 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavio
 
 use crate::supervise::stall::StallState;
 
-use super::{
-    Claim, DB_FILE, LEASE, Mode, NewRun, Registry, Run, SeenSignal, Selection, StallLimits,
-    StartConflict, Status, Step, Time, claimable, format_time, parse_time, plus,
-};
+use super::DB_FILE;
+use crate::pane::Agent;
+use crate::supervise::run::{Mode, NewRun, Run, SeenSignal, StallLimits, Status, Step};
+use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
+use crate::time::{Time, format_time, parse_time, plus};
 
 /// `PRAGMA application_id` of an autoctl registry: "auto" in ASCII.
 const APPLICATION_ID: i64 = 0x6175_746f;
@@ -610,7 +611,7 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.last_signal_at.map(format_time),
         run.target,
         run.mode.as_str(),
-        run.agent,
+        run.agent.as_str(),
         run.launch_command,
         run.command_template,
         run.table,
@@ -697,6 +698,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
     let status = Status::parse(&status_text).ok_or_else(|| invalid("status", status_text))?;
     let mode_text = text("mode")?;
     let mode = Mode::parse(&mode_text).ok_or_else(|| invalid("mode", mode_text))?;
+    let agent_text = text("agent")?;
+    let agent = Agent::parse(&agent_text).ok_or_else(|| invalid("agent", agent_text))?;
     let started_text = text("started_at")?;
     let started_at =
         parse_time(&started_text).ok_or_else(|| invalid("started_at", started_text))?;
@@ -727,7 +730,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         status,
         mode,
         target: text("target")?,
-        agent: text("agent")?,
+        agent,
         launch_command: opt_text("launch_command")?,
         command_template: text("command_template")?,
         table: text("routing_table")?,
@@ -803,7 +806,7 @@ mod tests {
             task_dir: task.into(),
             target: session.into(),
             mode: Mode::Dispatch,
-            agent: "generic".into(),
+            agent: crate::pane::Agent::Generic,
             launch_command: Some("agent --go".into()),
             command_template: crate::routing::command::DEFAULT_TEMPLATE.into(),
             table: "ai-cli-task".into(),

@@ -13,24 +13,26 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 
 use crate::fsx;
+use crate::pane::Key;
 use crate::pane::classify::{self, Context as ClassifyContext, Screen};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
 use crate::pane::rules::RuleSet;
-use crate::pane::{Agent, Key};
 use crate::protocol::document;
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest, StopState};
-use crate::registry::{Claim, Mode, Registry, Run, Selection, Step, Time};
 use crate::routing;
 use crate::supervise::answer::{self, Typist};
 use crate::supervise::inputs;
+use crate::supervise::run::{Mode, Run, Step};
+use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
     self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
     TickOptions,
 };
 use crate::taskai::stall::Continuation;
-use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
+use crate::time::Time;
+use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal, TmuxError};
 
 pub use crate::supervise::answer::type_keys;
 
@@ -268,7 +270,7 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
         Ok(snap) => snap,
         Err(err) => {
             let why = crate::output::one_line(&format!("{err:#}"));
-            return if why.contains("can't find") {
+            return if TmuxError::is_not_found(&err) {
                 PaneObs::Gone(why)
             } else {
                 PaneObs::Unavailable(why)
@@ -283,13 +285,8 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
 
 /// Classify and hash one capture (quota reset times are read relative to `now`).
 pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneView {
-    let agent = if run.agent == "generic" {
-        Agent::Generic
-    } else {
-        Agent::Claude
-    };
     let ctx = ClassifyContext {
-        agent,
+        agent: run.agent,
         now,
         zone: Zone::from_env(),
     };
@@ -301,7 +298,7 @@ pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneVie
         hash: normalize::hash(&snap.text, &world.rules.masks),
         classification: classify::classify(&screen, world.rules, &ctx),
         answered_marker: snap.pane.answered.clone(),
-        messages: inputs::messages(agent, &snap.text),
+        messages: inputs::messages(run.agent, &snap.text),
     }
 }
 
@@ -533,7 +530,7 @@ fn recover_claimed(
 mod tests {
     use super::*;
     use crate::registry::memory::MemoryRegistry;
-    use crate::registry::{NewRun, StallLimits};
+    use crate::supervise::run::{NewRun, StallLimits};
     use std::cell::RefCell;
     use std::time::Duration;
 
@@ -610,7 +607,7 @@ mod tests {
             task_dir: dir.path().join("task").to_str().unwrap().into(),
             ..sample("s")
         };
-        new.agent = "generic".into();
+        new.agent = crate::pane::Agent::Generic;
         new.limits.threshold = 1;
         (dir, MemoryRegistry::default(), new)
     }
@@ -621,7 +618,7 @@ mod tests {
             task_dir: "/t".into(),
             target: target.into(),
             mode: Mode::Observe,
-            agent: "claude".into(),
+            agent: crate::pane::Agent::Claude,
             launch_command: None,
             command_template: String::new(),
             table: "ai-cli-task".into(),
@@ -729,7 +726,7 @@ mod tests {
         assert!(event.reasons[0].contains("other"), "{:?}", event.reasons);
         assert_eq!(registry.get("s").unwrap(), before);
         // Past the lease, the run is ticked again.
-        let later = at(60 + crate::registry::LEASE.as_secs() as i64);
+        let later = at(60 + crate::supervise::store::LEASE.as_secs() as i64);
         let event = tick_one(&mut registry, &world, "s", &OPTIONS, later)
             .unwrap()
             .unwrap();

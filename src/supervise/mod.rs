@@ -1,11 +1,21 @@
-//! Supervision cores: stall detection ([`stall`]) and where its state is kept
-//! ([`state_file`] for `stall check`; `run tick` keeps the same state in SQLite), and the one
-//! path that types into an agent's pane ([`answer`]).
+//! Supervising loops: the run model ([`run`]) and what supervision needs from storage
+//! ([`store`], implemented in [`crate::registry`]); one tick's pure decision ([`tick`]) and
+//! the edge that observes, decides and acts for `run tick`/`run recover` ([`driver`]); the
+//! long-running `run watch` ([`watch`]); stall detection ([`stall`]) and where `stall check`
+//! keeps its state ([`state_file`]); what a tick reads from the task directory ([`inputs`]);
+//! the one path that types into an agent's pane ([`answer`]); and what `run status` shows
+//! ([`report`]).
 
 pub mod answer;
+pub mod driver;
 pub mod inputs;
+pub mod report;
+pub mod run;
 pub mod stall;
 pub mod state_file;
+pub mod store;
+pub mod tick;
+pub mod watch;
 
 use std::path::PathBuf;
 
@@ -26,6 +36,3 @@ pub fn state_dir() -> Result<PathBuf> {
     }
     bail!("no state directory: set AUTOCTL_STATE_DIR or HOME")
 }
-pub mod driver;
-pub mod tick;
-pub mod watch;

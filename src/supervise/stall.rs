@@ -34,11 +34,13 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::pane::{Action, Class, message};
+use crate::protocol::signal::now_timestamp;
 use crate::taskai::stall::RepeatState;
+use crate::time::parse_time;
 
 /// What one stall monitor remembers between heartbeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,36 +110,30 @@ impl StallState {
     /// How long the current step has gone without a status update, quota waits excluded;
     /// `None` before a status was seen.
     pub fn step_elapsed(&self, now: DateTime<Utc>) -> Option<Duration> {
-        let since = parse(self.step_since.as_deref()?)?;
+        let since = parse_time(self.step_since.as_deref()?)?;
         let closed = self
             .quota_waited_seconds
             .saturating_sub(self.step_waited_base);
         let open = self
             .quota_wait_since
             .as_deref()
-            .and_then(parse)
+            .and_then(parse_time)
             .map_or(0, |wait| seconds(wait.max(since), now));
         let waited = Duration::from_secs(closed.saturating_add(open));
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
     }
 
     fn restart_step_clock(&mut self, start: DateTime<Utc>) {
-        self.step_since = Some(timestamp(start));
+        self.step_since = Some(now_timestamp(start));
         // A wait still open counts in full when it closes; its part before the start is not
         // this step's.
         let before_start = self
             .quota_wait_since
             .as_deref()
-            .and_then(parse)
+            .and_then(parse_time)
             .map_or(0, |wait| seconds(wait, start));
         self.step_waited_base = self.quota_waited_seconds.saturating_add(before_start);
     }
-}
-
-fn parse(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
 }
 
 fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> u64 {
@@ -302,10 +298,6 @@ impl Decision {
     }
 }
 
-fn timestamp(now: DateTime<Utc>) -> String {
-    now.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
 /// One heartbeat.
 pub fn heartbeat(
     state: &StallState,
@@ -316,7 +308,7 @@ pub fn heartbeat(
 ) -> (StallState, Decision) {
     let mut next = state.clone();
     next.checks = next.checks.saturating_add(1);
-    next.last_check_at = Some(timestamp(now));
+    next.last_check_at = Some(now_timestamp(now));
 
     if let Some(signal) = &obs.signal {
         // A loop that numbers its iterations is identified by the number; one that does
@@ -345,7 +337,7 @@ pub fn heartbeat(
         // written late or by a skewed clock must not time the new step out at once).
         let start = match (
             &next.status_updated_at,
-            next.step_since.as_deref().and_then(parse),
+            next.step_since.as_deref().and_then(parse_time),
         ) {
             (None, _) => now,
             (Some(_), previous) => status
@@ -359,7 +351,7 @@ pub fn heartbeat(
 
     if obs.action == Action::Wait || obs.external_wait.is_some() {
         if next.quota_wait_since.is_none() {
-            next.quota_wait_since = Some(timestamp(now));
+            next.quota_wait_since = Some(now_timestamp(now));
         }
         next.unchanged = 0;
         next.last_hash = Some(obs.hash.clone());
@@ -370,7 +362,7 @@ pub fn heartbeat(
         return (next, Decision::new(Verdict::Waiting, Step::Wait, reason));
     }
     if let Some(since) = next.quota_wait_since.take() {
-        let waited = parse(&since).map_or(0, |since| seconds(since, now));
+        let waited = parse_time(&since).map_or(0, |since| seconds(since, now));
         next.quota_waited_seconds = next.quota_waited_seconds.saturating_add(waited);
     }
 
@@ -1126,7 +1118,7 @@ mod tests {
                     prop_assert_eq!(*class, Class::Idle);
                     prop_assert!(timed_out);
                 }
-                if state.step_since.as_deref() == Some(timestamp(t0() + Duration::minutes(minute)).as_str()) {
+                if state.step_since.as_deref() == Some(now_timestamp(t0() + Duration::minutes(minute)).as_str()) {
                     start = Some(minute);
                 }
                 let elapsed = state.step_elapsed(t0() + Duration::minutes(minute)).map(|d| d.as_secs() / 60);

@@ -23,12 +23,13 @@ use serde::Serialize;
 use crate::pane::classify::Classification;
 use crate::pane::{Class, Key};
 use crate::protocol::signal::{STOP, Signal};
-use crate::registry::{Mode, Run, SeenSignal, Status, Step, Time, between, format_time};
 use crate::routing::command;
+use crate::supervise::run::{Mode, Run, SeenSignal, Status, Step};
 use crate::supervise::stall::{
     self, MessageMark, SignalMark, StatusMark, Step as StallStep, Verdict,
 };
 use crate::taskai::stall::CONTINUATION;
+use crate::time::{Time, between, format_time};
 
 /// How a tick runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1101,7 +1102,7 @@ mod tests {
     use crate::pane::normalize;
     use crate::pane::reset::Zone;
     use crate::pane::rules::RuleSet;
-    use crate::registry::{NewRun, StallLimits};
+    use crate::supervise::run::{NewRun, StallLimits};
     use chrono::DateTime;
     use proptest::prelude::*;
 
@@ -1115,7 +1116,7 @@ mod tests {
             task_dir: "/t".into(),
             target: "s".into(),
             mode,
-            agent: "generic".into(),
+            agent: crate::pane::Agent::Generic,
             launch_command: Some("agent go".into()),
             command_template: command::DEFAULT_TEMPLATE.into(),
             table: "ai-cli-task".into(),

@@ -228,3 +228,49 @@ fn bad_lock_paths_and_arguments_are_one_line_errors() {
         "my notes, not a lock"
     );
 }
+
+#[test]
+fn every_command_reads_the_one_clock() {
+    // AUTOCTL_NOW is the clock of every command, not only of `run`.
+    let sb = Sandbox::new();
+    let task = sb.module("task");
+    let now = "2027-03-01T10:00:00Z";
+    sb.cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["lock", "acquire", "run.lock", "--owner", "cron:a"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        record(&sb, "run.lock")["heartbeat_at"],
+        "2027-03-01T10:00:00.000Z"
+    );
+    sb.cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["signal", "write"])
+        .arg(&task)
+        .args(["--step", "plan", "--result", "PASS"])
+        .assert()
+        .code(0);
+    let signal: Value =
+        serde_json::from_slice(&fs::read(task.join(".auto-signal")).unwrap()).unwrap();
+    assert_eq!(signal["timestamp"], now);
+    sb.cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["stop", "write"])
+        .arg(&task)
+        .args(["--reason", "user_stop"])
+        .assert()
+        .code(0);
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["timestamp"], now);
+    // An unreadable value is an error, never silently the wall clock.
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", "half past ten")
+        .args(["lock", "acquire", "other.lock", "--owner", "cron:a"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("AUTOCTL_NOW"));
+    assert!(!sb.path("other.lock").exists());
+}

@@ -35,10 +35,13 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use crate::output;
 use crate::protocol::{signal, stop};
+use crate::registry::DB_FILE;
 use crate::registry::sqlite::SqliteRegistry;
-use crate::registry::{self, DB_FILE, Mode, Registry, Run, Selection, Time};
 use crate::supervise::driver::{self, World};
+use crate::supervise::run::{Mode, Run};
+use crate::supervise::store::{Registry, Selection};
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::time::{self, Time};
 use schedule::{Due, Schedule, backoff};
 use stamp::{DirId, Stamps, explained};
 
@@ -659,7 +662,7 @@ impl<'a, 'w> Loop<'a, 'w> {
 
     /// One decision for one run, as `run tick --session` makes it.
     fn tick(&mut self, session: &str, before: Stamps, fresh: bool) -> Result<()> {
-        let now = registry::now()?;
+        let now = time::now()?;
         match driver::tick_one(
             self.registry,
             self.world,
@@ -698,7 +701,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             self.retry_watch(&session);
             before.insert(session, stamps);
         }
-        let now = registry::now()?;
+        let now = time::now()?;
         let ticked = match &self.config.which {
             Which::All => driver::tick(
                 self.registry,

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Mode, Run, Status, Time, format_time};
+use crate::supervise::run::{Mode, Run, Status};
+use crate::time::{Time, format_time};
 
 /// The latest signal, as `run status` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -295,13 +296,13 @@ fn seconds(millis: u64) -> String {
 }
 
 fn unix_seconds(text: &str) -> Option<String> {
-    super::parse_time(text).map(|t| seconds(u64::try_from(t.timestamp_millis()).unwrap_or(0)))
+    crate::time::parse_time(text).map(|t| seconds(u64::try_from(t.timestamp_millis()).unwrap_or(0)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{NewRun, StallLimits};
+    use crate::supervise::run::{NewRun, StallLimits};
     use chrono::DateTime;
 
     fn run(session: &str) -> Run {
@@ -310,7 +311,7 @@ mod tests {
             task_dir: "/t/a \"b\"".into(),
             target: session.into(),
             mode: Mode::Observe,
-            agent: "claude".into(),
+            agent: crate::pane::Agent::Claude,
             launch_command: None,
             command_template: String::new(),
             table: "ai-cli-task".into(),

@@ -1,0 +1,346 @@
+//! The run model: one supervised loop ([`Run`]) and what it is made of — where it is in its
+//! life ([`Status`]), who drives it ([`Mode`]), the last signal seen ([`SeenSignal`]), the
+//! step dispatch mode types ([`Step`]), its limits ([`StallLimits`]) and the seeds' defaults.
+//!
+//! These are the supervisor's own types; storage ([`crate::registry`]) keeps them and
+//! depends on this module, never the reverse.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pane::Agent;
+use crate::supervise::stall::StallState;
+use crate::time::{Time, between, parse_time};
+
+/// Seed defaults.
+pub const DEFAULT_MAX_ITERATIONS: u64 = 20;
+pub const DEFAULT_TIMEOUT: &str = "30m";
+pub const DEFAULT_STALL_THRESHOLD: u32 = 3;
+pub const DEFAULT_RECOVERIES_PER_ITERATION: u32 = 3;
+pub const DEFAULT_RECOVERIES_TOTAL: u32 = 10;
+pub const DEFAULT_STEP_TIMEOUT: &str = "10m";
+
+/// Where a run is in its life. Only `running` rows are ticked; the others keep the outcome
+/// until a new `run start` for the same session or task dir replaces them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The loop is supervised.
+    Running,
+    /// The loop completed by itself (a signal with `next` = `(stop)`).
+    Finished,
+    /// A stop was requested (user, timeout, max iterations, stall limit); `.auto-stop` written.
+    Stopped,
+    /// The agent exited before the loop finished (a shell prompt is in front).
+    Exited,
+    /// The run cannot be supervised any more: its pane or task directory is gone.
+    Lost,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Running,
+        Status::Finished,
+        Status::Stopped,
+        Status::Exited,
+        Status::Lost,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Finished => "finished",
+            Status::Stopped => "stopped",
+            Status::Exited => "exited",
+            Status::Lost => "lost",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    pub fn is_active(self) -> bool {
+        self == Status::Running
+    }
+}
+
+/// Who drives the loop.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it
+    #[default]
+    Observe,
+    /// Seed 001: after each signal autoctl types the next command into the ready pane
+    Dispatch,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Observe => "observe",
+            Mode::Dispatch => "dispatch",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Mode> {
+        [Mode::Observe, Mode::Dispatch]
+            .into_iter()
+            .find(|m| m.as_str() == text)
+    }
+}
+
+/// The last valid signal a tick saw, so the next tick knows whether a signal is new.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenSignal {
+    /// A hash of the signal's bytes: a rewritten signal with new content is a new signal even
+    /// when its timestamp did not move.
+    pub fingerprint: String,
+    pub step: String,
+    pub result: String,
+    pub next: String,
+    pub checkpoint: String,
+    pub iteration: Option<u64>,
+}
+
+/// A step waiting to be typed, or typed (dispatch mode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub next: String,
+    pub checkpoint: String,
+}
+
+/// Stall-recovery limits of one run (seed 000's and seed 002's numbers by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StallLimits {
+    /// Unchanged captures in a row before the screen is examined as a suspected stall.
+    pub threshold: u32,
+    pub recoveries_per_iteration: u32,
+    pub recoveries_total: u32,
+    /// The same agent message this many times in a row is a reasoning loop (0: never).
+    pub repeat_limit: u32,
+    /// No `.status.json` update for this long is a step timeout.
+    pub step_timeout: Duration,
+}
+
+impl Default for StallLimits {
+    fn default() -> Self {
+        StallLimits {
+            threshold: DEFAULT_STALL_THRESHOLD,
+            recoveries_per_iteration: DEFAULT_RECOVERIES_PER_ITERATION,
+            recoveries_total: DEFAULT_RECOVERIES_TOTAL,
+            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
+            step_timeout: crate::taskai::stall::STEP_TIMEOUT,
+        }
+    }
+}
+
+/// What `run start` registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRun {
+    pub session: String,
+    /// Canonical absolute path.
+    pub task_dir: String,
+    pub target: String,
+    pub mode: Mode,
+    pub agent: Agent,
+    /// The rendered command typed at start and by `run recover` (observe mode), if any.
+    pub launch_command: Option<String>,
+    /// Dispatch mode's command template (`{next}`, `{checkpoint}`, `{task}`, `{iteration}`).
+    pub command_template: String,
+    /// Routing table (built-in name or file) for dispatch mode's entry step.
+    pub table: String,
+    pub max_iterations: u64,
+    pub timeout: Duration,
+    pub limits: StallLimits,
+}
+
+/// One registered loop: the row of `task_auto`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub session: String,
+    pub task_dir: String,
+    pub status: Status,
+    pub mode: Mode,
+    pub target: String,
+    pub agent: Agent,
+    pub launch_command: Option<String>,
+    pub command_template: String,
+    pub table: String,
+    pub max_iterations: u64,
+    pub timeout: Duration,
+    pub limits: StallLimits,
+
+    /// The loop's own iteration count (the signal's `iteration`), else signals seen.
+    pub iteration_count: u64,
+    pub signals_seen: u64,
+    pub last_signal: Option<SeenSignal>,
+    pub last_signal_at: Option<Time>,
+
+    /// The stall core's state, one column per field (seed 000's last_capture_hash,
+    /// stall_count, recovery counts and quota_wait_since among them).
+    pub stall: StallState,
+
+    /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
+    pub pending: Option<Step>,
+    pub dispatched: Option<Step>,
+    pub dispatched_at: Option<Time>,
+    pub dispatch_count: u64,
+    /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
+    /// command that is still starting is not mistaken for a dead agent).
+    pub shell_seen: u32,
+
+    pub started_at: Time,
+    pub ticks: u64,
+    pub heartbeats: u64,
+    pub last_tick_at: Option<Time>,
+    pub last_heartbeat_at: Option<Time>,
+    /// The last tick's decision, one line (for `run status`).
+    pub last_decision: String,
+
+    pub stop_reason: Option<String>,
+    pub stop_message: Option<String>,
+    pub ended_at: Option<Time>,
+
+    pub claimed_by: Option<String>,
+    pub claimed_until: Option<Time>,
+}
+
+impl Run {
+    /// The row `run start` inserts.
+    pub fn new(new: &NewRun, now: Time) -> Run {
+        Run {
+            session: new.session.clone(),
+            task_dir: new.task_dir.clone(),
+            status: Status::Running,
+            mode: new.mode,
+            target: new.target.clone(),
+            agent: new.agent,
+            launch_command: new.launch_command.clone(),
+            command_template: new.command_template.clone(),
+            table: new.table.clone(),
+            max_iterations: new.max_iterations,
+            timeout: new.timeout,
+            limits: new.limits,
+            iteration_count: 0,
+            signals_seen: 0,
+            last_signal: None,
+            last_signal_at: None,
+            stall: StallState::default(),
+            pending: None,
+            dispatched: None,
+            dispatched_at: None,
+            dispatch_count: 0,
+            shell_seen: 0,
+            started_at: now,
+            ticks: 0,
+            heartbeats: 0,
+            last_tick_at: None,
+            last_heartbeat_at: None,
+            last_decision: String::new(),
+            stop_reason: None,
+            stop_message: None,
+            ended_at: None,
+            claimed_by: None,
+            claimed_until: None,
+        }
+    }
+
+    pub fn task_path(&self) -> &Path {
+        Path::new(&self.task_dir)
+    }
+
+    /// When the open quota wait began, if the run is waiting for a quota reset now.
+    pub fn quota_wait_since(&self) -> Option<Time> {
+        self.stall.quota_wait_since.as_deref().and_then(parse_time)
+    }
+
+    /// Time spent waiting for a quota to reset, including a wait still open at `now`.
+    pub fn quota_waited(&self, now: Time) -> Duration {
+        let closed = Duration::from_secs(self.stall.quota_waited_seconds);
+        let open = self
+            .quota_wait_since()
+            .map_or(Duration::ZERO, |since| between(since, now));
+        closed.saturating_add(open)
+    }
+
+    /// Supervised time that counts toward the timeout: wall time since start minus quota
+    /// waits (seed 000: the timeout clock pauses while the quota is exhausted). Frozen at the
+    /// end of the run.
+    pub fn elapsed(&self, now: Time) -> Duration {
+        let end = self.ended_at.unwrap_or(now);
+        between(self.started_at, end).saturating_sub(self.quota_waited(end))
+    }
+
+    /// The step the loop is on, from the latest signal (its `next`), for status displays.
+    pub fn current_step(&self) -> Option<&str> {
+        if let Some(dispatched) = &self.dispatched
+            && self.mode == Mode::Dispatch
+        {
+            return Some(&dispatched.next);
+        }
+        self.last_signal.as_ref().map(|s| s.next.as_str())
+    }
+
+    /// End the run with `status` and a reason.
+    pub fn end(&mut self, status: Status, reason: &str, message: Option<String>, now: Time) {
+        self.status = status;
+        self.stop_reason = Some(reason.to_string());
+        self.stop_message = message;
+        self.ended_at = Some(now);
+        self.pending = None;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use chrono::DateTime;
+
+    use crate::time::format_time;
+
+    fn at(secs: i64) -> Time {
+        DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()
+    }
+
+    pub(crate) fn sample() -> NewRun {
+        NewRun {
+            session: "s".into(),
+            task_dir: "/t".into(),
+            target: "s".into(),
+            mode: Mode::Observe,
+            agent: Agent::Claude,
+            launch_command: None,
+            command_template: String::new(),
+            table: "ai-cli-task".into(),
+            max_iterations: 20,
+            timeout: Duration::from_secs(1800),
+            limits: StallLimits::default(),
+        }
+    }
+
+    #[test]
+    fn quota_waits_pause_the_clock() {
+        let mut run = Run::new(&sample(), at(0));
+        assert_eq!(run.elapsed(at(100)), Duration::from_secs(100));
+        run.stall.quota_wait_since = Some(format_time(at(100)));
+        assert_eq!(run.elapsed(at(160)), Duration::from_secs(100));
+        run.stall.quota_wait_since = None;
+        run.stall.quota_waited_seconds = 60;
+        assert_eq!(run.elapsed(at(200)), Duration::from_secs(140));
+        run.stall.quota_wait_since = Some(format_time(at(200)));
+        run.end(Status::Stopped, "timeout", None, at(230));
+        assert_eq!(run.elapsed(at(9_999)), Duration::from_secs(140));
+    }
+
+    #[test]
+    fn a_clock_that_goes_backwards_counts_zero() {
+        let run = Run::new(&sample(), at(100));
+        assert_eq!(run.elapsed(at(0)), Duration::ZERO);
+    }
+}

@@ -1,0 +1,167 @@
+//! What supervision needs from storage: the [`Registry`] trait (implemented by
+//! [`crate::registry`]: SQLite, and an in-memory fake for unit tests) and the claim rule
+//! every implementation shares.
+//!
+//! Concurrency model: a tick *claims* a run (a lease: `claimed_by`, `claimed_until`) in a short
+//! write transaction, observes and acts with no database lock held, then *saves* the new row
+//! only if it still holds the claim. So two overlapping ticks never make two decisions for one
+//! run, a slow tmux call never blocks `run start`/`run stop`, and a tick that dies mid-way only
+//! freezes its runs until the lease ([`LEASE`]) expires. `run stop` does not wait for a claim:
+//! it ends the run and drops the claim, and the claimed tick's save then finds the claim gone
+//! and is discarded.
+
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::supervise::run::{NewRun, Run, Status};
+use crate::time::{Time, format_time};
+
+/// How long a claim protects a run from other ticks. A tick's work on one run takes
+/// milliseconds; the lease only matters when a tick is killed mid-way.
+pub const LEASE: Duration = Duration::from_secs(120);
+
+/// Why a run was not claimed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotClaimed {
+    /// The run has ended; there is nothing to tick.
+    Ended(Status),
+    /// Another tick holds it.
+    Busy { owner: String, until: Time },
+}
+
+impl std::fmt::Display for NotClaimed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotClaimed::Ended(status) => write!(f, "the run has ended ({})", status.as_str()),
+            NotClaimed::Busy { owner, until } => write!(
+                f,
+                "another tick ({owner}) holds the run until {}",
+                format_time(*until)
+            ),
+        }
+    }
+}
+
+/// The claim rule, shared by every [`Registry`] implementation: a running run whose claim is
+/// free or expired can be claimed.
+pub fn claimable(run: &Run, now: Time) -> Result<(), NotClaimed> {
+    if !run.status.is_active() {
+        return Err(NotClaimed::Ended(run.status));
+    }
+    match (&run.claimed_by, run.claimed_until) {
+        (Some(owner), Some(until)) if until > now => Err(NotClaimed::Busy {
+            owner: owner.clone(),
+            until,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The result of trying to claim one run.
+#[derive(Debug, Clone)]
+pub enum Claim {
+    /// Ours until the lease ends; the row as it was when claimed.
+    Claimed(Box<Run>),
+    /// Not ours, with the row so the tick can still report on it.
+    Skipped(Box<Run>, NotClaimed),
+}
+
+/// Which runs a claim covers.
+#[derive(Debug, Clone, Copy)]
+pub enum Selection<'a> {
+    Session(&'a str),
+    All,
+}
+
+/// A `run start` that collides with a live run (exit 3). Its message names the owner.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StartConflict {
+    #[error(
+        "session {session:?} already runs a loop on {task_dir}; stop it first with `autoctl run stop`"
+    )]
+    Session { session: String, task_dir: String },
+    #[error(
+        "task dir {task_dir} already has a loop running in session {owner:?}; stop it first with `autoctl run stop`"
+    )]
+    TaskDir { task_dir: String, owner: String },
+}
+
+impl StartConflict {
+    /// The conflict of starting `new` while `owner` runs, as an exit-3 error.
+    pub fn error(new: &NewRun, owner: &Run) -> anyhow::Error {
+        let conflict = if owner.session == new.session {
+            StartConflict::Session {
+                session: owner.session.clone(),
+                task_dir: owner.task_dir.clone(),
+            }
+        } else {
+            StartConflict::TaskDir {
+                task_dir: owner.task_dir.clone(),
+                owner: owner.session.clone(),
+            }
+        };
+        anyhow::Error::new(crate::error::Conflict(conflict.to_string()))
+    }
+}
+
+/// Storage of runs. Every method is one atomic step: a concurrent caller sees the registry
+/// before or after it, never in between.
+pub trait Registry {
+    /// Insert a running row. A live run for the same session or task dir is a
+    /// [`StartConflict`] (in the error chain); an ended one is replaced.
+    fn start(&mut self, new: &NewRun, now: Time) -> Result<Run>;
+    /// The row of a session, if any.
+    fn get(&mut self, session: &str) -> Result<Option<Run>>;
+    /// The row that owns a task dir (canonical path), if any.
+    fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>>;
+    /// Every row, ordered by session name.
+    fn list(&mut self) -> Result<Vec<Run>>;
+    /// Claim the selected running runs for `owner` until `now + LEASE`. Ended runs are not
+    /// returned for [`Selection::All`]; for a session they come back as skipped.
+    fn claim(&mut self, selection: Selection<'_>, owner: &str, now: Time) -> Result<Vec<Claim>>;
+    /// Store a claimed run's new state and release the claim. Returns false (and stores
+    /// nothing) when `owner` no longer holds the claim: the run was stopped or the lease
+    /// expired and another tick took it.
+    fn save(&mut self, run: &Run, owner: &str) -> Result<bool>;
+    /// Give a claim back without changing the run (dry runs, failed effects).
+    fn release(&mut self, session: &str, owner: &str) -> Result<()>;
+    /// End a run now whoever holds it (`run stop`). Returns the row as stored, or None when
+    /// there is no row; an already ended row is returned unchanged.
+    fn end(
+        &mut self,
+        session: &str,
+        status: Status,
+        reason: &str,
+        message: Option<&str>,
+        now: Time,
+    ) -> Result<Option<Run>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::DateTime;
+
+    fn at(secs: i64) -> Time {
+        DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()
+    }
+
+    #[test]
+    fn claim_rule() {
+        let mut run = Run::new(&crate::supervise::run::tests::sample(), at(0));
+        assert!(claimable(&run, at(0)).is_ok());
+        run.claimed_by = Some("a".into());
+        run.claimed_until = Some(at(10));
+        assert!(matches!(
+            claimable(&run, at(5)),
+            Err(NotClaimed::Busy { .. })
+        ));
+        assert!(claimable(&run, at(11)).is_ok(), "an expired lease is free");
+        run.end(Status::Finished, "done", None, at(11));
+        assert_eq!(
+            claimable(&run, at(12)),
+            Err(NotClaimed::Ended(Status::Finished))
+        );
+    }
+}
