@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Request, check and clear a loop stop (`.auto-stop`)')
             [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Print the step a loop runs next')
             [CompletionResult]::new('table', 'table', [CompletionResultType]::ParameterValue, 'List, show and check routing tables')
+            [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Create task modules: `autoctl task new TASK/NAME`')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check task modules: front matter, targets, dependencies, transient files')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
@@ -165,6 +166,22 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;table;check' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;task' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('new', 'new', [CompletionResultType]::ParameterValue, 'Create a task module: .index.md, .target.md, and its line in the root listing')
+            break
+        }
+        'autoctl;task;new' {
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The task''s title [default: the module''s name]')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task''s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read')
+            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What to build, written into .target.md [default: a stub to fill in]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

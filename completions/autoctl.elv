@@ -27,6 +27,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Request, check and clear a loop stop (`.auto-stop`)'
             cand next 'Print the step a loop runs next'
             cand table 'List, show and check routing tables'
+            cand task 'Create task modules: `autoctl task new TASK/NAME`'
             cand lint 'Check task modules: front matter, targets, dependencies, transient files'
             cand run 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
             cand schema 'List and print the JSON Schemas of the protocol files'
@@ -148,6 +149,20 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;table;check'= {
             cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;task'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand new 'Create a task module: .index.md, .target.md, and its line in the root listing'
+        }
+        &'autoctl;task;new'= {
+            cand --title 'The task''s title [default: the module''s name]'
+            cand --type 'The task''s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read'
+            cand --goal 'What to build, written into .target.md [default: a stub to fill in]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -31,6 +31,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "signal" -d 'Validat
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stop" -d 'Request, check and clear a loop stop (`.auto-stop`)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "next" -d 'Print the step a loop runs next'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "table" -d 'List, show and check routing tables'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "task" -d 'Create task modules: `autoctl task new TASK/NAME`'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lint" -d 'Check task modules: front matter, targets, dependencies, transient files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Supervise loops from cron or a timer: register, tick, stop, recover, inspect'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
@@ -136,6 +137,14 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_s
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -f -a "new" -d 'Create a task module: .index.md, .target.md, and its line in the root listing'
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l title -d 'The task\'s title [default: the module\'s name]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l type -d 'The task\'s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l goal -d 'What to build, written into .target.md [default: a stub to fill in]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l format -d 'Output format' -r -f -a "text\t'`PATH:LINE:COL: error[RULE]: message`, one line per finding'
 json\t'One JSON array of findings'
 github\t'GitHub Actions workflow commands (`::error file=...::...`)'

@@ -49,6 +49,9 @@ pub enum Command {
     /// List, show and check routing tables
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// Create task modules: `autoctl task new TASK/NAME`
+    #[command(subcommand)]
+    Task(cmd::task::TaskCommand),
     // The help text is LintArgs' doc comment (a variant doc comment would replace its details).
     Lint(cmd::lint::LintArgs),
     /// Supervise loops from cron or a timer: register, tick, stop, recover, inspect

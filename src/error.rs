@@ -45,7 +45,8 @@ Exit status:
   0    success, or the answer is yes (valid, stop requested, ready, no findings)
   1    the answer is no (invalid document, lint findings, no stop requested, not ready)
   2    usage error or operational failure (bad flag, unreadable file, tmux missing)
-  3    conflict: a loop already runs for that session or task dir; a lock is held by another owner
+  3    conflict: a loop already runs for that session or task dir; a lock is held by another owner;
+       the task module to create already exists
   130  interrupted";
 
 /// Another owner holds what the command asked for (exit 3).

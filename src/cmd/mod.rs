@@ -14,6 +14,7 @@ pub mod signal;
 pub mod stall;
 pub mod stop;
 pub mod table;
+pub mod task;
 
 pub mod checkpoint;
 pub mod converge;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Stop(command) => stop::run(command),
         Command::Next(args) => next::run(&args),
         Command::Table(command) => table::run(command),
+        Command::Task(command) => task::run(command),
         Command::Lint(args) => lint::run(&args),
         Command::Run(command) => run::run(command, tmux_socket),
         Command::Schema(command) => schema::run(command),

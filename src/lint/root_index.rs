@@ -1,4 +1,5 @@
-//! The root `.index.md` of a task root: init's module listing, one
+//! The root `.index.md` of a task root: the module listing `task new` (ai-cli-task's init)
+//! writes, one
 //! `- [<module>](./<module>/.index.md) — <title>` line per module. A module counts as listed
 //! when any link in the file points at `<module>/.index.md` or `<module>/` (relative,
 //! percent-encoded or not), so hand-edited listings keep working.

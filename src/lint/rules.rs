@@ -103,7 +103,7 @@ rule!(
      `autoctl next --task` has no entry point.",
     "Create .index.md with front matter holding at least title, status, created and updated \
      (see `autoctl schema show index-front-matter`), or remove the directory if it is not a \
-     task module."
+     task module. `autoctl task new TASK/NAME` creates a new module complete."
 );
 
 rule!(
@@ -148,7 +148,8 @@ rule!(
     "index-required-field",
     Error,
     "a required front-matter field (title, status, created, updated) is missing or empty",
-    "ai-cli-task's init writes title, status, created and updated into every .index.md, and \
+    "`autoctl task new` (like ai-cli-task's init) writes title, status, created and updated \
+     into every .index.md, and \
      every later step reads them: status drives routing, the timestamps order work and detect \
      staleness, the title names the task in reports and in the root index.",
     "Add the missing field; created and updated are RFC 3339 timestamps such as \
@@ -369,10 +370,11 @@ rule!(
     "root-index-missing",
     Warning,
     "a task root has no .index.md module listing",
-    "The root .index.md lists every module ('- [name](./name/.index.md) — title'); init \
-     creates and appends to it, and people and the frontend browse tasks through it.",
+    "The root .index.md lists every module ('- [name](./name/.index.md) — title'); `autoctl \
+     task new` (like ai-cli-task's init) creates and appends to it, and people and the \
+     frontend browse tasks through it.",
     "Create TASK/.index.md with one '- [<module>](./<module>/.index.md) — <title>' line per \
-     module."
+     module; `autoctl task new TASK/NAME` adds the line for each module it creates."
 );
 
 rule!(
@@ -390,7 +392,8 @@ rule!(
     "root-index-unlisted",
     Warning,
     "a module exists but the root .index.md does not list it",
-    "init appends every new module to the root .index.md. A module missing from it was \
+    "`autoctl task new` (like ai-cli-task's init) appends every new module to the root \
+     .index.md. A module missing from it was \
      created by hand or lost its line in a merge, and is invisible to whoever browses the \
      listing.",
     "Add '- [<module>](./<module>/.index.md) — <title>' to the root .index.md."

@@ -16,6 +16,7 @@ mod signal;
 mod stall;
 mod stop;
 mod table;
+mod task;
 mod tmuxfix;
 mod util;
 
