@@ -66,9 +66,11 @@ pub enum Command {
     /// Run a loop inside one Claude Code session: init, status, route, teardown
     #[command(subcommand)]
     Loop(cmd::session_loop::LoopCommand),
-    /// Commands Claude Code runs as hooks: stop, stop-failure
+    /// Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`
     #[command(subcommand)]
     Hook(cmd::hook::HookCommand),
+    // The help text is StatuslineArgs' doc comment.
+    Statusline(cmd::statusline::StatuslineArgs),
     /// Read tmux panes: capture, hash, classify, wait until ready, send keys
     #[command(subcommand)]
     Pane(cmd::pane::PaneCommand),

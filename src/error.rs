@@ -82,7 +82,7 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
     ExitCode::from(code)
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
             .downcast_ref::<io::Error>()

@@ -38,7 +38,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         // --help and --version are "errors" that print to stdout and exit 0.
         Err(err) if !err.use_stderr() => {
@@ -53,11 +54,36 @@ where
                 .strip_prefix("error: ")
                 .unwrap_or(rendered.trim());
             output::error_line(message);
+            // Claude Code reads exit 2 from a hook as "block": a hook or status-line command
+            // with a bad flag (an old autoctl, a typo in settings.json) must not stop the agent.
+            if runs_under_claude_code(&args) {
+                return ExitCode::SUCCESS;
+            }
             return ExitCode::from(error::EXIT_FAILURE);
         }
     };
     match cmd::dispatch(cli) {
         Ok(verdict) => verdict.into(),
         Err(err) => error::report(&err),
+    }
+}
+
+/// Whether the command line is one Claude Code runs (`hook …` except `hook install`, which a
+/// person runs, and `statusline`): those exit 0 even on a usage error.
+fn runs_under_claude_code(args: &[OsString]) -> bool {
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    let mut command = None;
+    while let Some(word) = words.next() {
+        if word == "--tmux-socket" {
+            words.next();
+        } else if !word.starts_with("--tmux-socket=") {
+            command = Some(word);
+            break;
+        }
+    }
+    match command {
+        Some("statusline") => true,
+        Some("hook") => words.next() != Some("install"),
+        _ => false,
     }
 }

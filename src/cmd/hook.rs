@@ -1,15 +1,21 @@
-//! `autoctl hook stop|stop-failure`: the commands Claude Code runs as hooks
-//! (`examples/claude/settings.json`). They read the event's JSON on stdin and answer on
-//! stdout; see `crate::hook` for the loop they drive.
+//! `autoctl hook stop|stop-failure|event|install`: the commands Claude Code runs as hooks
+//! (wired by `hook install`, see `examples/claude/settings.json`). They read the event's JSON
+//! on stdin and answer on stdout; see `crate::hook` for the loop they drive and the session
+//! state they record.
+//!
+//! Every `hook` command exits 0 whatever goes wrong, with one line on stderr: Claude Code reads
+//! exit 2 from a hook as "block" (and shows stderr to the model), and any other failure only
+//! as a notice, so a broken hook must never be able to stop the agent.
 
 use std::io;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
+use crate::hook::event;
 use crate::hook::input::STDIN_LIMIT;
 use crate::hook::run::{self, Env, Outcome};
 use crate::hook::transcript::Limits;
@@ -33,11 +39,13 @@ pub enum HookCommand {
     ///
     /// The project is --dir, else $CLAUDE_PROJECT_DIR, else the input's cwd.
     ///
-    /// Exit status: 0 when it decided (also when it stands aside on bad loop state or a
-    /// missing session_id, with a warning on stderr); 1 when it could not decide (stdin is not
-    /// a hook input, the state cannot be written), with one line on stderr, and the stop is
-    /// allowed. Never 2: Claude Code reads exit 2 from a Stop hook as "block and show stderr
-    /// to the model".
+    /// It also records the Stop as the session's state, like `hook event` (idle with the
+    /// agent's last message, or working when the loop continues), so Stop needs no second
+    /// hook.
+    ///
+    /// Exit status: always 0. When it could not decide (stdin is not a hook input, the state
+    /// cannot be written) it says so in one line on stderr and the stop is allowed. Never 2:
+    /// Claude Code reads exit 2 from a Stop hook as "block and show stderr to the model".
     #[command(verbatim_doc_comment)]
     Stop(HookArgs),
     /// Record Claude Code's StopFailure event (a turn that ended on an API error)
@@ -47,10 +55,77 @@ pub enum HookCommand {
     /// quota, not stalled (the next `hook stop` removes it); every failure is written to
     /// D/.autoctl/stop-failure.json {at, kind, detail?, session_id?}. Nothing is recorded in
     /// a project without D/.autoctl. Prints nothing (Claude Code ignores this event's
-    /// output). Exit status: 0, or 1 with one line on stderr when stdin is not a hook input
-    /// or the record cannot be written.
+    /// output). It also records the session's state as failed:<error>, like `hook event`.
+    /// Exit status: always 0, with one line on stderr when stdin is not a hook input or the
+    /// record cannot be written.
     #[command(verbatim_doc_comment)]
     StopFailure(HookArgs),
+    /// Record any Claude Code hook event as the session's typed state
+    ///
+    /// Reads the event's JSON on stdin (hook_event_name, session_id, cwd, ...) and records
+    /// what the agent is doing — working (UserPromptSubmit, PreToolUse with the tool's name,
+    /// PostToolUse), waiting-for-permission (Notification permission_prompt),
+    /// waiting-for-input (Notification idle_prompt, elicitation), idle (Stop, SessionStart),
+    /// failed:<error> (StopFailure), compacting (PreCompact), ended (SessionEnd; reason
+    /// "clear" is not an end) — with its time, the agent's last message (Stop's
+    /// last_assistant_message) and the time of the last event of each kind, in
+    /// $AUTOCTL_STATE_DIR/hooks/. The record is keyed by the tmux pane ($TMUX_PANE on the
+    /// server of $TMUX), else the session_id, else the cwd; `run tick`, `run watch`,
+    /// `stall check` and `doctor` read it. A SessionStart with source clear, compact or resume
+    /// rebinds the project's Stop-hook loop to the new session_id.
+    ///
+    /// Prints nothing on stdout (SessionStart and UserPromptSubmit output would become model
+    /// context). Writes are atomic and made only on change, without fsync.
+    ///
+    /// Exit status: always 0, with one line on stderr when nothing could be recorded (stdin
+    /// is not a hook input, the state directory is not writable).
+    #[command(verbatim_doc_comment)]
+    Event,
+    /// Wire autoctl's hooks and status line into Claude Code's settings.json
+    ///
+    /// Merges into DIR/.claude/settings.json (--project, default the current directory) or
+    /// ~/.claude/settings.json (--user, which applies to every interactive Claude Code
+    /// session of this user and needs --yes): PermissionRequest → `autoctl hook
+    /// permission-request`, Stop → `autoctl hook stop`, StopFailure → `autoctl hook
+    /// stop-failure`, SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse,
+    /// PostToolUseFailure, Notification, PreCompact and PostCompact → `autoctl hook event`,
+    /// and statusLine → `autoctl statusline`. A status line you already have is kept and
+    /// wrapped (`autoctl statusline --then CMD`), never dropped.
+    ///
+    /// Every other key and every hook of yours stays, in its order; a second run changes no
+    /// byte. A file that is not valid JSON (or whose hooks/statusLine have the wrong shape) is
+    /// refused and left untouched, as is a settings.json that is a symlink. --dry-run prints
+    /// the diff and changes nothing; --uninstall removes autoctl's hooks and gives a wrapped
+    /// status line back.
+    ///
+    /// Exit status: 0 done (or nothing to change); 2 the file is invalid or cannot be
+    /// written, or --user without --yes. (Unlike the hook commands, this one is run by a
+    /// person, so it fails loudly.)
+    #[command(verbatim_doc_comment)]
+    Install(InstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The project whose .claude/settings.json is changed [default: the current directory]
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    pub project: Option<PathBuf>,
+    /// Change ~/.claude/settings.json instead: every interactive session of this user
+    #[arg(long)]
+    pub user: bool,
+    /// Confirm --user
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the diff and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove autoctl's hooks and status line (a wrapped status line is given back)
+    #[arg(long)]
+    pub uninstall: bool,
+    /// How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else
+    /// this binary's absolute path]
+    #[arg(long, value_name = "PATH")]
+    pub autoctl: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -60,16 +135,44 @@ pub struct HookArgs {
     pub dir: Option<PathBuf>,
 }
 
+/// Run a hook command. Never an error and never exit 2 (see the module doc), except
+/// `hook install`, which a person runs.
 pub fn run(command: HookCommand) -> Result<Verdict> {
+    let result = match command {
+        HookCommand::Install(args) => return install(&args),
+        HookCommand::Event => {
+            let lines = match read_stdin() {
+                Ok(bytes) => event::record_bytes(&bytes, None),
+                Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
+            };
+            for line in lines {
+                output::error_line(&line);
+            }
+            Ok(Verdict::Yes)
+        }
+        command => answer(command),
+    };
+    match result {
+        Ok(_) => Ok(Verdict::Yes),
+        Err(err) if crate::error::is_broken_pipe(&err) => Ok(Verdict::Yes),
+        Err(err) => {
+            output::error_line(&format!("{err:#}"));
+            Ok(Verdict::Yes)
+        }
+    }
+}
+
+fn answer(command: HookCommand) -> Result<Verdict> {
     let host = match System::from_env() {
         Ok(host) => host,
         Err(err) => {
             output::error_line(&format!("{err:#}; allowing the stop"));
-            return Ok(Verdict::No);
+            return Ok(Verdict::Yes);
         }
     };
     let (stdin, args) = match &command {
         HookCommand::Stop(args) | HookCommand::StopFailure(args) => (read_stdin(), args),
+        HookCommand::Event | HookCommand::Install(_) => unreachable!("answered by run"),
     };
     let env = Env {
         host: &host,
@@ -79,18 +182,32 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
         pid: crate::lock::nearest_non_shell_ancestor(),
         limits: Limits::default(),
     };
-    let outcome = match (stdin, &command) {
-        (Err(problem), _) => Outcome {
-            kind: "error".to_string(),
-            error: Some(format!("{problem}; allowing the stop")),
-            ..Outcome::default()
-        },
-        (Ok(bytes), HookCommand::Stop(_)) => run::stop(&bytes, &env),
-        (Ok(bytes), HookCommand::StopFailure(_)) => {
-            run::stop_failure(&bytes, &env, Zone::from_env())
+    let (outcome, recorded) = match (stdin, &command) {
+        (Err(problem), _) => (
+            Outcome {
+                kind: "error".to_string(),
+                error: Some(format!("{problem}; allowing the stop")),
+                ..Outcome::default()
+            },
+            Vec::new(),
+        ),
+        (Ok(bytes), HookCommand::Stop(_)) => {
+            let outcome = run::stop(&bytes, &env);
+            // Recorded after the decision, so the record says whether the loop went on.
+            let continued = outcome
+                .prompt
+                .as_ref()
+                .map(|_| event::Extra::Continued(outcome.iteration.unwrap_or(0)));
+            let recorded = event::record_quietly(&bytes, continued);
+            (outcome, recorded)
         }
+        (Ok(bytes), HookCommand::StopFailure(_)) => (
+            run::stop_failure(&bytes, &env, Zone::from_env()),
+            event::record_quietly(&bytes, None),
+        ),
+        (_, HookCommand::Event | HookCommand::Install(_)) => unreachable!("answered by run"),
     };
-    for warning in &outcome.warnings {
+    for warning in outcome.warnings.iter().chain(&recorded) {
         output::warn(warning);
     }
     if let Some(error) = &outcome.error {
@@ -111,5 +228,103 @@ fn read_stdin() -> std::result::Result<Vec<u8>, String> {
             fsx::human_size(limit)
         )),
         Err(err) => Err(format!("cannot read stdin: {err}")),
+    }
+}
+
+fn install(args: &InstallArgs) -> Result<Verdict> {
+    use crate::hook::settings;
+    if args.user && !args.yes && !args.dry_run {
+        anyhow::bail!(
+            "--user changes ~/.claude/settings.json, which applies to every interactive Claude \
+             Code session of this user (PermissionRequest answers included); pass --yes to \
+             confirm, or use --project DIR"
+        );
+    }
+    let path = if args.user {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .context("--user needs $HOME")?;
+        PathBuf::from(home).join(".claude/settings.json")
+    } else {
+        let project = match &args.project {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        fsx::require_dir(&project)?;
+        project.join(".claude/settings.json")
+    };
+    fsx::refuse_symlink(&path, "settings file", "--project")?;
+    let original = match fsx::read_bounded(&path, fsx::DOCUMENT_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("{}: not UTF-8; left untouched", path.display()))?,
+        Ok(Bounded::TooLarge { limit }) => anyhow::bail!(
+            "{}: larger than {}; left untouched",
+            path.display(),
+            fsx::human_size(limit)
+        ),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut value = settings::parse(&original)
+        .map_err(|err| anyhow::anyhow!("{}: {err}; left untouched", path.display()))?;
+    let changes = if args.uninstall {
+        settings::uninstall(&mut value)
+    } else {
+        let hook = <crate::cli::Cli as clap::CommandFactory>::command();
+        let hook = hook.find_subcommand("hook").cloned();
+        let available = |sub: &str| {
+            hook.as_ref()
+                .is_some_and(|h| h.find_subcommand(sub).is_some())
+        };
+        settings::install(
+            &mut value,
+            &autoctl_command(args.autoctl.as_deref()),
+            &available,
+        )
+    };
+    let existed = !original.is_empty() || path.exists();
+    let updated = settings::render(&value, &original);
+    let unchanged = updated == original || (!existed && args.uninstall);
+    if args.dry_run {
+        let shown = path.display().to_string();
+        let old = if existed {
+            shown.clone()
+        } else {
+            "/dev/null".to_string()
+        };
+        if !unchanged {
+            output::raw(settings::diff(&original, &updated, &old, &shown).as_bytes())?;
+        }
+        return Ok(Verdict::Yes);
+    }
+    if unchanged {
+        output::line(format!("{}: up to date", path.display()))?;
+        return Ok(Verdict::Yes);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    fsx::atomic_write(&path, updated.as_bytes())?;
+    for note in &changes.notes {
+        output::line(note)?;
+    }
+    output::line(format!("wrote {}", path.display()))?;
+    Ok(Verdict::Yes)
+}
+
+/// How the installed hooks name autoctl: `autoctl` when that is this very binary on PATH,
+/// else this binary's absolute path (quoted for the shell Claude Code runs hooks with).
+fn autoctl_command(given: Option<&str>) -> String {
+    if let Some(given) = given {
+        return given.to_string();
+    }
+    let me = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let on_path = which::which("autoctl")
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    match (me, on_path) {
+        (Some(me), Some(found)) if me == found => "autoctl".to_string(),
+        (Some(me), _) => crate::hook::settings::shell_quote(&me.to_string_lossy()),
+        (None, _) => "autoctl".to_string(),
     }
 }

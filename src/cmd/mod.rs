@@ -12,6 +12,7 @@ pub mod schema;
 pub mod session_loop;
 pub mod signal;
 pub mod stall;
+pub mod statusline;
 pub mod stop;
 pub mod table;
 pub mod task;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Lock(command) => lock::run(command),
         Command::Loop(command) => session_loop::run(command),
         Command::Hook(command) => hook::run(command),
+        Command::Statusline(args) => statusline::run(&args),
         Command::Pane(command) => pane::run(command, tmux_socket),
         Command::Stall(command) => stall::run(command, tmux_socket),
         Command::Completions(args) => generate::run_completions(&args),

@@ -11,13 +11,25 @@
 //! - [`quota`]: StopFailure records (quota waits);
 //! - [`run`]: the effects around the decision;
 //! - [`admin`]: `loop init`, `status` and `teardown`.
+//!
+//! And the session's typed state, for the supervisors (hooks first, the screen second):
+//! - [`session`]: the record of what the agent is doing, and the pure transition per event;
+//! - [`store`]: where records live and the API to read and write them;
+//! - [`event`]: `hook event`, and the one call the other hook commands record with;
+//! - [`statusline`]: the status line's JSON, its record (rate limits, context) and its line;
+//! - [`settings`]: `hook install`'s merge into Claude Code's settings.json.
 
 pub mod admin;
 pub mod decide;
+pub mod event;
 pub mod input;
 pub mod prompt;
 pub mod quota;
 pub mod run;
 pub mod sentinel;
+pub mod session;
+pub mod settings;
 pub mod state;
+pub mod statusline;
+pub mod store;
 pub mod transcript;

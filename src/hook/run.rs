@@ -467,3 +467,32 @@ pub fn stop_failure(stdin: &[u8], env: &Env, zone: Zone) -> Outcome {
         ..Outcome::default()
     }
 }
+
+/// Rebind the loop in `dir` from session `old` to `new` (a `/clear`, compaction or resume
+/// replaced the session the loop belongs to): the state names the new session and the old
+/// session's heartbeat lock is released, so the new session's next Stop continues the loop.
+/// Returns whether the loop was bound to `old`. A project without a loop is left alone.
+pub fn rebind(dir: &LoopDir, old: &str, new: &str, host: &dyn Host) -> anyhow::Result<bool> {
+    if !state::dir_exists(dir) || !dir.config().exists() {
+        return Ok(false);
+    }
+    let _guard = lock::lock_with_timeout(&dir.guard(), GUARD_TIMEOUT)?;
+    let config = match state::read_config(dir) {
+        Ok(Some(config)) => config,
+        Ok(None) => return Ok(false),
+        Err(problem) => anyhow::bail!("{problem}"),
+    };
+    let mut loop_state = match state::read_state(dir) {
+        Ok(state) => state.unwrap_or_else(LoopState::fresh),
+        Err(problem) => anyhow::bail!("{problem}"),
+    };
+    if decide::bound_session(&config, &loop_state) != Some(old) || loop_state.ended.is_some() {
+        return Ok(false);
+    }
+    loop_state.session_id = Some(new.to_string());
+    state::write_state(dir, &loop_state)?;
+    let heartbeat = HeartbeatLock::new(&dir.lock(), config.stale_duration())?;
+    // Released only if the old session holds it; anyone else's lock stays.
+    let _ = heartbeat.release(&decide::owner_tag(old), host);
+    Ok(true)
+}

@@ -561,8 +561,8 @@ fn bad_stdin_is_a_non_blocking_error() {
         r#"{"session_id":7}"#,
     ] {
         let output = stop(&sb, &project, input);
-        // Never 2: Claude Code would feed stderr to the model as a prompt.
-        assert_eq!(output.status.code(), Some(1), "{input:?}");
+        // Exit 0 (never 2: Claude Code would feed stderr to the model as a prompt).
+        assert_eq!(output.status.code(), Some(0), "{input:?}");
         assert_eq!(answer(&output), None, "{input:?}");
         let line = one_stderr_line(&output);
         assert!(
@@ -1034,7 +1034,11 @@ fn stop_failure_records_a_quota_wait_that_the_next_stop_ends() {
     );
 
     let output = hook(&sb, &project, "stop-failure", r#"{"session_id":"abc"#);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "hook commands never fail the agent"
+    );
     assert!(one_stderr_line(&output).contains("truncated"));
 }
 

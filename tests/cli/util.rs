@@ -99,6 +99,10 @@ impl Sandbox {
                 cmd.env_remove(key);
             }
         }
+        // The hooks key their records by the tmux pane they run in and Claude Code's project.
+        for key in ["TMUX", "TMUX_PANE", "CLAUDE_PROJECT_DIR"] {
+            cmd.env_remove(key);
+        }
         cmd.env_remove("NO_COLOR")
             .env("HOME", self.path("home"))
             .env("XDG_STATE_HOME", self.path("state"))

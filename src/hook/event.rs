@@ -1,0 +1,109 @@
+//! The edge of `autoctl hook event`, and the one call every other hook command uses to record
+//! the session's state ([`record_bytes`]): `hook stop` (the Stop, and whether its loop
+//! continued the session), `hook stop-failure`, and `hook permission-request` (the policy's
+//! answer).
+//!
+//! Recording never blocks the agent: every failure (stdin that is not a hook input, no key, an
+//! unwritable state directory) comes back as lines for stderr, and the caller exits 0.
+
+use std::path::PathBuf;
+
+use super::run;
+use super::session::{self, Payload, Permission, Transition};
+use super::state::LoopDir;
+use super::store::{HookEnv, Store};
+
+/// What the recording command knows beyond the payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extra {
+    /// `hook permission-request`'s answer.
+    Permission(Permission),
+    /// `hook stop` blocked the Stop: the loop continues with this iteration.
+    Continued(u64),
+}
+
+/// Record one hook payload (the bytes Claude Code wrote on stdin). Returns the lines to print
+/// on stderr (empty when all went well).
+pub fn record_bytes(bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
+    match session::parse(bytes) {
+        Ok(payload) => record(&payload, extra),
+        Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
+    }
+}
+
+/// For the hook commands that answer the event themselves (`hook stop`, `hook
+/// stop-failure`, `hook permission-request`): record it too, staying silent about input
+/// they already report (not a hook input, no session to file it under).
+pub fn record_quietly(bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
+    match session::parse(bytes) {
+        Ok(payload) if HookEnv::from_env().key(&payload).is_some() => record(&payload, extra),
+        _ => Vec::new(),
+    }
+}
+
+/// Record one parsed payload (see [`record_bytes`]).
+pub fn record(payload: &Payload, extra: Option<Extra>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let env = HookEnv::from_env();
+    let Some(key) = env.key(payload) else {
+        return vec![
+            "hook event: no $TMUX_PANE, session_id or cwd to file the event under; nothing recorded"
+                .to_string(),
+        ];
+    };
+    let store = match Store::from_env() {
+        Ok(store) => store,
+        Err(err) => return vec![format!("hook event: {err:#}; nothing recorded")],
+    };
+    let now = match crate::time::now() {
+        Ok(now) => now,
+        Err(err) => return vec![format!("hook event: {err:#}")],
+    };
+    let mut warnings = Vec::new();
+    let result = store.update(&key, &mut warnings, |previous| {
+        let mut transition = match extra {
+            Some(Extra::Permission(outcome)) => {
+                session::apply_permission(previous, &key, payload, outcome, now)
+            }
+            _ => session::apply(previous, &key, payload, now),
+        };
+        if let Some(Extra::Continued(iteration)) = extra {
+            session::mark_continued(&mut transition.record, iteration, now);
+        }
+        transition
+    });
+    lines.extend(warnings.into_iter().map(|w| format!("hook event: {w}")));
+    match result {
+        Ok(transition) => {
+            lines.extend(rebind(payload, &transition));
+            if payload.hook_event_name.as_deref() == Some("SessionStart")
+                && payload.source.as_deref() == Some("startup")
+            {
+                store.prune(std::time::SystemTime::now());
+            }
+        }
+        Err(err) => lines.push(format!(
+            "hook event: cannot record the state in {}: {err:#}",
+            store.dir.display()
+        )),
+    }
+    lines
+}
+
+/// A `clear`/`compact`/`resume` start rebinds the project's Stop-hook loop from the old
+/// session id to the new one, so the loop goes on in the session that replaced its own.
+fn rebind(payload: &Payload, transition: &Transition) -> Option<String> {
+    let (old, new) = transition.rebind.as_ref()?;
+    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| payload.cwd.as_deref().map(PathBuf::from))?;
+    let host = match crate::lock::System::from_env() {
+        Ok(host) => host,
+        Err(err) => return Some(format!("hook event: {err:#}")),
+    };
+    match run::rebind(&LoopDir::new(&project), old, new, &host) {
+        Ok(_) => None,
+        Err(err) => Some(format!("hook event: cannot rebind the loop: {err:#}")),
+    }
+}
