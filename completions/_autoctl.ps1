@@ -36,7 +36,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Take, refresh, release and inspect a heartbeat lock file')
             [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
-            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks: stop, stop-failure')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`')
+            [CompletionResult]::new('statusline', 'statusline', [CompletionResultType]::ParameterValue, 'Print Claude Code''s status line and record its rate limits and context use')
             [CompletionResult]::new('pane', 'pane', [CompletionResultType]::ParameterValue, 'Read tmux panes: capture, hash, classify, wait until ready, send keys')
             [CompletionResult]::new('stall', 'stall', [CompletionResultType]::ParameterValue, 'Detect stalled agents and recover them within limits')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -437,6 +438,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop')
             [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Record Claude Code''s StopFailure event (a turn that ended on an API error)')
+            [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Record any Claude Code hook event as the session''s typed state')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks and status line into Claude Code''s settings.json')
             break
         }
         'autoctl;hook;stop' {
@@ -448,6 +451,31 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;hook;stop-failure' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;hook;event' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;hook;install' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose .claude/settings.json is changed [default: the current directory]')
+            [CompletionResult]::new('--autoctl', '--autoctl', [CompletionResultType]::ParameterName, 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Change ~/.claude/settings.json instead: every interactive session of this user')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Confirm --user')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff and change nothing')
+            [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove autoctl''s hooks and status line (a wrapped status line is given back)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;statusline' {
+            [CompletionResult]::new('--then', '--then', [CompletionResultType]::ParameterName, 'Also run this status-line command and print its first line before autoctl''s')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -73,14 +73,14 @@ _autoctl() {
             autoctl,stall)
                 cmd="autoctl__subcmd__stall"
                 ;;
+            autoctl,statusline)
+                cmd="autoctl__subcmd__statusline"
+                ;;
             autoctl,stop)
                 cmd="autoctl__subcmd__stop"
                 ;;
             autoctl,table)
                 cmd="autoctl__subcmd__table"
-                ;;
-            autoctl,task)
-                cmd="autoctl__subcmd__task"
                 ;;
             autoctl__subcmd__checkpoint,delete-batch)
                 cmd="autoctl__subcmd__checkpoint__subcmd__delete__subcmd__batch"
@@ -111,6 +111,12 @@ _autoctl() {
                 ;;
             autoctl__subcmd__graph,levels)
                 cmd="autoctl__subcmd__graph__subcmd__levels"
+                ;;
+            autoctl__subcmd__hook,event)
+                cmd="autoctl__subcmd__hook__subcmd__event"
+                ;;
+            autoctl__subcmd__hook,install)
+                cmd="autoctl__subcmd__hook__subcmd__install"
                 ;;
             autoctl__subcmd__hook,stop)
                 cmd="autoctl__subcmd__hook__subcmd__stop"
@@ -232,9 +238,6 @@ _autoctl() {
             autoctl__subcmd__table,show)
                 cmd="autoctl__subcmd__table__subcmd__show"
                 ;;
-            autoctl__subcmd__task,new)
-                cmd="autoctl__subcmd__task__subcmd__new"
-                ;;
             *)
                 ;;
         esac
@@ -242,7 +245,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook pane stall completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --tmux-socket --help --version signal stop next table lint run schema lock loop hook statusline pane stall completions man gate converge profile route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -670,12 +673,56 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook)
-            opts="-h --tmux-socket --help stop stop-failure"
+            opts="-h --tmux-socket --help stop stop-failure event install"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__hook__subcmd__event)
+            opts="-h --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__hook__subcmd__install)
+            opts="-h --project --user --yes --dry-run --uninstall --autoctl --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --autoctl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2101,6 +2148,28 @@ _autoctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        autoctl__subcmd__statusline)
+            opts="-h --then --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --then)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         autoctl__subcmd__stop)
             opts="-h --tmux-socket --help write check clear"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2254,54 +2323,6 @@ _autoctl() {
                 return 0
             fi
             case "${prev}" in
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        autoctl__subcmd__task)
-            opts="-h --tmux-socket --help new"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        autoctl__subcmd__task__subcmd__new)
-            opts="-h --title --type --goal --tmux-socket --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --title)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --type)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --goal)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

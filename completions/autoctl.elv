@@ -33,7 +33,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand lock 'Take, refresh, release and inspect a heartbeat lock file'
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
-            cand hook 'Commands Claude Code runs as hooks: stop, stop-failure'
+            cand hook 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`'
+            cand statusline 'Print Claude Code''s status line and record its rate limits and context use'
             cand pane 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
             cand stall 'Detect stalled agents and recover them within limits'
             cand completions 'Print a shell completion script'
@@ -394,6 +395,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help'
             cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
             cand stop-failure 'Record Claude Code''s StopFailure event (a turn that ended on an API error)'
+            cand event 'Record any Claude Code hook event as the session''s typed state'
+            cand install 'Wire autoctl''s hooks and status line into Claude Code''s settings.json'
         }
         &'autoctl;hook;stop'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
@@ -403,6 +406,28 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;hook;stop-failure'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;hook;event'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;hook;install'= {
+            cand --project 'The project whose .claude/settings.json is changed [default: the current directory]'
+            cand --autoctl 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --user 'Change ~/.claude/settings.json instead: every interactive session of this user'
+            cand --yes 'Confirm --user'
+            cand --dry-run 'Print the diff and change nothing'
+            cand --uninstall 'Remove autoctl''s hooks and status line (a wrapped status line is given back)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;statusline'= {
+            cand --then 'Also run this status-line command and print its first line before autoctl''s'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -4,6 +4,7 @@
 mod examples;
 mod generated;
 mod hook;
+mod hook_state;
 mod lint;
 mod lock;
 mod next;
