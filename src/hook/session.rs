@@ -29,14 +29,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::pane::message::normalize_message;
 
-/// A point in time.
-pub type Time = DateTime<Utc>;
+pub use crate::time::Time;
 
 /// The format version of the records.
 pub const VERSION: u32 = 1;
@@ -568,7 +566,7 @@ mod tests {
     use super::*;
 
     fn at(secs: i64) -> Time {
-        DateTime::from_timestamp(1_795_680_000 + secs, 0).unwrap()
+        chrono::DateTime::from_timestamp(1_795_680_000 + secs, 0).unwrap()
     }
 
     fn payload(json: &str) -> Payload {
