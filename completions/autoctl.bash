@@ -82,6 +82,9 @@ _autoctl() {
             autoctl,table)
                 cmd="autoctl__subcmd__table"
                 ;;
+            autoctl,task)
+                cmd="autoctl__subcmd__task"
+                ;;
             autoctl__subcmd__checkpoint,delete-batch)
                 cmd="autoctl__subcmd__checkpoint__subcmd__delete__subcmd__batch"
                 ;;
@@ -238,6 +241,9 @@ _autoctl() {
             autoctl__subcmd__table,show)
                 cmd="autoctl__subcmd__table__subcmd__show"
                 ;;
+            autoctl__subcmd__task,new)
+                cmd="autoctl__subcmd__task__subcmd__new"
+                ;;
             *)
                 ;;
         esac
@@ -245,7 +251,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --tmux-socket --help --version signal stop next table lint run schema lock loop hook statusline pane stall completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook statusline pane stall completions man gate converge profile route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2323,6 +2329,54 @@ _autoctl() {
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__task)
+            opts="-h --tmux-socket --help new"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__task__subcmd__new)
+            opts="-h --title --type --goal --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --title)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --goal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
