@@ -5,7 +5,8 @@
 # question, escalate an `rm -rf` to a person (this script plays the person), wait out a usage
 # limit with the timeout clock paused, and see the loop finish.
 #
-#   examples/demo.sh                 # builds autoctl if it is not on PATH; needs tmux
+#   examples/demo.sh                 # builds autoctl if it is not on PATH (the first build
+#                                    # takes about 3 minutes); needs tmux
 #   AUTOCTL=/path/to/autoctl examples/demo.sh
 #
 # Everything lives in a temporary directory and a private tmux server (tmux -L), both removed
@@ -19,8 +20,13 @@ if [ -z "${AUTOCTL:-}" ]; then
   if command -v autoctl >/dev/null; then
     AUTOCTL=$(command -v autoctl)
   else
-    echo "demo: building autoctl (first run only)…"
-    (cd "$here/.." && cargo build --quiet)
+    # Say so before the wait, and let cargo show its progress (stderr).
+    if [ -x "$here/../target/debug/autoctl" ]; then
+      echo "demo: checking that autoctl is built and current (cargo build)…" >&2
+    else
+      echo "demo: building autoctl (first time only, about 3 minutes)…" >&2
+    fi
+    (cd "$here/.." && cargo build)
     AUTOCTL="$here/../target/debug/autoctl"
   fi
 fi

@@ -17,7 +17,13 @@ if [ -z "${AUTOCTL:-}" ]; then
   if command -v autoctl >/dev/null; then
     AUTOCTL=$(command -v autoctl)
   else
-    (cd "$here/.." && cargo build --quiet)
+    # Say so before the wait, and let cargo show its progress (stderr).
+    if [ -x "$here/../target/debug/autoctl" ]; then
+      echo "gates: checking that autoctl is built and current (cargo build)…" >&2
+    else
+      echo "gates: building autoctl (first time only, about 3 minutes)…" >&2
+    fi
+    (cd "$here/.." && cargo build)
     AUTOCTL="$here/../target/debug/autoctl"
   fi
 fi

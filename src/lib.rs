@@ -15,6 +15,7 @@ pub mod lint;
 pub mod lock;
 pub mod output;
 pub mod pane;
+pub mod progress;
 pub mod protocol;
 pub mod registry;
 pub mod routing;

@@ -2,7 +2,8 @@
 //!
 //! stdout carries the answer and nothing else; every diagnostic goes through [`warn`] or
 //! [`error_line`] to stderr as a single line, so `$(autoctl …)` captures exactly the answer and
-//! log collectors see one event per line.
+//! log collectors see one event per line. (The one other writer is [`crate::progress`]: a
+//! progress line on a terminal's stderr, which every diagnostic here erases first.)
 
 use std::io::{self, Write};
 
@@ -36,21 +37,24 @@ pub fn raw(bytes: &[u8]) -> io::Result<()> {
 
 /// A warning: the command goes on. One line on stderr, prefixed so it is greppable.
 pub fn warn(message: &str) {
-    let _ = writeln!(
-        io::stderr().lock(),
-        "autoctl: warning: {}",
-        one_line(message)
-    );
+    diagnostic(format_args!("autoctl: warning: {}", one_line(message)));
 }
 
 /// A diagnostic that is neither a warning nor an error (a lint summary). One line on stderr.
 pub fn note(message: &str) {
-    let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));
+    diagnostic(format_args!("autoctl: {}", one_line(message)));
 }
 
 /// The error that ends the command. One line on stderr.
 pub fn error_line(message: &str) {
-    let _ = writeln!(io::stderr().lock(), "autoctl: {}", one_line(message));
+    diagnostic(format_args!("autoctl: {}", one_line(message)));
+}
+
+/// One line on stderr, erasing a progress line first so the two never share a line.
+fn diagnostic(line: std::fmt::Arguments) {
+    let mut err = io::stderr().lock();
+    crate::progress::erase_for_diagnostic(&mut err);
+    let _ = writeln!(err, "{line}");
 }
 
 /// A value (a path, a name) as one printable field: control characters, tabs and line breaks

@@ -10,6 +10,7 @@ use crate::cli::Format;
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
 use crate::output;
+use crate::progress::Progress;
 use crate::protocol::document;
 use crate::wholework::graph::{self, DEFAULT_MAX_CONCURRENT, Phase};
 
@@ -81,6 +82,9 @@ pub fn run(command: GraphCommand) -> Result<Verdict> {
 
 fn levels(args: &LevelsArgs) -> Result<Verdict> {
     let label = args.file.display().to_string();
+    // 100,000 sub-issues take a noticeable moment in a debug build or on a slow machine.
+    let progress = Progress::start(format!("levelling {label}"));
+    progress.detail("reading");
     let bounded = if args.file.as_os_str() == "-" {
         fsx::read_bounded_from(io::stdin().lock(), GRAPH_LIMIT)
     } else {
@@ -96,6 +100,7 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
             )
         }
     };
+    progress.detail(format!("parsing {}", fsx::human_size(bytes.len() as u64)));
     // The strict reader first: a node with `blocked_by` twice would otherwise lose an edge
     // without a word. Its position errors read like the typed parse's below.
     let value = document::parse_json(&bytes).map_err(|p| match &p.location {
@@ -118,6 +123,7 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
                 msg.strip_suffix(&suffix).unwrap_or(&msg)
             )
         })?;
+    progress.detail(format!("levelling {} nodes", nodes.len()));
     let levels = graph::levels(&nodes, &args.failed, args.max_concurrent as usize)
         .map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());

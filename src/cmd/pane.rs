@@ -19,6 +19,7 @@ use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
 use crate::pane::reset::Zone;
 use crate::pane::rules::{self, RuleSet};
 use crate::pane::{Agent, Class};
+use crate::progress::Progress;
 use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
 
 #[derive(Debug, Subcommand)]
@@ -507,6 +508,14 @@ fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
     let start = Instant::now();
     let mut backoff = Duration::from_secs(1);
     let mut checks = 0;
+    let progress = match args.wait {
+        Some(wait) => Progress::start(format!(
+            "waiting for a shell prompt in {} (up to {})",
+            args.target,
+            duration::format(wait)
+        )),
+        None => Progress::hidden(),
+    };
     let (ready, command, reason) = loop {
         checks += 1;
         let (ready, command, reason) = check_ready(&tmux, &args.target, rules)?;
@@ -517,7 +526,15 @@ fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
         if ready || remaining.is_zero() {
             break (ready, command, reason);
         }
-        std::thread::sleep(backoff.min(remaining));
+        let pause = backoff.min(remaining);
+        if progress.shown() {
+            progress.detail(format!(
+                "not yet: {}; next look in {}",
+                reason,
+                duration::format(Duration::from_secs(pause.as_secs().max(1)))
+            ));
+        }
+        std::thread::sleep(pause);
         backoff = (backoff * 2).min(Duration::from_secs(30));
     };
     let report = ReadyReport {

@@ -24,6 +24,7 @@ use walkdir::WalkDir;
 use super::module::{self, Context, Entry, EntryKind, FileState, ModuleFs};
 use super::{Finding, ModuleNames, ROOT_NAMES, deps, git, root_index, rules};
 use crate::fsx::{self, Bounded};
+use crate::progress::Progress;
 use crate::protocol::{index, status, target};
 
 /// Directories the repository walk never enters (besides hidden ones).
@@ -77,6 +78,7 @@ pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Outcome, String> {
         options,
         outcome: Outcome::default(),
         done: HashSet::new(),
+        progress: Progress::start("linting"),
     };
     for target in targets {
         match target {
@@ -144,6 +146,8 @@ struct Run<'a> {
     outcome: Outcome,
     /// Canonical paths of roots and modules already checked (PATHs may overlap).
     done: HashSet<PathBuf>,
+    /// Modules checked and where the walk is, on a terminal's stderr when it takes a while.
+    progress: Progress,
 }
 
 impl Run<'_> {
@@ -206,6 +210,9 @@ impl Run<'_> {
             if !entry.file_type().is_dir() || entry.depth() == 0 {
                 continue;
             }
+            if self.progress.shown() {
+                self.progress.detail(entry.path().display().to_string());
+            }
             let name = entry.file_name();
             let text = name.to_string_lossy();
             if text.starts_with('.') || SKIPPED_DIRS.contains(&text.as_ref()) {
@@ -229,6 +236,10 @@ impl Run<'_> {
             Err(err) => return self.unreadable(root, &err, "list the task root"),
         };
         self.outcome.roots += 1;
+        if self.progress.shown() {
+            self.progress
+                .detail(format!("modules of {}", root.display()));
+        }
         let mut modules: Vec<OsString> = Vec::new();
         for entry in listing {
             let entry = match entry {
@@ -349,6 +360,7 @@ impl Run<'_> {
             }
         };
         self.outcome.modules += 1;
+        self.progress.tick();
         let ctx = Context {
             table: &self.options.table,
             statuses: &self.options.statuses,

@@ -9,6 +9,7 @@ mod lint;
 mod lock;
 mod next;
 mod pane;
+mod progress;
 mod run;
 mod run_tick;
 mod run_watch;
