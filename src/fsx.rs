@@ -10,6 +10,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
 
@@ -102,6 +103,7 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("cannot write {}: not a file path", path.display()))?;
+    sweep_temp_leftovers(&dir, SystemTime::now());
     let existing = fs::symlink_metadata(path).ok();
     if existing.as_ref().is_some_and(|meta| meta.is_dir()) {
         bail!("cannot write {}: it is a directory", path.display());
@@ -126,6 +128,7 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
             }
         })
         .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::failpoint::hit("fsx-before-rename");
     temp.persist(path)
         .map_err(|err| err.error)
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -135,6 +138,58 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// How old a temporary file of an atomic write must be before the next write into its
+/// directory removes it as a crash leftover. A write takes milliseconds; a minute is far
+/// beyond any live one.
+pub const TEMP_LEFTOVER_AGE: Duration = Duration::from_secs(60);
+
+/// Whether `name` is the name [`atomic_write`] gives its temporary files: `.NAME.XXXXXX.tmp`
+/// (`..auto-signal.aB3xYz.tmp` for `.auto-signal`), six letters or digits in the middle.
+pub fn is_temp_name(name: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let Some(stem) = name.strip_suffix(".tmp") else {
+        return false;
+    };
+    let Some((front, random)) = stem.rsplit_once('.') else {
+        return false;
+    };
+    front.len() >= 2
+        && front.starts_with('.')
+        && random.len() == 6
+        && random.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Remove the temporary files interrupted writes left in `dir` (a process killed between
+/// writing its temporary file and renaming it) once they are older than
+/// [`TEMP_LEFTOVER_AGE`]. Best effort, never an error: only regular files with the temporary
+/// name are touched, and a failure to list or remove is left for the next write. Returns how
+/// many were removed.
+pub fn sweep_temp_leftovers(dir: &Path, now: SystemTime) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        if !is_temp_name(&entry.file_name()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok())
+            .is_some_and(|age| age > TEMP_LEFTOVER_AGE);
+        if meta.file_type().is_file() && old && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Remove `path` if it exists (a symlink is removed, never its target). Returns whether
@@ -413,6 +468,36 @@ mod tests {
         assert_eq!(
             fs::metadata(&fresh).unwrap().permissions().mode() & 0o600,
             0o600
+        );
+    }
+
+    #[test]
+    fn only_old_temp_files_of_atomic_writes_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = [
+            ("..auto-signal.aB3xYz.tmp", true),
+            (".loop-state.json.Q1w2E3.tmp", true),
+            ("..auto-signal.aB3xY.tmp", false),
+            ("notes.tmp", false),
+            (".x.abcdef.tmp.bak", false),
+            ("..auto-signal.ab-xyz.tmp", false),
+            (".abcdef.tmp", false),
+        ];
+        for (name, _) in names {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("/nonexistent", dir.path().join(".l.abcdef.tmp")).unwrap();
+        assert!(!is_temp_name(std::ffi::OsStr::new("x")));
+        // Fresh files stay: a live write may own them.
+        assert_eq!(sweep_temp_leftovers(dir.path(), SystemTime::now()), 0);
+        let later = SystemTime::now() + TEMP_LEFTOVER_AGE + Duration::from_secs(1);
+        assert_eq!(sweep_temp_leftovers(dir.path(), later), 2);
+        for (name, temp) in names {
+            assert_eq!(!dir.path().join(name).exists(), temp, "{name}");
+        }
+        assert!(
+            fs::symlink_metadata(dir.path().join(".l.abcdef.tmp")).is_ok(),
+            "symlinks are not ours"
         );
     }
 

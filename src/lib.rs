@@ -9,6 +9,7 @@ pub mod cmd;
 pub mod docs;
 pub mod duration;
 pub mod error;
+pub mod failpoint;
 pub mod fsx;
 pub mod hook;
 pub mod lint;

@@ -28,7 +28,9 @@ pub enum CheckpointCommand {
     /// Save a batch's state and add it to the active index
     ///
     /// BATCH_ID `default` maps to auto-batch-state.json and is not indexed. Issue lists take
-    /// numbers separated by spaces or commas, in one or several arguments.
+    /// numbers separated by spaces or commas, in one or several arguments. The index is
+    /// updated first: a crash before the batch is written leaves an index entry that
+    /// list-batches drops; a failed write leaves neither an entry nor a lock file.
     WriteBatch(WriteBatchArgs),
     /// Move an issue of a batch to completed or failed
     UpdateBatch(UpdateBatchArgs),
@@ -37,6 +39,9 @@ pub enum CheckpointCommand {
     /// Delete a batch's state and drop it from the active index
     DeleteBatch(BatchArgs),
     /// Print the active batch ids, oldest first (resume takes the last)
+    ///
+    /// An indexed id whose state file is missing (what a crash between the two writes of
+    /// write-batch or delete-batch leaves) is dropped from the index, with a warning.
     ListBatches(ListArgs),
 }
 
@@ -218,11 +223,19 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
             Ok(Verdict::Yes)
         }
         CheckpointCommand::ListBatches(args) => {
-            let ids = checkpoint::list_batches(&args.dir.dir)?;
+            let listed = checkpoint::list_batches(&args.dir.dir, &now()?)?;
+            for id in &listed.dropped {
+                output::warn(&format!(
+                    "dropped batch {id} from the active index: its state file is gone (an interrupted write-batch or delete-batch)"
+                ));
+            }
+            for problem in &listed.problems {
+                output::warn(problem);
+            }
             match args.format {
-                Format::Json => output::json_line(&ids)?,
+                Format::Json => output::json_line(&listed.ids)?,
                 Format::Text => {
-                    for id in &ids {
+                    for id in &listed.ids {
                         output::line(id)?;
                     }
                 }

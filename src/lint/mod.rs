@@ -27,7 +27,12 @@ use rules::{Rule, Severity};
 pub const ROOT_NAMES: &[&str] = &["TASK", "AiTasks"];
 
 /// The transient files of a module: never committed, always in `.gitignore`.
-pub const TRANSIENT_FILES: &[&str] = &[".auto-signal", ".auto-stop", ".tmp-annotations.json"];
+pub const TRANSIENT_FILES: &[&str] = &[
+    ".auto-signal",
+    ".auto-stop",
+    ".auto-retry",
+    ".tmp-annotations.json",
+];
 
 /// One thing wrong with a module, located as precisely as the rule can.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -198,6 +198,15 @@ fn check_transients(
             stop::parse(b).map(drop)
         }),
     ];
+    for entry in listing {
+        if entry.kind == EntryKind::File && fsx::is_temp_name(&entry.name) {
+            out.push(Finding::new(
+                &rules::TRANSIENT_LEFTOVER,
+                dir.join(place).join(&entry.name),
+                "the temporary file of an interrupted write (the next write into the module removes it once it is a minute old)",
+            ));
+        }
+    }
     for (file, rule, parse) in documents {
         if !listing.iter().any(|e| e.name == file) {
             continue;

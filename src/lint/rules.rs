@@ -316,12 +316,12 @@ rule!(
     TRANSIENT_TRACKED,
     "transient-tracked",
     Error,
-    "a transient file (.auto-signal, .auto-stop, .tmp-annotations.json) is tracked by git",
+    "a transient file (.auto-signal, .auto-stop, .auto-retry, .tmp-annotations.json) is tracked by git",
     "Signals, stop requests and annotation transports describe one run on one machine. \
      Committed, they travel: a checkout brings a stale .auto-stop that halts someone else's \
      loop, or an old .auto-signal that resumes a loop at the wrong step.",
     "git rm --cached the file and add the transient names to .gitignore (e.g. \
-     TASK/**/.auto-signal, TASK/**/.auto-stop, TASK/**/.tmp-annotations.json)."
+     TASK/**/.auto-signal, TASK/**/.auto-stop, TASK/**/.auto-retry, TASK/**/.tmp-annotations.json)."
 );
 
 rule!(
@@ -330,11 +330,25 @@ rule!(
     Warning,
     "git would not ignore the transient files of some modules",
     "The seeds require .auto-signal, .auto-stop and .tmp-annotations.json to be in \
-     .gitignore. When git would not ignore them, the next `git add -A` (which agents run) \
+     .gitignore (autoctl adds .auto-retry, its merge-retry counter). When git would not ignore them, the next `git add -A` (which agents run) \
      commits them. The check asks git (check-ignore) about every module of the root and \
      reports each transient name once per task root.",
-    "Add the transient names to .gitignore, e.g. .auto-signal, .auto-stop and \
+    "Add the transient names to .gitignore, e.g. .auto-signal, .auto-stop, .auto-retry and \
      .tmp-annotations.json, or TASK/**/.auto-signal and so on."
+);
+
+rule!(
+    TRANSIENT_LEFTOVER,
+    "transient-leftover",
+    Warning,
+    "a temporary file left by an interrupted write (..auto-signal.XXXXXX.tmp) is in a module",
+    "autoctl writes every file through a temporary file in the same directory and a rename \
+     (.NAME.XXXXXX.tmp, six letters or digits). A process killed between the two leaves the \
+     temporary file behind; it holds a partial or superseded document and nothing reads it. \
+     The next autoctl write into that directory removes such files once they are a minute \
+     old; one younger than that may belong to a write in progress.",
+    "Delete it (or let the next write remove it), and keep .*.tmp in .gitignore so a stray one \
+     is never committed."
 );
 
 rule!(
@@ -424,6 +438,7 @@ pub static RULES: &[&Rule] = &[
     &STOP_INVALID,
     &TRANSIENT_TRACKED,
     &TRANSIENT_NOT_IGNORED,
+    &TRANSIENT_LEFTOVER,
     &STATUS_JSON_INVALID,
     &PROFILE_ADAPTATION,
     &ROOT_INDEX_MISSING,

@@ -314,12 +314,13 @@ pub fn write_batch(
         );
     }
     ensure_dir(dir)?;
-    let path = batch_path(dir, id);
-    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
-    // Refuse before writing anything when the index is unreadable.
+    // Refuse before creating anything (a lock file included) when the index is unreadable.
     if id != DEFAULT_BATCH {
         let _: Option<Active> = read(&active_path(dir), "auto-batch-active")?;
     }
+    let path = batch_path(dir, id);
+    let existed = exists(&path)?;
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
     let doc = Batch {
         schema_version: VERSION.to_string(),
         mode: "list".to_string(),
@@ -328,8 +329,22 @@ pub fn write_batch(
         failed,
         last_update: now.to_string(),
     };
-    write(&path, &doc)?;
-    update_index(dir, id, true, now)?;
+    // The index first, then the batch: a crash between the two leaves an index naming a
+    // batch that does not exist, which `list_batches` repairs (it waits for this lock, so a
+    // write in progress is never mistaken for a crashed one). The other order would leave
+    // a batch no index names, which a resume can never find.
+    let written = update_index(dir, id, true, now).and_then(|()| {
+        crate::failpoint::hit("checkpoint-write-batch-indexed");
+        write(&path, &doc)
+    });
+    if let Err(err) = written {
+        if !existed && !exists(&path).unwrap_or(true) {
+            // Nothing was created: leave no index entry behind (the lock's side file goes
+            // when the lock is released).
+            let _ = update_index(dir, id, false, now);
+        }
+        return Err(err);
+    }
     Ok(doc)
 }
 
@@ -378,15 +393,64 @@ pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
         return Ok(false);
     }
     let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
+    // The batch first, then the index: a crash between the two leaves the index naming a
+    // batch that is gone, which `list_batches` repairs.
     let existed = fsx::remove_if_exists(&path)?;
+    crate::failpoint::hit("checkpoint-delete-batch-removed");
     update_index(dir, id, false, now)?;
     Ok(existed)
 }
 
-pub fn list_batches(dir: &Path) -> Result<Vec<String>> {
-    Ok(read::<Active>(&active_path(dir), "auto-batch-active")?
+/// The active batches, and what listing them repaired.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// The indexed batches whose state file exists, in index order.
+    pub ids: Vec<String>,
+    /// Indexed batches without a state file (an interrupted write-batch or delete-batch),
+    /// dropped from the index.
+    pub dropped: Vec<String>,
+    /// Repairs that could not be made (a read-only directory): the ids are still left out.
+    pub problems: Vec<String>,
+}
+
+/// List the active batches, repairing the index on the way: an id whose state file does not
+/// exist is what a crash between the index and the file leaves (see [`write_batch`] and
+/// [`delete_batch`]); it is dropped from the index once its batch lock shows no write is in
+/// progress (the side file a crashed holder left goes when that lock is released).
+pub fn list_batches(dir: &Path, now: &str) -> Result<Listed> {
+    let ids = read::<Active>(&active_path(dir), "auto-batch-active")?
         .map(|a| a.active_batch_ids)
-        .unwrap_or_default())
+        .unwrap_or_default();
+    let mut listed = Listed::default();
+    for id in ids {
+        let path = batch_path(dir, &id);
+        if exists(&path)? {
+            listed.ids.push(id);
+            continue;
+        }
+        match repair(dir, &id, now) {
+            // Written meanwhile by a write-batch that held the lock.
+            Ok(false) => listed.ids.push(id),
+            Ok(true) => listed.dropped.push(id),
+            Err(err) => listed
+                .problems
+                .push(format!("cannot drop batch {id} from the index: {err:#}")),
+        }
+    }
+    Ok(listed)
+}
+
+/// Drop `id` from the index if its state file is still missing once its lock is free.
+/// Returns whether it was dropped.
+fn repair(dir: &Path, id: &str, now: &str) -> Result<bool> {
+    check_batch_id(id).map_err(|e| anyhow::anyhow!("the index names {e}"))?;
+    let path = batch_path(dir, id);
+    let _lock = FileLock::acquire(&fsx::side_lock_path(&path))?;
+    if exists(&path)? {
+        return Ok(false);
+    }
+    update_index(dir, id, false, now)?;
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -523,3 +523,21 @@ fn an_unwritable_directory_is_an_error() {
         "nothing was left behind"
     );
 }
+
+/// Item 15: a write-batch that fails (here: the active index is corrupt) leaves neither a
+/// batch, nor an index entry, nor a lock side file behind.
+#[test]
+fn a_failed_write_batch_leaves_no_lock_file() {
+    let sb = Sandbox::new();
+    let dir = sb.path(".tmp");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("auto-batch-active.json"), "{ not json").unwrap();
+    let out = sb
+        .cmd()
+        .args(["checkpoint", "write-batch", "b1", "--remaining", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("auto-batch-active.json"));
+    assert_eq!(listing(&dir), ["auto-batch-active.json"]);
+}

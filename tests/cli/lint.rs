@@ -786,7 +786,8 @@ fn git_transient_files_tracked_and_not_ignored() {
     assert_eq!(code, Some(1));
     assert_eq!(
         out,
-        "TASK: warning[transient-not-ignored]: git does not ignore .auto-signal in 2 of 2 modules (e.g. a/.auto-signal, b/.auto-signal); add .auto-signal to .gitignore\n\
+        "TASK: warning[transient-not-ignored]: git does not ignore .auto-retry in 2 of 2 modules (e.g. a/.auto-retry, b/.auto-retry); add .auto-retry to .gitignore\n\
+         TASK: warning[transient-not-ignored]: git does not ignore .auto-signal in 2 of 2 modules (e.g. a/.auto-signal, b/.auto-signal); add .auto-signal to .gitignore\n\
          TASK: warning[transient-not-ignored]: git does not ignore .auto-stop in 2 of 2 modules (e.g. a/.auto-stop, b/.auto-stop); add .auto-stop to .gitignore\n\
          TASK: warning[transient-not-ignored]: git does not ignore .tmp-annotations.json in 2 of 2 modules (e.g. a/.tmp-annotations.json, b/.tmp-annotations.json); add .tmp-annotations.json to .gitignore\n\
          TASK/a/.auto-signal: error[transient-tracked]: a transient file is tracked by git; remove it with `git rm --cached` and ignore it\n"
@@ -795,7 +796,7 @@ fn git_transient_files_tracked_and_not_ignored() {
     // The seeds' .gitignore lines cover everything; untracking the signal clears the error.
     fs::write(
         repo.join(".gitignore"),
-        ".worktrees/\nTASK/**/.tmp-annotations.json\nTASK/**/.auto-signal\nTASK/**/.auto-stop\n",
+        ".worktrees/\nTASK/**/.tmp-annotations.json\nTASK/**/.auto-signal\nTASK/**/.auto-stop\nTASK/**/.auto-retry\n",
     )
     .unwrap();
     git(&repo, &["rm", "-q", "--cached", "TASK/a/.auto-signal"]);

@@ -1,0 +1,32 @@
+//! Deterministic crash injection: with `AUTOCTL_FAILPOINT=NAME[,NAME...]` in the environment
+//! of a **debug build**, the process kills itself with SIGKILL when it reaches
+//! [`hit`]`("NAME")` — between the two renames of a multi-file update, after a temporary file
+//! is written and before it is renamed — so a test can prove what a crash at exactly that
+//! point leaves behind. Release builds compile every failpoint to nothing and never read the
+//! variable.
+//!
+//! The points: `fsx-before-rename` (every atomic write, temp file complete), and the
+//! checkpoint steps `checkpoint-write-batch-indexed` (the index names the batch, its file is
+//! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
+//! names it).
+
+/// The environment variable that arms failpoints.
+pub const ENV: &str = "AUTOCTL_FAILPOINT";
+
+/// Die here if `name` is armed (debug builds only).
+#[inline]
+pub fn hit(name: &str) {
+    #[cfg(debug_assertions)]
+    if armed(name) {
+        // SIGKILL: no destructor, no atexit handler, no flush — a real crash.
+        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGKILL);
+        std::process::abort();
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = name;
+}
+
+#[cfg(debug_assertions)]
+fn armed(name: &str) -> bool {
+    std::env::var(ENV).is_ok_and(|names| names.split(',').any(|armed| armed.trim() == name))
+}

@@ -1,0 +1,276 @@
+//! Crash injection: a debug build of autoctl kills itself with SIGKILL at a named failpoint
+//! (`AUTOCTL_FAILPOINT=NAME`), deterministically, and the tests check what a crash at exactly
+//! that point leaves behind — and that the next ordinary command repairs it.
+
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, SystemTime};
+
+use crate::util::{Sandbox, stdout};
+
+/// Run autoctl with a failpoint armed; assert it died of SIGKILL there.
+fn killed_at(sb: &Sandbox, failpoint: &str, args: &[&str]) -> Output {
+    let output = sb
+        .std_cmd()
+        .env("AUTOCTL_FAILPOINT", failpoint)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.signal(),
+        Some(9),
+        "expected a SIGKILL at {failpoint}: {output:?}"
+    );
+    output
+}
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn age(path: &Path, by: Duration) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - by).unwrap();
+}
+
+fn module(sb: &Sandbox) -> std::path::PathBuf {
+    let dir = sb.module("TASK/auth");
+    sb.write(
+        "TASK/auth/.index.md",
+        "---\ntitle: Auth\nstatus: executing\ncreated: 2024-01-01T00:00:00Z\nupdated: 2024-01-02T00:00:00Z\n---\n",
+    );
+    sb.write(
+        "TASK/auth/.target.md",
+        "# Target\n\nLogin answers in under a second for every user.\n",
+    );
+    sb.write("TASK/auth/plan.md", "# Plan\n");
+    dir
+}
+
+/// Item 12: a write killed between its temporary file and the rename leaves the temporary
+/// file; the old document is intact, `lint` reports the leftover, and the next write into the
+/// directory removes it once it is a minute old (never a younger one: it may be a live write).
+#[test]
+fn a_write_killed_before_its_rename_leaves_a_temp_file_the_next_write_removes() {
+    let sb = Sandbox::new();
+    let dir = module(&sb);
+    let write = |result: &str| {
+        sb.cmd()
+            .args(["signal", "write"])
+            .arg(&dir)
+            .args(["--step", "exec", "--result", result])
+            .assert()
+            .code(0);
+    };
+    write("(mid-exec)");
+    let before = fs::read(dir.join(".auto-signal")).unwrap();
+    killed_at(
+        &sb,
+        "fsx-before-rename",
+        &[
+            "signal",
+            "write",
+            dir.to_str().unwrap(),
+            "--step",
+            "exec",
+            "--result",
+            "(done)",
+        ],
+    );
+    assert_eq!(fs::read(dir.join(".auto-signal")).unwrap(), before);
+    let leftovers = temp_files(&dir);
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    assert!(leftovers[0].starts_with("..auto-signal."), "{leftovers:?}");
+    let leftover = dir.join(&leftovers[0]);
+
+    // lint sees it.
+    let output = sb
+        .cmd()
+        .args(["lint", "--no-git", "--format", "json", "TASK"])
+        .output()
+        .unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let leftover_findings: Vec<_> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "transient-leftover")
+        .collect();
+    assert_eq!(leftover_findings.len(), 1, "{findings}");
+    assert!(
+        leftover_findings[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&leftovers[0])
+    );
+
+    // A fresh leftover survives the next write; an old one does not.
+    write("(mid-exec)");
+    assert!(
+        leftover.exists(),
+        "a temp file under a minute old may be a live write"
+    );
+    age(&leftover, Duration::from_secs(61));
+    sb.cmd()
+        .args(["stop", "write"])
+        .arg(&dir)
+        .args(["--reason", "user_stop"])
+        .assert()
+        .code(0);
+    assert_eq!(temp_files(&dir), Vec::<String>::new());
+}
+
+/// Item 12: the README's `.gitignore` lines cover every file autoctl leaves in a project,
+/// crash leftovers included.
+#[test]
+fn the_readme_gitignore_lines_cover_every_transient_file() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("```gitignore\n").expect("a gitignore block") + 13;
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let sb = Sandbox::new();
+    let repo = sb.module("repo");
+    fs::write(repo.join(".gitignore"), block).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    for path in [
+        "TASK/auth/.auto-signal",
+        "TASK/auth/.auto-stop",
+        "TASK/auth/.auto-retry",
+        "TASK/auth/.tmp-annotations.json",
+        "TASK/auth/..auto-signal.aB3xYz.tmp",
+        "TASK/auth/..auto-retry.Q1w2E3.tmp",
+        ".tmp/auto-batch-active.json",
+        ".tmp/.auto-batch-active.json.Zz9yX8.tmp",
+        ".autoctl/loop-state.json",
+        ".autoctl/.loop-state.json.abcDEF.tmp",
+    ] {
+        let ignored = std::process::Command::new("git")
+            .args(["check-ignore", "-q", "--no-index", path])
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(
+            ignored.success(),
+            "{path} is not ignored by the README's lines"
+        );
+    }
+    let kept = std::process::Command::new("git")
+        .args(["check-ignore", "-q", "--no-index", "TASK/auth/plan.md"])
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    assert!(!kept.success(), "the lines must not hide real work");
+}
+
+fn batches(sb: &Sandbox) -> (Vec<String>, String) {
+    let output = sb
+        .cmd()
+        .args(["checkpoint", "list-batches"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    (
+        stdout(&output).lines().map(str::to_string).collect(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn index_ids(dir: &Path) -> Vec<String> {
+    let index: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("auto-batch-active.json")).unwrap()).unwrap();
+    index["active_batch_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Item 10: write-batch and delete-batch change two files. Killed between the two, they
+/// leave only an index entry without its batch (never a batch no index names), which the next
+/// `list-batches` drops — with its lock file.
+#[test]
+fn batch_writes_killed_between_index_and_file_are_repaired_by_the_next_listing() {
+    let sb = Sandbox::new();
+    let dir = sb.path(".tmp");
+    sb.cmd()
+        .args(["checkpoint", "write-batch", "a-1", "--remaining", "101 102"])
+        .assert()
+        .code(0);
+
+    killed_at(
+        &sb,
+        "checkpoint-write-batch-indexed",
+        &["checkpoint", "write-batch", "b-2", "--remaining", "201"],
+    );
+    assert_eq!(index_ids(&dir), ["a-1", "b-2"]);
+    assert!(!dir.join("auto-batch-state-b-2.json").exists());
+    let (ids, warnings) = batches(&sb);
+    assert_eq!(ids, ["a-1"]);
+    assert!(
+        warnings.contains("dropped batch b-2 from the active index"),
+        "{warnings}"
+    );
+    assert_eq!(index_ids(&dir), ["a-1"]);
+    assert!(
+        !dir.join("auto-batch-state-b-2.json.lock").exists(),
+        "the crashed write's lock file goes with the repair"
+    );
+    // A second listing has nothing to repair.
+    assert_eq!(batches(&sb), (vec!["a-1".to_string()], String::new()));
+
+    // The write succeeds when run again.
+    sb.cmd()
+        .args(["checkpoint", "write-batch", "b-2", "--remaining", "201"])
+        .assert()
+        .code(0);
+    assert_eq!(batches(&sb).0, ["a-1", "b-2"]);
+
+    killed_at(
+        &sb,
+        "checkpoint-delete-batch-removed",
+        &["checkpoint", "delete-batch", "a-1"],
+    );
+    assert!(!dir.join("auto-batch-state-a-1.json").exists());
+    assert_eq!(index_ids(&dir), ["a-1", "b-2"]);
+    let (ids, warnings) = batches(&sb);
+    assert_eq!(ids, ["b-2"]);
+    assert!(warnings.contains("dropped batch a-1"), "{warnings}");
+    assert!(!dir.join("auto-batch-state-a-1.json.lock").exists());
+    sb.cmd()
+        .args(["checkpoint", "read-batch", "b-2"])
+        .assert()
+        .code(0)
+        .stdout("201\n");
+}
+
+/// Release-build safety: the variable means nothing to a command that has no failpoint on
+/// its path, and an unknown name is ignored.
+#[test]
+fn an_unknown_failpoint_changes_nothing() {
+    let sb = Sandbox::new();
+    let dir = sb.module("m");
+    let output = sb
+        .std_cmd()
+        .env("AUTOCTL_FAILPOINT", "no-such-point")
+        .args(["signal", "write"])
+        .arg(&dir)
+        .args(["--step", "plan", "--result", "(generated)"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(dir.join(".auto-signal").exists());
+}
