@@ -259,10 +259,10 @@ mod tests {
     #[test]
     fn tracked_files_and_uncovered_names_become_findings() {
         let modules: Vec<OsString> = vec!["a".into(), "b".into()];
-        // a: all three ignored; b: .auto-signal and .auto-stop ignored.
+        // a: all four ignored; b: all but .tmp-annotations.json ignored.
         let facts = Facts {
             tracked: vec![PathBuf::from("a/.auto-stop")],
-            ignored: vec![true, true, true, true, true, false],
+            ignored: vec![true, true, true, true, true, true, true, false],
         };
         let mut out = Vec::new();
         findings(Path::new("TASK"), &modules, &facts, &mut out);
@@ -292,9 +292,9 @@ mod tests {
         let answers = "a/.auto-stop\0b\u{e9}/.auto-signal\0b\u{e9}/.tmp-annotations.json\0";
         assert_eq!(
             read_ignored(answers.as_bytes(), &modules).unwrap(),
-            vec![false, true, false, true, false, true]
+            vec![false, true, false, false, true, false, false, true]
         );
-        assert_eq!(read_ignored(&b""[..], &modules).unwrap(), vec![false; 6]);
+        assert_eq!(read_ignored(&b""[..], &modules).unwrap(), vec![false; 8]);
         let err = read_ignored(&b"c/.auto-stop\0"[..], &modules).unwrap_err();
         assert!(err.contains("not asked: c/.auto-stop"), "{err}");
     }
