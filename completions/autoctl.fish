@@ -173,6 +173,7 @@ signal-invalid\t''
 stop-invalid\t''
 transient-tracked\t''
 transient-not-ignored\t''
+transient-leftover\t''
 status-json-invalid\t''
 profile-adaptation\t''
 root-index-missing\t''
@@ -202,6 +203,7 @@ signal-invalid\t''
 stop-invalid\t''
 transient-tracked\t''
 transient-not-ignored\t''
+transient-leftover\t''
 status-json-invalid\t''
 profile-adaptation\t''
 root-index-missing\t''
@@ -230,6 +232,7 @@ signal-invalid\t''
 stop-invalid\t''
 transient-tracked\t''
 transient-not-ignored\t''
+transient-leftover\t''
 status-json-invalid\t''
 profile-adaptation\t''
 root-index-missing\t''
@@ -327,7 +330,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "acquire" -d 'Take FILE for OWNER: free, stale, or held by a dead process on this host'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "acquire" -d 'Take FILE for OWNER: free, stale, or held by a recorded process that is gone'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "refresh" -d 'Renew OWNER\'s heartbeat in FILE'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "release" -d 'Give FILE up; only its owner may'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "status" -d 'Who holds FILE, and is it alive?'
@@ -335,21 +338,21 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l pid -d 'The process recorded as the holder [default: the process that runs autoctl]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l owner -d 'Answer yes only when this owner holds the lock' -r

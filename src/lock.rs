@@ -4,8 +4,12 @@
 //! Rules, decided by the pure functions at the top ([`observe`], [`decide_acquire`],
 //! [`decide_refresh`], [`decide_release`]) so they can be tested with a fake clock:
 //! - acquire takes a free lock, a stale one (no heartbeat for longer than the staleness
-//!   limit), or one whose pid is dead on this host; the owner re-acquiring its own lock is a
-//!   refresh;
+//!   limit), or one whose recorded pid is dead on this host; the owner re-acquiring its own
+//!   lock is a refresh;
+//! - a pid is recorded only when the caller names the process whose life the lock stands for
+//!   (`lock acquire --pid`, the Claude Code process for `hook stop`): the usual caller is a
+//!   short-lived shell, hook or `timeout`, whose exit says nothing about the lock's owner, so
+//!   without a pid only the heartbeat's staleness frees the lock;
 //! - refresh and release succeed only for the owner;
 //! - another owner's fresh lock is a [`crate::error::Conflict`] (exit 3) naming the owner and
 //!   its age.
@@ -47,8 +51,10 @@ pub const OWNER_MAX_CHARS: usize = 256;
 pub struct LockRecord {
     /// Who holds the lock (`session:<id>` for a Claude Code loop).
     pub owner: String,
-    /// The process that holds it (by default the process that called autoctl).
-    pub pid: u32,
+    /// The process whose life the lock stands for, when the holder named one; without it
+    /// only a stale heartbeat frees the lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     /// The host that process runs on; the pid means nothing elsewhere.
     pub host: String,
     /// The last proof of life, RFC 3339 UTC.
@@ -71,7 +77,7 @@ impl LockRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
     pub owner: String,
-    pub pid: u32,
+    pub pid: Option<u32>,
     pub host: String,
 }
 
@@ -100,7 +106,8 @@ pub struct Observed {
     pub age: Duration,
     /// No heartbeat for longer than the staleness limit.
     pub stale: bool,
-    /// The holder's pid is known dead (only decidable on the same host).
+    /// The holder's recorded pid is known dead (only decidable on the same host, and only
+    /// when a pid was recorded).
     pub dead: bool,
 }
 
@@ -114,13 +121,17 @@ impl Observed {
         self.stale || self.dead
     }
 
-    /// "held by X (pid P on H, heartbeat 42s ago)".
+    /// "X (pid P on H, heartbeat 42s ago)", with the owner and host escaped: a lock file is
+    /// anyone's to write, and a control character in it must not reach the terminal.
     pub fn describe(&self) -> String {
+        let process = match self.record.pid {
+            Some(pid) => format!("pid {pid} on "),
+            None => "on ".to_string(),
+        };
         format!(
-            "{} (pid {} on {}, heartbeat {} ago{})",
-            self.record.owner,
-            self.record.pid,
-            self.record.host,
+            "{} ({process}{}, heartbeat {} ago{})",
+            crate::output::printable(&self.record.owner),
+            crate::output::printable(&self.record.host),
             human_age(self.age),
             if self.dead {
                 "; its process is gone"
@@ -151,7 +162,7 @@ pub fn observe(
         Some(at) => (now - at).to_std().unwrap_or(Duration::ZERO),
         None => Duration::MAX,
     };
-    let dead = record.host == this_host && !alive(record.pid);
+    let dead = record.host == this_host && record.pid.is_some_and(|pid| !alive(pid));
     Observed {
         stale: age > stale_after,
         dead,
@@ -533,7 +544,7 @@ mod tests {
     fn record(owner: &str, heartbeat: i64) -> LockRecord {
         LockRecord {
             owner: owner.to_string(),
-            pid: 42,
+            pid: Some(42),
             host: "here".to_string(),
             heartbeat_at: format_time(at(heartbeat)),
         }
@@ -572,6 +583,34 @@ mod tests {
             decide_acquire(Some(seen("b", 0, 1, false)), "a"),
             Acquire::TakeOver(held) if held.dead
         ));
+    }
+
+    /// DESIGN "Locks": without a recorded pid, only the heartbeat frees a lock.
+    #[test]
+    fn without_a_pid_only_staleness_frees_a_lock() {
+        let mut no_pid = record("b", 0);
+        no_pid.pid = None;
+        let fresh = observe(no_pid.clone(), at(10), DEFAULT_STALE, "here", |_| false);
+        assert!(!fresh.dead && !fresh.takeable());
+        assert!(matches!(
+            decide_acquire(Some(fresh.clone()), "a"),
+            Acquire::Conflict(_)
+        ));
+        assert_eq!(fresh.describe(), "b (on here, heartbeat 10s ago)");
+        let stale = observe(no_pid, at(301), DEFAULT_STALE, "here", |_| false);
+        assert!(matches!(
+            decide_acquire(Some(stale), "a"),
+            Acquire::TakeOver(_)
+        ));
+    }
+
+    #[test]
+    fn control_characters_in_a_record_are_escaped_when_described() {
+        let mut hostile = record("evil\u{1b}[2J\nowner", 0);
+        hostile.host = "h\u{7}".to_string();
+        let described = observe(hostile, at(1), DEFAULT_STALE, "here", |_| true).describe();
+        assert!(!described.chars().any(char::is_control), "{described:?}");
+        assert!(described.contains("evil\\u{1b}[2J\\nowner"), "{described}");
     }
 
     #[test]

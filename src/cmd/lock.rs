@@ -15,11 +15,12 @@ use crate::output;
 
 #[derive(Debug, Subcommand)]
 pub enum LockCommand {
-    /// Take FILE for OWNER: free, stale, or held by a dead process on this host
+    /// Take FILE for OWNER: free, stale, or held by a recorded process that is gone
     ///
     /// Exits 0 when the lock is OWNER's (re-acquiring refreshes it), 3 when another owner
-    /// holds it and is alive (the error names the owner and the age of its heartbeat).
-    /// Taking over a stale or dead lock is reported on stderr.
+    /// holds it and its heartbeat is fresh (the error names the owner and the age of its
+    /// heartbeat). Without --pid no process is recorded, and only a heartbeat older than
+    /// --stale frees the lock. Taking over a stale or dead lock is reported on stderr.
     Acquire(OwnerArgs),
     /// Renew OWNER's heartbeat in FILE
     ///
@@ -32,15 +33,16 @@ pub enum LockCommand {
     Release(OwnerArgs),
     /// Who holds FILE, and is it alive?
     ///
-    /// Prints `free`, or `held:`, `stale:` or `dead:` followed by the holder with its pid,
-    /// host and heartbeat age (stale and dead locks may be taken over). Exits 0 when the lock is held and alive (by OWNER,
-    /// when --owner is given), 1 otherwise.
+    /// Prints `free`, or `held:`, `stale:` or `dead:` followed by the holder with its pid
+    /// (when one was recorded), host and heartbeat age (stale and dead locks may be taken
+    /// over); control characters in the record are escaped. Exits 0 when the lock is held
+    /// and alive (by OWNER, when --owner is given), 1 otherwise.
     Status(StatusArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct OwnerArgs {
-    /// The lock file (a JSON record {owner, pid, host, heartbeat_at})
+    /// The lock file (a JSON record {owner, pid?, host, heartbeat_at})
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Who takes the lock, e.g. session:<id> or cron:nightly
@@ -48,10 +50,12 @@ pub struct OwnerArgs {
     pub owner: String,
     #[command(flatten)]
     pub common: CommonArgs,
-    /// The process recorded as the holder [default: the process that runs autoctl]
+    /// Record PID as the process whose life the lock stands for [default: none]
     ///
-    /// A lock whose process is gone may be taken over at once, so record the process whose
-    /// life the lock stands for: the default is autoctl's parent (your script or agent).
+    /// Another owner may take the lock as soon as PID is gone from this host. Without it only
+    /// the heartbeat's staleness frees the lock: the usual caller (a hook, `sh -c`, a cron
+    /// line, `timeout`) exits at once, and neither it nor its parent says whether the work
+    /// the lock guards is still going on.
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
 }
@@ -179,7 +183,7 @@ fn open(args: &OwnerArgs, host: &dyn Host) -> Result<(HeartbeatLock, lock::Claim
     let lock = HeartbeatLock::new(&args.file, args.common.stale)?;
     let claim = lock::Claim {
         owner: args.owner.clone(),
-        pid: args.pid.unwrap_or_else(std::os::unix::process::parent_id),
+        pid: args.pid,
         host: host.name(),
     };
     Ok((lock, claim))

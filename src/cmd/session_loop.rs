@@ -176,8 +176,10 @@ pub fn run(command: LoopCommand) -> Result<Verdict> {
             match args.format {
                 Format::Json => output::json_line(&status)?,
                 Format::Text => {
+                    // Session ids, paths, sentinels and lock records come from files anyone
+                    // may write: escape what would drive the terminal.
                     for line in status.lines() {
-                        output::line(line)?;
+                        output::line(output::printable(&line))?;
                     }
                 }
             }

@@ -48,6 +48,8 @@ pub struct Observation {
     pub transcript_problem: Option<String>,
     /// Another owner's live hold on the loop lock.
     pub lock_conflict: Option<Observed>,
+    /// The session this one takes the loop over from (see [`takeover`]).
+    pub took_over: Option<String>,
     pub next: Result<Next, String>,
 }
 
@@ -112,6 +114,27 @@ pub fn bound_session<'a>(config: &'a LoopConfig, state: &'a LoopState) -> Option
     state.session_id.as_deref().or(config.session.as_deref())
 }
 
+/// Whether `session` may take over a loop bound to another session (seed 004: "a new session
+/// may steal a stale lock"): the bound session's lock has had no heartbeat for the stale
+/// period **and** the process it recorded is gone from this host. Either alone is not enough:
+/// a stale heartbeat is also a session waiting for its user, and a dead pid with a fresh
+/// heartbeat is a hook that just ran. A session bound by `loop init --session` is never
+/// taken over. Returns the session taken over from.
+pub fn takeover<'a>(
+    config: &LoopConfig,
+    state: &'a LoopState,
+    session: &str,
+    holder: Option<&Observed>,
+) -> Option<&'a str> {
+    if config.session.is_some() {
+        return None;
+    }
+    let bound = state.session_id.as_deref()?;
+    let held = holder?;
+    (bound != session && held.record.owner == owner_tag(bound) && held.stale && held.dead)
+        .then_some(bound)
+}
+
 /// Step 1 alone, so the edge can stand aside for a foreign session before reading anything
 /// else. `holder` describes the lock, when there is one.
 pub fn foreign(
@@ -121,7 +144,7 @@ pub fn foreign(
     holder: Option<&Observed>,
 ) -> Option<Decision> {
     let bound = bound_session(config, state)?;
-    if bound == session {
+    if bound == session || takeover(config, state, session, holder).is_some() {
         return None;
     }
     let heartbeat = holder
@@ -149,7 +172,9 @@ pub fn decide(
     obs: Observation,
     now: DateTime<Utc>,
 ) -> Decision {
-    if let Some(decision) = foreign(config, state, &obs.session, None) {
+    if obs.took_over.is_none()
+        && let Some(decision) = foreign(config, state, &obs.session, None)
+    {
         return decision;
     }
     if let Some(holder) = &obs.lock_conflict {
@@ -170,6 +195,10 @@ pub fn decide(
 
     let mut next = state.clone();
     let stamp = now_timestamp(now);
+    if obs.took_over.is_some() {
+        // A new session and transcript: its turns start a new idle streak.
+        next.idle_streak = 0;
+    }
     next.session_id = Some(obs.session.clone());
     next.started_at.get_or_insert_with(|| stamp.clone());
     next.updated_at = Some(stamp.clone());
@@ -252,6 +281,11 @@ pub fn decide(
                 "autoctl loop: iteration {upcoming} of {}",
                 config.max_iterations
             );
+            if let Some(previous) = &obs.took_over {
+                message.push_str(&format!(
+                    " (taken over from session {previous}: its lock went stale and its process is gone)"
+                ));
+            }
             if let Some(budget) = config.budget {
                 message.push_str(&format!(
                     ", {} of {budget} tokens used",
@@ -317,6 +351,7 @@ mod tests {
             cursor: None,
             transcript_problem: None,
             lock_conflict: None,
+            took_over: None,
             next: Ok(Next::Prompt("go on".to_string())),
         }
     }
@@ -355,12 +390,68 @@ mod tests {
         );
     }
 
+    fn held_by(session: &str, heartbeat_secs_ago: i64, alive: bool) -> Observed {
+        observe(
+            LockRecord {
+                owner: owner_tag(session),
+                pid: Some(7),
+                host: "h".to_string(),
+                heartbeat_at: crate::lock::timestamp(
+                    now() - chrono::Duration::seconds(heartbeat_secs_ago),
+                ),
+            },
+            now(),
+            Duration::from_secs(300),
+            "h",
+            |_| alive,
+        )
+    }
+
+    /// Seed 004's takeover, narrowed: stale heartbeat and a gone process, both.
+    #[test]
+    fn a_session_takes_over_only_a_stale_lock_whose_process_is_gone() {
+        let mut state = LoopState::fresh();
+        state.session_id = Some("old".to_string());
+        let cfg = config();
+        for (age, alive, taken) in [
+            (301, false, true),
+            (301, true, false),
+            (10, false, false),
+            (10, true, false),
+        ] {
+            let held = held_by("old", age, alive);
+            assert_eq!(
+                takeover(&cfg, &state, "new", Some(&held)).is_some(),
+                taken,
+                "age {age} alive {alive}"
+            );
+            assert_eq!(foreign(&cfg, &state, "new", Some(&held)).is_none(), taken);
+        }
+        // Another owner's stale lock, no lock at all, or a loop bound by --session: never.
+        assert!(takeover(&cfg, &state, "new", Some(&held_by("ops", 301, false))).is_none());
+        assert!(takeover(&cfg, &state, "new", None).is_none());
+        let mut pinned = cfg.clone();
+        pinned.session = Some("old".to_string());
+        assert!(takeover(&pinned, &state, "new", Some(&held_by("old", 301, false))).is_none());
+        // The decision rebinds and says so.
+        let mut o = obs("new");
+        o.took_over = Some("old".to_string());
+        let d = decide(&cfg, &state, o, now());
+        assert_eq!(d.kind, Kind::Continue);
+        assert!(
+            d.message.contains("taken over from session old"),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.state.unwrap().session_id.as_deref(), Some("new"));
+    }
+
     #[test]
     fn a_live_foreign_lock_stands_aside() {
         let holder = observe(
             LockRecord {
                 owner: "ops".to_string(),
-                pid: 1,
+                pid: Some(1),
                 host: "h".to_string(),
                 heartbeat_at: crate::time::format_time(now()),
             },

@@ -103,6 +103,27 @@ impl HookInput {
     }
 }
 
+/// The longest session id accepted (Claude Code's are 36-character UUIDs).
+pub const SESSION_MAX_CHARS: usize = 256;
+
+/// Refuse a session id that would be written into lock and state files and shown to people:
+/// control characters (an escape sequence, a line break that forges a second line of `loop
+/// status`) or an absurd length mean the input is not Claude Code's.
+pub fn check_session(session: &str) -> Result<(), String> {
+    if session.chars().any(char::is_control) {
+        return Err(format!(
+            "session_id {:?} contains control characters",
+            crate::output::printable(session)
+        ));
+    }
+    if session.chars().count() > SESSION_MAX_CHARS {
+        return Err(format!(
+            "session_id is longer than {SESSION_MAX_CHARS} characters"
+        ));
+    }
+    Ok(())
+}
+
 /// Parse the bytes of stdin. The message says what was wrong in one line.
 pub fn parse(bytes: &[u8]) -> Result<HookInput, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {

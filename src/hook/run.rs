@@ -189,6 +189,12 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
                 .to_string(),
         );
     };
+    if let Err(why) = super::input::check_session(session) {
+        return Outcome::aside(
+            "bad-session",
+            format!("autoctl loop: refusing the hook input: {why}; allowing the stop"),
+        );
+    }
     let state = match state::read_state(dir) {
         Ok(state) => state.unwrap_or_else(LoopState::fresh),
         Err(problem) => return bad_state(&problem.0),
@@ -198,19 +204,16 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
         Err(err) => return bad_state(&format!("{err:#}")),
     };
     let holder = lock.observe(env.host);
-    if let Some(decision) = decide::foreign(
-        &config,
-        &state,
-        session,
-        holder.as_ref().ok().and_then(Option::as_ref),
-    ) {
+    let held = holder.as_ref().ok().and_then(Option::as_ref);
+    if let Some(decision) = decide::foreign(&config, &state, session, held) {
         return from_decision(&decision, Vec::new());
     }
+    let took_over = decide::takeover(&config, &state, session, held).map(str::to_string);
     // Heartbeat: take or refresh the lock before anything else, so a second autoctl (or an
     // operator holding the lock to pause the loop) is seen.
     let claim = Claim {
         owner: decide::owner_tag(session),
-        pid: env.pid,
+        pid: Some(env.pid),
         host: env.host.name(),
     };
     let lock_conflict = match mode {
@@ -251,6 +254,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
         cursor: seen.cursor,
         transcript_problem: seen.problem,
         lock_conflict,
+        took_over,
         next: prompt::next(&config, dir),
     };
     let decision = decide::decide(&config, &state, observation, env.host.now());
@@ -403,12 +407,10 @@ fn read_transcript(
         .transcript
         .as_ref()
         .filter(|_| state.session_id.as_deref() == Some(session))
-        .filter(|c| {
-            c.path == path.to_string_lossy()
-                && c.dev == opened.dev
-                && c.ino == opened.ino
-                && c.offset <= opened.len
-        })
+        // The file's identity, not its path string: `/d/./t.jsonl`, a symlink or a moved
+        // project name the same transcript, and a transcript replaced under the same path is
+        // a new one.
+        .filter(|c| c.dev == opened.dev && c.ino == opened.ino && c.offset <= opened.len)
         .cloned();
     let mut cursor = saved.unwrap_or_else(|| Cursor {
         path: path.to_string_lossy().into_owned(),

@@ -522,9 +522,11 @@ pub fn scan_last_turn<R: Read + Seek>(
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cursor {
-    /// The transcript this cursor belongs to.
+    /// The transcript this cursor was read from, for people: the cursor belongs to the file
+    /// with this device and inode, whatever path names it (`/d/./t.jsonl`, a symlink).
     pub path: String,
-    /// Device and inode: a transcript replaced under the same path starts over.
+    /// Device and inode: the file's identity. A transcript replaced under the same path is a
+    /// new file and starts over.
     pub dev: u64,
     pub ino: u64,
     /// Bytes before this offset are counted.

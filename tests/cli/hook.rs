@@ -1251,3 +1251,163 @@ fn the_loop_lock_names_the_session_process_not_the_shell_that_ran_the_hook() {
         .assert()
         .code(0);
 }
+
+fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// A pid that belonged to a process which has exited.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+/// Item 6 (seed 004: "a new session may steal a stale lock"): a loop whose bound session's
+/// lock is stale **and** whose process is gone is taken over by the next session that
+/// stops; either alone is not enough.
+#[test]
+fn a_new_session_takes_over_a_loop_whose_lock_is_stale_and_whose_session_is_gone() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    let first = payload("stop-working.json", &transcript, &project);
+    assert!(is_block(&answer(&stop(&sb, &project, &first))));
+    let lock = project.join(".autoctl/loop.lock");
+    let other_id = "11111111-2222-3333-4444-555555555555";
+    let other = first.replace(SESSION, other_id);
+    let hold = |pid: u32, heartbeat: &str| {
+        fs::write(
+            &lock,
+            json!({"owner": format!("session:{SESSION}"), "pid": pid, "host": host_name(),
+                   "heartbeat_at": heartbeat})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    // Stale but alive (the session waits for its user): not taken.
+    hold(std::process::id(), "2020-01-01T00:00:00Z");
+    assert!(message(&answer(&stop(&sb, &project, &other))).contains("belongs to session"));
+    // Gone but fresh (its last hook just ran): not taken.
+    hold(dead_pid(), "2999-01-01T00:00:00Z");
+    assert!(message(&answer(&stop(&sb, &project, &other))).contains("belongs to session"));
+    assert_eq!(state(&project)["session_id"], SESSION);
+    // Stale and gone: taken over, the count goes on.
+    hold(dead_pid(), "2020-01-01T00:00:00Z");
+    let taken = answer(&stop(&sb, &project, &other));
+    assert!(is_block(&taken));
+    assert!(
+        message(&taken).contains(&format!("taken over from session {SESSION}")),
+        "{}",
+        message(&taken)
+    );
+    let after = state(&project);
+    assert_eq!(after["session_id"], other_id);
+    assert_eq!(after["iteration"], 2);
+    let held: Value = serde_json::from_slice(&fs::read(&lock).unwrap()).unwrap();
+    assert_eq!(held["owner"], format!("session:{other_id}"));
+    // The old session, should it come back, is now the foreign one.
+    assert!(message(&answer(&stop(&sb, &project, &first))).contains("belongs to session"));
+}
+
+/// Item 13: a session id with control characters is refused (it would be written into the
+/// lock and the state, and printed by `loop status`).
+#[test]
+fn a_session_id_with_control_characters_is_refused() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    let hostile = payload("stop-working.json", &transcript, &project)
+        .replace(SESSION, "abc\\u001b[2J\\nsession: forged");
+    let output = stop(&sb, &project, &hostile);
+    assert_eq!(output.status.code(), Some(0), "never exit 2 from a hook");
+    let answer = answer(&output);
+    assert!(!is_block(&answer));
+    assert!(message(&answer).contains("control characters"));
+    assert!(!message(&answer).chars().any(char::is_control));
+    assert_eq!(state(&project)["iteration"], 0);
+    assert!(!project.join(".autoctl/loop.lock").exists());
+}
+
+/// Item 13: `loop status` prints what files say (session ids, lock owners, paths); none of it
+/// reaches the terminal raw.
+#[test]
+fn loop_status_escapes_control_characters() {
+    let sb = Sandbox::new();
+    let (project, _) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    fs::write(
+        project.join(".autoctl/loop.lock"),
+        "{\"owner\":\"session:x\\u001b]0;title\\u0007\",\"host\":\"h\\nactive: no\",\"heartbeat_at\":\"2999-01-01T00:00:00Z\"}",
+    )
+    .unwrap();
+    let output = sb
+        .cmd()
+        .args(["loop", "status", "--dir"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    for line in text.lines() {
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+    }
+    assert!(!text.contains("\nactive: no"), "{text}");
+    assert!(text.contains("x\\u{1b}]0;title\\u{7}"), "{text}");
+}
+
+/// Item 14: the budget's transcript cursor belongs to the file (device, inode), not to the
+/// path string: the same transcript named `/d/./t.jsonl` is not counted again.
+#[test]
+fn the_transcript_cursor_follows_the_file_not_the_path_string() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    init(&sb, &project, &["--prompt", "go on", "--budget", "1000000"]);
+    let spend = |id: &str| {
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(&transcript)
+            .unwrap();
+        writeln!(
+            file,
+            "{}",
+            json!({"type":"user","message":{"role":"user","content":"go on"}})
+        )
+        .unwrap();
+        writeln!(
+            file,
+            "{}",
+            json!({"type":"assistant","message":{"id": id, "role":"assistant",
+                "content":[{"type":"text","text":"done a step"}],
+                "usage":{"input_tokens":100,"output_tokens":10}}})
+        )
+        .unwrap();
+    };
+    let stop_via = |path: &str| {
+        let input = json!({"session_id": SESSION, "transcript_path": path,
+                           "cwd": project, "hook_event_name": "Stop",
+                           "last_assistant_message": "done a step"})
+        .to_string();
+        assert!(is_block(&answer(&stop(&sb, &project, &input))));
+        state(&project)["tokens"]["input"].as_u64().unwrap()
+    };
+    spend("msg_1");
+    assert_eq!(stop_via(transcript.to_str().unwrap()), 100);
+    let dotted = format!(
+        "{}/./{}",
+        transcript.parent().unwrap().display(),
+        transcript.file_name().unwrap().to_string_lossy()
+    );
+    // Nothing new was written: the same file under another name adds nothing (a fresh
+    // cursor would count the last turn again).
+    assert_eq!(stop_via(&dotted), 100, "the same file under another name");
+    spend("msg_2");
+    let link = project.join("link.jsonl");
+    std::os::unix::fs::symlink(&transcript, &link).unwrap();
+    assert_eq!(stop_via(link.to_str().unwrap()), 200);
+    assert_eq!(stop_via(&dotted), 200);
+}
