@@ -396,7 +396,7 @@ mod tests {
                 owner: owner_tag(session),
                 pid: Some(7),
                 host: "h".to_string(),
-                heartbeat_at: crate::lock::timestamp(
+                heartbeat_at: crate::time::format_time(
                     now() - chrono::Duration::seconds(heartbeat_secs_ago),
                 ),
             },
