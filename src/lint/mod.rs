@@ -34,6 +34,10 @@ pub const TRANSIENT_FILES: &[&str] = &[
     ".tmp-annotations.json",
 ];
 
+/// The `.gitignore` line that covers the temporary files a crashed write leaves
+/// (`..auto-signal.aB3xYz.tmp`, see [`crate::fsx::is_temp_name`]).
+pub const TEMP_LEFTOVER_PATTERN: &str = ".*.tmp";
+
 /// One thing wrong with a module, located as precisely as the rule can.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {

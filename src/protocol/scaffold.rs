@@ -3,7 +3,7 @@
 //! optional `.type-profile.md`, the module's line in the task root's `.index.md` listing and
 //! the root's `.gitignore` entries for the transient files. Pure: the command does the I/O.
 
-use crate::lint::TRANSIENT_FILES;
+use crate::lint::{TEMP_LEFTOVER_PATTERN, TRANSIENT_FILES};
 
 /// The status every new module starts in (the first status of every built-in table).
 pub const INITIAL_STATUS: &str = "draft";
@@ -152,8 +152,8 @@ pub fn listing_with(existing: Option<&str>, root: &str, name: &str, title: &str)
     Some(text)
 }
 
-/// The root's `.gitignore` with every transient file of the protocol listed, or `None` when
-/// it already lists them all.
+/// The root's `.gitignore` with every transient file of the protocol listed (and the
+/// temporary files a crashed write leaves), or `None` when it already lists them all.
 pub fn gitignore_with(existing: Option<&str>) -> Option<String> {
     let existing = existing.unwrap_or("");
     let present = |name: &str| {
@@ -165,6 +165,7 @@ pub fn gitignore_with(existing: Option<&str>) -> Option<String> {
     let missing: Vec<&str> = TRANSIENT_FILES
         .iter()
         .copied()
+        .chain([TEMP_LEFTOVER_PATTERN])
         .filter(|name| !present(name))
         .collect();
     if missing.is_empty() {
@@ -290,7 +291,7 @@ mod tests {
         let partial = gitignore_with(Some("target/\n/.auto-signal")).unwrap();
         assert_eq!(
             partial,
-            "target/\n/.auto-signal\n.auto-stop\n.tmp-annotations.json\n"
+            "target/\n/.auto-signal\n.auto-stop\n.auto-retry\n.tmp-annotations.json\n.*.tmp\n"
         );
     }
 }
