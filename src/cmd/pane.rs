@@ -14,12 +14,13 @@ use crate::cli::Format;
 use crate::duration;
 use crate::error::Verdict;
 use crate::output;
+use crate::pane::Agent;
 use crate::pane::classify::{self, Classification, Context as ClassifyContext, Screen};
 use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
 use crate::pane::reset::Zone;
 use crate::pane::rules::{self, RuleSet};
-use crate::pane::{Agent, Class};
 use crate::progress::Progress;
+use crate::supervise::driver;
 use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
 
 #[derive(Debug, Subcommand)]
@@ -463,45 +464,6 @@ struct ReadyReport {
     checks: u32,
 }
 
-/// One readiness check: a shell in front and a shell prompt on its last line.
-pub(crate) fn check_ready(
-    tmux: &Tmux,
-    target: &str,
-    rules: &RuleSet,
-) -> Result<(bool, String, String)> {
-    let snap = snapshot(tmux, target, CaptureOptions::default())?;
-    let command = snap.pane.command.clone();
-    if snap.pane.dead {
-        return Ok((
-            false,
-            command,
-            "the pane's program has exited (dead pane)".to_string(),
-        ));
-    }
-    if !rules.is_shell(&command) {
-        return Ok((false, command.clone(), format!("{command:?} is running")));
-    }
-    let screen = Screen::from_text(&snap.text, Some(command.clone()));
-    let ctx = ClassifyContext {
-        agent: Agent::Generic,
-        now: crate::time::now()?,
-        zone: Zone::Utc,
-    };
-    let result = classify::classify(&screen, rules, &ctx);
-    if result.class == Class::Shell && result.prompt_visible {
-        Ok((true, command, "a shell prompt is in front".to_string()))
-    } else {
-        Ok((
-            false,
-            command,
-            format!(
-                "no shell prompt on the last line ({})",
-                result.class.as_str()
-            ),
-        ))
-    }
-}
-
 fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
     let tmux = Tmux::new(socket)?;
     let rules = RuleSet::embedded();
@@ -518,7 +480,18 @@ fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
     };
     let (ready, command, reason) = loop {
         checks += 1;
-        let (ready, command, reason) = check_ready(&tmux, &args.target, rules)?;
+        // One definition of "ready" (crate::pane::view): a shell in front and its prompt
+        // line on the screen.
+        let view = driver::look(
+            &tmux,
+            rules,
+            &args.target,
+            Agent::Generic,
+            Zone::Utc,
+            crate::time::now()?,
+        )?;
+        let readiness = view.readiness();
+        let (ready, command, reason) = (readiness.is_ready(), view.foreground, readiness.reason());
         let remaining = args
             .wait
             .unwrap_or_default()

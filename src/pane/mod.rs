@@ -1,6 +1,7 @@
 //! Reading a pane: normalization and hashing ([`normalize`]), the rules as data ([`rules`]),
-//! the classifier ([`classify`]), quota reset times ([`reset`]) and the agent's messages on a
-//! Claude Code screen ([`message`]).
+//! the classifier ([`classify`]), quota reset times ([`reset`]), the agent's messages on a
+//! Claude Code screen ([`message`]), the safety reading of a command under approval
+//! ([`safety`]), and one capture read whole — classified, hashed, ready or not ([`view`]).
 //!
 //! Everything here is pure: a screen (text plus the pane's foreground command) and a clock go
 //! in, a classification comes out. tmux lives in [`crate::tmux`]; the commands in
@@ -12,6 +13,7 @@ pub mod normalize;
 pub mod reset;
 pub mod rules;
 pub mod safety;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 

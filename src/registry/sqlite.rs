@@ -24,7 +24,8 @@ use crate::supervise::stall::StallState;
 
 use super::DB_FILE;
 use crate::pane::Agent;
-use crate::supervise::run::{Mode, NewRun, Run, SeenSignal, StallLimits, Status, Step};
+use crate::supervise::run::{Mode, NewRun, Run, SeenSignal, Status, Step};
+use crate::supervise::stall::Limits;
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
 use crate::time::{Time, format_time, parse_time, plus};
 
@@ -736,7 +737,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         table: text("routing_table")?,
         max_iterations: count("max_iterations")?,
         timeout: Duration::from_millis(count("timeout_ms")?),
-        limits: StallLimits {
+        limits: Limits {
             threshold: small("stall_threshold")?,
             recoveries_per_iteration: small("max_recoveries_step")?,
             recoveries_total: small("max_recoveries_total")?,
@@ -812,7 +813,7 @@ mod tests {
             table: "ai-cli-task".into(),
             max_iterations: 7,
             timeout: Duration::from_millis(90_500),
-            limits: StallLimits {
+            limits: Limits {
                 threshold: 2,
                 recoveries_per_iteration: 1,
                 recoveries_total: 4,

@@ -1,6 +1,6 @@
 //! What a stall heartbeat reads besides the pane, shared by `stall check --task` and
 //! `run tick`: the task's `.status.json` update time (the step clock), the quota-wait record
-//! `hook stop-failure` keeps for the task's project, and the agent's messages on screen.
+//! `hook stop-failure` keeps for the task's project, and the continuation's compare-and-swap.
 //!
 //! Problems reading these are reported to the caller as text, never fatal: a heartbeat that
 //! cannot read a status file still watches the pane.
@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::stall::{MessageMark, StatusMark};
+use super::stall::StatusMark;
+use super::stall::step_timeout::{Continuation, continuation, status_updated_at};
 use crate::fsx::{self, Bounded};
 use crate::hook::quota;
 use crate::hook::state::DIR_NAME;
-use crate::pane::{Agent, message};
 use crate::protocol::{document, status};
-use crate::taskai::stall::{Continuation, continuation, status_updated_at};
 
 /// When the task's status last changed: `.status.json`'s `updated_at` (in `DIR/.working/`
 /// or `DIR/`), else the file's modification time. `Ok(None)` when the task has no status
@@ -108,11 +107,6 @@ pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>, Str
         wait.kind,
         wait.since
     )))
-}
-
-/// The agent's messages, on the screens whose messages autoctl can read (Claude Code's).
-pub fn messages(agent: Agent, screen: &str) -> Option<MessageMark> {
-    (agent == Agent::Claude).then(|| MessageMark::of(&message::claude(screen)))
 }
 
 #[cfg(test)]

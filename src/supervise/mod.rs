@@ -1,20 +1,25 @@
-//! Supervising loops: the run model ([`run`]) and what supervision needs from storage
-//! ([`store`], implemented in [`crate::registry`]); one tick's pure decision ([`tick`]) and
-//! the edge that observes, decides and acts for `run tick`/`run recover` ([`driver`]); the
-//! long-running `run watch` ([`watch`]); stall detection ([`stall`]) and where `stall check`
-//! keeps its state ([`state_file`]); what a tick reads from the task directory ([`inputs`]);
-//! the one path that types into an agent's pane ([`answer`]); and what `run status` shows
-//! ([`report`]).
+//! Supervising loops.
+//!
+//! - The model: a run ([`run`]), what supervision needs from storage ([`store`], implemented
+//!   in [`crate::registry`]), and what `run status` shows ([`report`]).
+//! - The pure decisions: one tick of a run ([`tick`]) and the stall heartbeat with its kinds
+//!   ([`stall`]).
+//! - The one driver around them ([`driver`]): `run tick`, `run recover`, `run watch`'s
+//!   per-run tick and `stall check` capture, decide, type the answer first and carry out the
+//!   effects the same way; `run watch`'s event loop ([`watch`]).
+//! - The rules of `run start`, `run stop` and `run continue` ([`control`]).
+//! - The edges: what a heartbeat reads from the task directory ([`inputs`]) and the one path
+//!   that types into an agent's pane ([`typing`]).
 
-pub mod answer;
+pub mod control;
 pub mod driver;
 pub mod inputs;
 pub mod report;
 pub mod run;
 pub mod stall;
-pub mod state_file;
 pub mod store;
 pub mod tick;
+pub mod typing;
 pub mod watch;
 
 use std::path::PathBuf;

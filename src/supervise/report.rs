@@ -302,7 +302,8 @@ fn unix_seconds(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervise::run::{NewRun, StallLimits};
+    use crate::supervise::run::NewRun;
+    use crate::supervise::stall::Limits;
     use chrono::DateTime;
 
     fn run(session: &str) -> Run {
@@ -317,7 +318,7 @@ mod tests {
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(1800),
-            limits: StallLimits::default(),
+            limits: Limits::default(),
         };
         Run::new(&new, DateTime::from_timestamp(1_700_000_000, 0).unwrap())
     }

@@ -1,6 +1,6 @@
 //! The run model: one supervised loop ([`Run`]) and what it is made of — where it is in its
 //! life ([`Status`]), who drives it ([`Mode`]), the last signal seen ([`SeenSignal`]), the
-//! step dispatch mode types ([`Step`]), its limits ([`StallLimits`]) and the seeds' defaults.
+//! step dispatch mode types ([`Step`]), its stall limits ([`stall::Limits`]) and the seeds' defaults.
 //!
 //! These are the supervisor's own types; storage ([`crate::registry`]) keeps them and
 //! depends on this module, never the reverse.
@@ -11,15 +11,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
-use crate::supervise::stall::StallState;
+use crate::supervise::stall::{self, StallState};
 use crate::time::{Time, between, parse_time};
 
 /// Seed defaults.
 pub const DEFAULT_MAX_ITERATIONS: u64 = 20;
 pub const DEFAULT_TIMEOUT: &str = "30m";
-pub const DEFAULT_STALL_THRESHOLD: u32 = 3;
-pub const DEFAULT_RECOVERIES_PER_ITERATION: u32 = 3;
-pub const DEFAULT_RECOVERIES_TOTAL: u32 = 10;
 pub const DEFAULT_STEP_TIMEOUT: &str = "10m";
 
 /// Where a run is in its life. Only `running` rows are ticked; the others keep the outcome
@@ -115,31 +112,6 @@ pub struct Step {
     pub checkpoint: String,
 }
 
-/// Stall-recovery limits of one run (seed 000's and seed 002's numbers by default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StallLimits {
-    /// Unchanged captures in a row before the screen is examined as a suspected stall.
-    pub threshold: u32,
-    pub recoveries_per_iteration: u32,
-    pub recoveries_total: u32,
-    /// The same agent message this many times in a row is a reasoning loop (0: never).
-    pub repeat_limit: u32,
-    /// No `.status.json` update for this long is a step timeout.
-    pub step_timeout: Duration,
-}
-
-impl Default for StallLimits {
-    fn default() -> Self {
-        StallLimits {
-            threshold: DEFAULT_STALL_THRESHOLD,
-            recoveries_per_iteration: DEFAULT_RECOVERIES_PER_ITERATION,
-            recoveries_total: DEFAULT_RECOVERIES_TOTAL,
-            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
-            step_timeout: crate::taskai::stall::STEP_TIMEOUT,
-        }
-    }
-}
-
 /// What `run start` registers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRun {
@@ -157,7 +129,7 @@ pub struct NewRun {
     pub table: String,
     pub max_iterations: u64,
     pub timeout: Duration,
-    pub limits: StallLimits,
+    pub limits: stall::Limits,
 }
 
 /// One registered loop: the row of `task_auto`.
@@ -174,7 +146,7 @@ pub struct Run {
     pub table: String,
     pub max_iterations: u64,
     pub timeout: Duration,
-    pub limits: StallLimits,
+    pub limits: stall::Limits,
 
     /// The loop's own iteration count (the signal's `iteration`), else signals seen.
     pub iteration_count: u64,
@@ -320,7 +292,7 @@ pub(crate) mod tests {
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(1800),
-            limits: StallLimits::default(),
+            limits: stall::Limits::default(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! task-ai's quality decisions (seed 002) as pure functions: the per-checkpoint score gate,
 //! the convergence gate, the `.type-profile.md` "## Auto Adaptation" section they read and
-//! `profile learn` rewrites, and the content-based stall detectors (reasoning loops, step
-//! timeouts, the compare-and-swap before a continuation).
+//! `profile learn` rewrites. (Its content-based stall detectors — reasoning loops, step
+//! timeouts — live with the other stalls in [`crate::supervise::stall`].)
 //!
 //! Nothing here touches a file or a clock: commands in `cmd/` read, pass `now` in, and print.
 
@@ -9,4 +9,3 @@ pub mod converge;
 pub mod gate;
 pub mod profile;
 pub mod score;
-pub mod stall;

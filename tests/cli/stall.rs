@@ -659,7 +659,7 @@ fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
         String::from_utf8(tmux(&sb, &["display-message", "-p", "-t", &agent, "#{pane_id}"]).stdout)
             .unwrap();
     let lock_path =
-        autoctl::supervise::answer::server_lock_path(Path::new(socket_path.trim()), pane_id.trim());
+        autoctl::supervise::typing::server_lock_path(Path::new(socket_path.trim()), pane_id.trim());
     let check = |name: &str, apply: bool| {
         let dir = sb.path(name);
         fs::create_dir_all(&dir).unwrap();

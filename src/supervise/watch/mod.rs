@@ -1,7 +1,7 @@
 //! `autoctl run watch`: the notification-driven driver of the tick core. One core, two
 //! drivers: cron runs `run tick` every minute; the watcher runs the very same per-run decision
-//! ([`driver::tick_one`]) the moment a run's `.auto-signal` or `.auto-stop` changes, and the
-//! same batched heartbeat ([`driver::tick`]) every `--heartbeat` for stalls and limits.
+//! ([`runs::tick_session`]) the moment a run's `.auto-signal` or `.auto-stop` changes, and the
+//! same batched heartbeat ([`runs::tick_runs`]) every `--heartbeat` for stalls and limits.
 //!
 //! What this module owns is *when* to tick, never *what* a tick decides:
 //! - one inotify watch (via `notify`, non-recursive) per running run's task dir, plus one on
@@ -37,7 +37,7 @@ use crate::output;
 use crate::protocol::{signal, stop};
 use crate::registry::DB_FILE;
 use crate::registry::sqlite::SqliteRegistry;
-use crate::supervise::driver::{self, World};
+use crate::supervise::driver::{World, runs};
 use crate::supervise::run::{Mode, Run};
 use crate::supervise::store::{Registry, Selection};
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
@@ -663,7 +663,7 @@ impl<'a, 'w> Loop<'a, 'w> {
     /// One decision for one run, as `run tick --session` makes it.
     fn tick(&mut self, session: &str, before: Stamps, fresh: bool) -> Result<()> {
         let now = time::now()?;
-        match driver::tick_one(
+        match runs::tick_session(
             self.registry,
             self.world,
             session,
@@ -703,14 +703,14 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
         let now = time::now()?;
         let ticked = match &self.config.which {
-            Which::All => driver::tick(
+            Which::All => runs::tick_runs(
                 self.registry,
                 self.world,
                 self.config.which.selection(),
                 &self.config.options,
                 now,
             ),
-            Which::Session(session) => driver::tick_one(
+            Which::Session(session) => runs::tick_session(
                 self.registry,
                 self.world,
                 session,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
 
-use super::stall::StallState;
+use super::StallState;
 use crate::fsx::{self, FileLock};
 use crate::protocol::document;
 

@@ -1,46 +1,44 @@
-//! One stall heartbeat as a pure function: `heartbeat(state, observation, now, limits,
-//! effects) -> (state', decision)`.
+//! Stalls: one heartbeat as a pure function, `heartbeat(state, observation, now, limits,
+//! effects) -> (state', decision)`, shared by `stall check` and `run tick`.
 //!
-//! Storage-agnostic on purpose: `stall check` keeps [`StallState`] in a JSON file, `run tick`
-//! keeps the same fields in SQLite rows. The observation is a plain struct built from one
-//! capture (hash, classification, the pane's own answered-marker, the task's signal); later
-//! stall kinds (content-based loops) add fields to it without changing the callers.
+//! Storage-agnostic on purpose: `stall check` keeps [`StallState`] in a JSON file
+//! ([`state_file`]), `run tick` keeps the same fields in its registry row. The observation is
+//! a plain struct built from one capture ([`Observation::of`]) plus what the task directory
+//! says.
 //!
-//! The rules, from seed 000 and DESIGN.md:
-//! - a screen identical to the previous capture (after masking) counts as unchanged; at
-//!   `threshold` unchanged captures the pane is stalled and the classification decides;
-//! - `wait` (quota, rate limits) is never a stall: the count restarts, no recovery is spent,
-//!   and `quota_wait_since` records when the wait began (the timeout clock pauses);
-//! - an answer or a restart spends one recovery; past `per_iteration` or `total` the decision
-//!   is `stop` (the caller writes `.auto-stop` with `stall_limit`); a new signal iteration
-//!   restores the per-iteration budget;
-//! - a screen that was already answered and did not change is escalated, not answered again;
-//!   an escalation is reported once per distinct screen.
+//! One heartbeat looks at every kind of stall, each in its own module:
+//! - waits (quota, rate limits, a quota-wait record of `hook stop-failure`) are never stalls:
+//!   the count restarts, no recovery is spent, and `quota_wait_since` records when the wait
+//!   began so the timeout clock pauses (below, in [`heartbeat`]);
+//! - the unchanged screen ([`screen`], seed 000): `threshold` identical captures make a stall
+//!   and the classification decides the recovery;
+//! - the reasoning loop ([`reasoning`], seed 002): the same agent message `repeat_limit`
+//!   times in a row is a stop with `reasoning_loop`;
+//! - the step timeout ([`step_timeout`], seed 002): no `.status.json` update for
+//!   `step_timeout` makes the pane stalled whatever its hash says.
 //!
-//! Seed 002's content-based stalls, on top:
-//! - **reasoning loop**: each new agent message (Claude Code screens, [`crate::pane::message`])
-//!   is counted; the same message `repeat_limit` times in a row (3) is a `stop` with reason
-//!   `reasoning_loop` — a loop that repeats itself makes no progress however much the screen
-//!   changes;
-//! - **step timeout**: no `.status.json` update for `step_timeout` (10 min; quota waits
-//!   excluded) makes the pane stalled whatever its hash says, and the screen decides the
-//!   recovery as for any stall: a safe prompt is answered, an idle agent (its turn ended with
-//!   no follow-up) gets a continuation prompt (seed 002's "Silent Continue", sent only if
-//!   `updated_at` is still the one seen), anything else is escalated. Each of these spends a
-//!   recovery (the same budget, so past the limits it is `stall_limit`) and restarts the step
-//!   clock, so the next one comes a full timeout later;
-//! - a wait recorded outside the screen (`hook stop-failure`'s quota-wait record) is a wait
-//!   exactly like a quota banner.
+//! Recoveries share one budget (`recoveries_per_iteration`, `recoveries_total`; a new signal
+//! iteration restores the per-iteration part); past it the decision is a stop with
+//! `stall_limit`. A recovery the caller must carry out (typing an answer or a continuation)
+//! is not counted by the heartbeat: the decision carries it as a [`Recovery`], and the caller
+//! counts it with [`StallState::recovered`] once the keys were typed — so keys that were
+//! never sent spend nothing, and the heartbeat runs once.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::pane::{Action, Class, message};
+pub mod reasoning;
+pub mod screen;
+pub mod state_file;
+pub mod step_timeout;
+
+use crate::pane::view::{MessageMark, PaneView};
+use crate::pane::{Action, Class};
 use crate::protocol::signal::now_timestamp;
-use crate::taskai::stall::RepeatState;
 use crate::time::parse_time;
+use reasoning::RepeatState;
 
 /// What one stall monitor remembers between heartbeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,6 +121,17 @@ impl StallState {
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
     }
 
+    /// Count a recovery the caller carried out (see [`Recovery`]).
+    pub fn recovered(&mut self, recovery: &Recovery) {
+        self.recoveries_iteration += 1;
+        self.recoveries_total += 1;
+        self.answered_hash = Some(recovery.hash.clone());
+        self.unchanged = 0;
+        if let Some(start) = recovery.restarts_step_clock {
+            self.restart_step_clock(start);
+        }
+    }
+
     fn restart_step_clock(&mut self, start: DateTime<Utc>) {
         self.step_since = Some(now_timestamp(start));
         // A wait still open counts in full when it closes; its part before the start is not
@@ -145,6 +154,15 @@ fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> u64 {
 pub struct SignalMark {
     pub iteration: Option<u64>,
     pub timestamp: String,
+}
+
+impl SignalMark {
+    pub fn of(signal: &crate::protocol::signal::Signal) -> SignalMark {
+        SignalMark {
+            iteration: signal.iteration,
+            timestamp: signal.timestamp.clone(),
+        }
+    }
 }
 
 /// What one capture showed.
@@ -171,23 +189,27 @@ pub struct Observation {
     pub external_wait: Option<String>,
 }
 
-/// What one screen shows of the agent's messages (see [`crate::pane::message`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessageMark {
-    /// The latest text message, when the agent's last block is one.
-    pub latest: Option<String>,
-    /// How many times in a row the screen shows it.
-    pub visible: u32,
-    /// Fingerprint of all blocks on screen.
-    pub fingerprint: String,
-}
-
-impl MessageMark {
-    pub fn of(messages: &crate::pane::message::Messages) -> MessageMark {
-        MessageMark {
-            latest: messages.latest().map(str::to_string),
-            visible: messages.trailing_repeats(),
-            fingerprint: messages.fingerprint.clone(),
+impl Observation {
+    /// What a capture shows, with what the task directory says: its latest signal, its
+    /// status time and a wait recorded outside the screen. A dead pane and a program in
+    /// front that is not the agent are only observed.
+    pub fn of(
+        view: &PaneView,
+        signal: Option<SignalMark>,
+        status: Option<StatusMark>,
+        external_wait: Option<String>,
+    ) -> Observation {
+        let c = &view.classification;
+        Observation {
+            hash: view.hash.clone(),
+            class: c.class,
+            action: c.action,
+            observe_only: c.observe_only || view.dead,
+            answered_marker: view.answered_marker.clone(),
+            signal,
+            messages: view.messages.clone(),
+            status,
+            external_wait,
         }
     }
 }
@@ -201,26 +223,34 @@ pub struct StatusMark {
     pub at: DateTime<Utc>,
 }
 
-/// Thresholds and recovery budgets (seed defaults 3, 3, 10; 3 repeats, 10 minutes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Thresholds and recovery budgets of one monitored pane (seed defaults 3, 3, 10; 3
+/// repeats, 10 minutes). `run start` stores them in the run; `stall check` takes them as
+/// flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
+    /// Unchanged captures in a row before the screen is examined as a suspected stall.
     pub threshold: u32,
-    pub per_iteration: u32,
-    pub total: u32,
+    pub recoveries_per_iteration: u32,
+    pub recoveries_total: u32,
     /// The same agent message this many times in a row is a reasoning loop (0: never).
     pub repeat_limit: u32,
-    /// No status update for this long is a step timeout (`None`: never).
-    pub step_timeout: Option<Duration>,
+    /// No `.status.json` update for this long is a step timeout.
+    pub step_timeout: Duration,
 }
+
+/// Seed defaults.
+pub const DEFAULT_THRESHOLD: u32 = 3;
+pub const DEFAULT_RECOVERIES_PER_ITERATION: u32 = 3;
+pub const DEFAULT_RECOVERIES_TOTAL: u32 = 10;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            threshold: 3,
-            per_iteration: 3,
-            total: 10,
-            repeat_limit: crate::taskai::stall::REPEAT_LIMIT,
-            step_timeout: Some(crate::taskai::stall::STEP_TIMEOUT),
+            threshold: DEFAULT_THRESHOLD,
+            recoveries_per_iteration: DEFAULT_RECOVERIES_PER_ITERATION,
+            recoveries_total: DEFAULT_RECOVERIES_TOTAL,
+            repeat_limit: reasoning::REPEAT_LIMIT,
+            step_timeout: step_timeout::STEP_TIMEOUT,
         }
     }
 }
@@ -268,21 +298,34 @@ pub enum Step {
     Stop,
 }
 
+/// A recovery the caller carries out (an answer, a continuation, a restart): counted with
+/// [`StallState::recovered`] only once it was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// The screen recovered from: never answered twice.
+    pub hash: String,
+    /// A step-timeout recovery restarts the step clock at this time.
+    pub restarts_step_clock: Option<DateTime<Utc>>,
+}
+
 /// The decision of one heartbeat.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub verdict: Verdict,
     pub step: Step,
-    /// The caller will carry the step out (per [`Effects`]); the state already counts it.
+    /// The caller will carry the step out (per [`Effects`]). A stop is already counted in
+    /// the state; a recovery is counted when the caller reports it done (`recovery`).
     pub perform: bool,
     pub reason: String,
+    /// The recovery to count once carried out (with `perform`).
+    pub recovery: Option<Recovery>,
 }
 
 impl Decision {
     /// The `.auto-stop` reason of a [`Step::Stop`].
     pub fn stop_reason(&self) -> &'static str {
         if self.verdict == Verdict::ReasoningLoop {
-            crate::taskai::stall::STOP_REASON
+            reasoning::STOP_REASON
         } else {
             "stall_limit"
         }
@@ -294,6 +337,7 @@ impl Decision {
             step,
             perform: false,
             reason: reason.into(),
+            recovery: None,
         }
     }
 }
@@ -373,18 +417,16 @@ pub fn heartbeat(
     } else {
         next.unchanged = next.unchanged.saturating_add(1);
     }
-    if let Some(decision) = reasoning_loop(&mut next, obs, limits, effects) {
+    if let Some(decision) = reasoning::check(&mut next, obs, limits, effects) {
         return (next, decision);
     }
-    let step_timeout = limits
-        .step_timeout
-        .filter(|_| obs.status.is_some())
-        .and_then(|limit| {
-            let elapsed = next.step_elapsed(now)?;
-            (elapsed >= limit).then_some((elapsed, limit))
-        });
-    if let Some((elapsed, limit)) = step_timeout {
-        let decision = on_step_timeout(&mut next, obs, limits, effects, elapsed, limit, now);
+    let timed_out = obs
+        .status
+        .as_ref()
+        .and_then(|_| next.step_elapsed(now))
+        .filter(|elapsed| *elapsed >= limits.step_timeout);
+    if let Some(elapsed) = timed_out {
+        let decision = step_timeout::check(&mut next, obs, limits, effects, elapsed, now);
         return (next, decision);
     }
 
@@ -421,182 +463,10 @@ pub fn heartbeat(
                 obs.class.as_str()
             ),
         ),
-        Action::Escalate => escalate_once(&mut next, &obs.hash, "a person must decide"),
-        Action::Answer | Action::Restart => recover(&mut next, obs, limits, effects, ""),
+        Action::Escalate => screen::escalate_once(&mut next, &obs.hash, "a person must decide"),
+        Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
     };
     (next, decision)
-}
-
-/// Count a new agent message; the same one `repeat_limit` times in a row is a stop.
-fn reasoning_loop(
-    next: &mut StallState,
-    obs: &Observation,
-    limits: &Limits,
-    effects: Effects,
-) -> Option<Decision> {
-    let messages = obs.messages.as_ref()?;
-    if messages.fingerprint.is_empty() {
-        // No blocks on screen (a fresh start, a cleared screen): nothing new was said.
-        return None;
-    }
-    if next
-        .transcript
-        .as_deref()
-        .is_some_and(|old| message::same_transcript(old, &messages.fingerprint))
-    {
-        return None;
-    }
-    next.transcript = Some(messages.fingerprint.clone());
-    let latest = messages.latest.as_deref()?;
-    let repeats = next.repeats().observe_seen(latest, messages.visible);
-    next.message_hash = repeats.last_hex();
-    next.message_repeats = repeats.count;
-    if obs.observe_only || !repeats.is_loop(limits.repeat_limit) {
-        return None;
-    }
-    let mut decision = Decision::new(
-        Verdict::ReasoningLoop,
-        Step::Stop,
-        format!(
-            "reasoning loop: the agent said the same thing {} times in a row ({:?})",
-            repeats.count,
-            crate::output::one_line(&shorten(latest, 80))
-        ),
-    );
-    decision.perform = effects.stop;
-    Some(decision)
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max - 1).collect();
-    format!("{cut}…")
-}
-
-/// A step that went `limit` without a status update: a stall whatever the screen's hash
-/// says; the screen decides the recovery.
-fn on_step_timeout(
-    next: &mut StallState,
-    obs: &Observation,
-    limits: &Limits,
-    effects: Effects,
-    elapsed: Duration,
-    limit: Duration,
-    now: DateTime<Utc>,
-) -> Decision {
-    let why = format!(
-        "step timeout: no .status.json update for {} (limit {})",
-        crate::duration::format(Duration::from_secs(elapsed.as_secs())),
-        crate::duration::format(limit)
-    );
-    if obs.observe_only {
-        return Decision::new(
-            Verdict::Stalled,
-            Step::None,
-            format!("{why}, but the program in front is not the agent: observed, never typed into"),
-        );
-    }
-    let decision = match (obs.class, obs.action) {
-        (_, Action::Answer | Action::Restart) => recover(next, obs, limits, effects, &why),
-        (Class::Idle, _) => recover(next, obs, limits, effects, &why),
-        (_, Action::Escalate) => {
-            escalate_once(next, &obs.hash, &format!("{why}; a person must decide"))
-        }
-        _ => Decision::new(
-            Verdict::Stalled,
-            Step::Escalate,
-            format!(
-                "{why} while the agent shows a {} screen; a person should look",
-                obs.class.as_str()
-            ),
-        ),
-    };
-    let mut decision = decision;
-    if !decision.reason.starts_with(&why) {
-        decision.reason = format!("{why}; {}", decision.reason);
-    }
-    // Each step-timeout recovery or report restarts the clock: the next one is a full
-    // timeout later, not at the next heartbeat.
-    if decision.perform || decision.step == Step::Escalate {
-        next.restart_step_clock(now);
-    }
-    decision
-}
-
-fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
-    if next.escalated_hash.as_deref() == Some(hash) {
-        return Decision::new(
-            Verdict::Stalled,
-            Step::None,
-            "already escalated this screen; waiting for a person",
-        );
-    }
-    next.escalated_hash = Some(hash.to_string());
-    Decision::new(Verdict::Stalled, Step::Escalate, why)
-}
-
-/// Spend a recovery on this screen: answer it, restart the agent, or (an idle agent after a
-/// step timeout) send the continuation. `why` says what made the pane stalled, when it was
-/// not the unchanged count.
-fn recover(
-    next: &mut StallState,
-    obs: &Observation,
-    limits: &Limits,
-    effects: Effects,
-    why: &str,
-) -> Decision {
-    let hash = obs.hash.as_str();
-    if next.answered_hash.as_deref() == Some(hash) || obs.answered_marker.as_deref() == Some(hash) {
-        return escalate_once(
-            next,
-            hash,
-            "this screen was already answered and did not change",
-        );
-    }
-    if next.recoveries_iteration >= limits.per_iteration || next.recoveries_total >= limits.total {
-        let why = format!(
-            "recovery limit reached ({} of {} this iteration, {} of {} in total)",
-            next.recoveries_iteration, limits.per_iteration, next.recoveries_total, limits.total
-        );
-        if next.limit_reached {
-            return Decision::new(
-                Verdict::Limit,
-                Step::None,
-                format!("{why}; a stop was already requested"),
-            );
-        }
-        let mut decision = Decision::new(Verdict::Limit, Step::Stop, why);
-        if effects.stop {
-            next.limit_reached = true;
-            decision.perform = true;
-        }
-        return decision;
-    }
-    let (step, perform) = match obs.action {
-        Action::Restart => (Step::Restart, effects.restart),
-        Action::Answer => (Step::Answer, effects.answer),
-        _ => (Step::Continue, effects.answer),
-    };
-    let stalled = if why.is_empty() {
-        "stalled".to_string()
-    } else {
-        why.to_string()
-    };
-    let reason = match step {
-        Step::Continue => format!("{stalled}; the agent is idle: send the continuation"),
-        _ => format!("{stalled} on a {} prompt", obs.class.as_str()),
-    };
-    let mut decision = Decision::new(Verdict::Stalled, step, reason);
-    if perform {
-        next.recoveries_iteration += 1;
-        next.recoveries_total += 1;
-        next.answered_hash = Some(hash.to_string());
-        next.unchanged = 0;
-        decision.perform = true;
-    }
-    decision
 }
 
 #[cfg(test)]
@@ -638,8 +508,12 @@ mod tests {
         limits: &Limits,
         effects: Effects,
     ) -> Decision {
-        let (next, decision) =
+        let (mut next, decision) =
             heartbeat(state, o, t0() + Duration::minutes(minute), limits, effects);
+        // The caller carries every recovery out.
+        if let Some(recovery) = &decision.recovery {
+            next.recovered(recovery);
+        }
         *state = next;
         decision
     }
@@ -711,8 +585,8 @@ mod tests {
     fn limits_fire_and_a_new_iteration_restores_the_per_iteration_budget() {
         let limits = Limits {
             threshold: 1,
-            per_iteration: 2,
-            total: 3,
+            recoveries_per_iteration: 2,
+            recoveries_total: 3,
             ..Limits::default()
         };
         let mut state = StallState::default();
@@ -877,7 +751,7 @@ mod tests {
     #[test]
     fn a_step_without_a_status_update_times_out_and_an_idle_agent_gets_a_continuation() {
         let limits = Limits {
-            step_timeout: Some(std::time::Duration::from_secs(10 * 60)),
+            step_timeout: std::time::Duration::from_secs(10 * 60),
             ..Limits::default()
         };
         let mut state = StallState::default();
@@ -976,8 +850,8 @@ mod tests {
     #[test]
     fn step_timeouts_spend_the_same_budget_and_end_in_stall_limit() {
         let limits = Limits {
-            total: 2,
-            step_timeout: Some(std::time::Duration::from_secs(60)),
+            recoveries_total: 2,
+            step_timeout: std::time::Duration::from_secs(60),
             ..Limits::default()
         };
         let mut state = StallState::default();
@@ -1046,8 +920,8 @@ mod tests {
     fn any_limits() -> impl Strategy<Value = Limits> {
         (1u32..5, 0u32..4, 0u32..6).prop_map(|(threshold, per_iteration, total)| Limits {
             threshold,
-            per_iteration,
-            total,
+            recoveries_per_iteration: per_iteration,
+            recoveries_total: total,
             ..Limits::default()
         })
     }
@@ -1079,9 +953,9 @@ mod tests {
             total in 0u32..20,
         ) {
             let limits = Limits {
-                total,
-                per_iteration: total,
-                step_timeout: Some(std::time::Duration::from_secs(limit * 60)),
+                recoveries_total: total,
+                recoveries_per_iteration: total,
+                step_timeout: std::time::Duration::from_secs(limit * 60),
                 ..Limits::default()
             };
             let mut state = StallState::default();
@@ -1154,16 +1028,16 @@ mod tests {
             for (i, o) in observations.iter().enumerate() {
                 let before = state.clone();
                 let d = run(&mut state, o, i as i64, &limits, ALL);
-                prop_assert!(state.recoveries_total <= limits.total);
-                prop_assert!(state.recoveries_iteration <= limits.per_iteration);
+                prop_assert!(state.recoveries_total <= limits.recoveries_total);
+                prop_assert!(state.recoveries_iteration <= limits.recoveries_per_iteration);
                 if matches!(d.step, Step::Answer | Step::Restart) {
                     // A new signal iteration in this very observation restores the
                     // per-iteration budget before the decision.
                     let new_iteration = state.signal_iteration != before.signal_iteration
                         || state.signal_timestamp != before.signal_timestamp;
                     let used = if new_iteration { 0 } else { before.recoveries_iteration };
-                    prop_assert!(used < limits.per_iteration);
-                    prop_assert!(before.recoveries_total < limits.total);
+                    prop_assert!(used < limits.recoveries_per_iteration);
+                    prop_assert!(before.recoveries_total < limits.recoveries_total);
                 }
                 // A due recovery with no budget left is a stop (or one was already asked).
                 if d.verdict == Verdict::Limit {

@@ -116,14 +116,17 @@ pub fn lock_pane(
     FileLock::acquire(&path)
 }
 
-/// What to type, onto which screen.
-#[derive(Debug, Clone, Copy)]
-pub struct Answer<'a> {
+/// What to type, onto which screen: an answer to a prompt, or a continuation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
     /// The pane's id (`%3`): the lock and the marker are per pane.
-    pub pane_id: &'a str,
+    pub pane_id: String,
     /// The normalized hash of the screen the answer was decided on.
-    pub hash: &'a str,
-    pub keys: &'a [Key],
+    pub hash: String,
+    pub keys: Vec<Key>,
+    /// A continuation: typed only while the task's `.status.json` `updated_at` is still this
+    /// (seed 002's compare-and-swap, checked under the pane's lock).
+    pub if_unchanged: Option<String>,
 }
 
 /// Where and how to type: the terminal, its socket name and the state dir (for the fallback
@@ -145,19 +148,19 @@ impl Typist<'_> {
     /// compare-and-swap on `.status.json` before a continuation).
     pub fn answer_once(
         &self,
-        answer: Answer<'_>,
+        answer: &Answer,
         precondition: &dyn Fn() -> Result<Option<String>>,
     ) -> Result<Option<String>> {
         if answer.keys.is_empty() {
             return Ok(Some("the rule has no keys to type".to_string()));
         }
-        let _lock = lock_pane(self.terminal, self.state_dir, self.socket, answer.pane_id)?;
+        let _lock = lock_pane(self.terminal, self.state_dir, self.socket, &answer.pane_id)?;
         let fresh = self
             .terminal
             .snapshots(&[answer.pane_id.to_string()], CaptureOptions::default())?
             .pop()
             .context("tmux returned no capture")??;
-        if fresh.pane.answered.as_deref() == Some(answer.hash) {
+        if fresh.pane.answered.as_deref() == Some(answer.hash.as_str()) {
             return Ok(Some(
                 "another autoctl already answered this screen; waiting for it to change"
                     .to_string(),
@@ -171,8 +174,8 @@ impl Typist<'_> {
         if let Some(why) = precondition()? {
             return Ok(Some(why));
         }
-        type_keys(self.terminal, answer.pane_id, answer.keys)?;
-        self.terminal.set_answered(answer.pane_id, answer.hash)?;
+        type_keys(self.terminal, &answer.pane_id, &answer.keys)?;
+        self.terminal.set_answered(&answer.pane_id, &answer.hash)?;
         Ok(None)
     }
 }
@@ -263,13 +266,14 @@ mod tests {
         let hash = normalize::hash(&term.screen, &RuleSet::embedded().masks);
         let keys = [Key::Text("y".into()), Key::Key("Enter".into())];
         let answer = Answer {
-            pane_id: "%1",
-            hash: &hash,
-            keys: &keys,
+            pane_id: "%1".to_string(),
+            hash: hash.clone(),
+            keys: keys.to_vec(),
+            if_unchanged: None,
         };
         assert_eq!(
             typist(&term, dir.path())
-                .answer_once(answer, &always)
+                .answer_once(&answer, &always)
                 .unwrap(),
             None
         );
@@ -295,35 +299,36 @@ mod tests {
         let screen = "Do you want to proceed?";
         let hash = normalize::hash(screen, &RuleSet::embedded().masks);
         let answer = Answer {
-            pane_id: "%1",
-            hash: &hash,
-            keys: &keys,
+            pane_id: "%1".to_string(),
+            hash: hash.clone(),
+            keys: keys.to_vec(),
+            if_unchanged: None,
         };
         let marked = FakeTerminal::new(screen, Some(hash.clone()));
         let why = typist(&marked, dir.path())
-            .answer_once(answer, &always)
+            .answer_once(&answer, &always)
             .unwrap()
             .unwrap();
         assert!(why.contains("already answered"), "{why}");
         let changed = FakeTerminal::new("something else", None);
         let why = typist(&changed, dir.path())
-            .answer_once(answer, &always)
+            .answer_once(&answer, &always)
             .unwrap()
             .unwrap();
         assert!(why.contains("changed"), "{why}");
         let refused = FakeTerminal::new(screen, None);
         let why = typist(&refused, dir.path())
-            .answer_once(answer, &|| Ok(Some("the task moved on".into())))
+            .answer_once(&answer, &|| Ok(Some("the task moved on".into())))
             .unwrap()
             .unwrap();
         assert_eq!(why, "the task moved on");
         let nothing = Answer {
-            keys: &[],
-            ..answer
+            keys: Vec::new(),
+            ..answer.clone()
         };
         assert!(
             typist(&refused, dir.path())
-                .answer_once(nothing, &always)
+                .answer_once(&nothing, &always)
                 .unwrap()
                 .is_some()
         );

@@ -1,74 +1,35 @@
-//! The edges of `run tick` and `run recover`: claim runs in the registry, read the task's
-//! files, capture the panes (all of them in one tmux call), call the pure cores in
-//! [`super::tick`], carry out their effects, and save each run under its claim.
+//! Driving registered runs: claim them in the registry, read their task directories,
+//! capture their panes in one tmux call, decide with [`crate::supervise::tick`], type the
+//! answer and carry out the effects (see [`super`]), and save each run under its claim.
 //!
-//! [`tick_one`] is the per-run decision a notification-driven driver (`run watch`) calls for
-//! one run; [`tick`] is the same over a selection, batched.
+//! [`tick_session`] is the per-run decision a notification-driven driver (`run watch`) calls
+//! for one run; [`tick_runs`] is the same over a selection, batched; [`recover_runs`] is
+//! `run recover`.
 
 use std::io;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 
+use super::{World, owner, perform, type_answer};
 use crate::fsx;
-use crate::pane::Key;
-use crate::pane::classify::{self, Context as ClassifyContext, Screen};
-use crate::pane::normalize;
-use crate::pane::reset::Zone;
-use crate::pane::rules::RuleSet;
 use crate::protocol::document;
-use crate::protocol::signal::{self, now_timestamp};
-use crate::protocol::stop::{self, StopRequest, StopState};
+use crate::protocol::signal;
+use crate::protocol::stop::{self, StopState};
 use crate::routing;
-use crate::supervise::answer::{self, Typist};
 use crate::supervise::inputs;
 use crate::supervise::run::{Mode, Run, Step};
 use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
-    self, Did, Effect, Observation, Outcome, PaneObs, PaneView, SignalObs, StopObs, TickEvent,
-    TickOptions,
+    self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
 };
-use crate::taskai::stall::Continuation;
 use crate::time::Time;
-use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal, TmuxError};
-
-pub use crate::supervise::answer::type_keys;
-
-/// Where a tick or recovery runs: the terminal, its socket name (for the per-pane answer
-/// locks shared with `stall check`), the rules that read panes and the state dir.
-pub struct World<'a> {
-    pub terminal: &'a dyn Terminal,
-    pub socket: Option<&'a str>,
-    pub rules: &'a RuleSet,
-    pub state_dir: PathBuf,
-}
-
-impl World<'_> {
-    /// How this world types into panes.
-    pub fn typist(&self) -> Typist<'_> {
-        Typist {
-            terminal: self.terminal,
-            socket: self.socket,
-            state_dir: &self.state_dir,
-            masks: &self.rules.masks,
-        }
-    }
-}
-
-/// A claim owner name unique to this process and moment.
-pub fn owner(what: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos();
-    format!("{what}:{}:{nanos:x}", std::process::id())
-}
+use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
 
 /// One decision for one run: the library entry point of `run watch`-style drivers. `None`
 /// when the registry has no such run.
-pub fn tick_one(
+pub fn tick_session(
     registry: &mut dyn Registry,
     world: &World<'_>,
     session: &str,
@@ -76,14 +37,14 @@ pub fn tick_one(
     now: Time,
 ) -> Result<Option<TickEvent>> {
     Ok(
-        tick(registry, world, Selection::Session(session), options, now)?
+        tick_runs(registry, world, Selection::Session(session), options, now)?
             .into_iter()
             .next(),
     )
 }
 
 /// One heartbeat for every selected run, in session order.
-pub fn tick(
+pub fn tick_runs(
     registry: &mut dyn Registry,
     world: &World<'_>,
     selection: Selection<'_>,
@@ -97,16 +58,33 @@ pub fn tick(
         options,
         now,
         "tick",
-        tick_claimed,
+        tick::decide,
     )
 }
 
-/// The per-run step of [`tick`] and [`recover`]: decide for one claimed run and carry it out.
-type PerRun =
-    fn(&mut dyn Registry, &World<'_>, &Run, PaneObs, &TickOptions, Time, &str) -> Result<TickEvent>;
+/// `run recover` for every running run: seed 000's server recovery.
+pub fn recover_runs(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    options: &TickOptions,
+    now: Time,
+) -> Result<Vec<TickEvent>> {
+    for_each_claimed(
+        registry,
+        world,
+        Selection::All,
+        options,
+        now,
+        "recover",
+        tick::recover,
+    )
+}
 
-/// Claim the selected runs, capture their panes in one tmux call, and run `per_run` on each;
-/// runs another driver holds are reported as skipped. Events come in session order.
+/// The pure decision for one claimed run ([`tick::decide`] or [`tick::recover`]).
+type Decide = fn(&Run, &Observation, Time, &TickOptions) -> Outcome;
+
+/// Claim the selected runs, capture their panes in one tmux call, and decide and act for
+/// each; runs another driver holds are reported as skipped. Events come in session order.
 fn for_each_claimed(
     registry: &mut dyn Registry,
     world: &World<'_>,
@@ -114,7 +92,7 @@ fn for_each_claimed(
     options: &TickOptions,
     now: Time,
     what: &str,
-    per_run: PerRun,
+    decide: Decide,
 ) -> Result<Vec<TickEvent>> {
     let owner = owner(what);
     let claims = registry.claim(selection, &owner, now)?;
@@ -133,7 +111,7 @@ fn for_each_claimed(
     }
     let panes = capture(world, &claimed, now);
     for (run, pane) in claimed.into_iter().zip(panes) {
-        let event = match per_run(registry, world, &run, pane, options, now, &owner) {
+        let event = match drive(registry, world, &run, pane, options, now, &owner, decide) {
             Ok(event) => event,
             Err(err) => {
                 // The row is untouched; give the claim back so the next tick retries at once.
@@ -147,7 +125,9 @@ fn for_each_claimed(
     Ok(events)
 }
 
-fn tick_claimed(
+/// Observe → decide → answer → effects → save, for one claimed run.
+#[allow(clippy::too_many_arguments)]
+fn drive(
     registry: &mut dyn Registry,
     world: &World<'_>,
     run: &Run,
@@ -155,61 +135,36 @@ fn tick_claimed(
     options: &TickOptions,
     now: Time,
     owner: &str,
+    decide: Decide,
 ) -> Result<TickEvent> {
     let obs = observe(run, pane, now)?;
-    let mut outcome = tick::decide(run, &obs, now, options);
+    let mut outcome = decide(run, &obs, now, options);
+    if options.dry_run {
+        let planned = outcome.planned();
+        let mut event = outcome.event;
+        event.did = planned;
+        registry.release(&run.session, owner)?;
+        return Ok(event);
+    }
     let mut did = Vec::new();
-    if !options.dry_run
-        && let Some(Effect::Send {
-            keys,
-            answered: Some((pane_id, hash)),
-            if_unchanged,
-        }) = outcome.effects.first().cloned()
-    {
-        // Answers are typed first, under the pane's lock, and only onto the very screen that
-        // was decided on (a continuation only while updated_at is unchanged); otherwise
-        // decide again as if answers were off.
-        let unchanged = || -> Result<Option<String>> {
-            Ok(match &if_unchanged {
-                Some(expected) => match inputs::continuation_cas(expected, run.task_path()) {
-                    Continuation::Send => None,
-                    Continuation::Abort { reason } => Some(reason),
-                },
-                None => None,
-            })
-        };
-        match answer(world, &pane_id, &hash, &keys, &unchanged)? {
-            None => did.push(done(outcome.effects.remove(0), Ok(()))),
-            Some(why) => {
-                let without = TickOptions {
-                    answers: false,
-                    ..*options
-                };
-                outcome = tick::decide(run, &obs, now, &without);
-                outcome.event.reasons.push(format!("nothing typed: {why}"));
+    if let Some(answer) = outcome.answer.clone() {
+        match type_answer(world, &answer, Some(run.task_path()))? {
+            None => {
+                outcome.answered();
+                did.push(done(tick::answer_effect(&answer), Ok(())));
             }
+            Some(why) => outcome.not_answered(&why),
         }
     }
     let Outcome {
         run: next,
         effects,
         mut event,
+        ..
     } = outcome;
-    if options.dry_run {
-        event.did = effects
-            .into_iter()
-            .map(|effect| Did {
-                effect,
-                outcome: "planned",
-                error: None,
-            })
-            .collect();
-        registry.release(&run.session, owner)?;
-        return Ok(event);
-    }
     for effect in effects {
-        let result = perform(world, &next, &effect, now);
-        if let (Effect::Send { .. }, Err(err)) = (&effect, &result) {
+        let result = perform(world, &next.target, next.task_path(), &effect, now);
+        if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
             // Keys that did not reach the pane: keep the old row so the next tick tries again.
             return Err(anyhow!("cannot type into {}: {err:#}", run.target));
         }
@@ -225,7 +180,7 @@ fn tick_claimed(
     Ok(event)
 }
 
-fn done(effect: Effect, result: Result<()>) -> Did {
+fn done(effect: tick::Effect, result: Result<()>) -> Did {
     match result {
         Ok(()) => Did {
             effect,
@@ -280,26 +235,7 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
     if snap.pane.dead {
         return PaneObs::Gone("its program exited and the pane is dead".to_string());
     }
-    PaneObs::Seen(Box::new(view(world, run, &snap, now)))
-}
-
-/// Classify and hash one capture (quota reset times are read relative to `now`).
-pub fn view(world: &World<'_>, run: &Run, snap: &Snapshot, now: Time) -> PaneView {
-    let ctx = ClassifyContext {
-        agent: run.agent,
-        now,
-        zone: Zone::from_env(),
-    };
-    let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
-    PaneView {
-        pane_id: snap.pane.id.clone(),
-        foreground: snap.pane.command.clone(),
-        foreground_is_shell: world.rules.is_shell(&snap.pane.command),
-        hash: normalize::hash(&snap.text, &world.rules.masks),
-        classification: classify::classify(&screen, world.rules, &ctx),
-        answered_marker: snap.pane.answered.clone(),
-        messages: inputs::messages(run.agent, &snap.text),
-    }
+    PaneObs::Seen(Box::new(world.view(&snap, run.agent, now)))
 }
 
 /// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors;
@@ -397,140 +333,14 @@ fn entry_step(run: &Run) -> Result<Step, String> {
         .map_err(|e| format!("{e:#}"))
 }
 
-/// Carry out one effect (answers are typed by [`answer`] before the others).
-fn perform(world: &World<'_>, run: &Run, effect: &Effect, now: Time) -> Result<()> {
-    let dir = run.task_path();
-    match effect {
-        Effect::WriteStop { reason, message } => stop::write(
-            dir,
-            &StopRequest {
-                reason: reason.clone(),
-                timestamp: now_timestamp(now),
-                message: message.clone(),
-            },
-        ),
-        // Commands (a dispatched step, a relaunch) are typed only at a ready shell prompt,
-        // which reads Enter as a key even in the same read as the text: no submit pause, so
-        // a dispatch costs no extra 100 ms of idle agent.
-        Effect::Send {
-            keys,
-            answered: None,
-            if_unchanged: None,
-        } => answer::send_keys(world.terminal, &run.target, keys, Duration::ZERO),
-        Effect::Send { keys, .. } => answer::type_keys(world.terminal, &run.target, keys),
-        Effect::RemoveSignal { fingerprint } => {
-            // Only the signal this tick read: a newer one is the next step's news.
-            if let SignalObs::Valid {
-                fingerprint: current,
-                ..
-            } = read_signal(dir)?
-                && &current == fingerprint
-            {
-                fsx::remove_if_exists(&signal::path_in(dir))?;
-            }
-            Ok(())
-        }
-        Effect::RemoveStop => stop::clear(dir).map(|_| ()),
-    }
-}
-
-/// Type an answer onto the screen with hash `hash`, at most once per screen across every
-/// supervisor (see [`super::answer`]). `Some(why)` when nothing was typed.
-fn answer(
-    world: &World<'_>,
-    pane_id: &str,
-    hash: &str,
-    keys: &[Key],
-    precondition: &dyn Fn() -> Result<Option<String>>,
-) -> Result<Option<String>> {
-    world.typist().answer_once(
-        answer::Answer {
-            pane_id,
-            hash,
-            keys,
-        },
-        precondition,
-    )
-}
-
-/// The pane of a target, or a clear error (`run start` checks its target with it).
-pub fn pane_of(terminal: &dyn Terminal, target: &str) -> Result<PaneInfo> {
-    let snap = terminal
-        .snapshots(&[target.to_string()], CaptureOptions::default())?
-        .pop()
-        .context("tmux returned no capture")?
-        .with_context(|| format!("pane {target}"))?;
-    if snap.pane.dead {
-        anyhow::bail!("pane {target}: its program exited and the pane is dead");
-    }
-    Ok(snap.pane)
-}
-
-/// `run recover` for every running run: seed 000's server recovery.
-pub fn recover(
-    registry: &mut dyn Registry,
-    world: &World<'_>,
-    options: &TickOptions,
-    now: Time,
-) -> Result<Vec<TickEvent>> {
-    for_each_claimed(
-        registry,
-        world,
-        Selection::All,
-        options,
-        now,
-        "recover",
-        recover_claimed,
-    )
-}
-
-fn recover_claimed(
-    registry: &mut dyn Registry,
-    world: &World<'_>,
-    run: &Run,
-    pane: PaneObs,
-    options: &TickOptions,
-    now: Time,
-    owner: &str,
-) -> Result<TickEvent> {
-    let obs = observe(run, pane, now)?;
-    let Outcome {
-        run: next,
-        effects,
-        mut event,
-    } = tick::recover(run, &obs, now, options);
-    if options.dry_run {
-        event.did = effects
-            .into_iter()
-            .map(|effect| Did {
-                effect,
-                outcome: "planned",
-                error: None,
-            })
-            .collect();
-        registry.release(&run.session, owner)?;
-        return Ok(event);
-    }
-    for effect in effects {
-        let result = perform(world, &next, &effect, now);
-        if let (Effect::Send { .. }, Err(err)) = (&effect, &result) {
-            return Err(anyhow!("cannot type into {}: {err:#}", run.target));
-        }
-        event.did.push(done(effect, result));
-    }
-    if !registry.save(&next, owner)? {
-        event
-            .reasons
-            .push("the run was stopped during recovery; not saved".to_string());
-    }
-    Ok(event)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pane::rules::RuleSet;
     use crate::registry::memory::MemoryRegistry;
-    use crate::supervise::run::{NewRun, StallLimits};
+    use crate::supervise::run::NewRun;
+    use crate::supervise::stall::Limits;
+    use crate::tmux::{PaneInfo, Terminal};
     use std::cell::RefCell;
     use std::time::Duration;
 
@@ -624,7 +434,7 @@ mod tests {
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(3600),
-            limits: StallLimits::default(),
+            limits: Limits::default(),
         }
     }
 
@@ -649,11 +459,11 @@ mod tests {
             rules: RuleSet::embedded(),
             state_dir: dir.path().join("state"),
         };
-        let first = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+        let first = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
             .unwrap()
             .unwrap();
         assert_eq!(first.decision, tick::Decision::Continue);
-        let second = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+        let second = tick_session(&mut registry, &world, "s", &OPTIONS, at(120))
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -669,7 +479,7 @@ mod tests {
             1
         );
         // The same screen again: answered already (by the row and by the pane marker).
-        let third = tick_one(&mut registry, &world, "s", &OPTIONS, at(180))
+        let third = tick_session(&mut registry, &world, "s", &OPTIONS, at(180))
             .unwrap()
             .unwrap();
         assert_ne!(third.decision, tick::Decision::Answer);
@@ -689,8 +499,8 @@ mod tests {
             rules: RuleSet::embedded(),
             state_dir: dir.path().join("state"),
         };
-        tick_one(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
-        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(120))
+        tick_session(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
+        let event = tick_session(&mut registry, &world, "s", &OPTIONS, at(120))
             .unwrap()
             .unwrap();
         assert!(terminal.typed.borrow().is_empty());
@@ -719,7 +529,7 @@ mod tests {
             rules: RuleSet::embedded(),
             state_dir: dir.path().join("state"),
         };
-        let event = tick_one(&mut registry, &world, "s", &OPTIONS, at(60))
+        let event = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
             .unwrap()
             .unwrap();
         assert_eq!(event.decision, tick::Decision::Skip);
@@ -727,7 +537,7 @@ mod tests {
         assert_eq!(registry.get("s").unwrap(), before);
         // Past the lease, the run is ticked again.
         let later = at(60 + crate::supervise::store::LEASE.as_secs() as i64);
-        let event = tick_one(&mut registry, &world, "s", &OPTIONS, later)
+        let event = tick_session(&mut registry, &world, "s", &OPTIONS, later)
             .unwrap()
             .unwrap();
         assert_ne!(event.decision, tick::Decision::Skip);

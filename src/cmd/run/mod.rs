@@ -1,0 +1,107 @@
+//! `autoctl run …`: the daemon's state as commands over the run registry
+//! (`$AUTOCTL_STATE_DIR/autoctl.db`), one file per command with its arguments beside its
+//! function (jj's `commands/bookmark/`). The rules live in [`crate::supervise::control`]
+//! (start, stop, continue) and [`crate::supervise::driver`] (tick, recover, watch).
+
+mod continue_run;
+mod lookup;
+mod recover;
+mod start;
+mod status;
+mod stop;
+mod tick;
+mod watch;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use crate::error::{Reported, Verdict};
+use crate::output;
+use crate::pane::rules::RuleSet;
+use crate::registry::sqlite::SqliteRegistry;
+use crate::supervise::driver::World;
+use crate::supervise::tick::{Decision, TickEvent};
+use crate::tmux::Tmux;
+
+pub use continue_run::ContinueArgs;
+pub use lookup::LookupArgs;
+pub use recover::RecoverArgs;
+pub use start::StartArgs;
+pub use status::{StatusArgs, StatusFormat};
+pub use stop::StopArgs;
+pub use tick::TickArgs;
+pub use watch::WatchArgs;
+
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    Start(StartArgs),
+    Stop(StopArgs),
+    Status(StatusArgs),
+    Lookup(LookupArgs),
+    Tick(TickArgs),
+    Continue(ContinueArgs),
+    Recover(RecoverArgs),
+    Watch(WatchArgs),
+}
+
+pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
+    match command {
+        RunCommand::Start(args) => start::run(&args, socket),
+        RunCommand::Stop(args) => stop::run(&args),
+        RunCommand::Status(args) => status::run(&args),
+        RunCommand::Lookup(args) => lookup::run(&args),
+        RunCommand::Tick(args) => tick::run(&args, socket),
+        RunCommand::Continue(args) => continue_run::run(&args, socket),
+        RunCommand::Recover(args) => recover::run(&args, socket),
+        RunCommand::Watch(args) => watch::run(&args, socket),
+    }
+}
+
+/// The state directory from the environment.
+fn state_dir() -> Result<PathBuf> {
+    crate::supervise::state_dir()
+}
+
+fn open() -> Result<SqliteRegistry> {
+    SqliteRegistry::open(&state_dir()?)
+}
+
+/// The registry for a tick or a recovery: `None` when no database exists yet.
+fn open_for_ticks() -> Result<Option<SqliteRegistry>> {
+    let dir = state_dir()?;
+    if !dir.join(crate::registry::DB_FILE).exists() {
+        return Ok(None);
+    }
+    SqliteRegistry::open(&dir).map(Some)
+}
+
+fn world<'a>(tmux: &'a Tmux, socket: Option<&'a str>, rules: &'a RuleSet) -> Result<World<'a>> {
+    Ok(World {
+        terminal: tmux,
+        socket,
+        rules,
+        state_dir: state_dir()?,
+    })
+}
+
+/// Print events, one JSON line each; failed runs also get a line on stderr.
+fn print_events(events: &[TickEvent]) -> Result<Verdict> {
+    let mut failed = false;
+    for event in events {
+        output::json_line(event)?;
+        if event.decision == Decision::Error {
+            failed = true;
+            output::error_line(&format!(
+                "session {:?}: {}",
+                event.session,
+                event.reasons.join("; ")
+            ));
+        }
+    }
+    if failed {
+        return Err(Reported.into());
+    }
+    Ok(Verdict::Yes)
+}

@@ -1,0 +1,43 @@
+//! `autoctl run recover`: seed 000's server recovery for every running loop.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::error::Verdict;
+use crate::supervise::driver::runs;
+use crate::supervise::tick::TickOptions;
+use crate::time;
+use crate::tmux::Tmux;
+
+/// Recover running loops after a restart (seed 000's server recovery)
+///
+/// For each running run: remove a stale `.auto-stop`, look at the pane (the agent is alive:
+/// keep watching; a shell is in front: type the run's --launch command again, or in
+/// dispatch mode let the next tick dispatch the resume point; the pane is gone: the run is
+/// lost), and reset the stall baseline. Prints one JSON line per run, like `run tick`.
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// Decide and print, but change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub rules: crate::cmd::pane::RulesOption,
+}
+
+pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
+    let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    let Some(mut registry) = super::open_for_ticks()? else {
+        return Ok(Verdict::Yes);
+    };
+    let tmux = Tmux::new(socket.clone())?;
+    let world = super::world(&tmux, socket.as_deref(), rules)?;
+    let options = TickOptions {
+        heartbeat: Duration::from_secs(60),
+        dry_run: args.dry_run,
+        answers: false,
+    };
+    let events = runs::recover_runs(&mut registry, &world, &options, time::now()?)?;
+    super::print_events(&events)
+}

@@ -1,0 +1,123 @@
+//! `autoctl run start`: register a loop for a tmux session and a task module.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::error::Verdict;
+use crate::pane::Agent;
+use crate::routing::{DEFAULT_TABLE, command};
+use crate::supervise::control::{self, DEFAULT_LAUNCH, StartRequest};
+use crate::supervise::run::{self as model, Mode};
+use crate::supervise::stall::{self, Limits};
+use crate::time;
+use crate::tmux::Tmux;
+
+/// Register a loop for a tmux session and a task module
+///
+/// The run is stored in the registry ($AUTOCTL_STATE_DIR/autoctl.db) with its limits;
+/// `autoctl run tick` then supervises it. One loop per session and per task dir: a second
+/// start for either exits 3 and names the owner. A leftover `.auto-stop` in the task dir
+/// is removed (it would stop the new loop at once).
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The tmux session the agent runs in (the run's name; any text, never run by a shell)
+    #[arg(long, value_name = "NAME")]
+    pub session: String,
+    /// The task module directory (stored as its canonical path)
+    #[arg(long, value_name = "DIR")]
+    pub task: PathBuf,
+    /// The tmux pane to watch and type into [default: the session's active pane]
+    #[arg(long, value_name = "PANE")]
+    pub target: Option<String>,
+    /// Who drives the loop
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: Mode,
+    /// Stop the loop when its iteration count reaches N
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_MAX_ITERATIONS,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_iterations: u64,
+    /// Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m
+    #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_TIMEOUT,
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Dispatch mode: the command typed for each step
+    ///
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
+    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
+    /// metacharacters, no spaces); the template may not contain `!` (bash history expansion).
+    /// The command must return to
+    /// the shell when its step is done (the next step is typed at a shell prompt), e.g.
+    /// `claude -p "/ai-cli-task {next} {task}"` for an agent that would otherwise stay open.
+    #[arg(long, value_name = "TEMPLATE", default_value = command::DEFAULT_TEMPLATE)]
+    pub command: String,
+    /// Dispatch mode: the routing table that gives the entry step (built-in name or file)
+    #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
+    pub table: String,
+    /// Type the agent's command into the pane after registering (observe mode)
+    ///
+    /// TEMPLATE may use {task}; without a value it is seed 000's
+    /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
+    /// when a shell is in front after a restart.
+    ///
+    /// The command is typed only at a shell prompt: when none shows within a few seconds
+    /// (a program runs in the pane, or the shell is mid-command), nothing is typed, nothing is
+    /// registered, and the exit status is 2. --force types it anyway.
+    #[arg(long, value_name = "TEMPLATE", num_args = 0..=1,
+          default_missing_value = DEFAULT_LAUNCH, require_equals = false)]
+    pub launch: Option<String>,
+    /// With --launch: type the command even when the pane shows no shell prompt
+    #[arg(long, requires = "launch")]
+    pub force: bool,
+    /// How panes are read: `claude` acts only on the agent's own screen; `generic` reads any
+    /// program's prompts (same safety policy)
+    #[arg(long, value_enum, default_value_t)]
+    pub agent: Agent,
+    /// Unchanged captures in a row before a screen is examined as a suspected stall
+    #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_THRESHOLD,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub threshold: u32,
+    /// Stall recoveries allowed per iteration before the loop is stopped (stall_limit)
+    #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_RECOVERIES_PER_ITERATION)]
+    pub max_recoveries_per_iteration: u32,
+    /// Stall recoveries allowed in total before the loop is stopped (stall_limit)
+    #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_RECOVERIES_TOTAL)]
+    pub max_recoveries: u32,
+    /// The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)
+    #[arg(long, value_name = "N", default_value_t = stall::reasoning::REPEAT_LIMIT)]
+    pub repeat_limit: u32,
+    /// No .status.json update for this long is a step timeout (a stall: the screen decides
+    /// the recovery, an idle agent gets a continuation)
+    #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_STEP_TIMEOUT,
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub step_timeout: Duration,
+}
+
+pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
+    let request = StartRequest {
+        session: args.session.clone(),
+        task: args.task.clone(),
+        target: args.target.clone(),
+        mode: args.mode,
+        agent: args.agent,
+        command: args.command.clone(),
+        table: args.table.clone(),
+        launch: args.launch.clone(),
+        force: args.force,
+        max_iterations: args.max_iterations,
+        timeout: args.timeout,
+        limits: Limits {
+            threshold: args.threshold,
+            recoveries_per_iteration: args.max_recoveries_per_iteration,
+            recoveries_total: args.max_recoveries,
+            repeat_limit: args.repeat_limit,
+            step_timeout: args.step_timeout,
+        },
+    };
+    let prepared = control::prepare(&request)?;
+    let mut registry = super::open()?;
+    control::start(&mut registry, || Tmux::new(socket), &prepared, time::now)?;
+    Ok(Verdict::Yes)
+}

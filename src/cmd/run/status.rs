@@ -1,0 +1,85 @@
+//! `autoctl run status`: show runs in text, JSON or the Prometheus textfile format.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+
+use crate::error::Verdict;
+use crate::output;
+use crate::registry::sqlite::SqliteRegistry;
+use crate::supervise::control;
+use crate::supervise::report::{self, RunReport};
+use crate::supervise::store::Registry;
+use crate::time;
+
+/// Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries
+///
+/// Elapsed time excludes quota waits (the timeout clock pauses while a usage limit
+/// resets). Ended runs stay listed with their reason until their session or task dir is
+/// started again. `--format prometheus` writes the node_exporter textfile format.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").args(["session", "task", "all"])))]
+pub struct StatusArgs {
+    /// Only this session's run (exit 1 when there is none)
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// Only the run of this task module directory (exit 1 when there is none)
+    #[arg(long, value_name = "DIR")]
+    pub task: Option<PathBuf>,
+    /// Every run (the default)
+    #[arg(long)]
+    pub all: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: StatusFormat,
+}
+
+/// `run status` formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum StatusFormat {
+    /// A tab-separated table with a header
+    #[default]
+    Text,
+    /// One JSON object per run (JSON Lines; schema: autoctl schema show run-status)
+    Json,
+    /// Prometheus text exposition (node_exporter textfile collector)
+    Prometheus,
+}
+
+pub fn run(args: &StatusArgs) -> Result<Verdict> {
+    let now = time::now()?;
+    let selected = args.session.is_some() || args.task.is_some();
+    let runs = match SqliteRegistry::open_existing(&super::state_dir()?)? {
+        None => Vec::new(),
+        Some(mut registry) if selected => {
+            control::find(&mut registry, args.session.as_deref(), args.task.as_deref())?
+                .into_iter()
+                .collect()
+        }
+        Some(mut registry) => registry.list()?,
+    };
+    if selected && runs.is_empty() {
+        output::warn(&format!(
+            "no run for {}",
+            control::describe_selection(args.session.as_deref(), args.task.as_deref())
+        ));
+        return Ok(Verdict::No);
+    }
+    let reports: Vec<RunReport> = runs.iter().map(|run| RunReport::new(run, now)).collect();
+    match args.format {
+        StatusFormat::Text => {
+            output::line(report::TEXT_HEADER)?;
+            for report in &reports {
+                output::line(report::text_line(report))?;
+            }
+        }
+        StatusFormat::Json => {
+            for report in &reports {
+                output::json_line(report)?;
+            }
+        }
+        StatusFormat::Prometheus => output::raw(report::prometheus(&reports, now).as_bytes())?,
+    }
+    Ok(Verdict::Yes)
+}

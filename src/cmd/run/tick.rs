@@ -1,0 +1,83 @@
+//! `autoctl run tick`: one heartbeat for running loops, one JSON line per run.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::error::Verdict;
+use crate::output;
+use crate::supervise::driver::runs;
+use crate::supervise::store::Selection;
+use crate::supervise::tick::TickOptions;
+use crate::time;
+use crate::tmux::Tmux;
+
+/// One heartbeat for running loops; prints one JSON line per run
+///
+/// For each run: read `.auto-signal` (a new iteration moves the counters and restores the
+/// per-iteration recovery budget; an invalid signal is reported, not fatal), enforce
+/// --max-iterations and --timeout (quota waits excluded) by writing `.auto-stop`, run the
+/// stall heartbeat (answer safe prompts, escalate the rest, stop past the recovery
+/// limits), in dispatch mode type the next command when the pane shows a ready shell, and
+/// detect the loop's end: a `(stop)` signal, a signal the agent removed at loop exit, a
+/// stop file, a shell prompt in front of a dead agent (two heartbeats in a row), a pane or
+/// task dir that is gone.
+///
+/// Safe every minute from cron and when ticks overlap: each run is claimed in the registry
+/// (a lease of two minutes) so one tick at a time decides for it, and stall heartbeats
+/// are spaced by --heartbeat, so overlapping ticks never count one minute twice. Exit 0
+/// when every selected run was ticked, 1 when --session names no run, 2 when a run's tick
+/// failed (each failure is also one line on stderr).
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["session", "all"])))]
+pub struct TickArgs {
+    /// Tick this session's run
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// Tick every running run
+    #[arg(long)]
+    pub all: bool,
+    /// Decide and print, but change nothing (no keys typed, no files written, no state saved)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How often ticks are scheduled; stall heartbeats are spaced at least half of it apart
+    #[arg(long, value_name = "DURATION", default_value = "60s",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub heartbeat: Duration,
+    #[command(flatten)]
+    pub rules: crate::cmd::pane::RulesOption,
+}
+
+pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
+    let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    // A tick from cron on a machine where nothing was ever started has nothing to do, and
+    // must not create state.
+    let Some(mut registry) = super::open_for_ticks()? else {
+        if let Some(session) = &args.session {
+            output::warn(&format!("no run for session {session:?}"));
+            return Ok(Verdict::No);
+        }
+        return Ok(Verdict::Yes);
+    };
+    let tmux = Tmux::new(socket.clone())?;
+    let world = super::world(&tmux, socket.as_deref(), rules)?;
+    let options = TickOptions {
+        heartbeat: args.heartbeat,
+        dry_run: args.dry_run,
+        answers: true,
+    };
+    let now = time::now()?;
+    let events = match &args.session {
+        // The per-run decision a notification-driven driver calls, one run at a time.
+        Some(session) => match runs::tick_session(&mut registry, &world, session, &options, now)? {
+            Some(event) => vec![event],
+            None => {
+                output::warn(&format!("no run for session {session:?}"));
+                return Ok(Verdict::No);
+            }
+        },
+        None => runs::tick_runs(&mut registry, &world, Selection::All, &options, now)?,
+    };
+    super::print_events(&events)
+}

@@ -1,0 +1,124 @@
+//! `autoctl run watch`: tick each loop the moment its signal or stop file changes.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::error::Verdict;
+use crate::output;
+use crate::supervise::control;
+use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::time;
+use crate::tmux::Tmux;
+
+/// Tick each loop the moment its signal or stop file changes; heartbeat the rest
+///
+/// A foreground process (for systemd, tmux or a terminal) that makes the same decisions
+/// as `run tick`, as soon as they are due: it watches every running loop's task dir with
+/// inotify and runs the per-run tick when `.auto-signal` or `.auto-stop` appears, changes
+/// or goes (in dispatch mode the next command is typed about 0.1 s after the signal; if
+/// the pane is not ready yet it is looked at again after 25 ms, doubling to 30 s), and
+/// every --heartbeat it ticks every loop for stalls and limits, exactly like `run tick
+/// --all`. Loops started or stopped while it runs are picked up at once (it also watches
+/// the registry's directory). It prints the same JSON lines as `run tick`.
+///
+/// Safe beside cron ticks and other watchers: every decision claims its run in the
+/// registry first (a lease taken in a `BEGIN IMMEDIATE` transaction), so one decision is
+/// made per run at a time and no command is typed twice. Bursts of writes are coalesced
+/// (20 ms); writes by rename are seen; a task dir deleted and recreated is watched again
+/// (a dir that stays gone is ended as lost by the next heartbeat); a dir that cannot be
+/// watched (fs.inotify.max_user_watches reached) is polled every 250 ms with a warning; a
+/// locked registry is retried with backoff.
+///
+/// SIGTERM stops it between two decisions and exits 0 (a service stopped on purpose);
+/// SIGINT (Ctrl-C) and SIGHUP do the same and exit 130. With --session it also exits 0
+/// once that loop has ended, and 1 when there is no such run.
+///
+/// Cron or watcher? Cron is simpler, the watcher saves the up to 60 s a loop waits for
+/// the next tick after each step; both may run together (README: "cron or run watch?").
+/// examples/systemd/autoctl-watch.service runs it as a user service.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["session", "all"])))]
+pub struct WatchArgs {
+    /// Watch this session's run (until it ends)
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// Watch every running run, and runs started later
+    #[arg(long)]
+    pub all: bool,
+    /// How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s
+    #[arg(long, value_name = "DURATION", default_value = "60s",
+          value_parser = parse_watch_heartbeat, allow_hyphen_values = true)]
+    pub heartbeat: Duration,
+    #[command(flatten)]
+    pub rules: crate::cmd::pane::RulesOption,
+}
+
+/// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
+/// loop of batched ticks (tmux captures and registry writes many times a second). `run tick`
+/// is one call and keeps short values (tests and benchmarks tick with 1ms).
+fn parse_watch_heartbeat(text: &str) -> Result<Duration, String> {
+    let heartbeat = crate::duration::parse_positive(text)?;
+    if heartbeat < Duration::from_secs(1) {
+        return Err(format!(
+            "{text:?} is too short; the watcher's heartbeat is at least 1s (signals and stop files are seen at once, the heartbeat only checks stalls and limits)"
+        ));
+    }
+    Ok(heartbeat)
+}
+
+pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
+    use crate::supervise::watch::{self, Config, Ended, Which};
+    let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
+    let watch_limit = watch::watch_limit_from_env()?;
+    time::now()?;
+    let (which, registry) = match &args.session {
+        Some(session) => {
+            control::check_name("--session", session)?;
+            (Which::Session(session.clone()), super::open_for_ticks()?)
+        }
+        // A service started before any run: create the registry so it can be watched.
+        None => (Which::All, Some(super::open()?)),
+    };
+    let Some(mut registry) = registry else {
+        output::warn(&format!(
+            "no run for session {:?}",
+            args.session.as_deref().unwrap_or("")
+        ));
+        return Ok(Verdict::No);
+    };
+    registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
+    let tmux = Tmux::new(socket.clone())?;
+    let world = super::world(&tmux, socket.as_deref(), rules)?;
+    let options = TickOptions {
+        heartbeat: args.heartbeat,
+        dry_run: false,
+        answers: true,
+    };
+    let mut config = Config::new(which, options);
+    config.watch_limit = watch_limit;
+    let mut emit = |event: &TickEvent| -> Result<()> {
+        output::json_line(event)?;
+        if event.decision == Decision::Error {
+            output::error_line(&format!(
+                "session {:?}: {}",
+                event.session,
+                event.reasons.join("; ")
+            ));
+        }
+        Ok(())
+    };
+    match watch::watch(&mut registry, &world, &config, &mut emit)? {
+        Ended::Finished => Ok(Verdict::Yes),
+        Ended::NoRun => {
+            output::warn(&format!(
+                "no run for session {:?}",
+                args.session.as_deref().unwrap_or("")
+            ));
+            Ok(Verdict::No)
+        }
+        Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Verdict::Yes),
+        Ended::Signal(_) => Err(crate::error::Interrupted.into()),
+    }
+}

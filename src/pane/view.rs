@@ -1,0 +1,139 @@
+//! One capture of a pane, read: classified, hashed and its agent messages found — the
+//! [`PaneView`] every supervisor decides on (`run tick`, `run watch`, `stall check`, `run
+//! continue`, `pane ready`).
+//!
+//! "Ready" is defined here once ([`PaneView::readiness`]): a shell is the pane's foreground
+//! command and its prompt line is on the screen, so typed text is a command line and not
+//! input to a running program, a heredoc's `> ` or a half-typed line.
+
+use chrono::{DateTime, Utc};
+
+use super::classify::{self, Classification, Context, Screen};
+use super::message::{self, Messages};
+use super::reset::Zone;
+use super::rules::RuleSet;
+use super::{Agent, Class, normalize};
+use crate::tmux::Snapshot;
+
+/// One capture, classified.
+#[derive(Debug, Clone)]
+pub struct PaneView {
+    pub pane_id: String,
+    pub foreground: String,
+    /// The foreground command is a shell (so nothing runs in the pane).
+    pub foreground_is_shell: bool,
+    /// The pane's program exited and tmux keeps the pane (`remain-on-exit`).
+    pub dead: bool,
+    /// Normalized hash of the screen.
+    pub hash: String,
+    pub classification: Classification,
+    /// The screen hash the pane remembers as answered (by any supervisor).
+    pub answered_marker: Option<String>,
+    /// The agent's messages on screen (Claude Code screens).
+    pub messages: Option<MessageMark>,
+}
+
+/// Read one capture: classify it as `agent`'s screen (quota reset times relative to `now`,
+/// in `zone`), hash it with the rules' masks, and find the agent's messages.
+pub fn view(
+    snap: &Snapshot,
+    agent: Agent,
+    rules: &RuleSet,
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> PaneView {
+    let ctx = Context { agent, now, zone };
+    let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
+    PaneView {
+        pane_id: snap.pane.id.clone(),
+        foreground: snap.pane.command.clone(),
+        foreground_is_shell: rules.is_shell(&snap.pane.command),
+        dead: snap.pane.dead,
+        hash: normalize::hash(&snap.text, &rules.masks),
+        classification: classify::classify(&screen, rules, &ctx),
+        answered_marker: snap.pane.answered.clone(),
+        messages: messages(agent, &snap.text),
+    }
+}
+
+/// Whether a pane takes a typed command now, and why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    /// A shell prompt is in front and no command runs.
+    Ready,
+    /// The pane's program has exited (a dead pane takes no keys).
+    Dead,
+    /// A program other than a shell is in front.
+    Busy { foreground: String },
+    /// A shell is in front but its prompt line is not on the screen (it prints output,
+    /// waits on a heredoc's `> `, holds a half-typed line).
+    NoPrompt { class: Class },
+}
+
+impl Readiness {
+    pub fn is_ready(&self) -> bool {
+        *self == Readiness::Ready
+    }
+
+    /// One line for people.
+    pub fn reason(&self) -> String {
+        match self {
+            Readiness::Ready => "a shell prompt is in front".to_string(),
+            Readiness::Dead => "the pane's program has exited (dead pane)".to_string(),
+            Readiness::Busy { foreground } => format!("{foreground:?} is running"),
+            Readiness::NoPrompt { class } => {
+                format!("no shell prompt on the last line ({})", class.as_str())
+            }
+        }
+    }
+}
+
+impl PaneView {
+    /// Does the pane take a typed command now: the agent has exited (observe mode) or the
+    /// pane is ready for the next step (dispatch mode, `pane ready`, `run start --launch`)?
+    pub fn readiness(&self) -> Readiness {
+        let c = &self.classification;
+        if self.dead {
+            Readiness::Dead
+        } else if !self.foreground_is_shell {
+            Readiness::Busy {
+                foreground: self.foreground.clone(),
+            }
+        } else if c.class == Class::Shell && c.prompt_visible {
+            Readiness::Ready
+        } else {
+            Readiness::NoPrompt { class: c.class }
+        }
+    }
+
+    /// [`PaneView::readiness`] is [`Readiness::Ready`].
+    pub fn shell_ready(&self) -> bool {
+        self.readiness().is_ready()
+    }
+}
+
+/// What one screen shows of the agent's messages (see [`super::message`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageMark {
+    /// The latest text message, when the agent's last block is one.
+    pub latest: Option<String>,
+    /// How many times in a row the screen shows it.
+    pub visible: u32,
+    /// Fingerprint of all blocks on screen.
+    pub fingerprint: String,
+}
+
+impl MessageMark {
+    pub fn of(messages: &Messages) -> MessageMark {
+        MessageMark {
+            latest: messages.latest().map(str::to_string),
+            visible: messages.trailing_repeats(),
+            fingerprint: messages.fingerprint.clone(),
+        }
+    }
+}
+
+/// The agent's messages, on the screens whose messages autoctl can read (Claude Code's).
+pub fn messages(agent: Agent, screen: &str) -> Option<MessageMark> {
+    (agent == Agent::Claude).then(|| MessageMark::of(&message::claude(screen)))
+}

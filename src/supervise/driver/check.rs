@@ -1,0 +1,334 @@
+//! Driving `stall check`: panes named on the command line (or every pane of the server),
+//! their stall state in one JSON file ([`crate::supervise::stall::state_file`]). One
+//! heartbeat captures every target in one tmux call, reads each screen, runs the stall
+//! heartbeat, types the answer or continuation (see [`super::type_answer`]) and writes
+//! `.auto-stop` where `--apply` allows, saves the state, and reports one [`CheckReport`] per
+//! target.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::{World, perform, type_answer};
+use crate::output;
+use crate::pane::classify::Classification;
+use crate::pane::view::PaneView;
+use crate::pane::{Agent, Class, Key};
+use crate::protocol::signal;
+use crate::supervise::inputs;
+use crate::supervise::stall::{
+    self, Decision, Effects, Limits, Observation, SignalMark, StallState, StatusMark, Step,
+    Verdict, state_file,
+};
+use crate::supervise::tick::Effect;
+use crate::supervise::typing::Answer;
+use crate::time::Time;
+use crate::tmux::CaptureOptions;
+
+/// Which panes, and how.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// The panes to check; `None`: every pane of the server.
+    pub targets: Option<Vec<String>>,
+    /// Where the state is kept (`None`: `$AUTOCTL_STATE_DIR/stall/SOCKET.json`).
+    pub state: Option<PathBuf>,
+    pub limits: Limits,
+    /// Carry the decision out: type the answer, write `.auto-stop` past the limits.
+    pub apply: bool,
+    /// The task module the (one) pane works on.
+    pub task: Option<PathBuf>,
+    pub agent: Agent,
+    /// What a step timeout types into an idle agent.
+    pub continue_text: String,
+}
+
+/// The recovery counts of a target.
+#[derive(Debug, Serialize)]
+pub struct Recoveries {
+    pub iteration: u32,
+    pub total: u32,
+    pub max_per_iteration: u32,
+    pub max_total: u32,
+}
+
+/// One line of `stall check` output.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub target: String,
+    pub pane: String,
+    pub foreground: String,
+    pub verdict: Verdict,
+    pub class: Class,
+    pub action: Step,
+    pub applied: bool,
+    pub destructive: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Key>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<String>,
+    pub reason: String,
+    pub hash: String,
+    pub unchanged: u32,
+    pub threshold: u32,
+    pub recoveries: Recoveries,
+    pub quota_wait_since: Option<String>,
+    pub quota_waited_seconds: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<String>,
+    /// How many times in a row the agent said its latest message (Claude Code screens).
+    pub message_repeats: u32,
+    /// `.status.json`'s `updated_at` as seen (with --task), and how long the step has gone
+    /// without an update (quota waits excluded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_updated_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_elapsed_seconds: Option<u64>,
+}
+
+/// What one heartbeat over the targets did.
+pub struct Checked {
+    /// One report per target that could be checked, in order.
+    pub reports: Vec<CheckReport>,
+    /// A target could not be checked or its decision not carried out (each said on stderr).
+    pub failed: bool,
+    /// Saving the state, done before anything is printed: a reader that goes away early
+    /// (`| head -0`) must not cost the counters this heartbeat advanced.
+    pub saved: Result<()>,
+}
+
+/// One stall heartbeat over the targets.
+pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
+    let task = options.task.as_deref();
+    let signal = task.map(read_signal).transpose()?.flatten();
+    let (status, external_wait) = match task {
+        Some(task) => task_inputs(task, now),
+        None => (None, None),
+    };
+    let targets: Vec<String> = match &options.targets {
+        Some(targets) => targets.clone(),
+        None => world
+            .terminal
+            .list_panes()?
+            .into_iter()
+            .map(|p| p.id)
+            .collect(),
+    };
+    let state_path = match &options.state {
+        Some(path) => path.clone(),
+        None => default_state_path(world.socket)?,
+    };
+    let mut state = state_file::open(&state_path)?;
+    let snapshots = world
+        .terminal
+        .snapshots(&targets, CaptureOptions::default())?;
+    let effects = Effects {
+        answer: options.apply,
+        restart: false,
+        stop: options.apply && task.is_some(),
+    };
+    let continuation = [
+        Key::Text(options.continue_text.clone()),
+        Key::Key("Enter".to_string()),
+    ];
+    let mut reports = Vec::with_capacity(targets.len());
+    let mut failed = false;
+    for (target, snap) in targets.iter().zip(snapshots) {
+        let snap = match snap {
+            Ok(snap) => snap,
+            Err(err) => {
+                output::error_line(&format!("{target}: {err:#}"));
+                failed = true;
+                continue;
+            }
+        };
+        let view = world.view(&snap, options.agent, now);
+        let obs = Observation::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        let before = state.doc.targets.get(target).cloned().unwrap_or_default();
+        let (mut next, mut decision) =
+            stall::heartbeat(&before, &obs, now, &options.limits, effects);
+        let mut applied = false;
+        if decision.perform {
+            let carried_out = match decision.step {
+                Step::Answer | Step::Continue => {
+                    let keys = if decision.step == Step::Answer {
+                        view.classification.keys.clone()
+                    } else {
+                        continuation.to_vec()
+                    };
+                    // A continuation is sent only while `updated_at` is still the one this
+                    // heartbeat saw (seed 002's compare-and-swap).
+                    let answer = Answer {
+                        pane_id: view.pane_id.clone(),
+                        hash: view.hash.clone(),
+                        keys,
+                        if_unchanged: obs
+                            .status
+                            .as_ref()
+                            .filter(|_| decision.step == Step::Continue)
+                            .map(|seen| seen.updated_at.clone()),
+                    };
+                    type_answer(world, &answer, task).map(|typed| match typed {
+                        None => {
+                            if let Some(recovery) = &decision.recovery {
+                                next.recovered(recovery);
+                            }
+                            applied = true;
+                        }
+                        // Nothing was typed: the state counts no recovery.
+                        Some(why) => {
+                            decision = Decision {
+                                step: Step::None,
+                                perform: false,
+                                reason: why,
+                                recovery: None,
+                                ..decision.clone()
+                            };
+                        }
+                    })
+                }
+                Step::Stop => {
+                    let task = task.expect("stop is only performed with --task");
+                    let stop = Effect::WriteStop {
+                        reason: decision.stop_reason().to_string(),
+                        message: Some(format!("autoctl stall check: {}", decision.reason)),
+                    };
+                    // On failure the state keeps the old counters, so the next heartbeat asks
+                    // again.
+                    perform(world, target, task, &stop, now).map(|()| applied = true)
+                }
+                _ => Ok(()),
+            };
+            if let Err(err) = carried_out {
+                output::error_line(&format!("{target}: {err:#}"));
+                failed = true;
+                continue;
+            }
+        } else if decision.step == Step::Stop && task.is_none() {
+            decision
+                .reason
+                .push_str("; pass --task DIR to have .auto-stop written");
+        }
+        reports.push(report(
+            target,
+            &view,
+            &obs,
+            &next,
+            &decision,
+            applied,
+            &options.limits,
+            now,
+            &continuation,
+        ));
+        state.doc.targets.insert(target.clone(), next);
+    }
+    let saved = state.save();
+    Ok(Checked {
+        reports,
+        failed,
+        saved,
+    })
+}
+
+fn default_state_path(socket: Option<&str>) -> Result<PathBuf> {
+    let dir = crate::supervise::state_dir()?.join("stall");
+    create_private_dir(&dir)?;
+    Ok(dir.join(format!("{}.json", socket.unwrap_or("default"))))
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))
+}
+
+fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
+    crate::fsx::require_dir(task)?;
+    Ok(match signal::read(task)? {
+        signal::Read::Valid(s) => Some(SignalMark::of(&s)),
+        signal::Read::Missing => None,
+        signal::Read::Invalid(problems) => {
+            output::warn(&format!(
+                "{} is invalid ({}); iterations are not tracked this time",
+                signal::path_in(task).display(),
+                problems[0]
+            ));
+            None
+        }
+    })
+}
+
+/// The task's status time and an active quota-wait record; problems reading them are
+/// warnings (the pane is still watched).
+fn task_inputs(task: &Path, now: Time) -> (Option<StatusMark>, Option<String>) {
+    let status = inputs::status_mark(task).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; no step timeout this time"));
+        None
+    });
+    let wait = inputs::quota_wait(task, now).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; the quota-wait record is ignored"));
+        None
+    });
+    (status, wait)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    target: &str,
+    view: &PaneView,
+    obs: &Observation,
+    state: &StallState,
+    decision: &Decision,
+    applied: bool,
+    limits: &Limits,
+    now: Time,
+    continuation: &[Key],
+) -> CheckReport {
+    let seen: &Classification = &view.classification;
+    let mut reason = decision.reason.clone();
+    if decision.verdict != Verdict::Progress && decision.verdict != Verdict::Unchanged {
+        reason.push_str(&format!(" ({})", seen.reason));
+    }
+    CheckReport {
+        target: target.to_string(),
+        pane: view.pane_id.clone(),
+        foreground: view.foreground.clone(),
+        verdict: decision.verdict,
+        class: seen.class,
+        action: decision.step,
+        applied,
+        destructive: seen.destructive,
+        keys: match decision.step {
+            Step::Answer => seen.keys.clone(),
+            Step::Continue => continuation.to_vec(),
+            _ => Vec::new(),
+        },
+        rule: seen.rule.clone(),
+        matched: seen.matched.clone(),
+        reason,
+        hash: obs.hash.clone(),
+        unchanged: state.unchanged,
+        threshold: limits.threshold,
+        recoveries: Recoveries {
+            iteration: state.recoveries_iteration,
+            total: state.recoveries_total,
+            max_per_iteration: limits.recoveries_per_iteration,
+            max_total: limits.recoveries_total,
+        },
+        quota_wait_since: state.quota_wait_since.clone(),
+        quota_waited_seconds: state.quota_waited_seconds,
+        reset_at: seen.reset_at.clone(),
+        message_repeats: state.message_repeats,
+        status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),
+        step_elapsed_seconds: obs
+            .status
+            .as_ref()
+            .and_then(|_| state.step_elapsed(now))
+            .map(|d| d.as_secs()),
+    }
+}

@@ -1,0 +1,161 @@
+//! The one driver: the edge around every supervision decision. It captures panes (all of
+//! them in one tmux call), reads them ([`crate::pane::view`]), calls a pure core, types the
+//! core's answer first (under the pane's lock, onto the very screen decided on, at most once
+//! per screen across every supervisor — [`type_answer`]), carries out the other effects in
+//! order ([`perform`]) and keeps the state.
+//!
+//! Two ways to keep the state, one mechanism:
+//! - [`runs`]: registered runs in the registry — `run tick` ([`runs::tick_runs`]), the
+//!   per-run tick `run watch` calls for each notification ([`runs::tick_session`]), and
+//!   `run recover` ([`runs::recover_runs`]); the core is [`crate::supervise::tick`];
+//! - [`check`]: panes named on the command line, their state in a JSON file — `stall check`
+//!   ([`check::check_targets`]); the core is the stall heartbeat
+//!   ([`crate::supervise::stall::heartbeat`]).
+
+pub mod check;
+pub mod runs;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::fsx;
+use crate::pane::Agent;
+use crate::pane::reset::Zone;
+use crate::pane::rules::RuleSet;
+use crate::pane::view::{self, PaneView};
+use crate::protocol::signal::{self, now_timestamp};
+use crate::protocol::stop::{self, StopRequest};
+use crate::supervise::inputs;
+use crate::supervise::stall::step_timeout::Continuation;
+use crate::supervise::tick::{Effect, SignalObs};
+use crate::supervise::typing::{self, Answer, Typist};
+use crate::time::Time;
+use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
+
+/// Where a driver runs: the terminal, its socket name (for the per-pane answer locks shared
+/// by every supervisor), the rules that read panes and the state dir.
+pub struct World<'a> {
+    pub terminal: &'a dyn Terminal,
+    pub socket: Option<&'a str>,
+    pub rules: &'a RuleSet,
+    pub state_dir: PathBuf,
+}
+
+impl World<'_> {
+    /// How this world types into panes.
+    pub fn typist(&self) -> Typist<'_> {
+        Typist {
+            terminal: self.terminal,
+            socket: self.socket,
+            state_dir: &self.state_dir,
+            masks: &self.rules.masks,
+        }
+    }
+
+    /// Read one capture as `agent`'s screen (quota reset times relative to `now`).
+    pub fn view(&self, snap: &Snapshot, agent: Agent, now: Time) -> PaneView {
+        view::view(snap, agent, self.rules, now, Zone::from_env())
+    }
+}
+
+/// A claim owner name unique to this process and moment.
+pub fn owner(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    format!("{what}:{}:{nanos:x}", std::process::id())
+}
+
+/// Type an answer onto the screen it was decided on, at most once per screen across every
+/// supervisor (see [`crate::supervise::typing`]); a continuation only while the task's
+/// `.status.json` `updated_at` is still the one seen (checked under the pane's lock).
+/// `Ok(Some(why))` when nothing was typed.
+pub fn type_answer(
+    world: &World<'_>,
+    answer: &Answer,
+    task: Option<&Path>,
+) -> Result<Option<String>> {
+    let unchanged = || -> Result<Option<String>> {
+        let (Some(expected), Some(task)) = (&answer.if_unchanged, task) else {
+            return Ok(None);
+        };
+        Ok(match inputs::continuation_cas(expected, task) {
+            Continuation::Send => None,
+            Continuation::Abort { reason } => Some(reason),
+        })
+    };
+    world.typist().answer_once(answer, &unchanged)
+}
+
+/// Carry out one effect on the pane `target` and the task directory `dir` (an answer is
+/// typed by [`type_answer`] before any effect).
+pub fn perform(
+    world: &World<'_>,
+    target: &str,
+    dir: &Path,
+    effect: &Effect,
+    now: Time,
+) -> Result<()> {
+    match effect {
+        Effect::WriteStop { reason, message } => stop::write(
+            dir,
+            &StopRequest {
+                reason: reason.clone(),
+                timestamp: now_timestamp(now),
+                message: message.clone(),
+            },
+        ),
+        // Commands (a dispatched step, a relaunch) are typed only at a ready shell prompt,
+        // which reads Enter as a key even in the same read as the text: no submit pause, so
+        // a dispatch costs no extra 100 ms of idle agent.
+        Effect::Send { keys, .. } => {
+            typing::send_keys(world.terminal, target, keys, Duration::ZERO)
+        }
+        Effect::RemoveSignal { fingerprint } => {
+            // Only the signal this tick read: a newer one is the next step's news.
+            if let SignalObs::Valid {
+                fingerprint: current,
+                ..
+            } = runs::read_signal(dir)?
+                && &current == fingerprint
+            {
+                fsx::remove_if_exists(&signal::path_in(dir))?;
+            }
+            Ok(())
+        }
+        Effect::RemoveStop => stop::clear(dir).map(|_| ()),
+    }
+}
+
+/// The pane of a target, or a clear error (`run start` checks its target with it).
+pub fn pane_of(terminal: &dyn Terminal, target: &str) -> Result<PaneInfo> {
+    let snap = terminal
+        .snapshots(&[target.to_string()], CaptureOptions::default())?
+        .pop()
+        .context("tmux returned no capture")?
+        .with_context(|| format!("pane {target}"))?;
+    if snap.pane.dead {
+        anyhow::bail!("pane {target}: its program exited and the pane is dead");
+    }
+    Ok(snap.pane)
+}
+
+/// Capture one pane and read it as `agent`'s screen: what `pane ready`, `run start --launch`
+/// and `run continue` look at before they type.
+pub fn look(
+    terminal: &dyn Terminal,
+    rules: &RuleSet,
+    target: &str,
+    agent: Agent,
+    zone: Zone,
+    now: Time,
+) -> Result<PaneView> {
+    let snap = terminal
+        .snapshots(&[target.to_string()], CaptureOptions::default())?
+        .pop()
+        .context("tmux returned no capture")??;
+    Ok(view::view(&snap, agent, rules, now, zone))
+}

@@ -1,0 +1,729 @@
+//! One tick of a supervised run as a pure decision: what `autoctl run tick` does for each
+//! running run, `run watch` for each notification, and `run recover` after a restart.
+//!
+//! Read it in the order it happens:
+//! 1. **observe** — the driver ([`crate::supervise::driver`]) reads the task directory and
+//!    captures the pane into an [`Observation`] ([`observation`]);
+//! 2. **decide** — [`decide`] (or [`recover`]) is a pure function of the run's row, the
+//!    observation and the clock. Its stages, in order below: the signal moves the counters
+//!    or ends the loop, a stop file ends it, the stall heartbeat runs
+//!    ([`crate::supervise::stall`]) and limits write `.auto-stop`, the stall's decision
+//!    becomes an answer or an escalation, and the loop's exit is detected (observe mode) or
+//!    the next step typed (dispatch mode);
+//! 3. **effects** — the [`Outcome`] holds the next row, the answer to type first (its own
+//!    field: typed under the pane's lock, at most once per screen), the effects to carry
+//!    out in order, and the [`TickEvent`] `run tick` prints ([`event`]). The driver types
+//!    the answer and reports back ([`Outcome::answered`], [`Outcome::not_answered`]), so the
+//!    decision is made once and a recovery is counted only for keys that were sent.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub mod event;
+pub mod observation;
+#[cfg(test)]
+mod tests;
+
+pub use event::{Decision, Did, RunAfter, TickEvent};
+pub use observation::{Observation, PaneObs, SignalObs, StopObs};
+
+use crate::pane::Key;
+use crate::pane::view::PaneView;
+use crate::protocol::signal::STOP;
+use crate::routing::command;
+use crate::supervise::run::{Mode, Run, SeenSignal, Status, Step};
+use crate::supervise::stall::step_timeout::CONTINUATION;
+use crate::supervise::stall::{self, Recovery, SignalMark, Step as StallStep, Verdict};
+use crate::supervise::typing::Answer;
+use crate::time::{Time, between};
+use event::{is_new, saw};
+
+/// How a tick runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickOptions {
+    /// How often ticks are scheduled. Stall heartbeats (the captures that count toward a
+    /// stall) are spaced at least half of it apart, so overlapping ticks never count one
+    /// minute as two.
+    pub heartbeat: Duration,
+    /// Decide and report, but change nothing: no keys typed, no files written, no row saved.
+    pub dry_run: bool,
+    /// Answer safe prompts (`run recover` does not).
+    pub answers: bool,
+}
+
+/// Something the tick does to the world, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    /// Write `.auto-stop` with this reason.
+    WriteStop {
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// Type keys into the run's pane: a command at a ready shell prompt (dispatch, relaunch).
+    /// An answer is reported as one too (see [`Outcome::answer`]).
+    Send {
+        keys: Vec<Key>,
+        /// A continuation: typed only while `.status.json`'s `updated_at` is still this.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        if_unchanged: Option<String>,
+    },
+    /// Remove `.auto-signal`, but only the file with this fingerprint (never a newer one).
+    RemoveSignal {
+        #[serde(skip)]
+        fingerprint: String,
+    },
+    /// Remove `.auto-stop`.
+    RemoveStop,
+}
+
+/// The result of [`decide`].
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The row to save (an answer's recovery is counted by [`Outcome::answered`]).
+    pub run: Run,
+    /// The answer to type before anything else: under the pane's lock, onto the very screen
+    /// decided on, at most once per screen across every supervisor.
+    pub answer: Option<Answer>,
+    /// What to do after the answer, in order.
+    pub effects: Vec<Effect>,
+    pub event: TickEvent,
+    /// What the answer changes once typed, and the event's line that announced it.
+    planned: Option<PlannedAnswer>,
+    now: Time,
+}
+
+#[derive(Debug, Clone)]
+struct PlannedAnswer {
+    recovery: Option<Recovery>,
+    reason: usize,
+}
+
+impl Outcome {
+    /// The answer was typed: count its recovery.
+    pub fn answered(&mut self) {
+        if let Some(PlannedAnswer {
+            recovery: Some(recovery),
+            ..
+        }) = self.planned.take()
+        {
+            self.run.stall.recovered(&recovery);
+            self.event.run = RunAfter::of(&self.run, self.now);
+        }
+    }
+
+    /// Nothing was typed (the screen changed, another supervisor answered it, the task
+    /// moved on): the tick is the one it would have been without the answer, and says why.
+    pub fn not_answered(&mut self, why: &str) {
+        self.answer = None;
+        if let Some(planned) = self.planned.take() {
+            self.event.take_back(planned.reason);
+        }
+        if self.event.reasons.is_empty() {
+            self.event.reasons.push(PROGRESSING.to_string());
+        }
+        self.run.last_decision = self.event.summary();
+        self.event.reasons.push(format!("nothing typed: {why}"));
+    }
+
+    /// Everything the tick would do, in order, as a dry run reports it.
+    pub fn planned(&self) -> Vec<Did> {
+        self.answer
+            .iter()
+            .map(answer_effect)
+            .chain(self.effects.iter().cloned())
+            .map(|effect| Did {
+                effect,
+                outcome: "planned",
+                error: None,
+            })
+            .collect()
+    }
+}
+
+/// How an answer is reported among the effects.
+pub fn answer_effect(answer: &Answer) -> Effect {
+    Effect::Send {
+        keys: answer.keys.clone(),
+        if_unchanged: answer.if_unchanged.clone(),
+    }
+}
+
+const PROGRESSING: &str = "the loop is progressing";
+
+struct Tick<'a> {
+    before: &'a Run,
+    run: Run,
+    answer: Option<Answer>,
+    planned: Option<PlannedAnswer>,
+    effects: Vec<Effect>,
+    event: TickEvent,
+    now: Time,
+}
+
+impl Tick<'_> {
+    fn new<'a>(before: &'a Run, now: Time, options: &TickOptions) -> Tick<'a> {
+        Tick {
+            before,
+            run: before.clone(),
+            answer: None,
+            planned: None,
+            effects: Vec::new(),
+            event: TickEvent::new(before, now, options.dry_run),
+            now,
+        }
+    }
+
+    fn into_outcome(self) -> Outcome {
+        Outcome {
+            run: self.run,
+            answer: self.answer,
+            effects: self.effects,
+            event: self.event,
+            planned: self.planned,
+            now: self.now,
+        }
+    }
+
+    /// Answer the screen: typed first by the driver, its recovery counted once typed.
+    fn plan_answer(&mut self, answer: Answer, recovery: Option<Recovery>, why: String) {
+        self.event.decide(Decision::Answer, why);
+        let reason = self.event.reasons.len() - 1;
+        self.answer = Some(answer);
+        self.planned = Some(PlannedAnswer { recovery, reason });
+    }
+
+    fn end(&mut self, status: Status, decision: Decision, reason: &str, why: String) {
+        self.run.end(status, reason, None, self.now);
+        self.event.decide(decision, why);
+    }
+
+    /// Ask the loop to stop (`.auto-stop`) and end the run with that reason.
+    fn stop(&mut self, reason: &str, why: String) {
+        self.effects.push(Effect::WriteStop {
+            reason: reason.to_string(),
+            message: Some(why.clone()),
+        });
+        if self.run.mode == Mode::Dispatch {
+            self.remove_signal();
+        }
+        self.end(Status::Stopped, Decision::Stop, reason, why);
+    }
+
+    /// Dispatch mode owns the signal: remove the one this tick read.
+    fn remove_signal(&mut self) {
+        if let Some(seen) = &self.run.last_signal
+            && !self
+                .effects
+                .iter()
+                .any(|e| matches!(e, Effect::RemoveSignal { .. }))
+        {
+            self.effects.push(Effect::RemoveSignal {
+                fingerprint: seen.fingerprint.clone(),
+            });
+        }
+    }
+
+    fn active(&self) -> bool {
+        self.run.status.is_active()
+    }
+}
+
+/// Is a stall heartbeat due? They are spaced at least half a tick interval apart.
+pub fn heartbeat_due(run: &Run, now: Time, heartbeat: Duration) -> bool {
+    run.last_heartbeat_at
+        .is_none_or(|last| between(last, now) >= heartbeat / 2)
+}
+
+/// Decide one tick of one run. Pure: the same row, observation and clock give the same
+/// outcome.
+pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions) -> Outcome {
+    let mut t = Tick::new(before, now, options);
+    if !before.status.is_active() {
+        // Claims never hand out ended runs; a driver that asks anyway changes nothing.
+        t.event.decide(
+            Decision::Skip,
+            format!("the run has ended ({})", before.status.as_str()),
+        );
+        return t.into_outcome();
+    }
+    t.run.ticks = t.run.ticks.saturating_add(1);
+    t.run.last_tick_at = Some(now);
+    let due = heartbeat_due(before, now, options.heartbeat);
+    if due {
+        t.run.heartbeats = t.run.heartbeats.saturating_add(1);
+        t.run.last_heartbeat_at = Some(now);
+    }
+    t.event.heartbeat = due;
+    t.event.saw = Some(saw(before, obs));
+    for note in &obs.notes {
+        t.event.decide(Decision::Continue, note.clone());
+    }
+
+    if !obs.task_dir {
+        let why = format!("the task dir {} no longer exists", before.task_dir);
+        t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
+        return finish(t);
+    }
+    let pane = match &obs.pane {
+        PaneObs::Gone(why) => {
+            let why = format!("the pane {} is gone: {why}", before.target);
+            t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            return finish(t);
+        }
+        PaneObs::Unavailable(why) => {
+            // Never end a run because tmux could not be asked: a cron line with the wrong
+            // socket must not wipe out every loop.
+            t.event
+                .decide(Decision::Error, format!("cannot read the pane: {why}"));
+            None
+        }
+        PaneObs::Seen(view) => Some(view.as_ref()),
+    };
+
+    read_signal(&mut t, obs);
+    if t.active() {
+        read_stop_file(&mut t, obs);
+    }
+    let stall = match (pane, t.active() && due) {
+        (Some(view), true) => stall_heartbeat(&mut t, view, obs, options),
+        _ => None,
+    };
+    if t.active() {
+        enforce_limits(&mut t);
+    }
+    if let Some(stall) = stall {
+        apply_stall(&mut t, stall, pane, options.dry_run);
+    }
+    if t.active()
+        && let Some(view) = pane
+    {
+        match t.run.mode {
+            Mode::Observe => detect_exit(&mut t, view, due),
+            Mode::Dispatch => dispatch(&mut t, view, obs, due),
+        }
+    }
+    if t.event.reasons.is_empty() {
+        t.event.reasons.push(PROGRESSING.to_string());
+    }
+    finish(t)
+}
+
+fn finish(mut t: Tick<'_>) -> Outcome {
+    t.run.last_decision = t.event.summary();
+    t.event.run = RunAfter::of(&t.run, t.now);
+    t.into_outcome()
+}
+
+/// A new signal moves the counters; `(stop)` completes the loop; in observe mode a signal
+/// the agent removed means the loop exited (the agent deletes it only at loop exit).
+fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
+    match &obs.signal {
+        SignalObs::Invalid(problem) => {
+            t.event.decide(
+                Decision::Continue,
+                format!("ignored an invalid .auto-signal: {problem}"),
+            );
+        }
+        SignalObs::Missing => {
+            let vanished = t.run.mode == Mode::Observe
+                && t.before
+                    .last_signal
+                    .as_ref()
+                    .is_some_and(|seen| seen.next != STOP);
+            if vanished {
+                let why = "the agent ended the loop: it removed its .auto-signal (it does so only at loop exit)".to_string();
+                t.end(Status::Finished, Decision::Finish, "complete", why);
+            }
+        }
+        SignalObs::Valid {
+            signal,
+            fingerprint,
+        } => {
+            if !is_new(t.before, fingerprint) {
+                return;
+            }
+            let run = &mut t.run;
+            run.signals_seen = run.signals_seen.saturating_add(1);
+            let count = signal.iteration.unwrap_or(run.signals_seen);
+            run.iteration_count = run.iteration_count.max(count);
+            run.last_signal_at = Some(t.now);
+            run.last_signal = Some(SeenSignal {
+                fingerprint: fingerprint.clone(),
+                step: signal.step.clone(),
+                result: signal.result.clone(),
+                next: signal.next.clone(),
+                checkpoint: signal.checkpoint_or_empty().to_string(),
+                iteration: signal.iteration,
+            });
+            run.shell_seen = 0;
+            let summary = format!(
+                "signal: {} {} -> {}{} (iteration {})",
+                signal.step,
+                signal.result,
+                signal.next,
+                match signal.checkpoint_or_empty() {
+                    "" => String::new(),
+                    c => format!(" at {c}"),
+                },
+                run.iteration_count
+            );
+            if signal.next == STOP {
+                if run.mode == Mode::Dispatch {
+                    // Seed 001's cleanup: the daemon removes the signal (and a stop file).
+                    t.remove_signal();
+                    t.effects.push(Effect::RemoveStop);
+                }
+                t.end(
+                    Status::Finished,
+                    Decision::Finish,
+                    "complete",
+                    format!("{summary}: the loop is complete"),
+                );
+                return;
+            }
+            if run.mode == Mode::Dispatch {
+                run.pending = Some(Step {
+                    next: signal.next.clone(),
+                    checkpoint: signal.checkpoint_or_empty().to_string(),
+                });
+                run.dispatched = None;
+            }
+            t.event.decide(Decision::Continue, summary);
+        }
+    }
+}
+
+/// A stop file autoctl did not write this tick (a person ran `autoctl stop write`, or a
+/// stall checker hit its limit): the loop is stopping, so the run ends with that reason.
+fn read_stop_file(t: &mut Tick<'_>, obs: &Observation) {
+    let reason = match &obs.stop {
+        StopObs::None => return,
+        StopObs::Requested(reason) => reason.clone(),
+        StopObs::Unreadable(_) => "unknown".to_string(),
+    };
+    if t.run.mode == Mode::Dispatch {
+        t.remove_signal();
+    }
+    let why = format!(".auto-stop requests a stop ({reason})");
+    t.end(Status::Stopped, Decision::Stop, &reason, why);
+}
+
+/// Max iterations and the timeout (quota waits excluded) write `.auto-stop`.
+fn enforce_limits(t: &mut Tick<'_>) {
+    if t.run.iteration_count >= t.run.max_iterations {
+        let why = format!(
+            "iteration {} reached the limit of {}",
+            t.run.iteration_count, t.run.max_iterations
+        );
+        t.stop("max_iterations", why);
+        return;
+    }
+    let elapsed = t.run.elapsed(t.now);
+    if elapsed >= t.run.timeout {
+        let why = format!(
+            "{} of supervised time reached the timeout of {} (quota waits excluded: {})",
+            crate::duration::format(Duration::from_secs(elapsed.as_secs())),
+            crate::duration::format(t.run.timeout),
+            crate::duration::format(Duration::from_secs(t.run.quota_waited(t.now).as_secs())),
+        );
+        t.stop("timeout", why);
+    }
+}
+
+/// Run the stall core on this capture and keep its new state in the row.
+fn stall_heartbeat(
+    t: &mut Tick<'_>,
+    view: &PaneView,
+    obs: &Observation,
+    options: &TickOptions,
+) -> Option<stall::Decision> {
+    // Dispatch mode rests at a shell prompt between steps: that is readiness, not a stall.
+    if t.run.mode == Mode::Dispatch && view.shell_ready() {
+        return None;
+    }
+    let signal = match &obs.signal {
+        SignalObs::Valid { signal, .. } => Some(SignalMark::of(signal)),
+        _ => None,
+    };
+    let observation =
+        stall::Observation::of(view, signal, obs.status.clone(), obs.quota_wait.clone());
+    // Restarts are `run recover`'s (observe mode ends the run on a dead agent instead).
+    let effects = stall::Effects {
+        answer: options.answers && !options.dry_run,
+        restart: false,
+        stop: !options.dry_run,
+    };
+    let (state, decision) =
+        stall::heartbeat(&t.run.stall, &observation, t.now, &t.run.limits, effects);
+    t.run.stall = state;
+    Some(decision)
+}
+
+fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>, dry_run: bool) {
+    let Some(view) = pane else { return };
+    let c = &view.classification;
+    let carried_out = stall.perform || dry_run;
+    match stall.step {
+        StallStep::None | StallStep::Restart => {
+            if stall.verdict == Verdict::Stalled {
+                t.event.decide(
+                    Decision::Continue,
+                    format!("stall: {} ({})", stall.reason, c.reason),
+                );
+            }
+        }
+        StallStep::Wait if c.action != crate::pane::Action::Wait => {
+            // A wait recorded outside the screen (the quota-wait record).
+            t.event.decide(
+                Decision::Wait,
+                format!("{}; the timeout clock is paused", stall.reason),
+            );
+        }
+        StallStep::Wait => {
+            let until = c
+                .reset_at
+                .as_deref()
+                .map(|at| format!("; resets at {at}"))
+                .unwrap_or_default();
+            t.event.decide(
+                Decision::Wait,
+                format!(
+                    "{} ({}){until}; the timeout clock is paused",
+                    stall.reason, c.reason
+                ),
+            );
+        }
+        StallStep::Escalate => {
+            let destructive = if c.destructive {
+                "; destructive: never answered automatically"
+            } else {
+                ""
+            };
+            t.event.decide(
+                Decision::Escalate,
+                format!("escalate: {} ({}){destructive}", stall.reason, c.reason),
+            );
+        }
+        StallStep::Answer if carried_out && t.active() => {
+            let answer = Answer {
+                pane_id: view.pane_id.clone(),
+                hash: view.hash.clone(),
+                keys: c.keys.clone(),
+                if_unchanged: None,
+            };
+            let why = format!("answer: {} ({})", stall.reason, c.reason);
+            t.plan_answer(answer, stall.recovery, why);
+        }
+        StallStep::Continue if carried_out && t.active() => {
+            // Seed 002's Silent Continue: typed only while updated_at is the one seen.
+            let answer = Answer {
+                pane_id: view.pane_id.clone(),
+                hash: view.hash.clone(),
+                keys: vec![
+                    Key::Text(CONTINUATION.to_string()),
+                    Key::Key("Enter".to_string()),
+                ],
+                if_unchanged: t.run.stall.status_updated_at.clone(),
+            };
+            let why = format!("continue: {} ({})", stall.reason, c.reason);
+            t.plan_answer(answer, stall.recovery, why);
+        }
+        StallStep::Answer | StallStep::Continue => {}
+        StallStep::Stop if carried_out && t.active() => {
+            t.stop(stall.stop_reason(), stall.reason);
+        }
+        StallStep::Stop => {}
+    }
+}
+
+/// Observe mode: a shell prompt in front of a dead agent, seen on two heartbeats in a row (a
+/// command that is still starting shows the prompt for a moment), ends the run.
+fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
+    if !view.shell_ready() {
+        t.run.shell_seen = 0;
+        return;
+    }
+    if due {
+        t.run.shell_seen = t.run.shell_seen.saturating_add(1);
+    }
+    if t.run.shell_seen < 2 {
+        t.event.decide(
+            Decision::Continue,
+            "a shell prompt is in front; the agent exits if it is still there next heartbeat",
+        );
+        return;
+    }
+    let last = t
+        .run
+        .last_signal
+        .as_ref()
+        .map(|s| format!("last step {} {} -> {}", s.step, s.result, s.next))
+        .unwrap_or_else(|| "no signal was written".to_string());
+    let why =
+        format!("the agent exited (a shell prompt is in front) before the loop finished; {last}");
+    t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+}
+
+/// Dispatch mode (seed 001): when a step is due and the pane shows a ready shell, type the
+/// next command and remove the signal that asked for it.
+fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
+    if t.run.pending.is_none() && t.run.dispatched.is_none() {
+        match &obs.entry {
+            Some(Ok(step)) if step.next == STOP => {
+                let why = "the task's status says there is nothing to run".to_string();
+                t.end(Status::Finished, Decision::Finish, "complete", why);
+                return;
+            }
+            Some(Ok(step)) => t.run.pending = Some(step.clone()),
+            Some(Err(why)) => {
+                t.event.decide(
+                    Decision::Error,
+                    format!("cannot find the entry step: {why}"),
+                );
+                return;
+            }
+            None => {}
+        }
+    }
+    let Some(step) = t.run.pending.clone() else {
+        // A step is running. If the shell is back and no signal came, the step died.
+        if view.shell_ready() && t.run.dispatched.is_some() {
+            if due {
+                t.run.shell_seen = t.run.shell_seen.saturating_add(1);
+            }
+            if t.run.shell_seen >= 2 {
+                let step = t.run.dispatched.as_ref().map_or("", |d| d.next.as_str());
+                let why = format!("the dispatched step {step} ended without writing a signal");
+                t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+            }
+        } else {
+            t.run.shell_seen = 0;
+        }
+        return;
+    };
+    if !view.shell_ready() {
+        let why = format!(
+            "{} is due, but the pane is not ready ({} in front: {})",
+            step.next,
+            view.foreground,
+            view.classification.class.as_str()
+        );
+        t.event.decide(Decision::Wait, why);
+        return;
+    }
+    let vars = BTreeMap::from([
+        ("next", step.next.clone()),
+        ("checkpoint", step.checkpoint.clone()),
+        ("task", t.run.task_dir.clone()),
+        ("iteration", (t.run.iteration_count + 1).to_string()),
+    ]);
+    let text = match command::render(&t.run.command_template, &vars) {
+        Ok(text) => text,
+        Err(err) => {
+            t.event.decide(
+                Decision::Error,
+                format!("cannot render the command: {err:#}"),
+            );
+            return;
+        }
+    };
+    t.effects.push(Effect::Send {
+        keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
+        if_unchanged: None,
+    });
+    t.remove_signal();
+    t.run.pending = None;
+    t.run.dispatched = Some(step);
+    t.run.dispatched_at = Some(t.now);
+    t.run.dispatch_count = t.run.dispatch_count.saturating_add(1);
+    t.run.shell_seen = 0;
+    t.event.decide(Decision::Dispatch, format!("typed: {text}"));
+}
+
+/// Seed 000's server recovery for one run, after a restart: remove a stale `.auto-stop` (it
+/// would end the restarted agent at once), look at the pane (agent alive: keep watching;
+/// shell in front: launch the agent again; pane gone: the run is lost), and reset the stall
+/// baseline. Dispatch mode forgets the step in flight, so the next tick dispatches the
+/// module's resume point (its signal, else its status).
+pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions) -> Outcome {
+    let mut t = Tick::new(before, now, options);
+    t.event.saw = Some(saw(before, obs));
+    if !obs.task_dir {
+        let why = format!("the task dir {} no longer exists", before.task_dir);
+        t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
+        return finish(t);
+    }
+    // Every running row loses its stale stop, whatever the pane shows: it would end a
+    // restarted agent at once, and a lost run's leftover would greet the next `run start`.
+    if let StopObs::Requested(_) | StopObs::Unreadable(_) = obs.stop {
+        t.effects.push(Effect::RemoveStop);
+        t.event.decide(
+            Decision::Continue,
+            "removed a stale .auto-stop so the restarted agent does not exit at once",
+        );
+    }
+    let view = match &obs.pane {
+        PaneObs::Gone(why) => {
+            let why = format!("the pane {} is gone: {why}", before.target);
+            t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            return finish(t);
+        }
+        PaneObs::Unavailable(why) => {
+            t.event
+                .decide(Decision::Error, format!("cannot read the pane: {why}"));
+            return finish(t);
+        }
+        PaneObs::Seen(view) => view.as_ref(),
+    };
+    t.run.stall.last_hash = None;
+    t.run.stall.unchanged = 0;
+    t.run.shell_seen = 0;
+    match (t.run.mode, view.shell_ready()) {
+        (_, false) => t.event.decide(
+            Decision::Continue,
+            format!("{} is running in the pane; monitoring resumes", view.foreground),
+        ),
+        (Mode::Observe, true) => match t.run.launch_command.clone() {
+            Some(command) => {
+                t.effects.push(Effect::Send {
+                    keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
+                    if_unchanged: None,
+                });
+                t.event.decide(
+                    Decision::Relaunch,
+                    format!("a shell is in front: launched the agent again: {command}"),
+                );
+            }
+            None => t.event.decide(
+                Decision::Escalate,
+                "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited",
+            ),
+        },
+        (Mode::Dispatch, true) => {
+            // The step in flight died with the restart: type again what the module's files
+            // say comes next — its signal's next step, else (no signal) its entry step.
+            t.run.dispatched = None;
+            t.run.pending = match &obs.signal {
+                SignalObs::Valid { signal, .. } if signal.next != STOP => Some(Step {
+                    next: signal.next.clone(),
+                    checkpoint: signal.checkpoint_or_empty().to_string(),
+                }),
+                _ => None,
+            };
+            let what = t
+                .run
+                .pending
+                .as_ref()
+                .map_or("its entry step".to_string(), |p| p.next.clone());
+            t.event.decide(
+                Decision::Continue,
+                format!("a shell is in front: the next tick dispatches {what}"),
+            );
+        }
+    }
+    finish(t)
+}

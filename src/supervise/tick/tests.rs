@@ -1,0 +1,663 @@
+//! The tick's decisions, driven with fake panes and a fake clock.
+
+use super::*;
+use crate::pane::Agent;
+use crate::pane::Class;
+use crate::pane::classify::{Context, Screen, classify};
+use crate::pane::normalize;
+use crate::pane::reset::Zone;
+use crate::pane::rules::RuleSet;
+use crate::protocol::signal::Signal;
+use crate::supervise::run::NewRun;
+use crate::supervise::stall::Limits;
+use crate::supervise::stall::StatusMark;
+use chrono::DateTime;
+use proptest::prelude::*;
+
+fn at(secs: i64) -> Time {
+    DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+}
+
+fn new_run(mode: Mode) -> Run {
+    let new = NewRun {
+        session: "s".into(),
+        task_dir: "/t".into(),
+        target: "s".into(),
+        mode,
+        agent: crate::pane::Agent::Generic,
+        launch_command: Some("agent go".into()),
+        command_template: command::DEFAULT_TEMPLATE.into(),
+        table: "ai-cli-task".into(),
+        max_iterations: 5,
+        timeout: Duration::from_secs(600),
+        limits: Limits {
+            threshold: 2,
+            recoveries_per_iteration: 2,
+            recoveries_total: 3,
+            ..Limits::default()
+        },
+    };
+    Run::new(&new, at(0))
+}
+
+const OPTIONS: TickOptions = TickOptions {
+    heartbeat: Duration::from_secs(60),
+    dry_run: false,
+    answers: true,
+};
+
+fn pane(text: &str, foreground: &str) -> PaneObs {
+    let rules = RuleSet::embedded();
+    let ctx = Context {
+        agent: Agent::Generic,
+        now: at(0),
+        zone: Zone::Local,
+    };
+    let screen = Screen::from_text(text, Some(foreground.to_string()));
+    PaneObs::Seen(Box::new(PaneView {
+        pane_id: "%1".into(),
+        foreground: foreground.into(),
+        foreground_is_shell: rules.is_shell(foreground),
+        hash: normalize::hash(text, &rules.masks),
+        classification: classify(&screen, rules, &ctx),
+        answered_marker: None,
+        messages: None,
+        dead: false,
+    }))
+}
+
+#[test]
+fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
+    let rules = RuleSet::embedded();
+    let view = |text: &str| {
+        let ctx = Context {
+            agent: Agent::Claude,
+            now: at(0),
+            zone: Zone::Local,
+        };
+        let screen = Screen::from_text(text, Some("bash".to_string()));
+        PaneView {
+            pane_id: "%1".into(),
+            foreground: "bash".into(),
+            foreground_is_shell: true,
+            hash: normalize::hash(text, &rules.masks),
+            classification: classify(&screen, rules, &ctx),
+            answered_marker: None,
+            messages: None,
+            dead: false,
+        }
+    };
+    assert!(view("✓ report → (done)\n$ ").shell_ready());
+    for busy in ["$ cat <<EOF\n> ", "$ make\ncompiling 3 of 9", "$ echo half"] {
+        assert!(!view(busy).shell_ready(), "{busy:?}");
+    }
+}
+
+fn working() -> PaneObs {
+    pane("● exec: working…\nreading src/lib.rs", "fake-agent")
+}
+
+fn shell() -> PaneObs {
+    pane("✓ report → (done)\n$ ", "bash")
+}
+
+fn signal(step: &str, result: &str, next: &str, iteration: Option<u64>, stamp: u32) -> SignalObs {
+    SignalObs::Valid {
+        signal: Signal {
+            step: step.into(),
+            result: result.into(),
+            next: next.into(),
+            checkpoint: None,
+            iteration,
+            timestamp: format!("2027-01-15T08:00:{stamp:02}Z"),
+        },
+        fingerprint: format!("{step}-{result}-{next}-{stamp}"),
+    }
+}
+
+fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
+    Observation {
+        task_dir: true,
+        signal,
+        stop: StopObs::None,
+        pane,
+        entry: None,
+        status: None,
+        quota_wait: None,
+        notes: Vec::new(),
+    }
+}
+
+/// Tick once a minute, feeding the outcome's row back in; an answer is typed.
+fn step(run: &mut Run, obs: &Observation, minute: i64) -> Outcome {
+    let mut outcome = decide(run, obs, at(minute * 60), &OPTIONS);
+    if outcome.answer.is_some() {
+        outcome.answered();
+    }
+    *run = outcome.run.clone();
+    outcome
+}
+
+fn stop_reason(outcome: &Outcome) -> Option<&str> {
+    outcome.effects.iter().find_map(|e| match e {
+        Effect::WriteStop { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    })
+}
+
+fn status_at(minute: i64) -> Option<StatusMark> {
+    Some(StatusMark {
+        updated_at: format!("seen-at-{minute}"),
+        at: at(minute * 60),
+    })
+}
+
+#[test]
+fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
+    let idle = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/panes/claude-code/idle-after-reply.txt"
+    ))
+    .unwrap();
+    let mut run = new_run(Mode::Observe);
+    run.limits.step_timeout = Duration::from_secs(5 * 60);
+    let mut o = obs(SignalObs::Missing, pane(&idle, "claude"));
+    o.status = status_at(0);
+    let PaneObs::Seen(view) = &o.pane else {
+        unreachable!()
+    };
+    assert_eq!(view.classification.class, Class::Idle, "{view:?}");
+    for minute in 1..6 {
+        let outcome = step(&mut run, &o, minute);
+        assert!(
+            outcome.effects.is_empty() && outcome.answer.is_none(),
+            "minute {minute}: {:?}",
+            outcome.event
+        );
+    }
+    let outcome = step(&mut run, &o, 6);
+    assert_eq!(
+        outcome.event.decision,
+        Decision::Answer,
+        "{:?}",
+        outcome.event
+    );
+    match &outcome.answer {
+        Some(Answer {
+            keys, if_unchanged, ..
+        }) => {
+            assert_eq!(keys[0], Key::Text(CONTINUATION.into()));
+            assert_eq!(if_unchanged.as_deref(), Some("seen-at-0"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A recorded quota wait is a wait: nothing is sent and the timeout clock pauses.
+    let mut run = new_run(Mode::Observe);
+    run.limits.step_timeout = Duration::from_secs(60);
+    o.quota_wait = Some("quota: a rate_limit wait".into());
+    o.notes = vec!["cannot read .status.json; no step timeout this tick".into()];
+    for minute in 1..4 {
+        let outcome = step(&mut run, &o, minute);
+        assert_eq!(
+            outcome.event.decision,
+            Decision::Wait,
+            "{:?}",
+            outcome.event
+        );
+        assert!(outcome.effects.is_empty() && outcome.answer.is_none());
+        assert!(
+            outcome
+                .event
+                .reasons
+                .iter()
+                .any(|r| r.contains("cannot read"))
+        );
+    }
+    assert!(run.stall.quota_wait_since.is_some());
+}
+
+#[test]
+fn a_new_signal_moves_the_counters_once() {
+    let mut run = new_run(Mode::Observe);
+    let o = obs(
+        signal("plan", "(generated)", "check", Some(1), 1),
+        working(),
+    );
+    let first = step(&mut run, &o, 1);
+    assert_eq!(first.event.saw.as_ref().unwrap().signal.state, "new");
+    assert_eq!(run.iteration_count, 1);
+    assert_eq!(run.last_signal_at, Some(at(60)));
+    let again = step(&mut run, &o, 2);
+    assert_eq!(again.event.saw.as_ref().unwrap().signal.state, "seen");
+    assert_eq!((run.iteration_count, run.signals_seen), (1, 1));
+    assert_eq!(run.last_signal_at, Some(at(60)));
+    assert_eq!(run.current_step(), Some("check"));
+}
+
+#[test]
+fn signals_without_an_iteration_are_counted() {
+    let mut run = new_run(Mode::Observe);
+    for (i, (s, r, n)) in [("plan", "(generated)", "check"), ("check", "PASS", "exec")]
+        .into_iter()
+        .enumerate()
+    {
+        step(
+            &mut run,
+            &obs(signal(s, r, n, None, i as u32), working()),
+            i as i64,
+        );
+    }
+    assert_eq!(run.iteration_count, 2);
+}
+
+#[test]
+fn an_invalid_signal_is_reported_not_fatal() {
+    let mut run = new_run(Mode::Observe);
+    let out = step(
+        &mut run,
+        &obs(SignalObs::Invalid("/step: bogus".into()), working()),
+        1,
+    );
+    assert_eq!(run.status, Status::Running);
+    assert!(out.event.reasons[0].contains("invalid .auto-signal"));
+}
+
+#[test]
+fn a_stop_signal_finishes_and_dispatch_mode_cleans_up() {
+    for mode in [Mode::Observe, Mode::Dispatch] {
+        let mut run = new_run(mode);
+        let out = step(
+            &mut run,
+            &obs(signal("report", "(done)", "(stop)", Some(4), 1), working()),
+            1,
+        );
+        assert_eq!(out.event.decision, Decision::Finish);
+        assert_eq!(run.status, Status::Finished);
+        let cleans = out
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::RemoveSignal { .. }));
+        assert_eq!(cleans, mode == Mode::Dispatch, "{mode:?}");
+    }
+}
+
+#[test]
+fn observe_mode_reads_a_removed_signal_as_the_loop_exiting() {
+    let mut run = new_run(Mode::Observe);
+    step(
+        &mut run,
+        &obs(signal("merge", "success", "report", Some(3), 1), working()),
+        1,
+    );
+    let out = step(&mut run, &obs(SignalObs::Missing, working()), 2);
+    assert_eq!(out.event.decision, Decision::Finish);
+    assert_eq!(run.stop_reason.as_deref(), Some("complete"));
+}
+
+#[test]
+fn max_iterations_writes_a_stop_file() {
+    let mut run = new_run(Mode::Observe);
+    let out = step(
+        &mut run,
+        &obs(signal("exec", "(done)", "check", Some(5), 1), working()),
+        1,
+    );
+    assert_eq!(stop_reason(&out), Some("max_iterations"));
+    assert_eq!(run.status, Status::Stopped);
+    assert_eq!(out.event.decision, Decision::Stop);
+}
+
+#[test]
+fn the_timeout_fires_and_quota_waits_do_not_count() {
+    let quota = pane(
+        &format!("Claude AI usage limit reached|{}", at(3600).timestamp()),
+        "fake-agent",
+    );
+    let mut run = new_run(Mode::Observe);
+    // Five minutes of work, a twenty-minute quota wait, then work again: the ten-minute
+    // timeout fires at minute 30, not at minute 10.
+    for minute in 0..6 {
+        step(&mut run, &obs(SignalObs::Missing, working()), minute);
+    }
+    for minute in 6..26 {
+        let out = step(&mut run, &obs(SignalObs::Missing, quota.clone()), minute);
+        assert_eq!(out.event.decision, Decision::Wait, "minute {minute}");
+        assert!(out.event.run.quota_waiting);
+    }
+    for minute in 26..30 {
+        let out = step(&mut run, &obs(SignalObs::Missing, working()), minute);
+        assert_eq!(
+            run.status,
+            Status::Running,
+            "minute {minute}: {:?}",
+            out.event.reasons
+        );
+    }
+    assert_eq!(run.quota_waited(at(1800)), Duration::from_secs(20 * 60));
+    let out = step(&mut run, &obs(SignalObs::Missing, working()), 30);
+    assert_eq!(
+        stop_reason(&out),
+        Some("timeout"),
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(run.elapsed(at(30 * 60)), Duration::from_secs(10 * 60));
+}
+
+#[test]
+fn a_gone_pane_or_task_dir_loses_the_run_and_an_unreachable_tmux_does_not() {
+    let mut run = new_run(Mode::Observe);
+    let out = step(
+        &mut run,
+        &obs(SignalObs::Missing, PaneObs::Gone("can't find pane".into())),
+        1,
+    );
+    assert_eq!(
+        (out.event.decision, run.status),
+        (Decision::Lost, Status::Lost)
+    );
+
+    let mut run = new_run(Mode::Observe);
+    let mut o = obs(SignalObs::Missing, working());
+    o.task_dir = false;
+    step(&mut run, &o, 1);
+    assert_eq!(run.stop_reason.as_deref(), Some("task_dir_gone"));
+
+    let mut run = new_run(Mode::Observe);
+    let out = step(
+        &mut run,
+        &obs(
+            SignalObs::Missing,
+            PaneObs::Unavailable("no tmux server running".into()),
+        ),
+        1,
+    );
+    assert_eq!(
+        (out.event.decision, run.status),
+        (Decision::Error, Status::Running)
+    );
+}
+
+#[test]
+fn a_stop_file_someone_else_wrote_ends_the_run_with_its_reason() {
+    let mut run = new_run(Mode::Observe);
+    let mut o = obs(SignalObs::Missing, working());
+    o.stop = StopObs::Requested("user_stop".into());
+    let out = step(&mut run, &o, 1);
+    assert_eq!(out.event.decision, Decision::Stop);
+    assert_eq!(run.stop_reason.as_deref(), Some("user_stop"));
+    assert!(out.effects.is_empty(), "the file is the agent's to consume");
+}
+
+#[test]
+fn a_shell_in_front_on_two_heartbeats_is_an_exit() {
+    let mut run = new_run(Mode::Observe);
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 1);
+    assert_eq!(run.status, Status::Running, "{:?}", out.event.reasons);
+    // A second tick at the same moment is not a second heartbeat.
+    let same = decide(&run, &obs(SignalObs::Missing, shell()), at(60), &OPTIONS);
+    assert_eq!(same.run.status, Status::Running);
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
+    assert_eq!(
+        (out.event.decision, run.status),
+        (Decision::Exit, Status::Exited)
+    );
+}
+
+#[test]
+fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() {
+    let safe = pane("Install left-pad before continuing? [y/N] ", "fake-agent");
+    let mut run = new_run(Mode::Observe);
+    let decisions: Vec<Decision> = (1..=3)
+        .map(|m| {
+            step(&mut run, &obs(SignalObs::Missing, safe.clone()), m)
+                .event
+                .decision
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        [Decision::Continue, Decision::Continue, Decision::Answer]
+    );
+    assert_eq!(run.stall.recoveries_total, 1);
+
+    let danger = pane(
+        "I want to run: rm -rf ./build\nRun rm -rf ./build now? [y/N] ",
+        "fake-agent",
+    );
+    let mut run = new_run(Mode::Observe);
+    let outs: Vec<Outcome> = (1..=4)
+        .map(|m| step(&mut run, &obs(SignalObs::Missing, danger.clone()), m))
+        .collect();
+    assert_eq!(
+        outs[2].event.decision,
+        Decision::Escalate,
+        "{:?}",
+        outs[2].event.reasons
+    );
+    assert!(outs[2].event.reasons[0].contains("destructive"));
+    assert!(
+        outs.iter()
+            .all(|o| o.effects.is_empty() && o.answer.is_none()),
+        "nothing is ever typed"
+    );
+    assert_eq!(
+        outs[3].event.decision,
+        Decision::Continue,
+        "escalated once per screen"
+    );
+}
+
+#[test]
+fn a_dry_run_plans_an_answer_but_spends_nothing() {
+    let safe = pane("Install left-pad before continuing? [y/N] ", "fake-agent");
+    let mut run = new_run(Mode::Observe);
+    step(&mut run, &obs(SignalObs::Missing, safe.clone()), 1);
+    step(&mut run, &obs(SignalObs::Missing, safe.clone()), 2);
+    let dry = TickOptions {
+        dry_run: true,
+        ..OPTIONS
+    };
+    let out = decide(&run, &obs(SignalObs::Missing, safe), at(180), &dry);
+    assert!(out.answer.is_some());
+    assert!(matches!(
+        out.planned().first().map(|did| &did.effect),
+        Some(Effect::Send { .. })
+    ));
+    assert_eq!(out.run.stall.recoveries_total, 0);
+}
+
+#[test]
+fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
+    let mut run = new_run(Mode::Dispatch);
+    let mut o = obs(SignalObs::Missing, working());
+    o.entry = Some(Ok(Step {
+        next: "plan".into(),
+        checkpoint: String::new(),
+    }));
+    let out = step(&mut run, &o, 1);
+    assert_eq!(
+        out.event.decision,
+        Decision::Wait,
+        "not ready: {:?}",
+        out.event.reasons
+    );
+    o.pane = shell();
+    let out = step(&mut run, &o, 2);
+    assert_eq!(out.event.decision, Decision::Dispatch);
+    assert_eq!(
+        out.effects[0],
+        Effect::Send {
+            keys: vec![
+                Key::Text(r#"claude "/ai-cli-task plan /t""#.into()),
+                Key::Key("Enter".into())
+            ],
+            if_unchanged: None,
+        }
+    );
+    // The step runs; then its signal arrives and the shell is back.
+    step(&mut run, &obs(SignalObs::Missing, working()), 3);
+    let o = obs(signal("plan", "(generated)", "check", None, 4), shell());
+    let out = step(&mut run, &o, 4);
+    assert_eq!(out.event.decision, Decision::Dispatch);
+    assert!(
+        matches!(&out.effects[0], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude "/ai-cli-task check /t""#.into()))
+    );
+    assert!(
+        matches!(&out.effects[1], Effect::RemoveSignal { fingerprint } if fingerprint == "plan-(generated)-check-4")
+    );
+    assert_eq!(run.iteration_count, 1);
+    assert_eq!(run.dispatch_count, 2);
+}
+
+#[test]
+fn a_dispatched_step_that_dies_without_a_signal_ends_the_run() {
+    let mut run = new_run(Mode::Dispatch);
+    run.dispatched = Some(Step {
+        next: "exec".into(),
+        checkpoint: String::new(),
+    });
+    step(&mut run, &obs(SignalObs::Missing, shell()), 1);
+    assert_eq!(run.status, Status::Running);
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
+    assert_eq!(out.event.decision, Decision::Exit);
+}
+
+#[test]
+fn recovery_relaunches_removes_a_stale_stop_and_resets_the_baseline() {
+    let mut run = new_run(Mode::Observe);
+    run.stall.last_hash = Some("old".into());
+    run.stall.unchanged = 2;
+    let mut o = obs(SignalObs::Missing, shell());
+    o.stop = StopObs::Requested("timeout".into());
+    let out = recover(&run, &o, at(60), &OPTIONS);
+    assert_eq!(out.event.decision, Decision::Relaunch);
+    assert_eq!(out.effects[0], Effect::RemoveStop);
+    assert!(
+        matches!(&out.effects[1], Effect::Send { keys, .. } if keys[0] == Key::Text("agent go".into()))
+    );
+    assert_eq!(
+        (out.run.stall.last_hash.clone(), out.run.stall.unchanged),
+        (None, 0)
+    );
+
+    let alive = recover(&run, &obs(SignalObs::Missing, working()), at(60), &OPTIONS);
+    assert_eq!(alive.event.decision, Decision::Continue);
+    assert!(alive.effects.is_empty());
+    let gone = recover(
+        &run,
+        &obs(SignalObs::Missing, PaneObs::Gone("x".into())),
+        at(60),
+        &OPTIONS,
+    );
+    assert_eq!(gone.run.status, Status::Lost);
+    // A lost run's stale stop goes too.
+    let mut gone_with_stop = obs(SignalObs::Missing, PaneObs::Gone("x".into()));
+    gone_with_stop.stop = StopObs::Requested("timeout".into());
+    let gone = recover(&run, &gone_with_stop, at(60), &OPTIONS);
+    assert_eq!(gone.run.status, Status::Lost);
+    assert!(
+        gone.effects.contains(&Effect::RemoveStop),
+        "{:?}",
+        gone.effects
+    );
+}
+
+#[test]
+fn recovery_in_dispatch_mode_types_the_resume_point_again() {
+    let mut run = new_run(Mode::Dispatch);
+    run.dispatched = Some(Step {
+        next: "exec".into(),
+        checkpoint: String::new(),
+    });
+    let o = obs(signal("check", "PASS", "exec", None, 3), shell());
+    let out = recover(&run, &o, at(60), &OPTIONS);
+    assert_eq!(out.run.dispatched, None);
+    assert_eq!(
+        out.run.pending.as_ref().map(|p| p.next.as_str()),
+        Some("exec")
+    );
+    // The next tick types it without counting the old signal again.
+    let mut run = out.run;
+    run.last_signal = Some(SeenSignal {
+        fingerprint: "check-PASS-exec-3".into(),
+        step: "check".into(),
+        result: "PASS".into(),
+        next: "exec".into(),
+        checkpoint: String::new(),
+        iteration: None,
+    });
+    let counted = run.signals_seen;
+    let tick = step(&mut run, &o, 2);
+    assert_eq!(tick.event.decision, Decision::Dispatch);
+    assert_eq!(run.signals_seen, counted);
+}
+
+fn any_obs() -> impl Strategy<Value = Observation> {
+    let panes = prop_oneof![
+        Just(working()),
+        Just(shell()),
+        Just(pane("Install left-pad? [y/N] ", "fake-agent")),
+        Just(pane("Run rm -rf ./build now? [y/N] ", "fake-agent")),
+        Just(pane(
+            "Claude AI usage limit reached|1800003600",
+            "fake-agent"
+        )),
+        Just(PaneObs::Unavailable("no server".into())),
+    ];
+    let signals = prop_oneof![
+        Just(SignalObs::Missing),
+        Just(SignalObs::Invalid("bad".into())),
+        (0u64..8, 0u32..3).prop_map(|(i, s)| signal("exec", "(done)", "check", Some(i), s)),
+        Just(signal("report", "(done)", "(stop)", Some(6), 9)),
+    ];
+    (signals, panes, prop::bool::weighted(0.05)).prop_map(|(signal, pane, stop)| {
+        let mut o = obs(signal, pane);
+        if stop {
+            o.stop = StopObs::Requested("user_stop".into());
+        }
+        o
+    })
+}
+
+proptest! {
+    /// Counters never go back, an ended run stays ended, limits always end the run, and
+    /// supervised time never exceeds wall time.
+    #[test]
+    fn tick_invariants(
+        mode in prop_oneof![Just(Mode::Observe), Just(Mode::Dispatch)],
+        script in prop::collection::vec((any_obs(), 0i64..120), 1..40),
+    ) {
+        let mut run = new_run(mode);
+        let mut clock = 0i64;
+        for (o, gap) in script {
+            clock += gap;
+            let before = run.clone();
+            let mut out = decide(&before, &o, at(clock), &OPTIONS);
+            if out.answer.is_some() {
+                out.answered();
+            }
+            let after = &out.run;
+            prop_assert!(after.iteration_count >= before.iteration_count);
+            if before.status.is_active() {
+                prop_assert!(after.ticks == before.ticks + 1);
+            } else {
+                prop_assert_eq!(after, &before);
+                prop_assert!(out.effects.is_empty() && out.answer.is_none());
+            }
+            prop_assert!(after.stall.recoveries_total >= before.stall.recoveries_total);
+            if !before.status.is_active() {
+                prop_assert_eq!(after.status, before.status);
+            }
+            if after.status.is_active() {
+                prop_assert!(after.iteration_count < after.max_iterations);
+                prop_assert!(after.elapsed(at(clock)) < after.timeout);
+            }
+            prop_assert!(after.elapsed(at(clock)) <= between(after.started_at, at(clock)));
+            if out.effects.iter().any(|e| matches!(e, Effect::WriteStop { .. })) {
+                prop_assert_eq!(after.status, Status::Stopped);
+            }
+            run = out.run;
+        }
+    }
+}
