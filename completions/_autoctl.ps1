@@ -181,7 +181,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;task;new' {
             [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The task''s title [default: the module''s name]')
-            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task''s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read')
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What to build, written into .target.md [default: a stub to fill in]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -213,7 +213,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
             [CompletionResult]::new('tick', 'tick', [CompletionResultType]::ParameterValue, 'One heartbeat for running loops; prints one JSON line per run')
             [CompletionResult]::new('continue', 'continue', [CompletionResultType]::ParameterValue, 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)')
-            [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (seed 000''s server recovery)')
+            [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (ai-cli-task''s server recovery)')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Tick each loop the moment its signal or stop file changes; heartbeat the rest')
             break
         }
@@ -522,7 +522,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;ready' {
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

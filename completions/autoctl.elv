@@ -162,7 +162,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;task;new'= {
             cand --title 'The task''s title [default: the module''s name]'
-            cand --type 'The task''s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read'
+            cand --type 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read'
             cand --goal 'What to build, written into .target.md [default: a stub to fill in]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
@@ -192,7 +192,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
             cand tick 'One heartbeat for running loops; prints one JSON line per run'
             cand continue 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)'
-            cand recover 'Recover running loops after a restart (seed 000''s server recovery)'
+            cand recover 'Recover running loops after a restart (ai-cli-task''s server recovery)'
             cand watch 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
         }
         &'autoctl;run;start'= {
@@ -469,7 +469,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;ready'= {
-            cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)'
+            cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'

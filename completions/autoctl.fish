@@ -142,7 +142,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -f -a "new" -d 'Create a task module: .index.md, .target.md, and its line in the root listing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l title -d 'The task\'s title [default: the module\'s name]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l type -d 'The task\'s type (feature, bugfix, …): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l type -d 'The task\'s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l goal -d 'What to build, written into .target.md [default: a stub to fill in]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -252,13 +252,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "continue" -d 'Send a continuation into a run\'s pane unless the task moved on (exit 1, nothing sent)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "recover" -d 'Recover running loops after a restart (seed 000\'s server recovery)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "recover" -d 'Recover running loops after a restart (ai-cli-task\'s server recovery)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue recover watch" -f -a "watch" -d 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session\'s active pane]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l mode -d 'Who drives the loop' -r -f -a "observe\t'Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it'
-dispatch\t'Seed 001: after each signal autoctl types the next command into the ready pane'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l mode -d 'Who drives the loop' -r -f -a "observe\t'The agent loops by itself (ai-cli-task); autoctl watches, answers safe prompts, stops it'
+dispatch\t'After each signal autoctl types the next command into the ready pane (ai-cli-task v1)'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-iterations -d 'Stop the loop when its iteration count reaches N' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l timeout -d 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step' -r
@@ -453,7 +453,7 @@ json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l explain -d 'Also say why: the rule\'s explanation, destructive markers, and rules passed over'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l wait -d 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l wait -d 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The task-ai and wholework doors, end to end, with simulated checks and sub-issues:
+# task-ai's gates and wholework's graphs, end to end, with simulated checks and sub-issues:
 #
 #  1. task-ai: a post-plan gate tuned by a .type-profile.md, a post-exec fix loop that
 #     stops at the retry limit or passes, the convergence gate with an exclusion list, and

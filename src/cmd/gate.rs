@@ -26,6 +26,8 @@ use crate::taskai::score::Score;
 /// user (the JSON carries the message). Thresholds and limits come from --threshold and
 /// --retry-limit, else the profile's "## Auto Adaptation" section, else the table above.
 /// Scores are compared at four decimal places, so a mean equal to the threshold passes.
+/// The scores are task-ai's: its check rates a deliverable on six dimensions, D1 to D6, each
+/// from 0 to 1, and their mean is the overall score.
 ///
 /// Exit 0 when the work passes (PASS, CONTINUE, ACCEPT), 1 otherwise.
 #[derive(Debug, Args)]
@@ -62,7 +64,7 @@ pub struct GateArgs {
     pub retry_limit: Option<u32>,
     /// At mid-exec and post-exec, answer REPLAN instead of NEEDS_FIX below this score
     ///
-    /// Without it a failing check is a fix: the seed leaves "fundamental issues" to the checker.
+    /// Without it a failing check is a fix: task-ai leaves "fundamental issues" to the checker.
     #[arg(long, value_name = "SCORE", value_parser = Score::parse)]
     pub replan_below: Option<Score>,
     /// Output format (json: the whole decision, with the reason)

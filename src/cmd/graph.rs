@@ -27,8 +27,8 @@ pub enum GraphCommand {
     /// runs one level after its last blocker. Issues given with --failed, and every issue that
     /// depends on one (transitively), are not run.
     ///
-    /// Text prints one line per batch, LEVEL<TAB>BATCH<TAB>ISSUES, plus LEVEL<TAB>failed<TAB>…
-    /// and LEVEL<TAB>skipped<TAB>… lines:
+    /// Text prints one line per batch, LEVEL<TAB>BATCH<TAB>ISSUES, plus LEVEL<TAB>failed<TAB>...
+    /// and LEVEL<TAB>skipped<TAB>... lines:
     ///
     ///   0   1        101 102 103 104 105
     ///   0   2        106
@@ -40,7 +40,7 @@ pub enum GraphCommand {
     Levels(LevelsArgs),
     /// Print the parent issue's phase from its children's phases
     ///
-    /// The seed's rules: every child at verify or later → verify; one or more at code or
+    /// wholework's rules: every child at verify or later → verify; one or more at code or
     /// later → code; every child done → nothing here (the close flow decides); otherwise
     /// nothing. Prints the phase and exits 0 when the parent should change, exits 1 when not.
     Aggregate(AggregateArgs),

@@ -44,13 +44,13 @@ pub enum PaneCommand {
     /// Destructive prompts (deletes, overwrites, history rewrites, curl|sh, billing, model
     /// pickers) are always `escalate`, never `answer`.
     ///
-    /// Empty stdin (0 bytes, as `tmux capture-pane -p … |` gives when no tmux server runs) is
+    /// Empty stdin (0 bytes, as `tmux capture-pane -p ... |` gives when no tmux server runs) is
     /// no screen: exit 2. Blank lines are a blank screen, classified like any other.
     Classify(ClassifyArgs),
     /// Is a shell prompt in front and no command running? Exits 0 if so, 1 if not
     ///
     /// Ready means the pane's foreground command is a shell and its last line is a shell
-    /// prompt. With --wait, retries with backoff (1, 2, 4 … 30 s) until ready or the deadline.
+    /// prompt. With --wait, retries with backoff (1, 2, 4 ... 30 s) until ready or the deadline.
     Ready(ReadyArgs),
     /// Type text or press keys in a pane
     ///
@@ -158,7 +158,7 @@ pub struct ReadyArgs {
     /// The pane
     #[arg(value_name = "TARGET", value_parser = tmux::parse_target)]
     pub target: String,
-    /// Keep checking until ready or DURATION has passed (backoff 1, 2, 4 … 30 s)
+    /// Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)
     #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
     pub wait: Option<Duration>,
     /// Output format

@@ -24,8 +24,12 @@ pub const DEFAULT_PROFILE: &str = profile::FILE_NAME;
 pub enum ProfileCommand {
     /// Print the thresholds and limits a profile gives each checkpoint
     ///
-    /// Text: one line per checkpoint (CHECKPOINT THRESHOLD RETRY_LIMIT SOURCE), then the
-    /// check interval and compaction threshold. A missing file or section means the fallbacks.
+    /// Text: two tab-separated tables with headers. First one line per checkpoint: the score
+    /// a check there must reach (THRESHOLD, 0-1), how many fixes or replans it may try
+    /// (RETRY-LIMIT), and where each comes from (`profile`: the file's "## Auto Adaptation"
+    /// section; `fallback`: task-ai's defaults). Then the two loop settings: how many exec
+    /// steps run between mid-exec checks, and the context use (0-1) at which the loop
+    /// compacts. A missing file or section means the fallbacks. `--format json` is one object.
     Show(ShowArgs),
     /// Write one loop's metrics into the profile's "## Auto Adaptation" section
     ///
@@ -194,11 +198,12 @@ fn show(args: &ShowArgs) -> Result<Verdict> {
     match args.format {
         Format::Json => output::json_line(&shown(&args.profile, adaptation.as_ref()))?,
         Format::Text => {
+            let source = |p: bool| if p { "profile" } else { "fallback" };
+            output::line("CHECKPOINT\tTHRESHOLD\tRETRY-LIMIT\tTHRESHOLD-FROM\tRETRY-LIMIT-FROM")?;
             for cp in Checkpoint::ALL {
                 let r = profile::resolve(adaptation.as_ref(), cp);
-                let source = |p: bool| if p { "profile" } else { "fallback" };
                 output::line(format_args!(
-                    "{cp}\t{}\t{}\t{}/{}",
+                    "{cp}\t{}\t{}\t{}\t{}",
                     r.threshold,
                     r.retry_limit,
                     source(r.threshold_from_profile),
@@ -206,15 +211,19 @@ fn show(args: &ShowArgs) -> Result<Verdict> {
                 ))?;
             }
             let a = adaptation.as_ref();
+            let interval = a.and_then(|a| a.mid_exec_check_interval);
+            let compaction = a.and_then(|a| a.compaction_threshold);
+            output::line("")?;
+            output::line("SETTING\tVALUE\tFROM")?;
             output::line(format_args!(
-                "mid_exec_check_interval\t{}",
-                a.and_then(|a| a.mid_exec_check_interval)
-                    .unwrap_or(profile::FALLBACK_MID_EXEC_CHECK_INTERVAL)
+                "mid_exec_check_interval\t{}\t{}",
+                interval.unwrap_or(profile::FALLBACK_MID_EXEC_CHECK_INTERVAL),
+                source(interval.is_some())
             ))?;
             output::line(format_args!(
-                "compaction_threshold\t{}",
-                a.and_then(|a| a.compaction_threshold)
-                    .unwrap_or(profile::FALLBACK_COMPACTION_THRESHOLD)
+                "compaction_threshold\t{}\t{}",
+                compaction.unwrap_or(profile::FALLBACK_COMPACTION_THRESHOLD),
+                source(compaction.is_some())
             ))?;
         }
     }

@@ -10,6 +10,8 @@ use crate::wholework::route::{self, LabelPhase, Review, RouteFlag, RouteInput, S
 
 /// Print the phases an issue runs: the route-phase matrix by Size and flags
 ///
+/// Size is wholework's size label of an issue (XS, S, M, L, XL: how big the change is):
+///
 ///   XS, S     patch   code --patch → verify
 ///   M         pr      code → review --light → merge → verify
 ///   L         pr      code → review --full → merge → verify

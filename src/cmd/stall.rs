@@ -30,7 +30,7 @@ pub enum StallCommand {
     /// --apply nothing is typed or written except the state: the output says what would be
     /// done.
     ///
-    /// Content-based stalls (seed 002): on a Claude Code screen, the same agent message
+    /// Content-based stalls (task-ai's): on a Claude Code screen, the same agent message
     /// --repeat-limit times in a row is a reasoning loop (`.auto-stop` with reason
     /// reasoning_loop). With --task, no `.status.json` update for --step-timeout makes the
     /// pane stalled whatever its screen does: a safe prompt is answered, an idle agent gets

@@ -46,7 +46,7 @@ pub struct NewArgs {
     /// The task's title [default: the module's name]
     #[arg(long, value_name = "TITLE")]
     pub title: Option<String>,
-    /// The task's type (feature, bugfix, …): its first tag, and a .type-profile.md whose
+    /// The task's type (feature, bugfix, ...): its first tag, and a .type-profile.md whose
     /// "## Auto Adaptation" section `gate` and `profile` read
     #[arg(long = "type", value_name = "TYPE")]
     pub task_type: Option<String>,

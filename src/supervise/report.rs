@@ -118,14 +118,14 @@ impl RunReport {
     }
 }
 
-/// The header of the text table.
-pub const TEXT_HEADER: &str =
-    "SESSION\tSTATE\tMODE\tITERATION\tELAPSED/TIMEOUT\tSTEP\tSTALLS\tRECOVERIES\tTASK";
+/// The header of the text table. Each column says what its numbers are: `A/B` is a count
+/// and its limit (`autoctl run status --help` has the legend).
+pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tTASK";
 
 /// One line of the text table (tab-separated, so `cut -f` and `column -t -s$'\t'` work).
 pub fn text_line(report: &RunReport) -> String {
     format!(
-        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{} {}/{}\t{}",
+        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{}\t{}/{}\t{}",
         crate::output::printable(&report.session),
         report.state(),
         report.mode.as_str(),
@@ -359,7 +359,7 @@ mod tests {
         let line = text_line(&RunReport::new(&run("s"), now));
         assert_eq!(
             line,
-            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3 0/10\t/t/a \"b\""
+            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3\t0/10\t/t/a \"b\""
         );
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
     }

@@ -70,10 +70,10 @@ impl Status {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// Seed 000: the agent loops by itself; autoctl watches, answers safe prompts and stops it
+    /// The agent loops by itself (ai-cli-task); autoctl watches, answers safe prompts, stops it
     #[default]
     Observe,
-    /// Seed 001: after each signal autoctl types the next command into the ready pane
+    /// After each signal autoctl types the next command into the ready pane (ai-cli-task v1)
     Dispatch,
 }
 

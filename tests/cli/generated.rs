@@ -128,3 +128,35 @@ fn schemas_are_listed_and_shown_verbatim() {
     );
     sb.cmd().args(["schema", "show", "nope"]).assert().code(2);
 }
+
+/// `man autoctl` works after the README's Install steps, in any locale: every page renders
+/// with preconv and groff (what `man` runs; groff-base) without a warning, which rules out
+/// characters the ASCII device cannot draw (a `…` in a doc comment made `man` complain under
+/// LANG=C).
+#[test]
+fn man_pages_render_without_warnings() {
+    let mut pages: Vec<PathBuf> = fs::read_dir(repo("man"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    assert!(pages.len() > 50, "{pages:?}");
+    for page in pages {
+        // What man does under LANG=C: preconv turns UTF-8 into groff escapes, groff draws
+        // them for an ASCII terminal.
+        let out = std::process::Command::new("bash")
+            .args(["-c", "preconv -e UTF-8 \"$0\" | groff -man -Tascii -ww -z"])
+            .arg(&page)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("bash runs");
+        assert!(out.status.success(), "{}: {out:?}", page.display());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "{} does not render cleanly",
+            page.display()
+        );
+    }
+}

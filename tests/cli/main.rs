@@ -11,6 +11,7 @@ mod lock;
 mod next;
 mod pane;
 mod progress;
+mod readme;
 mod run;
 mod run_tick;
 mod run_watch;

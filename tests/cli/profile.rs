@@ -24,11 +24,14 @@ fn show_resolves_each_checkpoint() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout(&out),
-        "post-plan\t0.6\t2\tprofile/profile\n\
-         mid-exec\t0.6\t2\tfallback/fallback\n\
-         post-exec\t0.65\t3\tprofile/fallback\n\
-         mid_exec_check_interval\t3\n\
-         compaction_threshold\t0.88\n"
+        "CHECKPOINT\tTHRESHOLD\tRETRY-LIMIT\tTHRESHOLD-FROM\tRETRY-LIMIT-FROM\n\
+         post-plan\t0.6\t2\tprofile\tprofile\n\
+         mid-exec\t0.6\t2\tfallback\tfallback\n\
+         post-exec\t0.65\t3\tprofile\tfallback\n\
+         \n\
+         SETTING\tVALUE\tFROM\n\
+         mid_exec_check_interval\t3\tfallback\n\
+         compaction_threshold\t0.88\tprofile\n"
     );
     for file in ["valid/bugfix.md", "valid/no-section.md", "valid/learned.md"] {
         let path = format!("{FIXTURES}/type-profile/{file}");

@@ -16,7 +16,7 @@ use crate::tmux::Tmux;
 
 /// Send a continuation into a run's pane unless the task moved on (exit 1, nothing sent)
 ///
-/// Seed 002's "Silent Continue" with its race protection: under the pane's typing lock
+/// task-ai's "Silent Continue" with its race protection: under the pane's typing lock
 /// (the one `run tick` and `stall check` answer under), read the task's `.status.json`
 /// `updated_at` (else the file's modification time, as `run tick` reports it in
 /// `saw.status_updated_at`) and type TEXT and Enter only when it is still UPDATED_AT. When

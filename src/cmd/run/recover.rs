@@ -1,4 +1,4 @@
-//! `autoctl run recover`: seed 000's server recovery for every running loop.
+//! `autoctl run recover`: ai-cli-task's server recovery for every running loop.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use crate::supervise::tick::TickOptions;
 use crate::time;
 use crate::tmux::Tmux;
 
-/// Recover running loops after a restart (seed 000's server recovery)
+/// Recover running loops after a restart (ai-cli-task's server recovery)
 ///
 /// For each running run: remove a stale `.auto-stop`, look at the pane (the agent is alive:
 /// keep watching; a shell is in front: type the run's --launch command again, or in

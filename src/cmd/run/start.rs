@@ -58,7 +58,7 @@ pub struct StartArgs {
     pub table: String,
     /// Type the agent's command into the pane after registering (observe mode)
     ///
-    /// TEMPLATE may use {task}; without a value it is seed 000's
+    /// TEMPLATE may use {task}; without a value it is ai-cli-task's
     /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
     /// when a shell is in front after a restart.
     ///

@@ -18,7 +18,25 @@ use crate::time;
 /// Elapsed time excludes quota waits (the timeout clock pauses while a usage limit
 /// resets). Ended runs stay listed with their reason until their session or task dir is
 /// started again. `--format prometheus` writes the node_exporter textfile format.
+///
+/// The text table's columns (tab-separated; `A/B` is a count and its limit):
+///   SESSION                     the run's tmux session
+///   STATE                       running, finished, stopped, exited or lost, with why
+///                               (finished:complete, stopped:timeout, running:quota-wait)
+///   MODE                        observe (the agent loops by itself) or dispatch (autoctl
+///                               types each step)
+///   ITERATION/MAX               the loop's iteration count (from its signals) /
+///                               --max-iterations
+///   ELAPSED/TIMEOUT             supervised time (quota waits excluded) / --timeout
+///   STEP                        the step the loop is on (- before the first signal)
+///   UNCHANGED/STALL-AT          identical screen captures in a row / --threshold (at it
+///                               the screen is examined as a suspected stall)
+///   RECOVERIES(ITERATION)/MAX   stall recoveries spent this iteration /
+///                               --max-recoveries-per-iteration
+///   RECOVERIES(TOTAL)/MAX       stall recoveries spent in the whole run / --max-recoveries
+///   TASK                        the task module directory
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 #[command(group(clap::ArgGroup::new("which").args(["session", "task", "all"])))]
 pub struct StatusArgs {
     /// Only this session's run (exit 1 when there is none)

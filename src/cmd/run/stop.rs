@@ -13,7 +13,7 @@ use crate::time;
 /// Stop a loop: write `.auto-stop` and end the run
 ///
 /// The agent sees the stop file at its next iteration boundary, exits, and removes its
-/// `.auto-signal` and `.auto-stop` (seed 000's cleanup split). In dispatch mode autoctl
+/// `.auto-signal` and `.auto-stop` (ai-cli-task's cleanup split). In dispatch mode autoctl
 /// owns the signal and removes it here. Stopping a run that has already ended warns and
 /// succeeds.
 #[derive(Debug, Args)]

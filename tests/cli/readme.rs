@@ -1,0 +1,406 @@
+//! The README cannot drift: every ```console block in README.md is a transcript that this test
+//! runs. Lines starting with `$ ` are commands (a line ending in `\`, a here-document or an
+//! unfinished `for`/`while`/`if`/`{` continues on the next lines); the lines after a command,
+//! up to the next `$ `, are what it prints (stdout and stderr together, as on a terminal).
+//! A command must exit 0 unless its line says `# exit N`.
+//!
+//! Matching is by line, with runs of spaces and tabs read as one space (the README aligns
+//! with spaces what autoctl separates with tabs), and `…` standing for any text: inside a
+//! line it matches any characters, a line of only `…` matches any number of lines.
+//!
+//! Each `## ` section runs in its own sandbox, from an empty working directory, in one bash
+//! process (so a section's commands share their shell variables, like a person's terminal):
+//! a temporary HOME (autoctl's state goes to its default place under it), a private tmux
+//! server (TMUX_TMPDIR, panes running a non-login bash so they keep the PATH), no AUTOCTL_*
+//! variables, and a PATH that starts with autoctl and a stand-in `claude`
+//! (tests/fixtures/readme/claude: it runs `examples/fake-agent.sh` for `/ai-cli-task auto DIR`
+//! and never talks to any model). Blocks marked ```sh are not run: the README says what they
+//! need.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const README: &str = include_str!("../../README.md");
+
+/// The longest a section may run (the getting-started loop takes a few seconds).
+const SECTION_LIMIT: Duration = Duration::from_secs(120);
+
+#[derive(Debug)]
+struct Transcript {
+    /// The README's line number of the `$ ` line.
+    line: usize,
+    command: String,
+    expected: Vec<String>,
+    exit: i32,
+}
+
+#[derive(Debug)]
+struct Section {
+    title: String,
+    commands: Vec<Transcript>,
+}
+
+/// Whether bash reads `text` as unfinished (an open loop, `if`, brace or quote).
+fn unfinished(text: &str) -> bool {
+    let out = Command::new("bash")
+        .args(["-n", "-c", text])
+        .output()
+        .expect("bash runs");
+    String::from_utf8_lossy(&out.stderr).contains("unexpected end of file")
+}
+
+/// The here-document delimiter a command line opens, if any (`<<'EOF'`, `<<EOF`, `<<-EOF`).
+fn heredoc(line: &str) -> Option<String> {
+    let at = line.find("<<")?;
+    let rest = line[at + 2..].trim_start_matches('-').trim_start();
+    let word: String = rest
+        .trim_start_matches(['\'', '"'])
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!word.is_empty()).then_some(word)
+}
+
+fn parse(readme: &str) -> Vec<Section> {
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut i = 0;
+    let mut title = String::from("(top)");
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(heading) = line.strip_prefix("## ") {
+            title = heading.trim().to_string();
+        }
+        if line.trim_start().starts_with("```") && line.trim() != "```console" {
+            // Skip any other fenced block whole (its lines may look like headings).
+            i += 1;
+            while i < lines.len() && !lines[i].trim_start().starts_with("```") {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if line.trim() != "```console" {
+            i += 1;
+            continue;
+        }
+        if sections.last().is_none_or(|s| s.title != title) {
+            sections.push(Section {
+                title: title.clone(),
+                commands: Vec::new(),
+            });
+        }
+        let section = sections.last_mut().unwrap();
+        i += 1;
+        while i < lines.len() && lines[i].trim() != "```" {
+            let Some(first) = lines[i].strip_prefix("$ ") else {
+                panic!(
+                    "README.md:{}: output before any `$ ` command in a console block",
+                    i + 1
+                );
+            };
+            let start = i;
+            let mut command = first.to_string();
+            i += 1;
+            loop {
+                if let Some(word) = heredoc(command.lines().last().unwrap_or("")) {
+                    while i < lines.len() && lines[i] != word {
+                        command.push('\n');
+                        command.push_str(lines[i]);
+                        i += 1;
+                    }
+                    command.push('\n');
+                    command.push_str(&word);
+                    i += 1;
+                } else if (command.ends_with('\\') || unfinished(&command))
+                    && i < lines.len()
+                    && lines[i].trim() != "```"
+                {
+                    command.push('\n');
+                    command.push_str(lines[i]);
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            let mut expected = Vec::new();
+            while i < lines.len() && lines[i].trim() != "```" && !lines[i].starts_with("$ ") {
+                expected.push(lines[i].to_string());
+                i += 1;
+            }
+            let exit = command
+                .lines()
+                .next_back()
+                .and_then(|last| last.split_once("# exit "))
+                .and_then(|(_, code)| {
+                    code.split(|c: char| !c.is_ascii_digit())
+                        .next()?
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(0);
+            section.commands.push(Transcript {
+                line: start + 1,
+                command,
+                expected,
+                exit,
+            });
+        }
+        i += 1;
+    }
+    sections
+}
+
+/// One line as compared: trailing space dropped, runs of blanks read as one space.
+fn squash(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn line_matches(pattern: &str, actual: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('…').collect();
+    if parts.len() == 1 {
+        return pattern == actual;
+    }
+    let mut rest = actual;
+    for (n, part) in parts.iter().enumerate() {
+        let part = part.trim();
+        if n == 0 {
+            let Some(after) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = after;
+        } else if n == parts.len() - 1 {
+            return rest.trim_end().ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(at) => rest = &rest[at + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+fn lines_match(expected: &[String], actual: &[String]) -> bool {
+    match expected.split_first() {
+        None => actual.is_empty(),
+        Some((first, rest)) if first == "…" => {
+            (0..=actual.len()).any(|skip| lines_match(rest, &actual[skip..]))
+        }
+        Some((first, rest)) => {
+            !actual.is_empty() && line_matches(first, &actual[0]) && lines_match(rest, &actual[1..])
+        }
+    }
+}
+
+/// The stand-in `claude` (tests/fixtures/readme/claude), first on the section's PATH.
+fn fake_claude(bin: &Path) {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/readme/claude");
+    std::os::unix::fs::symlink(fixture, bin.join("claude")).unwrap();
+}
+
+struct Ran {
+    outputs: Vec<(Vec<String>, Option<i32>)>,
+    timed_out: bool,
+}
+
+fn run_section(section: &Section) -> Ran {
+    let sandbox = tempfile::Builder::new()
+        .prefix("autoctl-readme-")
+        .tempdir()
+        .unwrap();
+    let root = sandbox.path();
+    for sub in ["home", "work", "bin", "tmux"] {
+        fs::create_dir(root.join(sub)).unwrap();
+    }
+    fs::set_permissions(root.join("tmux"), fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(crate::util::BIN, root.join("bin/autoctl")).unwrap();
+    fake_claude(&root.join("bin"));
+    // tmux starts a login shell by default, and a login shell's profile resets PATH, which
+    // would put the real `claude` (if one is installed) before the stand-in. The sandbox's
+    // own tmux.conf keeps the section's PATH in every pane.
+    fs::write(
+        root.join("home/.tmux.conf"),
+        "set -g default-command \"exec bash --norc --noprofile\"\n",
+    )
+    .unwrap();
+    let mut script = String::from("cd \"$README_WORK\"\n");
+    for (n, command) in section.commands.iter().enumerate() {
+        // A record separator before each command's output, a unit separator and the exit
+        // status after it; the command runs in this shell (its variables persist).
+        script.push_str(&format!(
+            "printf '\\036{n}\\n'\n{{ {}\n}} </dev/null 2>&1\nprintf '\\037%d\\n' \"$?\"\n",
+            command.command
+        ));
+    }
+    fs::write(root.join("section.sh"), &script).unwrap();
+    let path = format!(
+        "{}:{}",
+        root.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg("--noprofile")
+        .arg("--norc")
+        .arg(root.join("section.sh"))
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", root.join("home"))
+        .env("USER", "readme")
+        .env("SHELL", "/bin/bash")
+        .env("TERM", "xterm-256color")
+        .env("LANG", "C.UTF-8")
+        .env("TMUX_TMPDIR", root.join("tmux"))
+        .env("README_WORK", root.join("work"))
+        // Belt and braces: a real Claude Code, were one reached, would find no model.
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .env("CLAUDE_CONFIG_DIR", root.join("home/.claude-config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = stdout.read_to_end(&mut all);
+        all
+    });
+    let deadline = Instant::now() + SECTION_LIMIT;
+    let mut timed_out = false;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            timed_out = true;
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The section's tmux server, if it started one.
+    let _ = Command::new("tmux")
+        .arg("kill-server")
+        .env("TMUX_TMPDIR", root.join("tmux"))
+        .env_remove("TMUX")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    let mut outputs: Vec<(Vec<String>, Option<i32>)> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('\u{1e}') {
+            outputs.push((Vec::new(), None));
+        } else if let Some(code) = line.strip_prefix('\u{1f}') {
+            if let Some(last) = outputs.last_mut() {
+                last.1 = code.trim().parse().ok();
+            }
+        } else if let Some(last) = outputs.last_mut() {
+            last.0.push(line.to_string());
+        }
+    }
+    Ran { outputs, timed_out }
+}
+
+fn check_section(section: &Section) -> Vec<String> {
+    let ran = run_section(section);
+    let mut failures = Vec::new();
+    for (n, command) in section.commands.iter().enumerate() {
+        let Some((actual, code)) = ran.outputs.get(n) else {
+            failures.push(format!(
+                "README.md:{}: never ran{}",
+                command.line,
+                if ran.timed_out {
+                    " (the section timed out)"
+                } else {
+                    ""
+                }
+            ));
+            break;
+        };
+        let actual: Vec<String> = actual.iter().map(|l| squash(l)).collect();
+        let actual: Vec<String> = {
+            let mut lines = actual;
+            while lines.last().is_some_and(|l| l.is_empty()) {
+                lines.pop();
+            }
+            lines
+        };
+        let expected: Vec<String> = command.expected.iter().map(|l| squash(l)).collect();
+        let code_ok = *code == Some(command.exit);
+        if !code_ok || !lines_match(&expected, &actual) {
+            failures.push(format!(
+                "README.md:{} ({}): $ {}\n  exit: expected {}, got {}\n  expected:\n{}\n  got:\n{}",
+                command.line,
+                section.title,
+                command.command,
+                command.exit,
+                code.map_or("none (timed out)".to_string(), |c| c.to_string()),
+                indent(&expected),
+                indent(&actual)
+            ));
+        }
+    }
+    failures
+}
+
+fn indent(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("    | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_parser_reads_commands_continuations_and_output() {
+    let text = "## A\n```console\n$ echo one \\\n  two\none two\n$ cat <<'EOF'\nx\nEOF\nx\n$ for i in 1 2; do\n  echo $i\ndone\n1\n2\n$ false   # exit 1\n```\n```sh\n$ not run\n```\n";
+    let sections = parse(text);
+    assert_eq!(sections.len(), 1);
+    let c = &sections[0].commands;
+    assert_eq!(c.len(), 4, "{c:?}");
+    assert_eq!(c[0].command, "echo one \\\n  two");
+    assert_eq!(c[0].expected, ["one two"]);
+    assert_eq!(c[1].command, "cat <<'EOF'\nx\nEOF");
+    assert_eq!(c[2].command, "for i in 1 2; do\n  echo $i\ndone");
+    assert_eq!(c[2].expected, ["1", "2"]);
+    assert_eq!((c[3].exit, c[3].line), (1, 15));
+    assert!(line_matches("a … c", "a b b c"));
+    assert!(line_matches("…/TASK/x", "/tmp/q/TASK/x"));
+    assert!(!line_matches("a … c", "a b d"));
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert!(lines_match(&s(&["a", "…", "z"]), &s(&["a", "b", "c", "z"])));
+    assert!(lines_match(&s(&["a", "…"]), &s(&["a"])));
+    assert!(!lines_match(&s(&["a"]), &s(&["a", "b"])));
+}
+
+/// Every console transcript in README.md runs as shown.
+#[test]
+fn every_readme_transcript_runs_as_shown() {
+    let sections = parse(README);
+    assert!(
+        sections.iter().any(|s| s.title == "Getting started"),
+        "the README has a Getting started section with console transcripts"
+    );
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sections
+            .iter()
+            .map(|section| scope.spawn(move || check_section(section)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} README transcript(s) differ from what the commands do:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
