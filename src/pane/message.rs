@@ -123,7 +123,7 @@ pub fn claude(screen: &str) -> Messages {
         }
     }
     flush(&mut current, &mut blocks);
-    blocks.retain(|b| !b.text.is_empty());
+    blocks.retain(|b| !b.text.is_empty() && !is_claude_ui(&b.text));
     let fingerprint = blocks[blocks.len().saturating_sub(TAIL)..]
         .iter()
         .map(|block| {
@@ -156,6 +156,34 @@ fn is_tool_call(first_line: &str) -> bool {
     name_len > 0
         && first_line.as_bytes()[0].is_ascii_alphabetic()
         && first_line[name_len..].starts_with('(')
+}
+
+/// Claude Code's own lines in the transcript, which are not the agent's: the hook status
+/// lines it prints after a blocked Stop (`● Ran 1 stop hook (ctrl+o to expand)` with
+/// `⎿  Stop hook reported a problem` under it, 2.1.332), older releases' `Stop says: …` and
+/// `Stop hook feedback: …`, hook errors (`PostToolUse hook error`), tips and notices. Taken
+/// for messages they repeat after every turn of a Stop-hook loop and look like a reasoning
+/// loop although the model says something new each time.
+fn is_claude_ui(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').take(4).collect();
+    let ran_hooks = words.first() == Some(&"Ran")
+        && words.get(1).is_some_and(|n| n.parse::<u32>().is_ok())
+        && words[2..]
+            .iter()
+            .any(|w| w.starts_with("hook") || w.starts_with("hooks"));
+    let hook_note = words.len() >= 3
+        && words[..3].contains(&"hook")
+        && words[..3].iter().any(|w| {
+            matches!(
+                w.trim_end_matches(':'),
+                "feedback" | "error" | "says" | "reported" | "blocked" | "cancelled"
+            )
+        });
+    ran_hooks
+        || hook_note
+        || text.starts_with("Stop says:")
+        || text.starts_with("Tip:")
+        || text.starts_with("Notice:")
 }
 
 fn is_api_error(text: &str) -> bool {
@@ -226,6 +254,44 @@ pub fn trailing_repeats<S: AsRef<str>>(messages: &[S]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The real screen after a Stop-hook loop (Claude Code 2.1.332): five different model
+    /// messages, each but the last followed by `● Ran 1 stop hook`.
+    const STOP_LOOP: &str =
+        include_str!("../../tests/fixtures/hook/claude-code/stop-loop/screen-after-stop-loop.txt");
+
+    #[test]
+    fn claude_codes_hook_lines_are_not_messages() {
+        let m = claude(STOP_LOOP);
+        assert!(
+            m.texts.iter().all(|t| !t.contains("stop hook")),
+            "{:?}",
+            m.texts
+        );
+        assert_eq!(m.texts.len(), 5, "{:?}", m.texts);
+        assert_eq!(
+            m.latest(),
+            Some("Checked the benchmark: parsing is 3% faster than before.")
+        );
+        assert_eq!(m.trailing_repeats(), 1);
+        for ui in [
+            "Ran 1 stop hook (ctrl+o to expand)",
+            "Ran 2 PreToolUse hooks",
+            "Stop says: keep going",
+            "Stop hook feedback: run the tests",
+            "PostToolUse hook error: exit 1",
+            "Tip: use /compact",
+        ] {
+            assert!(is_claude_ui(ui), "{ui}");
+        }
+        for agent in [
+            "Ran the tests: 3 passed.",
+            "The hook is installed.",
+            "Ran 3 checks",
+        ] {
+            assert!(!is_claude_ui(agent), "{agent}");
+        }
+    }
 
     fn fixture(name: &str) -> String {
         let path = format!(

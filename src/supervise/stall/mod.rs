@@ -472,6 +472,48 @@ pub fn heartbeat(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reasoning-loop regression of issue 17: a Stop-hook loop prints `● Ran 1 stop hook`
+    /// after every model message; three heartbeats, each after a new and different message
+    /// followed by that line, are never a reasoning loop.
+    #[test]
+    fn stop_hook_lines_after_different_messages_are_no_reasoning_loop() {
+        let messages = [
+            "I read the parser and found the off-by-one in the tokenizer.",
+            "Fixed the tokenizer bound; the unit tests pass now.",
+            "Added a regression test for a trailing backslash.",
+        ];
+        let hook = "● Ran 1 stop hook (ctrl+o to expand)\n  ⎿  Stop hook reported a problem\n     Continue: do the next step.\n\n";
+        let mut state = StallState::default();
+        let mut screen = String::from("❯ Work through the plan\n\n");
+        for (i, message) in messages.iter().enumerate() {
+            screen.push_str(&format!("● {message}\n\n{hook}"));
+            let shown =
+                format!("{screen}✻ Cooked for 1s\n\n────────\n❯ \n────────\n  ? for shortcuts\n");
+            let marks = MessageMark::of(&crate::pane::message::claude(&shown));
+            let obs = Observation {
+                hash: format!("h{i}"),
+                class: Class::Working,
+                action: Action::None,
+                observe_only: false,
+                answered_marker: None,
+                signal: None,
+                messages: Some(marks),
+                status: None,
+                external_wait: None,
+            };
+            let (next, decision) = heartbeat(
+                &state,
+                &obs,
+                DateTime::from_timestamp(1_800_000_000 + i as i64 * 60, 0).unwrap(),
+                &Limits::default(),
+                Effects::default(),
+            );
+            assert_ne!(decision.verdict, Verdict::ReasoningLoop, "{decision:?}");
+            assert_eq!(next.message_repeats, 1, "each message is new");
+            state = next;
+        }
+    }
     use chrono::Duration;
     use proptest::prelude::*;
 
