@@ -1831,7 +1831,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__tick)
-            opts="-h --session --all --dry-run --heartbeat --rules --tmux-socket --help"
+            opts="-h --session --all --dry-run --heartbeat --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1846,6 +1846,14 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compact-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook-fresh)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1861,7 +1869,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --heartbeat --rules --tmux-socket --help"
+            opts="-h --session --all --heartbeat --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1876,6 +1884,14 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compact-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook-fresh)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -141,6 +141,9 @@ pub struct PaneInfo {
     pub height: u32,
     /// The screen hash autoctl last answered in this pane, if any.
     pub answered: Option<String>,
+    /// `#{socket_path}`: the server's socket, which the agent's hooks see in `$TMUX` (hook
+    /// state is keyed by it and the pane id).
+    pub socket: Option<String>,
 }
 
 /// One pane's metadata and screen, captured in the same client call.
@@ -373,7 +376,7 @@ fn os(text: &str) -> OsString {
 /// `display-message` format: nonce, then the fields of [`PaneInfo`], tab-separated.
 fn info_format(nonce: &str) -> String {
     format!(
-        "{nonce}\t#{{pane_id}}\t#{{session_name}}:#{{window_index}}.#{{pane_index}}\t#{{pane_current_command}}\t#{{pane_pid}}\t#{{pane_dead}}\t#{{cursor_y}}\t#{{pane_height}}\t#{{{ANSWERED_OPTION}}}"
+        "{nonce}\t#{{pane_id}}\t#{{session_name}}:#{{window_index}}.#{{pane_index}}\t#{{pane_current_command}}\t#{{pane_pid}}\t#{{pane_dead}}\t#{{cursor_y}}\t#{{pane_height}}\t#{{{ANSWERED_OPTION}}}\t#{{socket_path}}"
     )
 }
 
@@ -456,6 +459,10 @@ fn parse_info(line: &str) -> Option<PaneInfo> {
         cursor_y: fields[6].parse().unwrap_or(0),
         height: fields[7].parse().unwrap_or(0),
         answered: Some(fields[8].to_string()).filter(|s| !s.is_empty()),
+        socket: fields
+            .get(9)
+            .map(|s| s.trim_end().to_string())
+            .filter(|s| !s.is_empty()),
     })
 }
 

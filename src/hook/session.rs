@@ -120,6 +120,23 @@ impl Key {
         }
     }
 
+    /// The key a record was filed under, from its [`Key::label`].
+    pub fn from_label(label: &str) -> Option<Key> {
+        if let Some(rest) = label.strip_prefix("pane:") {
+            let (pane, socket) = rest.split_once('@')?;
+            return Some(Key::Pane {
+                socket: socket.to_string(),
+                pane: pane.to_string(),
+            });
+        }
+        if let Some(id) = label.strip_prefix("session:") {
+            return Some(Key::Session(id.to_string()));
+        }
+        label
+            .strip_prefix("cwd:")
+            .map(|cwd| Key::Cwd(cwd.to_string()))
+    }
+
     /// The key as one printable string (`pane:%3@/tmp/tmux-0/default`).
     pub fn label(&self) -> String {
         match self {
@@ -295,6 +312,10 @@ pub struct Record {
     /// The last time of each event kind (for `doctor`).
     #[serde(default)]
     pub events: BTreeMap<String, Time>,
+    /// When `run tick` typed `/compact` for the current crossing of `--compact-at` (cleared
+    /// once the context use is back under it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact_requested_at: Option<Time>,
 }
 
 impl Record {
@@ -306,7 +327,8 @@ impl Record {
         }
     }
 
-    fn fresh(key: &Key, now: Time) -> Record {
+    /// A record with no event yet.
+    pub fn fresh(key: &Key, now: Time) -> Record {
         let (tmux_pane, tmux_socket) = match key {
             Key::Pane { socket, pane } => (Some(pane.clone()), Some(socket.clone())),
             _ => (None, None),
@@ -335,6 +357,7 @@ impl Record {
             continued: None,
             compaction: None,
             events: BTreeMap::new(),
+            compact_requested_at: None,
         }
     }
 }

@@ -31,6 +31,8 @@ pub struct PaneView {
     pub answered_marker: Option<String>,
     /// The agent's messages on screen (Claude Code screens).
     pub messages: Option<MessageMark>,
+    /// The tmux server's socket path: the agent's hooks key their state by it and the pane.
+    pub socket: Option<String>,
 }
 
 /// Read one capture: classify it as `agent`'s screen (quota reset times relative to `now`,
@@ -53,6 +55,7 @@ pub fn view(
         classification: classify::classify(&screen, rules, &ctx),
         answered_marker: snap.pane.answered.clone(),
         messages: messages(agent, &snap.text),
+        socket: snap.pane.socket.clone(),
     }
 }
 

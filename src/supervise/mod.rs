@@ -10,6 +10,8 @@
 //! - The rules of `run start`, `run stop` and `run continue` ([`control`]).
 //! - The edges: what a heartbeat reads from the task directory ([`inputs`]) and the one path
 //!   that types into an agent's pane ([`typing`]).
+//! - The agent's typed state from its hooks and status line, cross-checked against the
+//!   screen ([`typed`]).
 
 pub mod control;
 pub mod driver;
@@ -19,6 +21,7 @@ pub mod run;
 pub mod stall;
 pub mod store;
 pub mod tick;
+pub mod typed;
 pub mod typing;
 pub mod watch;
 

@@ -119,13 +119,30 @@ impl RunReport {
 }
 
 /// The header of the text table. Each column says what its numbers are: `A/B` is a count
-/// and its limit (`autoctl run status --help` has the legend).
-pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tTASK";
+/// and its limit (`autoctl run status --help` has the legend). AGENT is the agent's state at
+/// the last tick and where it came from (`idle/hook`, `permission/screen`).
+pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tAGENT\tTASK";
+
+/// The agent's state at the last tick and where it came from (`idle/hook`,
+/// `permission/screen`), as the tick noted it at the end of its decision.
+fn agent_column(last_decision: &str) -> String {
+    let Some(start) = last_decision.rfind(" [agent ") else {
+        return "-".to_string();
+    };
+    let note = &last_decision[start + " [agent ".len()..];
+    match note
+        .strip_suffix(")]")
+        .and_then(|n| n.split_once(" (from "))
+    {
+        Some((state, source)) => format!("{state}/{source}"),
+        None => "-".to_string(),
+    }
+}
 
 /// One line of the text table (tab-separated, so `cut -f` and `column -t -s$'\t'` work).
 pub fn text_line(report: &RunReport) -> String {
     format!(
-        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{}\t{}/{}\t{}",
+        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{}\t{}/{}\t{}\t{}",
         crate::output::printable(&report.session),
         report.state(),
         report.mode.as_str(),
@@ -140,6 +157,7 @@ pub fn text_line(report: &RunReport) -> String {
         report.max_recoveries_iteration,
         report.recoveries_total,
         report.max_recoveries_total,
+        crate::output::printable(&agent_column(&report.last_decision)),
         crate::output::printable(&report.task),
     )
 }
@@ -359,9 +377,22 @@ mod tests {
         let line = text_line(&RunReport::new(&run("s"), now));
         assert_eq!(
             line,
-            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3\t0/10\t/t/a \"b\""
+            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3\t0/10\t-\t/t/a \"b\""
         );
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
+    }
+
+    #[test]
+    fn the_agent_column_shows_the_state_and_its_source() {
+        assert_eq!(
+            agent_column("continue: x [agent idle (from hook)]"),
+            "idle/hook"
+        );
+        assert_eq!(
+            agent_column("wait: y [agent failed:rate_limit (from statusline)]"),
+            "failed:rate_limit/statusline"
+        );
+        assert_eq!(agent_column("continue: no state"), "-");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod stop;
 mod table;
 mod task;
 mod tmuxfix;
+mod typed_tick;
 mod util;
 
 mod checkpoint;

@@ -37,6 +37,7 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
         heartbeat: Duration::from_secs(60),
         dry_run: args.dry_run,
         answers: false,
+        typed: Default::default(),
     };
     let events = runs::recover_runs(&mut registry, &world, &options, time::now()?)?;
     super::print_events(&events)

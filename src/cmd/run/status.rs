@@ -34,6 +34,9 @@ use crate::time;
 ///   RECOVERIES(ITERATION)/MAX   stall recoveries spent this iteration /
 ///                               --max-recoveries-per-iteration
 ///   RECOVERIES(TOTAL)/MAX       stall recoveries spent in the whole run / --max-recoveries
+///   AGENT                       the agent's state at the last tick and where it came from:
+///                               idle/hook, waiting-for-permission/hook, permission/screen
+///                               (hooks first, the screen when they are absent or stale)
 ///   TASK                        the task module directory
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]

@@ -47,6 +47,36 @@ pub struct TickArgs {
     pub heartbeat: Duration,
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
+    #[command(flatten)]
+    pub typed: TypedArgs,
+}
+
+/// How `run tick` and `run watch` use the agent's hooks and status line.
+#[derive(Debug, Args)]
+pub struct TypedArgs {
+    /// Type /compact when the status line's context use reaches PERCENT and the agent is idle
+    /// at its prompt (once per crossing; 0: never)
+    #[arg(long, value_name = "PERCENT", default_value_t = crate::supervise::typed::DEFAULT_COMPACT_AT,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compact_at: u8,
+    /// Wait out a weekly usage limit (the status line's seven_day at 100%) instead of
+    /// escalating it
+    #[arg(long)]
+    pub wait_weekly: bool,
+    /// A hook state older than this is not trusted; the screen decides
+    #[arg(long, value_name = "DURATION", default_value = "10m",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub hook_fresh: Duration,
+}
+
+impl TypedArgs {
+    pub fn options(&self) -> crate::supervise::typed::TypedOptions {
+        crate::supervise::typed::TypedOptions {
+            fresh: self.hook_fresh,
+            compact_at: (self.compact_at > 0).then_some(self.compact_at),
+            wait_weekly: self.wait_weekly,
+        }
+    }
 }
 
 pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
@@ -66,6 +96,7 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         heartbeat: args.heartbeat,
         dry_run: args.dry_run,
         answers: true,
+        typed: args.typed.options(),
     };
     let now = time::now()?;
     let events = match &args.session {

@@ -53,6 +53,8 @@ pub struct WatchArgs {
     pub heartbeat: Duration,
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
+    #[command(flatten)]
+    pub typed: super::tick::TypedArgs,
 }
 
 /// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
@@ -95,6 +97,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         heartbeat: args.heartbeat,
         dry_run: false,
         answers: true,
+        typed: args.typed.options(),
     };
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;

@@ -145,7 +145,12 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             }
         };
         let view = world.view(&snap, options.agent, now);
-        let obs = Observation::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        let mut obs = Observation::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        // The model's messages from its Stop hooks when they record them (Claude Code's own
+        // lines on the screen are not the agent's), else the screen's.
+        if let Some(messages) = hook_messages(world, &view, task) {
+            obs.messages = Some(messages);
+        }
         let before = state.doc.targets.get(target).cloned().unwrap_or_default();
         let (mut next, mut decision) =
             stall::heartbeat(&before, &obs, now, &options.limits, effects);
@@ -331,4 +336,26 @@ fn report(
             .and_then(|_| state.step_elapsed(now))
             .map(|d| d.as_secs()),
     }
+}
+
+/// The agent's messages as its hooks recorded them for this pane (else for the task's
+/// directory), when `autoctl hook install` wired them.
+fn hook_messages(
+    world: &World<'_>,
+    view: &PaneView,
+    task: Option<&Path>,
+) -> Option<crate::pane::view::MessageMark> {
+    use crate::hook::store::{Lookup, Store};
+    let found = Store::new(&world.state_dir).find(&Lookup {
+        pane: view
+            .socket
+            .clone()
+            .map(|socket| (socket, view.pane_id.clone())),
+        session_id: None,
+        dir: task.map(Path::to_path_buf),
+    });
+    found
+        .hook
+        .as_ref()
+        .and_then(crate::supervise::typed::hook_messages)
 }

@@ -14,6 +14,8 @@ use anyhow::{Context, Result, anyhow};
 
 use super::{World, owner, perform, type_answer};
 use crate::fsx;
+use crate::hook::session::{Key, Record, Transition};
+use crate::hook::store::{Lookup, Store};
 use crate::protocol::document;
 use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
@@ -24,6 +26,7 @@ use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
 };
+use crate::supervise::typed::TypedObs;
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
 
@@ -137,7 +140,7 @@ fn drive(
     owner: &str,
     decide: Decide,
 ) -> Result<TickEvent> {
-    let obs = observe(run, pane, now)?;
+    let obs = observe(world, run, pane, now)?;
     let mut outcome = decide(run, &obs, now, options);
     if options.dry_run {
         let planned = outcome.planned();
@@ -147,10 +150,12 @@ fn drive(
         return Ok(event);
     }
     let mut did = Vec::new();
+    let mut typed_answer = false;
     if let Some(answer) = outcome.answer.clone() {
         match type_answer(world, &answer, Some(run.task_path()))? {
             None => {
                 outcome.answered();
+                typed_answer = true;
                 did.push(done(tick::answer_effect(&answer), Ok(())));
             }
             Some(why) => outcome.not_answered(&why),
@@ -160,8 +165,16 @@ fn drive(
         run: next,
         effects,
         mut event,
+        compaction,
         ..
     } = outcome;
+    // A `/compact` is marked once typed; the marker is dropped once the context is back
+    // under the threshold.
+    match compaction {
+        Some(true) if typed_answer => mark_compaction(world, &obs, true, now, &mut event),
+        Some(false) => mark_compaction(world, &obs, false, now, &mut event),
+        _ => {}
+    }
     for effect in effects {
         let result = perform(world, &next.target, next.task_path(), &effect, now);
         if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
@@ -240,7 +253,62 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
 
 /// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors;
 /// an unreadable status file or quota-wait record is a note in the event.
-fn observe(run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
+/// Keep the proactive-compaction marker in the agent's hook record (a typed `/compact` is
+/// not typed again until the context use is back under the threshold).
+fn mark_compaction(
+    world: &World<'_>,
+    obs: &Observation,
+    requested: bool,
+    now: Time,
+    event: &mut TickEvent,
+) {
+    let Some(key) = obs
+        .typed
+        .as_ref()
+        .and_then(|ty| ty.hook.as_ref())
+        .and_then(|hook| Key::from_label(&hook.key))
+    else {
+        return;
+    };
+    let store = Store::new(&world.state_dir);
+    let mut warnings = Vec::new();
+    let result = store.update(&key, &mut warnings, |previous| {
+        let mut record = previous.unwrap_or_else(|| Record::fresh(&key, now));
+        record.compact_requested_at = requested.then_some(now);
+        Transition {
+            record,
+            rebind: None,
+        }
+    });
+    if let Err(err) = result {
+        event
+            .reasons
+            .push(format!("cannot keep the compaction marker: {err:#}"));
+    }
+}
+
+/// The agent's typed state: the hook and status-line records of its pane, else of the
+/// nearest Claude Code session working in (or above) the task dir.
+fn typed_state(world: &World<'_>, run: &Run, pane: &PaneObs) -> Option<TypedObs> {
+    let mut lookup = Lookup {
+        dir: Some(run.task_path().to_path_buf()),
+        ..Lookup::default()
+    };
+    if let PaneObs::Seen(view) = pane
+        && let Some(socket) = &view.socket
+    {
+        lookup.pane = Some((socket.clone(), view.pane_id.clone()));
+    }
+    let found = Store::new(&world.state_dir).find(&lookup);
+    (found.hook.is_some() || found.status.is_some()).then_some(TypedObs {
+        by: found.by,
+        hook: found.hook,
+        status: found.status,
+    })
+}
+
+fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
+    let typed = typed_state(world, run, &pane);
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -252,6 +320,7 @@ fn observe(run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
             status: None,
             quota_wait: None,
             notes: Vec::new(),
+            typed,
         });
     }
     let mut notes = Vec::new();
@@ -283,6 +352,7 @@ fn observe(run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
         status,
         quota_wait,
         notes,
+        typed,
     })
 }
 
@@ -446,6 +516,8 @@ mod tests {
         heartbeat: Duration::from_secs(60),
         dry_run: false,
         answers: true,
+
+        typed: crate::supervise::typed::TypedOptions::DEFAULT,
     };
 
     #[test]

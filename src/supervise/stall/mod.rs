@@ -187,6 +187,20 @@ pub struct Observation {
     /// A wait recorded outside the screen (a quota-wait record), with why: a wait like a
     /// quota banner.
     pub external_wait: Option<String>,
+    /// What the agent's typed state (hooks) says about a prompt on the screen.
+    pub hint: Hint,
+}
+
+/// The typed state's word on the screen's prompt (see [`crate::supervise::typed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hint {
+    /// No word: the screen alone decides, after the unchanged threshold.
+    #[default]
+    Screen,
+    /// The hooks report the same prompt: decide now, without waiting for the threshold.
+    Now,
+    /// The hooks and the screen disagree about a prompt: decide now, and never answer it.
+    NowNoAnswer,
 }
 
 impl Observation {
@@ -210,6 +224,7 @@ impl Observation {
             messages: view.messages.clone(),
             status,
             external_wait,
+            hint: Hint::Screen,
         }
     }
 }
@@ -430,13 +445,18 @@ pub fn heartbeat(
         return (next, decision);
     }
 
-    if changed {
+    let act_now = obs.hint != Hint::Screen
+        && matches!(
+            obs.action,
+            Action::Answer | Action::Escalate | Action::Restart
+        );
+    if changed && !act_now {
         return (
             next,
             Decision::new(Verdict::Progress, Step::None, "the screen changed"),
         );
     }
-    if next.unchanged < limits.threshold {
+    if next.unchanged < limits.threshold && !act_now {
         let reason = format!(
             "unchanged {} of {} captures",
             next.unchanged, limits.threshold
@@ -464,6 +484,11 @@ pub fn heartbeat(
             ),
         ),
         Action::Escalate => screen::escalate_once(&mut next, &obs.hash, "a person must decide"),
+        Action::Answer | Action::Restart if obs.hint == Hint::NowNoAnswer => screen::escalate_once(
+            &mut next,
+            &obs.hash,
+            "the agent's hooks do not report this prompt: never answered, a person decides",
+        ),
         Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
     };
     (next, decision)
@@ -501,6 +526,7 @@ mod tests {
                 messages: Some(marks),
                 status: None,
                 external_wait: None,
+                hint: Hint::Screen,
             };
             let (next, decision) = heartbeat(
                 &state,
@@ -540,6 +566,7 @@ mod tests {
             messages: None,
             status: None,
             external_wait: None,
+            hint: Hint::Screen,
         }
     }
 
@@ -955,6 +982,7 @@ mod tests {
                     messages: None,
                     status: None,
                     external_wait: None,
+                    hint: Hint::Screen,
                 }
             })
     }

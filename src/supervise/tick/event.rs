@@ -3,6 +3,7 @@
 //! one-word [`Decision`] with its reasons, what it did ([`Did`]) and the run after it
 //! ([`RunAfter`]).
 
+use crate::supervise::typed::Reading;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -214,6 +215,9 @@ pub struct TickEvent {
     pub reasons: Vec<String>,
     pub did: Vec<Did>,
     pub run: RunAfter,
+    /// The agent's state this tick went by and its source (`hook`, `statusline`, `screen`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<Reading>,
     /// Every [`TickEvent::decide`], by the index of its reason, so one can be taken back.
     #[serde(skip)]
     decided: Vec<(usize, Decision)>,
@@ -233,6 +237,7 @@ impl TickEvent {
             reasons: Vec::new(),
             did: Vec::new(),
             run: RunAfter::of(run, now),
+            state: None,
             decided: Vec::new(),
         }
     }
@@ -285,10 +290,16 @@ impl TickEvent {
             });
     }
 
-    /// `run status`'s one-line summary of the tick: its decision and last reason.
+    /// `run status`'s one-line summary of the tick: its decision and last reason, and the
+    /// agent's state with its source (`run status` shows it in its AGENT column).
     pub(super) fn summary(&self) -> String {
+        let state = self
+            .state
+            .as_ref()
+            .map(|r| format!(" [agent {} (from {})]", r.state, r.source))
+            .unwrap_or_default();
         format!(
-            "{}: {}",
+            "{}: {}{state}",
             self.decision.as_str(),
             self.reasons.last().map(String::as_str).unwrap_or("")
         )

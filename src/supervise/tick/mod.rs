@@ -35,9 +35,10 @@ use crate::protocol::signal::STOP;
 use crate::routing::command;
 use crate::supervise::run::{Mode, Run, SeenSignal, Status, Step};
 use crate::supervise::stall::step_timeout::CONTINUATION;
-use crate::supervise::stall::{self, Recovery, SignalMark, Step as StallStep, Verdict};
+use crate::supervise::stall::{self, Hint, Recovery, SignalMark, Step as StallStep, Verdict};
+use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
-use crate::time::{Time, between};
+use crate::time::{Time, between, parse_time};
 use event::{is_new, saw};
 
 /// How a tick runs.
@@ -51,6 +52,8 @@ pub struct TickOptions {
     pub dry_run: bool,
     /// Answer safe prompts (`run recover` does not).
     pub answers: bool,
+    /// How the agent's hook and status-line state is used ([`typed`]).
+    pub typed: TypedOptions,
 }
 
 /// Something the tick does to the world, in order.
@@ -94,6 +97,10 @@ pub struct Outcome {
     /// What the answer changes once typed, and the event's line that announced it.
     planned: Option<PlannedAnswer>,
     now: Time,
+    /// The proactive `/compact` marker to keep in the agent's hook record: `Some(true)` once
+    /// the answer (`/compact`) is typed (one per threshold crossing), `Some(false)` when the
+    /// context is back under the threshold.
+    pub compaction: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -162,6 +169,7 @@ struct Tick<'a> {
     effects: Vec<Effect>,
     event: TickEvent,
     now: Time,
+    compaction: Option<bool>,
 }
 
 impl Tick<'_> {
@@ -174,6 +182,7 @@ impl Tick<'_> {
             effects: Vec::new(),
             event: TickEvent::new(before, now, options.dry_run),
             now,
+            compaction: None,
         }
     }
 
@@ -185,6 +194,7 @@ impl Tick<'_> {
             event: self.event,
             planned: self.planned,
             now: self.now,
+            compaction: self.compaction,
         }
     }
 
@@ -288,8 +298,38 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.active() {
         read_stop_file(&mut t, obs);
     }
-    let stall = match (pane, t.active() && due) {
-        (Some(view), true) => stall_heartbeat(&mut t, view, obs, options),
+    let (reading, typed_use) = match (pane, &obs.typed) {
+        (Some(view), Some(typed)) => {
+            let (reading, typed_use) = typed::read(
+                typed,
+                view,
+                before.stall.last_hash.as_deref() != Some(view.hash.as_str()),
+                before.stall.last_check_at.as_deref().and_then(parse_time),
+                now,
+                &options.typed,
+            );
+            if let Some(why) = &reading.disagreement {
+                t.event.decide(
+                    Decision::Continue,
+                    format!("hooks and screen disagree: {why}"),
+                );
+            }
+            t.event.state = Some(reading.clone());
+            (Some(reading), typed_use)
+        }
+        _ => (None, Use::default()),
+    };
+    if let Some(why) = &typed_use.escalate
+        && t.active()
+    {
+        t.event
+            .decide(Decision::Escalate, format!("escalate: {why}"));
+    }
+    // A prompt the hooks confirm (or contradict) is examined at once, not only on a due
+    // heartbeat.
+    let prompt_now = typed_use.act_now && t.active();
+    let stall = match (pane, t.active() && (due || prompt_now)) {
+        (Some(view), true) => stall_heartbeat(&mut t, view, obs, options, &typed_use),
         _ => None,
     };
     if t.active() {
@@ -305,6 +345,11 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
             Mode::Observe => detect_exit(&mut t, view, due),
             Mode::Dispatch => dispatch(&mut t, view, obs, due),
         }
+    }
+    if t.active()
+        && let (Some(view), Some(reading)) = (pane, &reading)
+    {
+        compact(&mut t, view, reading, obs, options);
     }
     if t.event.reasons.is_empty() {
         t.event.reasons.push(PROGRESSING.to_string());
@@ -434,12 +479,63 @@ fn enforce_limits(t: &mut Tick<'_>) {
     }
 }
 
+/// Proactive compaction (seed 000): type `/compact` once per crossing of `--compact-at`
+/// while the agent is idle at its own prompt by both its hooks and its screen.
+fn compact(
+    t: &mut Tick<'_>,
+    view: &PaneView,
+    reading: &Reading,
+    obs: &Observation,
+    options: &TickOptions,
+) {
+    let requested = obs
+        .typed
+        .as_ref()
+        .and_then(|ty| ty.hook.as_ref())
+        .is_some_and(|hook| hook.compact_requested_at.is_some());
+    let threshold = options.typed.compact_at.map(u32::from);
+    if requested
+        && let (Some(used), Some(at)) = (reading.context_percent, threshold)
+        && used < at
+    {
+        // Back under the threshold: the next crossing may compact again.
+        t.compaction = Some(false);
+        return;
+    }
+    if t.answer.is_some() || !t.effects.is_empty() || !options.answers {
+        return;
+    }
+    let Some(why) = typed::compaction(
+        reading,
+        view.classification.class,
+        requested,
+        &options.typed,
+    ) else {
+        return;
+    };
+    t.compaction = Some(true);
+    t.plan_answer(
+        Answer {
+            pane_id: view.pane_id.clone(),
+            hash: view.hash.clone(),
+            keys: vec![
+                Key::Text("/compact".to_string()),
+                Key::Key("Enter".to_string()),
+            ],
+            if_unchanged: None,
+        },
+        None,
+        format!("compact: {why}"),
+    );
+}
+
 /// Run the stall core on this capture and keep its new state in the row.
 fn stall_heartbeat(
     t: &mut Tick<'_>,
     view: &PaneView,
     obs: &Observation,
     options: &TickOptions,
+    typed_use: &Use,
 ) -> Option<stall::Decision> {
     // Dispatch mode rests at a shell prompt between steps: that is readiness, not a stall.
     if t.run.mode == Mode::Dispatch && view.shell_ready() {
@@ -449,8 +545,22 @@ fn stall_heartbeat(
         SignalObs::Valid { signal, .. } => Some(SignalMark::of(signal)),
         _ => None,
     };
-    let observation =
-        stall::Observation::of(view, signal, obs.status.clone(), obs.quota_wait.clone());
+    let mut observation = stall::Observation::of(
+        view,
+        signal,
+        obs.status.clone(),
+        typed_use.wait.clone().or_else(|| obs.quota_wait.clone()),
+    );
+    // The hooks' record of the model's messages, when they keep one: Claude Code's own
+    // lines on the screen are not the agent's.
+    if let Some(messages) = &typed_use.messages {
+        observation.messages = Some(messages.clone());
+    }
+    observation.hint = match (typed_use.act_now, typed_use.no_answer) {
+        (true, true) => Hint::NowNoAnswer,
+        (true, false) => Hint::Now,
+        (false, _) => Hint::Screen,
+    };
     // Restarts are `run recover`'s (observe mode ends the run on a dead agent instead).
     let effects = stall::Effects {
         answer: options.answers && !options.dry_run,

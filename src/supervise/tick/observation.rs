@@ -22,6 +22,8 @@ pub struct Observation {
     pub quota_wait: Option<String>,
     /// What could not be read (an unreadable status or quota record): reported, not fatal.
     pub notes: Vec<String>,
+    /// The agent's typed state, as its hooks and status line recorded it.
+    pub typed: Option<crate::supervise::typed::TypedObs>,
 }
 
 /// The task's `.auto-signal`.

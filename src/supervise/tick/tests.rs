@@ -44,6 +44,8 @@ const OPTIONS: TickOptions = TickOptions {
     heartbeat: Duration::from_secs(60),
     dry_run: false,
     answers: true,
+
+    typed: crate::supervise::typed::TypedOptions::DEFAULT,
 };
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
@@ -63,6 +65,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
         answered_marker: None,
         messages: None,
         dead: false,
+        socket: None,
     }))
 }
 
@@ -85,6 +88,7 @@ fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
             answered_marker: None,
             messages: None,
             dead: false,
+            socket: None,
         }
     };
     assert!(view("✓ report → (done)\n$ ").shell_ready());
@@ -125,6 +129,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         status: None,
         quota_wait: None,
         notes: Vec::new(),
+        typed: None,
     }
 }
 

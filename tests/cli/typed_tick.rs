@@ -1,0 +1,288 @@
+//! `run tick` reads the agent's hooks first and its screen second (issue 17): a fake agent in
+//! tmux draws a real Claude Code screen, and the real payloads recorded from Claude Code
+//! 2.1.332 are fed to `autoctl hook event` as if the agent's hooks ran in that pane.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::tmuxfix::{fake_agent, keys_received, tmux};
+use crate::util::{Sandbox, json_lines};
+
+const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
+const RM_RF: &str = "tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt";
+const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
+
+fn recorded(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hook/claude-code")
+        .join(name)
+}
+
+/// `$TMUX` and `$TMUX_PANE` as the agent's hooks in `target` see them.
+fn pane_env(sb: &Sandbox, target: &str) -> (String, String) {
+    let out = tmux(
+        sb,
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            target,
+            "#{socket_path}\t#{pane_id}",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+    let (socket, pane) = text.split_once('\t').unwrap();
+    (format!("{socket},1,0"), pane.to_string())
+}
+
+/// Run `autoctl hook event` with a recorded payload in `target`'s pane at time `at`.
+fn hook_event(sb: &Sandbox, target: &str, payload: &str, at: &str) {
+    let (tmux_var, pane) = pane_env(sb, target);
+    let mut child = sb
+        .std_cmd()
+        .env("TMUX", tmux_var)
+        .env("TMUX_PANE", pane)
+        .env("AUTOCTL_NOW", at)
+        .args(["hook", "event"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fs::read(recorded(payload)).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+}
+
+fn start_run(sb: &Sandbox, at: &str) -> PathBuf {
+    let task = sb.module("project/TASK/t");
+    sb.cmd()
+        .env("AUTOCTL_NOW", at)
+        .args([
+            "run",
+            "start",
+            "--session",
+            "agent",
+            "--timeout",
+            "1d",
+            "--task",
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    task
+}
+
+fn tick_at(sb: &Sandbox, at: &str, extra: &[&str]) -> Value {
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", at)
+        .args(["run", "tick", "--all"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let event = json_lines(&output).remove(0);
+    let violations = autoctl::schema::violations("tick-event", &event);
+    assert!(violations.is_empty(), "{event}: {violations:?}");
+    event
+}
+
+fn settle(log: &Path) -> String {
+    std::thread::sleep(Duration::from_millis(300));
+    keys_received(log)
+}
+
+#[test]
+fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    // Without hooks the first look only starts the unchanged count.
+    let event = tick_at(&sb, "2027-03-01T10:00:10Z", &[]);
+    assert_eq!(event["decision"], "continue", "{event}");
+    assert!(event.get("state").is_none(), "no hook records: {event}");
+    // The PermissionRequest and its notification, recorded in the agent's pane.
+    hook_event(
+        &sb,
+        &agent,
+        "permission/05-PermissionRequest-Bash.json",
+        "2027-03-01T10:00:20Z",
+    );
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T10:00:21Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:00:22Z", &[]);
+    assert_eq!(event["state"]["source"], "hook", "{event}");
+    assert_eq!(event["state"]["state"], "waiting-for-permission");
+    assert_eq!(event["state"]["tool"], "Bash");
+    assert_ne!(
+        event["decision"], "continue",
+        "decided at once, not after 3 heartbeats: {event}"
+    );
+    assert!(
+        matches!(event["decision"].as_str(), Some("answer" | "escalate")),
+        "{event}"
+    );
+    let status = sb
+        .cmd()
+        .args(["run", "status", "--format", "json", "--session", "agent"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        text.contains("(from hook)"),
+        "run status shows the source: {text}"
+    );
+    let _ = settle(&log);
+}
+
+#[test]
+fn a_stale_hook_state_falls_back_to_the_screen() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T10:00:01Z",
+    );
+    // An hour later, past the freshness bound.
+    let event = tick_at(&sb, "2027-03-01T11:00:00Z", &[]);
+    assert_eq!(event["state"]["source"], "screen", "{event}");
+    assert_eq!(event["state"]["stale"], true);
+    assert_eq!(
+        event["decision"], "continue",
+        "the screen's own threshold: {event}"
+    );
+    // A tighter bound does the same to a minute-old state.
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T11:00:01Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T11:01:02Z", &["--hook-fresh", "1m"]);
+    assert_eq!(event["state"]["source"], "screen", "{event}");
+    assert_eq!(settle(&log), "", "nothing typed");
+}
+
+#[test]
+fn idle_hooks_and_a_destructive_menu_escalate_at_once() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", RM_RF);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    let event = tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
+    assert_eq!(event["decision"], "escalate", "{event}");
+    assert!(
+        event["state"]["disagreement"]
+            .as_str()
+            .unwrap()
+            .contains("hooks say idle"),
+        "{event}"
+    );
+    assert_eq!(settle(&log), "", "never typed into");
+}
+
+#[test]
+fn a_harmless_prompt_the_hooks_do_not_report_is_not_answered() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    // The hooks say the agent is working: the menu on screen contradicts them.
+    hook_event(
+        &sb,
+        &agent,
+        "session/03-UserPromptSubmit.json",
+        "2027-03-01T10:00:01Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
+    assert_eq!(event["decision"], "escalate", "{event}");
+    assert_eq!(
+        settle(&log),
+        "",
+        "a prompt the channels disagree on is never answered"
+    );
+}
+
+#[test]
+fn reasoning_loop_messages_come_from_the_stop_hook() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    // Five different model messages from a real Stop-hook loop: never a reasoning loop.
+    for (i, stop) in ["04", "06", "07", "08", "09"].iter().enumerate() {
+        hook_event(
+            &sb,
+            &agent,
+            &format!("stop-loop/{stop}-Stop.json"),
+            &format!("2027-03-01T10:0{i}:00Z"),
+        );
+        let event = tick_at(&sb, &format!("2027-03-01T10:0{i}:01Z"), &[]);
+        assert_ne!(event["decision"], "stop", "{event}");
+        assert_eq!(event["run"]["message_repeats"], 1, "{event}");
+    }
+    // The same message three Stops in a row is one.
+    for i in 5..8 {
+        hook_event(
+            &sb,
+            &agent,
+            "stop-loop/09-Stop.json",
+            &format!("2027-03-01T10:0{i}:00Z"),
+        );
+    }
+    let event = tick_at(&sb, "2027-03-01T10:08:00Z", &[]);
+    assert_eq!(event["decision"], "stop", "{event}");
+    assert_eq!(event["run"]["stop_reason"], "reasoning_loop");
+    assert_eq!(settle(&log), "");
+}
+
+#[test]
+fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    // The status line reports 72% of the context used.
+    let (tmux_var, pane) = pane_env(&sb, &agent);
+    let status = fs::read(recorded("big-context/statusline-05.json")).unwrap();
+    let mut child = sb
+        .std_cmd()
+        .env("TMUX", &tmux_var)
+        .env("TMUX_PANE", &pane)
+        .env("AUTOCTL_NOW", "2027-03-01T10:00:01Z")
+        .args(["statusline"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&status).unwrap();
+    assert!(child.wait().unwrap().success());
+    let event = tick_at(&sb, "2027-03-01T10:00:02Z", &["--compact-at", "80"]);
+    assert_eq!(event["state"]["context_percent"], 72, "{event}");
+    assert_ne!(event["decision"], "answer", "72% < 80%: {event}");
+    let event = tick_at(&sb, "2027-03-01T10:00:03Z", &[]);
+    assert_eq!(event["decision"], "answer", "{event}");
+    assert!(event["reasons"].to_string().contains("compact"), "{event}");
+    assert_eq!(settle(&log), "/compact\n");
+    // Still idle and still at 72%: not typed again.
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:04Z");
+    let event = tick_at(&sb, "2027-03-01T10:00:05Z", &[]);
+    assert_ne!(event["decision"], "answer", "{event}");
+    assert_eq!(settle(&log), "/compact\n");
+}
