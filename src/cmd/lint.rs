@@ -8,8 +8,8 @@ use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 
-use crate::error::{Reported as AlreadyReported, Verdict};
-use crate::lint::format::{self, Format, Reported};
+use crate::error::{Reported, Verdict};
+use crate::lint::format::{self, Format, Rated};
 use crate::lint::rules::{self, ALL_WARNINGS, RULES, Severity};
 use crate::lint::{Policy, sort_findings, walk};
 use crate::output;
@@ -135,12 +135,12 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
     }
     let mut findings = outcome.findings;
     sort_findings(&mut findings);
-    let reported: Vec<Reported> = findings
+    let reported: Vec<Rated> = findings
         .into_iter()
         .filter_map(|finding| {
             policy
                 .severity(finding.rule)
-                .map(|severity| Reported { finding, severity })
+                .map(|severity| Rated { finding, severity })
         })
         .collect();
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
@@ -159,7 +159,7 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
             outcome.failures,
             if outcome.failures == 1 { "" } else { "s" }
         ));
-        return Err(AlreadyReported.into());
+        return Err(Reported.into());
     }
     if args.format == Format::Text {
         output::note(&summary(errors, warnings, outcome.modules, outcome.roots));

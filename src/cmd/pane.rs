@@ -15,7 +15,7 @@ use crate::duration;
 use crate::error::Verdict;
 use crate::output;
 use crate::pane::Agent;
-use crate::pane::classify::{self, Classification, Context as ClassifyContext, Screen};
+use crate::pane::classify::{self, Classification, Lens, Screen};
 use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
 use crate::pane::reset::Zone;
 use crate::pane::rules::{self, RuleSet};
@@ -347,7 +347,7 @@ fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> 
             Screen::from_text(&snap.text, Some(snap.pane.command))
         }
     };
-    let ctx = ClassifyContext {
+    let ctx = Lens {
         agent: args.agent,
         now: match args.now {
             Some(now) => now,

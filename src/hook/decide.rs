@@ -35,7 +35,7 @@ pub enum Found {
 
 /// What one Stop observed, gathered by the edge.
 #[derive(Debug, Clone)]
-pub struct Observation {
+pub struct StopObservation {
     pub session: String,
     pub completion: Option<Found>,
     /// tool_use blocks in the turn that just ended; `None` when unknown (no transcript).
@@ -85,7 +85,7 @@ impl Kind {
 
 /// The answer to one Stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub struct StopDecision {
     pub kind: Kind,
     /// Shown to the user (`systemMessage`).
     pub message: String,
@@ -97,9 +97,9 @@ pub struct Decision {
     pub teardown: bool,
 }
 
-impl Decision {
-    fn stand_aside(kind: Kind, message: String) -> Decision {
-        Decision {
+impl StopDecision {
+    fn stand_aside(kind: Kind, message: String) -> StopDecision {
+        StopDecision {
             kind,
             message,
             prompt: None,
@@ -142,7 +142,7 @@ pub fn foreign(
     state: &LoopState,
     session: &str,
     holder: Option<&Observed>,
-) -> Option<Decision> {
+) -> Option<StopDecision> {
     let bound = bound_session(config, state)?;
     if bound == session || takeover(config, state, session, holder).is_some() {
         return None;
@@ -151,7 +151,7 @@ pub fn foreign(
         .filter(|held| held.record.owner == owner_tag(bound))
         .map(|held| format!(", last heartbeat {} ago", crate::lock::human_age(held.age)))
         .unwrap_or_default();
-    Some(Decision::stand_aside(
+    Some(StopDecision::stand_aside(
         Kind::ForeignSession,
         format!(
             "autoctl loop: not continuing this session: the loop belongs to session \
@@ -169,16 +169,16 @@ pub fn owner_tag(session: &str) -> String {
 pub fn decide(
     config: &LoopConfig,
     state: &LoopState,
-    obs: Observation,
+    obs: StopObservation,
     now: DateTime<Utc>,
-) -> Decision {
+) -> StopDecision {
     if obs.took_over.is_none()
         && let Some(decision) = foreign(config, state, &obs.session, None)
     {
         return decision;
     }
     if let Some(holder) = &obs.lock_conflict {
-        return Decision::stand_aside(
+        return StopDecision::stand_aside(
             Kind::LockConflict,
             format!(
                 "autoctl loop: not continuing: the loop lock is held by {}",
@@ -187,7 +187,7 @@ pub fn decide(
         );
     }
     if let (Some(_), Some(problem)) = (config.budget, &obs.transcript_problem) {
-        return Decision::stand_aside(
+        return StopDecision::stand_aside(
             Kind::Paused,
             format!("autoctl loop: paused: cannot measure the token budget: {problem}"),
         );
@@ -221,7 +221,7 @@ pub fn decide(
             at: stamp.clone(),
             message: message.clone(),
         });
-        Decision {
+        StopDecision {
             kind,
             message,
             prompt: None,
@@ -297,7 +297,7 @@ pub fn decide(
                  done, end your final message with this line on its own: {})",
                 config.max_iterations, config.sentinel
             );
-            Decision {
+            StopDecision {
                 kind: Kind::Continue,
                 message,
                 prompt: Some(prompt),
@@ -305,7 +305,7 @@ pub fn decide(
                 teardown: false,
             }
         }
-        Err(why) => Decision {
+        Err(why) => StopDecision {
             kind: Kind::Paused,
             message: format!(
                 "autoctl loop: paused after {turns} iteration{}: {why} (fix it and the next \
@@ -342,8 +342,8 @@ mod tests {
         }
     }
 
-    fn obs(session: &str) -> Observation {
-        Observation {
+    fn obs(session: &str) -> StopObservation {
+        StopObservation {
             session: session.to_string(),
             completion: None,
             tool_uses: Some(1),

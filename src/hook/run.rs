@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::decide::{self, Decision, Found, Kind, Observation};
+use super::decide::{self, Found, Kind, StopDecision, StopObservation};
 use super::input::HookInput;
 use super::prompt;
 use super::quota;
@@ -114,7 +114,7 @@ impl Outcome {
     }
 }
 
-fn from_decision(decision: &Decision, warnings: Vec<String>) -> Outcome {
+fn from_decision(decision: &StopDecision, warnings: Vec<String>) -> Outcome {
     Outcome {
         kind: decision.kind.as_str().to_string(),
         message: Some(decision.message.clone()),
@@ -246,7 +246,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
                 })
                 .then_some(Found::Transcript)
         });
-    let observation = Observation {
+    let observation = StopObservation {
         session: session.to_string(),
         completion,
         tool_uses: seen.scan.as_ref().map(|scan| scan.tool_uses),
@@ -282,7 +282,7 @@ fn bad_state(problem: &str) -> Outcome {
 /// Write what the decision says. The state is written before anything is printed: a block
 /// whose iteration was not recorded could repeat forever.
 fn apply(
-    decision: &Decision,
+    decision: &StopDecision,
     dir: &LoopDir,
     lock: &HeartbeatLock,
     claim: &Claim,

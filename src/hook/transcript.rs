@@ -658,7 +658,6 @@ pub fn open(path: &Path) -> io::Result<Opened> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::io::Cursor as Mem;
 
     fn small() -> Limits {
         Limits {
@@ -669,7 +668,7 @@ mod tests {
     }
 
     fn all_lines(data: &[u8], limits: &Limits) -> Vec<Line> {
-        let mut lines = ReverseLines::new(Mem::new(data), data.len() as u64, limits);
+        let mut lines = ReverseLines::new(std::io::Cursor::new(data), data.len() as u64, limits);
         let mut out = Vec::new();
         while let Some(line) = lines.next_line().unwrap() {
             out.push(line);
@@ -744,7 +743,7 @@ mod tests {
     fn scan(lines: &[String]) -> TurnScan {
         let data = lines.join("\n") + "\n";
         scan_last_turn(
-            Mem::new(data.as_bytes()),
+            std::io::Cursor::new(data.as_bytes()),
             data.len() as u64,
             &Limits::default(),
         )
@@ -831,7 +830,7 @@ mod tests {
         data.push_str(&partial[..20]);
         let mut cursor = Cursor::default();
         let got = account(
-            Mem::new(data.as_bytes()),
+            std::io::Cursor::new(data.as_bytes()),
             &mut cursor,
             data.len() as u64,
             &Limits::default(),
@@ -852,7 +851,7 @@ mod tests {
         data.push_str(&partial[20..]);
         data.push('\n');
         let more = account(
-            Mem::new(data.as_bytes()),
+            std::io::Cursor::new(data.as_bytes()),
             &mut cursor,
             data.len() as u64,
             &Limits::default(),
@@ -864,7 +863,7 @@ mod tests {
         data.push_str(&assistant("m3", tool_use(), 130));
         data.push('\n');
         let again = account(
-            Mem::new(data.as_bytes()),
+            std::io::Cursor::new(data.as_bytes()),
             &mut cursor,
             data.len() as u64,
             &Limits::default(),

@@ -15,7 +15,7 @@ use super::rules::{self, RULES, Severity};
 
 /// A finding with the severity the policy gave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reported {
+pub struct Rated {
     pub finding: Finding,
     pub severity: Severity,
 }
@@ -35,7 +35,7 @@ pub enum Format {
 }
 
 /// Write the findings in a format.
-pub fn write(format: Format, reported: &[Reported], out: &mut impl Write) -> io::Result<()> {
+pub fn write(format: Format, reported: &[Rated], out: &mut impl Write) -> io::Result<()> {
     match format {
         Format::Text => {
             for item in reported {
@@ -66,7 +66,7 @@ pub fn display_path(path: &Path) -> String {
     crate::output::printable(&path.to_string_lossy())
 }
 
-fn position(item: &Reported) -> String {
+fn position(item: &Rated) -> String {
     match (item.finding.line, item.finding.column) {
         (Some(line), Some(column)) => format!(":{line}:{column}"),
         (Some(line), None) => format!(":{line}"),
@@ -75,7 +75,7 @@ fn position(item: &Reported) -> String {
 }
 
 /// `PATH:LINE:COL: error[RULE]: message`.
-pub fn text_line(item: &Reported) -> String {
+pub fn text_line(item: &Rated) -> String {
     format!(
         "{}{}: {}[{}]: {}",
         display_path(&item.finding.path),
@@ -98,8 +98,8 @@ struct JsonFinding {
     message: String,
 }
 
-impl From<&Reported> for JsonFinding {
-    fn from(item: &Reported) -> Self {
+impl From<&Rated> for JsonFinding {
+    fn from(item: &Rated) -> Self {
         JsonFinding {
             path: item.finding.path.to_string_lossy().into_owned(),
             line: item.finding.line,
@@ -128,7 +128,7 @@ fn github_escape(text: &str, property: bool) -> String {
 }
 
 /// `::error file=PATH,line=L,col=C,title=RULE::message`.
-pub fn github_line(item: &Reported) -> String {
+pub fn github_line(item: &Rated) -> String {
     let finding = &item.finding;
     let mut properties = vec![format!(
         "file={}",
@@ -177,7 +177,7 @@ pub fn artifact_location(path: &Path) -> Value {
 }
 
 /// The SARIF 2.1.0 log of a run.
-pub fn sarif(reported: &[Reported]) -> Value {
+pub fn sarif(reported: &[Rated]) -> Value {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|rule| {
@@ -234,12 +234,12 @@ mod tests {
     use proptest::prelude::*;
     use std::ffi::OsStr;
 
-    fn item(path: &str, line: Option<usize>, message: &str) -> Reported {
+    fn item(path: &str, line: Option<usize>, message: &str) -> Rated {
         let mut finding = Finding::new(&rules::INDEX_STATUS, path, message);
         if let Some(line) = line {
             finding = finding.at(line, Some(9));
         }
-        Reported {
+        Rated {
             finding,
             severity: Severity::Error,
         }

@@ -11,6 +11,7 @@
 
 pub mod deps;
 pub mod format;
+pub mod front_matter;
 pub mod git;
 pub mod module;
 pub mod root_index;

@@ -67,7 +67,7 @@ fn trim_trailing_blank(lines: &mut Vec<String>) {
 /// What the classifier needs besides the screen: whose screen it is and the clock (quota
 /// reset times are relative to now).
 #[derive(Debug, Clone, Copy)]
-pub struct Context {
+pub struct Lens {
     pub agent: Agent,
     pub now: DateTime<Utc>,
     pub zone: Zone,
@@ -169,7 +169,7 @@ struct Found<'s> {
 }
 
 /// Classify a screen with a rule set.
-pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Context) -> Classification {
+pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification {
     let view = View::new(&screen.lines);
     let foreground = screen.foreground.as_deref().filter(|f| !f.is_empty());
     let mut passed_over = Vec::new();
@@ -312,7 +312,7 @@ fn decide(
     found: &Found<'_>,
     view: &View<'_>,
     rules: &RuleSet,
-    ctx: &Context,
+    ctx: &Lens,
 ) -> Classification {
     let mut action = rule.action;
     let mut destructive = rule.def.destructive.unwrap_or(false);
@@ -526,7 +526,7 @@ pub fn check_examples(rules: &RuleSet, now: DateTime<Utc>) -> Vec<ExampleFailure
     let mut failures = Vec::new();
     let run = |example: &Example| {
         let screen = Screen::from_text(&example.screen, example.foreground.clone());
-        let ctx = Context {
+        let ctx = Lens {
             agent: example.agent.unwrap_or_default(),
             now,
             zone: Zone::Utc,
@@ -579,7 +579,7 @@ mod tests {
     }
 
     fn classify_text(text: &str, agent: Agent, foreground: Option<&str>) -> Classification {
-        let ctx = Context {
+        let ctx = Lens {
             agent,
             now: now(),
             zone: Zone::Utc,
@@ -948,7 +948,7 @@ mod tests {
     fn binary_garbage_classifies_as_unknown() {
         let garbage: Vec<u8> = (1u8..=255).cycle().take(4096).collect();
         let screen = Screen::from_reader(&garbage[..], None).unwrap();
-        let ctx = Context {
+        let ctx = Lens {
             agent: Agent::Claude,
             now: now(),
             zone: Zone::Utc,

@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::classify::{self, Classification, Context, Screen};
+use super::classify::{self, Classification, Lens, Screen};
 use super::message::{self, Messages};
 use super::reset::Zone;
 use super::rules::RuleSet;
@@ -44,7 +44,7 @@ pub fn view(
     now: DateTime<Utc>,
     zone: Zone,
 ) -> PaneView {
-    let ctx = Context { agent, now, zone };
+    let ctx = Lens { agent, now, zone };
     let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
     PaneView {
         pane_id: snap.pane.id.clone(),

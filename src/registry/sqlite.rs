@@ -24,7 +24,7 @@ use crate::supervise::stall::StallState;
 
 use super::DB_FILE;
 use crate::pane::Agent;
-use crate::supervise::run::{Mode, NewRun, Run, SeenSignal, Status, Step};
+use crate::supervise::run::{DispatchStep, Mode, NewRun, Run, SeenSignal, Status};
 use crate::supervise::stall::Limits;
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
 use crate::time::{Time, format_time, parse_time, plus};
@@ -719,8 +719,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
                 .map(|v| u64::try_from(v).unwrap_or(0)),
         })
     };
-    let step = |next: &str, checkpoint: &str| -> rusqlite::Result<Option<Step>> {
-        Ok(opt_text(next)?.map(|next| Step {
+    let step = |next: &str, checkpoint: &str| -> rusqlite::Result<Option<DispatchStep>> {
+        Ok(opt_text(next)?.map(|next| DispatchStep {
             next,
             checkpoint: text(checkpoint).unwrap_or_default(),
         }))
@@ -862,11 +862,11 @@ mod tests {
             step_since: Some("2026-01-01T00:00:04Z".into()),
             step_waited_base: 7,
         };
-        run.pending = Some(Step {
+        run.pending = Some(DispatchStep {
             next: "check".into(),
             checkpoint: "post-exec".into(),
         });
-        run.dispatched = Some(Step {
+        run.dispatched = Some(DispatchStep {
             next: "exec".into(),
             checkpoint: String::new(),
         });

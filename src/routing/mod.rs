@@ -98,7 +98,7 @@ impl Route {
 
 /// The answer of a routing question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Decision {
+pub struct NextStep {
     /// The next step, or `(stop)`.
     pub next: String,
     /// The checkpoint the next step runs at ("" for none).
@@ -118,7 +118,7 @@ pub struct Retry {
     pub limit: u32,
 }
 
-impl Decision {
+impl NextStep {
     pub fn is_stop(&self) -> bool {
         self.next == STOP
     }
@@ -127,7 +127,7 @@ impl Decision {
 /// What a table says about a (step, result, checkpoint).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
-    Next(Decision),
+    Next(NextStep),
     /// The table names this pair as invalid.
     Rejected {
         reason: String,
@@ -172,7 +172,7 @@ impl Table {
                 retry: Some(limit),
                 rationale,
                 ..
-            }) if attempt <= *limit => Lookup::Next(Decision {
+            }) if attempt <= *limit => Lookup::Next(NextStep {
                 next: step.to_string(),
                 checkpoint: checkpoint.to_string(),
                 rationale: format!("{rationale}: retry {step} ({attempt} of {limit})"),
@@ -181,7 +181,7 @@ impl Table {
                     limit: *limit,
                 }),
             }),
-            Some(route) => Lookup::Next(Decision {
+            Some(route) => Lookup::Next(NextStep {
                 next: route.next.clone().unwrap_or_else(|| STOP.to_string()),
                 checkpoint: route.next_checkpoint.clone().unwrap_or_default(),
                 rationale: match route.retry {

@@ -1,6 +1,6 @@
 //! The run model: one supervised loop ([`Run`]) and what it is made of — where it is in its
 //! life ([`Status`]), who drives it ([`Mode`]), the last signal seen ([`SeenSignal`]), the
-//! step dispatch mode types ([`Step`]), its stall limits ([`stall::Limits`]) and the seeds' defaults.
+//! step dispatch mode types ([`DispatchStep`]), its stall limits ([`stall::Limits`]) and the seeds' defaults.
 //!
 //! These are the supervisor's own types; storage ([`crate::registry`]) keeps them and
 //! depends on this module, never the reverse.
@@ -107,7 +107,7 @@ pub struct SeenSignal {
 
 /// A step waiting to be typed, or typed (dispatch mode).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
+pub struct DispatchStep {
     pub next: String,
     pub checkpoint: String,
 }
@@ -159,8 +159,8 @@ pub struct Run {
     pub stall: StallState,
 
     /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
-    pub pending: Option<Step>,
-    pub dispatched: Option<Step>,
+    pub pending: Option<DispatchStep>,
+    pub dispatched: Option<DispatchStep>,
     pub dispatched_at: Option<Time>,
     pub dispatch_count: u64,
     /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a

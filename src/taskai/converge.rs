@@ -22,7 +22,7 @@ pub const HISTORY_VERSION: &str = "v1";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Verdict {
+pub enum Ruling {
     /// Convergence rose; keep going with the next sub-stage.
     Accept,
     /// Convergence rose to the satisfaction bar: final report.
@@ -33,18 +33,18 @@ pub enum Verdict {
     Exhausted,
 }
 
-impl Verdict {
+impl Ruling {
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Accept => "ACCEPT",
-            Verdict::Satisfied => "SATISFIED",
-            Verdict::Rollback => "ROLLBACK",
-            Verdict::Exhausted => "EXHAUSTED",
+            Ruling::Accept => "ACCEPT",
+            Ruling::Satisfied => "SATISFIED",
+            Ruling::Rollback => "ROLLBACK",
+            Ruling::Exhausted => "EXHAUSTED",
         }
     }
 
     pub fn accepted(self) -> bool {
-        matches!(self, Verdict::Accept | Verdict::Satisfied)
+        matches!(self, Ruling::Accept | Ruling::Satisfied)
     }
 }
 
@@ -131,7 +131,7 @@ pub struct ConvergeInput {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ConvergeDecision {
-    pub verdict: Verdict,
+    pub verdict: Ruling,
     pub accepted: bool,
     pub previous: Score,
     pub current: Score,
@@ -171,9 +171,9 @@ pub fn decide(
             h.last_update = now.to_string();
         }
         if input.current >= input.satisfied {
-            Verdict::Satisfied
+            Ruling::Satisfied
         } else {
-            Verdict::Accept
+            Ruling::Accept
         }
     } else {
         if let Some(h) = updated.as_mut() {
@@ -192,33 +192,33 @@ pub fn decide(
         }
         let excluded_count = updated.as_ref().map_or(0, |h| h.excluded.len());
         if input.max_rollbacks.is_some_and(|max| excluded_count >= max) {
-            Verdict::Exhausted
+            Ruling::Exhausted
         } else {
-            Verdict::Rollback
+            Ruling::Rollback
         }
     };
     let (next, reason) = match verdict {
-        Verdict::Satisfied => (
+        Ruling::Satisfied => (
             "final-report",
             format!(
                 "{comparison}, at or above the satisfaction bar {}: task satisfied, final report",
                 input.satisfied
             ),
         ),
-        Verdict::Accept => (
+        Ruling::Accept => (
             "next-stage",
             format!(
                 "{comparison}, below the satisfaction bar {}: accept, then generate the next sub-stage target",
                 input.satisfied
             ),
         ),
-        Verdict::Rollback => (
+        Ruling::Rollback => (
             "regenerate",
             format!(
                 "{comparison}: roll back, exclude this direction, regenerate the sub-stage target"
             ),
         ),
-        Verdict::Exhausted => (
+        Ruling::Exhausted => (
             "stop",
             format!(
                 "{comparison}: all {} allowed directions are excluded; stop and report to the user",
@@ -272,12 +272,12 @@ mod tests {
     #[test]
     fn the_seed_rules_row_by_row() {
         let rows = [
-            ("0.50", "0.60", Verdict::Accept, "next-stage"), // > previous, < 0.95
-            ("0.90", "0.95", Verdict::Satisfied, "final-report"), // > previous, ≥ 0.95
-            ("0.96", "0.99", Verdict::Satisfied, "final-report"),
-            ("0.60", "0.60", Verdict::Rollback, "regenerate"), // = previous is not a rise
-            ("0.60", "0.55", Verdict::Rollback, "regenerate"),
-            ("0.97", "0.96", Verdict::Rollback, "regenerate"), // above the bar but falling
+            ("0.50", "0.60", Ruling::Accept, "next-stage"), // > previous, < 0.95
+            ("0.90", "0.95", Ruling::Satisfied, "final-report"), // > previous, ≥ 0.95
+            ("0.96", "0.99", Ruling::Satisfied, "final-report"),
+            ("0.60", "0.60", Ruling::Rollback, "regenerate"), // = previous is not a rise
+            ("0.60", "0.55", Ruling::Rollback, "regenerate"),
+            ("0.97", "0.96", Ruling::Rollback, "regenerate"), // above the bar but falling
         ];
         for (previous, current, verdict, next) in rows {
             let (decision, _) = decide(&input(previous, current), None, NOW);
@@ -293,7 +293,7 @@ mod tests {
         gate.max_rollbacks = Some(2);
         let (first, h) = decide(&gate, Some(&history), NOW);
         history = h.unwrap();
-        assert_eq!(first.verdict, Verdict::Rollback);
+        assert_eq!(first.verdict, Ruling::Rollback);
         assert_eq!(history.excluded.len(), 1);
         // The same direction again is flagged and not listed twice.
         gate.direction = Some("Cache  the PARSER".into());
@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(history.excluded.len(), 1);
         gate.direction = Some("rewrite the lexer".into());
         let (last, h) = decide(&gate, Some(&history), NOW);
-        assert_eq!(last.verdict, Verdict::Exhausted);
+        assert_eq!(last.verdict, Ruling::Exhausted);
         assert_eq!(last.next, "stop");
         assert_eq!(h.unwrap().excluded.len(), 2);
     }
@@ -328,7 +328,7 @@ mod tests {
             };
             let (d, _) = decide(&gate, None, NOW);
             prop_assert_eq!(d.accepted, c > p);
-            prop_assert_eq!(d.verdict == Verdict::Satisfied, c > p && c >= bar);
+            prop_assert_eq!(d.verdict == Ruling::Satisfied, c > p && c >= bar);
         }
     }
 }

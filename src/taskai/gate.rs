@@ -94,18 +94,18 @@ impl Checkpoint {
         }
     }
 
-    fn pass_verdict(self) -> Verdict {
+    fn pass_verdict(self) -> Grade {
         match self {
-            Checkpoint::PostPlan => Verdict::Pass,
-            Checkpoint::MidExec => Verdict::Continue,
-            Checkpoint::PostExec => Verdict::Accept,
+            Checkpoint::PostPlan => Grade::Pass,
+            Checkpoint::MidExec => Grade::Continue,
+            Checkpoint::PostExec => Grade::Accept,
         }
     }
 
-    fn fail_verdict(self) -> Verdict {
+    fn fail_verdict(self) -> Grade {
         match self {
-            Checkpoint::PostPlan => Verdict::NeedsRevision,
-            Checkpoint::MidExec | Checkpoint::PostExec => Verdict::NeedsFix,
+            Checkpoint::PostPlan => Grade::NeedsRevision,
+            Checkpoint::MidExec | Checkpoint::PostExec => Grade::NeedsFix,
         }
     }
 }
@@ -119,7 +119,7 @@ impl fmt::Display for Checkpoint {
 /// The check's answer, spelled the way `.auto-signal` results are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Verdict {
+pub enum Grade {
     Pass,
     NeedsRevision,
     Continue,
@@ -130,37 +130,37 @@ pub enum Verdict {
     Blocked,
 }
 
-impl Verdict {
+impl Grade {
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Pass => "PASS",
-            Verdict::NeedsRevision => "NEEDS_REVISION",
-            Verdict::Continue => "CONTINUE",
-            Verdict::NeedsFix => "NEEDS_FIX",
-            Verdict::Replan => "REPLAN",
-            Verdict::Accept => "ACCEPT",
-            Verdict::Blocked => "BLOCKED",
+            Grade::Pass => "PASS",
+            Grade::NeedsRevision => "NEEDS_REVISION",
+            Grade::Continue => "CONTINUE",
+            Grade::NeedsFix => "NEEDS_FIX",
+            Grade::Replan => "REPLAN",
+            Grade::Accept => "ACCEPT",
+            Grade::Blocked => "BLOCKED",
         }
     }
 
     /// Does the work go forward?
     pub fn passes(self) -> bool {
-        matches!(self, Verdict::Pass | Verdict::Continue | Verdict::Accept)
+        matches!(self, Grade::Pass | Grade::Continue | Grade::Accept)
     }
 
     /// An order in which a higher score never gives a lower rank (for the monotonicity
     /// property): stopping < going back to planning < fixing in place < passing.
     pub fn rank(self) -> u8 {
         match self {
-            Verdict::Blocked => 0,
-            Verdict::Replan => 1,
-            Verdict::NeedsRevision | Verdict::NeedsFix => 2,
-            Verdict::Pass | Verdict::Continue | Verdict::Accept => 3,
+            Grade::Blocked => 0,
+            Grade::Replan => 1,
+            Grade::NeedsRevision | Grade::NeedsFix => 2,
+            Grade::Pass | Grade::Continue | Grade::Accept => 3,
         }
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for Grade {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -204,7 +204,7 @@ pub struct Dimension {
 #[derive(Debug, Clone, Serialize)]
 pub struct GateDecision {
     pub checkpoint: Checkpoint,
-    pub verdict: Verdict,
+    pub verdict: Grade,
     pub pass: bool,
     /// True when the loop must stop and notify the user.
     pub stop: bool,
@@ -270,7 +270,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
         )
     } else if input.attempt > limit {
         (
-            Verdict::Blocked,
+            Grade::Blocked,
             format!(
                 "{comparison}{failing}; retry limit exceeded ({limit} {} already tried): stop and notify the user",
                 cp.retry_noun(limit),
@@ -281,16 +281,16 @@ pub fn decide(input: &GateInput) -> GateDecision {
         let replan = cp != Checkpoint::PostPlan
             && input.replan_below.is_some_and(|floor| overall.below(floor));
         let verdict = if replan {
-            Verdict::Replan
+            Grade::Replan
         } else {
             cp.fail_verdict()
         };
         let what = match verdict {
-            Verdict::Replan => format!(
+            Grade::Replan => format!(
                 "below the replan floor {}: back to planning",
                 input.replan_below.unwrap_or(Score::ZERO)
             ),
-            Verdict::NeedsRevision => "revise the plan".to_string(),
+            Grade::NeedsRevision => "revise the plan".to_string(),
             _ => "fix".to_string(),
         };
         (
@@ -307,7 +307,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
         checkpoint: cp,
         verdict,
         pass: verdict.passes(),
-        stop: verdict == Verdict::Blocked,
+        stop: verdict == Grade::Blocked,
         score: mean,
         dimensions,
         threshold: input.threshold,
@@ -317,7 +317,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
         retry_limit_source: input.retry_limit_source,
         retries_left,
         reason,
-        notify: (verdict == Verdict::Blocked).then(|| cp.notification().to_string()),
+        notify: (verdict == Grade::Blocked).then(|| cp.notification().to_string()),
     }
 }
 
@@ -387,7 +387,7 @@ mod tests {
             assert_eq!(last.verdict.name(), fail, "{cp} last allowed retry");
             assert_eq!(last.retries_left, 0);
             let over = decide(&input(cp, &below, limit + 1));
-            assert_eq!(over.verdict, Verdict::Blocked, "{cp} limit exceeded");
+            assert_eq!(over.verdict, Grade::Blocked, "{cp} limit exceeded");
             assert!(over.stop && !over.pass);
             assert_eq!(over.notify.as_deref(), Some(notify));
             assert!(
@@ -403,10 +403,10 @@ mod tests {
         let mut gate = input(Checkpoint::PostExec, "0", 1);
         gate.scores = ["0.9", "0.9", "0.9", "0.6", "0.6", "0.6"].map(s).to_vec();
         let decision = decide(&gate);
-        assert_eq!(decision.verdict, Verdict::Accept, "mean 0.75 = threshold");
+        assert_eq!(decision.verdict, Grade::Accept, "mean 0.75 = threshold");
         gate.scores[0] = s("0.8999");
         let decision = decide(&gate);
-        assert_eq!(decision.verdict, Verdict::NeedsFix);
+        assert_eq!(decision.verdict, Grade::NeedsFix);
         assert!(
             decision.reason.contains("below threshold: D4, D5, D6"),
             "{}",
@@ -421,32 +421,32 @@ mod tests {
         for cp in [Checkpoint::MidExec, Checkpoint::PostExec] {
             let mut gate = input(cp, "0.30", 1);
             gate.replan_below = Some(s("0.4"));
-            assert_eq!(decide(&gate).verdict, Verdict::Replan, "{cp}");
+            assert_eq!(decide(&gate).verdict, Grade::Replan, "{cp}");
             gate.scores = vec![s("0.4")];
             assert_eq!(
                 decide(&gate).verdict,
-                Verdict::NeedsFix,
+                Grade::NeedsFix,
                 "{cp}: at the floor is a fix"
             );
             gate.attempt = 9;
             assert_eq!(
                 decide(&gate).verdict,
-                Verdict::Blocked,
+                Grade::Blocked,
                 "{cp}: replans count as retries"
             );
         }
         let mut gate = input(Checkpoint::PostPlan, "0.1", 1);
         gate.replan_below = Some(s("0.5"));
-        assert_eq!(decide(&gate).verdict, Verdict::NeedsRevision);
+        assert_eq!(decide(&gate).verdict, Grade::NeedsRevision);
     }
 
     #[test]
     fn a_zero_retry_limit_stops_at_the_first_failure() {
         let mut gate = input(Checkpoint::MidExec, "0.1", 1);
         gate.retry_limit = 0;
-        assert_eq!(decide(&gate).verdict, Verdict::Blocked);
+        assert_eq!(decide(&gate).verdict, Grade::Blocked);
         gate.scores = vec![s("0.9")];
-        assert_eq!(decide(&gate).verdict, Verdict::Continue);
+        assert_eq!(decide(&gate).verdict, Grade::Continue);
     }
 
     fn checkpoint() -> impl Strategy<Value = Checkpoint> {

@@ -15,7 +15,7 @@ use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 /// binary for each screen costs more than the test is worth). The CLI path is covered by the
 /// other tests here.
 fn classify_file(screen: &Path, expect: &Value) -> Value {
-    use autoctl::pane::classify::{Context, Screen, classify};
+    use autoctl::pane::classify::{Lens, Screen, classify};
     let agent = match expect["agent"].as_str().unwrap_or("claude") {
         "generic" => autoctl::pane::Agent::Generic,
         _ => autoctl::pane::Agent::Claude,
@@ -26,7 +26,7 @@ fn classify_file(screen: &Path, expect: &Value) -> Value {
         None => None,
     };
     let now = expect["now"].as_str().unwrap_or("2025-06-23T15:00:00Z");
-    let ctx = Context {
+    let ctx = Lens {
         agent,
         now: chrono::DateTime::parse_from_rfc3339(now).unwrap().to_utc(),
         zone: autoctl::pane::reset::Zone::Utc,

@@ -18,8 +18,8 @@ use crate::pane::{Agent, Class, Key};
 use crate::protocol::signal;
 use crate::supervise::inputs;
 use crate::supervise::stall::{
-    self, Decision, Effects, Limits, Observation, SignalMark, StallState, StatusMark, Step,
-    Verdict, state_file,
+    self, Condition, Diagnosis, Effects, Limits, Response, Sample, SignalMark, StallState,
+    StatusMark, state_file,
 };
 use crate::supervise::tick::Effect;
 use crate::supervise::typing::Answer;
@@ -34,7 +34,7 @@ pub struct CheckOptions {
     /// Where the state is kept (`None`: `$AUTOCTL_STATE_DIR/stall/SOCKET.json`).
     pub state: Option<PathBuf>,
     pub limits: Limits,
-    /// Carry the decision out: type the answer, write `.auto-stop` past the limits.
+    /// Carry the diagnosis out: type the answer, write `.auto-stop` past the limits.
     pub apply: bool,
     /// The task module the (one) pane works on.
     pub task: Option<PathBuf>,
@@ -58,9 +58,9 @@ pub struct CheckReport {
     pub target: String,
     pub pane: String,
     pub foreground: String,
-    pub verdict: Verdict,
+    pub verdict: Condition,
     pub class: Class,
-    pub action: Step,
+    pub action: Response,
     pub applied: bool,
     pub destructive: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -92,7 +92,7 @@ pub struct CheckReport {
 pub struct Checked {
     /// One report per target that could be checked, in order.
     pub reports: Vec<CheckReport>,
-    /// A target could not be checked or its decision not carried out (each said on stderr).
+    /// A target could not be checked or its diagnosis not carried out (each said on stderr).
     pub failed: bool,
     /// Saving the state, done before anything is printed: a reader that goes away early
     /// (`| head -0`) must not cost the counters this heartbeat advanced.
@@ -145,20 +145,20 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             }
         };
         let view = world.view(&snap, options.agent, now);
-        let mut obs = Observation::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        let mut obs = Sample::of(&view, signal.clone(), status.clone(), external_wait.clone());
         // The model's messages from its Stop hooks when they record them (Claude Code's own
         // lines on the screen are not the agent's), else the screen's.
         if let Some(messages) = hook_messages(world, &view, task) {
             obs.messages = Some(messages);
         }
         let before = state.doc.targets.get(target).cloned().unwrap_or_default();
-        let (mut next, mut decision) =
+        let (mut next, mut diagnosis) =
             stall::heartbeat(&before, &obs, now, &options.limits, effects);
         let mut applied = false;
-        if decision.perform {
-            let carried_out = match decision.step {
-                Step::Answer | Step::Continue => {
-                    let keys = if decision.step == Step::Answer {
+        if diagnosis.perform {
+            let carried_out = match diagnosis.response {
+                Response::Answer | Response::Continue => {
+                    let keys = if diagnosis.response == Response::Answer {
                         view.classification.keys.clone()
                     } else {
                         continuation.to_vec()
@@ -172,33 +172,33 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                         if_unchanged: obs
                             .status
                             .as_ref()
-                            .filter(|_| decision.step == Step::Continue)
+                            .filter(|_| diagnosis.response == Response::Continue)
                             .map(|seen| seen.updated_at.clone()),
                     };
                     type_answer(world, &answer, task).map(|typed| match typed {
                         None => {
-                            if let Some(recovery) = &decision.recovery {
+                            if let Some(recovery) = &diagnosis.recovery {
                                 next.recovered(recovery);
                             }
                             applied = true;
                         }
                         // Nothing was typed: the state counts no recovery.
                         Some(why) => {
-                            decision = Decision {
-                                step: Step::None,
+                            diagnosis = Diagnosis {
+                                response: Response::None,
                                 perform: false,
                                 reason: why,
                                 recovery: None,
-                                ..decision.clone()
+                                ..diagnosis.clone()
                             };
                         }
                     })
                 }
-                Step::Stop => {
+                Response::Stop => {
                     let task = task.expect("stop is only performed with --task");
                     let stop = Effect::WriteStop {
-                        reason: decision.stop_reason().to_string(),
-                        message: Some(format!("autoctl stall check: {}", decision.reason)),
+                        reason: diagnosis.stop_reason().to_string(),
+                        message: Some(format!("autoctl stall check: {}", diagnosis.reason)),
                     };
                     // On failure the state keeps the old counters, so the next heartbeat asks
                     // again.
@@ -211,8 +211,8 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 failed = true;
                 continue;
             }
-        } else if decision.step == Step::Stop && task.is_none() {
-            decision
+        } else if diagnosis.response == Response::Stop && task.is_none() {
+            diagnosis
                 .reason
                 .push_str("; pass --task DIR to have .auto-stop written");
         }
@@ -221,7 +221,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             &view,
             &obs,
             &next,
-            &decision,
+            &diagnosis,
             applied,
             &options.limits,
             now,
@@ -286,31 +286,31 @@ fn task_inputs(task: &Path, now: Time) -> (Option<StatusMark>, Option<String>) {
 fn report(
     target: &str,
     view: &PaneView,
-    obs: &Observation,
+    obs: &Sample,
     state: &StallState,
-    decision: &Decision,
+    diagnosis: &Diagnosis,
     applied: bool,
     limits: &Limits,
     now: Time,
     continuation: &[Key],
 ) -> CheckReport {
     let seen: &Classification = &view.classification;
-    let mut reason = decision.reason.clone();
-    if decision.verdict != Verdict::Progress && decision.verdict != Verdict::Unchanged {
+    let mut reason = diagnosis.reason.clone();
+    if diagnosis.condition != Condition::Progress && diagnosis.condition != Condition::Unchanged {
         reason.push_str(&format!(" ({})", seen.reason));
     }
     CheckReport {
         target: target.to_string(),
         pane: view.pane_id.clone(),
         foreground: view.foreground.clone(),
-        verdict: decision.verdict,
+        verdict: diagnosis.condition,
         class: seen.class,
-        action: decision.step,
+        action: diagnosis.response,
         applied,
         destructive: seen.destructive,
-        keys: match decision.step {
-            Step::Answer => seen.keys.clone(),
-            Step::Continue => continuation.to_vec(),
+        keys: match diagnosis.response {
+            Response::Answer => seen.keys.clone(),
+            Response::Continue => continuation.to_vec(),
             _ => Vec::new(),
         },
         rule: seen.rule.clone(),

@@ -21,7 +21,7 @@ use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
 use crate::routing;
 use crate::supervise::inputs;
-use crate::supervise::run::{Mode, Run, Step};
+use crate::supervise::run::{DispatchStep, Mode, Run};
 use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
@@ -393,10 +393,10 @@ fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
 }
 
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
-fn entry_step(run: &Run) -> Result<Step, String> {
+fn entry_step(run: &Run) -> Result<DispatchStep, String> {
     let table = routing::load(&run.table).map_err(|e| format!("{e:#}"))?;
     routing::resume::resume(&table, run.task_path())
-        .map(|entry| Step {
+        .map(|entry| DispatchStep {
             next: entry.next,
             checkpoint: entry.checkpoint,
         })

@@ -1,9 +1,9 @@
 //! Stalls: one heartbeat as a pure function, `heartbeat(state, observation, now, limits,
-//! effects) -> (state', decision)`, shared by `stall check` and `run tick`.
+//! effects) -> (state', diagnosis)`, shared by `stall check` and `run tick`.
 //!
 //! Storage-agnostic on purpose: `stall check` keeps [`StallState`] in a JSON file
 //! ([`state_file`]), `run tick` keeps the same fields in its registry row. The observation is
-//! a plain struct built from one capture ([`Observation::of`]) plus what the task directory
+//! a plain struct built from one capture ([`Sample::of`]) plus what the task directory
 //! says.
 //!
 //! One heartbeat looks at every kind of stall, each in its own module:
@@ -18,9 +18,9 @@
 //!   `step_timeout` makes the pane stalled whatever its hash says.
 //!
 //! Recoveries share one budget (`recoveries_per_iteration`, `recoveries_total`; a new signal
-//! iteration restores the per-iteration part); past it the decision is a stop with
+//! iteration restores the per-iteration part); past it the diagnosis is a stop with
 //! `stall_limit`. A recovery the caller must carry out (typing an answer or a continuation)
-//! is not counted by the heartbeat: the decision carries it as a [`Recovery`], and the caller
+//! is not counted by the heartbeat: the diagnosis carries it as a [`Recovery`], and the caller
 //! counts it with [`StallState::recovered`] once the keys were typed — so keys that were
 //! never sent spend nothing, and the heartbeat runs once.
 
@@ -167,7 +167,7 @@ impl SignalMark {
 
 /// What one capture showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation {
+pub struct Sample {
     /// Normalized screen hash.
     pub hash: String,
     pub class: Class,
@@ -203,7 +203,7 @@ pub enum Hint {
     NowNoAnswer,
 }
 
-impl Observation {
+impl Sample {
     /// What a capture shows, with what the task directory says: its latest signal, its
     /// status time and a wait recorded outside the screen. A dead pane and a program in
     /// front that is not the agent are only observed.
@@ -212,9 +212,9 @@ impl Observation {
         signal: Option<SignalMark>,
         status: Option<StatusMark>,
         external_wait: Option<String>,
-    ) -> Observation {
+    ) -> Sample {
         let c = &view.classification;
-        Observation {
+        Sample {
             hash: view.hash.clone(),
             class: c.class,
             action: c.action,
@@ -270,7 +270,7 @@ impl Default for Limits {
     }
 }
 
-/// Which decisions the caller will carry out. A recovery is only spent (and a stop only
+/// Which diagnoses the caller will carry out. A recovery is only spent (and a stop only
 /// remembered) when it is carried out, so a dry run never consumes the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Effects {
@@ -282,7 +282,7 @@ pub struct Effects {
 /// How the pane is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum Condition {
     /// The screen changed since the last capture.
     Progress,
     /// Unchanged, below the threshold.
@@ -300,7 +300,7 @@ pub enum Verdict {
 /// What to do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Step {
+pub enum Response {
     None,
     Wait,
     Answer,
@@ -309,7 +309,7 @@ pub enum Step {
     /// Type the continuation prompt, if `.status.json`'s `updated_at` is still the one seen
     /// (a step timeout on an idle agent).
     Continue,
-    /// Request a stop (`.auto-stop` with [`Decision::stop_reason`]).
+    /// Request a stop (`.auto-stop` with [`Diagnosis::stop_reason`]).
     Stop,
 }
 
@@ -323,11 +323,11 @@ pub struct Recovery {
     pub restarts_step_clock: Option<DateTime<Utc>>,
 }
 
-/// The decision of one heartbeat.
+/// The diagnosis of one heartbeat.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
-    pub verdict: Verdict,
-    pub step: Step,
+pub struct Diagnosis {
+    pub condition: Condition,
+    pub response: Response,
     /// The caller will carry the step out (per [`Effects`]). A stop is already counted in
     /// the state; a recovery is counted when the caller reports it done (`recovery`).
     pub perform: bool,
@@ -336,20 +336,20 @@ pub struct Decision {
     pub recovery: Option<Recovery>,
 }
 
-impl Decision {
-    /// The `.auto-stop` reason of a [`Step::Stop`].
+impl Diagnosis {
+    /// The `.auto-stop` reason of a [`Response::Stop`].
     pub fn stop_reason(&self) -> &'static str {
-        if self.verdict == Verdict::ReasoningLoop {
+        if self.condition == Condition::ReasoningLoop {
             reasoning::STOP_REASON
         } else {
             "stall_limit"
         }
     }
 
-    fn new(verdict: Verdict, step: Step, reason: impl Into<String>) -> Decision {
-        Decision {
-            verdict,
-            step,
+    fn new(condition: Condition, response: Response, reason: impl Into<String>) -> Diagnosis {
+        Diagnosis {
+            condition,
+            response,
             perform: false,
             reason: reason.into(),
             recovery: None,
@@ -360,11 +360,11 @@ impl Decision {
 /// One heartbeat.
 pub fn heartbeat(
     state: &StallState,
-    obs: &Observation,
+    obs: &Sample,
     now: DateTime<Utc>,
     limits: &Limits,
     effects: Effects,
-) -> (StallState, Decision) {
+) -> (StallState, Diagnosis) {
     let mut next = state.clone();
     next.checks = next.checks.saturating_add(1);
     next.last_check_at = Some(now_timestamp(now));
@@ -418,7 +418,10 @@ pub fn heartbeat(
             Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
             _ => format!("{}: waiting; not a stall", obs.class.as_str()),
         };
-        return (next, Decision::new(Verdict::Waiting, Step::Wait, reason));
+        return (
+            next,
+            Diagnosis::new(Condition::Waiting, Response::Wait, reason),
+        );
     }
     if let Some(since) = next.quota_wait_since.take() {
         let waited = parse_time(&since).map_or(0, |since| seconds(since, now));
@@ -432,8 +435,8 @@ pub fn heartbeat(
     } else {
         next.unchanged = next.unchanged.saturating_add(1);
     }
-    if let Some(decision) = reasoning::check(&mut next, obs, limits, effects) {
-        return (next, decision);
+    if let Some(diagnosis) = reasoning::check(&mut next, obs, limits, effects) {
+        return (next, diagnosis);
     }
     let timed_out = obs
         .status
@@ -441,8 +444,8 @@ pub fn heartbeat(
         .and_then(|_| next.step_elapsed(now))
         .filter(|elapsed| *elapsed >= limits.step_timeout);
     if let Some(elapsed) = timed_out {
-        let decision = step_timeout::check(&mut next, obs, limits, effects, elapsed, now);
-        return (next, decision);
+        let diagnosis = step_timeout::check(&mut next, obs, limits, effects, elapsed, now);
+        return (next, diagnosis);
     }
 
     let act_now = obs.hint != Hint::Screen
@@ -453,7 +456,7 @@ pub fn heartbeat(
     if changed && !act_now {
         return (
             next,
-            Decision::new(Verdict::Progress, Step::None, "the screen changed"),
+            Diagnosis::new(Condition::Progress, Response::None, "the screen changed"),
         );
     }
     if next.unchanged < limits.threshold && !act_now {
@@ -461,23 +464,26 @@ pub fn heartbeat(
             "unchanged {} of {} captures",
             next.unchanged, limits.threshold
         );
-        return (next, Decision::new(Verdict::Unchanged, Step::None, reason));
+        return (
+            next,
+            Diagnosis::new(Condition::Unchanged, Response::None, reason),
+        );
     }
 
     if obs.observe_only {
         return (
             next,
-            Decision::new(
-                Verdict::Stalled,
-                Step::None,
+            Diagnosis::new(
+                Condition::Stalled,
+                Response::None,
                 "stalled, but the program in front is not the agent: observed, never typed into",
             ),
         );
     }
-    let decision = match obs.action {
-        Action::None | Action::Wait => Decision::new(
-            Verdict::Stalled,
-            Step::None,
+    let diagnosis = match obs.action {
+        Action::None | Action::Wait => Diagnosis::new(
+            Condition::Stalled,
+            Response::None,
             format!(
                 "stalled on a {} screen; no recovery applies",
                 obs.class.as_str()
@@ -491,7 +497,7 @@ pub fn heartbeat(
         ),
         Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
     };
-    (next, decision)
+    (next, diagnosis)
 }
 
 #[cfg(test)]
@@ -516,7 +522,7 @@ mod tests {
             let shown =
                 format!("{screen}✻ Cooked for 1s\n\n────────\n❯ \n────────\n  ? for shortcuts\n");
             let marks = MessageMark::of(&crate::pane::message::claude(&shown));
-            let obs = Observation {
+            let obs = Sample {
                 hash: format!("h{i}"),
                 class: Class::Working,
                 action: Action::None,
@@ -528,14 +534,18 @@ mod tests {
                 external_wait: None,
                 hint: Hint::Screen,
             };
-            let (next, decision) = heartbeat(
+            let (next, diagnosis) = heartbeat(
                 &state,
                 &obs,
                 DateTime::from_timestamp(1_800_000_000 + i as i64 * 60, 0).unwrap(),
                 &Limits::default(),
                 Effects::default(),
             );
-            assert_ne!(decision.verdict, Verdict::ReasoningLoop, "{decision:?}");
+            assert_ne!(
+                diagnosis.condition,
+                Condition::ReasoningLoop,
+                "{diagnosis:?}"
+            );
             assert_eq!(next.message_repeats, 1, "each message is new");
             state = next;
         }
@@ -555,8 +565,8 @@ mod tests {
             .with_timezone(&Utc)
     }
 
-    fn obs(hash: &str, class: Class, action: Action) -> Observation {
-        Observation {
+    fn obs(hash: &str, class: Class, action: Action) -> Sample {
+        Sample {
             hash: hash.to_string(),
             class,
             action,
@@ -572,19 +582,19 @@ mod tests {
 
     fn run(
         state: &mut StallState,
-        o: &Observation,
+        o: &Sample,
         minute: i64,
         limits: &Limits,
         effects: Effects,
-    ) -> Decision {
-        let (mut next, decision) =
+    ) -> Diagnosis {
+        let (mut next, diagnosis) =
             heartbeat(state, o, t0() + Duration::minutes(minute), limits, effects);
         // The caller carries every recovery out.
-        if let Some(recovery) = &decision.recovery {
+        if let Some(recovery) = &diagnosis.recovery {
             next.recovered(recovery);
         }
         *state = next;
-        decision
+        diagnosis
     }
 
     #[test]
@@ -592,19 +602,19 @@ mod tests {
         let limits = Limits::default();
         let mut state = StallState::default();
         let prompt = obs("h1", Class::Permission, Action::Answer);
-        let steps: Vec<(Verdict, Step)> = (0..4)
+        let steps: Vec<(Condition, Response)> = (0..4)
             .map(|m| {
                 let d = run(&mut state, &prompt, m, &limits, ALL);
-                (d.verdict, d.step)
+                (d.condition, d.response)
             })
             .collect();
         assert_eq!(
             steps,
             vec![
-                (Verdict::Progress, Step::None),
-                (Verdict::Unchanged, Step::None),
-                (Verdict::Unchanged, Step::None),
-                (Verdict::Stalled, Step::Answer),
+                (Condition::Progress, Response::None),
+                (Condition::Unchanged, Response::None),
+                (Condition::Unchanged, Response::None),
+                (Condition::Stalled, Response::Answer),
             ]
         );
         assert_eq!((state.recoveries_iteration, state.recoveries_total), (1, 1));
@@ -614,9 +624,9 @@ mod tests {
             run(&mut state, &prompt, m, &limits, ALL);
         }
         let d = run(&mut state, &prompt, 6, &limits, ALL);
-        assert_eq!(d.step, Step::Escalate, "{}", d.reason);
+        assert_eq!(d.response, Response::Escalate, "{}", d.reason);
         let d = run(&mut state, &prompt, 7, &limits, ALL);
-        assert_eq!(d.step, Step::None);
+        assert_eq!(d.response, Response::None);
         assert_eq!(state.recoveries_total, 1);
     }
 
@@ -646,7 +656,7 @@ mod tests {
         let mut prompt = obs("h", Class::YesNo, Action::Answer);
         prompt.answered_marker = Some("h".into());
         let d = run(&mut state, &prompt, 0, &limits, ALL);
-        assert_eq!(d.step, Step::Escalate);
+        assert_eq!(d.response, Response::Escalate);
         assert_eq!(state.recoveries_total, 0);
     }
 
@@ -677,9 +687,9 @@ mod tests {
                 run(&mut state, &o, minute, &limits, ALL);
                 let d = run(&mut state, &o, minute + 1, &limits, ALL);
                 minute += 2;
-                match d.step {
-                    Step::Answer => answers += 1,
-                    Step::Stop => stops += 1,
+                match d.response {
+                    Response::Answer => answers += 1,
+                    Response::Stop => stops += 1,
                     _ => {}
                 }
             }
@@ -696,7 +706,10 @@ mod tests {
         let quota = obs("q", Class::Quota, Action::Wait);
         for m in 0..5 {
             let d = run(&mut state, &quota, m, &limits, ALL);
-            assert_eq!((d.verdict, d.step), (Verdict::Waiting, Step::Wait));
+            assert_eq!(
+                (d.condition, d.response),
+                (Condition::Waiting, Response::Wait)
+            );
         }
         assert_eq!(
             state.quota_wait_since.as_deref(),
@@ -725,7 +738,10 @@ mod tests {
         o.observe_only = true;
         run(&mut state, &o, 0, &limits, ALL);
         let d = run(&mut state, &o, 1, &limits, ALL);
-        assert_eq!((d.verdict, d.step), (Verdict::Stalled, Step::None));
+        assert_eq!(
+            (d.condition, d.response),
+            (Condition::Stalled, Response::None)
+        );
     }
 
     fn said(blocks: &[&str]) -> MessageMark {
@@ -749,13 +765,13 @@ mod tests {
         let mut transcript = vec!["Let me check the tests."];
         o.messages = Some(said(&transcript));
         assert_eq!(
-            run(&mut state, &o, 0, &limits, ALL).verdict,
-            Verdict::Progress
+            run(&mut state, &o, 0, &limits, ALL).condition,
+            Condition::Progress
         );
         // The same screen again (or scrolled) is not a new message.
         assert_eq!(
-            run(&mut state, &o, 1, &limits, ALL).verdict,
-            Verdict::Unchanged
+            run(&mut state, &o, 1, &limits, ALL).condition,
+            Condition::Unchanged
         );
         assert_eq!(state.message_repeats, 1);
         for (minute, hash) in [(2, "b"), (3, "c")] {
@@ -764,10 +780,13 @@ mod tests {
             o.messages = Some(said(&transcript));
             let d = run(&mut state, &o, minute, &limits, ALL);
             if minute == 2 {
-                assert_eq!(d.verdict, Verdict::Progress);
+                assert_eq!(d.condition, Condition::Progress);
                 assert_eq!(state.message_repeats, 2);
             } else {
-                assert_eq!((d.verdict, d.step), (Verdict::ReasoningLoop, Step::Stop));
+                assert_eq!(
+                    (d.condition, d.response),
+                    (Condition::ReasoningLoop, Response::Stop)
+                );
                 assert!(d.perform);
                 assert_eq!(d.stop_reason(), "reasoning_loop");
                 assert!(d.reason.contains("3 times"), "{}", d.reason);
@@ -775,12 +794,12 @@ mod tests {
         }
         // Reported once per new message: the same screen again is quiet.
         let d = run(&mut state, &o, 4, &limits, ALL);
-        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+        assert_ne!(d.condition, Condition::ReasoningLoop);
         // Scrolled: the first blocks are gone, the end is the same — no new message.
         o.messages = Some(said(&transcript[2..]));
         o.hash = "scrolled".into();
         let d = run(&mut state, &o, 5, &limits, ALL);
-        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(d.condition, Condition::Progress);
         assert_eq!(state.message_repeats, 3);
         // Something else said: the count starts over.
         transcript.push("Fixed it.");
@@ -802,19 +821,19 @@ mod tests {
             Effects::default(),
         );
         assert_eq!(
-            (d.verdict, d.step, d.perform),
-            (Verdict::ReasoningLoop, Step::Stop, false)
+            (d.condition, d.response, d.perform),
+            (Condition::ReasoningLoop, Response::Stop, false)
         );
         let never = Limits {
             repeat_limit: 0,
             ..Limits::default()
         };
         let (state, d) = heartbeat(&StallState::default(), &o, t0(), &never, ALL);
-        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(d.condition, Condition::Progress);
         assert_eq!(state.message_repeats, 3);
         o.observe_only = true;
         let (_, d) = heartbeat(&StallState::default(), &o, t0(), &Limits::default(), ALL);
-        assert_ne!(d.verdict, Verdict::ReasoningLoop);
+        assert_ne!(d.condition, Condition::ReasoningLoop);
     }
 
     #[test]
@@ -831,8 +850,8 @@ mod tests {
             o.hash = format!("w{minute}");
             let d = run(&mut state, &o, minute, &limits, ALL);
             assert_eq!(
-                d.verdict,
-                Verdict::Progress,
+                d.condition,
+                Condition::Progress,
                 "minute {minute}: {}",
                 d.reason
             );
@@ -841,8 +860,8 @@ mod tests {
         o.hash = "w10".into();
         let d = run(&mut state, &o, 10, &limits, ALL);
         assert_eq!(
-            (d.verdict, d.step),
-            (Verdict::Stalled, Step::Escalate),
+            (d.condition, d.response),
+            (Condition::Stalled, Response::Escalate),
             "{}",
             d.reason
         );
@@ -852,11 +871,11 @@ mod tests {
         let mut idle = obs("idle", Class::Idle, Action::None);
         idle.status = Some(status(0));
         let d = run(&mut state, &idle, 15, &limits, ALL);
-        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(d.condition, Condition::Progress);
         let d = run(&mut state, &idle, 20, &limits, ALL);
         assert_eq!(
-            (d.verdict, d.step, d.perform),
-            (Verdict::Stalled, Step::Continue, true),
+            (d.condition, d.response, d.perform),
+            (Condition::Stalled, Response::Continue, true),
             "{}",
             d.reason
         );
@@ -869,7 +888,7 @@ mod tests {
         idle.status = Some(status(24));
         idle.hash = "idle2".into();
         let d = run(&mut state, &idle, 25, &limits, ALL);
-        assert_eq!(d.verdict, Verdict::Progress);
+        assert_eq!(d.condition, Condition::Progress);
         assert_eq!(
             state.step_elapsed(t0() + Duration::minutes(25)),
             Some(std::time::Duration::from_secs(60))
@@ -877,7 +896,7 @@ mod tests {
         // A status time before the step it replaces does not time the new step out at once.
         idle.status = Some(status(-60));
         let d = run(&mut state, &idle, 26, &limits, ALL);
-        assert_ne!(d.step, Step::Continue, "{}", d.reason);
+        assert_ne!(d.response, Response::Continue, "{}", d.reason);
     }
 
     #[test]
@@ -894,14 +913,17 @@ mod tests {
         let mut recorded = idle.clone();
         recorded.external_wait = Some("quota: a rate_limit wait".into());
         let d = run(&mut state, &recorded, 35, &limits, ALL);
-        assert_eq!((d.verdict, d.step), (Verdict::Waiting, Step::Wait));
+        assert_eq!(
+            (d.condition, d.response),
+            (Condition::Waiting, Response::Wait)
+        );
         assert!(
             d.reason.starts_with("quota: a rate_limit wait"),
             "{}",
             d.reason
         );
         let d = run(&mut state, &recorded, 60, &limits, ALL);
-        assert_eq!(d.verdict, Verdict::Waiting);
+        assert_eq!(d.condition, Condition::Waiting);
         assert_eq!(
             state.step_elapsed(t0() + Duration::minutes(60)),
             Some(std::time::Duration::from_secs(5 * 60))
@@ -910,10 +932,15 @@ mod tests {
         for minute in 64..69 {
             idle.hash = format!("idle{minute}");
             let d = run(&mut state, &idle, minute, &limits, ALL);
-            assert_ne!(d.step, Step::Continue, "minute {minute}: {}", d.reason);
+            assert_ne!(
+                d.response,
+                Response::Continue,
+                "minute {minute}: {}",
+                d.reason
+            );
         }
         let d = run(&mut state, &idle, 69, &limits, ALL);
-        assert_eq!(d.step, Step::Continue, "{}", d.reason);
+        assert_eq!(d.response, Response::Continue, "{}", d.reason);
     }
 
     #[test]
@@ -931,15 +958,15 @@ mod tests {
         for minute in 1..5 {
             idle.hash = format!("idle{minute}");
             let d = run(&mut state, &idle, minute, &limits, ALL);
-            steps.push((d.step, d.stop_reason()));
+            steps.push((d.response, d.stop_reason()));
         }
         assert_eq!(
             steps,
             [
-                (Step::Continue, "stall_limit"),
-                (Step::Continue, "stall_limit"),
-                (Step::Stop, "stall_limit"),
-                (Step::None, "stall_limit"),
+                (Response::Continue, "stall_limit"),
+                (Response::Continue, "stall_limit"),
+                (Response::Stop, "stall_limit"),
+                (Response::None, "stall_limit"),
             ]
         );
         assert_eq!(state.recoveries_total, 2);
@@ -948,11 +975,11 @@ mod tests {
         let plain = obs("idle", Class::Idle, Action::None);
         for minute in 0..100 {
             let d = run(&mut state, &plain, minute, &limits, ALL);
-            assert_ne!(d.step, Step::Continue);
+            assert_ne!(d.response, Response::Continue);
         }
     }
 
-    fn any_observation() -> impl Strategy<Value = Observation> {
+    fn any_observation() -> impl Strategy<Value = Sample> {
         (
             0u8..4,
             prop_oneof![
@@ -968,8 +995,8 @@ mod tests {
             prop::option::of(0u64..3),
             any::<bool>(),
         )
-            .prop_map(|(hash, (class, action), observe_only, iteration, marked)| {
-                Observation {
+            .prop_map(
+                |(hash, (class, action), observe_only, iteration, marked)| Sample {
                     hash: format!("h{hash}"),
                     class,
                     action,
@@ -983,8 +1010,8 @@ mod tests {
                     status: None,
                     external_wait: None,
                     hint: Hint::Screen,
-                }
-            })
+                },
+            )
     }
 
     fn any_limits() -> impl Strategy<Value = Limits> {
@@ -1052,13 +1079,13 @@ mod tests {
                 }
                 let status_new = start.is_none() || (*update && minute > 0);
                 if !*wait && !status_new && model.is_some_and(|m| m >= limit) {
-                    prop_assert!(timed_out || d.verdict == Verdict::Limit || d.step == Step::None,
+                    prop_assert!(timed_out || d.condition == Condition::Limit || d.response == Response::None,
                         "{:?} {}", model, d.reason);
                 }
                 if *wait {
-                    prop_assert_eq!(d.step, Step::Wait);
+                    prop_assert_eq!(d.response, Response::Wait);
                 }
-                if d.step == Step::Continue {
+                if d.response == Response::Continue {
                     prop_assert_eq!(*class, Class::Idle);
                     prop_assert!(timed_out);
                 }
@@ -1100,9 +1127,9 @@ mod tests {
                 let d = run(&mut state, o, i as i64, &limits, ALL);
                 prop_assert!(state.recoveries_total <= limits.recoveries_total);
                 prop_assert!(state.recoveries_iteration <= limits.recoveries_per_iteration);
-                if matches!(d.step, Step::Answer | Step::Restart) {
+                if matches!(d.response, Response::Answer | Response::Restart) {
                     // A new signal iteration in this very observation restores the
-                    // per-iteration budget before the decision.
+                    // per-iteration budget before the diagnosis.
                     let new_iteration = state.signal_iteration != before.signal_iteration
                         || state.signal_timestamp != before.signal_timestamp;
                     let used = if new_iteration { 0 } else { before.recoveries_iteration };
@@ -1110,8 +1137,8 @@ mod tests {
                     prop_assert!(before.recoveries_total < limits.recoveries_total);
                 }
                 // A due recovery with no budget left is a stop (or one was already asked).
-                if d.verdict == Verdict::Limit {
-                    prop_assert!(d.step == Step::Stop || before.limit_reached);
+                if d.condition == Condition::Limit {
+                    prop_assert!(d.response == Response::Stop || before.limit_reached);
                 }
             }
         }
@@ -1127,7 +1154,7 @@ mod tests {
                 let d = run(&mut state, o, i as i64, &limits, ALL);
                 if o.action == Action::Wait {
                     prop_assert_eq!(state.unchanged, 0);
-                    prop_assert_eq!(d.verdict, Verdict::Waiting);
+                    prop_assert_eq!(d.condition, Condition::Waiting);
                     prop_assert!(!d.perform);
                     since_wait = Some(0);
                 } else if let Some(n) = since_wait.as_mut() {

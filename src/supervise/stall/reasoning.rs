@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Decision, Effects, Limits, Observation, StallState, Step, Verdict};
+use super::{Condition, Diagnosis, Effects, Limits, Response, Sample, StallState};
 use crate::pane::message::{self, normalize_message};
 
 /// Identical consecutive messages that make a reasoning loop (seed 002).
@@ -105,10 +105,10 @@ impl RepeatState {
 /// Count a new agent message; the same one `repeat_limit` times in a row is a stop.
 pub(super) fn check(
     next: &mut StallState,
-    obs: &Observation,
+    obs: &Sample,
     limits: &Limits,
     effects: Effects,
-) -> Option<Decision> {
+) -> Option<Diagnosis> {
     let messages = obs.messages.as_ref()?;
     if messages.fingerprint.is_empty() {
         // No blocks on screen (a fresh start, a cleared screen): nothing new was said.
@@ -129,17 +129,17 @@ pub(super) fn check(
     if obs.observe_only || !repeats.is_loop(limits.repeat_limit) {
         return None;
     }
-    let mut decision = Decision::new(
-        Verdict::ReasoningLoop,
-        Step::Stop,
+    let mut diagnosis = Diagnosis::new(
+        Condition::ReasoningLoop,
+        Response::Stop,
         format!(
             "reasoning loop: the agent said the same thing {} times in a row ({:?})",
             repeats.count,
             crate::output::one_line(&shorten(latest, 80))
         ),
     );
-    decision.perform = effects.stop;
-    Some(decision)
+    diagnosis.perform = effects.stop;
+    Some(diagnosis)
 }
 
 fn shorten(text: &str, max: usize) -> String {

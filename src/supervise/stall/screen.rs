@@ -1,22 +1,22 @@
 //! The unchanged screen (seed 000): a capture identical to the previous one (after masking)
 //! counts as unchanged; at the threshold the pane is stalled and its classification decides.
 //! A safe prompt is answered (spending a recovery), a destructive or unknown one escalated
-//! once per distinct screen, and past the recovery budget the decision is a stop with
+//! once per distinct screen, and past the recovery budget the diagnosis is a stop with
 //! `stall_limit`. The recovery itself is shared by the step timeout ([`super::step_timeout`]).
 
-use super::{Decision, Effects, Limits, Observation, Recovery, StallState, Step, Verdict};
+use super::{Condition, Diagnosis, Effects, Limits, Recovery, Response, Sample, StallState};
 use crate::pane::Action;
 
-pub(super) fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Decision {
+pub(super) fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Diagnosis {
     if next.escalated_hash.as_deref() == Some(hash) {
-        return Decision::new(
-            Verdict::Stalled,
-            Step::None,
+        return Diagnosis::new(
+            Condition::Stalled,
+            Response::None,
             "already escalated this screen; waiting for a person",
         );
     }
     next.escalated_hash = Some(hash.to_string());
-    Decision::new(Verdict::Stalled, Step::Escalate, why)
+    Diagnosis::new(Condition::Stalled, Response::Escalate, why)
 }
 
 /// Spend a recovery on this screen: answer it, restart the agent, or (an idle agent after a
@@ -24,11 +24,11 @@ pub(super) fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Dec
 /// not the unchanged count.
 pub(super) fn recover(
     next: &mut StallState,
-    obs: &Observation,
+    obs: &Sample,
     limits: &Limits,
     effects: Effects,
     why: &str,
-) -> Decision {
+) -> Diagnosis {
     let hash = obs.hash.as_str();
     if next.answered_hash.as_deref() == Some(hash) || obs.answered_marker.as_deref() == Some(hash) {
         return escalate_once(
@@ -48,23 +48,23 @@ pub(super) fn recover(
             limits.recoveries_total
         );
         if next.limit_reached {
-            return Decision::new(
-                Verdict::Limit,
-                Step::None,
+            return Diagnosis::new(
+                Condition::Limit,
+                Response::None,
                 format!("{why}; a stop was already requested"),
             );
         }
-        let mut decision = Decision::new(Verdict::Limit, Step::Stop, why);
+        let mut diagnosis = Diagnosis::new(Condition::Limit, Response::Stop, why);
         if effects.stop {
             next.limit_reached = true;
-            decision.perform = true;
+            diagnosis.perform = true;
         }
-        return decision;
+        return diagnosis;
     }
     let (step, perform) = match obs.action {
-        Action::Restart => (Step::Restart, effects.restart),
-        Action::Answer => (Step::Answer, effects.answer),
-        _ => (Step::Continue, effects.answer),
+        Action::Restart => (Response::Restart, effects.restart),
+        Action::Answer => (Response::Answer, effects.answer),
+        _ => (Response::Continue, effects.answer),
     };
     let stalled = if why.is_empty() {
         "stalled".to_string()
@@ -72,16 +72,16 @@ pub(super) fn recover(
         why.to_string()
     };
     let reason = match step {
-        Step::Continue => format!("{stalled}; the agent is idle: send the continuation"),
+        Response::Continue => format!("{stalled}; the agent is idle: send the continuation"),
         _ => format!("{stalled} on a {} prompt", obs.class.as_str()),
     };
-    let mut decision = Decision::new(Verdict::Stalled, step, reason);
+    let mut diagnosis = Diagnosis::new(Condition::Stalled, step, reason);
     if perform {
-        decision.perform = true;
-        decision.recovery = Some(Recovery {
+        diagnosis.perform = true;
+        diagnosis.recovery = Some(Recovery {
             hash: hash.to_string(),
             restarts_step_clock: None,
         });
     }
-    decision
+    diagnosis
 }

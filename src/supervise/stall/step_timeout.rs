@@ -13,7 +13,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Decision, Effects, Limits, Observation, StallState, Step, Verdict, screen};
+use super::{Condition, Diagnosis, Effects, Limits, Response, Sample, StallState, screen};
 use crate::pane::{Action, Class};
 
 /// How long a step may go without a `.status.json` update (seed 002).
@@ -55,7 +55,7 @@ pub fn check_continuation(text: &str) -> anyhow::Result<()> {
 
 /// The compare-and-swap before a continuation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "decision", rename_all = "kebab-case")]
+#[serde(tag = "diagnosis", rename_all = "kebab-case")]
 pub enum Continuation {
     /// `updated_at` is unchanged: nobody moved the task since the daemon looked; send.
     Send,
@@ -86,12 +86,12 @@ pub fn continuation(expected: &str, observed: Option<&str>) -> Continuation {
 /// says; the screen decides the recovery.
 pub(super) fn check(
     next: &mut StallState,
-    obs: &Observation,
+    obs: &Sample,
     limits: &Limits,
     effects: Effects,
     elapsed: Duration,
     now: DateTime<Utc>,
-) -> Decision {
+) -> Diagnosis {
     let limit = limits.step_timeout;
     let why = format!(
         "step timeout: no .status.json update for {} (limit {})",
@@ -99,39 +99,39 @@ pub(super) fn check(
         crate::duration::format(limit)
     );
     if obs.observe_only {
-        return Decision::new(
-            Verdict::Stalled,
-            Step::None,
+        return Diagnosis::new(
+            Condition::Stalled,
+            Response::None,
             format!("{why}, but the program in front is not the agent: observed, never typed into"),
         );
     }
-    let decision = match (obs.class, obs.action) {
+    let diagnosis = match (obs.class, obs.action) {
         (_, Action::Answer | Action::Restart) => screen::recover(next, obs, limits, effects, &why),
         (Class::Idle, _) => screen::recover(next, obs, limits, effects, &why),
         (_, Action::Escalate) => {
             screen::escalate_once(next, &obs.hash, &format!("{why}; a person must decide"))
         }
-        _ => Decision::new(
-            Verdict::Stalled,
-            Step::Escalate,
+        _ => Diagnosis::new(
+            Condition::Stalled,
+            Response::Escalate,
             format!(
                 "{why} while the agent shows a {} screen; a person should look",
                 obs.class.as_str()
             ),
         ),
     };
-    let mut decision = decision;
-    if !decision.reason.starts_with(&why) {
-        decision.reason = format!("{why}; {}", decision.reason);
+    let mut diagnosis = diagnosis;
+    if !diagnosis.reason.starts_with(&why) {
+        diagnosis.reason = format!("{why}; {}", diagnosis.reason);
     }
     // Each step-timeout recovery or report restarts the clock: the next one is a full
     // timeout later, not at the next heartbeat. A recovery restarts it when it is counted.
-    if let Some(recovery) = &mut decision.recovery {
+    if let Some(recovery) = &mut diagnosis.recovery {
         recovery.restarts_step_clock = Some(now);
-    } else if decision.perform || decision.step == Step::Escalate {
+    } else if diagnosis.perform || diagnosis.response == Response::Escalate {
         next.restart_step_clock(now);
     }
-    decision
+    diagnosis
 }
 
 #[cfg(test)]

@@ -33,9 +33,9 @@ use crate::pane::Key;
 use crate::pane::view::PaneView;
 use crate::protocol::signal::STOP;
 use crate::routing::command;
-use crate::supervise::run::{Mode, Run, SeenSignal, Status, Step};
+use crate::supervise::run::{DispatchStep, Mode, Run, SeenSignal, Status};
 use crate::supervise::stall::step_timeout::CONTINUATION;
-use crate::supervise::stall::{self, Hint, Recovery, SignalMark, Step as StallStep, Verdict};
+use crate::supervise::stall::{self, Condition, Hint, Recovery, Response, SignalMark};
 use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
 use crate::time::{Time, between, parse_time};
@@ -431,7 +431,7 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                 return;
             }
             if run.mode == Mode::Dispatch {
-                run.pending = Some(Step {
+                run.pending = Some(DispatchStep {
                     next: signal.next.clone(),
                     checkpoint: signal.checkpoint_or_empty().to_string(),
                 });
@@ -536,7 +536,7 @@ fn stall_heartbeat(
     obs: &Observation,
     options: &TickOptions,
     typed_use: &Use,
-) -> Option<stall::Decision> {
+) -> Option<stall::Diagnosis> {
     // Dispatch mode rests at a shell prompt between steps: that is readiness, not a stall.
     if t.run.mode == Mode::Dispatch && view.shell_ready() {
         return None;
@@ -545,7 +545,7 @@ fn stall_heartbeat(
         SignalObs::Valid { signal, .. } => Some(SignalMark::of(signal)),
         _ => None,
     };
-    let mut observation = stall::Observation::of(
+    let mut observation = stall::Sample::of(
         view,
         signal,
         obs.status.clone(),
@@ -573,27 +573,27 @@ fn stall_heartbeat(
     Some(decision)
 }
 
-fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>, dry_run: bool) {
+fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView>, dry_run: bool) {
     let Some(view) = pane else { return };
     let c = &view.classification;
     let carried_out = stall.perform || dry_run;
-    match stall.step {
-        StallStep::None | StallStep::Restart => {
-            if stall.verdict == Verdict::Stalled {
+    match stall.response {
+        Response::None | Response::Restart => {
+            if stall.condition == Condition::Stalled {
                 t.event.decide(
                     Decision::Continue,
                     format!("stall: {} ({})", stall.reason, c.reason),
                 );
             }
         }
-        StallStep::Wait if c.action != crate::pane::Action::Wait => {
+        Response::Wait if c.action != crate::pane::Action::Wait => {
             // A wait recorded outside the screen (the quota-wait record).
             t.event.decide(
                 Decision::Wait,
                 format!("{}; the timeout clock is paused", stall.reason),
             );
         }
-        StallStep::Wait => {
+        Response::Wait => {
             let until = c
                 .reset_at
                 .as_deref()
@@ -607,7 +607,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
                 ),
             );
         }
-        StallStep::Escalate => {
+        Response::Escalate => {
             let destructive = if c.destructive {
                 "; destructive: never answered automatically"
             } else {
@@ -618,7 +618,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
                 format!("escalate: {} ({}){destructive}", stall.reason, c.reason),
             );
         }
-        StallStep::Answer if carried_out && t.active() => {
+        Response::Answer if carried_out && t.active() => {
             let answer = Answer {
                 pane_id: view.pane_id.clone(),
                 hash: view.hash.clone(),
@@ -628,7 +628,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
             let why = format!("answer: {} ({})", stall.reason, c.reason);
             t.plan_answer(answer, stall.recovery, why);
         }
-        StallStep::Continue if carried_out && t.active() => {
+        Response::Continue if carried_out && t.active() => {
             // Seed 002's Silent Continue: typed only while updated_at is the one seen.
             let answer = Answer {
                 pane_id: view.pane_id.clone(),
@@ -642,11 +642,11 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Decision, pane: Option<&PaneView>
             let why = format!("continue: {} ({})", stall.reason, c.reason);
             t.plan_answer(answer, stall.recovery, why);
         }
-        StallStep::Answer | StallStep::Continue => {}
-        StallStep::Stop if carried_out && t.active() => {
+        Response::Answer | Response::Continue => {}
+        Response::Stop if carried_out && t.active() => {
             t.stop(stall.stop_reason(), stall.reason);
         }
-        StallStep::Stop => {}
+        Response::Stop => {}
     }
 }
 
@@ -818,7 +818,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
             // say comes next — its signal's next step, else (no signal) its entry step.
             t.run.dispatched = None;
             t.run.pending = match &obs.signal {
-                SignalObs::Valid { signal, .. } if signal.next != STOP => Some(Step {
+                SignalObs::Valid { signal, .. } if signal.next != STOP => Some(DispatchStep {
                     next: signal.next.clone(),
                     checkpoint: signal.checkpoint_or_empty().to_string(),
                 }),

@@ -4,7 +4,7 @@
 
 use crate::pane::view::PaneView;
 use crate::protocol::signal::Signal;
-use crate::supervise::run::Step;
+use crate::supervise::run::DispatchStep;
 use crate::supervise::stall::StatusMark;
 
 /// What a tick read about one run.
@@ -15,7 +15,7 @@ pub struct Observation {
     pub stop: StopObs,
     pub pane: PaneObs,
     /// Dispatch mode before the first step: where the loop enters (from `.index.md`).
-    pub entry: Option<Result<Step, String>>,
+    pub entry: Option<Result<DispatchStep, String>>,
     /// `.status.json`'s last update (task-ai modules): the step clock.
     pub status: Option<StatusMark>,
     /// An active quota-wait record of `hook stop-failure` for the task's project.

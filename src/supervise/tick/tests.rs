@@ -3,7 +3,7 @@
 use super::*;
 use crate::pane::Agent;
 use crate::pane::Class;
-use crate::pane::classify::{Context, Screen, classify};
+use crate::pane::classify::{Lens, Screen, classify};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
 use crate::pane::rules::RuleSet;
@@ -50,7 +50,7 @@ const OPTIONS: TickOptions = TickOptions {
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
     let rules = RuleSet::embedded();
-    let ctx = Context {
+    let ctx = Lens {
         agent: Agent::Generic,
         now: at(0),
         zone: Zone::Local,
@@ -73,7 +73,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
 fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
     let rules = RuleSet::embedded();
     let view = |text: &str| {
-        let ctx = Context {
+        let ctx = Lens {
             agent: Agent::Claude,
             now: at(0),
             zone: Zone::Local,
@@ -476,7 +476,7 @@ fn a_dry_run_plans_an_answer_but_spends_nothing() {
 fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
     let mut run = new_run(Mode::Dispatch);
     let mut o = obs(SignalObs::Missing, working());
-    o.entry = Some(Ok(Step {
+    o.entry = Some(Ok(DispatchStep {
         next: "plan".into(),
         checkpoint: String::new(),
     }));
@@ -518,7 +518,7 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
 #[test]
 fn a_dispatched_step_that_dies_without_a_signal_ends_the_run() {
     let mut run = new_run(Mode::Dispatch);
-    run.dispatched = Some(Step {
+    run.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
@@ -571,7 +571,7 @@ fn recovery_relaunches_removes_a_stale_stop_and_resets_the_baseline() {
 #[test]
 fn recovery_in_dispatch_mode_types_the_resume_point_again() {
     let mut run = new_run(Mode::Dispatch);
-    run.dispatched = Some(Step {
+    run.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
