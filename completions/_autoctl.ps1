@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`')
             [CompletionResult]::new('statusline', 'statusline', [CompletionResultType]::ParameterValue, 'Print Claude Code''s status line and record its rate limits and context use')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Say which of autoctl''s channels are wired and live, with the fix for each that is not')
             [CompletionResult]::new('pane', 'pane', [CompletionResultType]::ParameterValue, 'Read tmux panes: capture, hash, classify, wait until ready, send keys')
             [CompletionResult]::new('stall', 'stall', [CompletionResultType]::ParameterValue, 'Detect stalled agents and recover them within limits')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -482,6 +483,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;statusline' {
             [CompletionResult]::new('--then', '--then', [CompletionResultType]::ParameterName, 'Also run this status-line command and print its first line before autoctl''s')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;doctor' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this run (its tmux session name) or Claude Code session (its session_id)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
             cand hook 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`'
             cand statusline 'Print Claude Code''s status line and record its rate limits and context use'
+            cand doctor 'Say which of autoctl''s channels are wired and live, with the fix for each that is not'
             cand pane 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
             cand stall 'Detect stalled agents and recover them within limits'
             cand completions 'Print a shell completion script'
@@ -434,6 +435,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;statusline'= {
             cand --then 'Also run this status-line command and print its first line before autoctl''s'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;doctor'= {
+            cand --session 'Only this run (its tmux session name) or Claude Code session (its session_id)'
+            cand --format 'format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

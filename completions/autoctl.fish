@@ -39,6 +39,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lock" -d 'Take, ref
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "loop" -d 'Run a loop inside one Claude Code session: init, status, route, teardown'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "statusline" -d 'Print Claude Code\'s status line and record its rate limits and context use'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "doctor" -d 'Say which of autoctl\'s channels are wired and live, with the fix for each that is not'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "pane" -d 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stall" -d 'Detect stalled agents and recover them within limits'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
@@ -432,6 +433,11 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l then -d 'Also run this status-line command and print its first line before autoctl\'s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l session -d 'Only this run (its tmux session name) or Claude Code session (its session_id)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l format -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "capture" -d 'Print a pane\'s text (wrapped lines joined, trailing blank rows dropped)'

@@ -71,6 +71,8 @@ pub enum Command {
     Hook(cmd::hook::HookCommand),
     // The help text is StatuslineArgs' doc comment.
     Statusline(cmd::statusline::StatuslineArgs),
+    // The help text is DoctorArgs' doc comment.
+    Doctor(cmd::doctor::DoctorArgs),
     /// Read tmux panes: capture, hash, classify, wait until ready, send keys
     #[command(subcommand)]
     Pane(cmd::pane::PaneCommand),

@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod docs;
+pub mod doctor;
 pub mod duration;
 pub mod error;
 pub mod failpoint;

@@ -328,3 +328,11 @@ fn autoctl_command(given: Option<&str>) -> String {
         (None, _) => "autoctl".to_string(),
     }
 }
+
+/// Whether this binary has `autoctl hook SUBCOMMAND` (a hook it lacks is not installed, and
+/// `doctor` does not ask for it).
+pub fn has_subcommand(subcommand: &str) -> bool {
+    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+    cli.find_subcommand("hook")
+        .is_some_and(|hook| hook.find_subcommand(subcommand).is_some())
+}

@@ -1,6 +1,7 @@
 //! One module per command group: its arguments (doc comments are the help) and a `run` that
 //! reads, calls a pure core, and prints. No domain logic lives here.
 
+pub mod doctor;
 pub mod generate;
 pub mod hook;
 pub mod lint;
@@ -46,6 +47,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Loop(command) => session_loop::run(command),
         Command::Hook(command) => hook::run(command),
         Command::Statusline(args) => statusline::run(&args),
+        Command::Doctor(args) => doctor::run(&args, tmux_socket),
         Command::Pane(command) => pane::run(command, tmux_socket),
         Command::Stall(command) => stall::run(command, tmux_socket),
         Command::Completions(args) => generate::run_completions(&args),

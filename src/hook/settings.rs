@@ -307,6 +307,22 @@ fn our_statusline(command: &str) -> Option<Option<String>> {
     }
 }
 
+/// Whether `settings` runs `autoctl hook SUBCOMMAND` on `event` (by any path to autoctl).
+pub fn wires(settings: &Json, event: &str, subcommand: &str) -> bool {
+    let Some(Json::Array(groups)) = settings.get("hooks").and_then(|h| h.get(event)) else {
+        return false;
+    };
+    groups.iter().any(|group| match group.get("hooks") {
+        Some(Json::Array(hooks)) => hooks.iter().any(|hook| {
+            hook.get("command")
+                .and_then(Json::as_str)
+                .and_then(our_subcommand)
+                .is_some_and(|sub| sub == subcommand)
+        }),
+        _ => false,
+    })
+}
+
 /// Single-quote a string for `sh`.
 pub fn shell_quote(text: &str) -> String {
     if !text.is_empty()

@@ -286,3 +286,109 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     assert_ne!(event["decision"], "answer", "{event}");
     assert_eq!(settle(&log), "/compact\n");
 }
+
+/// A `claude` on PATH that only tells its version, so `doctor` does not depend on the machine.
+fn fake_claude(sb: &Sandbox) -> String {
+    let bin = sb.path("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    fs::write(&claude, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
+    fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn doctor_says_what_is_wired_and_live() {
+    let sb = Sandbox::new();
+    let path = fake_claude(&sb);
+    let project = sb.module("project");
+    let doctor = |args: &[&str], at: &str| {
+        sb.cmd()
+            .env("PATH", &path)
+            .env("AUTOCTL_NOW", at)
+            .current_dir(&project)
+            .arg("doctor")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Nothing wired yet: WARN with the fix, exit 1.
+    let out = doctor(&[], "2027-03-01T10:00:00Z");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("WARN  settings") && text.contains("autoctl hook install"),
+        "{text}"
+    );
+
+    sb.cmd()
+        .current_dir(&project)
+        .args(["hook", "install", "--autoctl", "autoctl"])
+        .assert()
+        .code(0);
+    let (agent, _log) = fake_agent(&sb, "agent", IDLE);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    let (tmux_var, pane) = pane_env(&sb, &agent);
+    let mut child = sb
+        .std_cmd()
+        .env("TMUX", &tmux_var)
+        .env("TMUX_PANE", &pane)
+        .env("AUTOCTL_NOW", "2027-03-01T10:00:01Z")
+        .arg("statusline")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fs::read(recorded("reference/statusline-subscription.json")).unwrap())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
+    let out = doctor(
+        &["--session", "agent", "--format", "json"],
+        "2027-03-01T10:00:30Z",
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failing: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["level"] != "ok")
+        .collect();
+    assert!(failing.is_empty(), "{failing:?}");
+    assert_eq!(out.status.code(), Some(0));
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "state dir",
+        "registry",
+        "claude",
+        "settings",
+        "pane",
+        "hooks",
+        "status line",
+        "driver",
+    ] {
+        assert!(names.contains(&name), "{name}: {names:?}");
+    }
+    // Ten minutes without a tick or a status line: WARN, exit 1.
+    let out = doctor(&["--session", "agent"], "2027-03-01T10:10:30Z");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("WARN  driver") && text.contains("run watch"),
+        "{text}"
+    );
+}

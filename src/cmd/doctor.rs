@@ -1,0 +1,294 @@
+//! `autoctl doctor`: gather what [`crate::doctor`] judges — the state dir, the registry, the
+//! agent's version, settings.json, each run's pane, hook and status-line records and last
+//! tick — and print one table per run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::cli::Format;
+use crate::doctor::{self, Check, Level};
+use crate::error::Verdict;
+use crate::hook::settings;
+use crate::hook::store::{Lookup, Store};
+use crate::output;
+use crate::registry::sqlite::SqliteRegistry;
+use crate::supervise::run::Run;
+use crate::supervise::store::Registry;
+use crate::time::Time;
+use crate::tmux::{CaptureOptions, Terminal, Tmux};
+
+/// Say which of autoctl's channels are wired and live, with the fix for each that is not
+///
+/// Checks, each OK, WARN or FAIL with a one-line fix: the state directory is writable; the
+/// run registry is readable; `claude --version`; autoctl's hooks and status line in the
+/// project's .claude/settings.json (the current directory) and ~/.claude/settings.json;
+/// then for each run (or the one --session names: a run's tmux session, or a Claude Code
+/// session_id): its tmux pane and foreground command, the agent's hook state and the age of
+/// its last event of each kind, its status line (fresh, with the 5-hour and 7-day usage and
+/// reset times), and the last tick of whatever drives it (`run watch`, cron). Without runs,
+/// one table per Claude Code session the hooks recorded.
+///
+/// Exit status: 0 when every check is OK, 1 when any is WARN or FAIL, 2 when doctor itself
+/// cannot run.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct DoctorArgs {
+    /// Only this run (its tmux session name) or Claude Code session (its session_id)
+    #[arg(long, value_name = "S")]
+    pub session: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
+    let now = crate::time::now()?;
+    let mut checks = Vec::new();
+    let state_dir = crate::supervise::state_dir()?;
+    checks.push(state_dir_check(&state_dir));
+    let runs = registry_check(&state_dir, &mut checks);
+    checks.push(claude_check());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    checks.push(settings_check(&cwd));
+    let store = Store::new(&state_dir);
+    let runs: Vec<Run> = runs
+        .into_iter()
+        .filter(|run| run.status.is_active())
+        .collect();
+    let tmux = Tmux::new(socket).ok();
+    let mut matched = false;
+    for run in &runs {
+        let scope = format!("run {}", run.session);
+        let snapshot = tmux.as_ref().map(|t| {
+            t.snapshots(std::slice::from_ref(&run.target), CaptureOptions::default())
+                .map(|mut v| v.remove(0))
+        });
+        let mut lookup = Lookup {
+            dir: Some(run.task_path().to_path_buf()),
+            ..Lookup::default()
+        };
+        match snapshot {
+            Some(Ok(Ok(snap))) => {
+                checks.push(Check::new(
+                    &scope,
+                    "pane",
+                    Level::Ok,
+                    format!(
+                        "{} ({}): {} in front",
+                        snap.pane.address, snap.pane.id, snap.pane.command
+                    ),
+                ));
+                if let Some(socket) = &snap.pane.socket {
+                    lookup.pane = Some((socket.clone(), snap.pane.id.clone()));
+                }
+            }
+            Some(Ok(Err(err))) | Some(Err(err)) => checks.push(
+                Check::new(&scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.target))
+                    .fix("the run's pane is gone: `autoctl run recover` relaunches it, `autoctl run stop` ends the run"),
+            ),
+            None => checks.push(Check::new(&scope, "pane", Level::Fail, "tmux cannot be run")),
+        }
+        let found = store.find(&lookup);
+        let selected = args.session.as_deref().is_none_or(|s| {
+            s == run.session || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
+        });
+        if !selected {
+            checks.retain(|c| c.scope != scope);
+            continue;
+        }
+        matched = true;
+        checks.push(doctor::judge_hooks(&scope, found.hook.as_ref(), now));
+        checks.push(doctor::judge_status(&scope, found.status.as_ref(), now));
+        checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
+    }
+    if runs.is_empty() || (!matched && args.session.is_some()) {
+        sessions_without_runs(&store, args.session.as_deref(), now, &mut checks);
+    }
+    let all_ok = checks.iter().all(|c| c.level == Level::Ok);
+    match args.format {
+        Format::Json => output::json_pretty(&serde_json::json!({
+            "ok": all_ok,
+            "checks": checks,
+        }))?,
+        Format::Text => output::raw(doctor::text(&checks).as_bytes())?,
+    }
+    Ok(Verdict::from_bool(all_ok))
+}
+
+fn state_dir_check(dir: &Path) -> Check {
+    let probe = std::fs::create_dir_all(dir).and_then(|()| tempfile::tempfile_in(dir).map(drop));
+    match probe {
+        Ok(()) => Check::new(
+            "global",
+            "state dir",
+            Level::Ok,
+            format!("{} is writable", dir.display()),
+        ),
+        Err(err) => Check::new(
+            "global",
+            "state dir",
+            Level::Fail,
+            format!("{}: {err}", dir.display()),
+        )
+        .fix("set AUTOCTL_STATE_DIR to a writable directory (hooks record nothing otherwise)"),
+    }
+}
+
+fn registry_check(dir: &Path, checks: &mut Vec<Check>) -> Vec<Run> {
+    match SqliteRegistry::open_existing(dir).and_then(|r| match r {
+        Some(mut registry) => registry.list().map(Some),
+        None => Ok(None),
+    }) {
+        Ok(Some(runs)) => {
+            let running = runs.iter().filter(|r| r.status.is_active()).count();
+            checks.push(Check::new(
+                "global",
+                "registry",
+                Level::Ok,
+                format!("{} runs, {running} running", runs.len()),
+            ));
+            runs
+        }
+        Ok(None) => {
+            checks.push(Check::new(
+                "global",
+                "registry",
+                Level::Ok,
+                "no runs registered yet",
+            ));
+            Vec::new()
+        }
+        Err(err) => {
+            checks.push(
+                Check::new("global", "registry", Level::Fail, format!("{err:#}"))
+                    .fix("check the permissions of $AUTOCTL_STATE_DIR/autoctl.db"),
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn claude_check() -> Check {
+    let child = Command::new("claude")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Check::new("global", "claude", Level::Warn, "`claude` is not on PATH")
+            .fix("install Claude Code (npm install -g @anthropic-ai/claude-code), or ignore for other agents");
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Check::new(
+                    "global",
+                    "claude",
+                    Level::Warn,
+                    "`claude --version` did not answer in 10s",
+                );
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        use std::io::Read;
+        let _ = stdout.read_to_string(&mut out);
+    }
+    Check::new("global", "claude", Level::Ok, out.trim().to_string())
+}
+
+fn settings_check(project: &Path) -> Check {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let files: Vec<(String, PathBuf)> = [
+        Some(("project".to_string(), project.join(".claude/settings.json"))),
+        home.map(|h| ("user".to_string(), h.join(".claude/settings.json"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut wired_events = std::collections::BTreeSet::new();
+    let mut line = false;
+    let mut notes = Vec::new();
+    for (name, path) in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        match settings::parse(&text) {
+            Ok(value) => {
+                let (yes, _, status) = doctor::wired(&value);
+                notes.push(format!(
+                    "{name}: {} hooks{}",
+                    yes.len(),
+                    if status { " + status line" } else { "" }
+                ));
+                wired_events.extend(yes);
+                line |= status;
+            }
+            Err(err) => notes.push(format!("{name}: {} is invalid ({err})", path.display())),
+        }
+    }
+    let missing: Vec<&str> = settings::wiring()
+        .iter()
+        .filter(|w| crate::cmd::hook::has_subcommand(w.subcommand))
+        .map(|w| w.event)
+        .filter(|e| !wired_events.contains(e))
+        .collect();
+    let detail = if notes.is_empty() {
+        "no settings.json with autoctl's hooks".to_string()
+    } else {
+        notes.join("; ")
+    };
+    if missing.is_empty() && line {
+        Check::new("global", "settings", Level::Ok, detail)
+    } else {
+        let what = if missing.is_empty() {
+            "the status line is not wired".to_string()
+        } else {
+            format!(
+                "not wired: {}{}",
+                missing.join(", "),
+                if line { "" } else { ", statusLine" }
+            )
+        };
+        Check::new(
+            "global",
+            "settings",
+            Level::Warn,
+            format!("{detail}; {what}"),
+        )
+        .fix("`autoctl hook install` (this project) or `autoctl hook install --user --yes`")
+    }
+}
+
+/// Without runs (or when --session names a Claude Code session): one table per recorded
+/// session.
+fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &mut Vec<Check>) {
+    for (stem, record) in store.list() {
+        if only.is_some_and(|s| record.session_id.as_deref() != Some(s)) {
+            continue;
+        }
+        let scope = format!(
+            "session {} ({})",
+            record.session_id.as_deref().unwrap_or("?"),
+            record.key
+        );
+        let status = store.dir.join(format!("{stem}.status.json"));
+        let status = std::fs::read(&status)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        checks.push(doctor::judge_hooks(&scope, Some(&record), now));
+        checks.push(doctor::judge_status(&scope, status.as_ref(), now));
+    }
+}
