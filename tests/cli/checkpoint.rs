@@ -5,7 +5,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::util::{Sandbox, fixtures, json_lines, one_stderr_line, stdout};
+use crate::util::{Sandbox, fixtures, json_lines, names, one_stderr_line, stdout};
 
 fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
@@ -223,15 +223,6 @@ fn batch_lifecycle() {
         .code(0);
 }
 
-fn listing(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Lock side files exist only while a lock is held: touching a missing batch leaves no trace,
 /// and neither does writing, updating or deleting one.
 #[test]
@@ -250,7 +241,7 @@ fn no_lock_files_for_batches_that_do_not_exist() {
         .args(["checkpoint", "delete-batch", "b9"])
         .assert()
         .code(0);
-    assert_eq!(listing(&dir), Vec::<String>::new());
+    assert_eq!(names(&dir), Vec::<String>::new());
     sb.cmd()
         .args(["checkpoint", "write-batch", "b1", "--remaining", "1", "2"])
         .assert()
@@ -260,7 +251,7 @@ fn no_lock_files_for_batches_that_do_not_exist() {
         .assert()
         .code(0);
     assert_eq!(
-        listing(&dir),
+        names(&dir),
         ["auto-batch-active.json", "auto-batch-state-b1.json"]
     );
     sb.cmd()
@@ -271,7 +262,7 @@ fn no_lock_files_for_batches_that_do_not_exist() {
         .args(["checkpoint", "delete-batch", "b9"])
         .assert()
         .code(0);
-    assert_eq!(listing(&dir), ["auto-batch-active.json"]);
+    assert_eq!(names(&dir), ["auto-batch-active.json"]);
 }
 
 #[test]
@@ -539,5 +530,5 @@ fn a_failed_write_batch_leaves_no_lock_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(one_stderr_line(&out).contains("auto-batch-active.json"));
-    assert_eq!(listing(&dir), ["auto-batch-active.json"]);
+    assert_eq!(names(&dir), ["auto-batch-active.json"]);
 }

@@ -27,13 +27,10 @@ fn killed_at(sb: &Sandbox, failpoint: &str, args: &[&str]) -> Output {
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    crate::util::names(dir)
+        .into_iter()
         .filter(|name| name.ends_with(".tmp"))
-        .collect();
-    names.sort();
-    names
+        .collect()
 }
 
 fn age(path: &Path, by: Duration) {

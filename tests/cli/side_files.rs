@@ -2,20 +2,7 @@
 //! read-modify-write (`FILE.lock`, `.NAME.guard`) exist only while the lock is held, so
 //! nothing is left beside a user's files (or in /var/tmp) once a command has finished.
 
-use std::fs;
-use std::path::Path;
-
-use crate::util::Sandbox;
-
-/// Every name in `dir`, hidden ones included, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use crate::util::{Sandbox, names};
 
 #[test]
 fn a_released_heartbeat_lock_leaves_no_guard() {

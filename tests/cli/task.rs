@@ -5,7 +5,7 @@
 use std::fs;
 use std::process::Command;
 
-use crate::util::{Sandbox, one_stderr_line, stdout};
+use crate::util::{Sandbox, names, one_stderr_line, stdout};
 
 fn git_init(sb: &Sandbox) {
     let status = Command::new("git")
@@ -106,12 +106,10 @@ fn a_new_module_lints_clean_and_routes() {
         .assert()
         .code(0);
     // No lock file or temporary file is left in the root.
-    let mut names: Vec<String> = fs::read_dir(sb.path("TASK"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, [".gitignore", ".index.md", "api", "hello"]);
+    assert_eq!(
+        names(&sb.path("TASK")),
+        [".gitignore", ".index.md", "api", "hello"]
+    );
 }
 
 #[test]

@@ -156,6 +156,16 @@ impl Drop for Sandbox {
     }
 }
 
+/// Every name in `dir`, hidden ones included, sorted: what a command left behind.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 pub fn is_root() -> bool {
     // The effective uid is the second field of /proc/self/status's Uid line.
     fs::read_to_string("/proc/self/status")
