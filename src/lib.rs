@@ -42,6 +42,9 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(code) = hot_path(&args) {
+        return code;
+    }
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         // --help and --version are "errors" that print to stdout and exit 0.
@@ -69,6 +72,30 @@ where
         Ok(verdict) => verdict.into(),
         Err(err) => error::report(&err),
     }
+}
+
+/// The two commands Claude Code runs on every event and after every message, `hook event`
+/// and `statusline [--then CMD]`, exactly as `hook install` writes them: dispatched without
+/// building the command tree, which is most of their start-up. Anything else (a flag, `--help`)
+/// goes through the parser as usual.
+fn hot_path(args: &[OsString]) -> Option<ExitCode> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
+    let verdict = match words.as_slice() {
+        ["hook", "event"] => cmd::hook::run(cmd::hook::HookCommand::Event),
+        ["statusline"] => cmd::statusline::run(&cmd::statusline::StatuslineArgs { then: None }),
+        ["statusline", "--then", then] => cmd::statusline::run(&cmd::statusline::StatuslineArgs {
+            then: Some(then.to_string()),
+        }),
+        _ => return None,
+    };
+    Some(match verdict {
+        Ok(verdict) => verdict.into(),
+        Err(err) => error::report(&err),
+    })
 }
 
 /// Whether the command line is one Claude Code runs (`hook …` except `hook install`, which a

@@ -6,7 +6,7 @@
 //!
 //! Writes are atomic (rename) but not fsynced: the records are rewritten on every hook call,
 //! and losing the last one to a power cut costs one event, while two fsyncs would cost
-//! milliseconds of every tool call. An update takes a flock on `<stem>.lock`, so hooks that
+//! milliseconds of every tool call. An update takes a flock on the records directory, so hooks that
 //! fire at once (parallel tool calls) never lose each other's events. A record that does not
 //! parse is replaced by a fresh one (with a warning): a hook must never get stuck on bad state.
 //!
@@ -25,7 +25,7 @@ use serde::de::DeserializeOwned;
 
 use super::session::{self, Key, Payload, Permission, Record, Time, Transition};
 use super::statusline::StatusRecord;
-use crate::fsx::{self, Bounded, FileLock};
+use crate::fsx::{self, Bounded};
 
 /// The directory under the state directory.
 pub const DIR_NAME: &str = "hooks";
@@ -104,8 +104,16 @@ impl Store {
         self.dir.join(format!("{}.status.json", key.stem()))
     }
 
-    fn lock_path(&self, key: &Key) -> PathBuf {
-        self.dir.join(format!("{}.lock", key.stem()))
+    /// Serialize record updates: a flock on the records directory itself, held for the
+    /// microseconds of one read-modify-write. A lock file per record would cost a create and
+    /// an unlink on every hook call (lock files exist only while held); one lock for every
+    /// session costs nothing measurable, since no update waits on anything but the disk.
+    fn lock(&self) -> Result<std::fs::File> {
+        let dir = std::fs::File::open(&self.dir)
+            .with_context(|| format!("cannot open {}", self.dir.display()))?;
+        dir.lock()
+            .with_context(|| format!("cannot lock {}", self.dir.display()))?;
+        Ok(dir)
     }
 
     /// Apply one hook event to its record (created as needed) and write it. `warnings` gets
@@ -132,7 +140,7 @@ impl Store {
         change: impl FnOnce(Option<Record>) -> Transition,
     ) -> Result<Transition> {
         self.ensure_dir()?;
-        let _lock = FileLock::acquire(&self.lock_path(key))?;
+        let _lock = self.lock()?;
         let path = self.hook_path(key);
         let previous = match read_json::<Record>(&path) {
             Ok(previous) => previous,

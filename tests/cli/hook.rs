@@ -56,22 +56,8 @@ pub fn hook(sb: &Sandbox, project: &Path, verb: &str, stdin: &str) -> Output {
 }
 
 fn hook_with(mut cmd: std::process::Command, project: &Path, verb: &str, stdin: &str) -> Output {
-    let mut child = cmd
-        .args(["hook", verb])
-        .env("CLAUDE_PROJECT_DIR", project)
-        .current_dir(project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    cmd.env("CLAUDE_PROJECT_DIR", project).current_dir(project);
+    crate::util::with_stdin(cmd, &["hook", verb], stdin.as_bytes())
 }
 
 fn stop(sb: &Sandbox, project: &Path, stdin: &str) -> Output {

@@ -2,13 +2,12 @@
 //! Claude Code 2.1.332 (`tests/fixtures/hook/claude-code/`).
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
-use crate::util::{Sandbox, is_root, one_stderr_line, stdout};
+use crate::util::{Sandbox, is_root, one_stderr_line, stdout, with_stdin};
 
 const SOCKET: &str = "/tmp/tmux-0/autoctl-test";
 
@@ -39,18 +38,7 @@ fn run_in(sb: &Sandbox, pane: Option<&str>, args: &[&str], stdin: &[u8]) -> Outp
         cmd.env("TMUX", format!("{SOCKET},4242,0"))
             .env("TMUX_PANE", pane);
     }
-    let mut child = cmd
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // A command that exits before reading everything closes the pipe: not a test failure.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
+    with_stdin(cmd, args, stdin)
 }
 
 fn event(sb: &Sandbox, pane: Option<&str>, file: &Path) -> Output {
@@ -250,24 +238,12 @@ fn an_unwritable_state_dir_is_one_line_and_exit_0() {
     let sb = Sandbox::new();
     // The state "dir" is a file: nothing can be created under it, even by root.
     let file = sb.write("state-file", "x");
+    let payload = fs::read(recorded("session/03-UserPromptSubmit.json")).unwrap();
     let mut cmd = sb.std_cmd();
-    let mut child = cmd
-        .env("AUTOCTL_STATE_DIR", &file)
+    cmd.env("AUTOCTL_STATE_DIR", &file)
         .env("TMUX", format!("{SOCKET},1,0"))
-        .env("TMUX_PANE", "%1")
-        .args(["hook", "event"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&fs::read(recorded("session/03-UserPromptSubmit.json")).unwrap())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+        .env("TMUX_PANE", "%1");
+    let output = with_stdin(cmd, &["hook", "event"], &payload);
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty());
     assert!(one_stderr_line(&output).contains("cannot"));
@@ -276,21 +252,8 @@ fn an_unwritable_state_dir_is_one_line_and_exit_0() {
         let ro = sb.path("ro");
         fs::create_dir(&ro).unwrap();
         let mut cmd = sb.unprivileged_cmd();
-        let mut child = cmd
-            .env("AUTOCTL_STATE_DIR", &ro)
-            .args(["hook", "event"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&fs::read(recorded("session/03-UserPromptSubmit.json")).unwrap())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
+        cmd.env("AUTOCTL_STATE_DIR", &ro);
+        let output = with_stdin(cmd, &["hook", "event"], &payload);
         assert_eq!(output.status.code(), Some(0));
         assert!(one_stderr_line(&output).contains("cannot"));
     }
@@ -348,16 +311,8 @@ fn a_clear_rebinds_the_stop_hook_loop_to_the_new_session() {
     );
 }
 
-fn run_with(mut cmd: std::process::Command, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = cmd
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+fn run_with(cmd: std::process::Command, args: &[&str], stdin: &[u8]) -> Output {
+    with_stdin(cmd, args, stdin)
 }
 
 #[test]

@@ -3,15 +3,14 @@
 //! 2.1.332 are fed to `autoctl hook event` as if the agent's hooks ran in that pane.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::Output;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::tmuxfix::{fake_agent, keys_received, tmux};
-use crate::util::{Sandbox, json_lines};
+use crate::util::{Sandbox, json_lines, with_stdin};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
 const RM_RF: &str = "tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt";
@@ -42,26 +41,25 @@ fn pane_env(sb: &Sandbox, target: &str) -> (String, String) {
 
 /// Run `autoctl hook event` with a recorded payload in `target`'s pane at time `at`.
 fn hook_event(sb: &Sandbox, target: &str, payload: &str, at: &str) {
-    let (tmux_var, pane) = pane_env(sb, target);
-    let mut child = sb
-        .std_cmd()
-        .env("TMUX", tmux_var)
-        .env("TMUX_PANE", pane)
-        .env("AUTOCTL_NOW", at)
-        .args(["hook", "event"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&fs::read(recorded(payload)).unwrap())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = in_pane(
+        sb,
+        target,
+        at,
+        &["hook", "event"],
+        &fs::read(recorded(payload)).unwrap(),
+    );
     assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+}
+
+/// Run autoctl with `stdin` as if from the agent's pane `target` (its `$TMUX`, `$TMUX_PANE`),
+/// at time `at`.
+fn in_pane(sb: &Sandbox, target: &str, at: &str, args: &[&str], stdin: &[u8]) -> Output {
+    let (tmux_var, pane) = pane_env(sb, target);
+    let mut cmd = sb.std_cmd();
+    cmd.env("TMUX", tmux_var)
+        .env("TMUX_PANE", pane)
+        .env("AUTOCTL_NOW", at);
+    with_stdin(cmd, args, stdin)
 }
 
 fn start_run(sb: &Sandbox, at: &str) -> PathBuf {
@@ -259,20 +257,15 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     start_run(&sb, "2027-03-01T10:00:00Z");
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
     // The status line reports 72% of the context used.
-    let (tmux_var, pane) = pane_env(&sb, &agent);
     let status = fs::read(recorded("big-context/statusline-05.json")).unwrap();
-    let mut child = sb
-        .std_cmd()
-        .env("TMUX", &tmux_var)
-        .env("TMUX_PANE", &pane)
-        .env("AUTOCTL_NOW", "2027-03-01T10:00:01Z")
-        .args(["statusline"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&status).unwrap();
-    assert!(child.wait().unwrap().success());
+    let out = in_pane(
+        &sb,
+        &agent,
+        "2027-03-01T10:00:01Z",
+        &["statusline"],
+        &status,
+    );
+    assert!(out.status.success());
     let event = tick_at(&sb, "2027-03-01T10:00:02Z", &["--compact-at", "80"]);
     assert_eq!(event["state"]["context_percent"], 72, "{event}");
     assert_ne!(event["decision"], "answer", "72% < 80%: {event}");
@@ -333,24 +326,15 @@ fn doctor_says_what_is_wired_and_live() {
     let (agent, _log) = fake_agent(&sb, "agent", IDLE);
     start_run(&sb, "2027-03-01T10:00:00Z");
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
-    let (tmux_var, pane) = pane_env(&sb, &agent);
-    let mut child = sb
-        .std_cmd()
-        .env("TMUX", &tmux_var)
-        .env("TMUX_PANE", &pane)
-        .env("AUTOCTL_NOW", "2027-03-01T10:00:01Z")
-        .arg("statusline")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&fs::read(recorded("reference/statusline-subscription.json")).unwrap())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    let status = fs::read(recorded("reference/statusline-subscription.json")).unwrap();
+    let out = in_pane(
+        &sb,
+        &agent,
+        "2027-03-01T10:00:01Z",
+        &["statusline"],
+        &status,
+    );
+    assert!(out.status.success());
     tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
     let out = doctor(
         &["--session", "agent", "--format", "json"],

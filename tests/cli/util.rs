@@ -230,3 +230,21 @@ pub fn fixtures(kind: &str, validity: &str) -> Vec<PathBuf> {
     assert!(!files.is_empty(), "no fixtures in {}", dir.display());
     files
 }
+
+/// Run `cmd` with `args`, writing `stdin` to it as a hook's caller does, and collect its
+/// output. A command that exits before reading all of stdin is not a failure of the test.
+pub fn with_stdin(mut cmd: StdCommand, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run autoctl");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("wait for autoctl")
+}
