@@ -1,6 +1,6 @@
 //! Reading a shell command line the way a shell would, for every check that judges a command
 //! by what it runs rather than by how it is spelled: the recovery-plan guard
-//! ([`crate::wholework::plan`]), the pane safety reading ([`crate::pane::safety`]) and the
+//! ([`crate::wholework::plan`]), the destructive reading ([`crate::policy::destructive`]) and the
 //! approval policy.
 //!
 //! Not a full shell: enough quoting, escaping and separators that a disguise cannot hide a

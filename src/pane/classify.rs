@@ -396,7 +396,7 @@ fn decide(
                                 Vec::new()
                             });
                     for script in scripts {
-                        for danger in super::safety::dangers(&script) {
+                        for danger in crate::policy::destructive::dangers(&script) {
                             if markers.iter().any(|h| h.id == danger.id) {
                                 continue;
                             }

@@ -1,7 +1,8 @@
 //! Reading a pane: normalization and hashing ([`normalize`]), the rules as data ([`rules`]),
 //! the classifier ([`classify`]), quota reset times ([`reset`]), the agent's messages on a
-//! Claude Code screen ([`message`]), the safety reading of a command under approval
-//! ([`safety`]), and one capture read whole — classified, hashed, ready or not ([`view`]).
+//! Claude Code screen ([`message`]), and one capture read whole — classified, hashed, ready
+//! or not ([`view`]). The reading of a command under approval is the policy's
+//! ([`crate::policy`]).
 //!
 //! Everything here is pure: a screen (text plus the pane's foreground command) and a clock go
 //! in, a classification comes out. tmux lives in [`crate::tmux`]; the commands in
@@ -12,7 +13,6 @@ pub mod message;
 pub mod normalize;
 pub mod reset;
 pub mod rules;
-pub mod safety;
 pub mod view;
 
 use serde::{Deserialize, Serialize};

@@ -240,7 +240,7 @@ pub struct RuleDef {
     pub subject: Option<SubjectDef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markers: Option<Vec<String>>,
-    /// Read the subject as shell commands too ([`super::safety`]); default true. Off for
+    /// Read the subject as shell commands too ([`crate::policy::destructive`]); default true. Off for
     /// prompts whose subject is file content (an edit's diff), not a command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shell: Option<bool>,

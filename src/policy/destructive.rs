@@ -1,40 +1,56 @@
-//! The safety policy's reading of a command: the action under approval is read the way a
-//! shell reads it, not matched as text, so spelling cannot hide a destructive command.
+//! The built-in destructive set: commands known to delete, overwrite, stop, publish or
+//! change things beyond the project, each named by a marker id. The policy is default-deny
+//! (nothing here is needed to refuse an approval); the set names *why* a command is
+//! dangerous for the reason and the decision log, and it is what `on_destructive: "deny"`
+//! denies outright (DESIGN.md, Safety).
 //!
-//! The text is split with the shell lexer of [`crate::shell`] (quotes and escapes
-//! undone, commands split at `;`, `&&`, `||`, `|`, newlines, substitutions `$(…)`, backticks
-//! and process substitutions `<(…)` read as commands of their own), runners that execute the
-//! rest of the line are skipped (`sudo`, `env X=1`, `command`, `exec`, `nohup`, `xargs`,
-//! `time`, `nice`, `timeout`), a program is known by its base name (`/bin/rm` is rm), and then
-//! each command's argv is judged:
+//! The action is read the way a shell reads it, not matched as text, so spelling cannot hide
+//! a destructive command. The text is split with the shell lexer of [`crate::shell`] (quotes
+//! and escapes undone, commands split at `;`, `&&`, `||`, `|`, newlines, substitutions `$(…)`,
+//! backticks and process substitutions `<(…)` read as commands of their own), runners that
+//! execute the rest of the line are skipped (`sudo`, `env X=1`, `command`, `exec`, `nohup`,
+//! `xargs`, `time`, `nice`, `timeout`), a program is known by its base name (`/bin/rm` is rm),
+//! and then each command's argv is judged:
 //!
 //! - `rm` deletes files: always destructive as the command itself (even `rm file.txt` —
 //!   deleting is deleting, and the agent can ask again), and wherever `rm` appears with `-r`,
 //!   `-f` or their long forms in any spelling (`-fr`, `-r -f`, `--recursive --force`);
+//!   `rimraf`, `del`, `trash` likewise;
 //! - git: a push with `-f` (also in a cluster such as `-uf`), any `--force*`, `+refspec`,
 //!   `--mirror`, `--delete`/`-d`, `:ref` or `--prune`; `reset --hard`; `clean` (unless a dry
 //!   run); `rm`, `restore`, `checkout -f`/`--`/`.`, `switch --discard-changes`; history
 //!   rewrites (`rebase`, `filter-branch`, `commit --amend`, `stash drop/clear`, `branch -D`, …);
 //! - `find … -delete`, and `find … -exec rm …` (the `-exec` command is judged as a command);
 //! - `shred`, `unlink`, `wipefs`, `truncate`, `mkfs*`, `dd … of=…`, partitioners;
+//! - overwriting: `cp`/`mv`/`ln`/`install` with `/dev/null` (or another device) as an operand,
+//!   `ln -f`, `cp -f`, `mv -f`, `tee` fed from `/dev/null`, a `>` redirection with no program
+//!   or a program that prints nothing (`> f`, `: > f`, `true > f`), `sed -i`, `perl -i`;
 //! - `chmod`/`chown`/`chgrp` with `-R`/`--recursive`;
-//! - a download piped into an interpreter (`curl … | sh`, `| sudo bash`, `wget -O- … | sh`),
-//!   run by one (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`), or saved and
-//!   run later in the same command (`curl -o i.sh …; sh i.sh`, `./i.sh`);
+//! - inline code for an interpreter (`python3 -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
+//!   `bash -c`), code fed to an interpreter on stdin (`… | bash`, `base64 -d | sh`,
+//!   `python3 <<EOF`), and a download piped into one (`curl … | sh`, `| sudo bash`, `wget -O-
+//!   … | sh`), run by one (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`), or saved
+//!   and run later in the same command (`curl -o i.sh …; sh i.sh`, `./i.sh`);
 //! - a program computed when the command runs (`$(echo rm) -rf /`, an unset `$TOOL`, a git
 //!   alias defined with `-c alias.…`), which cannot be judged; variables assigned earlier in
 //!   the same command are substituted first (`RM=rm; $RM -rf x` is rm);
+//! - process and system control: `kill`, `pkill`, `killall`, `systemctl` (other than
+//!   status and listing), `service … stop`, `reboot`, `shutdown`, `crontab` (other than `-l`),
+//!   `iptables`/`nft`/`ufw` changes, `sudo`/`doas`/`su`, `ssh HOST COMMAND`;
 //! - SQL that drops or empties tables in any argument (`DROP TABLE`, `drop database`,
-//!   `TRUNCATE`, `DELETE FROM`);
-//! - infrastructure and publishing (`kubectl delete`, `terraform destroy|apply`, `docker rm`,
-//!   `npm publish`, …).
+//!   `TRUNCATE`, `DELETE FROM`), `redis-cli FLUSHALL`/`FLUSHDB`/`DEL`, `dropdb`;
+//! - network writes (`curl -X DELETE|POST|PUT|PATCH`, `curl -d/-F/-T`, `wget --post-data`,
+//!   `gh api -X DELETE`), infrastructure (`kubectl delete`, `terraform destroy|apply`,
+//!   `docker rm`, `aws … rm|delete-*|terminate-*`, `gh … delete`), publishing and releasing
+//!   (`npm publish`, `cargo publish`, `docker push`, `gh release create`, `twine upload`, …),
+//!   package removal (`pip uninstall`, `npm uninstall`, `apt remove`, `brew uninstall`, …).
 //!
 //! A quoted argument with spaces is also read as a command (`bash -c '…'`, `ssh host '…'`,
 //! `watch '…'`), and every word after the program is tried as a program too (`parallel rm
 //! -rf`), except that plain `rm file` counts only as the command itself (`grep rm src` is a
-//! search). The reading errs towards escalating: `echo rm -rf /` is escalated.
+//! search). The reading errs towards naming more: `echo rm -rf /` is named.
 //!
-//! Look-alikes that are not destructive: `git push` without force, `grep -rf list`,
+//! Look-alikes that are not in the set: `git push` without force, `grep -rf list`,
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
 use std::sync::OnceLock;
@@ -143,11 +159,46 @@ fn judge_command(
     download_upstream: bool,
     found: &mut Vec<Danger>,
 ) {
-    let words = shell::strip_runners(skip_prompt(expanded));
+    let peeled = shell::peel(skip_prompt(expanded));
+    if peeled.runners.iter().any(|r| r == "sudo" || r == "doas") {
+        add(found, "sudo", peeled.command, "runs with root privileges");
+    }
+    if peeled.runners.iter().any(|r| r == "eval") {
+        add(
+            found,
+            "inline-code",
+            peeled.command,
+            "eval runs text as commands",
+        );
+    }
+    // Redirections judged with the command's own words (the tokens put `>` back in front,
+    // where it would read as a prompt glyph).
+    judge_redirects(command, shell::strip_runners(&command.words), found);
+    let words = peeled.command;
     let Some(first) = words.first() else {
         return;
     };
     let name = program(first);
+    // Code on an interpreter's stdin (`… | bash`, `base64 -d | sh`, `python3 <<EOF`): nothing
+    // in front of the reader says what it runs.
+    let fed = command.piped
+        || command.redirects.iter().any(|r| {
+            matches!(
+                r.op,
+                shell::RedirectOp::HereDoc | shell::RedirectOp::HereString
+            )
+        });
+    if fed && is_interpreter(&name) && !matches!(name.as_str(), "." | "source" | "eval") {
+        let script = words[1..].iter().find(|w| !w.starts_with('-'));
+        if script.is_none() || script.is_some_and(|s| s == "-") {
+            add(
+                found,
+                "pipe-to-shell",
+                words,
+                "runs code from its input with an interpreter",
+            );
+        }
+    }
     // A program computed at run time (`$(echo rm) -rf /`, `` `which rm` ``, an unset `$RM`)
     // cannot be judged; git aliases defined on the command line can hide any subcommand.
     if name.contains('$') || name.contains('`') {
@@ -327,7 +378,508 @@ fn judge_argv(words: &[String], first: bool, found: &mut Vec<Danger>) {
                 "publishing a package cannot be undone",
             );
         }
+        _ if first => judge_more(&name, args, words, found),
         _ => {}
+    }
+}
+
+/// The rest of the set, judged only for the command itself (not for every later word, so
+/// `grep kill src` is a search).
+fn judge_more(name: &str, args: &[String], words: &[String], found: &mut Vec<Danger>) {
+    let options = || args.iter().take_while(|a| a.as_str() != "--");
+    let short = |letters: &[char]| {
+        options().any(|a| {
+            a.starts_with('-')
+                && !a.starts_with("--")
+                && a[1..].chars().any(|c| letters.contains(&c))
+        })
+    };
+    let long = |name: &str, min: usize| options().any(|a| is_long_option(a, name, min));
+    let lower: Vec<String> = args.iter().map(|a| a.to_lowercase()).collect();
+    let any_lower = |names: &[&str]| lower.iter().any(|a| names.contains(&a.as_str()));
+    let device = |a: &String| {
+        a.starts_with("/dev/")
+            && !matches!(a.as_str(), "/dev/stdout" | "/dev/stderr" | "/dev/stdin")
+    };
+    match name {
+        // Package runners run the package named next: `npx rimraf .` is rimraf.
+        "npx" | "bunx" | "pnpx" => {
+            if let Some(at) = args.iter().position(|a| !a.starts_with('-')) {
+                let rest = &args[at..];
+                judge_argv(rest, true, found);
+            }
+        }
+        "pnpm" | "yarn" | "bun" if args.len() > 1 && (args[0] == "dlx" || args[0] == "x") => {
+            judge_argv(&args[1..], true, found);
+        }
+        "rimraf" | "del" | "del-cli" | "trash" | "trash-put" | "rmtrash" | "srm" => {
+            add(found, "rm", words, "deletes files");
+        }
+        "gio" if has_any(args, &["trash", "remove"]) => add(found, "rm", words, "deletes files"),
+        "cp" | "mv" | "ln" | "install" | "rsync" if args.iter().any(device) => add(
+            found,
+            "overwrite",
+            words,
+            "copying or moving to or from a device (/dev/null) destroys the file",
+        ),
+        "ln" if short(&['f']) || long("force", 3) => {
+            add(found, "overwrite", words, "ln -f replaces an existing file")
+        }
+        "cp" | "mv" if short(&['f']) || long("force", 3) => add(
+            found,
+            "overwrite",
+            words,
+            "-f overwrites existing files without asking",
+        ),
+        "rsync" if long("delete", 3) || long("remove-source-files", 3) || long("del", 3) => {
+            add(found, "rm", words, "rsync --delete removes files")
+        }
+        "sed" | "gsed" if short(&['i']) || long("in-place", 4) => add(
+            found,
+            "in-place-edit",
+            words,
+            "sed -i rewrites files in place (an empty script empties them)",
+        ),
+        "perl" if short(&['i']) => add(
+            found,
+            "in-place-edit",
+            words,
+            "perl -i rewrites files in place",
+        ),
+        "python" | "python2" | "python3" | "pypy" | "pypy3"
+            if options().any(|a| {
+                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+            }) =>
+        {
+            add(
+                found,
+                "inline-code",
+                words,
+                "runs inline code the policy cannot read",
+            )
+        }
+        "node" | "nodejs" | "bun" | "deno"
+            if short(&['e', 'p'])
+                || long("eval", 2)
+                || long("print", 2)
+                || has_any(args, &["eval"]) =>
+        {
+            add(
+                found,
+                "inline-code",
+                words,
+                "runs inline code the policy cannot read",
+            )
+        }
+        "perl" | "ruby" | "lua" | "rscript" | "osascript" if short(&['e', 'E']) => add(
+            found,
+            "inline-code",
+            words,
+            "runs inline code the policy cannot read",
+        ),
+        "php" if short(&['r']) => add(
+            found,
+            "inline-code",
+            words,
+            "runs inline code the policy cannot read",
+        ),
+        "pwsh" | "powershell"
+            if lower
+                .iter()
+                .any(|a| a.starts_with("-c") || a.starts_with("-e")) =>
+        {
+            add(
+                found,
+                "inline-code",
+                words,
+                "runs inline code the policy cannot read",
+            )
+        }
+        _ if is_shell(name)
+            && options().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c')) =>
+        {
+            add(
+                found,
+                "inline-code",
+                words,
+                "runs a command string the policy reads only as text",
+            )
+        }
+        "eval" | "source" if !args.is_empty() => {
+            add(found, "inline-code", words, "eval runs text as commands")
+        }
+        "kill" | "pkill" | "killall" | "skill" | "xkill" => {
+            add(found, "process-control", words, "kills processes")
+        }
+        "systemctl"
+            if !args
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|sub| {
+                    matches!(
+                        sub.as_str(),
+                        "status" | "show" | "is-active" | "is-enabled" | "is-failed" | "cat"
+                    ) || sub.starts_with("list-")
+                }) =>
+        {
+            add(
+                found,
+                "system-control",
+                words,
+                "starts, stops or changes system services",
+            )
+        }
+        "service" if any_lower(&["stop", "restart", "reload", "disable", "mask"]) => add(
+            found,
+            "system-control",
+            words,
+            "stops or restarts a system service",
+        ),
+        "reboot" | "shutdown" | "poweroff" | "halt" | "telinit" => add(
+            found,
+            "system-control",
+            words,
+            "stops or restarts the machine",
+        ),
+        "init" if has_any(args, &["0", "6", "1"]) => add(
+            found,
+            "system-control",
+            words,
+            "stops or restarts the machine",
+        ),
+        "crontab" if !(args.len() == 1 && args[0] == "-l") => add(
+            found,
+            "system-control",
+            words,
+            "replaces or removes scheduled jobs",
+        ),
+        "iptables" | "ip6tables" | "nft" | "ufw" | "firewall-cmd" | "iptables-restore"
+            if args.is_empty()
+                || !args.iter().all(|a| {
+                    matches!(
+                        a.as_str(),
+                        "-L" | "-S" | "-n" | "-v" | "--list" | "list" | "status" | "ruleset"
+                    )
+                }) =>
+        {
+            add(found, "system-control", words, "changes the firewall")
+        }
+        "su" | "pkexec" | "doas" | "sudo" => add(found, "sudo", words, "runs with root privileges"),
+        "ssh" | "mosh" => {
+            // ssh [options] HOST COMMAND…: a command run on another machine.
+            let with_value = [
+                'b', 'c', 'D', 'E', 'e', 'F', 'I', 'i', 'J', 'L', 'l', 'm', 'O', 'o', 'p', 'Q',
+                'R', 'S', 'W', 'w',
+            ];
+            let mut i = 0;
+            while i < args.len() && args[i].starts_with('-') {
+                let a = &args[i];
+                if a.len() == 2 && with_value.contains(&a.chars().nth(1).unwrap_or(' ')) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if args.len() > i + 1 {
+                add(
+                    found,
+                    "remote-command",
+                    words,
+                    "runs a command on another machine",
+                );
+            }
+        }
+        "redis-cli"
+            if any_lower(&[
+                "flushall", "flushdb", "del", "unlink", "shutdown", "config", "eval",
+            ]) =>
+        {
+            add(
+                found,
+                "database-write",
+                words,
+                "deletes or changes data in Redis",
+            )
+        }
+        "mongo" | "mongosh"
+            if lower
+                .iter()
+                .any(|a| a.contains("drop") || a.contains("delete") || a.contains("remove")) =>
+        {
+            add(found, "database-write", words, "deletes data in MongoDB")
+        }
+        "curl" => {
+            let method = args
+                .windows(2)
+                .find(|w| w[0] == "-X" || w[0] == "--request")
+                .map(|w| w[1].to_uppercase());
+            let method = method.or_else(|| {
+                args.iter()
+                    .find_map(|a| {
+                        a.strip_prefix("-X")
+                            .filter(|m| !m.is_empty())
+                            .or_else(|| a.strip_prefix("--request="))
+                    })
+                    .map(str::to_uppercase)
+            });
+            let sends = short(&['d', 'F', 'T'])
+                || [
+                    "data",
+                    "data-raw",
+                    "data-binary",
+                    "data-urlencode",
+                    "form",
+                    "upload-file",
+                    "json",
+                ]
+                .iter()
+                .any(|l| long(l, l.len()));
+            if sends
+                || method.is_some_and(|m| matches!(m.as_str(), "POST" | "PUT" | "DELETE" | "PATCH"))
+            {
+                add(
+                    found,
+                    "network-write",
+                    words,
+                    "sends a request that changes data elsewhere",
+                );
+            }
+        }
+        "wget"
+            if long("post-data", 6)
+                || long("post-file", 6)
+                || long("method", 6)
+                || long("body-data", 6) =>
+        {
+            add(
+                found,
+                "network-write",
+                words,
+                "sends a request that changes data elsewhere",
+            )
+        }
+        "http" | "https" | "xh"
+            if any_lower(&["post", "put", "delete", "patch"]) || short(&['f']) =>
+        {
+            add(
+                found,
+                "network-write",
+                words,
+                "sends a request that changes data elsewhere",
+            )
+        }
+        "gh" if has_any(args, &["api"])
+            && (args.iter().any(|a| {
+                matches!(
+                    a.to_uppercase().as_str(),
+                    "DELETE" | "POST" | "PUT" | "PATCH"
+                )
+            }) || short(&['f', 'F'])) =>
+        {
+            add(found, "network-write", words, "changes GitHub data")
+        }
+        "gh" if has_any(args, &["release"]) && has_any(args, &["create", "upload", "edit"]) => {
+            add(found, "publish", words, "publishes a release")
+        }
+        "gh" if has_any(args, &["merge", "close", "archive", "transfer", "rename"]) => add(
+            found,
+            "infrastructure",
+            words,
+            "changes a repository, issue or pull request",
+        ),
+        "aws" | "gcloud" | "az" | "gsutil" | "doctl" | "flyctl" | "heroku"
+            if lower.iter().any(|a| {
+                [
+                    "delete",
+                    "remove",
+                    "destroy",
+                    "terminate",
+                    "purge",
+                    "rb",
+                    "rm",
+                    "mv",
+                    "sync",
+                ]
+                .iter()
+                .any(|w| a == w)
+                    || a.starts_with("delete-")
+                    || a.starts_with("terminate-")
+                    || a.starts_with("remove-")
+                    || a.starts_with("put-")
+            }) =>
+        {
+            add(
+                found,
+                "infrastructure",
+                words,
+                "deletes or changes cloud resources",
+            )
+        }
+        "kubectl" | "oc"
+            if has_any(
+                args,
+                &[
+                    "apply", "replace", "patch", "scale", "cordon", "edit", "rollout", "exec", "cp",
+                ],
+            ) =>
+        {
+            add(found, "infrastructure", words, "changes a cluster")
+        }
+        "docker" | "podman" if has_any(args, &["push"]) => {
+            add(found, "publish", words, "publishes an image")
+        }
+        "mvn" | "gradle" | "gradlew"
+            if has_any(args, &["deploy", "publish", "release:perform"]) =>
+        {
+            add(found, "publish", words, "publishing cannot be undone")
+        }
+        "vsce" | "ovsx" if has_any(args, &["publish", "unpublish"]) => {
+            add(found, "publish", words, "publishing cannot be undone")
+        }
+        "dotnet" if has_any(args, &["push"]) => {
+            add(found, "publish", words, "publishing cannot be undone")
+        }
+        "npm" | "pnpm" | "yarn"
+            if has_any(
+                args,
+                &[
+                    "uninstall",
+                    "remove",
+                    "rm",
+                    "un",
+                    "unlink",
+                    "r",
+                    "prune",
+                    "deprecate",
+                    "dist-tag",
+                    "owner",
+                    "access",
+                ],
+            ) =>
+        {
+            add(
+                found,
+                "package-removal",
+                words,
+                "removes or changes packages",
+            )
+        }
+        "pip" | "pip3" | "pipx" | "uv" | "conda" | "mamba" | "cargo" | "gem" | "brew" | "snap"
+        | "flatpak" | "rustup"
+            if has_any(
+                args,
+                &["uninstall", "remove", "rm", "autoremove", "purge", "clean"],
+            ) =>
+        {
+            add(
+                found,
+                "package-removal",
+                words,
+                "removes installed packages",
+            )
+        }
+        "apt" | "apt-get" | "aptitude" | "dnf" | "yum" | "zypper" | "apk"
+            if has_any(args, &["remove", "purge", "autoremove", "erase", "del"]) =>
+        {
+            add(
+                found,
+                "package-removal",
+                words,
+                "removes installed packages",
+            )
+        }
+        "pacman" if args.iter().any(|a| a.starts_with("-R")) => add(
+            found,
+            "package-removal",
+            words,
+            "removes installed packages",
+        ),
+        "diskutil"
+            if lower
+                .iter()
+                .any(|a| a.starts_with("erase") || a == "partitiondisk") =>
+        {
+            add(found, "disk-tools", words, "erases a disk")
+        }
+        "format" => add(found, "disk-tools", words, "formats a disk"),
+        _ => {}
+    }
+}
+
+fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "fish"
+            | "csh"
+            | "tcsh"
+            | "ash"
+            | "busybox"
+    )
+}
+
+/// A `>` that only empties its target (`> f`, `: > f`, `true > f`, `cat /dev/null > f`), or
+/// writes to a disk device.
+fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Danger>) {
+    let reads_nothing = command.redirects.iter().any(|r| {
+        r.op == shell::RedirectOp::Read && matches!(r.target.as_str(), "/dev/null" | "/dev/zero")
+    });
+    if reads_nothing
+        && words.first().is_some_and(|w| program(w) == "tee")
+        && !words.iter().any(|w| w == "-a" || w == "--append")
+        && words.len() > 1
+    {
+        add(
+            found,
+            "overwrite",
+            words,
+            "tee fed nothing empties its files",
+        );
+    }
+    for redirect in &command.redirects {
+        if !redirect.op.writes() {
+            continue;
+        }
+        let target = redirect.target.as_str();
+        if target.starts_with("/dev/")
+            && ["sd", "nvme", "hd", "disk", "mmcblk", "vd", "xvd"]
+                .iter()
+                .any(|d| target[5..].starts_with(d))
+        {
+            add(
+                found,
+                "disk-tools",
+                words,
+                "writing to a disk device destroys it",
+            );
+            continue;
+        }
+        if matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr") || target.is_empty() {
+            continue;
+        }
+        let appends = matches!(
+            redirect.op,
+            shell::RedirectOp::Append | shell::RedirectOp::AppendAll
+        );
+        let empty = match words.first().map(|w| program(w)).as_deref() {
+            None => true,
+            Some(":" | "true" | "false") => true,
+            Some("cat") => words[1..].iter().all(|w| w == "/dev/null"),
+            Some("echo") => words[1..].iter().all(|w| w == "-n"),
+            Some("printf") => words[1..].iter().all(|w| w.is_empty()),
+            _ => false,
+        };
+        if empty && !appends {
+            add(
+                found,
+                "overwrite",
+                &command.tokens(),
+                "a > redirection of nothing empties the file",
+            );
+        }
     }
 }
 
