@@ -152,6 +152,11 @@ pub static SCHEMAS: &[Schema] = &[
         "pane classification rules (--rules FILE)"
     ),
     schema!(
+        "policy",
+        "policy.schema.json",
+        "approval policy rules ($XDG_CONFIG_HOME/autoctl/policy.json, --policy FILE)"
+    ),
+    schema!(
         "stall-state",
         "stall-state.schema.json",
         "stall check state (--state FILE)"

@@ -1,0 +1,191 @@
+//! Reading a program's arguments against the flags a rule lists: "a rule allows only the flags
+//! it lists; any other flag makes the command not harmless" (DESIGN.md, Safety). A [`Spec`]
+//! names the short flags (clustered as getopt allows: `-la`), the short flags that take a
+//! value (`-n 5`, `-n5`), and the long flags with and without a value (`--color`,
+//! `--color=auto`, `--max-count 3`). Long flags match exactly: getopt's abbreviations
+//! (`--out` for `--output`) are not read, so an abbreviation is a flag no rule lists.
+
+/// The flags one rule allows for one program.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spec {
+    /// Short flags without a value, as letters (`"alhR1"`).
+    pub short: &'static str,
+    /// Short flags that take a value (`"nc"`): the rest of the cluster or the next word.
+    pub short_valued: &'static str,
+    /// Long flags without a value (`"all"`); `"color="` allows `--color=VALUE` only.
+    pub long: &'static [&'static str],
+    /// Long flags that take a value (`--name VALUE` or `--name=VALUE`).
+    pub long_valued: &'static [&'static str],
+    /// `-20` is a count (head, tail, grep context).
+    pub numeric: bool,
+    /// Flags after the first operand are operands (`echo a -n`, a script's own arguments).
+    pub options_first: bool,
+}
+
+/// An argument list read against a [`Spec`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed<'a> {
+    /// The flags given, as written without their values (`-l`, `--color`).
+    pub flags: Vec<String>,
+    /// Values of valued flags: (flag, value).
+    pub values: Vec<(String, &'a str)>,
+    /// Operands: everything that is not a flag or a flag's value.
+    pub operands: Vec<&'a str>,
+}
+
+impl Parsed<'_> {
+    /// Was the flag given (`-p`, `--parents`)?
+    pub fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    /// The values given to a flag.
+    pub fn values_of<'s>(&'s self, flag: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.values
+            .iter()
+            .filter(move |(f, _)| f == flag)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// Read `args` against `spec`; the error names the first flag the spec does not list.
+pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> {
+    let mut parsed = Parsed::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        if arg == "--" {
+            parsed.operands.extend(args[i..].iter().map(String::as_str));
+            break;
+        }
+        if spec.options_first && !parsed.operands.is_empty() {
+            parsed.operands.push(arg);
+            continue;
+        }
+        if let Some(body) = arg.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (body, None),
+            };
+            let flag = format!("--{name}");
+            if spec.long_valued.contains(&name) {
+                let value = match value {
+                    Some(value) => value,
+                    None => match args.get(i) {
+                        Some(next) => {
+                            i += 1;
+                            next.as_str()
+                        }
+                        None => return Err(format!("{flag} without its value")),
+                    },
+                };
+                parsed.values.push((flag, value));
+            } else if value.is_none() && spec.long.contains(&name) {
+                parsed.flags.push(flag);
+            } else if let Some(value) =
+                value.filter(|_| spec.long.iter().any(|l| l.strip_suffix('=') == Some(name)))
+            {
+                parsed.values.push((flag, value));
+            } else {
+                return Err(arg.to_string());
+            }
+            continue;
+        }
+        if arg.len() > 1 && arg.starts_with('-') {
+            let body = &arg[1..];
+            if spec.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
+                parsed.values.push(("-n".to_string(), body));
+                continue;
+            }
+            for (at, letter) in body.char_indices() {
+                if spec.short_valued.contains(letter) {
+                    let flag = format!("-{letter}");
+                    let rest = &body[at + letter.len_utf8()..];
+                    let value = if !rest.is_empty() {
+                        rest
+                    } else {
+                        match args.get(i) {
+                            Some(next) => {
+                                i += 1;
+                                next.as_str()
+                            }
+                            None => return Err(format!("{flag} without its value")),
+                        }
+                    };
+                    parsed.values.push((flag, value));
+                    break;
+                }
+                if spec.short.contains(letter) {
+                    parsed.flags.push(format!("-{letter}"));
+                } else {
+                    return Err(format!("-{letter}"));
+                }
+            }
+            continue;
+        }
+        parsed.operands.push(arg);
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    const LS: Spec = Spec {
+        short: "lahR",
+        short_valued: "I",
+        long: &["all", "color="],
+        long_valued: &["sort"],
+        numeric: false,
+        options_first: false,
+    };
+
+    #[test]
+    fn listed_flags_pass_and_others_are_named() {
+        let args = w(&[
+            "-la",
+            "--all",
+            "--color=auto",
+            "--sort",
+            "size",
+            "-Ifoo",
+            "src",
+        ]);
+        let parsed = parse(&LS, &args).unwrap();
+        assert!(parsed.has("-l") && parsed.has("-a") && parsed.has("--all"));
+        assert_eq!(parsed.operands, ["src"]);
+        assert_eq!(parsed.values_of("--sort").collect::<Vec<_>>(), ["size"]);
+        assert_eq!(parsed.values_of("-I").collect::<Vec<_>>(), ["foo"]);
+        assert_eq!(parse(&LS, &w(&["-lz"])).unwrap_err(), "-z");
+        assert_eq!(parse(&LS, &w(&["--al"])).unwrap_err(), "--al");
+        assert_eq!(parse(&LS, &w(&["--color"])).unwrap_err(), "--color");
+        assert_eq!(parse(&LS, &w(&["--all=x"])).unwrap_err(), "--all=x");
+        let args = w(&["--", "-rf"]);
+        let after = parse(&LS, &args).unwrap();
+        assert_eq!(after.operands, ["-rf"]);
+    }
+
+    #[test]
+    fn numeric_counts_and_options_first() {
+        let head = Spec {
+            numeric: true,
+            ..Spec::default()
+        };
+        assert_eq!(parse(&head, &w(&["-20", "f"])).unwrap().operands, ["f"]);
+        let echo = Spec {
+            short: "n",
+            options_first: true,
+            ..Spec::default()
+        };
+        assert_eq!(
+            parse(&echo, &w(&["-n", "a", "-rf"])).unwrap().operands,
+            ["a", "-rf"]
+        );
+    }
+}

@@ -1,0 +1,493 @@
+//! Is a shell command line harmless? Default deny: the line is read with the shell lexer
+//! ([`crate::shell`]) and every simple command in it — each part of a pipeline, a `&&`/`||`/`;`
+//! chain, a subshell — must be proven harmless by a named rule ([`super::programs`],
+//! [`super::git`]) or a user allow rule; one part that is not makes the whole line not
+//! harmless, and the answer names that part.
+//!
+//! What no rule can prove, whatever the program:
+//! - a command or process substitution (`$(…)`, backquotes, `<(…)`) — it runs a command that
+//!   is not in front of the reader; a variable (`$X`) — its value is not known;
+//! - a runner that runs the rest of the line with other powers or from other input (`sudo`,
+//!   `xargs`, `eval`, `exec`, `nohup`, `watch`, …); `time`, `timeout`, `nice` and `env` with
+//!   harmless variables are read through;
+//! - a variable assignment other than a short list that only changes output (`RUST_BACKTRACE`,
+//!   `NO_COLOR`, …): `PATH=`, `LD_PRELOAD=`, `RUSTFLAGS=` change what runs;
+//! - a redirection that truncates (`>`, `>|`, `&>`; `/dev/null` excepted) or appends (`>>`)
+//!   outside the project or to a sensitive path; a read (`<`) of a secret;
+//! - a program written as a path other than a system directory's (`./ls` is not ls);
+//! - a control character other than tab and newline (it can hide text on a screen).
+//!
+//! `cd DIR` is followed: later relative paths resolve against every directory the line may
+//! be in (a `cd` in a subshell or after `||` may not happen), and a path counts as inside the
+//! project only when it is inside from each of them.
+
+use super::paths::{self, Place};
+use super::{Context, rules::UserRule};
+use crate::shell::{self, RedirectOp, SimpleCommand};
+
+/// Longest command line read; a longer one is not provable (and reading it has a cost).
+pub const MAX_SCRIPT: usize = 64 * 1024;
+
+/// Why a command line is not harmless.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocked {
+    /// `not-harmless`, `sensitive-path` or `outside-project`.
+    pub rule: &'static str,
+    /// The part of the line that no rule proves harmless.
+    pub part: String,
+    pub why: String,
+}
+
+impl Blocked {
+    pub fn new(part: impl Into<String>, why: impl Into<String>) -> Blocked {
+        Blocked {
+            rule: "not-harmless",
+            part: part.into(),
+            why: why.into(),
+        }
+    }
+
+    pub fn with_rule(mut self, rule: &'static str) -> Blocked {
+        self.rule = rule;
+        self
+    }
+}
+
+/// The rules that proved a line harmless, in order, without repeats.
+pub type Proof = Vec<String>;
+
+/// A directory the line may be running in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base {
+    /// The context's working directory (maybe unknown: a screen).
+    Start,
+    /// A directory a `cd` went to, resolved.
+    Dir(Place),
+}
+
+/// The state carried from one simple command to the next, and the helpers the rules use.
+pub struct Line<'c> {
+    pub ctx: &'c Context,
+    /// Every directory the line may be in at this point.
+    pub bases: Vec<Base>,
+}
+
+impl<'c> Line<'c> {
+    pub fn new(ctx: &'c Context) -> Line<'c> {
+        Line {
+            ctx,
+            bases: vec![Base::Start],
+        }
+    }
+
+    /// Where `word` may point: one place per possible working directory.
+    pub fn places(&self, word: &str) -> Vec<Place> {
+        self.bases
+            .iter()
+            .map(|base| match base {
+                Base::Start => paths::resolve(word, self.ctx),
+                Base::Dir(Place::Absolute(dir)) => paths::resolve_in(word, Some(dir), self.ctx),
+                Base::Dir(Place::Below(dir)) => {
+                    if word.starts_with('/') || word.starts_with('~') {
+                        paths::resolve(word, self.ctx)
+                    } else {
+                        paths::resolve(&dir.join(word).to_string_lossy(), self.ctx)
+                    }
+                }
+                Base::Dir(Place::Unknown) => {
+                    if word.starts_with('/') || word.starts_with('~') {
+                        paths::resolve(word, self.ctx)
+                    } else {
+                        Place::Unknown
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// A path read: never a secret.
+    pub fn read(&self, word: &str) -> Result<(), Blocked> {
+        for place in self.places(word) {
+            if let Some(why) = paths::secret(&place) {
+                return Err(Blocked::new(word, format!("reads {why}")).with_rule("sensitive-path"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A path written or created: inside the project (or the temporary directory when
+    /// `temp_ok`) from every possible working directory, and never sensitive.
+    pub fn write(&self, word: &str, temp_ok: bool) -> Result<(), Blocked> {
+        if word.starts_with('-') {
+            return Err(Blocked::new(word, "a path that reads as a flag"));
+        }
+        if word.contains(['*', '?', '[']) {
+            return Err(Blocked::new(
+                word,
+                "a pattern: the files it writes are not known",
+            ));
+        }
+        for place in self.places(word) {
+            if let Some(why) = paths::sensitive(&place, self.ctx) {
+                return Err(Blocked::new(word, format!("writes {why}")).with_rule("sensitive-path"));
+            }
+            if !(paths::inside_project(&place, self.ctx) || (temp_ok && paths::in_temp(&place))) {
+                return Err(Blocked::new(
+                    word,
+                    format!("writes {}, outside the project", paths::show(&place)),
+                )
+                .with_rule("outside-project"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A directory a program works in (`make -C DIR`, `cargo --manifest-path`): inside the
+    /// project and not sensitive.
+    pub fn project_dir(&self, word: &str) -> Result<(), Blocked> {
+        self.write(word, false)
+    }
+
+    fn cd(&mut self, target: Option<&str>, may_not_persist: bool) {
+        let places = match target {
+            None => vec![match &self.ctx.home {
+                Some(home) => Place::Absolute(home.clone()),
+                None => Place::Unknown,
+            }],
+            Some("-") => vec![Place::Unknown],
+            Some(dir) => self.places(dir),
+        };
+        let new: Vec<Base> = places.into_iter().map(Base::Dir).collect();
+        if may_not_persist {
+            for base in new {
+                if !self.bases.contains(&base) {
+                    self.bases.push(base);
+                }
+            }
+        } else {
+            self.bases = new;
+            self.bases.dedup();
+        }
+        // A pathological line of many cds: past a few, stop tracking.
+        if self.bases.len() > 8 {
+            self.bases = vec![Base::Dir(Place::Unknown)];
+        }
+    }
+}
+
+/// Judge a command line: the rules that prove it harmless, or why it is not.
+pub fn judge(script: &str, ctx: &Context, allow: &[&UserRule]) -> Result<Proof, Blocked> {
+    if script.len() > MAX_SCRIPT {
+        return Err(Blocked::new(
+            format!("{} bytes", script.len()),
+            format!("longer than {MAX_SCRIPT} bytes"),
+        ));
+    }
+    if let Some(c) = script
+        .chars()
+        .find(|c| c.is_control() && *c != '\n' && *c != '\t')
+    {
+        return Err(Blocked::new(
+            format!("{c:?}"),
+            "a control character can hide text",
+        ));
+    }
+    let commands = shell::commands(script);
+    if commands.is_empty() {
+        return Err(Blocked::new(script, "no command"));
+    }
+    // A `cd` may not carry to the next command: it can fail (`cd x; y` runs y where it was),
+    // or run in a subshell or a pipeline. Only in a plain `a && b && c` chain does the next
+    // command run only after the `cd` succeeded; otherwise every directory stays possible.
+    let plain = simple_and_chain(script);
+    let mut line = Line::new(ctx);
+    let mut proof = Proof::new();
+    for command in &commands {
+        let rules = judge_command(command, &mut line, plain, allow)?;
+        for rule in rules {
+            if !proof.contains(&rule) {
+                proof.push(rule);
+            }
+        }
+    }
+    Ok(proof)
+}
+
+/// `a && b && c` with no other operator: a failing `cd` stops the chain, so a `cd` carries.
+fn simple_and_chain(script: &str) -> bool {
+    let stripped = script.replace("&&", "");
+    !stripped.contains(['(', '|', '&', ';', '\n'])
+}
+
+fn text(words: &[String]) -> String {
+    words.join(" ")
+}
+
+fn judge_command(
+    command: &SimpleCommand,
+    line: &mut Line<'_>,
+    plain: bool,
+    allow: &[&UserRule],
+) -> Result<Vec<String>, Blocked> {
+    let tokens = command.tokens();
+    let whole = text(&tokens);
+    if !command.substitutions.is_empty() || tokens.iter().any(|t| t.contains('`')) {
+        return Err(Blocked::new(
+            whole,
+            "a command substitution runs a command that is not shown",
+        ));
+    }
+    if let Some(word) = tokens.iter().find(|t| t.contains('$')) {
+        return Err(Blocked::new(
+            word.clone(),
+            "a variable's value is not known",
+        ));
+    }
+    // A user's allow rule covers the command as written (with its redirections when the
+    // pattern spells them).
+    let words_text = text(&command.words);
+    let mut rules = Vec::new();
+    if let Some(rule) = allow.iter().find(|r| r.matches_text(&whole)) {
+        return Ok(vec![rule.label()]);
+    }
+    if let Some(rule) = allow.iter().find(|r| r.matches_text(&words_text)) {
+        rules.push(rule.label());
+        judge_redirects(command, line, &mut rules)?;
+        return Ok(rules);
+    }
+    judge_redirects(command, line, &mut rules)?;
+    let words = peel(&command.words)?;
+    let Some(first) = words.first() else {
+        // Only redirections (`< f`), judged above.
+        return Ok(rules);
+    };
+    let name = program_name(first)?;
+    let args = &words[1..];
+    let interpreter_stdin = command.redirects.iter().any(|r| {
+        matches!(
+            r.op,
+            RedirectOp::HereDoc | RedirectOp::HereString | RedirectOp::Read
+        )
+    }) || command.piped;
+    if name == "cd" {
+        let target = match args {
+            [] => None,
+            [flag, dir] if flag == "-P" || flag == "-L" => Some(dir.as_str()),
+            [dir] if !dir.starts_with('-') || dir == "-" => Some(dir.as_str()),
+            _ => return Err(Blocked::new(text(words), "cd takes one directory")),
+        };
+        line.cd(target, !plain);
+        rules.push("read-only".to_string());
+        return Ok(rules);
+    }
+    let rule =
+        super::programs::judge(name, args, line, interpreter_stdin).map_err(|mut blocked| {
+            if blocked.part.is_empty() {
+                blocked.part = text(words);
+            }
+            blocked
+        })?;
+    rules.push(rule.to_string());
+    Ok(rules)
+}
+
+fn judge_redirects(
+    command: &SimpleCommand,
+    line: &Line<'_>,
+    rules: &mut Vec<String>,
+) -> Result<(), Blocked> {
+    for redirect in &command.redirects {
+        let target = redirect.target.as_str();
+        let shown = format!("{}{}", redirect.op.as_str(), target);
+        if target.is_empty() {
+            return Err(Blocked::new(shown, "a redirection without its target"));
+        }
+        let harmless_sink = matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr");
+        match redirect.op {
+            RedirectOp::Read => line.read(target)?,
+            RedirectOp::HereDoc | RedirectOp::HereString => {}
+            RedirectOp::DupIn | RedirectOp::DupOut
+                if target == "-" || target.bytes().all(|b| b.is_ascii_digit()) => {}
+            RedirectOp::Append | RedirectOp::AppendAll => {
+                if !harmless_sink {
+                    line.write(target, false)?;
+                    if !rules.iter().any(|r| r == "write-in-project") {
+                        rules.push("write-in-project".to_string());
+                    }
+                }
+            }
+            _ if harmless_sink => {}
+            _ => {
+                return Err(Blocked::new(
+                    shown,
+                    "a > redirection empties its target file first",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Variables that only change how a program prints or how many threads it uses.
+const HARMLESS_VARIABLES: &[&str] = &[
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "RUST_TEST_THREADS",
+    "CARGO_TERM_COLOR",
+    "CARGO_TERM_VERBOSE",
+    "CARGO_INCREMENTAL",
+    "CI",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUNBUFFERED",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "NODE_ENV",
+    "DEBUG",
+    "GIT_PAGER",
+    "PAGER",
+];
+
+fn harmless_assignment(word: &str) -> bool {
+    match shell::assignment(word) {
+        Some((name, value)) => {
+            HARMLESS_VARIABLES.contains(&name.as_str())
+                && (!matches!(name.as_str(), "PAGER" | "GIT_PAGER") || value == "cat")
+        }
+        None => false,
+    }
+}
+
+/// Take the harmless runners and assignments off the front: `time`, `timeout DURATION`,
+/// `nice [-n N]`, `env NAME=VALUE…`, `command`, leading assignments and the shell keywords
+/// that can stand before a command. Anything that runs the rest in another way is refused.
+pub fn peel(words: &[String]) -> Result<&[String], Blocked> {
+    let mut rest = words;
+    loop {
+        let Some(first) = rest.first() else {
+            return Ok(rest);
+        };
+        if shell::assignment(first).is_some() {
+            if !harmless_assignment(first) {
+                return Err(Blocked::new(
+                    first.clone(),
+                    "sets a variable that can change what runs",
+                ));
+            }
+            rest = &rest[1..];
+            continue;
+        }
+        match first.as_str() {
+            "time" => {
+                rest = &rest[1..];
+                if rest.first().is_some_and(|w| w == "-p") {
+                    rest = &rest[1..];
+                }
+            }
+            "nice" => {
+                rest = &rest[1..];
+                if rest.first().is_some_and(|w| w == "-n") && rest.len() > 1 {
+                    if rest[1].parse::<i32>().is_err() {
+                        return Err(Blocked::new(text(words), "nice -n takes a number"));
+                    }
+                    rest = &rest[2..];
+                } else if rest.first().is_some_and(|w| {
+                    w.len() > 1 && w[1..].parse::<i32>().is_ok() && w.starts_with('-')
+                }) {
+                    rest = &rest[1..];
+                }
+            }
+            "timeout" => {
+                rest = &rest[1..];
+                loop {
+                    match rest.first().map(String::as_str) {
+                        Some("--preserve-status" | "--foreground" | "-v" | "--verbose") => {
+                            rest = &rest[1..];
+                        }
+                        Some("-s" | "-k" | "--signal" | "--kill-after") if rest.len() > 1 => {
+                            rest = &rest[2..];
+                        }
+                        Some(w) if w.starts_with("--signal=") || w.starts_with("--kill-after=") => {
+                            rest = &rest[1..];
+                        }
+                        _ => break,
+                    }
+                }
+                match rest.first() {
+                    Some(duration) if is_duration(duration) => rest = &rest[1..],
+                    _ => {
+                        return Err(Blocked::new(text(words), "timeout without a duration"));
+                    }
+                }
+            }
+            "env" => {
+                rest = &rest[1..];
+                while let Some(word) = rest.first() {
+                    if word.starts_with('-') {
+                        return Err(Blocked::new(
+                            text(words),
+                            format!("env {word} is not a listed flag"),
+                        ));
+                    }
+                    if shell::assignment(word).is_none() {
+                        break;
+                    }
+                    if !harmless_assignment(word) {
+                        return Err(Blocked::new(
+                            word.clone(),
+                            "sets a variable that can change what runs",
+                        ));
+                    }
+                    rest = &rest[1..];
+                }
+            }
+            "command" if rest.get(1).is_some_and(|w| !w.starts_with('-')) => {
+                rest = &rest[1..];
+            }
+            "!" | "{" | "then" | "do" | "else" | "if" | "elif" | "while" | "until" => {
+                rest = &rest[1..];
+            }
+            "fi" | "done" | "}" | "esac" if rest.len() == 1 => return Ok(&rest[1..]),
+            _ => return Ok(rest),
+        }
+    }
+}
+
+fn is_duration(word: &str) -> bool {
+    let number = word.trim_end_matches(['s', 'm', 'h', 'd']);
+    !number.is_empty()
+        && word.len() - number.len() <= 1
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// The program a word runs, when a rule may name it: a bare name, or a path into a system
+/// directory (`/usr/bin/git`). `./ls` is a file of the project, not ls, and case matters
+/// (`LS` is not `ls`).
+pub fn program_name(word: &str) -> Result<&str, Blocked> {
+    if let Some((dir, name)) = word.rsplit_once('/') {
+        let system = matches!(
+            dir,
+            "/bin" | "/usr/bin" | "/usr/local/bin" | "/sbin" | "/usr/sbin" | "/usr/local/sbin"
+        );
+        if !system || name.is_empty() {
+            return Err(Blocked::new(
+                word,
+                "runs a program by its path; no rule proves a file harmless",
+            ));
+        }
+        return Ok(name);
+    }
+    Ok(word)
+}

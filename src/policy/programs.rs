@@ -1,0 +1,1949 @@
+//! The built-in harmless rules for single programs, each with the flags it lists (DESIGN.md,
+//! Safety: "a rule allows only the flags it lists"):
+//!
+//! - `read-only`: inspection that changes nothing — `ls`, `cat`, `head`, `tail`, `grep`, `rg`,
+//!   `find` without actions (`-delete`, `-exec…`, `-ok…`, `-fprint…` are not listed), `wc`,
+//!   `sort`/`uniq` without an output file, `diff`, `stat`, `file`, `du`, `df`, `jq`, `echo`,
+//!   `pwd`, `which`, `date` (printing only), `cd`, `test`, `set -euo pipefail`, and the git
+//!   inspections of [`super::git`]; a secret (`~/.ssh`, `.env`, keys) is never read;
+//! - `runner`: build and test runners with conventional subcommands — `cargo
+//!   build|test|check|clippy|fmt|doc`, `npm|pnpm|yarn test|ci|install` (no package named),
+//!   `npm run` / `yarn` / `pnpm` / `make` targets in {build, test, check, lint, fmt, format,
+//!   typecheck, all} or none, `pytest`, `go build|test|vet`, `tsc`, linters and formatters
+//!   (ruff, eslint, prettier, mypy, black, …), and an interpreter running a script of the
+//!   project (no `-c`/`-e`, no stdin, not a dependency's file, not named deploy/release/…).
+//!   Approving a runner runs the project's code;
+//! - `mkdir`: creating directories inside the project or the temporary directory;
+//! - `write-in-project`: `touch`, `cp -n` (never overwrites), `tee -a` inside the project,
+//!   never a sensitive path.
+//!
+//! Anything else — an unknown program, a flag not listed, a target not listed — is not
+//! harmless.
+
+use super::argv::{self, Parsed, Spec};
+use super::bash::{Blocked, Line};
+use super::git;
+
+/// Targets of `make`, `npm run`, `yarn` and `pnpm` that are conventional builds and checks.
+pub const TARGETS: &[&str] = &[
+    "build",
+    "test",
+    "check",
+    "lint",
+    "fmt",
+    "format",
+    "typecheck",
+    "all",
+];
+
+/// Judge one program (runners and assignments already taken off): the rule that proves it
+/// harmless. `stdin_fed`: its standard input is a pipe, a here-document or a file.
+pub fn judge(
+    name: &str,
+    args: &[String],
+    line: &Line<'_>,
+    stdin_fed: bool,
+) -> Result<&'static str, Blocked> {
+    if let Some(rule) = read_only(name) {
+        let parsed = parse(name, &rule.spec, args)?;
+        check_operands(name, &parsed, rule.operands, line)?;
+        return Ok("read-only");
+    }
+    match name {
+        "find" => find(args, line).map(|_| "read-only"),
+        "date" => date(args).map(|_| "read-only"),
+        "set" => set(args).map(|_| "read-only"),
+        "command" => command_lookup(args).map(|_| "read-only"),
+        "git" => git::judge(args, line),
+        "mkdir" => mkdir(args, line),
+        "touch" | "cp" | "tee" => write_in_project(name, args, line),
+        "cargo" => cargo(args, line),
+        "npm" | "pnpm" | "yarn" => node_package_manager(name, args, line),
+        "npx" => npx(args, line, stdin_fed),
+        "make" | "gmake" => make(args, line),
+        "go" => go(args, line),
+        "uv" | "poetry" | "pipenv" => run_wrapper(name, args, line, stdin_fed),
+        _ if is_interpreter(name) => interpreter(name, args, line),
+        _ => tool(name, args, line),
+    }
+}
+
+fn parse<'a>(name: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
+    argv::parse(spec, args)
+        .map_err(|flag| Blocked::new("", format!("{name} {flag} is not a listed flag")))
+}
+
+/// What a read-only program's operands are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operands {
+    /// No operands at all (`pwd`; `hostname NAME` would set the name).
+    None,
+    /// Text that is not a path (echo's words, tr's sets).
+    Text,
+    /// Paths it reads.
+    Paths,
+    /// At most this many paths (`uniq IN OUT` writes OUT).
+    MaxPaths(usize),
+    /// A pattern, then paths (grep, rg) — unless the pattern came with `-e`/`-f`.
+    PatternThenPaths,
+}
+
+struct ReadOnly {
+    spec: Spec,
+    operands: Operands,
+}
+
+const fn ro(spec: Spec, operands: Operands) -> Option<ReadOnly> {
+    Some(ReadOnly { spec, operands })
+}
+
+const GREP: Spec = Spec {
+    short: "rRnilLcwvEFGoHhqsxzPIaTUZ",
+    short_valued: "efABCmdD",
+    long: &[
+        "recursive",
+        "dereference-recursive",
+        "line-number",
+        "ignore-case",
+        "files-with-matches",
+        "files-without-match",
+        "count",
+        "word-regexp",
+        "line-regexp",
+        "invert-match",
+        "extended-regexp",
+        "fixed-strings",
+        "basic-regexp",
+        "perl-regexp",
+        "only-matching",
+        "with-filename",
+        "no-filename",
+        "quiet",
+        "silent",
+        "no-messages",
+        "null",
+        "null-data",
+        "text",
+        "initial-tab",
+        "color",
+        "color=",
+        "colour",
+        "colour=",
+        "byte-offset",
+    ],
+    long_valued: &[
+        "include",
+        "exclude",
+        "exclude-dir",
+        "exclude-from",
+        "regexp",
+        "file",
+        "max-count",
+        "context",
+        "after-context",
+        "before-context",
+        "binary-files",
+        "label",
+        "devices",
+        "directories",
+    ],
+    numeric: true,
+    options_first: false,
+};
+
+const RG: Spec = Spec {
+    short: "iInlcwvFSsuLHhoqUP0Naxbp.",
+    short_valued: "egtTABCmMjdEr",
+    long: &[
+        "hidden",
+        "no-ignore",
+        "no-ignore-vcs",
+        "no-ignore-dot",
+        "no-ignore-parent",
+        "no-ignore-global",
+        "no-ignore-exclude",
+        "files",
+        "files-with-matches",
+        "files-without-match",
+        "count",
+        "count-matches",
+        "smart-case",
+        "ignore-case",
+        "case-sensitive",
+        "fixed-strings",
+        "word-regexp",
+        "line-regexp",
+        "line-number",
+        "no-line-number",
+        "no-heading",
+        "heading",
+        "json",
+        "multiline",
+        "multiline-dotall",
+        "pcre2",
+        "trim",
+        "vimgrep",
+        "no-filename",
+        "with-filename",
+        "follow",
+        "stats",
+        "only-matching",
+        "invert-match",
+        "null",
+        "column",
+        "no-messages",
+        "type-list",
+        "unrestricted",
+        "text",
+        "binary",
+        "passthru",
+        "pretty",
+        "sort-files",
+        "no-config",
+        "debug",
+    ],
+    long_valued: &[
+        "glob",
+        "iglob",
+        "type",
+        "type-not",
+        "type-add",
+        "max-count",
+        "max-depth",
+        "context",
+        "after-context",
+        "before-context",
+        "color",
+        "colors",
+        "sort",
+        "sortr",
+        "max-columns",
+        "regexp",
+        "file",
+        "replace",
+        "threads",
+        "max-filesize",
+        "encoding",
+        "ignore-file",
+        "context-separator",
+        "path-separator",
+    ],
+    numeric: false,
+    options_first: false,
+};
+
+/// The read-only programs that need nothing but their flag list and operand kind.
+fn read_only(name: &str) -> Option<ReadOnly> {
+    use Operands::*;
+    let spec = |short, short_valued, long, long_valued| Spec {
+        short,
+        short_valued,
+        long,
+        long_valued,
+        numeric: false,
+        options_first: false,
+    };
+    match name {
+        "ls" => ro(
+            spec(
+                "aAlhRtrSd1FiGgonsuUcXvLpQmxCkbBN",
+                "IwT",
+                &[
+                    "all",
+                    "almost-all",
+                    "human-readable",
+                    "recursive",
+                    "classify",
+                    "directory",
+                    "inode",
+                    "size",
+                    "reverse",
+                    "full-time",
+                    "group-directories-first",
+                    "color",
+                    "color=",
+                    "no-group",
+                    "numeric-uid-gid",
+                    "dereference",
+                    "literal",
+                    "quote-name",
+                    "si",
+                    "file-type",
+                    "author",
+                ],
+                &[
+                    "sort",
+                    "time-style",
+                    "ignore",
+                    "hide",
+                    "width",
+                    "format",
+                    "time",
+                    "block-size",
+                    "quoting-style",
+                    "indicator-style",
+                ],
+            ),
+            Paths,
+        ),
+        "cat" | "tac" | "rev" => ro(
+            spec(
+                "nbAeEsStTvu",
+                "",
+                &[
+                    "number",
+                    "number-nonblank",
+                    "show-all",
+                    "show-ends",
+                    "show-tabs",
+                    "squeeze-blank",
+                    "show-nonprinting",
+                ],
+                &[],
+            ),
+            Paths,
+        ),
+        "head" | "tail" => ro(
+            Spec {
+                short: "qvz",
+                short_valued: "nc",
+                long: &["quiet", "silent", "verbose", "zero-terminated"],
+                long_valued: &["lines", "bytes"],
+                numeric: true,
+                options_first: false,
+            },
+            Paths,
+        ),
+        "wc" => ro(
+            spec(
+                "lwcmL",
+                "",
+                &["lines", "words", "bytes", "chars", "max-line-length"],
+                &[],
+            ),
+            Paths,
+        ),
+        "grep" | "egrep" | "fgrep" => ro(GREP, PatternThenPaths),
+        "rg" => ro(RG, PatternThenPaths),
+        "fd" | "fdfind" => ro(
+            spec(
+                "HIisFapLg0u",
+                "tedEj",
+                &[
+                    "hidden",
+                    "no-ignore",
+                    "no-ignore-vcs",
+                    "case-sensitive",
+                    "ignore-case",
+                    "glob",
+                    "regex",
+                    "fixed-strings",
+                    "absolute-path",
+                    "full-path",
+                    "follow",
+                    "print0",
+                    "unrestricted",
+                ],
+                &[
+                    "type",
+                    "extension",
+                    "max-depth",
+                    "min-depth",
+                    "exact-depth",
+                    "exclude",
+                    "size",
+                    "changed-within",
+                    "changed-before",
+                    "max-results",
+                    "threads",
+                    "color",
+                ],
+            ),
+            Paths,
+        ),
+        "tree" => ro(
+            spec(
+                "adfilpsughDFQNvrtCAxJ",
+                "LIP",
+                &[
+                    "gitignore",
+                    "noreport",
+                    "dirsfirst",
+                    "prune",
+                    "matchdirs",
+                    "ignore-case",
+                ],
+                &["charset", "filelimit", "sort", "timefmt"],
+            ),
+            Paths,
+        ),
+        "file" => ro(
+            spec(
+                "bLihkNprsz",
+                "",
+                &["mime-type", "mime-encoding", "brief", "dereference", "mime"],
+                &[],
+            ),
+            Paths,
+        ),
+        "stat" => ro(
+            spec(
+                "LftZ",
+                "c",
+                &["dereference", "file-system", "terse"],
+                &["format", "printf"],
+            ),
+            Paths,
+        ),
+        "du" => ro(
+            spec(
+                "ahcsSxLkmHbl0D",
+                "dBt",
+                &[
+                    "all",
+                    "human-readable",
+                    "total",
+                    "summarize",
+                    "apparent-size",
+                    "one-file-system",
+                    "dereference",
+                    "si",
+                    "bytes",
+                    "null",
+                ],
+                &["max-depth", "block-size", "threshold", "exclude"],
+            ),
+            Paths,
+        ),
+        "df" => ro(
+            spec(
+                "ahHiklTPx",
+                "tB",
+                &[
+                    "all",
+                    "human-readable",
+                    "inodes",
+                    "local",
+                    "print-type",
+                    "portability",
+                    "si",
+                    "total",
+                ],
+                &["type", "block-size", "exclude-type", "output="],
+            ),
+            Paths,
+        ),
+        "pwd" => ro(spec("LP", "", &[], &[]), None),
+        "whoami" | "nproc" | "arch" | "uptime" | "groups" | "tty" => {
+            ro(spec("", "", &[], &[]), None)
+        }
+        "id" => ro(spec("ugnrGZ", "", &[], &[]), Text),
+        "uname" => ro(
+            spec(
+                "asnrvmpio",
+                "",
+                &[
+                    "all",
+                    "kernel-name",
+                    "kernel-release",
+                    "machine",
+                    "operating-system",
+                ],
+                &[],
+            ),
+            None,
+        ),
+        "hostname" => ro(spec("fsidAI", "", &[], &[]), None),
+        "echo" => ro(
+            Spec {
+                short: "neE",
+                options_first: true,
+                ..Spec::default()
+            },
+            Text,
+        ),
+        "printf" => ro(
+            Spec {
+                options_first: true,
+                ..Spec::default()
+            },
+            Text,
+        ),
+        "true" | "false" | ":" | "test" | "[" | "[[" | "]]" => ro(
+            Spec {
+                short: "abcdefghkLprsSuwxGOnzNet",
+                options_first: false,
+                ..Spec::default()
+            },
+            Text,
+        ),
+        "which" => ro(spec("as", "", &["all"], &[]), Text),
+        "whereis" => ro(spec("bmsu", "", &[], &[]), Text),
+        "type" => ro(spec("aftpP", "", &[], &[]), Text),
+        "basename" => ro(spec("az", "s", &["multiple", "zero"], &["suffix"]), Text),
+        "dirname" => ro(spec("z", "", &["zero"], &[]), Text),
+        "realpath" => ro(
+            spec(
+                "eEmLPqsz",
+                "",
+                &[
+                    "canonicalize-existing",
+                    "canonicalize-missing",
+                    "no-symlinks",
+                    "quiet",
+                ],
+                &["relative-to", "relative-base"],
+            ),
+            Paths,
+        ),
+        "readlink" => ro(
+            spec(
+                "femnqsvz",
+                "",
+                &["canonicalize", "canonicalize-existing", "no-newline"],
+                &[],
+            ),
+            Paths,
+        ),
+        "sort" => ro(
+            spec(
+                "bdfgiMhnRrVcsuz",
+                "ktS",
+                &[
+                    "numeric-sort",
+                    "reverse",
+                    "unique",
+                    "human-numeric-sort",
+                    "version-sort",
+                    "ignore-case",
+                    "stable",
+                    "zero-terminated",
+                    "check",
+                    "general-numeric-sort",
+                    "month-sort",
+                    "ignore-leading-blanks",
+                    "dictionary-order",
+                ],
+                &["key", "field-separator", "buffer-size", "parallel"],
+            ),
+            Paths,
+        ),
+        "uniq" => ro(
+            spec(
+                "cdDuiz",
+                "fsw",
+                &[
+                    "count",
+                    "repeated",
+                    "unique",
+                    "ignore-case",
+                    "zero-terminated",
+                ],
+                &["skip-fields", "skip-chars", "check-chars"],
+            ),
+            MaxPaths(1),
+        ),
+        "cut" => ro(
+            spec(
+                "snz",
+                "dfcb",
+                &["complement", "only-delimited", "zero-terminated"],
+                &[
+                    "delimiter",
+                    "fields",
+                    "characters",
+                    "bytes",
+                    "output-delimiter",
+                ],
+            ),
+            Paths,
+        ),
+        "tr" => ro(
+            spec(
+                "cdstC",
+                "",
+                &["delete", "squeeze-repeats", "complement", "truncate-set1"],
+                &[],
+            ),
+            Text,
+        ),
+        "diff" => ro(
+            Spec {
+                short: "uqrNwbBiyatcpsE",
+                short_valued: "UxXIC",
+                long: &[
+                    "unified",
+                    "brief",
+                    "recursive",
+                    "new-file",
+                    "ignore-all-space",
+                    "ignore-space-change",
+                    "ignore-blank-lines",
+                    "ignore-case",
+                    "side-by-side",
+                    "text",
+                    "report-identical-files",
+                    "color",
+                    "color=",
+                    "no-dereference",
+                    "strip-trailing-cr",
+                    "expand-tabs",
+                    "minimal",
+                    "unified=",
+                ],
+                long_valued: &[
+                    "exclude",
+                    "label",
+                    "width",
+                    "context",
+                    "ignore-matching-lines",
+                ],
+                numeric: false,
+                options_first: false,
+            },
+            Paths,
+        ),
+        "cmp" => ro(
+            spec(
+                "bls",
+                "in",
+                &["silent", "quiet", "verbose", "print-bytes"],
+                &[],
+            ),
+            Paths,
+        ),
+        "comm" => ro(
+            spec(
+                "123iz",
+                "",
+                &["check-order", "nocheck-order"],
+                &["output-delimiter"],
+            ),
+            Paths,
+        ),
+        "nl" => ro(spec("p", "bnwvsi", &[], &[]), Paths),
+        "od" => ro(spec("bcdfiloxsv", "AjNtw", &[], &[]), Paths),
+        "hexdump" => ro(spec("bcCdovx", "nse", &[], &[]), Paths),
+        "xxd" => ro(spec("aCEipub", "clgso", &[], &[]), MaxPaths(1)),
+        "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "b2sum"
+        | "cksum" | "sum" => ro(
+            spec(
+                "bctwz",
+                "",
+                &[
+                    "check", "binary", "text", "quiet", "status", "strict", "warn", "tag", "zero",
+                ],
+                &[],
+            ),
+            Paths,
+        ),
+        "jq" => ro(
+            spec(
+                "rcesnSjaMCR",
+                "f",
+                &[
+                    "raw-output",
+                    "compact-output",
+                    "slurp",
+                    "null-input",
+                    "sort-keys",
+                    "join-output",
+                    "ascii-output",
+                    "monochrome-output",
+                    "color-output",
+                    "raw-input",
+                    "tab",
+                    "exit-status",
+                    "seq",
+                    "stream",
+                    "raw-output0",
+                ],
+                &["indent", "from-file"],
+            ),
+            PatternThenPaths,
+        ),
+        "ps" => ro(
+            spec(
+                "aefljuxwAHTLmMrNdFy",
+                "opUtCqG",
+                &["forest", "no-headers", "sort="],
+                &[],
+            ),
+            Text,
+        ),
+        _ => Option::None,
+    }
+}
+
+fn check_operands(
+    name: &str,
+    parsed: &Parsed<'_>,
+    operands: Operands,
+    line: &Line<'_>,
+) -> Result<(), Blocked> {
+    // Files some flags read (a pattern list, an ignore file, a jq program).
+    for flag in [
+        "-f",
+        "--file",
+        "--exclude-from",
+        "--ignore-file",
+        "--from-file",
+    ] {
+        for value in parsed.values_of(flag) {
+            line.read(value)?;
+        }
+    }
+    let paths: &[&str] = match operands {
+        Operands::None if !parsed.operands.is_empty() => {
+            return Err(Blocked::new("", format!("{name} takes no operands here")));
+        }
+        Operands::None | Operands::Text => &[],
+        Operands::Paths => &parsed.operands,
+        Operands::MaxPaths(n) => {
+            if parsed.operands.len() > n {
+                return Err(Blocked::new(
+                    "",
+                    format!("{name} with {} operands writes the last one", n + 1),
+                ));
+            }
+            &parsed.operands
+        }
+        Operands::PatternThenPaths => {
+            let pattern_given = ["-e", "-f", "--regexp", "--file", "--from-file"]
+                .iter()
+                .any(|f| parsed.values_of(f).next().is_some())
+                || parsed.has("--files")
+                || parsed.has("--type-list");
+            if pattern_given {
+                &parsed.operands
+            } else {
+                parsed.operands.get(1..).unwrap_or(&[])
+            }
+        }
+    };
+    for path in paths {
+        line.read(path)?;
+    }
+    Ok(())
+}
+
+/// `find` with tests and printing only: the actions that delete, run or write files are not
+/// listed.
+fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
+    const NO_VALUE: &[&str] = &[
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-true",
+        "-false",
+        "-not",
+        "!",
+        "-a",
+        "-and",
+        "-o",
+        "-or",
+        "(",
+        ")",
+        ",",
+        "-depth",
+        "-follow",
+        "-mount",
+        "-xdev",
+        "-nowarn",
+        "-warn",
+        "-noleaf",
+        "-daystart",
+        "-ignore_readdir_race",
+        "-nouser",
+        "-nogroup",
+    ];
+    const ONE_VALUE: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-printf",
+        "-regextype",
+        "-fstype",
+        "-used",
+        "-context",
+    ];
+    let mut i = 0;
+    while i < args.len() && matches!(args[i].as_str(), "-H" | "-L" | "-P") {
+        i += 1;
+    }
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if arg.starts_with('-') || arg == "(" || arg == "!" || arg == ")" || arg == "," {
+            break;
+        }
+        line.read(arg)?;
+        i += 1;
+    }
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if NO_VALUE.contains(&arg) {
+            i += 1;
+        } else if ONE_VALUE.contains(&arg) || (arg.starts_with("-newer") && arg.len() == 8) {
+            if i + 1 >= args.len() {
+                return Err(Blocked::new("", format!("find {arg} without its value")));
+            }
+            if matches!(arg, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
+                line.read(&args[i + 1])?;
+            }
+            i += 2;
+        } else {
+            return Err(Blocked::new(
+                "",
+                format!(
+                    "find {arg} is not a listed test (actions such as -delete and -exec are not)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `date` prints; `date -s` and `date MMDDhhmm` set the clock.
+fn date(args: &[String]) -> Result<(), Blocked> {
+    let spec = Spec {
+        short: "uRI",
+        short_valued: "dr",
+        long: &[
+            "utc",
+            "universal",
+            "rfc-2822",
+            "rfc-email",
+            "iso-8601",
+            "iso-8601=",
+            "rfc-3339=",
+        ],
+        long_valued: &["date", "reference"],
+        ..Spec::default()
+    };
+    let parsed = parse("date", &spec, args)?;
+    match parsed.operands.as_slice() {
+        [] => Ok(()),
+        [format] if format.starts_with('+') => Ok(()),
+        _ => Err(Blocked::new(
+            "",
+            "date with an operand other than +FORMAT sets the clock",
+        )),
+    }
+}
+
+/// `set -e`, `set -o pipefail` and friends: shell options for the rest of the line.
+fn set(args: &[String]) -> Result<(), Blocked> {
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        let body = arg.strip_prefix(['-', '+']).unwrap_or("");
+        if body.is_empty() {
+            return Err(Blocked::new(
+                "",
+                format!("set {arg} is not a listed option"),
+            ));
+        }
+        if body.chars().all(|c| "euxvo".contains(c)) {
+            if body.contains('o') {
+                i += 1;
+                if !args.get(i).is_some_and(|o| {
+                    matches!(o.as_str(), "pipefail" | "errexit" | "nounset" | "xtrace")
+                }) {
+                    return Err(Blocked::new(
+                        "",
+                        "set -o takes pipefail, errexit, nounset or xtrace",
+                    ));
+                }
+            }
+            i += 1;
+        } else {
+            return Err(Blocked::new(
+                "",
+                format!("set {arg} is not a listed option"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `command -v NAME`: where a program is.
+fn command_lookup(args: &[String]) -> Result<(), Blocked> {
+    match args.first().map(String::as_str) {
+        Some("-v" | "-V") if args.len() >= 2 && args[1..].iter().all(|a| !a.starts_with('-')) => {
+            Ok(())
+        }
+        _ => Err(Blocked::new(
+            "",
+            "command runs a program; only command -v NAME is listed",
+        )),
+    }
+}
+
+fn mkdir(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let spec = Spec {
+        short: "pv",
+        long: &["parents", "verbose"],
+        ..Spec::default()
+    };
+    let parsed = parse("mkdir", &spec, args)?;
+    if parsed.operands.is_empty() {
+        return Err(Blocked::new("", "mkdir without a directory"));
+    }
+    for dir in &parsed.operands {
+        line.write(dir, true)?;
+    }
+    Ok("mkdir")
+}
+
+/// Writes that cannot lose data: `touch`, `cp -n` (never overwrites), `tee -a` (appends).
+fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    match name {
+        "touch" => {
+            let parsed = parse(
+                name,
+                &Spec {
+                    short: "c",
+                    long: &["no-create"],
+                    ..Spec::default()
+                },
+                args,
+            )?;
+            if parsed.operands.is_empty() {
+                return Err(Blocked::new("", "touch without a file"));
+            }
+            for file in &parsed.operands {
+                line.write(file, false)?;
+            }
+        }
+        "cp" => {
+            let spec = Spec {
+                short: "nrRpvaLPdHx",
+                short_valued: "t",
+                long: &[
+                    "no-clobber",
+                    "recursive",
+                    "preserve",
+                    "verbose",
+                    "archive",
+                    "update=none",
+                    "dereference",
+                    "no-dereference",
+                    "parents",
+                ],
+                long_valued: &["target-directory"],
+                ..Spec::default()
+            };
+            let parsed = parse(name, &spec, args)?;
+            if !(parsed.has("-n") || parsed.has("--no-clobber")) {
+                return Err(Blocked::new(
+                    "",
+                    "cp without -n can overwrite an existing file",
+                ));
+            }
+            let target = parsed
+                .values_of("--target-directory")
+                .chain(parsed.values_of("-t"))
+                .next();
+            let (sources, dest): (&[&str], &str) = match (target, parsed.operands.split_last()) {
+                (Some(dir), _) => (&parsed.operands, dir),
+                (None, Some((dest, sources))) if !sources.is_empty() => (sources, dest),
+                _ => return Err(Blocked::new("", "cp needs a source and a destination")),
+            };
+            for source in sources {
+                line.read(source)?;
+            }
+            line.write(dest, false)?;
+        }
+        _ => {
+            let parsed = parse(
+                name,
+                &Spec {
+                    short: "ai",
+                    long: &["append", "ignore-interrupts"],
+                    ..Spec::default()
+                },
+                args,
+            )?;
+            if !(parsed.has("-a") || parsed.has("--append")) {
+                if parsed.operands.iter().all(|f| *f == "/dev/null") {
+                    return Ok("read-only");
+                }
+                return Err(Blocked::new("", "tee without -a empties its files first"));
+            }
+            for file in &parsed.operands {
+                if *file != "/dev/null" {
+                    line.write(file, false)?;
+                }
+            }
+        }
+    }
+    Ok("write-in-project")
+}
+
+const CARGO: Spec = Spec {
+    short: "qvr",
+    short_valued: "pFj",
+    long: &[
+        "workspace",
+        "all",
+        "lib",
+        "bins",
+        "examples",
+        "tests",
+        "benches",
+        "all-targets",
+        "doc",
+        "all-features",
+        "no-default-features",
+        "release",
+        "locked",
+        "frozen",
+        "offline",
+        "quiet",
+        "verbose",
+        "no-run",
+        "no-fail-fast",
+        "keep-going",
+        "timings",
+        "future-incompat-report",
+        "ignore-rust-version",
+        "check",
+        "no-deps",
+        "document-private-items",
+        "fix",
+    ],
+    long_valued: &[
+        "package",
+        "exclude",
+        "bin",
+        "example",
+        "test",
+        "bench",
+        "features",
+        "profile",
+        "target",
+        "target-dir",
+        "manifest-path",
+        "color",
+        "message-format",
+        "jobs",
+    ],
+    numeric: false,
+    options_first: false,
+};
+
+fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let mut args = args;
+    if args.first().is_some_and(|a| {
+        a.len() > 1
+            && a.starts_with('+')
+            && a[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    }) {
+        args = &args[1..];
+    }
+    let Some(sub) = args.first() else {
+        return Err(Blocked::new("", "cargo without a subcommand"));
+    };
+    let sub = match sub.as_str() {
+        "build" | "b" => "build",
+        "test" | "t" => "test",
+        "check" | "c" => "check",
+        "clippy" => "clippy",
+        "fmt" => "fmt",
+        "doc" | "d" => "doc",
+        other => {
+            return Err(Blocked::new(
+                "",
+                format!(
+                    "cargo {other} is not a listed subcommand (build, test, check, clippy, fmt, doc)"
+                ),
+            ));
+        }
+    };
+    let rest = &args[1..];
+    let split = rest.iter().position(|a| a == "--");
+    let (own, after) = match split {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, &rest[rest.len()..]),
+    };
+    let parsed = parse("cargo", &CARGO, own)?;
+    if sub != "clippy" && parsed.has("--fix") {
+        return Err(Blocked::new("", format!("cargo {sub} --fix is not listed")));
+    }
+    for dir in parsed.values_of("--target-dir") {
+        line.write(dir, true)?;
+    }
+    for manifest in parsed.values_of("--manifest-path") {
+        line.project_dir(manifest)?;
+    }
+    // Test names filter tests; other operands are not listed.
+    let test_filter = sub == "test" && parsed.operands.len() <= 1;
+    if !(parsed.operands.is_empty() || test_filter) {
+        return Err(Blocked::new(
+            "",
+            format!("cargo {sub} {} is not a listed operand", parsed.operands[0]),
+        ));
+    }
+    let after_spec = match sub {
+        "test" => Spec {
+            short: "q",
+            long: &[
+                "nocapture",
+                "no-capture",
+                "ignored",
+                "include-ignored",
+                "exact",
+                "quiet",
+                "show-output",
+                "list",
+                "test",
+                "bench",
+            ],
+            long_valued: &["test-threads", "skip", "color", "format"],
+            ..Spec::default()
+        },
+        "clippy" => Spec {
+            short_valued: "DWAF",
+            long_valued: &["deny", "warn", "allow", "forbid", "cap-lints"],
+            ..Spec::default()
+        },
+        "fmt" => Spec {
+            long: &["check"],
+            long_valued: &["edition"],
+            ..Spec::default()
+        },
+        _ => Spec::default(),
+    };
+    let parsed_after = parse("cargo", &after_spec, after)?;
+    match sub {
+        "test" => {}
+        "fmt" => {
+            for file in &parsed_after.operands {
+                line.write(file, false)?;
+            }
+        }
+        _ if !parsed_after.operands.is_empty() => {
+            return Err(Blocked::new(
+                "",
+                format!("cargo {sub} -- {} is not listed", parsed_after.operands[0]),
+            ));
+        }
+        _ => {}
+    }
+    Ok("runner")
+}
+
+/// `npm test`, `npm ci`, `npm install` (no package), `npm run TARGET`; pnpm and yarn alike.
+fn node_package_manager(
+    name: &str,
+    args: &[String],
+    line: &Line<'_>,
+) -> Result<&'static str, Blocked> {
+    let spec = Spec {
+        short: "srw",
+        short_valued: "C",
+        long: &[
+            "silent",
+            "if-present",
+            "no-audit",
+            "no-fund",
+            "prefer-offline",
+            "ignore-scripts",
+            "legacy-peer-deps",
+            "workspaces",
+            "include-workspace-root",
+            "frozen-lockfile",
+            "immutable",
+            "recursive",
+            "workspace-root",
+            "offline",
+        ],
+        long_valued: &["prefix", "workspace", "filter", "dir", "loglevel"],
+        ..Spec::default()
+    };
+    let split = args.iter().position(|a| a == "--");
+    let (own, after) = match split {
+        Some(at) => (&args[..at], &args[at + 1..]),
+        None => (args, &args[args.len()..]),
+    };
+    let parsed = parse(name, &spec, own)?;
+    for dir in parsed
+        .values_of("--prefix")
+        .chain(parsed.values_of("--dir"))
+        .chain(parsed.values_of("-C"))
+    {
+        line.project_dir(dir)?;
+    }
+    let operands = parsed.operands.as_slice();
+    let target_ok = |t: &str| TARGETS.contains(&t);
+    let ok = match (name, operands) {
+        ("yarn", []) => true,
+        (_, ["test" | "t" | "tst"]) => true,
+        (_, ["ci" | "clean-install"]) => name == "npm",
+        (_, ["install" | "i"]) => true,
+        (_, ["run" | "run-script"]) => true,
+        (_, ["run" | "run-script", target]) => target_ok(target),
+        ("pnpm" | "yarn", [target]) => target_ok(target),
+        _ => false,
+    };
+    if !ok {
+        return Err(Blocked::new(
+            "",
+            format!(
+                "{name} {} is not a listed command (test, ci, install without a package, run {})",
+                operands.join(" "),
+                TARGETS.join("|")
+            ),
+        ));
+    }
+    script_arguments(name, after)?;
+    Ok("runner")
+}
+
+/// Arguments passed to a project's test or build script after `--`: filters, and flags that
+/// only change how it reports.
+fn script_arguments(name: &str, after: &[String]) -> Result<(), Blocked> {
+    const LISTED: &[&str] = &[
+        "--watch=false",
+        "--watchAll=false",
+        "--run",
+        "--coverage",
+        "--ci",
+        "--silent",
+        "--passWithNoTests",
+        "--runInBand",
+        "--verbose",
+        "--bail",
+        "--no-coverage",
+    ];
+    for arg in after {
+        if arg.starts_with('-') && !LISTED.contains(&arg.as_str()) {
+            return Err(Blocked::new(
+                "",
+                format!("{name} -- {arg} is not a listed flag"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn npx(args: &[String], line: &Line<'_>, stdin_fed: bool) -> Result<&'static str, Blocked> {
+    let mut rest = args;
+    while rest
+        .first()
+        .is_some_and(|a| a == "--no-install" || a == "--no")
+    {
+        rest = &rest[1..];
+    }
+    match rest.first().map(String::as_str) {
+        Some(tool @ ("tsc" | "eslint" | "prettier" | "jest" | "vitest" | "mocha")) => {
+            judge(tool, &rest[1..], line, stdin_fed)
+        }
+        Some(other) => Err(Blocked::new(
+            "",
+            format!("npx {other}: only tsc, eslint, prettier, jest, vitest and mocha are listed"),
+        )),
+        None => Err(Blocked::new("", "npx without a program")),
+    }
+}
+
+/// `make` with a listed target or none; `-C DIR` inside the project.
+fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let mut targets = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        match arg {
+            "-k"
+            | "-s"
+            | "-B"
+            | "-n"
+            | "-w"
+            | "--silent"
+            | "--keep-going"
+            | "--no-print-directory"
+            | "--always-make"
+            | "--dry-run"
+            | "-j" => {
+                if arg == "-j"
+                    && args
+                        .get(i)
+                        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    i += 1;
+                }
+            }
+            "-C" | "--directory" => {
+                let Some(dir) = args.get(i) else {
+                    return Err(Blocked::new("", "make -C without a directory"));
+                };
+                line.project_dir(dir)?;
+                i += 1;
+            }
+            _ if arg.starts_with("-j") && arg[2..].bytes().all(|b| b.is_ascii_digit()) => {}
+            _ if arg.starts_with("--jobs=") => {}
+            _ if arg.starts_with('-') => {
+                return Err(Blocked::new("", format!("make {arg} is not a listed flag")));
+            }
+            _ => targets.push(arg),
+        }
+    }
+    if let Some(target) = targets.iter().find(|t| !TARGETS.contains(t)) {
+        return Err(Blocked::new(
+            "",
+            format!(
+                "make {target} is not a listed target ({})",
+                TARGETS.join(", ")
+            ),
+        ));
+    }
+    Ok("runner")
+}
+
+/// `go build|test|vet` with listed flags; `-o` and profiles write inside the project.
+fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    const FLAGS: &[&str] = &[
+        "v", "race", "cover", "short", "benchmem", "failfast", "json", "trimpath", "x", "n",
+    ];
+    const VALUED: &[&str] = &[
+        "run",
+        "count",
+        "timeout",
+        "tags",
+        "p",
+        "bench",
+        "benchtime",
+        "covermode",
+        "mod",
+        "skip",
+        "parallel",
+        "cpu",
+        "shuffle",
+    ];
+    const WRITES: &[&str] = &["o", "coverprofile", "cpuprofile", "memprofile"];
+    let Some(sub) = args.first() else {
+        return Err(Blocked::new("", "go without a subcommand"));
+    };
+    if !matches!(sub.as_str(), "build" | "test" | "vet") {
+        return Err(Blocked::new(
+            "",
+            format!("go {sub} is not a listed subcommand (build, test, vet)"),
+        ));
+    }
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            continue; // a package pattern
+        };
+        let (flag, value) = match body.split_once('=') {
+            Some((flag, value)) => (flag, Some(value)),
+            None => (body, None),
+        };
+        if FLAGS.contains(&flag) && value.is_none() {
+            continue;
+        }
+        if VALUED.contains(&flag) || WRITES.contains(&flag) {
+            let value = match value {
+                Some(value) => value,
+                None => {
+                    let Some(next) = args.get(i) else {
+                        return Err(Blocked::new("", format!("go -{flag} without its value")));
+                    };
+                    i += 1;
+                    next.as_str()
+                }
+            };
+            if WRITES.contains(&flag) {
+                line.write(value, true)?;
+            }
+            continue;
+        }
+        return Err(Blocked::new("", format!("go {arg} is not a listed flag")));
+    }
+    Ok("runner")
+}
+
+/// `uv run TOOL`, `poetry run TOOL`, `pipenv run TOOL`: the tool is judged.
+fn run_wrapper(
+    name: &str,
+    args: &[String],
+    line: &Line<'_>,
+    stdin_fed: bool,
+) -> Result<&'static str, Blocked> {
+    let mut rest = match args.first().map(String::as_str) {
+        Some("run") => &args[1..],
+        _ => {
+            return Err(Blocked::new(
+                "",
+                format!("{name}: only {name} run TOOL is listed"),
+            ));
+        }
+    };
+    while rest.first().is_some_and(|a| {
+        matches!(
+            a.as_str(),
+            "--frozen" | "--locked" | "--offline" | "--no-sync" | "-q" | "--quiet"
+        )
+    }) {
+        rest = &rest[1..];
+    }
+    let Some(tool) = rest.first() else {
+        return Err(Blocked::new("", format!("{name} run without a program")));
+    };
+    let tool = super::bash::program_name(tool)?;
+    if matches!(tool, "uv" | "poetry" | "pipenv") {
+        return Err(Blocked::new("", format!("{name} run {tool} is not listed")));
+    }
+    judge(tool, &rest[1..], line, stdin_fed)
+}
+
+/// Interpreters that run a script file or inline code.
+pub fn is_interpreter(name: &str) -> bool {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    matches!(
+        base,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "fish"
+            | "csh"
+            | "tcsh"
+            | "ash"
+            | "python"
+            | "pypy"
+            | "perl"
+            | "ruby"
+            | "node"
+            | "nodejs"
+            | "php"
+            | "pwsh"
+            | "lua"
+            | "Rscript"
+            | "tclsh"
+            | "deno"
+            | "bun"
+            | "osascript"
+    )
+}
+
+/// Words in a script's name that mean it does what the runner targets leave to a person.
+const RISKY_SCRIPT_WORDS: &[&str] = &[
+    "deploy",
+    "release",
+    "publish",
+    "clean",
+    "migrate",
+    "migration",
+    "drop",
+    "reset",
+    "seed",
+    "destroy",
+    "teardown",
+    "uninstall",
+    "rollback",
+    "prod",
+    "production",
+    "wipe",
+    "purge",
+    "delete",
+    "remove",
+    "rm",
+    "nuke",
+    "upload",
+    "push",
+    "install",
+    "setup",
+    "bootstrap",
+];
+
+/// `python3 scripts/check.py ARGS`, `bash scripts/test.sh`, `node tools/gen.js`: a script of
+/// the project, with no inline code and no code on stdin.
+fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    // `python -m pytest`: a listed tool run as a module.
+    if matches!(base, "python" | "pypy") {
+        let mut rest = args;
+        while rest
+            .first()
+            .is_some_and(|a| matches!(a.as_str(), "-u" | "-B" | "-O"))
+        {
+            rest = &rest[1..];
+        }
+        if rest.first().is_some_and(|a| a == "-m") {
+            return match rest.get(1).map(String::as_str) {
+                Some(
+                    module @ ("pytest" | "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint"
+                    | "pyflakes" | "pycodestyle"),
+                ) => tool(module, &rest[2..], line),
+                Some("unittest") => unittest(&rest[2..], line),
+                Some(other) => Err(Blocked::new(
+                    "",
+                    format!("{name} -m {other} is not a listed module"),
+                )),
+                None => Err(Blocked::new("", format!("{name} -m without a module"))),
+            };
+        }
+    }
+    let flags: &[&str] = match base {
+        "python" | "pypy" => &["-u", "-B", "-O", "-E", "-s", "-I", "-W", "-Werror"],
+        "node" | "nodejs" => &[
+            "--enable-source-maps",
+            "--no-warnings",
+            "--trace-warnings",
+            "--no-deprecation",
+            "--test",
+        ],
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => &[
+            "-e", "-u", "-x", "-v", "-n", "-eu", "-ex", "-eux", "-euo", "-o",
+        ],
+        "perl" | "ruby" => &["-w"],
+        _ => &[],
+    };
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        let flag = args[i].as_str();
+        if !flags.contains(&flag) {
+            return Err(Blocked::new(
+                "",
+                format!("{name} {flag}: inline code, stdin or a flag no rule lists"),
+            ));
+        }
+        if flag.ends_with('o') && flag.len() <= 4 && base.ends_with("sh") {
+            i += 1;
+            if !args
+                .get(i)
+                .is_some_and(|o| matches!(o.as_str(), "pipefail" | "errexit" | "nounset"))
+            {
+                return Err(Blocked::new(
+                    "",
+                    format!("{name} -o takes pipefail, errexit or nounset"),
+                ));
+            }
+        }
+        i += 1;
+    }
+    let Some(script) = args.get(i) else {
+        return Err(Blocked::new(
+            "",
+            format!("{name} without a script file reads code from stdin"),
+        ));
+    };
+    project_script(name, script, line)?;
+    Ok("runner")
+}
+
+/// A script the project holds: inside it, not sensitive, not a dependency's, and not named
+/// for work the targets leave to a person (deploy, release, clean, …).
+fn project_script(name: &str, script: &str, line: &Line<'_>) -> Result<(), Blocked> {
+    if script.contains(['*', '?', '[']) {
+        return Err(Blocked::new(
+            "",
+            format!("{name} {script}: a pattern is not a script"),
+        ));
+    }
+    for place in line.places(script) {
+        if !super::paths::inside_project(&place, line.ctx) {
+            return Err(Blocked::new(
+                "",
+                format!("{name} runs {script}, which is not a script of the project"),
+            )
+            .with_rule("outside-project"));
+        }
+        if let Some(why) = super::paths::sensitive(&place, line.ctx) {
+            return Err(Blocked::new("", format!("{name} runs {why}")).with_rule("sensitive-path"));
+        }
+        if super::paths::in_dependencies(&place) {
+            return Err(Blocked::new(
+                "",
+                format!("{name} runs {script}, a dependency's file, not the project's"),
+            ));
+        }
+    }
+    let lower = script.to_ascii_lowercase();
+    let stem = lower.rsplit('/').next().unwrap_or(&lower);
+    if let Some(word) = stem
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| RISKY_SCRIPT_WORDS.contains(w))
+    {
+        return Err(Blocked::new(
+            "",
+            format!("{script} is named for {word}: only a policy rule can allow it"),
+        ));
+    }
+    Ok(())
+}
+
+fn unittest(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let spec = Spec {
+        short: "vqfbc",
+        short_valued: "kstp",
+        long: &["verbose", "quiet", "failfast", "buffer", "catch"],
+        ..Spec::default()
+    };
+    let parsed = parse("unittest", &spec, args)?;
+    for dir in parsed.values_of("-s").chain(parsed.values_of("-t")) {
+        line.read(dir)?;
+    }
+    Ok("runner")
+}
+
+/// Test runners, type checkers, linters and formatters: each with its listed flags; paths
+/// they may rewrite (formatters, `--fix`) must be inside the project.
+fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let (spec, subcommands, writes): (Spec, &[&str], bool) = match name {
+        "pytest" | "py.test" => (
+            Spec {
+                short: "qvxsl",
+                short_valued: "kmnrW",
+                long: &[
+                    "lf",
+                    "last-failed",
+                    "ff",
+                    "failed-first",
+                    "sw",
+                    "stepwise",
+                    "co",
+                    "collect-only",
+                    "no-header",
+                    "disable-warnings",
+                    "showlocals",
+                    "exitfirst",
+                    "quiet",
+                    "verbose",
+                    "strict-markers",
+                    "no-cov",
+                ],
+                long_valued: &[
+                    "tb",
+                    "maxfail",
+                    "durations",
+                    "timeout",
+                    "deselect",
+                    "ignore",
+                    "import-mode",
+                    "cov",
+                    "cov-report",
+                ],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "tsc" => (
+            Spec {
+                short: "b",
+                short_valued: "p",
+                long: &[
+                    "noEmit",
+                    "build",
+                    "pretty",
+                    "strict",
+                    "listFiles",
+                    "skipLibCheck",
+                    "incremental",
+                    "extendedDiagnostics",
+                    "noErrorTruncation",
+                    "showConfig",
+                    "version",
+                ],
+                long_valued: &["project"],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "eslint" => (
+            Spec {
+                short_valued: "f",
+                long: &[
+                    "fix",
+                    "cache",
+                    "quiet",
+                    "color",
+                    "no-color",
+                    "no-error-on-unmatched-pattern",
+                    "report-unused-disable-directives",
+                ],
+                long_valued: &["ext", "max-warnings", "format", "ignore-pattern", "rule"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "prettier" => (
+            Spec {
+                short: "clwu",
+                long: &[
+                    "check",
+                    "write",
+                    "list-different",
+                    "cache",
+                    "ignore-unknown",
+                    "no-color",
+                ],
+                long_valued: &["log-level", "loglevel"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "jest" => (
+            Spec {
+                short: "iu",
+                short_valued: "tw",
+                long: &[
+                    "ci",
+                    "coverage",
+                    "runInBand",
+                    "passWithNoTests",
+                    "silent",
+                    "verbose",
+                    "bail",
+                    "updateSnapshot",
+                    "listTests",
+                    "detectOpenHandles",
+                    "forceExit",
+                    "watchAll=",
+                    "no-coverage",
+                ],
+                long_valued: &["testNamePattern", "testPathPattern", "maxWorkers"],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "vitest" => (
+            Spec {
+                short_valued: "t",
+                long: &["run", "coverage", "silent", "passWithNoTests", "bail="],
+                long_valued: &["reporter", "testNamePattern"],
+                ..Spec::default()
+            },
+            &["run"],
+            false,
+        ),
+        "mocha" => (
+            Spec {
+                short_valued: "gR",
+                long: &["recursive", "exit", "bail", "forbid-only"],
+                long_valued: &["reporter", "grep", "timeout"],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "ruff" => (
+            Spec {
+                short: "q",
+                long: &[
+                    "fix",
+                    "diff",
+                    "show-fixes",
+                    "statistics",
+                    "no-fix",
+                    "exit-zero",
+                    "quiet",
+                    "check",
+                    "no-cache",
+                ],
+                long_valued: &[
+                    "select",
+                    "ignore",
+                    "extend-select",
+                    "output-format",
+                    "target-version",
+                    "line-length",
+                ],
+                ..Spec::default()
+            },
+            &["check", "format"],
+            true,
+        ),
+        "black" => (
+            Spec {
+                short: "qv",
+                short_valued: "lt",
+                long: &[
+                    "check", "diff", "quiet", "verbose", "fast", "color", "no-color",
+                ],
+                long_valued: &["line-length", "target-version"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "isort" => (
+            Spec {
+                short: "cq",
+                long: &["check-only", "check", "diff", "quiet"],
+                long_valued: &["profile", "line-length"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "mypy" | "pyright" | "basedpyright" | "flake8" | "pyflakes" | "pycodestyle" | "pylint" => (
+            Spec {
+                short_valued: "pmj",
+                long: &[
+                    "strict",
+                    "ignore-missing-imports",
+                    "no-error-summary",
+                    "show-error-codes",
+                    "pretty",
+                    "count",
+                    "statistics",
+                    "warnings",
+                ],
+                long_valued: &[
+                    "python-version",
+                    "max-line-length",
+                    "select",
+                    "ignore",
+                    "extend-ignore",
+                    "disable",
+                    "enable",
+                    "output-format",
+                    "package",
+                    "module",
+                    "jobs",
+                ],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "shellcheck" => (
+            Spec {
+                short: "xaC",
+                short_valued: "sSfeo",
+                long: &["external-sources", "check-sourced"],
+                long_valued: &["shell", "severity", "format", "exclude", "enable", "color"],
+                ..Spec::default()
+            },
+            &[],
+            false,
+        ),
+        "gofmt" => (
+            Spec {
+                short: "ldsew",
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "rustfmt" => (
+            Spec {
+                short: "q",
+                long: &["check", "quiet"],
+                long_valued: &["edition"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        "golangci-lint" => (
+            Spec {
+                long: &["fix", "fast"],
+                long_valued: &["timeout", "enable", "disable"],
+                ..Spec::default()
+            },
+            &["run"],
+            true,
+        ),
+        "biome" => (
+            Spec {
+                long: &["write", "fix", "apply"],
+                ..Spec::default()
+            },
+            &["check", "lint", "format", "ci"],
+            true,
+        ),
+        "stylelint" => (
+            Spec {
+                long: &["fix", "quiet"],
+                ..Spec::default()
+            },
+            &[],
+            true,
+        ),
+        _ => {
+            return Err(Blocked::new(
+                "",
+                format!("{name} is not on any harmless rule"),
+            ));
+        }
+    };
+    let args = if subcommands.is_empty() {
+        args
+    } else {
+        match args.first() {
+            Some(sub) if subcommands.contains(&sub.as_str()) => &args[1..],
+            // vitest without `run` watches unless --run; ruff alone prints help.
+            _ if name == "vitest" => args,
+            Some(sub) => {
+                return Err(Blocked::new(
+                    "",
+                    format!(
+                        "{name} {sub} is not a listed subcommand ({})",
+                        subcommands.join(", ")
+                    ),
+                ));
+            }
+            None => return Err(Blocked::new("", format!("{name} without a subcommand"))),
+        }
+    };
+    let parsed = parse(name, &spec, args)?;
+    for operand in &parsed.operands {
+        // pytest node ids: `tests/test_x.py::test_y`.
+        let path = operand.split("::").next().unwrap_or(operand);
+        if writes {
+            line.write(path, false)?;
+        } else {
+            line.read(path)?;
+        }
+    }
+    Ok("runner")
+}

@@ -1,0 +1,299 @@
+//! The policy file: the user's own allow and deny rules, per tool and pattern, and what to do
+//! with the built-in destructive set (`autoctl schema show policy`).
+//!
+//! ```json
+//! {"version": 1, "on_destructive": "ask",
+//!  "allow": [{"id": "deploy-staging", "tool": "Bash", "pattern": "./scripts/deploy-staging.sh"}],
+//!  "deny":  [{"id": "no-prod", "tool": "Bash", "pattern": "* --env=prod*", "message": "never prod"}]}
+//! ```
+//!
+//! - `tool` is a tool name or a glob of names (`Bash`, `Edit`, `mcp__github__*`, `*`).
+//! - `pattern` (optional: without it every call of the tool matches) is a glob. For Bash it is
+//!   matched against each simple command of the line as written (quotes undone, words joined
+//!   by one space), `*` matching any text; an allow rule never covers a command with a
+//!   substitution or a variable, and every other part of a `&&` chain or pipeline still needs a
+//!   rule of its own. For file tools it is matched against the path as given, absolute and
+//!   relative to the project (`*` within one directory, `**` across directories); for other
+//!   tools against the main input (the URL of WebFetch, the query of WebSearch) or the input
+//!   as compact JSON.
+//! - A deny rule wins over every allow; its `message` is what the model is told. A Bash deny
+//!   pattern is also matched against the whole line and inside substitutions.
+//! - `on_destructive: "deny"` denies what the built-in destructive set names (for unattended
+//!   runs, where nobody would answer); the default `"ask"` leaves it to a person.
+//!
+//! Nothing in the destructive set is ever allowed, by a built-in rule or a user's.
+
+use anyhow::{Result, anyhow, bail};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::document;
+
+/// What the built-in destructive set leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnDestructive {
+    /// No decision: the agent's own prompt shows, or the screen is escalated.
+    #[default]
+    Ask,
+    /// Deny, naming the marker; the model is told why.
+    Deny,
+}
+
+/// One rule as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    pub id: String,
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The policy file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    #[serde(default)]
+    pub on_destructive: OnDestructive,
+    #[serde(default)]
+    pub allow: Vec<RuleDef>,
+    #[serde(default)]
+    pub deny: Vec<RuleDef>,
+}
+
+/// Allow or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Allow,
+    Deny,
+}
+
+/// A compiled user rule.
+#[derive(Debug, Clone)]
+pub struct UserRule {
+    pub def: RuleDef,
+    pub kind: Kind,
+    tool: Regex,
+    /// Matched against a command's text (`*` is any text).
+    text: Option<Regex>,
+    /// Matched against a path (`*` within a directory, `**` across).
+    path: Option<Regex>,
+}
+
+impl UserRule {
+    fn compile(def: RuleDef, kind: Kind) -> Result<UserRule> {
+        if def.id.trim().is_empty() {
+            bail!("a rule needs a non-empty id");
+        }
+        let tool = glob_regex(&def.tool, false)?;
+        let (text, path) = match &def.pattern {
+            Some(pattern) => (
+                Some(glob_regex(pattern, false)?),
+                Some(glob_regex(pattern, true)?),
+            ),
+            None => (None, None),
+        };
+        Ok(UserRule {
+            def,
+            kind,
+            tool,
+            text,
+            path,
+        })
+    }
+
+    /// `user:ID`, as decisions name it.
+    pub fn label(&self) -> String {
+        format!("user:{}", self.def.id)
+    }
+
+    pub fn applies_to(&self, tool: &str) -> bool {
+        self.tool.is_match(tool)
+    }
+
+    /// Does the pattern match this text (a command, a URL)? A rule without a pattern
+    /// matches everything.
+    pub fn matches_text(&self, text: &str) -> bool {
+        self.text.as_ref().is_none_or(|re| re.is_match(text))
+    }
+
+    /// Does the pattern match any of these spellings of a path?
+    pub fn matches_path<'a>(&self, spellings: impl IntoIterator<Item = &'a str>) -> bool {
+        match &self.path {
+            None => true,
+            Some(re) => spellings.into_iter().any(|p| re.is_match(p)),
+        }
+    }
+
+    /// What the model is told when this rule denies.
+    pub fn message(&self) -> String {
+        match &self.def.message {
+            Some(message) => format!("{message} (autoctl policy rule {})", self.label()),
+            None => format!("denied by autoctl policy rule {}", self.label()),
+        }
+    }
+}
+
+/// A glob as an anchored regex: `*` any text (within a directory when `path`), `**` any text,
+/// `?` one character; everything else literal.
+fn glob_regex(glob: &str, path: bool) -> Result<Regex> {
+    let mut re = String::from("(?s)^");
+    let chars: Vec<char> = glob.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                re.push_str(".*");
+                i += 2;
+                continue;
+            }
+            '*' => re.push_str(if path { "[^/]*" } else { ".*" }),
+            '?' => re.push_str(if path { "[^/]" } else { "." }),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    re.push('$');
+    Regex::new(&re).map_err(|err| anyhow!("pattern {glob:?}: {err}"))
+}
+
+/// The effective user rules.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub on_destructive: OnDestructive,
+    pub allow: Vec<UserRule>,
+    pub deny: Vec<UserRule>,
+    /// Where the rules came from (`built-in`, or a file).
+    pub source: Option<String>,
+}
+
+/// The largest policy file read.
+pub const FILE_LIMIT: u64 = 1024 * 1024;
+
+impl Policy {
+    /// The built-in rules only.
+    pub fn builtin() -> Policy {
+        Policy::default()
+    }
+
+    /// Read a policy file's bytes: schema-checked, duplicate keys and ids refused.
+    pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Policy> {
+        let value = document::parse_with_schema(bytes, "policy").map_err(|problems| {
+            let first = problems
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            anyhow!("{source}: {first}")
+        })?;
+        let file: PolicyFile = document::typed_from_value(&value).map_err(|problems| {
+            anyhow!(
+                "{source}: {}",
+                problems
+                    .first()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            )
+        })?;
+        Policy::from_file(file, source)
+    }
+
+    pub fn from_file(file: PolicyFile, source: &str) -> Result<Policy> {
+        if file.version.is_some_and(|v| v != 1) {
+            bail!(
+                "{source}: version {} is not supported (use 1)",
+                file.version.unwrap_or(0)
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        for def in file.allow.iter().chain(&file.deny) {
+            if !seen.insert(def.id.clone()) {
+                bail!("{source}: rule id {:?} is used twice", def.id);
+            }
+        }
+        let compile = |defs: Vec<RuleDef>, kind| {
+            defs.into_iter()
+                .map(|def| {
+                    let id = def.id.clone();
+                    UserRule::compile(def, kind)
+                        .map_err(|err| anyhow!("{source}: rule {id}: {err}"))
+                })
+                .collect::<Result<Vec<_>>>()
+        };
+        Ok(Policy {
+            on_destructive: file.on_destructive,
+            allow: compile(file.allow, Kind::Allow)?,
+            deny: compile(file.deny, Kind::Deny)?,
+            source: Some(source.to_string()),
+        })
+    }
+
+    /// The user's allow rules for a tool.
+    pub fn allows_for(&self, tool: &str) -> Vec<&UserRule> {
+        self.allow.iter().filter(|r| r.applies_to(tool)).collect()
+    }
+
+    /// The user's deny rules for a tool.
+    pub fn denies_for(&self, tool: &str) -> Vec<&UserRule> {
+        self.deny.iter().filter(|r| r.applies_to(tool)).collect()
+    }
+
+    /// The file form of the effective user rules (for `policy show`).
+    pub fn to_file(&self) -> PolicyFile {
+        PolicyFile {
+            schema: None,
+            version: Some(1),
+            on_destructive: self.on_destructive,
+            allow: self.allow.iter().map(|r| r.def.clone()).collect(),
+            deny: self.deny.iter().map(|r| r.def.clone()).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_text_and_paths() {
+        let text = glob_regex("./scripts/deploy-staging.sh *", false).unwrap();
+        assert!(text.is_match("./scripts/deploy-staging.sh --dry-run"));
+        assert!(!text.is_match("./scripts/deploy-staging.sh"));
+        let path = glob_regex("docs/*.md", true).unwrap();
+        assert!(path.is_match("docs/a.md"));
+        assert!(!path.is_match("docs/x/a.md"));
+        assert!(glob_regex("docs/**", true).unwrap().is_match("docs/x/a.md"));
+        assert!(
+            glob_regex("mcp__github__*", false)
+                .unwrap()
+                .is_match("mcp__github__get_issue")
+        );
+        assert!(glob_regex("a.b", false).unwrap().is_match("a.b"));
+        assert!(!glob_regex("a.b", false).unwrap().is_match("axb"));
+    }
+
+    #[test]
+    fn ids_are_unique_and_versions_known() {
+        let file = |json: &str| Policy::from_bytes(json.as_bytes(), "p.json");
+        assert!(
+            file(r#"{"version":1,"allow":[{"id":"a","tool":"Bash","pattern":"make deploy"}]}"#)
+                .is_ok()
+        );
+        let twice =
+            file(r#"{"allow":[{"id":"a","tool":"Bash"}],"deny":[{"id":"a","tool":"Bash"}]}"#);
+        assert!(twice.unwrap_err().to_string().contains("used twice"));
+        assert!(file(r#"{"version":2}"#).is_err());
+        assert!(file(r#"{"allow":[{"id":"a","tool":"Bash","extra":1}]}"#).is_err());
+        assert!(file(r#"{"on_destructive":"sometimes"}"#).is_err());
+        assert!(file(r#"{"allow":[],"allow":[]}"#).is_err());
+    }
+}
