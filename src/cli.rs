@@ -66,13 +66,17 @@ pub enum Command {
     /// Run a loop inside one Claude Code session: init, status, route, teardown
     #[command(subcommand)]
     Loop(cmd::session_loop::LoopCommand),
-    /// Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`
+    /// Commands Claude Code runs as hooks (stop, stop-failure, event, permission-request), and
+    /// `hook install`
     #[command(subcommand)]
     Hook(cmd::hook::HookCommand),
     // The help text is StatuslineArgs' doc comment.
     Statusline(cmd::statusline::StatuslineArgs),
     // The help text is DoctorArgs' doc comment.
     Doctor(cmd::doctor::DoctorArgs),
+    /// The approval policy every door uses: check a call, show the rules, print the log
+    #[command(subcommand)]
+    Policy(cmd::policy::PolicyCommand),
     /// Read tmux panes: capture, hash, classify, wait until ready, send keys
     #[command(subcommand)]
     Pane(cmd::pane::PaneCommand),

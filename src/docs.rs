@@ -168,6 +168,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Where the run registry (autoctl.db), stall check's default state (stall/SOCKET.json) and the fallback per-pane locks (the usual ones sit beside the tmux socket) live; default $XDG_STATE_HOME/autoctl, else ~/.local/state/autoctl.",
     ),
     (
+        "XDG_CONFIG_HOME",
+        "Where the approval policy is read from: $XDG_CONFIG_HOME/autoctl/policy.json (default ~/.config/autoctl/policy.json); never from a project.",
+    ),
+    (
         "TZ",
         "The zone quota banners without a zone name are read in (else the system's local zone).",
     ),
@@ -226,6 +230,14 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "$AUTOCTL_STATE_DIR/stall/SOCKET.json",
         "stall check state per target (schema: autoctl schema show stall-state), written atomically under SOCKET.json.lock.",
+    ),
+    (
+        "$XDG_CONFIG_HOME/autoctl/policy.json",
+        "The user's approval policy: allow and deny rules per tool and pattern, on_destructive (schema: autoctl schema show policy). Never read from a project.",
+    ),
+    (
+        "$AUTOCTL_STATE_DIR/policy/decisions.jsonl",
+        "The approval decision log (autoctl policy log), one JSON line per decision of the hook or a screen; rotated to decisions.jsonl.1 past 1 MiB.",
     ),
     (
         "$AUTOCTL_STATE_DIR/autoctl.db",

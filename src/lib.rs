@@ -17,6 +17,7 @@ pub mod lint;
 pub mod lock;
 pub mod output;
 pub mod pane;
+pub mod policy;
 pub mod progress;
 pub mod protocol;
 pub mod registry;

@@ -103,6 +103,24 @@ pub enum HookCommand {
     /// person, so it fails loudly.)
     #[command(verbatim_doc_comment)]
     Install(InstallArgs),
+    /// Answer Claude Code's PermissionRequest: allow what the policy proves harmless
+    ///
+    /// Reads the hook's JSON on stdin (session_id, cwd, tool_name, tool_input,
+    /// permission_mode, permission_suggestions) and asks the approval policy (autoctl
+    /// policy show): for a call a rule proves harmless it prints
+    /// {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}},
+    /// for one a deny rule refuses the same with "behavior":"deny" and a "message" naming the
+    /// rule (the model sees it), and for everything else nothing, so Claude Code shows its
+    /// own prompt and a person decides. Every decision is appended to the decision log
+    /// (autoctl policy log).
+    ///
+    /// The policy is --policy FILE, else $XDG_CONFIG_HOME/autoctl/policy.json; never a file
+    /// inside the project. It answers within --timeout (default 5s) whatever happens.
+    ///
+    /// Exit status: always 0. A bad payload, policy file or flag is no decision and one line
+    /// on stderr (exit 2 would block the tool call).
+    #[command(verbatim_doc_comment)]
+    PermissionRequest(crate::cmd::policy::PermissionArgs),
 }
 
 #[derive(Debug, Args)]
@@ -150,6 +168,7 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
             }
             Ok(Verdict::Yes)
         }
+        HookCommand::PermissionRequest(args) => Ok(crate::cmd::policy::permission_request(&args)),
         command => answer(command),
     };
     match result {
@@ -172,7 +191,9 @@ fn answer(command: HookCommand) -> Result<Verdict> {
     };
     let (stdin, args) = match &command {
         HookCommand::Stop(args) | HookCommand::StopFailure(args) => (read_stdin(), args),
-        HookCommand::Event | HookCommand::Install(_) => unreachable!("answered by run"),
+        HookCommand::Event | HookCommand::Install(_) | HookCommand::PermissionRequest(_) => {
+            unreachable!("answered by run")
+        }
     };
     let env = Env {
         host: &host,
@@ -205,7 +226,9 @@ fn answer(command: HookCommand) -> Result<Verdict> {
             run::stop_failure(&bytes, &env, Zone::from_env()),
             event::record_quietly(&bytes, None),
         ),
-        (_, HookCommand::Event | HookCommand::Install(_)) => unreachable!("answered by run"),
+        (_, HookCommand::Event | HookCommand::Install(_) | HookCommand::PermissionRequest(_)) => {
+            unreachable!("answered by run")
+        }
     };
     for warning in outcome.warnings.iter().chain(&recorded) {
         output::warn(warning);

@@ -8,6 +8,7 @@ pub mod lint;
 pub mod lock;
 pub mod next;
 pub mod pane;
+pub mod policy;
 pub mod run;
 pub mod schema;
 pub mod session_loop;
@@ -48,6 +49,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Hook(command) => hook::run(command),
         Command::Statusline(args) => statusline::run(&args),
         Command::Doctor(args) => doctor::run(&args, tmux_socket),
+        Command::Policy(command) => policy::run(command),
         Command::Pane(command) => pane::run(command, tmux_socket),
         Command::Stall(command) => stall::run(command, tmux_socket),
         Command::Completions(args) => generate::run_completions(&args),

@@ -10,6 +10,7 @@ mod lint;
 mod lock;
 mod next;
 mod pane;
+mod policy;
 mod progress;
 mod readme;
 mod run;

@@ -105,6 +105,7 @@ impl Sandbox {
         }
         cmd.env_remove("NO_COLOR")
             .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("home/.config"))
             .env("XDG_STATE_HOME", self.path("state"))
             .env("AUTOCTL_STATE_DIR", self.path("state"))
             .env("AUTOCTL_TMUX_SOCKET", &self.socket)

@@ -1,0 +1,432 @@
+//! `autoctl policy check|show|log`, and the edge of `autoctl hook permission-request`: read
+//! the policy and the call, ask [`crate::policy::decide`], print, log.
+
+use std::io::{self, BufRead, BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::Format;
+use crate::error::Verdict as Exit;
+use crate::fsx::{self, Bounded};
+use crate::hook::event;
+use crate::hook::session::Permission;
+use crate::output;
+use crate::policy::{self, Decision, Policy, Verdict, config, log, request};
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Decide one tool call and print the decision and the rule that made it
+    ///
+    /// Prints `allow`, `deny` or `no-decision`, the deciding rule and why, the way the
+    /// PermissionRequest hook and a supervisor reading a permission screen would decide it.
+    /// With --batch, reads hook payloads ({"tool_name", "tool_input", "cwd"}) as JSON lines
+    /// on stdin and prints one decision per line.
+    ///
+    /// Exit status: 0 allow (every --batch line decided), 1 deny or no decision, 2 a bad
+    /// input or policy file.
+    #[command(verbatim_doc_comment)]
+    Check(CheckArgs),
+    /// Print the effective rules: the built-in rules and the policy file's
+    Show(ShowArgs),
+    /// Print the decision log (oldest first)
+    ///
+    /// One JSON object per decision a door made: time, session or run, door (hook or
+    /// screen), tool, a summary of the input (the command, path, URL or query; never file
+    /// contents), decision and rule. Kept in $AUTOCTL_STATE_DIR/policy/decisions.jsonl,
+    /// rotated to decisions.jsonl.1 past 1 MiB.
+    Log(LogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyArg {
+    /// The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else
+    /// ~/.config/autoctl/policy.json; built-in rules only when it does not exist]
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool, …
+    #[arg(long, value_name = "TOOL", required_unless_present = "batch")]
+    pub tool: Option<String>,
+    /// The tool's input as JSON, as Claude Code sends it ({"command": "…"} for Bash,
+    /// {"file_path": "…"} for Write)
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub input: String,
+    /// The directory the call runs in [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The project directory, when it is not the working directory [default:
+    /// $CLAUDE_PROJECT_DIR]
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Read hook payloads as JSON lines on stdin; print one decision (JSON) per line
+    #[arg(long, conflicts_with_all = ["tool"])]
+    pub batch: bool,
+    #[command(flatten)]
+    pub policy: PolicyArg,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub policy: PolicyArg,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Only the last N decisions
+    #[arg(long, value_name = "N")]
+    pub tail: Option<usize>,
+    /// Output format (json: one object per line)
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(command: PolicyCommand) -> Result<Exit> {
+    match command {
+        PolicyCommand::Check(args) => check(&args),
+        PolicyCommand::Show(args) => show(&args),
+        PolicyCommand::Log(args) => print_log(&args),
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<Exit> {
+    let (policy, file) = config::load(args.policy.policy.as_deref())?;
+    let cwd = match &args.cwd {
+        Some(dir) => Some(dir.clone()),
+        None => std::env::current_dir().ok(),
+    };
+    let ctx = config::context(cwd, args.project.clone(), file.as_deref(), None);
+    if args.batch {
+        return batch(&policy, ctx);
+    }
+    let tool = args.tool.as_deref().unwrap_or_default();
+    let input = crate::protocol::document::parse_json(args.input.as_bytes())
+        .map_err(|p| anyhow::anyhow!("--input: {p}"))?;
+    if !input.is_object() {
+        bail!("--input: not a JSON object");
+    }
+    let decision = policy::decide(&policy, tool, &input, &ctx);
+    match args.format {
+        Format::Json => output::json_line(&decision)?,
+        Format::Text => output::line(format_args!(
+            "{} {}: {}",
+            decision.decision.as_str(),
+            decision.rule,
+            output::printable(&decision.reason)
+        ))?,
+    }
+    Ok(Exit::from_bool(decision.decision == Verdict::Allow))
+}
+
+/// One decision per payload line; a line that is not a payload gets
+/// `{"error": …}` and the batch goes on.
+fn batch(policy: &Policy, base: policy::Context) -> Result<Exit> {
+    #[derive(Serialize)]
+    struct Failed {
+        error: String,
+    }
+    let stdin = io::stdin().lock();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut all_decided = true;
+    for line in stdin.split(b'\n') {
+        let line = line.context("cannot read stdin")?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let parsed = serde_json::from_slice::<Value>(&line)
+            .map_err(|err| err.to_string())
+            .and_then(request::from_value);
+        match parsed {
+            Ok(call) => {
+                let mut ctx = base.clone();
+                if let Some(cwd) = call
+                    .cwd
+                    .as_deref()
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                {
+                    ctx.cwd = Some(cwd);
+                }
+                let decision = policy::decide(policy, &call.tool_name, &call.tool_input, &ctx);
+                serde_json::to_writer(&mut out, &decision)?;
+            }
+            Err(error) => {
+                all_decided = false;
+                serde_json::to_writer(&mut out, &Failed { error })?;
+            }
+        }
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(Exit::from_bool(all_decided))
+}
+
+/// The built-in rules, as `policy show` prints them.
+pub const BUILTIN_RULES: &[(&str, &str)] = &[
+    (
+        "read-only",
+        "inspection that changes nothing: Read, Glob, Grep, LS; ls, cat, head, tail, wc, grep, rg, fd, find (no -delete/-exec/-ok/-fprint), sort/uniq (no output file), diff, stat, file, du, df, jq, echo, pwd, which, date (printing), cd, test, set -euo pipefail; git status, diff, log, show, branch/tag (listing), rev-parse, ls-files, blame, remote -v, config --get, describe, stash list/show, grep; never a secret (~/.ssh, .env, keys, credentials)",
+    ),
+    (
+        "runner",
+        "build and test runners with conventional subcommands: cargo build|test|check|clippy|fmt|doc; npm|pnpm|yarn test|ci|install (no package named); npm run / pnpm / yarn / make with a target in build, test, check, lint, fmt, format, typecheck, all (or none); pytest, python -m pytest|unittest; go build|test|vet; tsc; ruff, eslint, prettier, mypy, black, isort, flake8, pylint, shellcheck, gofmt, rustfmt, golangci-lint, biome; npx tsc|eslint|prettier|jest|vitest|mocha; uv/poetry run of these; an interpreter (python, node, bash, ruby, perl) running a script of the project with no -c/-e and no stdin, not a dependency's file and not named deploy, release, clean, migrate, … Approving a runner runs the project's code",
+    ),
+    (
+        "mkdir",
+        "mkdir [-p] of directories inside the project or /tmp",
+    ),
+    (
+        "write-in-project",
+        "Write, Edit, MultiEdit, NotebookEdit, touch, cp -n, tee -a and >> of files inside the project (the working directory or $CLAUDE_PROJECT_DIR), never a sensitive path: .git/, .claude/, .mcp.json, .autoctl/, CI workflows and hooks, editor tasks, shell start-up files, ~/.ssh, credentials and keys, .env*, /etc and other system directories, autoctl's configuration and state",
+    ),
+    (
+        "git-write",
+        "git add (paths in the project), git commit -m (never --amend, --no-verify), git switch -c / checkout -b NAME, git push REMOTE BRANCH of a branch that is not a default branch (main, master, trunk, develop, …) without force, delete or tags",
+    ),
+];
+
+fn show(args: &ShowArgs) -> Result<Exit> {
+    let (policy, file) = config::load(args.policy.policy.as_deref())?;
+    let user = policy.to_file();
+    match args.format {
+        Format::Json => {
+            #[derive(Serialize)]
+            struct Rule<'a> {
+                id: &'a str,
+                allows: &'a str,
+            }
+            #[derive(Serialize)]
+            struct Shown<'a> {
+                file: Option<String>,
+                on_destructive: policy::OnDestructive,
+                builtin: Vec<Rule<'a>>,
+                allow: &'a [policy::rules::RuleDef],
+                deny: &'a [policy::rules::RuleDef],
+            }
+            output::json_pretty(&Shown {
+                file: file.map(|f| f.display().to_string()),
+                on_destructive: user.on_destructive,
+                builtin: BUILTIN_RULES
+                    .iter()
+                    .map(|(id, allows)| Rule { id, allows })
+                    .collect(),
+                allow: &user.allow,
+                deny: &user.deny,
+            })?;
+        }
+        Format::Text => {
+            output::line(format_args!(
+                "policy file: {}",
+                file.map_or("none (built-in rules only)".to_string(), |f| f
+                    .display()
+                    .to_string())
+            ))?;
+            output::line(format_args!(
+                "on_destructive: {}",
+                match user.on_destructive {
+                    policy::OnDestructive::Ask => "ask (no decision: a person decides)",
+                    policy::OnDestructive::Deny => "deny (the model is told the marker)",
+                }
+            ))?;
+            output::line("built-in allow rules (everything else gets no decision):")?;
+            for (id, allows) in BUILTIN_RULES {
+                output::line(format_args!("  {id}\t{allows}"))?;
+            }
+            for (kind, rules) in [("allow", &user.allow), ("deny", &user.deny)] {
+                output::line(format_args!(
+                    "user {kind} rules:{}",
+                    if rules.is_empty() { " none" } else { "" }
+                ))?;
+                for rule in rules.iter() {
+                    output::line(format_args!(
+                        "  user:{}\t{}\t{}{}",
+                        rule.id,
+                        rule.tool,
+                        rule.pattern.as_deref().unwrap_or("(any input)"),
+                        rule.message
+                            .as_deref()
+                            .map(|m| format!("\tmessage: {m}"))
+                            .unwrap_or_default()
+                    ))?;
+                }
+            }
+        }
+    }
+    Ok(Exit::Yes)
+}
+
+fn print_log(args: &LogArgs) -> Result<Exit> {
+    let state = crate::supervise::state_dir()?;
+    let (entries, bad) = log::read(&state)?;
+    if bad > 0 {
+        output::warn(&format!(
+            "{bad} lines of the decision log do not parse; skipped"
+        ));
+    }
+    let skip = args.tail.map_or(0, |n| entries.len().saturating_sub(n));
+    for entry in &entries[skip..] {
+        match args.format {
+            Format::Json => output::json_line(entry)?,
+            Format::Text => output::line(format_args!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                entry.time,
+                entry
+                    .session
+                    .as_deref()
+                    .or(entry.run.as_deref())
+                    .unwrap_or("-"),
+                entry.door,
+                entry.decision,
+                entry.rule,
+                output::printable(&entry.tool),
+                output::printable(&entry.input)
+            ))?,
+        }
+    }
+    Ok(Exit::Yes)
+}
+
+/// Arguments of `autoctl hook permission-request`.
+#[derive(Debug, Args)]
+pub struct PermissionArgs {
+    #[command(flatten)]
+    pub policy: PolicyArg,
+    /// Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the
+    /// hook gives no decision, so Claude Code shows its prompt
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::duration::parse_positive)]
+    pub timeout: Duration,
+}
+
+/// Largest payload read: a Write of a big file comes whole.
+pub const PAYLOAD_LIMIT: u64 = 32 * 1024 * 1024;
+
+/// What the worker of the hook hands back.
+enum Step {
+    Answer(Option<request::HookOutput>),
+    Done,
+}
+
+/// `autoctl hook permission-request`: always exit 0 (exit 2 would block the tool call); any
+/// problem is no decision and one line on stderr.
+pub fn permission_request(args: &PermissionArgs) -> Exit {
+    let started = Instant::now();
+    let deadline = started + args.timeout;
+    let (sender, receiver) = mpsc::channel();
+    let policy_file = args.policy.policy.clone();
+    // The work runs on its own thread so a stalled stdin or a hung file system cannot hold
+    // the hook past its deadline: the process exits with the answer it has (or none).
+    let worker = std::thread::spawn(move || {
+        let answer = answer(policy_file.as_deref());
+        let (output_json, after) = match answer {
+            Ok((output_json, after)) => (output_json, Some(after)),
+            Err(problem) => {
+                output::error_line(&format!("hook permission-request: {problem}; no decision"));
+                (None, None)
+            }
+        };
+        let _ = sender.send(Step::Answer(output_json));
+        if let Some(after) = after {
+            after();
+        }
+        let _ = sender.send(Step::Done);
+    });
+    drop(worker);
+    match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Step::Answer(Some(json))) => {
+            if let Err(err) = output::json_line(&json).and_then(|()| io::stdout().flush()) {
+                output::error_line(&format!(
+                    "hook permission-request: cannot print the answer: {err}"
+                ));
+            }
+        }
+        Ok(_) => {}
+        Err(_) => {
+            output::error_line(&format!(
+                "hook permission-request: no answer within {}; no decision",
+                crate::duration::format(args.timeout)
+            ));
+            return Exit::Yes;
+        }
+    }
+    // Logging and the session's state get what is left of the deadline.
+    let _ = receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    Exit::Yes
+}
+
+type After = Box<dyn FnOnce() + Send>;
+
+/// Read the payload and the policy, decide; the answer to print and the recording to do
+/// after printing.
+fn answer(
+    policy_file: Option<&std::path::Path>,
+) -> Result<(Option<request::HookOutput>, After), String> {
+    let bytes = match fsx::read_bounded_from(io::stdin().lock(), PAYLOAD_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => bytes,
+        Ok(Bounded::TooLarge { limit }) => {
+            return Err(format!("stdin is larger than {}", fsx::human_size(limit)));
+        }
+        Err(err) => return Err(format!("cannot read stdin: {err}")),
+    };
+    let call = request::parse(&bytes)?;
+    let cwd = call.cwd.as_deref().map(PathBuf::from);
+    let probe = config::context(cwd.clone(), None, policy_file, None);
+    if let Some(file) = policy_file
+        && config::inside_project(file, &probe)
+    {
+        return Err(format!(
+            "--policy {} is inside the project; a policy is never read from the project",
+            file.display()
+        ));
+    }
+    let (policy, file) = config::load(policy_file).map_err(|err| format!("{err:#}"))?;
+    let ctx = config::context(cwd, None, file.as_deref(), None);
+    let decision = policy::decide(&policy, &call.tool_name, &call.tool_input, &ctx);
+    let output_json = request::hook_output(&decision);
+    let after: After = Box::new(move || record(&call, &decision, &bytes));
+    Ok((output_json, after))
+}
+
+/// After the answer is out: the decision log and the session's hook state (working when the
+/// call was allowed or denied, waiting-for-permission when Claude Code shows its prompt).
+fn record(call: &request::Call, decision: &Decision, payload: &[u8]) {
+    if let Ok(state) = crate::supervise::state_dir() {
+        let entry = log::Entry {
+            time: crate::time::now()
+                .unwrap_or_else(|_| chrono::Utc::now())
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            session: call.session_id.clone(),
+            run: None,
+            door: "hook".to_string(),
+            tool: call.tool_name.clone(),
+            input: policy::summary(&call.tool_name, &call.tool_input),
+            decision: decision.decision.as_str().to_string(),
+            rule: decision.rule.clone(),
+        };
+        if let Err(err) = log::append(&state, &entry) {
+            output::warn(&format!("hook permission-request: decision log: {err:#}"));
+        }
+    }
+    let outcome = match decision.decision {
+        Verdict::Allow => Permission::Allowed,
+        Verdict::Deny => Permission::Denied,
+        Verdict::NoDecision => Permission::Asked,
+    };
+    for line in event::record_quietly(payload, Some(event::Extra::Permission(outcome))) {
+        output::warn(&line);
+    }
+}

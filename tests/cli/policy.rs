@@ -1,0 +1,559 @@
+//! `autoctl policy check|show|log` and `autoctl hook permission-request`, driven the way a
+//! person and Claude Code drive them: the real recorded PermissionRequest payloads of Claude
+//! Code 2.1.332 on stdin, the exact stdout and exit code read back.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
+
+const ALLOW: &str = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+/// Every real PermissionRequest payload recorded from Claude Code.
+fn recorded_payloads() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for dir in ["hook/claude-code", "policy/payloads"] {
+        let root = fixture(dir);
+        for entry in walk(&root) {
+            let name = entry.file_name().unwrap().to_string_lossy().to_string();
+            if name.contains("PermissionRequest") && name.ends_with(".json") {
+                found.push(entry);
+            }
+        }
+    }
+    found.sort();
+    assert!(!found.is_empty());
+    found
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// The sandbox's project, as a payload's cwd.
+fn project(sb: &Sandbox) -> PathBuf {
+    let dir = sb.module("proj");
+    fs::create_dir_all(dir.join("src")).unwrap();
+    dir
+}
+
+/// A real payload with its paths moved into the sandbox and, when given, the tool call
+/// replaced.
+fn payload(sb: &Sandbox, template: &Path, call: Option<(&str, Value)>) -> String {
+    let home = sb.path("home").display().to_string();
+    let proj = project(sb).display().to_string();
+    let text = fs::read_to_string(template)
+        .unwrap()
+        .replace("/home/dev/proj/p1", &proj)
+        .replace("/home/dev/proj", &proj)
+        .replace("/home/dev", &home);
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    if let Some((tool, input)) = call {
+        value["tool_name"] = json!(tool);
+        value["tool_input"] = input;
+    }
+    value.to_string()
+}
+
+fn hook_cmd(sb: &Sandbox, args: &[&str]) -> std::process::Command {
+    let mut cmd = sb.std_cmd();
+    cmd.args(["hook", "permission-request"])
+        .args(args)
+        .env("CLAUDE_PROJECT_DIR", sb.path("proj"))
+        .current_dir(sb.path("proj"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Run the hook as Claude Code does: the payload on stdin, then stdin closed.
+fn hook(sb: &Sandbox, args: &[&str], stdin: &[u8]) -> Output {
+    project(sb);
+    let mut child = hook_cmd(sb, args).spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // A hook may answer before reading everything (a payload past its limit).
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    finish(child)
+}
+
+/// Wait for the hook, failing the test if it outlives Claude Code's own hook timeout (60 s).
+fn finish(mut child: Child) -> Output {
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the hook outlived Claude Code's 60 s hook timeout");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn bash(command: &str) -> Value {
+    json!({"command": command, "description": "a step"})
+}
+
+fn write_policy(sb: &Sandbox, text: &str) -> PathBuf {
+    sb.write("home/.config/autoctl/policy.json", text)
+}
+
+#[test]
+fn the_hook_answers_the_real_recorded_payloads() {
+    let sb = Sandbox::new();
+    for template in recorded_payloads() {
+        let raw: Value = serde_json::from_str(&fs::read_to_string(&template).unwrap()).unwrap();
+        let out = hook(&sb, &[], payload(&sb, &template, None).as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", template.display());
+        let expected_allow = matches!(raw["tool_input"]["command"].as_str(), Some("npm test"));
+        if expected_allow {
+            assert_eq!(stdout(&out), format!("{ALLOW}\n"), "{}", template.display());
+        } else if raw["tool_input"]["command"] == "rm -rf build" {
+            assert_eq!(stdout(&out), "", "{}", template.display());
+        }
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The recorded `rm -rf build`, with `on_destructive: "deny"`: a deny naming the marker.
+    write_policy(&sb, r#"{"version": 1, "on_destructive": "deny"}"#);
+    let template = fixture("hook/claude-code/reference/PermissionRequest-deny-rm-rf.json");
+    let out = hook(&sb, &[], payload(&sb, &template, None).as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "PermissionRequest"
+    );
+    assert_eq!(answer["hookSpecificOutput"]["decision"]["behavior"], "deny");
+    let message = answer["hookSpecificOutput"]["decision"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("destructive:rm"), "{message}");
+}
+
+/// The table of destructive and harmless calls, through the hook door.
+#[test]
+fn the_table_through_the_hook_door() {
+    let sb = Sandbox::new();
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let table = fs::read_to_string(fixture("policy/commands.tsv")).unwrap();
+    let home = sb.path("home").display().to_string();
+    let proj = project(&sb).display().to_string();
+    let mut wrong = Vec::new();
+    let mut rows = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut cols = line.splitn(3, '\t');
+        let (expect, tool, text) = (
+            cols.next().unwrap(),
+            cols.next().unwrap(),
+            cols.next().unwrap(),
+        );
+        // The table's context is /home/dev/proj with HOME /home/dev: move it into the sandbox.
+        let text = text
+            .replace("/home/dev/proj", &proj)
+            .replace("/home/dev", &home);
+        let input = if tool == "Bash" {
+            bash(&text)
+        } else {
+            json!({"file_path": text, "content": "x", "old_string": "a", "new_string": "b"})
+        };
+        let out = hook(
+            &sb,
+            &[],
+            payload(&sb, &template, Some((tool, input))).as_bytes(),
+        );
+        rows += 1;
+        let got = stdout(&out);
+        let ok = out.status.code() == Some(0)
+            && match expect {
+                "harmless" => got == format!("{ALLOW}\n"),
+                _ => got.is_empty(),
+            };
+        if !ok {
+            wrong.push(format!(
+                "{expect} {tool} {text}: {got:?} {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(rows >= 150);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn bad_input_is_no_decision_one_line_and_exit_0() {
+    let sb = Sandbox::new();
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let good = payload(&sb, &template, None);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("malformed JSON", b"{\"tool_name\": \"Bash\",".to_vec()),
+        ("not an object", b"[1, 2]".to_vec()),
+        ("empty stdin", Vec::new()),
+        ("invalid UTF-8", b"{\"tool_name\": \"Bash\xff\"}".to_vec()),
+        ("no tool_name", b"{\"tool_input\": {}}".to_vec()),
+        (
+            "tool_input not an object",
+            b"{\"tool_name\": \"Bash\", \"tool_input\": \"ls\"}".to_vec(),
+        ),
+        (
+            "duplicate key",
+            good.replacen("\"tool_name\"", "\"tool_name\":\"Read\",\"tool_name\"", 1)
+                .into_bytes(),
+        ),
+        (
+            "another event",
+            good.replace("\"PermissionRequest\"", "\"PreToolUse\"")
+                .into_bytes(),
+        ),
+    ];
+    for (what, stdin) in cases {
+        let out = hook(&sb, &[], &stdin);
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert_eq!(stdout(&out), "", "{what}");
+        let line = one_stderr_line(&out);
+        assert!(line.contains("no decision"), "{what}: {line}");
+    }
+    // A flag it does not know (an older autoctl, a typo in settings.json): exit 0, not 2.
+    let out = hook(&sb, &["--bogus"], good.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "");
+    one_stderr_line(&out);
+    // An invalid policy file: no decision for everything, never a guess.
+    write_policy(&sb, r#"{"allow": [{"id": "x"}]}"#);
+    let out = hook(&sb, &[], good.as_bytes());
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    assert!(one_stderr_line(&out).contains("policy.json"));
+    // A FIFO where the policy file should be is refused at once, not waited on.
+    fs::remove_file(sb.path("home/.config/autoctl/policy.json")).unwrap();
+    let fifo = sb.path("home/.config/autoctl/policy.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = hook(&sb, &[], good.as_bytes());
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    one_stderr_line(&out);
+}
+
+#[test]
+fn a_policy_inside_the_project_is_never_read() {
+    let sb = Sandbox::new();
+    let proj = project(&sb);
+    let inside = sb.write(
+        "proj/policy.json",
+        r#"{"allow": [{"id": "all", "tool": "*"}]}"#,
+    );
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let stdin = payload(&sb, &template, Some(("Bash", bash("curl https://x"))));
+    let out = hook(
+        &sb,
+        &["--policy", inside.to_str().unwrap()],
+        stdin.as_bytes(),
+    );
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    assert!(one_stderr_line(&out).contains("inside the project"));
+    // The same file outside the project is the user's.
+    let outside = sb.write("home/mine.json", fs::read(&inside).unwrap());
+    let out = hook(
+        &sb,
+        &["--policy", outside.to_str().unwrap()],
+        stdin.as_bytes(),
+    );
+    assert_eq!(stdout(&out), format!("{ALLOW}\n"));
+    let _ = proj;
+}
+
+/// Claude Code waits for a hook up to its timeout (60 s by default); autoctl answers within
+/// its own --timeout whatever happens: a writer that never closes stdin, a huge tool_input.
+#[test]
+fn the_hook_never_outlives_claude_codes_timeout() {
+    let sb = Sandbox::new();
+    project(&sb);
+    // A payload half written and stdin held open.
+    let mut child = hook_cmd(&sb, &["--timeout", "1s"]).spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(b"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"ls")
+        .unwrap();
+    let out = finish(child);
+    drop(pipe);
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    assert!(one_stderr_line(&out).contains("no decision"));
+    // A 20 MB command: read, judged too large to prove, no decision.
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let huge = format!("ls {}", "x".repeat(20 * 1024 * 1024));
+    let stdin = payload(&sb, &template, Some(("Bash", bash(&huge))));
+    let out = hook(&sb, &[], stdin.as_bytes());
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    // Past the payload limit: not read whole.
+    let too_big = payload(
+        &sb,
+        &template,
+        Some((
+            "Write",
+            json!({"file_path": "a", "content": "y".repeat(40 * 1024 * 1024)}),
+        )),
+    );
+    let out = hook(&sb, &[], too_big.as_bytes());
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    assert!(one_stderr_line(&out).contains("larger than"));
+}
+
+#[test]
+fn decisions_are_logged_without_file_contents() {
+    let sb = Sandbox::new();
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let proj = project(&sb);
+    for call in [
+        ("Bash", bash("cargo test")),
+        ("Bash", bash("rm -rf build")),
+        (
+            "Write",
+            json!({"file_path": proj.join("src/a.rs"), "content": "SECRET-CONTENT"}),
+        ),
+    ] {
+        let out = hook(&sb, &[], payload(&sb, &template, Some(call)).as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let out = sb
+        .cmd()
+        .args(["policy", "log", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let entries = json_lines(&out);
+    let seen: Vec<(String, String, String)> = entries
+        .iter()
+        .map(|e| {
+            assert_eq!(e["door"], "hook");
+            assert_eq!(e["session"], "b2dae0d7-5287-4982-bbb2-9598078b5d04");
+            (
+                e["tool"].as_str().unwrap().to_string(),
+                e["decision"].as_str().unwrap().to_string(),
+                e["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("Bash".into(), "allow".into(), "runner".into()),
+            ("Bash".into(), "no-decision".into(), "destructive:rm".into()),
+            ("Write".into(), "allow".into(), "write-in-project".into()),
+        ]
+    );
+    assert_eq!(entries[0]["input"], "cargo test");
+    let log = fs::read_to_string(sb.path("state/policy/decisions.jsonl")).unwrap();
+    assert!(!log.contains("SECRET-CONTENT"));
+    let text = sb
+        .cmd()
+        .args(["policy", "log", "--tail", "1"])
+        .output()
+        .unwrap();
+    let line = stdout(&text);
+    assert_eq!(line.lines().count(), 1);
+    assert!(line.contains("write-in-project"), "{line}");
+}
+
+#[test]
+fn policy_check_prints_the_decision_and_its_rule() {
+    let sb = Sandbox::new();
+    let proj = project(&sb);
+    let check = |tool: &str, input: &str| {
+        sb.cmd()
+            .args(["policy", "check", "--tool", tool, "--input", input, "--cwd"])
+            .arg(&proj)
+            .output()
+            .unwrap()
+    };
+    let out = check("Bash", r#"{"command": "cargo test && git status"}"#);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).starts_with("allow runner+read-only: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = check("Bash", r#"{"command": "npx rimraf ."}"#);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).starts_with("no-decision destructive:rm: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = sb
+        .cmd()
+        .args([
+            "policy", "check", "--format", "json", "--tool", "Write", "--input",
+        ])
+        .arg(json!({"file_path": proj.join(".claude/settings.json")}).to_string())
+        .args(["--cwd"])
+        .arg(&proj)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let decision = &json_lines(&out)[0];
+    assert_eq!(decision["decision"], "no-decision");
+    assert_eq!(decision["rule"], "destructive:sensitive-path");
+    // Bad input: exit 2 with one line.
+    for bad in ["{", "[]", "{\"a\":1,\"a\":2}"] {
+        let out = check("Bash", bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        one_stderr_line(&out);
+    }
+    let out = sb
+        .cmd()
+        .args([
+            "policy",
+            "check",
+            "--tool",
+            "Bash",
+            "--policy",
+            "/nonexistent/p.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_stderr_line(&out);
+}
+
+#[test]
+fn policy_check_batch_decides_one_line_per_payload() {
+    let sb = Sandbox::new();
+    let proj = project(&sb);
+    let lines = [
+        json!({"tool_name": "Bash", "tool_input": {"command": "cargo test"}, "cwd": proj})
+            .to_string(),
+        "not json".to_string(),
+        json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "cwd": proj})
+            .to_string(),
+        String::new(),
+        json!({"tool_name": "Edit", "tool_input": {"file_path": "src/a.rs"}, "cwd": proj})
+            .to_string(),
+    ];
+    let out = sb
+        .cmd()
+        .args(["policy", "check", "--batch"])
+        .write_stdin(lines.join("\n"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a line that is not a payload");
+    let got = json_lines(&out);
+    assert_eq!(got.len(), 4);
+    assert_eq!(got[0]["decision"], "allow");
+    assert!(got[1]["error"].is_string());
+    assert_eq!(got[2]["decision"], "no-decision");
+    assert_eq!(got[3]["rule"], "write-in-project");
+}
+
+#[test]
+fn policy_show_prints_built_in_and_user_rules() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["policy", "show"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    for id in [
+        "read-only",
+        "runner",
+        "mkdir",
+        "write-in-project",
+        "git-write",
+    ] {
+        assert!(text.contains(&format!("  {id}\t")), "{id}");
+    }
+    assert!(text.contains("built-in rules only"));
+    write_policy(
+        &sb,
+        r#"{"version": 1, "on_destructive": "deny",
+            "allow": [{"id": "staging", "tool": "Bash", "pattern": "./scripts/deploy-staging.sh"}],
+            "deny": [{"id": "no-prod", "tool": "Bash", "pattern": "*prod*", "message": "not prod"}]}"#,
+    );
+    let out = sb
+        .cmd()
+        .args(["policy", "show", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["on_destructive"], "deny");
+    assert_eq!(shown["allow"][0]["id"], "staging");
+    assert_eq!(shown["deny"][0]["message"], "not prod");
+    assert_eq!(shown["builtin"].as_array().unwrap().len(), 5);
+    // The file is checked against its schema (the same one `schema show policy` prints).
+    let schema = sb
+        .cmd()
+        .args(["schema", "show", "policy"])
+        .output()
+        .unwrap();
+    assert_eq!(schema.status.code(), Some(0));
+    write_policy(&sb, r#"{"on_destructive": "maybe"}"#);
+    let out = sb.cmd().args(["policy", "show"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("/on_destructive"));
+}
+
+/// The hook also records the session's state, like `hook event`: working when it allowed the
+/// call, waiting-for-permission when Claude Code shows its prompt.
+#[test]
+fn the_hook_records_the_sessions_state() {
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    for (command, state) in [
+        ("cargo test", "working"),
+        ("rm -rf build", "waiting-for-permission"),
+    ] {
+        let sb = Sandbox::new();
+        project(&sb);
+        let mut cmd = hook_cmd(&sb, &[]);
+        cmd.env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
+            .env("TMUX_PANE", "%3");
+        let mut child = cmd.spawn().unwrap();
+        let stdin = payload(&sb, &template, Some(("Bash", bash(command))));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = finish(child);
+        assert_eq!(out.status.code(), Some(0));
+        let records: Vec<PathBuf> = walk(&sb.path("state/hooks"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        assert_eq!(records.len(), 1, "{records:?}");
+        let record: Value = serde_json::from_slice(&fs::read(&records[0]).unwrap()).unwrap();
+        assert_eq!(record["state"], state, "{command}: {record}");
+        assert_eq!(record["tool"], "Bash");
+    }
+}
