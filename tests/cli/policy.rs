@@ -557,3 +557,45 @@ fn the_hook_records_the_sessions_state() {
         assert_eq!(record["tool"], "Bash");
     }
 }
+
+/// A state store that does not answer (another process holds its lock, as a hung disk
+/// would): the answer is printed first, and the hook still ends within its timeout.
+#[test]
+fn a_stalled_state_store_cannot_hold_the_hook() {
+    let sb = Sandbox::new();
+    project(&sb);
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let stdin = payload(&sb, &template, Some(("Bash", bash("cargo test"))));
+    let run = |args: &[&str]| {
+        let mut cmd = hook_cmd(&sb, args);
+        cmd.env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
+            .env("TMUX_PANE", "%4");
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        finish(child)
+    };
+    assert_eq!(stdout(&run(&[])), format!("{ALLOW}\n"));
+    // The store locks `<stem>.lock` beside the record `<stem>.json` for every update.
+    let record = walk(&sb.path("state/hooks"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("the session's record");
+    let lock = record.with_extension("lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "120"])
+        .spawn()
+        .unwrap();
+    // Let the holder take the lock.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = run(&["--timeout", "2s"]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), format!("{ALLOW}\n"));
+}
