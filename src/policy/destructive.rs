@@ -122,8 +122,14 @@ fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
                 }
             }
         }
-        for word in &tokens {
-            if word.contains(char::is_whitespace) {
+        // A commit message is text, not a command (`git commit -m 'rm the old flag'`).
+        let is_git = shell::strip_runners(&tokens)
+            .first()
+            .is_some_and(|w| program(w) == "git");
+        for (i, word) in tokens.iter().enumerate() {
+            let message =
+                is_git && i > 0 && matches!(tokens[i - 1].as_str(), "-m" | "--message" | "-am");
+            if word.contains(char::is_whitespace) && !message {
                 scan(word, depth + 1, found);
             }
         }
