@@ -107,10 +107,11 @@ pub enum HookCommand {
     ///
     /// Reads the hook's JSON on stdin (session_id, cwd, tool_name, tool_input,
     /// permission_mode, permission_suggestions) and asks the approval policy (autoctl
-    /// policy show): for a call a rule proves harmless it prints
-    /// {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}},
-    /// for one a deny rule refuses the same with "behavior":"deny" and a "message" naming the
-    /// rule (the model sees it), and for everything else nothing, so Claude Code shows its
+    /// policy show): for a call a rule proves harmless it prints (on one line)
+    ///   {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+    ///    "decision": {"behavior": "allow"}}}
+    /// for one a deny rule refuses the same with "behavior": "deny" and a "message" naming
+    /// the rule (the model sees it), and for everything else nothing, so Claude Code shows its
     /// own prompt and a person decides. Every decision is appended to the decision log
     /// (autoctl policy log).
     ///

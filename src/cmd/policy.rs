@@ -53,11 +53,11 @@ pub struct PolicyArg {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool, …
+    /// The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others
     #[arg(long, value_name = "TOOL", required_unless_present = "batch")]
     pub tool: Option<String>,
-    /// The tool's input as JSON, as Claude Code sends it ({"command": "…"} for Bash,
-    /// {"file_path": "…"} for Write)
+    /// The tool's input as JSON, as Claude Code sends it ({"command": "ls"} for Bash,
+    /// {"file_path": "src/a.rs"} for Write)
     #[arg(long, value_name = "JSON", default_value = "{}")]
     pub input: String,
     /// The directory the call runs in [default: the current directory]
