@@ -36,9 +36,10 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List and print the JSON Schemas of the protocol files')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Take, refresh, release and inspect a heartbeat lock file')
             [CompletionResult]::new('loop', 'loop', [CompletionResultType]::ParameterValue, 'Run a loop inside one Claude Code session: init, status, route, teardown')
-            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Commands Claude Code runs as hooks (stop, stop-failure, event, permission-request), and `hook install`')
             [CompletionResult]::new('statusline', 'statusline', [CompletionResultType]::ParameterValue, 'Print Claude Code''s status line and record its rate limits and context use')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Say which of autoctl''s channels are wired and live, with the fix for each that is not')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'The approval policy every door uses: check a call, show the rules, print the log')
             [CompletionResult]::new('pane', 'pane', [CompletionResultType]::ParameterValue, 'Read tmux panes: capture, hash, classify, wait until ready, send keys')
             [CompletionResult]::new('stall', 'stall', [CompletionResultType]::ParameterValue, 'Detect stalled agents and recover them within limits')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -447,6 +448,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Record Claude Code''s StopFailure event (a turn that ended on an API error)')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Record any Claude Code hook event as the session''s typed state')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks and status line into Claude Code''s settings.json')
+            [CompletionResult]::new('permission-request', 'permission-request', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless')
             break
         }
         'autoctl;hook;stop' {
@@ -481,6 +483,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'autoctl;hook;permission-request' {
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'autoctl;statusline' {
             [CompletionResult]::new('--then', '--then', [CompletionResultType]::ParameterName, 'Also run this status-line command and print its first line before autoctl''s')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -491,6 +501,44 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;doctor' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this run (its tmux session name) or Claude Code session (its session_id)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;policy' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Decide one tool call and print the decision and the rule that made it')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective rules: the built-in rules and the policy file''s')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print the decision log (oldest first)')
+            break
+        }
+        'autoctl;policy;check' {
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others')
+            [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The directory the call runs in [default: the current directory]')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;policy;show' {
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;policy;log' {
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Only the last N decisions')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per line)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

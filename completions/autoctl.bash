@@ -58,6 +58,9 @@ _autoctl() {
             autoctl,plan)
                 cmd="autoctl__subcmd__plan"
                 ;;
+            autoctl,policy)
+                cmd="autoctl__subcmd__policy"
+                ;;
             autoctl,profile)
                 cmd="autoctl__subcmd__profile"
                 ;;
@@ -124,6 +127,9 @@ _autoctl() {
             autoctl__subcmd__hook,install)
                 cmd="autoctl__subcmd__hook__subcmd__install"
                 ;;
+            autoctl__subcmd__hook,permission-request)
+                cmd="autoctl__subcmd__hook__subcmd__permission__subcmd__request"
+                ;;
             autoctl__subcmd__hook,stop)
                 cmd="autoctl__subcmd__hook__subcmd__stop"
                 ;;
@@ -174,6 +180,15 @@ _autoctl() {
                 ;;
             autoctl__subcmd__plan,validate)
                 cmd="autoctl__subcmd__plan__subcmd__validate"
+                ;;
+            autoctl__subcmd__policy,check)
+                cmd="autoctl__subcmd__policy__subcmd__check"
+                ;;
+            autoctl__subcmd__policy,log)
+                cmd="autoctl__subcmd__policy__subcmd__log"
+                ;;
+            autoctl__subcmd__policy,show)
+                cmd="autoctl__subcmd__policy__subcmd__show"
                 ;;
             autoctl__subcmd__profile,learn)
                 cmd="autoctl__subcmd__profile__subcmd__learn"
@@ -254,7 +269,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook statusline doctor pane stall completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook statusline doctor policy pane stall completions man gate converge profile route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,7 +723,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook)
-            opts="-h --tmux-socket --help stop stop-failure event install"
+            opts="-h --tmux-socket --help stop stop-failure event install permission-request"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -755,6 +770,32 @@ _autoctl() {
                     return 0
                     ;;
                 --autoctl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__hook__subcmd__permission__subcmd__request)
+            opts="-h --policy --timeout --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1467,6 +1508,118 @@ _autoctl() {
             fi
             case "${prev}" in
                 --protected)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy)
+            opts="-h --tmux-socket --help check show log"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy__subcmd__check)
+            opts="-h --tool --input --cwd --project --batch --policy --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy__subcmd__log)
+            opts="-h --tail --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tail)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy__subcmd__show)
+            opts="-h --policy --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,9 +33,10 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand schema 'List and print the JSON Schemas of the protocol files'
             cand lock 'Take, refresh, release and inspect a heartbeat lock file'
             cand loop 'Run a loop inside one Claude Code session: init, status, route, teardown'
-            cand hook 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`'
+            cand hook 'Commands Claude Code runs as hooks (stop, stop-failure, event, permission-request), and `hook install`'
             cand statusline 'Print Claude Code''s status line and record its rate limits and context use'
             cand doctor 'Say which of autoctl''s channels are wired and live, with the fix for each that is not'
+            cand policy 'The approval policy every door uses: check a call, show the rules, print the log'
             cand pane 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
             cand stall 'Detect stalled agents and recover them within limits'
             cand completions 'Print a shell completion script'
@@ -404,6 +405,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop-failure 'Record Claude Code''s StopFailure event (a turn that ended on an API error)'
             cand event 'Record any Claude Code hook event as the session''s typed state'
             cand install 'Wire autoctl''s hooks and status line into Claude Code''s settings.json'
+            cand permission-request 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless'
         }
         &'autoctl;hook;stop'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
@@ -433,6 +435,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'autoctl;hook;permission-request'= {
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --timeout 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'autoctl;statusline'= {
             cand --then 'Also run this status-line command and print its first line before autoctl''s'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -442,6 +451,40 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;doctor'= {
             cand --session 'Only this run (its tmux session name) or Claude Code session (its session_id)'
             cand --format 'format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;policy'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand check 'Decide one tool call and print the decision and the rule that made it'
+            cand show 'Print the effective rules: the built-in rules and the policy file''s'
+            cand log 'Print the decision log (oldest first)'
+        }
+        &'autoctl;policy;check'= {
+            cand --tool 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others'
+            cand --input 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)'
+            cand --cwd 'The directory the call runs in [default: the current directory]'
+            cand --project 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]'
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --batch 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;policy;show'= {
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;policy;log'= {
+            cand --tail 'Only the last N decisions'
+            cand --format 'Output format (json: one object per line)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

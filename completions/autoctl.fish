@@ -37,9 +37,10 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Supervise 
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lock" -d 'Take, refresh, release and inspect a heartbeat lock file'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "loop" -d 'Run a loop inside one Claude Code session: init, status, route, teardown'
-complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'Commands Claude Code runs as hooks (stop, stop-failure, event), and `hook install`'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'Commands Claude Code runs as hooks (stop, stop-failure, event, permission-request), and `hook install`'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "statusline" -d 'Print Claude Code\'s status line and record its rate limits and context use'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "doctor" -d 'Say which of autoctl\'s channels are wired and live, with the fix for each that is not'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "policy" -d 'The approval policy every door uses: check a call, show the rules, print the log'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "pane" -d 'Read tmux panes: capture, hash, classify, wait until ready, send keys'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "stall" -d 'Detect stalled agents and recover them within limits'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
@@ -408,12 +409,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install" -f -a "install" -d 'Wire autoctl\'s hooks and status line into Claude Code\'s settings.json'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks and status line into Claude Code\'s settings.json'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -430,6 +432,10 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the diff and change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove autoctl\'s hooks and status line (a wrapped status line is given back)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l timeout -d 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l then -d 'Also run this status-line command and print its first line before autoctl\'s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -438,6 +444,31 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l format -r -f 
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "check" -d 'Decide one tool call and print the decision and the rule that made it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "show" -d 'Print the effective rules: the built-in rules and the policy file\'s'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "log" -d 'Print the decision log (oldest first)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tool -d 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l input -d 'The tool\'s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l cwd -d 'The directory the call runs in [default: the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l project -d 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l batch -d 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l tail -d 'Only the last N decisions' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l format -d 'Output format (json: one object per line)' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "capture" -d 'Print a pane\'s text (wrapped lines joined, trailing blank rows dropped)'
