@@ -398,13 +398,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Bind the loop to this session id [default: the first session that stops]')
             [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Turns the session may finish inside the loop')
             [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript''s usage fields, counted from the loop''s first turn')
-            [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'The completion line the agent writes on its own when the work is done')
+            [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'What the agent writes when the work is done: a <promise>…</promise> tag counts anywhere in its last message (outside code); any other text must be a line of its own')
             [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt fed after every turn')
             [CompletionResult]::new('--prompt-file', '--prompt-file', [CompletionResultType]::ParameterName, 'A file holding the prompt, read again at every turn (edit it to steer the loop)')
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table for --task: a built-in name or a JSON file')
             [CompletionResult]::new('--template', '--template', [CompletionResultType]::ParameterName, 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}')
             [CompletionResult]::new('--max-idle', '--max-idle', [CompletionResultType]::ParameterName, 'End the loop after this many consecutive turns without a tool call (0: never)')
+            [CompletionResult]::new('--max-compactions', '--max-compactions', [CompletionResultType]::ParameterName, 'End the loop when this many context compactions happen within one iteration (0: never)')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'The loop lock is stale after this long without a heartbeat')
             [CompletionResult]::new('--transcript-wait', '--transcript-wait', [CompletionResultType]::ParameterName, 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints the activation file''s settings)')
@@ -453,6 +454,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;hook;stop' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
+            [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -460,6 +462,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;hook;stop-failure' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
+            [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

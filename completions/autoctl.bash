@@ -811,13 +811,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop)
-            opts="-h --dir --tmux-socket --help"
+            opts="-h --dir --log --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -833,13 +837,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop__subcmd__failure)
-            opts="-h --dir --tmux-socket --help"
+            opts="-h --dir --log --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1061,7 +1069,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__init)
-            opts="-h --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --stale --transcript-wait --force --format --tmux-socket --help"
+            opts="-h --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --max-compactions --stale --transcript-wait --force --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1108,6 +1116,10 @@ _autoctl() {
                     return 0
                     ;;
                 --max-idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-compactions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

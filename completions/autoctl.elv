@@ -359,13 +359,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --session 'Bind the loop to this session id [default: the first session that stops]'
             cand --max-iterations 'Turns the session may finish inside the loop'
             cand --budget 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript''s usage fields, counted from the loop''s first turn'
-            cand --sentinel 'The completion line the agent writes on its own when the work is done'
+            cand --sentinel 'What the agent writes when the work is done: a <promise>…</promise> tag counts anywhere in its last message (outside code); any other text must be a line of its own'
             cand --prompt 'The prompt fed after every turn'
             cand --prompt-file 'A file holding the prompt, read again at every turn (edit it to steer the loop)'
             cand --task 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop'
             cand --table 'Routing table for --task: a built-in name or a JSON file'
             cand --template 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}'
             cand --max-idle 'End the loop after this many consecutive turns without a tool call (0: never)'
+            cand --max-compactions 'End the loop when this many context compactions happen within one iteration (0: never)'
             cand --stale 'The loop lock is stale after this long without a heartbeat'
             cand --transcript-wait 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message'
             cand --format 'Output format (json prints the activation file''s settings)'
@@ -409,12 +410,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;hook;stop'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;stop-failure'= {
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
+            cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

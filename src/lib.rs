@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod debuglog;
 pub mod docs;
 pub mod doctor;
 pub mod duration;

@@ -31,10 +31,13 @@ pub enum HookCommand {
     /// Reads the Stop hook's JSON on stdin (session_id, transcript_path, cwd,
     /// hook_event_name, stop_hook_active, last_assistant_message). With no loop in the
     /// project (`autoctl loop init`), prints nothing: Claude stops. Otherwise the loop binds
-    /// to the first session that stops and never blocks another one; it ends on the
-    /// completion sentinel (a line of its own in the last message or the last turn of the
-    /// transcript), the iteration limit, the token budget, idle turns, or the task routing
-    /// to (stop), printing {"systemMessage": ...}; else it prints
+    /// to the first session that stops (a session whose lock is stale and whose process is
+    /// gone is taken over) and never blocks another one; it ends on the completion sentinel
+    /// (a <promise>…</promise> tag anywhere in the last message outside code, or the sentinel
+    /// on a line of its own earlier in the turn), the iteration limit, the token budget (the
+    /// turn's final message included), too many compactions in a turn, idle turns, the block
+    /// Claude Code would override (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), or the task routing to
+    /// (stop), printing {"systemMessage": ...}; else it prints
     /// {"decision":"block","reason":<next prompt>,"systemMessage":"... iteration N of M"}.
     ///
     /// The project is --dir, else $CLAUDE_PROJECT_DIR, else the input's cwd.
@@ -152,6 +155,13 @@ pub struct HookArgs {
     /// The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input's cwd]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Append one JSON line per call to FILE: what was read and what was answered
+    ///
+    /// Without it, AUTOCTL_LOG=debug in the hook's environment logs to the project's
+    /// .autoctl/debug.log (when the project has a loop directory). Rotated to FILE.1 past
+    /// 1 MiB; a failure to log is a warning, never a different answer.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
 }
 
 /// Run a hook command. Never an error and never exit 2 (see the module doc), except
@@ -196,14 +206,21 @@ fn answer(command: HookCommand) -> Result<Verdict> {
             unreachable!("answered by run")
         }
     };
-    let env = Env {
+    let mut env = Env {
         host: &host,
         dir: args.dir.clone(),
         project_env: std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
         cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         pid: crate::lock::nearest_non_shell_ancestor(),
         limits: Limits::default(),
+        block_cap: block_cap_from_env(),
+        status: None,
     };
+    let started = std::time::Instant::now();
+    let input = stdin
+        .as_ref()
+        .ok()
+        .and_then(|bytes| crate::hook::input::parse(bytes).ok());
     let (outcome, recorded) = match (stdin, &command) {
         (Err(problem), _) => (
             Outcome {
@@ -214,6 +231,7 @@ fn answer(command: HookCommand) -> Result<Verdict> {
             Vec::new(),
         ),
         (Ok(bytes), HookCommand::Stop(_)) => {
+            env.status = status_record(&bytes);
             let outcome = run::stop(&bytes, &env);
             // Recorded after the decision, so the record says whether the loop went on.
             let continued = outcome
@@ -231,7 +249,8 @@ fn answer(command: HookCommand) -> Result<Verdict> {
             unreachable!("answered by run")
         }
     };
-    for warning in outcome.warnings.iter().chain(&recorded) {
+    let logged = debug_log(&command, args, &env, input.as_ref(), &outcome, started);
+    for warning in outcome.warnings.iter().chain(&recorded).chain(&logged) {
         output::warn(warning);
     }
     if let Some(error) = &outcome.error {
@@ -242,6 +261,81 @@ fn answer(command: HookCommand) -> Result<Verdict> {
         output::json_line(&answer)?;
     }
     Ok(Verdict::Yes)
+}
+
+/// Append this call to the debug log when one is asked for (see [`crate::debuglog`]).
+/// Returns the warnings to print.
+fn debug_log(
+    command: &HookCommand,
+    args: &HookArgs,
+    env: &Env,
+    input: Option<&crate::hook::input::HookInput>,
+    outcome: &Outcome,
+    started: std::time::Instant,
+) -> Vec<String> {
+    let loop_dir = crate::hook::state::LoopDir::new(&env.project(input));
+    let default = crate::hook::state::dir_exists(&loop_dir)
+        .then(|| loop_dir.dir.join(crate::debuglog::FILE_NAME));
+    let (target, warning) = crate::debuglog::target(
+        args.log.as_deref(),
+        std::env::var(crate::debuglog::ENV).ok().as_deref(),
+        default,
+    );
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    let Some(path) = target else {
+        return warnings;
+    };
+    let record = serde_json::json!({
+        "at": crate::time::now().map(crate::time::format_time).ok(),
+        "pid": std::process::id(),
+        "command": match command {
+            HookCommand::StopFailure(_) => "hook stop-failure",
+            _ => "hook stop",
+        },
+        "project": loop_dir.project,
+        "session_id": input.and_then(|i| i.session_id.clone()),
+        "transcript_path": input.and_then(|i| i.transcript_path.clone()),
+        "hook_event_name": input.and_then(|i| i.hook_event_name.clone()),
+        "stop_hook_active": input.and_then(|i| i.stop_hook_active),
+        "last_assistant_message_chars": input
+            .and_then(|i| i.last_assistant_message.as_ref())
+            .map(|m| m.chars().count()),
+        "failure": input.filter(|_| matches!(command, HookCommand::StopFailure(_))).map(|i| i.failure_kind()),
+        "block_cap": env.block_cap,
+        "status_line": env.status.is_some(),
+        "kind": outcome.kind,
+        "iteration": outcome.iteration,
+        "message": outcome.message,
+        "prompt_chars": outcome.prompt.as_ref().map(|p| p.chars().count()),
+        "warnings": outcome.warnings,
+        "error": outcome.error,
+        "elapsed_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    if let Err(err) = crate::debuglog::append(&path, &record) {
+        warnings.push(format!("{err:#}"));
+    }
+    warnings
+}
+
+/// Claude Code's Stop-hook block cap, read from the environment it passes its hooks.
+pub fn block_cap_from_env() -> Option<u64> {
+    crate::hook::decide::block_cap(
+        std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+            .ok()
+            .as_deref(),
+    )
+}
+
+/// The session's status-line record (`autoctl statusline`), found the way the status line
+/// filed it: by this hook's tmux pane, else the session id. Best effort: none is fine.
+fn status_record(bytes: &[u8]) -> Option<crate::hook::statusline::StatusRecord> {
+    let payload = crate::hook::session::parse(bytes).ok()?;
+    let key = crate::hook::store::HookEnv::from_env().key(&payload)?;
+    crate::hook::store::Store::from_env()
+        .ok()?
+        .read_status(&key)
+        .ok()
+        .flatten()
 }
 
 fn read_stdin() -> std::result::Result<Vec<u8>, String> {

@@ -26,8 +26,8 @@ pub enum LoopCommand {
     /// Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state
     ///
     /// After each turn, `autoctl hook stop` (wired as Claude Code's Stop hook, see
-    /// examples/claude/settings.json) feeds the session the next prompt until the agent ends
-    /// a message with the sentinel line, or a limit ends the loop. The loop binds to the
+    /// examples/claude/settings.json) feeds the session the next prompt until the agent's
+    /// last message carries the sentinel, or a limit ends the loop. The loop binds to the
     /// session that stops first (or --session) and never blocks any other session.
     ///
     /// Prints the activation file's path. Exits 3 when a loop is already running for a
@@ -74,7 +74,8 @@ pub struct InitArgs {
     /// the transcript's usage fields, counted from the loop's first turn
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: Option<u64>,
-    /// The completion line the agent writes on its own when the work is done
+    /// What the agent writes when the work is done: a <promise>…</promise> tag counts anywhere
+    /// in its last message (outside code); any other text must be a line of its own
     #[arg(long, value_name = "TEXT", default_value = sentinel::DEFAULT)]
     pub sentinel: String,
     /// The prompt fed after every turn
@@ -96,11 +97,19 @@ pub struct InitArgs {
     pub template: String,
     /// End the loop after this many consecutive turns without a tool call (0: never)
     ///
-    /// Claude Code itself overrides a Stop hook after 8 consecutive blocks without tool use
-    /// (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); staying below that ends the loop with a message
-    /// instead of a silent override.
+    /// Claude Code itself overrides a Stop hook that blocks more than 8 times in a row
+    /// without a tool call (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP; the 9th block is overridden);
+    /// the loop also counts its blocks and ends itself before that, with a message instead of
+    /// a silent override.
     #[arg(long, value_name = "N", default_value_t = state::DEFAULT_MAX_IDLE)]
     pub max_idle: u64,
+    /// End the loop when this many context compactions happen within one iteration (0: never)
+    ///
+    /// Seed 002: three compactions in one iteration mean the task does not fit the context
+    /// window. Counted from the transcript's compaction boundaries (by /compact or by Claude
+    /// Code itself), with any proactive /compact a supervisor types.
+    #[arg(long, value_name = "N", default_value_t = crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS)]
+    pub max_compactions: u32,
     /// The loop lock is stale after this long without a heartbeat
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::parse_positive)]
     pub stale: Duration,
@@ -236,6 +245,7 @@ fn init(args: InitArgs) -> Result<Verdict> {
         prompt,
         stale: crate::duration::format(args.stale),
         transcript_wait: crate::duration::format(args.transcript_wait),
+        max_compactions: args.max_compactions,
     };
     let dir = LoopDir::new(&project);
     let done = admin::init(&dir, &config, args.force, &System::from_env()?)?;
@@ -305,6 +315,8 @@ fn route(args: &RouteArgs) -> Result<Verdict> {
         cwd: dir.project.clone(),
         pid: std::process::id(),
         limits: Limits::default(),
+        block_cap: crate::cmd::hook::block_cap_from_env(),
+        status: None,
     };
     let outcome = run::answer(&input, &dir, &env, Mode::DryRun);
     for warning in &outcome.warnings {

@@ -161,6 +161,10 @@ pub struct Status {
     pub quota_wait: Option<QuotaWait>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_failure: Option<StopFailure>,
+    /// Claude Code overrode the loop's last block since the last Stop (its notice is in the
+    /// transcript after the loop's cursor): the loop is not running, whatever its files say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overridden: Option<String>,
     /// Files that exist but cannot be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
@@ -182,9 +186,14 @@ pub fn status(dir: &LoopDir, host: &dyn Host) -> Status {
             None
         }
     };
+    let overridden = match (&config, &loop_state) {
+        (Some(_), Some(loop_state)) if loop_state.ended.is_none() => overridden_since(loop_state),
+        _ => None,
+    };
     Status {
-        active: config.is_some(),
+        active: config.is_some() && overridden.is_none(),
         dir: dir.dir.display().to_string(),
+        overridden,
         config,
         state: loop_state,
         lock,
@@ -192,6 +201,33 @@ pub fn status(dir: &LoopDir, host: &dyn Host) -> Status {
         last_failure,
         problems,
     }
+}
+
+/// Whether Claude Code overrode the loop's Stop hook after the loop last counted: its
+/// notice ("A hook blocked the turn from ending 9 consecutive times—overriding…") in the
+/// bound session's transcript, past the loop's cursor. The loop's own count ends it before
+/// that in the ordinary case; this catches a cap it could not see (another hook that also
+/// blocks, a changed CLAUDE_CODE_STOP_HOOK_BLOCK_CAP).
+fn overridden_since(loop_state: &LoopState) -> Option<String> {
+    let saved = loop_state.transcript.as_ref()?;
+    let mut opened = super::transcript::open(std::path::Path::new(&saved.path)).ok()?;
+    if opened.dev != saved.dev || opened.ino != saved.ino || opened.len < saved.offset {
+        return None;
+    }
+    let mut cursor = saved.clone();
+    let accounted = super::transcript::account(
+        &mut opened.file,
+        &mut cursor,
+        opened.len,
+        &super::transcript::Limits::default(),
+    )
+    .ok()?;
+    accounted.block_override.map(|blocks| {
+        format!(
+            "Claude Code overrode the loop's Stop hook after {blocks} consecutive blocks \
+             (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); the loop is not running"
+        )
+    })
 }
 
 fn keep<T>(result: Result<Option<T>, state::Problem>, problems: &mut Vec<String>) -> Option<T> {
@@ -235,13 +271,27 @@ impl Status {
                 .unwrap_or_default();
             let t = &loop_state.tokens;
             lines.push(format!(
-                "tokens: {}{budget} (input {}, output {}, cache writes {}, cache reads {})",
+                "tokens: {}{budget} (input {}, output {}, cache writes {}, cache reads {}){}",
                 t.total(),
                 t.input,
                 t.output,
                 t.cache_creation,
-                t.cache_read
+                t.cache_read,
+                if loop_state.tokens_pending > 0 {
+                    format!(
+                        ", and at least {} for a final message the transcript did not show yet",
+                        loop_state.tokens_pending
+                    )
+                } else {
+                    String::new()
+                }
             ));
+            if loop_state.stop_blocks > 0 {
+                lines.push(format!(
+                    "consecutive blocks: {} (Claude Code overrides the one after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, default 8)",
+                    loop_state.stop_blocks
+                ));
+            }
         }
         if let Some(config) = config {
             if config.max_idle > 0 {
@@ -260,6 +310,14 @@ impl Status {
                 }
             });
             lines.push(format!("sentinel: {}", config.sentinel));
+            if loop_state.compactions.count > 0 {
+                lines.push(format!(
+                    "compactions: {} in iteration {} (limit {})",
+                    loop_state.compactions.count,
+                    loop_state.compactions.iteration,
+                    config.max_compactions
+                ));
+            }
         }
         lines.push(format!(
             "lock: {}",
@@ -283,6 +341,9 @@ impl Status {
         }
         if let Some(failure) = &self.last_failure {
             lines.push(format!("last failure: {} at {}", failure.kind, failure.at));
+        }
+        if let Some(why) = &self.overridden {
+            lines.push(format!("ended: overridden: {why}"));
         }
         if let Some(ended) = &loop_state.ended {
             lines.push(format!(

@@ -6,17 +6,23 @@
 //!    to); another owner's live lock → stand aside;
 //! 2. a budget that cannot be measured (no readable transcript) → pause, do not guess;
 //! 3. count the finished turn (binding the loop to this session on its first Stop), then end
-//!    the loop on: the completion sentinel, the token budget, the iteration limit, too many
-//!    turns without a tool call, or the task routing to `(stop)`;
-//! 4. otherwise block the stop with the next prompt — or pause when the prompt cannot be
-//!    known (unreadable prompt file, invalid signal), keeping the loop for the next Stop.
+//!    the loop on: the completion sentinel, a Claude Code override of the previous block, the
+//!    token budget (the turn's final message included, estimated when the transcript does not
+//!    show it yet), too many compactions in the turn, the iteration limit, too many turns
+//!    without a tool call, or the task routing to `(stop)`;
+//! 4. otherwise block the stop with the next prompt — unless Claude Code would override that
+//!    block (then the loop ends here, cleanly), or pause when the prompt cannot be known
+//!    (unreadable prompt file, invalid signal), keeping the loop for the next Stop.
 //!
 //! `stop_hook_active` is deliberately not consulted: every continuation of a loop is a Stop
-//! hook continuation, and the loop is bounded by its own limits instead. Claude Code also
-//! overrides a Stop hook after 8 consecutive blocks in which the model ran no tool (the
-//! counter resets on any turn that runs a tool; `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`,
-//! anthropics/claude-code#85547); `max_idle` (default 6) ends the loop cleanly before that
-//! silent override.
+//! hook continuation, and the loop is bounded by its own limits instead. Claude Code (read
+//! from 2.1.332's code and seen live) lets a Stop hook block `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`
+//! (default 8) times in a row and overrides the next block — the 9th — ending the turn with
+//! "A hook blocked the turn from ending 9 consecutive times"; its counter restarts at every
+//! turn that runs a tool. The loop counts its blocks the same way (`stop_blocks`) and ends
+//! itself at the block Claude Code would override, so `loop status` never shows a loop as
+//! active that Claude Code has silently stopped; `max_idle` (default 6) usually ends an idle
+//! loop earlier.
 
 use chrono::{DateTime, Utc};
 
@@ -50,7 +56,45 @@ pub struct StopObservation {
     pub lock_conflict: Option<Observed>,
     /// The session this one takes the loop over from (see [`takeover`]).
     pub took_over: Option<String>,
+    /// Tokens of this turn's final message the transcript does not show yet (a lower-bound
+    /// estimate, see [`pending_estimate`]); counted toward the budget now, for real later.
+    pub tokens_pending: u64,
+    /// Context compactions made during the turn.
+    pub compactions: u32,
+    /// Claude Code overrode the loop's last block (its notice was in the transcript).
+    pub block_override: Option<u64>,
+    /// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` as Claude Code reads it (default 8); `None`: no cap.
+    pub block_cap: Option<u64>,
     pub next: Result<Next, String>,
+}
+
+/// Claude Code's default `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (2.1.332).
+pub const DEFAULT_BLOCK_CAP: u64 = 8;
+
+/// The block cap Claude Code applies, from the variable's value in its (and so the hook's)
+/// environment: unset or unreadable is the default, 0 is no cap.
+pub fn block_cap(value: Option<&str>) -> Option<u64> {
+    match value.map(str::trim).map(str::parse::<u64>) {
+        None | Some(Err(_)) => Some(DEFAULT_BLOCK_CAP),
+        Some(Ok(0)) => None,
+        Some(Ok(cap)) => Some(cap),
+    }
+}
+
+/// A lower bound of the tokens of a turn's final message that the transcript does not show
+/// yet (Claude Code writes the transcript asynchronously: at the Stop hook the turn's last
+/// message is sometimes missing — 2 of 9 Stops in a live 2.1.332 run). Every API call of a
+/// turn sends at least the context of the one before it plus that one's output, so the
+/// final message costs at least `last`'s input, cache and output tokens — unless the
+/// context was compacted in between, when only the status line's reading is used.
+/// `status` is the status line's input + output tokens of a message of this turn (recorded
+/// after the previous Stop), itself at most the final message's cost.
+pub fn pending_estimate(lagging: bool, last: &Usage, compacted: bool, status: Option<u64>) -> u64 {
+    if !lagging {
+        return 0;
+    }
+    let from_transcript = if compacted { 0 } else { last.total() };
+    from_transcript.max(status.unwrap_or(0))
 }
 
 /// The kinds of answers, as `loop route` and the tests name them.
@@ -61,6 +105,12 @@ pub enum Kind {
     MaxIterations,
     BudgetExhausted,
     Idle,
+    /// Claude Code would override the next block (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
+    BlockCap,
+    /// Too many context compactions in one iteration (seed 002).
+    CompactionLimit,
+    /// Claude Code overrode the loop's previous block.
+    Overridden,
     TaskStopped,
     ForeignSession,
     LockConflict,
@@ -75,6 +125,9 @@ impl Kind {
             Kind::MaxIterations => "max-iterations",
             Kind::BudgetExhausted => "budget-exhausted",
             Kind::Idle => "idle",
+            Kind::BlockCap => "block-cap",
+            Kind::CompactionLimit => "compaction-limit",
+            Kind::Overridden => "overridden",
             Kind::TaskStopped => "task-stopped",
             Kind::ForeignSession => "foreign-session",
             Kind::LockConflict => "lock-conflict",
@@ -212,6 +265,18 @@ pub fn decide(
         Some(_) => next.idle_streak = 0,
         None => {}
     }
+    next.tokens_pending = obs.tokens_pending;
+    next.compactions = state.compactions.record(next.iteration, obs.compactions);
+    // Blocking now would be Claude Code's block number `blocks`: its count restarts at a turn
+    // that ran a tool (an unknown turn counts as one without: ending a loop one block early
+    // beats a silent override).
+    let blocks = if obs.tool_uses.is_some_and(|n| n > 0) {
+        1
+    } else {
+        state.stop_blocks.saturating_add(1)
+    };
+    // Any answer but a block ends Claude Code's chain of blocks.
+    next.stop_blocks = 0;
     let turns = next.iteration;
     let plural = |n: u64| if n == 1 { "" } else { "s" };
 
@@ -241,15 +306,40 @@ pub fn decide(
         );
         return end(Kind::Done, message, next);
     }
-    if let Some(budget) = config.budget
-        && next.tokens.total() >= budget
-    {
+    if let Some(blocks) = obs.block_override {
         let message = format!(
-            "autoctl loop: token budget exhausted: {} of {budget} tokens used in {turns} iteration{}",
-            next.tokens.total(),
+            "autoctl loop: ended after {turns} iteration{}: Claude Code overrode the loop's \
+             Stop hook after {blocks} consecutive blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)",
+            plural(turns)
+        );
+        return end(Kind::Overridden, message, next);
+    }
+    if let Some(budget) = config.budget
+        && next.tokens.total().saturating_add(next.tokens_pending) >= budget
+    {
+        let pending = if next.tokens_pending > 0 {
+            format!(
+                " ({} in the transcript and at least {} for the turn's final message, which \
+                 it does not show yet)",
+                next.tokens.total(),
+                next.tokens_pending
+            )
+        } else {
+            String::new()
+        };
+        let message = format!(
+            "autoctl loop: token budget exhausted: {} of {budget} tokens used in {turns} iteration{}{pending}",
+            next.tokens.total().saturating_add(next.tokens_pending),
             plural(turns)
         );
         return end(Kind::BudgetExhausted, message, next);
+    }
+    if next.compactions.exhausted(config.max_compactions) {
+        let message = format!(
+            "autoctl loop: stopped: {}",
+            next.compactions.limit_message(config.max_compactions)
+        );
+        return end(Kind::CompactionLimit, message, next);
     }
     if turns >= config.max_iterations {
         let message = format!(
@@ -275,8 +365,19 @@ pub fn decide(
             );
             end(Kind::TaskStopped, message, next)
         }
+        Ok(Next::Prompt(_)) if obs.block_cap.is_some_and(|cap| blocks > cap) => {
+            let cap = obs.block_cap.unwrap_or(DEFAULT_BLOCK_CAP);
+            let message = format!(
+                "autoctl loop: stopped after {turns} iteration{}: Claude Code overrides a Stop \
+                 hook that blocks more than {cap} times in a row without a tool call \
+                 (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), and this would be block {blocks}",
+                plural(turns)
+            );
+            end(Kind::BlockCap, message, next)
+        }
         Ok(Next::Prompt(prompt)) => {
             let upcoming = turns + 1;
+            next.stop_blocks = blocks;
             let mut message = format!(
                 "autoctl loop: iteration {upcoming} of {}",
                 config.max_iterations
@@ -339,6 +440,7 @@ mod tests {
             prompt: PromptSource::Text("go on".to_string()),
             stale: "5m".to_string(),
             transcript_wait: "0s".to_string(),
+            max_compactions: 3,
         }
     }
 
@@ -352,6 +454,10 @@ mod tests {
             transcript_problem: None,
             lock_conflict: None,
             took_over: None,
+            tokens_pending: 0,
+            compactions: 0,
+            block_override: None,
+            block_cap: Some(DEFAULT_BLOCK_CAP),
             next: Ok(Next::Prompt("go on".to_string())),
         }
     }
@@ -529,6 +635,117 @@ mod tests {
         assert_eq!(d.kind, Kind::Paused);
         assert!(!d.teardown && d.prompt.is_none());
         assert_eq!(d.state.unwrap().iteration, 1);
+    }
+
+    /// Item 8: Claude Code 2.1.332 overrides the 9th consecutive block; the loop ends itself
+    /// at that Stop instead, and a turn with a tool call restarts the count.
+    #[test]
+    fn the_loop_ends_itself_at_the_block_claude_code_would_override() {
+        let mut cfg = config();
+        cfg.max_iterations = 100;
+        cfg.max_idle = 0;
+        let mut state = LoopState::fresh();
+        for stop in 1..=9u64 {
+            let mut o = obs("s1");
+            o.tool_uses = Some(if stop == 3 { 1 } else { 0 });
+            let d = decide(&cfg, &state, o, now());
+            state = d.state.unwrap();
+            assert_eq!(d.kind, Kind::Continue, "stop {stop}");
+        }
+        // Blocks since the tool turn (stop 3, block 1): stops 3..=9 are blocks 1..=7.
+        assert_eq!(state.stop_blocks, 7);
+        let mut o = obs("s1");
+        o.tool_uses = Some(0);
+        state = decide(&cfg, &state, o, now()).state.unwrap();
+        assert_eq!(state.stop_blocks, 8);
+        let mut o = obs("s1");
+        o.tool_uses = Some(0);
+        let d = decide(&cfg, &state, o, now());
+        assert_eq!(d.kind, Kind::BlockCap);
+        assert!(d.teardown && d.prompt.is_none());
+        assert!(d.message.contains("this would be block 9"), "{}", d.message);
+        // No cap (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0): it goes on.
+        let mut o = obs("s1");
+        o.tool_uses = Some(0);
+        o.block_cap = None;
+        assert_eq!(decide(&cfg, &state, o, now()).kind, Kind::Continue);
+        assert_eq!(block_cap(None), Some(8));
+        assert_eq!(block_cap(Some("0")), None);
+        assert_eq!(block_cap(Some("20")), Some(20));
+        assert_eq!(block_cap(Some("lots")), Some(8));
+    }
+
+    #[test]
+    fn an_override_claude_code_made_ends_the_loop() {
+        let mut o = obs("s1");
+        o.block_override = Some(9);
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::Overridden);
+        assert!(d.teardown);
+        assert_eq!(d.state.unwrap().ended.unwrap().outcome, "overridden");
+    }
+
+    /// Item 7: the budget counts the turn that just ended, its final message included when
+    /// the transcript does not show it yet (a lower bound).
+    #[test]
+    fn the_budget_counts_the_final_message_the_transcript_lags_behind() {
+        let mut cfg = config();
+        cfg.budget = Some(3000);
+        cfg.max_iterations = 100;
+        let turn = Usage {
+            input: 1200,
+            output: 42,
+            ..Usage::default()
+        };
+        // Each Stop sees the previous turn's message (the lag) and estimates its own.
+        let mut state = LoopState::fresh();
+        let mut kinds = Vec::new();
+        for stop in 1..=4 {
+            let mut o = obs("s1");
+            if stop > 1 {
+                o.tokens_added = turn;
+                o.tokens_pending = pending_estimate(true, &turn, false, None);
+            }
+            let d = decide(&cfg, &state, o, now());
+            kinds.push(d.kind);
+            if d.teardown {
+                break;
+            }
+            state = d.state.unwrap();
+        }
+        assert_eq!(
+            kinds,
+            [Kind::Continue, Kind::Continue, Kind::BudgetExhausted],
+            "3 turns of 1242 tokens reach 3000"
+        );
+        assert_eq!(pending_estimate(false, &turn, false, None), 0);
+        assert_eq!(
+            pending_estimate(true, &turn, true, None),
+            0,
+            "compacted: no bound"
+        );
+        assert_eq!(pending_estimate(true, &turn, true, Some(900)), 900);
+        assert_eq!(
+            pending_estimate(true, &Usage::default(), false, Some(1242)),
+            1242
+        );
+    }
+
+    #[test]
+    fn three_compactions_in_one_turn_end_the_loop() {
+        let mut o = obs("s1");
+        o.compactions = 2;
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::Continue);
+        let mut o = obs("s1");
+        o.compactions = 3;
+        let d = decide(&config(), &LoopState::fresh(), o, now());
+        assert_eq!(d.kind, Kind::CompactionLimit);
+        assert!(
+            d.message.contains("context budget insufficient"),
+            "{}",
+            d.message
+        );
     }
 
     proptest! {

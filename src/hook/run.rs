@@ -14,6 +14,7 @@ use super::prompt;
 use super::quota;
 use super::sentinel;
 use super::state::{self, LoopConfig, LoopDir, LoopState};
+use super::statusline::StatusRecord;
 use super::transcript::{self, Cursor, Limits, TurnScan, Usage};
 use crate::lock::{self, Claim, HeartbeatLock, Host};
 use crate::pane::reset::Zone;
@@ -35,6 +36,12 @@ pub struct Env<'a> {
     /// The process the loop lock names (the hook's parent: Claude Code or its shell).
     pub pid: u32,
     pub limits: Limits,
+    /// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` as Claude Code applies it (see
+    /// [`decide::block_cap`]).
+    pub block_cap: Option<u64>,
+    /// The session's status-line record, when `autoctl statusline` keeps one: its reading of
+    /// the last message's tokens helps count a final message the transcript lags behind.
+    pub status: Option<StatusRecord>,
 }
 
 impl Env<'_> {
@@ -231,6 +238,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
 
     let mut warnings = Vec::new();
     let seen = observe_transcript(input, &config, &state, session, env, mode, &mut warnings);
+    // The tag anywhere in the last message; in the turn's earlier messages, a line of its own.
     let completion = input
         .last_assistant_message
         .as_deref()
@@ -240,13 +248,20 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
             seen.scan
                 .as_ref()
                 .is_some_and(|scan| {
-                    scan.texts
-                        .iter()
-                        .any(|text| sentinel::found_in(text, &config.sentinel))
+                    let last = scan.last_message_texts.join("\n");
+                    sentinel::found_in(&last, &config.sentinel)
+                        || scan
+                            .texts
+                            .iter()
+                            .any(|text| sentinel::found_as_line(text, &config.sentinel))
                 })
                 .then_some(Found::Transcript)
         });
     let observation = StopObservation {
+        tokens_pending: seen.pending(input, &state, env.status.as_ref()),
+        compactions: seen.compactions,
+        block_override: seen.block_override,
+        block_cap: env.block_cap,
         session: session.to_string(),
         completion,
         tool_uses: seen.scan.as_ref().map(|scan| scan.tool_uses),
@@ -313,6 +328,59 @@ struct Seen {
     added: Usage,
     cursor: Option<Cursor>,
     problem: Option<String>,
+    compactions: u32,
+    block_override: Option<u64>,
+}
+
+impl Seen {
+    /// Whether the transcript lacks the turn's final message: its last text is not the one
+    /// Claude Code passed as `last_assistant_message` (or, without that, it does not end in
+    /// assistant text).
+    fn lagging(&self, input: &HookInput) -> bool {
+        let Some(scan) = &self.scan else {
+            return false;
+        };
+        match input.last_assistant_message.as_deref() {
+            Some(message) => {
+                let shown = scan
+                    .last_message_texts
+                    .last()
+                    .map(|t| sentinel::normalize(t))
+                    .unwrap_or_default();
+                shown.is_empty() || !sentinel::normalize(message).ends_with(&shown)
+            }
+            None => !scan.ends_with_text,
+        }
+    }
+
+    /// The estimate of the final message's tokens when the transcript lags (see
+    /// [`decide::pending_estimate`]): the status line's reading counts only when it was
+    /// recorded after the previous Stop, i.e. for a message of this turn.
+    fn pending(&self, input: &HookInput, state: &LoopState, status: Option<&StatusRecord>) -> u64 {
+        let Some(cursor) = &self.cursor else {
+            return 0;
+        };
+        let since = state
+            .updated_at
+            .as_deref()
+            .and_then(crate::time::parse_time);
+        let status_tokens = status
+            .filter(|record| record.session_id.as_deref() == input.session())
+            .filter(|record| since.is_none_or(|since| record.changed_at > since))
+            .and_then(|record| record.context_window.as_ref())
+            .map(|window| {
+                window
+                    .total_input_tokens
+                    .unwrap_or(0)
+                    .saturating_add(window.total_output_tokens.unwrap_or(0))
+            });
+        decide::pending_estimate(
+            self.lagging(input),
+            &cursor.last_message_usage,
+            self.compactions > 0,
+            status_tokens,
+        )
+    }
 }
 
 fn observe_transcript(
@@ -426,6 +494,8 @@ fn read_transcript(
         added: accounted.added,
         cursor: Some(cursor),
         problem: None,
+        compactions: accounted.compactions,
+        block_override: accounted.block_override,
     })
 }
 

@@ -113,6 +113,13 @@ pub struct LoopConfig {
     pub stale: String,
     /// How long `hook stop` waits for a lagging transcript ("1s").
     pub transcript_wait: String,
+    /// Context compactions allowed within one iteration (seed 002: 3; 0 = no limit).
+    #[serde(default = "default_max_compactions")]
+    pub max_compactions: u32,
+}
+
+fn default_max_compactions() -> u32 {
+    crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS
 }
 
 impl LoopConfig {
@@ -133,7 +140,8 @@ impl LoopConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ended {
-    /// done, max-iterations, budget-exhausted, idle, task-stopped, teardown, replaced.
+    /// done, max-iterations, budget-exhausted, idle, block-cap, compaction-limit,
+    /// overridden, task-stopped, teardown, replaced.
     pub outcome: String,
     pub at: String,
     pub message: String,
@@ -153,6 +161,17 @@ pub struct LoopState {
     pub idle_streak: u64,
     /// Tokens used by the bound session since the loop bound to it.
     pub tokens: Usage,
+    /// Tokens of the last turn's final message estimated at the last Stop because the
+    /// transcript did not show it yet (a lower bound; counted for real at the next Stop).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_pending: u64,
+    /// Consecutive Stops this loop blocked as Claude Code counts them (reset by a turn that
+    /// ran a tool): Claude Code overrides the block after `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stop_blocks: u64,
+    /// Context compactions in the current iteration.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub compactions: crate::taskai::compaction::CompactionCount,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Cursor>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,6 +193,14 @@ impl LoopState {
     pub fn to_document(&self) -> Vec<u8> {
         to_document(self)
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn to_document<T: Serialize>(value: &T) -> Vec<u8> {
@@ -359,6 +386,7 @@ mod tests {
             },
             stale: "5m".to_string(),
             transcript_wait: "1s".to_string(),
+            max_compactions: 3,
         }
     }
 
@@ -381,6 +409,12 @@ mod tests {
                 last_message_id: Some("m".to_string()),
                 last_message_usage: Usage::default(),
             }),
+            tokens_pending: 5,
+            stop_blocks: 2,
+            compactions: crate::taskai::compaction::CompactionCount {
+                iteration: 3,
+                count: 1,
+            },
             started_at: Some("2026-11-25T10:00:00Z".to_string()),
             updated_at: Some("2026-11-25T10:05:00Z".to_string()),
             ended: Some(Ended {

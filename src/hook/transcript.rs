@@ -118,6 +118,24 @@ pub struct Entry {
     pub tool_uses: usize,
     pub tool_results: usize,
     pub usage: Option<Usage>,
+    /// A `system` line of subtype `compact_boundary`: the conversation was compacted here
+    /// (by `/compact` or by Claude Code itself).
+    pub compaction: bool,
+    /// A `system` line saying Claude Code overrode a Stop hook that blocked too often ("A hook
+    /// blocked the turn from ending 9 consecutive times—overriding and ending turn."): the
+    /// number of consecutive blocks it names.
+    pub block_override: Option<u64>,
+}
+
+/// The start of the notice Claude Code (2.1.332) writes when it overrides a Stop hook that
+/// blocked more than `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` times in a row.
+pub const BLOCK_OVERRIDE_NOTICE: &str = "A hook blocked the turn from ending ";
+
+/// The number of blocks a block-override notice names.
+fn block_override(content: &str) -> Option<u64> {
+    let rest = content.strip_prefix(BLOCK_OVERRIDE_NOTICE)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -159,7 +177,58 @@ struct RawLine {
     #[serde(rename = "requestId", default)]
     request_id: Option<String>,
     #[serde(default)]
+    subtype: Option<String>,
+    /// A `system` line's text (other lines may carry anything here; only strings are kept).
+    #[serde(default)]
+    content: Option<ShortText>,
+    #[serde(default)]
     message: Option<RawMessage>,
+}
+
+/// A string value, kept only up to a short prefix (notices are recognized by their start);
+/// any other JSON value reads as `None` without being buffered.
+struct ShortText(Option<String>);
+
+impl<'de> Deserialize<'de> for ShortText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = ShortText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<ShortText, E> {
+                Ok(ShortText(Some(text.chars().take(120).collect())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ShortText, E> {
+                Ok(ShortText(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ShortText, E> {
+                Ok(ShortText(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ShortText, E> {
+                Ok(ShortText(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ShortText, E> {
+                Ok(ShortText(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ShortText, E> {
+                Ok(ShortText(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ShortText, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(ShortText(None))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ShortText, A::Error> {
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(ShortText(None))
+            }
+        }
+        deserializer.deserialize_any(TextVisitor)
+    }
 }
 
 #[derive(Deserialize)]
@@ -286,6 +355,13 @@ pub fn parse_line(bytes: &[u8]) -> Option<Entry> {
         meta: raw.meta.unwrap_or(false) || raw.compact_summary.unwrap_or(false),
         ..Entry::default()
     };
+    if raw.kind.as_deref() == Some("system") {
+        entry.compaction = raw.subtype.as_deref() == Some("compact_boundary");
+        entry.block_override = raw
+            .content
+            .and_then(|c| c.0)
+            .and_then(|text| block_override(&text));
+    }
     if let Some(message) = raw.message {
         entry.message_id = message.id.or(raw.request_id);
         for block in message.content.map(|c| c.0).unwrap_or_default() {
@@ -438,6 +514,9 @@ impl<R: Read + Seek> ReverseLines<R> {
 pub struct TurnScan {
     /// Assistant text blocks of the last turn, oldest first.
     pub texts: Vec<String>,
+    /// The text blocks of the turn's last assistant message that has text (one API message,
+    /// by its id), oldest first.
+    pub last_message_texts: Vec<String>,
     /// tool_use blocks in the last turn.
     pub tool_uses: usize,
     /// Offset of the first line of the last turn (after the line that started it); `None`
@@ -469,6 +548,10 @@ pub fn scan_last_turn<R: Read + Seek>(
         ..TurnScan::default()
     };
     let mut texts_reversed: Vec<String> = Vec::new();
+    let mut last_reversed: Vec<String> = Vec::new();
+    // The id of the last message with text (`Some(None)` when it has no id: one line only).
+    let mut last_message: Option<Option<String>> = None;
+    let mut last_message_done = false;
     let mut seen_relevant = false;
     while let Some(line) = lines.next_line()? {
         let (after, entry) = match line {
@@ -507,6 +590,16 @@ pub fn scan_last_turn<R: Read + Seek>(
         }
         if entry.role == Role::Assistant {
             scan.tool_uses += entry.tool_uses;
+            if !entry.texts.is_empty() {
+                match &last_message {
+                    None => last_message = Some(entry.message_id.clone()),
+                    Some(id) if *id == entry.message_id && id.is_some() => {}
+                    Some(_) => last_message_done = true,
+                }
+                if !last_message_done {
+                    last_reversed.extend(entry.texts.iter().rev().cloned());
+                }
+            }
             texts_reversed.extend(entry.texts.into_iter().rev());
         }
     }
@@ -515,6 +608,8 @@ pub fn scan_last_turn<R: Read + Seek>(
     }
     texts_reversed.reverse();
     scan.texts = texts_reversed;
+    last_reversed.reverse();
+    scan.last_message_texts = last_reversed;
     Ok(scan)
 }
 
@@ -545,6 +640,11 @@ pub struct Accounted {
     pub added: Usage,
     pub unreadable_lines: usize,
     pub long_lines: usize,
+    /// Compactions (`compact_boundary` lines) among the lines read.
+    pub compactions: u32,
+    /// Claude Code overrode a blocking Stop hook among the lines read (the block count it
+    /// named).
+    pub block_override: Option<u64>,
 }
 
 /// Sum the usage of the complete lines from `cursor.offset` to `end`, once per message, and
@@ -584,6 +684,12 @@ pub fn account<R: Read + Seek>(
             accounted.unreadable_lines += 1;
             continue;
         };
+        if entry.compaction && !entry.sidechain {
+            accounted.compactions = accounted.compactions.saturating_add(1);
+        }
+        if entry.block_override.is_some() && !entry.sidechain {
+            accounted.block_override = entry.block_override;
+        }
         if entry.role != Role::Assistant {
             continue;
         }

@@ -1,10 +1,12 @@
 //! task-ai's quality decisions (seed 002) as pure functions: the per-checkpoint score gate,
 //! the convergence gate, the `.type-profile.md` "## Auto Adaptation" section they read and
-//! `profile learn` rewrites. (Its content-based stall detectors — reasoning loops, step
-//! timeouts — live with the other stalls in [`crate::supervise::stall`].)
+//! `profile learn` rewrites, and the per-iteration compaction budget every compactor shares.
+//! (Its content-based stall detectors — reasoning loops, step timeouts — live with the other
+//! stalls in [`crate::supervise::stall`].)
 //!
 //! Nothing here touches a file or a clock: commands in `cmd/` read, pass `now` in, and print.
 
+pub mod compaction;
 pub mod converge;
 pub mod gate;
 pub mod profile;

@@ -1397,3 +1397,423 @@ fn the_transcript_cursor_follows_the_file_not_the_path_string() {
     assert_eq!(stop_via(link.to_str().unwrap()), 200);
     assert_eq!(stop_via(&dotted), 200);
 }
+
+/// Append lines (JSON values) to a transcript.
+fn append_lines(transcript: &Path, lines: &[Value]) {
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(transcript)
+        .unwrap();
+    for line in lines {
+        writeln!(file, "{line}").unwrap();
+    }
+}
+
+/// The line that starts a loop turn (Claude Code records the Stop hook's reason like this).
+fn feedback_line(n: u64) -> Value {
+    json!({"type":"user","isMeta":true,"message":{"role":"user",
+        "content":format!("Stop hook feedback: go on ({n})")}})
+}
+
+fn assistant_line(id: &str, text: &str, input: u64, output: u64) -> Value {
+    json!({"type":"assistant","message":{"id":id,"role":"assistant",
+        "content":[{"type":"text","text":text}],
+        "usage":{"input_tokens":input,"output_tokens":output,
+                 "cache_creation_input_tokens":0,"cache_read_input_tokens":0}}})
+}
+
+fn stop_input(transcript: &Path, project: &Path, last: &str) -> String {
+    json!({"session_id": SESSION, "transcript_path": transcript, "cwd": project,
+           "hook_event_name": "Stop", "stop_hook_active": true,
+           "last_assistant_message": last})
+    .to_string()
+}
+
+/// Item 6: models end a sentence with the promise tag; it ends the loop anywhere in the last
+/// message — but not inside code.
+#[test]
+fn a_promise_tag_ending_a_sentence_completes_the_loop_and_code_does_not() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    let quoted = stop(
+        &sb,
+        &project,
+        &stop_input(
+            &transcript,
+            &project,
+            &format!("When everything passes I will print `{SENTINEL}`."),
+        ),
+    );
+    assert!(is_block(&answer(&quoted)), "inline code is not a claim");
+    let done = stop(
+        &sb,
+        &project,
+        &stop_input(
+            &transcript,
+            &project,
+            &format!("All 214 tests pass and the docs are updated. {SENTINEL}"),
+        ),
+    );
+    let done = answer(&done);
+    assert!(!is_block(&done));
+    assert!(
+        message(&done).contains("complete after 2 iterations"),
+        "{}",
+        message(&done)
+    );
+    assert_eq!(state(&project)["ended"]["outcome"], "done");
+}
+
+/// Item 6: `AUTOCTL_LOG=debug` (or `--log FILE`) writes a line per hook call, like seed 004's
+/// `.cavekit/.debug.log`.
+#[test]
+fn autoctl_log_debug_writes_one_json_line_per_stop() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, Some("working.jsonl"));
+    init(&sb, &project, &["--prompt", "go on"]);
+    let input = payload("stop-working.json", &transcript, &project);
+    let mut cmd = sb.std_cmd();
+    cmd.env("AUTOCTL_LOG", "debug");
+    let output = hook_with(cmd, &project, "stop", &input);
+    assert!(is_block(&answer(&output)));
+    let explicit = sb.path("elsewhere.log");
+    let output = hook_with_args(
+        &sb,
+        &project,
+        &["stop", "--log", explicit.to_str().unwrap()],
+        &input,
+    );
+    assert!(is_block(&answer(&output)));
+    let log = fs::read_to_string(project.join(".autoctl/debug.log")).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert_eq!(lines[0]["command"], "hook stop");
+    assert_eq!(lines[0]["kind"], "continue");
+    assert_eq!(lines[0]["session_id"], SESSION);
+    assert_eq!(lines[0]["iteration"], 1);
+    assert!(lines[0]["elapsed_ms"].is_u64());
+    let other: Value = serde_json::from_str(fs::read_to_string(&explicit).unwrap().trim()).unwrap();
+    assert_eq!(other["iteration"], 2);
+    // A value that is not a level is reported, and the hook still answers.
+    let mut cmd = sb.std_cmd();
+    cmd.env("AUTOCTL_LOG", "loud");
+    let output = hook_with(cmd, &project, "stop", &input);
+    assert!(is_block(&answer(&output)));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("AUTOCTL_LOG"));
+}
+
+fn hook_with_args(sb: &Sandbox, project: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = sb
+        .std_cmd()
+        .arg("hook")
+        .args(args)
+        .env("CLAUDE_PROJECT_DIR", project)
+        .current_dir(project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Item 7: Claude Code sometimes writes a turn's final message to the transcript after the
+/// Stop hook ran (2 of 9 Stops in a live 2.1.332 run). Each turn here is one message of 1242
+/// tokens that the transcript shows only at the next Stop: a budget of 3000 must end the loop
+/// at the third Stop (3 × 1242 ≥ 3000), not the fourth.
+#[test]
+fn the_budget_counts_the_turn_that_just_ended_when_the_transcript_lags() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    fs::write(
+        &transcript,
+        format!(
+            "{}\n",
+            json!({"type":"user","message":{"content":"Work through the plan"}})
+        ),
+    )
+    .unwrap();
+    init(
+        &sb,
+        &project,
+        &["--prompt", "go on", "--budget", "3000", "--max-idle", "0"],
+    );
+    let mut outcomes = Vec::new();
+    for turn in 1..=4u64 {
+        if turn > 1 {
+            // The previous turn's message arrives now, then this turn starts.
+            append_lines(
+                &transcript,
+                &[
+                    assistant_line(
+                        &format!("m{}", turn - 1),
+                        &format!("reply {}", turn - 1),
+                        1200,
+                        42,
+                    ),
+                    feedback_line(turn),
+                ],
+            );
+        }
+        let answer = answer(&stop(
+            &sb,
+            &project,
+            &stop_input(&transcript, &project, &format!("reply {turn}")),
+        ));
+        outcomes.push(is_block(&answer));
+        if !is_block(&answer) {
+            assert!(
+                message(&answer)
+                    .contains("token budget exhausted: 3726 of 3000 tokens used in 3 iterations"),
+                "{}",
+                message(&answer)
+            );
+            break;
+        }
+    }
+    assert_eq!(outcomes, [true, true, false]);
+    assert_eq!(state(&project)["tokens_pending"], 1242);
+}
+
+/// Item 7: when the whole first turn lags, the status line (`autoctl statusline`, recorded
+/// after the turn's message) is the fresher count.
+#[test]
+fn the_status_line_counts_a_first_turn_the_transcript_does_not_show_yet() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    fs::write(
+        &transcript,
+        format!(
+            "{}\n",
+            json!({"type":"user","message":{"content":"Work through the plan"}})
+        ),
+    )
+    .unwrap();
+    init(&sb, &project, &["--prompt", "go on", "--budget", "1000"]);
+    let status = json!({"session_id": SESSION, "cwd": project, "transcript_path": transcript,
+        "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"}, "version": "2.1.332",
+        "context_window": {"total_input_tokens": 1200, "total_output_tokens": 42,
+                           "context_window_size": 1000000, "used_percentage": 0}});
+    let mut child = sb
+        .std_cmd()
+        .arg("statusline")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(status.to_string().as_bytes())
+        .unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let answer = answer(&stop(
+        &sb,
+        &project,
+        &stop_input(&transcript, &project, "reply 1"),
+    ));
+    assert!(!is_block(&answer));
+    assert!(
+        message(&answer).contains("token budget exhausted: 1242 of 1000"),
+        "{}",
+        message(&answer)
+    );
+}
+
+/// Item 8: Claude Code 2.1.332 overrides the 9th consecutive block (seen live: "A hook blocked
+/// the turn from ending 9 consecutive times—overriding and ending turn."). The loop ends itself
+/// at that Stop, and `loop status` says it is not active.
+#[test]
+fn the_loop_ends_itself_at_the_block_claude_code_would_override() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    fs::write(
+        &transcript,
+        format!(
+            "{}\n",
+            json!({"type":"user","message":{"content":"Work through the plan"}})
+        ),
+    )
+    .unwrap();
+    init(
+        &sb,
+        &project,
+        &[
+            "--prompt",
+            "go on",
+            "--max-idle",
+            "0",
+            "--max-iterations",
+            "50",
+        ],
+    );
+    for turn in 1..=9u64 {
+        if turn > 1 {
+            append_lines(&transcript, &[feedback_line(turn)]);
+        }
+        append_lines(
+            &transcript,
+            &[assistant_line(
+                &format!("m{turn}"),
+                &format!("reply {turn}"),
+                10,
+                1,
+            )],
+        );
+        let answer = answer(&stop(
+            &sb,
+            &project,
+            &stop_input(&transcript, &project, &format!("reply {turn}")),
+        ));
+        if turn < 9 {
+            assert!(is_block(&answer), "turn {turn}");
+        } else {
+            assert!(!is_block(&answer));
+            assert!(
+                message(&answer).contains("this would be block 9"),
+                "{}",
+                message(&answer)
+            );
+        }
+    }
+    assert_eq!(state(&project)["ended"]["outcome"], "block-cap");
+    let status = sb
+        .cmd()
+        .args(["loop", "status", "--dir"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(
+        stdout(&status).starts_with("active: no\n"),
+        "{}",
+        stdout(&status)
+    );
+}
+
+/// Item 8: when Claude Code overrode a block anyway (another hook that blocks too, a cap the
+/// loop could not see), its notice in the transcript makes `loop status` say the loop is not
+/// active, and the next Stop ends it.
+#[test]
+fn loop_status_sees_a_block_claude_code_overrode() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    fs::write(
+        &transcript,
+        format!(
+            "{}\n",
+            json!({"type":"user","message":{"content":"Work through the plan"}})
+        ),
+    )
+    .unwrap();
+    init(&sb, &project, &["--prompt", "go on"]);
+    append_lines(&transcript, &[assistant_line("m1", "reply 1", 10, 1)]);
+    assert!(is_block(&answer(&stop(
+        &sb,
+        &project,
+        &stop_input(&transcript, &project, "reply 1"),
+    ))));
+    let status = |sb: &Sandbox| {
+        sb.cmd()
+            .args(["loop", "status", "--dir"])
+            .arg(&project)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(status(&sb).status.code(), Some(0));
+    append_lines(
+        &transcript,
+        &[
+            feedback_line(2),
+            assistant_line("m2", "reply 2", 10, 1),
+            json!({"type":"system","subtype":"informational","isMeta":false,"level":"warning",
+                "content":"A hook blocked the turn from ending 9 consecutive times\u{2014}overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."}),
+        ],
+    );
+    let after = status(&sb);
+    assert_eq!(after.status.code(), Some(1));
+    let text = stdout(&after);
+    assert!(text.starts_with("active: no\n"), "{text}");
+    assert!(
+        text.contains("overrode the loop's Stop hook after 9 consecutive blocks"),
+        "{text}"
+    );
+    // The next Stop (the person typed something) ends the loop for good.
+    append_lines(
+        &transcript,
+        &[
+            json!({"type":"user","message":{"content":"what now?"}}),
+            assistant_line("m3", "reply 3", 10, 1),
+        ],
+    );
+    let ended = answer(&stop(
+        &sb,
+        &project,
+        &stop_input(&transcript, &project, "reply 3"),
+    ));
+    assert!(!is_block(&ended));
+    assert_eq!(state(&project)["ended"]["outcome"], "overridden");
+    assert!(!active(&project));
+}
+
+/// Item 4 (seed 002): three compactions within one iteration stop the loop with the seed's
+/// warning.
+#[test]
+fn three_compactions_in_one_turn_stop_the_loop() {
+    let sb = Sandbox::new();
+    let (project, transcript) = project(&sb, None);
+    fs::write(
+        &transcript,
+        format!(
+            "{}\n",
+            json!({"type":"user","message":{"content":"Work through the plan"}})
+        ),
+    )
+    .unwrap();
+    init(&sb, &project, &["--prompt", "go on"]);
+    let boundary = json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted",
+        "compactMetadata":{"trigger":"auto","preTokens":180000}});
+    append_lines(
+        &transcript,
+        &[boundary.clone(), assistant_line("m1", "reply 1", 10, 1)],
+    );
+    assert!(is_block(&answer(&stop(
+        &sb,
+        &project,
+        &stop_input(&transcript, &project, "reply 1")
+    ))));
+    assert_eq!(state(&project)["compactions"]["count"], 1);
+    append_lines(
+        &transcript,
+        &[
+            feedback_line(2),
+            boundary.clone(),
+            boundary.clone(),
+            boundary,
+            assistant_line("m2", "reply 2", 10, 1),
+        ],
+    );
+    let stopped = answer(&stop(
+        &sb,
+        &project,
+        &stop_input(&transcript, &project, "reply 2"),
+    ));
+    assert!(!is_block(&stopped));
+    assert!(
+        message(&stopped).contains("3 context compactions in iteration 2 (limit 3): context budget insufficient for this task"),
+        "{}",
+        message(&stopped)
+    );
+    assert_eq!(state(&project)["ended"]["outcome"], "compaction-limit");
+}
