@@ -359,7 +359,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --session 'Bind the loop to this session id [default: the first session that stops]'
             cand --max-iterations 'Turns the session may finish inside the loop'
             cand --budget 'Token budget of the session: input, output, cache-write and cache-read tokens from the transcript''s usage fields, counted from the loop''s first turn'
-            cand --sentinel 'What the agent writes when the work is done: a <promise>…</promise> tag counts anywhere in its last message (outside code); any other text must be a line of its own'
+            cand --sentinel 'What the agent writes when the work is done: a <promise>...</promise> tag counts anywhere in its last message (outside code); any other text must be a line of its own'
             cand --prompt 'The prompt fed after every turn'
             cand --prompt-file 'A file holding the prompt, read again at every turn (edit it to steer the loop)'
             cand --task 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop'

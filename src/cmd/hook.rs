@@ -33,7 +33,7 @@ pub enum HookCommand {
     /// project (`autoctl loop init`), prints nothing: Claude stops. Otherwise the loop binds
     /// to the first session that stops (a session whose lock is stale and whose process is
     /// gone is taken over) and never blocks another one; it ends on the completion sentinel
-    /// (a <promise>…</promise> tag anywhere in the last message outside code, or the sentinel
+    /// (a <promise>...</promise> tag anywhere in the last message outside code, or the sentinel
     /// on a line of its own earlier in the turn), the iteration limit, the token budget (the
     /// turn's final message included), too many compactions in a turn, idle turns, the block
     /// Claude Code would override (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), or the task routing to

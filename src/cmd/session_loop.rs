@@ -74,7 +74,7 @@ pub struct InitArgs {
     /// the transcript's usage fields, counted from the loop's first turn
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: Option<u64>,
-    /// What the agent writes when the work is done: a <promise>…</promise> tag counts anywhere
+    /// What the agent writes when the work is done: a <promise>...</promise> tag counts anywhere
     /// in its last message (outside code); any other text must be a line of its own
     #[arg(long, value_name = "TEXT", default_value = sentinel::DEFAULT)]
     pub sentinel: String,
