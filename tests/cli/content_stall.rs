@@ -6,12 +6,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::hook::hook;
-use crate::tmuxfix::{fake_agent, keys_received};
+use crate::stall::check;
+use crate::tmuxfix::{fake_agent, settle};
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
 const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
@@ -41,26 +41,6 @@ fn task_with_status(sb: &Sandbox, name: &str) -> PathBuf {
     task
 }
 
-/// Give the agent time to read what it was sent, then return it.
-fn settle(log: &Path) -> String {
-    std::thread::sleep(Duration::from_millis(300));
-    keys_received(log)
-}
-
-fn stall_check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
-    let output = sb
-        .cmd()
-        .args(["stall", "check", "--target", target, "--state"])
-        .arg(sb.path("stall.json"))
-        .args(extra)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let mut lines = json_lines(&output);
-    assert_eq!(lines.len(), 1, "{output:?}");
-    lines.remove(0)
-}
-
 /// A stall state in which `target`'s step clock started an hour ago on [`UPDATED_AT`].
 fn plant_old_step(sb: &Sandbox, target: &str) {
     let state = serde_json::json!({
@@ -82,7 +62,7 @@ fn stall_check_stops_a_reasoning_loop_with_its_own_reason() {
     let (agent, log) = fake_agent(&sb, "agent", screen.to_str().unwrap());
     let task_arg = task.to_str().unwrap();
     // Reported without --apply, nothing written.
-    let report = stall_check(&sb, &agent, &["--task", task_arg]);
+    let report = check(&sb, &agent, &["--task", task_arg]);
     assert_eq!(report["verdict"], "reasoning-loop", "{report}");
     assert_eq!(report["action"], "stop");
     assert_eq!(report["applied"], false);
@@ -91,11 +71,11 @@ fn stall_check_stops_a_reasoning_loop_with_its_own_reason() {
     // --repeat-limit 0 turns the detector off; a higher limit is not reached yet.
     fs::remove_file(sb.path("stall.json")).unwrap();
     for limit in ["0", "4"] {
-        let report = stall_check(&sb, &agent, &["--repeat-limit", limit, "--apply"]);
+        let report = check(&sb, &agent, &["--repeat-limit", limit, "--apply"]);
         assert_ne!(report["verdict"], "reasoning-loop", "{report}");
         fs::remove_file(sb.path("stall.json")).unwrap();
     }
-    let report = stall_check(&sb, &agent, &["--apply", "--task", task_arg]);
+    let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_eq!(
         (&report["verdict"], &report["action"], &report["applied"]),
         (&"reasoning-loop".into(), &"stop".into(), &true.into()),
@@ -106,7 +86,7 @@ fn stall_check_stops_a_reasoning_loop_with_its_own_reason() {
     assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
     assert_eq!(settle(&log), "", "a loop is stopped, never typed into");
     // The same screen again is not a new message: no second stop.
-    let report = stall_check(&sb, &agent, &["--apply", "--task", task_arg]);
+    let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_ne!(report["verdict"], "reasoning-loop", "{report}");
 }
 
@@ -117,13 +97,13 @@ fn stall_check_sends_one_continuation_to_an_idle_agent_after_a_step_timeout() {
     let (agent, log) = fake_agent(&sb, "agent", IDLE);
     let task_arg = task.to_str().unwrap();
     // A first look starts the step clock now: no timeout, whatever updated_at says.
-    let report = stall_check(&sb, &agent, &["--apply", "--task", task_arg]);
+    let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_eq!(report["verdict"], "progress", "{report}");
     assert_eq!(report["status_updated_at"], UPDATED_AT);
     assert_eq!(report["step_elapsed_seconds"], 0);
     // An hour without an update.
     plant_old_step(&sb, &agent);
-    let report = stall_check(
+    let report = check(
         &sb,
         &agent,
         &["--apply", "--task", task_arg, "--continue-text", "go on"],
@@ -143,7 +123,7 @@ fn stall_check_sends_one_continuation_to_an_idle_agent_after_a_step_timeout() {
     assert_eq!(report["recoveries"]["total"], 1);
     assert_eq!(settle(&log), "go on\n");
     // The clock restarted: the next heartbeat sends nothing.
-    let report = stall_check(&sb, &agent, &["--apply", "--task", task_arg]);
+    let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_ne!(report["action"], "continue", "{report}");
     assert_eq!(settle(&log), "go on\n");
 }
@@ -160,7 +140,7 @@ fn stall_check_sends_no_continuation_once_the_status_moved_on() {
         r#"{"status":"executing","updated_at":"2027-01-01T10:05:00+01:00"}"#,
     )
     .unwrap();
-    let report = stall_check(&sb, &agent, &["--apply", "--task", task.to_str().unwrap()]);
+    let report = check(&sb, &agent, &["--apply", "--task", task.to_str().unwrap()]);
     assert_ne!(report["action"], "continue", "{report}");
     assert_eq!(settle(&log), "");
 }
@@ -198,7 +178,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
         task.to_str().unwrap(),
     ];
     for _ in 0..3 {
-        let report = stall_check(&sb, &agent, &args);
+        let report = check(&sb, &agent, &args);
         assert_eq!(
             (&report["verdict"], &report["action"]),
             (&"waiting".into(), &"wait".into()),

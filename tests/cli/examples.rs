@@ -1,11 +1,12 @@
 //! The examples under `examples/` run as users would run them.
 
-use crate::util::stdout;
+use crate::util::{Sandbox, stdout};
 
 /// `examples/loop.sh` finds an installed autoctl on PATH (AUTOCTL unset) and walks a whole
 /// loop; its `autoctl` shell function must call the binary, never itself.
 #[test]
 fn the_loop_example_runs_with_autoctl_on_path() {
+    let sb = Sandbox::new();
     let bin_dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(crate::util::BIN, bin_dir.path().join("autoctl")).unwrap();
     let path = format!(
@@ -14,8 +15,7 @@ fn the_loop_example_runs_with_autoctl_on_path() {
         std::env::var("PATH").unwrap()
     );
     for autoctl in [None, Some("autoctl")] {
-        let mut cmd =
-            std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/loop.sh"));
+        let mut cmd = sb.program(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/loop.sh"));
         cmd.env("PATH", &path).env_remove("AUTOCTL");
         if let Some(name) = autoctl {
             cmd.env("AUTOCTL", name);

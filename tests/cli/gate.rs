@@ -607,7 +607,9 @@ fn concurrent_rollbacks_lose_no_direction() {
 /// `examples/gates.sh` (both doors end to end) runs and says what it should.
 #[test]
 fn the_gates_example_runs() {
-    let out = std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gates.sh"))
+    let sb = Sandbox::new();
+    let out = sb
+        .program(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gates.sh"))
         .env("AUTOCTL", crate::util::BIN)
         .output()
         .unwrap();

@@ -25,16 +25,45 @@ fn check_file(path: &Path, expected: &[u8], drift: &mut Vec<String>) {
     }
     match fs::read(path) {
         Ok(actual) if actual == expected => {}
-        Ok(_) => drift.push(format!("{} differs", path.display())),
+        Ok(actual) => drift.push(format!(
+            "{} differs:\n{}",
+            path.display(),
+            diff(
+                &String::from_utf8_lossy(&actual),
+                &String::from_utf8_lossy(expected)
+            )
+        )),
         Err(_) => drift.push(format!("{} is missing", path.display())),
     }
+}
+
+/// The lines that differ between the checked-in text and the generated one (`-` checked in,
+/// `+` generated), after the common head and tail, at most 40 of each.
+fn diff(old: &str, new: &str) -> String {
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = format!("@@ line {} @@\n", head + 1);
+    for line in old[head..old.len() - tail].iter().take(40) {
+        out.push_str(&format!("-{line}\n"));
+    }
+    for line in new[head..new.len() - tail].iter().take(40) {
+        out.push_str(&format!("+{line}\n"));
+    }
+    out
 }
 
 fn fail_on_drift(drift: Vec<String>) {
     assert!(
         drift.is_empty(),
-        "generated files drifted: {}\nrun `AUTOCTL_UPDATE=1 cargo test --test cli generated` to regenerate them",
-        drift.join("; ")
+        "generated files drifted:\n{}\nrun `AUTOCTL_UPDATE=1 cargo test --test cli generated` to regenerate them",
+        drift.join("\n")
     );
 }
 

@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::util::{Sandbox, one_stderr_line, stdout};
+use crate::util::{Sandbox, one_stderr_line, stdout, with_stdin};
 
 const SESSION: &str = "0b6f3c3e-5a8e-4d7c-9b1e-7f2d9c1a4e10";
 const SENTINEL: &str = "<promise>AUTOCTL COMPLETE</promise>";
@@ -498,34 +498,10 @@ fn an_unreadable_transcript_is_reported_not_fatal() {
         fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
     }
     let input = payload("stop-working.json", &transcript, &project);
-    let mut cmd = if crate::util::is_root() {
-        let mut cmd = std::process::Command::new("setpriv");
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--",
-            crate::util::BIN,
-        ]);
-        cmd
-    } else {
-        std::process::Command::new(crate::util::BIN)
-    };
-    let mut child = cmd
-        .args(["hook", "stop", "--dir"])
-        .arg(&project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    // unprivileged_cmd runs the hook as another user when the tests run as root.
+    let mut cmd = sb.unprivileged_cmd();
+    cmd.args(["hook", "stop", "--dir"]).arg(&project);
+    let output = with_stdin(cmd, &[], input.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(is_block(&answer(&output)));
     assert!(
@@ -1210,22 +1186,15 @@ fn the_loop_lock_names_the_session_process_not_the_shell_that_ran_the_hook() {
     let (project, transcript) = project(&sb, Some("working.jsonl"));
     init(&sb, &project, &["--prompt", "go on"]);
     // Claude Code runs hook commands through a shell; `; true` keeps the shell from exec'ing.
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
+    let mut sh = sb.shell();
+    sh.arg("-c")
         .arg(format!("'{}' hook stop; true", crate::util::BIN))
-        .env("CLAUDE_PROJECT_DIR", &project)
-        .env("AUTOCTL_STATE_DIR", sb.path("state"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload("stop-working.json", &transcript, &project).as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+        .env("CLAUDE_PROJECT_DIR", &project);
+    let output = with_stdin(
+        sh,
+        &[],
+        payload("stop-working.json", &transcript, &project).as_bytes(),
+    );
     assert!(is_block(&answer(&output)));
     let lock: Value =
         serde_json::from_slice(&fs::read(project.join(".autoctl/loop.lock")).unwrap()).unwrap();

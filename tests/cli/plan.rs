@@ -1,11 +1,9 @@
 //! `autoctl plan validate`: the tier-3 recovery-plan guard.
 
 use std::fs;
-use std::io::Write;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{Sandbox, fixtures, json_lines, one_stderr_line, stdout};
+use crate::util::{Sandbox, fixtures, json_lines, one_stderr_line, stdout, with_stdin};
 
 fn validate(sb: &Sandbox, path: &std::path::Path) -> std::process::Output {
     sb.cmd()
@@ -204,18 +202,10 @@ fn a_huge_plan_is_refused_unread() {
         )
     );
     // The same through standard input.
-    let mut child = sb
-        .std_cmd()
-        .args(["plan", "validate", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // autoctl stops reading at the bound; a broken pipe here is expected.
-    let _ = stdin.write_all(plan.as_bytes());
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    // autoctl stops reading at the bound; a broken pipe while writing is expected.
+    let mut cmd = sb.std_cmd();
+    cmd.args(["plan", "validate", "-"]);
+    let out = with_stdin(cmd, &[], plan.as_bytes());
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stdout(&out),

@@ -1,10 +1,8 @@
 //! `autoctl profile show|learn`: the "## Auto Adaptation" section of `.type-profile.md`.
 
 use std::fs;
-use std::io::Write;
-use std::process::Stdio;
 
-use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
+use crate::util::{Sandbox, json_lines, one_stderr_line, stdout, with_stdin};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -232,20 +230,9 @@ fn learn_reads_metrics_from_a_file_or_stdin() {
         "flags override the file"
     );
     assert!(learned.contains("- observed.duration.execution: 42m\n"));
-    let mut child = sb
-        .std_cmd()
-        .args(["profile", "learn", "--metrics", "-", "--format", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"compactions": 3}"#)
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = sb.std_cmd();
+    cmd.args(["profile", "learn", "--metrics", "-", "--format", "json"]);
+    let out = with_stdin(cmd, &[], br#"{"compactions": 3}"#);
     assert_eq!(out.status.code(), Some(0));
     let shown = json_lines(&out).remove(0);
     assert_eq!(shown["section"]["observed"]["runs"], 2);

@@ -8,6 +8,7 @@ use std::process::Command as StdCommand;
 
 use serde_json::Value;
 
+use crate::tmuxfix::{capture, new_session, type_line};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 fn db(sb: &Sandbox) -> PathBuf {
@@ -27,29 +28,17 @@ pub fn session(sb: &Sandbox, name: &str) -> String {
         bin_dir().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let output = StdCommand::new("tmux")
-        .args([
-            "-L",
-            &sb.socket,
-            "new-session",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-        ])
-        .args([
-            "-s", name, "-x", "200", "-y", "50", "--", "env", &path, "PS1=$ ",
-        ])
-        .arg(format!("HOME={}", sb.path("home").display()))
-        .args(["bash", "--norc", "--noprofile"])
-        .output()
-        .expect("tmux is installed");
-    assert!(
-        output.status.success(),
-        "tmux new-session: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout(&output).trim().to_string()
+    let home = format!("HOME={}", sb.path("home").display());
+    let command = [
+        "env",
+        &path,
+        "PS1=$ ",
+        &home,
+        "bash",
+        "--norc",
+        "--noprofile",
+    ];
+    new_session(sb, name, (200, 50), &command)
 }
 
 fn start(sb: &Sandbox, name: &str, task: &Path) {
@@ -345,23 +334,8 @@ fn bad_start_arguments_are_one_line_and_exit_2() {
 fn launch_refuses_a_pane_without_a_shell_prompt_unless_forced() {
     let sb = Sandbox::new();
     let task = sb.module("TASK/a");
-    let capture = |pane: &str| {
-        stdout(
-            &StdCommand::new("tmux")
-                .args(["-L", &sb.socket, "capture-pane", "-p", "-t", pane])
-                .output()
-                .unwrap(),
-        )
-    };
-    let type_line = |pane: &str, text: &str| {
-        for args in [vec!["-l", text], vec!["Enter"]] {
-            StdCommand::new("tmux")
-                .args(["-L", &sb.socket, "send-keys", "-t", pane])
-                .args(args)
-                .status()
-                .unwrap();
-        }
-    };
+    let capture = |pane: &str| capture(&sb, pane);
+    let type_line = |pane: &str, text: &str| type_line(&sb, pane, text);
     let wait_screen = |pane: &str, what: &dyn Fn(&str) -> bool| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while !what(&capture(pane)) {

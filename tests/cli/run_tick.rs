@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::run::session;
+use crate::tmuxfix::{capture, kill_session, new_session, press, tmux_on};
 use crate::util::{Sandbox, json_lines, stdout};
 
 /// How often these tests tick (and the heartbeat they declare).
@@ -94,14 +95,6 @@ fn status(sb: &Sandbox, session: &str) -> Value {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
     json_lines(&output).remove(0)
-}
-
-fn capture(sb: &Sandbox, target: &str) -> String {
-    let output = StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "capture-pane", "-p", "-t", target])
-        .output()
-        .unwrap();
-    stdout(&output)
 }
 
 fn log(path: &Path) -> String {
@@ -408,10 +401,7 @@ fn run_recover_relaunches_a_killed_agent_and_the_loop_completes() {
         .code(0);
     tick_until(&sb, "phoenix", |s| s["iteration"].as_u64().unwrap() >= 2);
     // The host "restarts": the agent dies, a stale stop file is left behind.
-    StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "send-keys", "-t", "=phoenix:", "C-c"])
-        .status()
-        .unwrap();
+    press(&sb, "=phoenix:", &["C-c"]);
     wait_for("the agent to die", || {
         capture(&sb, "=phoenix:").trim_end().ends_with('$')
     });
@@ -454,10 +444,7 @@ fn a_killed_pane_loses_the_run_and_a_deleted_task_dir_too() {
     for (name, dir) in [("p1", &gone_pane), ("p2", &gone_dir)] {
         start_generic(&sb, name, dir);
     }
-    StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "kill-session", "-t", "=p1"])
-        .status()
-        .unwrap();
+    kill_session(&sb, "p1");
     fs::remove_dir_all(&gone_dir).unwrap();
     let events = tick(&sb, &["--all"]);
     assert_eq!(decisions(&events), ["lost", "lost"]);
@@ -483,25 +470,11 @@ fn run_recover_loses_a_gone_pane_and_leaves_a_live_agent_alone() {
         start_generic(&sb, name, dir);
     }
     // r2's "agent": a program in front of the shell.
-    StdCommand::new("tmux")
-        .args([
-            "-L",
-            &sb.socket,
-            "send-keys",
-            "-t",
-            "=r2:",
-            "sleep 30",
-            "Enter",
-        ])
-        .status()
-        .unwrap();
+    press(&sb, "=r2:", &["sleep 30", "Enter"]);
     wait_for("sleep to run", || capture(&sb, "=r2:").contains("sleep 30"));
     // A baseline from before the restart, which recovery must forget.
     tick(&sb, &["--session", "r2"]);
-    StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "kill-session", "-t", "=r1"])
-        .status()
-        .unwrap();
+    kill_session(&sb, "r1");
     for dir in [&gone, &alive] {
         fs::write(
             dir.join(".auto-stop"),
@@ -695,10 +668,7 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap();
-    let alive = StdCommand::new("tmux")
-        .args(["-L", socket, "list-sessions"])
-        .output()
-        .unwrap();
+    let alive = tmux_on(socket, &["list-sessions"]);
     assert!(
         !alive.status.success(),
         "the demo left its tmux server running"
@@ -713,28 +683,8 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
 
 /// A session whose foreground program is not a shell (an agent busy with something).
 fn busy_session(sb: &Sandbox, name: &str) {
-    let status = StdCommand::new("tmux")
-        .args([
-            "-L",
-            &sb.socket,
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            "120",
-            "-y",
-            "30",
-        ])
-        .args([
-            "--",
-            "bash",
-            "-c",
-            "echo '● exec: working on the migration'; exec sleep 600",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let command = "echo '● exec: working on the migration'; exec sleep 600";
+    new_session(sb, name, (120, 30), &["bash", "-c", command]);
 }
 
 #[test]

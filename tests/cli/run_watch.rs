@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::run::session;
 use crate::run_tick::{fake_agent, task};
+use crate::tmuxfix::{new_session, tmux_ok};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 /// Nothing here takes more than a few seconds; this is a hang, not a slow machine.
@@ -25,12 +26,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 /// A tmux session whose pane runs a program that is not a shell and never changes its
 /// screen: an observe-mode run on it is neither exited nor progressing by itself.
 fn quiet_pane(sb: &Sandbox, name: &str) {
-    let out = StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "new-session", "-d", "-s", name])
-        .args(["-x", "120", "-y", "30", "sleep 600"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    new_session(sb, name, (120, 30), &["sleep", "600"]);
 }
 
 /// Register an observe-mode run on a quiet pane.
@@ -341,12 +337,8 @@ fn in_dispatch_mode_the_next_command_appears_within_two_seconds_of_the_signal() 
     let mut watcher = Watcher::start(&sb, &["--all"], &[]);
     // The session exists before the run does: pipe it first, then register.
     session(&sb, "steps");
-    let piped = StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "pipe-pane", "-t", "=steps:"])
-        .arg(format!("exec cat >> {}", fifo.display()))
-        .status()
-        .unwrap();
-    assert!(piped.success());
+    let pipe = format!("exec cat >> {}", fifo.display());
+    tmux_ok(&sb, &["pipe-pane", "-t", "=steps:", &pipe]);
     start_dispatch(&sb, "steps", &log_file);
     let events = watcher.wait_for("the loop to finish", |events| {
         of(events, "steps").any(|e| e["decision"] == "finish")
@@ -359,10 +351,7 @@ fn in_dispatch_mode_the_next_command_appears_within_two_seconds_of_the_signal() 
         STEPS.len()
     );
     assert_eq!(run_status(&sb, "steps")["status"], "finished");
-    StdCommand::new("tmux")
-        .args(["-L", &sb.socket, "kill-server"])
-        .status()
-        .unwrap();
+    tmux_ok(&sb, &["kill-server"]);
     reader.join().unwrap();
 
     // When each command appeared in the pane: the k-th time the wrapper's name was echoed.

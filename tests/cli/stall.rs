@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{fake_agent, keys_received, start, start_in_shell, wait_for};
+use crate::tmuxfix::{fake_agent, settle, start, start_in_shell, wait_for};
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
@@ -16,7 +16,7 @@ const QUOTA: &str = "tests/fixtures/panes/claude-code/quota-session-limit-waitin
 const QUOTA_MENU: &str = "tests/fixtures/panes/claude-code/quota-session-limit-menu.txt";
 
 /// One `stall check` with a private state file; returns its single JSON line.
-fn check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
+pub fn check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
     let output = sb
         .cmd()
         .args(["stall", "check", "--target", target, "--state"])
@@ -36,12 +36,6 @@ fn verdict(report: &Value) -> (&str, &str, bool) {
         report["action"].as_str().unwrap(),
         report["applied"].as_bool().unwrap(),
     )
-}
-
-/// Give a program time to react to keys it was sent, then return what it received.
-fn settle(log: &Path) -> String {
-    std::thread::sleep(Duration::from_millis(300));
-    keys_received(log)
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Real tmux for the pane and stall tests: start programs in panes of the sandbox's private
-//! server, wait for what they print, and run fake agents that record what they are sent.
+//! The one tmux fixture: real tmux on the sandbox's private server (`tmux -L`, killed when
+//! the sandbox drops). Start programs in sessions, type into them, wait for what they print,
+//! and run fake agents that record what they are sent. Tests never run `tmux` themselves.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -13,12 +14,74 @@ pub fn repo(relative: &str) -> PathBuf {
 
 /// Run tmux on the sandbox's socket.
 pub fn tmux(sb: &Sandbox, args: &[&str]) -> Output {
+    tmux_on(&sb.socket, args)
+}
+
+/// Run tmux on a named socket (a server a program under test started itself).
+pub fn tmux_on(socket: &str, args: &[&str]) -> Output {
     Command::new("tmux")
-        .args(["-L", &sb.socket])
+        .args(["-L", socket])
         .args(args)
         .stdin(Stdio::null())
         .output()
         .expect("tmux runs")
+}
+
+/// Run tmux on the sandbox's socket and require success.
+pub fn tmux_ok(sb: &Sandbox, args: &[&str]) {
+    let out = tmux(sb, args);
+    assert!(out.status.success(), "tmux {args:?}: {out:?}");
+}
+
+/// A new detached session `name` of `width`x`height` running `command` (argv, no shell);
+/// returns its pane id.
+pub fn new_session(
+    sb: &Sandbox,
+    name: &str,
+    (width, height): (u32, u32),
+    command: &[&str],
+) -> String {
+    let (width, height) = (width.to_string(), height.to_string());
+    let mut args = vec![
+        "new-session",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-s",
+        name,
+        "-x",
+        &width,
+        "-y",
+        &height,
+        "--",
+    ];
+    args.extend_from_slice(command);
+    let out = tmux(sb, &args);
+    assert!(
+        out.status.success(),
+        "tmux new-session: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Press keys (tmux key names) in a pane.
+pub fn press(sb: &Sandbox, target: &str, keys: &[&str]) {
+    let mut args = vec!["send-keys", "-t", target];
+    args.extend_from_slice(keys);
+    tmux_ok(sb, &args);
+}
+
+/// Type a line literally and press Enter.
+pub fn type_line(sb: &Sandbox, target: &str, text: &str) {
+    tmux_ok(sb, &["send-keys", "-t", target, "-l", text]);
+    press(sb, target, &["Enter"]);
+}
+
+/// End a session (its pane is gone).
+pub fn kill_session(sb: &Sandbox, name: &str) {
+    tmux_ok(sb, &["kill-session", "-t", &format!("={name}")]);
 }
 
 /// Start `command` in a new 120x40 session named `name`; returns the target.
@@ -110,6 +173,12 @@ pub fn fake_agent(sb: &Sandbox, name: &str, screen_fixture: &str) -> (String, Pa
     (target, log)
 }
 
+/// Give a program time to react to keys it was sent, then return what it received.
+pub fn settle(log: &Path) -> String {
+    std::thread::sleep(Duration::from_millis(300));
+    keys_received(log)
+}
+
 pub fn keys_received(log: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned()
 }
@@ -121,8 +190,6 @@ pub fn start_in_shell(sb: &Sandbox, name: &str, command: &str) -> String {
     wait_for(sb, &target, "the shell prompt", |s, _| {
         s.trim_end().ends_with('$')
     });
-    let out = tmux(sb, &["send-keys", "-t", &target, "-l", command]);
-    assert!(out.status.success());
-    tmux(sb, &["send-keys", "-t", &target, "Enter"]);
+    type_line(sb, &target, command);
     target
 }

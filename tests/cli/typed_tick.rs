@@ -5,11 +5,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{fake_agent, keys_received, tmux};
+use crate::tmuxfix::{fake_agent, settle, tmux};
 use crate::util::{Sandbox, json_lines, with_stdin};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
@@ -94,11 +93,6 @@ fn tick_at(sb: &Sandbox, at: &str, extra: &[&str]) -> Value {
     let violations = autoctl::schema::violations("tick-event", &event);
     assert!(violations.is_empty(), "{event}: {violations:?}");
     event
-}
-
-fn settle(log: &Path) -> String {
-    std::thread::sleep(Duration::from_millis(300));
-    keys_received(log)
 }
 
 #[test]

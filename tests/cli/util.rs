@@ -1,8 +1,11 @@
-//! One hermetic command constructor for every test (after bat's `tests/utils/command.rs`).
+//! The test support: one hermetic command constructor for every test (after bat's
+//! `tests/utils/command.rs`) and the helpers every group shares. The tmux fixture is
+//! [`crate::tmuxfix`].
 //!
-//! A [`Sandbox`] owns a temporary directory that plays HOME, XDG_STATE_HOME and
-//! AUTOCTL_STATE_DIR, and a unique tmux socket name; dropping it kills that tmux server, so no
-//! test can touch the user's real state or terminal.
+//! A [`Sandbox`] owns a temporary directory that plays HOME, the XDG config, data, cache and
+//! state dirs and AUTOCTL_STATE_DIR, and a unique tmux socket name; dropping it kills that
+//! tmux server, so no test can touch the user's real config, state or terminal. Every
+//! `AUTOCTL_*` variable of the test's own environment is removed.
 
 #![allow(dead_code)]
 
@@ -80,6 +83,17 @@ impl Sandbox {
         self.hermetic(StdCommand::new(BIN))
     }
 
+    /// `sh` with the same hermetic environment (for a test that runs autoctl the way a hook
+    /// runner or a script does: through a shell).
+    pub fn shell(&self) -> StdCommand {
+        self.program("sh")
+    }
+
+    /// Any program (an example script that runs autoctl) with the same hermetic environment.
+    pub fn program(&self, program: impl AsRef<std::ffi::OsStr>) -> StdCommand {
+        self.hermetic(StdCommand::new(program))
+    }
+
     /// `autoctl` with its address space capped at `megabytes` (`ulimit -v`): a test of a huge
     /// input fails if the command reads it whole, instead of only taking longer.
     pub fn memory_limited(&self, megabytes: u64) -> StdCommand {
@@ -94,23 +108,30 @@ impl Sandbox {
     }
 
     fn hermetic(&self, mut cmd: StdCommand) -> StdCommand {
+        self.private_env(&mut cmd);
+        cmd.env("AUTOCTL_TMUX_SOCKET", &self.socket)
+            .current_dir(self.root());
+        cmd
+    }
+
+    /// The environment every command gets: nothing of the test's own `AUTOCTL_*`, tmux pane
+    /// or Claude Code project (the hooks key their records by them), no `NO_COLOR`, and the
+    /// sandbox's HOME, XDG dirs and state dir.
+    fn private_env(&self, cmd: &mut StdCommand) {
         for (key, _) in std::env::vars_os() {
             if key.to_string_lossy().starts_with("AUTOCTL_") {
                 cmd.env_remove(key);
             }
         }
-        // The hooks key their records by the tmux pane they run in and Claude Code's project.
-        for key in ["TMUX", "TMUX_PANE", "CLAUDE_PROJECT_DIR"] {
+        for key in ["TMUX", "TMUX_PANE", "CLAUDE_PROJECT_DIR", "NO_COLOR"] {
             cmd.env_remove(key);
         }
-        cmd.env_remove("NO_COLOR")
-            .env("HOME", self.path("home"))
+        cmd.env("HOME", self.path("home"))
             .env("XDG_CONFIG_HOME", self.path("home/.config"))
+            .env("XDG_DATA_HOME", self.path("home/.local/share"))
+            .env("XDG_CACHE_HOME", self.path("home/.cache"))
             .env("XDG_STATE_HOME", self.path("state"))
-            .env("AUTOCTL_STATE_DIR", self.path("state"))
-            .env("AUTOCTL_TMUX_SOCKET", &self.socket)
-            .current_dir(self.root());
-        cmd
+            .env("AUTOCTL_STATE_DIR", self.path("state"));
     }
 
     /// `autoctl` run as an unprivileged user when the tests run as root, so permission checks
@@ -137,10 +158,8 @@ impl Sandbox {
         } else {
             StdCommand::new(BIN)
         };
-        cmd.env_remove("NO_COLOR")
-            .env("HOME", self.path("home"))
-            .env("AUTOCTL_STATE_DIR", self.path("state"))
-            .current_dir("/");
+        self.private_env(&mut cmd);
+        cmd.current_dir("/");
         cmd
     }
 }
