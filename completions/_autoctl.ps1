@@ -717,6 +717,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--review', '--review', [CompletionResultType]::ParameterName, 'Review depth on the pr route')
             [CompletionResult]::new('--phase', '--phase', [CompletionResultType]::ParameterName, 'The issue''s phase label: ready, issue, or none (no phase/* label)')
             [CompletionResult]::new('--refreshed-size', '--refreshed-size', [CompletionResultType]::ParameterName, 'The Size re-read after the spec phase succeeded (Step 3a)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'The branch the work is based on and merged into [default: main]; passed to the phases that take it (code, and each XL sub-issue''s run)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Force the patch route (code --patch → verify)')
@@ -731,6 +732,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('levels', 'levels', [CompletionResultType]::ParameterValue, 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent')
             [CompletionResult]::new('aggregate', 'aggregate', [CompletionResultType]::ParameterValue, 'Print the parent issue''s phase from its children''s phases')
+            [CompletionResult]::new('close', 'close', [CompletionResultType]::ParameterValue, 'Decide the XL parent''s close flow from its sub-issues and its issue body')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run COMMAND for every sub-issue, level by level, at most N at once')
             break
         }
         'autoctl;graph;levels' {
@@ -743,6 +746,26 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;graph;aggregate' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;graph;close' {
+            [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'The parent issue')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'The parent issue''s body (markdown), or `-` for standard input')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;graph;run' {
+            [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run')
+            [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)')
+            [CompletionResult]::new('--schedule', '--schedule', [CompletionResultType]::ParameterName, 'window: start the next as soon as one finishes; batches: wait for a whole batch')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest one sub-issue''s command may run')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -118,8 +118,14 @@ _autoctl() {
             autoctl__subcmd__graph,aggregate)
                 cmd="autoctl__subcmd__graph__subcmd__aggregate"
                 ;;
+            autoctl__subcmd__graph,close)
+                cmd="autoctl__subcmd__graph__subcmd__close"
+                ;;
             autoctl__subcmd__graph,levels)
                 cmd="autoctl__subcmd__graph__subcmd__levels"
+                ;;
+            autoctl__subcmd__graph,run)
+                cmd="autoctl__subcmd__graph__subcmd__run"
                 ;;
             autoctl__subcmd__hook,event)
                 cmd="autoctl__subcmd__hook__subcmd__event"
@@ -653,7 +659,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph)
-            opts="-h --tmux-socket --help levels aggregate"
+            opts="-h --tmux-socket --help levels aggregate close run"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -692,6 +698,36 @@ _autoctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        autoctl__subcmd__graph__subcmd__close)
+            opts="-h --parent --body --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --parent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --body)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         autoctl__subcmd__graph__subcmd__levels)
             opts="-h --failed --max-concurrent --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -704,6 +740,44 @@ _autoctl() {
                     return 0
                     ;;
                 --max-concurrent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__graph__subcmd__run)
+            opts="-h --failed --max-concurrent --schedule --timeout --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --failed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-concurrent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schedule)
+                    COMPREPLY=($(compgen -W "window batches" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1745,7 +1819,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__route)
-            opts="-h --size --patch --pr --review --phase --refreshed-size --format --tmux-socket --help"
+            opts="-h --size --patch --pr --review --phase --refreshed-size --base --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1765,6 +1839,10 @@ _autoctl() {
                     ;;
                 --refreshed-size)
                     COMPREPLY=($(compgen -W "XS S M L XL unset" -- "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)

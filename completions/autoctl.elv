@@ -646,6 +646,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --review 'Review depth on the pr route'
             cand --phase 'The issue''s phase label: ready, issue, or none (no phase/* label)'
             cand --refreshed-size 'The Size re-read after the spec phase succeeded (Step 3a)'
+            cand --base 'The branch the work is based on and merged into [default: main]; passed to the phases that take it (code, and each XL sub-issue''s run)'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --patch 'Force the patch route (code --patch → verify)'
@@ -659,6 +660,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help'
             cand levels 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent'
             cand aggregate 'Print the parent issue''s phase from its children''s phases'
+            cand close 'Decide the XL parent''s close flow from its sub-issues and its issue body'
+            cand run 'Run COMMAND for every sub-issue, level by level, at most N at once'
         }
         &'autoctl;graph;levels'= {
             cand --failed 'Issues that failed (repeatable, or comma separated); they and their dependents are not run'
@@ -669,6 +672,24 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;aggregate'= {
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;graph;close'= {
+            cand --parent 'The parent issue'
+            cand --body 'The parent issue''s body (markdown), or `-` for standard input'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;graph;run'= {
+            cand --failed 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run'
+            cand --max-concurrent 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)'
+            cand --schedule 'window: start the next as soon as one finishes; batches: wait for a whole batch'
+            cand --timeout 'The longest one sub-issue''s command may run'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'

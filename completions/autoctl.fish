@@ -602,16 +602,19 @@ M\t''
 L\t''
 XL\t''
 unset\t'No Size set'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l base -d 'The branch the work is based on and merged into [default: main]; passed to the phases that take it (code, and each XL sub-issue\'s run)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l patch -d 'Force the patch route (code --patch → verify)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l pr -d 'Force the pr route (code → review → merge → verify)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "levels" -d 'Print a sub-issue graph\'s execution levels, in batches of at most --max-concurrent'
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate" -f -a "aggregate" -d 'Print the parent issue\'s phase from its children\'s phases'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "levels" -d 'Print a sub-issue graph\'s execution levels, in batches of at most --max-concurrent'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "aggregate" -d 'Print the parent issue\'s phase from its children\'s phases'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "close" -d 'Decide the XL parent\'s close flow from its sub-issues and its issue body'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "run" -d 'Run COMMAND for every sub-issue, level by level, at most N at once'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l failed -d 'Issues that failed (repeatable, or comma separated); they and their dependents are not run' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l max-concurrent -d 'The most issues run at once (AUTO_MAX_CONCURRENT)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
@@ -622,6 +625,21 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_s
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l parent -d 'The parent issue' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l body -d 'The parent issue\'s body (markdown), or `-` for standard input' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l failed -d 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l max-concurrent -d 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l schedule -d 'window: start the next as soon as one finishes; batches: wait for a whole batch' -r -f -a "window\t'Start the next issue as soon as a running one finishes (`wait -n`)'
+batches\t'Start N, wait for all of them, then the next N (the batches `graph levels` prints)'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l timeout -d 'The longest one sub-issue\'s command may run' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "write-single" -d 'Save an issue\'s verify iteration count (auto-state-N.json)'

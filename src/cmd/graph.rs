@@ -12,7 +12,10 @@ use crate::fsx::{self, Bounded};
 use crate::output;
 use crate::progress::Progress;
 use crate::protocol::document;
+use crate::wholework::close::{self, ChildState};
 use crate::wholework::graph::{self, DEFAULT_MAX_CONCURRENT, Phase};
+use crate::wholework::runner::{self, Options};
+use crate::wholework::window::Schedule;
 
 /// Graph files may be large (an XL issue with thousands of sub-issues is still far below
 /// this); past it the file is refused, not read.
@@ -44,6 +47,81 @@ pub enum GraphCommand {
     /// later → code; every child done → nothing here (the close flow decides); otherwise
     /// nothing. Prints the phase and exits 0 when the parent should change, exits 1 when not.
     Aggregate(AggregateArgs),
+    /// Decide the XL parent's close flow from its sub-issues and its issue body
+    ///
+    /// wholework's Step 4c: a sub-issue that failed, was skipped or is not at phase/done
+    /// leaves the parent as it is (`leave`, and what remains is listed); when every one is
+    /// done, unchecked `- [ ]` conditions in the post-merge section of the body (a heading
+    /// saying "post-merge") move the parent to phase/verify with a comment asking for
+    /// /verify (`verify`, the conditions listed); with none the parent is closed (`close`).
+    ///
+    /// Text prints the verdict, then `remaining<TAB>NUMBER<TAB>STATE` and
+    /// `unchecked<TAB>CONDITION` lines; JSON adds the gh commands wholework runs. Exits 0 when
+    /// the parent is to be closed, 1 otherwise.
+    #[command(verbatim_doc_comment)]
+    Close(CloseArgs),
+    /// Run COMMAND for every sub-issue, level by level, at most N at once
+    ///
+    /// wholework's Step 4 loop as one command: a level starts when the one before it has
+    /// ended; within a level a sliding window starts the next sub-issue as soon as one
+    /// finishes (`wait -n`; --schedule batches waits for a whole batch instead); a failure
+    /// skips every sub-issue that depends on it. `{}` in COMMAND is replaced by the issue
+    /// number, else the number is appended; AUTOCTL_ISSUE and AUTOCTL_LEVEL are set. Each
+    /// command runs in its own process group with its output on stderr; past --timeout it
+    /// gets TERM, then KILL 5 s later, and counts as failed. SIGINT, SIGTERM or SIGHUP stop
+    /// every running command the same way and exit 130.
+    ///
+    /// stdout: one line per sub-issue as its result is known, `LEVEL<TAB>NUMBER<TAB>RESULT`
+    /// with wholework's SUCCESS, FAILED (exit code N), SKIPPED (blocked by #X); --format json
+    /// prints JSON Lines. Exits 0 when every sub-issue succeeded, 1 when one failed or was
+    /// skipped.
+    ///
+    ///   autoctl graph run graph.json --max-concurrent 3 -- ./run-auto-sub.sh {}
+    #[command(verbatim_doc_comment)]
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CloseArgs {
+    /// The parent issue
+    #[arg(long, value_name = "N")]
+    pub parent: u64,
+    /// Each sub-issue as NUMBER=STATE: a phase (done, verify, review, code, ...), failed or
+    /// skipped; space- or comma-separated lists are read too
+    #[arg(value_name = "NUMBER=STATE", required = true, value_delimiter = ',')]
+    pub children: Vec<String>,
+    /// The parent issue's body (markdown), or `-` for standard input
+    #[arg(long, value_name = "FILE")]
+    pub body: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The graph file, or `-` for standard input
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Issues that already failed (repeatable, or comma separated): they and their
+    /// dependents are not run
+    #[arg(long, value_name = "N", value_delimiter = ',')]
+    pub failed: Vec<u64>,
+    /// The most sub-issues running at once (AUTO_MAX_CONCURRENT)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONCURRENT as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub max_concurrent: u64,
+    /// window: start the next as soon as one finishes; batches: wait for a whole batch
+    #[arg(long, value_enum, default_value = "window")]
+    pub schedule: Schedule,
+    /// The longest one sub-issue's command may run
+    #[arg(long, value_name = "DURATION", default_value = "60m", value_parser = crate::duration::parse_positive)]
+    pub timeout: std::time::Duration,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// The command to run for each sub-issue (after --)
+    #[arg(value_name = "COMMAND", last = true, required = true)]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -77,6 +155,8 @@ pub fn run(command: GraphCommand) -> Result<Verdict> {
     match command {
         GraphCommand::Levels(args) => levels(&args),
         GraphCommand::Aggregate(args) => aggregate(&args),
+        GraphCommand::Close(args) => close_parent(&args),
+        GraphCommand::Run(args) => run_graph(&args),
     }
 }
 
@@ -84,11 +164,45 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
     let label = args.file.display().to_string();
     // 100,000 sub-issues take a noticeable moment in a debug build or on a slow machine.
     let progress = Progress::start(format!("levelling {label}"));
+    let nodes = read_graph(&args.file, &progress)?;
+    progress.detail(format!("levelling {} nodes", nodes.len()));
+    let levels = graph::levels(&nodes, &args.failed, args.max_concurrent as usize)
+        .map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
+    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer(&mut out, &levels)?;
+            out.write_all(b"\n")?;
+        }
+        Format::Text => {
+            for level in &levels.levels {
+                for (b, batch) in level.batches.iter().enumerate() {
+                    write!(out, "{}\t{}\t", level.level, b + 1)?;
+                    write_list(&mut out, batch.iter().copied())?;
+                }
+                if !level.failed.is_empty() {
+                    write!(out, "{}\tfailed\t", level.level)?;
+                    write_list(&mut out, level.failed.iter().copied())?;
+                }
+                if !level.skipped.is_empty() {
+                    write!(out, "{}\tskipped\t", level.level)?;
+                    write_list(&mut out, level.skipped.iter().map(|s| s.number))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Verdict::Yes)
+}
+
+/// Read and parse a graph file (or `-`): bounded, duplicate keys refused, errors located.
+fn read_graph(file: &std::path::Path, progress: &Progress) -> Result<Vec<graph::Node>> {
+    let label = file.display().to_string();
     progress.detail("reading");
-    let bounded = if args.file.as_os_str() == "-" {
+    let bounded = if file.as_os_str() == "-" {
         fsx::read_bounded_from(io::stdin().lock(), GRAPH_LIMIT)
     } else {
-        fsx::read_bounded(&args.file, GRAPH_LIMIT)
+        fsx::read_bounded(file, GRAPH_LIMIT)
     }
     .with_context(|| format!("cannot read {label}"))?;
     let bytes = match bounded {
@@ -123,34 +237,7 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
                 msg.strip_suffix(&suffix).unwrap_or(&msg)
             )
         })?;
-    progress.detail(format!("levelling {} nodes", nodes.len()));
-    let levels = graph::levels(&nodes, &args.failed, args.max_concurrent as usize)
-        .map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
-    let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    match args.format {
-        Format::Json => {
-            serde_json::to_writer(&mut out, &levels)?;
-            out.write_all(b"\n")?;
-        }
-        Format::Text => {
-            for level in &levels.levels {
-                for (b, batch) in level.batches.iter().enumerate() {
-                    write!(out, "{}\t{}\t", level.level, b + 1)?;
-                    write_list(&mut out, batch.iter().copied())?;
-                }
-                if !level.failed.is_empty() {
-                    write!(out, "{}\tfailed\t", level.level)?;
-                    write_list(&mut out, level.failed.iter().copied())?;
-                }
-                if !level.skipped.is_empty() {
-                    write!(out, "{}\tskipped\t", level.level)?;
-                    write_list(&mut out, level.skipped.iter().map(|s| s.number))?;
-                }
-            }
-        }
-    }
-    out.flush()?;
-    Ok(Verdict::Yes)
+    Ok(nodes)
 }
 
 fn write_list(out: &mut impl Write, items: impl Iterator<Item = u64>) -> io::Result<()> {
@@ -204,4 +291,102 @@ fn aggregate(args: &AggregateArgs) -> Result<Verdict> {
         }
     }
     Ok(Verdict::from_bool(result.update.is_some()))
+}
+
+fn close_parent(args: &CloseArgs) -> Result<Verdict> {
+    let mut children = Vec::new();
+    for item in args.children.iter().flat_map(|a| a.split_whitespace()) {
+        let (number, state) = item.split_once('=').with_context(|| {
+            format!(
+                "{:?}: expected NUMBER=STATE, such as 301=done",
+                output::one_line(item)
+            )
+        })?;
+        let number: u64 = number
+            .trim()
+            .trim_start_matches('#')
+            .parse()
+            .with_context(|| format!("{:?}: not an issue number", output::one_line(number)))?;
+        let state = ChildState::parse(state).with_context(|| {
+            format!(
+                "{:?}: not a state (a phase: {}; or failed, skipped)",
+                output::one_line(state),
+                Phase::NAMES.join(", ")
+            )
+        })?;
+        if children.iter().any(|(n, _)| *n == number) {
+            bail!("sub-issue {number} is given twice");
+        }
+        children.push((number, state));
+    }
+    let label = args.body.display().to_string();
+    let bounded = if args.body.as_os_str() == "-" {
+        fsx::read_bounded_from(io::stdin().lock(), fsx::DOCUMENT_LIMIT)
+    } else {
+        fsx::read_bounded(&args.body, fsx::DOCUMENT_LIMIT)
+    }
+    .with_context(|| format!("cannot read {label}"))?;
+    let body = match bounded {
+        Bounded::Complete(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Bounded::TooLarge { limit } => {
+            bail!("{label}: larger than the {} limit", fsx::human_size(limit))
+        }
+    };
+    let decision = close::decide(args.parent, &children, &body);
+    match args.format {
+        Format::Json => output::json_line(&decision)?,
+        Format::Text => {
+            output::line(decision.verdict.name())?;
+            for remaining in &decision.remaining {
+                output::line(format_args!(
+                    "remaining\t{}\t{}",
+                    remaining.number, remaining.state
+                ))?;
+            }
+            for condition in &decision.unchecked {
+                output::line(format_args!("unchecked\t{}", output::printable(condition)))?;
+            }
+        }
+    }
+    Ok(Verdict::from_bool(
+        decision.verdict == close::Verdict::Close,
+    ))
+}
+
+fn run_graph(args: &RunArgs) -> Result<Verdict> {
+    let progress = Progress::start(format!("reading {}", args.file.display()));
+    let nodes = read_graph(&args.file, &progress)?;
+    drop(progress);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))
+            .context("cannot install a signal handler")?;
+    }
+    let options = Options {
+        max_concurrent: args.max_concurrent as usize,
+        schedule: args.schedule,
+        timeout: args.timeout,
+        command: args.command.clone(),
+    };
+    let format = args.format;
+    let mut report = |finished: &runner::Finished| -> io::Result<()> {
+        match format {
+            Format::Json => output::json_line(finished),
+            Format::Text => output::line(format_args!(
+                "{}\t{}\t{}",
+                finished.level,
+                finished.number,
+                finished.result_text()
+            )),
+        }
+    };
+    let summary = runner::run(&nodes, &args.failed, &options, &stop, &mut report)
+        .map_err(|e| e.context(args.file.display().to_string()))?;
+    Ok(Verdict::from_bool(
+        summary.failed == 0 && summary.skipped == 0,
+    ))
 }

@@ -51,6 +51,10 @@ pub struct RouteArgs {
     /// The Size re-read after the spec phase succeeded (Step 3a)
     #[arg(long, value_enum, value_name = "SIZE", ignore_case = true)]
     pub refreshed_size: Option<Size>,
+    /// The branch the work is based on and merged into [default: main]; passed to the
+    /// phases that take it (code, and each XL sub-issue's run)
+    #[arg(long, value_name = "BRANCH", value_parser = route::check_branch)]
+    pub base: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -69,6 +73,7 @@ pub fn run(args: &RouteArgs) -> Result<Verdict> {
         review: args.review,
         phase: args.phase,
         refreshed_size: args.refreshed_size,
+        base: args.base.clone(),
     });
     match args.format {
         Format::Json => output::json_line(&decision)?,

@@ -8,7 +8,9 @@
 //! | xl         | XL     | sub-issue dependency graph (spec runs per sub-issue)  |
 //! | (unset)    | —      | the pr route with a light review (safe fallback)      |
 //!
-//! Explicit `--patch`/`--pr` win over the Size; `--review` sets the depth. After a spec run
+//! Explicit `--patch`/`--pr` win over the Size; `--review` sets the depth; `--base BRANCH`
+//! (default `main`) changes no route and is passed to the phases that take it (`code`, and the
+//! XL route's sub-issue runs). After a spec run
 //! the Size is re-read (Step 3a) unless a flag was given, and the route re-determined; a
 //! pr → patch change is the "route demotion" that drops review and merge.
 
@@ -120,29 +122,67 @@ pub struct RouteInput {
     pub phase: Option<LabelPhase>,
     /// The Size re-read after a successful spec run (Step 3a).
     pub refreshed_size: Option<Size>,
+    /// `--base BRANCH` (checked with [`check_branch`]); `None` means `main`.
+    pub base: Option<String>,
+}
+
+/// The base branch when `--base` is not given (seed 003: `BASE_BRANCH=main`).
+pub const DEFAULT_BASE: &str = "main";
+
+/// A branch name git would accept as a ref (`git check-ref-format --branch`), and that is
+/// safe to pass on as one argument: no whitespace or control characters, no `..`, `~ ^ : ? *
+/// [ \`, no `@{`, not starting with `-` or `/`, not ending with `/`, `.` or `.lock`.
+pub fn check_branch(name: &str) -> Result<String, String> {
+    let bad = name.is_empty()
+        || name.len() > 255
+        || name.starts_with(['-', '/', '.'])
+        || name.ends_with(['/', '.'])
+        || name.ends_with(".lock")
+        || name.contains("..")
+        || name.contains("@{")
+        || name.contains("//")
+        || name.contains("/.")
+        || name == "@"
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c));
+    if bad {
+        Err(format!(
+            "{:?} is not a branch name (git check-ref-format --branch)",
+            crate::output::printable(name)
+        ))
+    } else {
+        Ok(name.to_string())
+    }
 }
 
 /// One phase to run, with its arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Phase {
     pub phase: &'static str,
-    pub args: Vec<&'static str>,
+    pub args: Vec<String>,
 }
 
 impl Phase {
-    fn new(phase: &'static str, args: &[&'static str]) -> Phase {
+    fn new(phase: &'static str, args: &[&str]) -> Phase {
         Phase {
             phase,
-            args: args.to_vec(),
+            args: args.iter().map(|a| a.to_string()).collect(),
         }
     }
 
     /// `code --patch`, `review --light`, `verify`.
     pub fn command_line(&self) -> String {
-        std::iter::once(self.phase)
-            .chain(self.args.iter().copied())
+        std::iter::once(self.phase.to_string())
+            .chain(self.args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// Whether the phase takes `--base` (seed 003: `run-code.sh $NUMBER --pr [--base
+    /// {branch}]`; the XL route passes it on to each sub-issue's run).
+    fn takes_base(&self) -> bool {
+        matches!(self.phase, "code" | "sub-issues")
     }
 }
 
@@ -185,6 +225,8 @@ pub struct Refresh {
 pub struct RouteDecision {
     pub route: Route,
     pub size: Size,
+    /// The base branch every phase works against (`main` unless `--base` said otherwise).
+    pub base: String,
     pub source: RouteSource,
     /// `None` where no review runs (patch, XL).
     pub review: Option<Review>,
@@ -352,9 +394,19 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
         _ => {}
     }
     phases.extend(route_phases(route, review));
+    if let Some(base) = &input.base {
+        for phase in phases.iter_mut().filter(|p| p.takes_base()) {
+            phase.args.push("--base".to_string());
+            phase.args.push(base.clone());
+        }
+    }
     RouteDecision {
         route,
         size,
+        base: input
+            .base
+            .clone()
+            .unwrap_or_else(|| DEFAULT_BASE.to_string()),
         source,
         review,
         spec,
@@ -376,6 +428,7 @@ mod tests {
             review: None,
             phase: Some(LabelPhase::Ready),
             refreshed_size: None,
+            base: None,
         }
     }
 
@@ -405,6 +458,29 @@ mod tests {
             assert_eq!(phases(&d), expected, "{size:?}");
         }
         assert_eq!(decide(&input(Size::Unset)).source, RouteSource::Fallback);
+    }
+
+    /// Step 2: `--base` changes no route and goes to the phases that take it.
+    #[test]
+    fn a_base_branch_propagates_to_the_phases_that_take_it() {
+        let mut i = input(Size::M);
+        assert_eq!(decide(&i).base, "main");
+        i.base = Some("release/2.x".to_string());
+        let d = decide(&i);
+        assert_eq!(d.route, Route::Pr);
+        assert_eq!(d.base, "release/2.x");
+        assert_eq!(
+            phases(&d),
+            "code --base release/2.x → review --light → merge → verify"
+        );
+        i.size = Size::Xl;
+        assert_eq!(phases(&decide(&i)), "sub-issues --base release/2.x");
+        for bad in [
+            "", "-x", "a..b", "a b", "x.lock", "a:b", "feat/", "@", "a\u{1b}",
+        ] {
+            assert!(check_branch(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_branch("feature/login-2").is_ok());
     }
 
     /// Step 2's flag table, row by row.

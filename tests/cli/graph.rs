@@ -279,3 +279,210 @@ fn aggregate_rules() {
     assert_eq!(out.status.code(), Some(2));
     assert!(one_stderr_line(&out).contains("unknown phase \"deployed\""));
 }
+
+/// Item 5 (Step 4c): the XL parent is closed only when every sub-issue is done and no
+/// post-merge condition is open; otherwise the decision says what remains.
+#[test]
+fn the_close_flow_closes_verifies_or_lists_what_remains() {
+    let sb = Sandbox::new();
+    let open = sb.write(
+        "open.md",
+        "## Acceptance Criteria\n### Post-merge\n- [x] deployed\n- [ ] dashboards show the metric\n",
+    );
+    let closed = sb.write("closed.md", "### Post-merge\n- [x] deployed\n");
+    let close = |args: &[&str]| {
+        sb.cmd()
+            .args(["graph", "close", "--parent", "300"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = close(&[
+        "301=done",
+        "302=phase/done",
+        "--body",
+        closed.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(0), "close\n")
+    );
+    let out = close(&["301=done,302=done", "--body", open.to_str().unwrap()]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(1), "verify\nunchecked\tdashboards show the metric\n")
+    );
+    let out = close(&[
+        "301=done",
+        "302=failed",
+        "303=skipped",
+        "304=review",
+        "--body",
+        closed.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (
+            Some(1),
+            "leave\nremaining\t302\tfailed\nremaining\t303\tskipped\nremaining\t304\treview\n"
+        )
+    );
+    let json = json_lines(&close(&[
+        "301=done",
+        "--body",
+        closed.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .remove(0);
+    assert_eq!(json["commands"][1], "gh issue close 300");
+    for bad in [vec!["301"], vec!["301=bogus"], vec!["301=done", "301=done"]] {
+        let mut args = bad.clone();
+        args.extend(["--body", closed.to_str().unwrap()]);
+        let out = close(&args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        one_stderr_line(&out);
+    }
+}
+
+fn sorted_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+/// Item 5: `graph run` runs a level's sub-issues in a sliding window (`wait -n`): a slot is
+/// refilled as soon as one finishes. Sub-issue 2 waits (at most 5 s) for 3 to start: with a
+/// window of 2, 3 starts when 1 ends, while 2 still runs; with fixed batches 3 cannot start
+/// before 2 ends, so 2 gives up and fails. No timing is asserted: the order is the proof.
+#[test]
+fn a_sliding_window_refills_a_slot_where_fixed_batches_wait() {
+    let sb = Sandbox::new();
+    let graph = sb.write(
+        "graph.json",
+        r#"{"nodes": [{"number": 1}, {"number": 2}, {"number": 3}]}"#,
+    );
+    let script = "case $AUTOCTL_ISSUE in \
+        2) i=0; while [ $i -lt 100 ]; do [ -e started-3 ] && exit 0; sleep 0.05; i=$((i+1)); done; exit 7;; \
+        3) touch started-3;; esac";
+    let run = |schedule: &str| {
+        let _ = fs::remove_file(sb.path("started-3"));
+        sb.cmd()
+            .args(["graph", "run"])
+            .arg(&graph)
+            .args([
+                "--max-concurrent",
+                "2",
+                "--schedule",
+                schedule,
+                "--",
+                "sh",
+                "-c",
+                script,
+            ])
+            .output()
+            .unwrap()
+    };
+    let window = run("window");
+    assert_eq!(window.status.code(), Some(0), "{window:?}");
+    assert_eq!(
+        sorted_lines(&stdout(&window)),
+        ["0\t1\tSUCCESS", "0\t2\tSUCCESS", "0\t3\tSUCCESS"]
+    );
+    let batches = run("batches");
+    assert_eq!(batches.status.code(), Some(1));
+    assert_eq!(
+        sorted_lines(&stdout(&batches)),
+        [
+            "0\t1\tSUCCESS",
+            "0\t2\tFAILED (exit code 7)",
+            "0\t3\tSUCCESS"
+        ]
+    );
+}
+
+/// A failure skips what depends on it (in later levels); a timeout is a failure and stops the
+/// whole process group the command started.
+#[test]
+fn graph_run_skips_dependents_of_failures_and_times_out_whole_process_groups() {
+    let sb = Sandbox::new();
+    let graph = sb.write(
+        "graph.json",
+        r#"{"nodes": [{"number": 1}, {"number": 2, "blocked_by": [1]}, {"number": 3}, {"number": 4, "blocked_by": [3]}]}"#,
+    );
+    let out = sb
+        .cmd()
+        .args(["graph", "run"])
+        .arg(&graph)
+        .args([
+            "--format",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "echo running $0; [ $0 != 1 ]",
+            "{}",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let mut results = json_lines(&out);
+    results.sort_by_key(|r| r["number"].as_u64());
+    let outcomes: Vec<(u64, &str)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["number"].as_u64().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            (1, "failed"),
+            (2, "skipped"),
+            (3, "success"),
+            (4, "success")
+        ]
+    );
+    assert_eq!(results[1]["blocked_by"], 1);
+    // The commands' own output went to stderr, not into the results.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("running 3"));
+
+    let out = sb
+        .cmd()
+        .args(["graph", "run"])
+        .arg(&graph)
+        .args([
+            "--timeout",
+            "1s",
+            "--failed",
+            "3",
+            "--",
+            "sh",
+            "-c",
+            "sleep 30 & echo $! > sleeper-$0; wait",
+            "{}",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        sorted_lines(&stdout(&out)),
+        [
+            "0\t1\tFAILED (timeout)",
+            "1\t2\tSKIPPED (blocked by #1)",
+            "1\t4\tSKIPPED (blocked by #3)"
+        ]
+    );
+    let sleeper: u32 = fs::read_to_string(sb.path("sleeper-1"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        !autoctl::lock::pid_alive(sleeper),
+        "the command's child was stopped with it"
+    );
+}

@@ -145,3 +145,30 @@ fn bad_input_is_a_usage_error() {
         one_stderr_line(&out);
     }
 }
+
+/// Item 5: `--base BRANCH` changes no route; it goes to the phases that take it.
+#[test]
+fn a_base_branch_is_passed_to_the_phases_that_take_it() {
+    let sb = Sandbox::new();
+    let out = route(&sb, &["--size", "M", "--base", "release/2.x"]);
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (
+            Some(0),
+            "code --base release/2.x\nreview --light\nmerge\nverify\n"
+        )
+    );
+    let out = route(&sb, &["--size", "XS", "--base", "hotfix", "--patch"]);
+    assert_eq!(stdout(&out), "code --patch --base hotfix\nverify\n");
+    let decision = json_lines(&route(&sb, &["--size", "L", "--format", "json"])).remove(0);
+    assert_eq!(decision["base"], "main");
+    assert!(autoctl::schema::violations("route-decision", &decision).is_empty());
+    for bad in ["a b", "-x", "a..b", "x.lock"] {
+        let out = route(&sb, &["--size", "M", &format!("--base={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            one_stderr_line(&out).contains("not a branch name"),
+            "{bad:?}"
+        );
+    }
+}
