@@ -28,10 +28,13 @@ scratch=$(mktemp -d /tmp/autoctl-live-hooks.XXXXXX)
 sock="autoctl-live-hooks-$$"
 port=8767
 cleanup() {
-  [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
-  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+  local status=$?
   tmux -L "$sock" kill-server 2>/dev/null || true
-  [ "${KEEP:-}" = 1 ] && echo "live: kept $scratch" >&2 || rm -rf "$scratch"
+  [ -n "${watch_pid:-}" ] && { kill "$watch_pid" 2>/dev/null; wait "$watch_pid" 2>/dev/null; } || true
+  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+  sleep 1   # the agent's last hooks (SessionEnd) finish writing
+  if [ "${KEEP:-}" = 1 ]; then echo "live: kept $scratch" >&2; else rm -rf "$scratch" || true; fi
+  exit "$status"
 }
 trap cleanup EXIT
 
