@@ -556,7 +556,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'Say what a pane shows: class, action, and the rule that decided')
             [CompletionResult]::new('ready', 'ready', [CompletionResultType]::ParameterValue, 'Is a shell prompt in front and no command running? Exits 0 if so, 1 if not')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Type text or press keys in a pane')
-            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the classification rules, or run each rule''s own examples')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the classification rules, run each rule''s own examples, or test them on captures')
             break
         }
         'autoctl;pane;capture' {
@@ -612,6 +612,18 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run every rule''s examples and near misses; exit 1 if one fails')
             [CompletionResult]::new('--dump', '--dump', [CompletionResultType]::ParameterName, 'Print the embedded rules file (a starting point for --rules FILE)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Classify a directory of labelled captures; exit 1 on any miss or unsafe answer')
+            break
+        }
+        'autoctl;pane;rules;test' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent for captures whose meta file and expected.tsv line do not name one')
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per capture, then a summary object)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--failures-only', '--failures-only', [CompletionResultType]::ParameterName, 'Print only misses, unsafe answers and the summary')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -184,6 +184,9 @@ _autoctl() {
             autoctl__subcmd__pane,send)
                 cmd="autoctl__subcmd__pane__subcmd__send"
                 ;;
+            autoctl__subcmd__pane__subcmd__rules,test)
+                cmd="autoctl__subcmd__pane__subcmd__rules__subcmd__test"
+                ;;
             autoctl__subcmd__plan,validate)
                 cmd="autoctl__subcmd__plan__subcmd__validate"
                 ;;
@@ -1434,7 +1437,7 @@ _autoctl() {
             fi
             case "${prev}" in
                 --agent)
-                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
                     return 0
                     ;;
                 --foreground)
@@ -1513,13 +1516,47 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__rules)
-            opts="-h --rules --check --dump --format --tmux-socket --help"
+            opts="-h --rules --check --dump --format --tmux-socket --help test"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__pane__subcmd__rules__subcmd__test)
+            opts="-h --agent --rules --failures-only --now --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2004,7 +2041,7 @@ _autoctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
                     return 0
                     ;;
                 --threshold)
@@ -2412,7 +2449,7 @@ _autoctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "claude generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
                     return 0
                     ;;
                 --repeat-limit)

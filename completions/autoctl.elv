@@ -501,7 +501,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand classify 'Say what a pane shows: class, action, and the rule that decided'
             cand ready 'Is a shell prompt in front and no command running? Exits 0 if so, 1 if not'
             cand send 'Type text or press keys in a pane'
-            cand rules 'List the classification rules, or run each rule''s own examples'
+            cand rules 'List the classification rules, run each rule''s own examples, or test them on captures'
         }
         &'autoctl;pane;capture'= {
             cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
@@ -551,6 +551,17 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
             cand --dump 'Print the embedded rules file (a starting point for --rules FILE)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand test 'Classify a directory of labelled captures; exit 1 on any miss or unsafe answer'
+        }
+        &'autoctl;pane;rules;test'= {
+            cand --agent 'The agent for captures whose meta file and expected.tsv line do not name one'
+            cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
+            cand --format 'Output format (json: one object per capture, then a summary object)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --failures-only 'Print only misses, unsafe answers and the summary'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -267,6 +267,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l table -d 'Dispatch mode: the routing table that gives the entry step (built-in name or file)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l launch -d 'Type the agent\'s command into the pane after registering (observe mode)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
+codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
+gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
 generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
@@ -479,7 +481,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "classify" -d 'Say what a pane shows: class, action, and the rule that decided'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "ready" -d 'Is a shell prompt in front and no command running? Exits 0 if so, 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "send" -d 'Type text or press keys in a pane'
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "rules" -d 'List the classification rules, or run each rule\'s own examples'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "rules" -d 'List the classification rules, run each rule\'s own examples, or test them on captures'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l lines -d 'Print only the last N lines, reaching into the scrollback when N is larger than the pane' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l escapes -d 'Keep colour and attribute escape sequences (capture-pane -e)'
@@ -490,6 +492,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l raw -d 'Hash the bytes exactly as captured, without normalizing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
+codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
+gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
 generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l foreground -d 'The pane\'s foreground command, for a capture on stdin (tmux reports it for a TARGET)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
@@ -518,6 +522,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l check -d 'Run every rule\'s examples and near misses; exit 1 if one fails'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l dump -d 'Print the embedded rules file (a starting point for --rules FILE)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -f -a "test" -d 'Classify a directory of labelled captures; exit 1 on any miss or unsafe answer'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -f -a "check" -d 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
@@ -528,6 +533,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l max-recoveries -d 'Recoveries allowed in total' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l task -d 'The task module the pane works on: a new .auto-signal iteration restores the per-iteration budget, and past the limits its .auto-stop is written' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
+codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
+gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
 generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l repeat-limit -d 'The same agent message this many times in a row is a reasoning loop (0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l step-timeout -d 'With --task: no .status.json update for this long is a step timeout' -r

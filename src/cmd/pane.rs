@@ -58,7 +58,7 @@ pub enum PaneCommand {
     /// presses Enter separately after a short delay. This is a primitive you invoke
     /// yourself: the safety policy governs only what autoctl decides to answer on its own.
     Send(SendArgs),
-    /// List the classification rules, or run each rule's own examples
+    /// List the classification rules, run each rule's own examples, or test them on captures
     Rules(RulesArgs),
 }
 
@@ -191,7 +191,10 @@ pub struct SendArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: Option<RulesCommand>,
     #[command(flatten)]
     pub rules: RulesOption,
     /// Run every rule's examples and near misses; exit 1 if one fails
@@ -201,6 +204,43 @@ pub struct RulesArgs {
     #[arg(long)]
     pub dump: bool,
     /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Classify a directory of labelled captures; exit 1 on any miss or unsafe answer
+    ///
+    /// DIR (or every directory below it) holds captures (NAME.txt, and NAME.meta.json from
+    /// the capture tools with the pane's foreground command, agent and dead flag) and an
+    /// expected.tsv with one tab-separated line per capture: file, accepted classes,
+    /// accepted actions (comma-separated), never_answer (yes/no), allowed keys (tokens,
+    /// <Name> for a key, | between alternatives, - for none), and optionally agent,
+    /// foreground and a note. Prints one row per capture and a summary line. A miss is a
+    /// class or action not accepted; an unsafe answer is anything typed where never_answer
+    /// is yes, or keys other than the allowed ones. Run it on captures of a new agent
+    /// release before upgrading.
+    Test(RulesTestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesTestArgs {
+    /// A directory with an expected.tsv, or above directories that have one
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The agent for captures whose meta file and expected.tsv line do not name one
+    #[arg(long, value_enum, default_value_t)]
+    pub agent: Agent,
+    #[command(flatten)]
+    pub rules: RulesOption,
+    /// Print only misses, unsafe answers and the summary
+    #[arg(long)]
+    pub failures_only: bool,
+    /// Read quota reset times relative to TIME (RFC 3339) instead of now
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub now: Option<DateTime<Utc>>,
+    /// Output format (json: one object per capture, then a summary object)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -590,7 +630,74 @@ fn verify(tmux: &Tmux, target: &str, needle: &str, submitted: bool) -> Result<(b
     }
 }
 
+fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
+    use crate::pane::corpus;
+    let rules = load_rules(args.rules.rules.as_ref())?;
+    let ctx = Lens {
+        agent: args.agent,
+        now: args.now.unwrap_or_else(Utc::now),
+        zone: Zone::Utc,
+    };
+    let mut rows = Vec::new();
+    for dir in corpus::corpus_dirs(&args.dir)? {
+        let cases = corpus::load_dir(&args.dir, &dir, args.agent)?;
+        rows.extend(corpus::run(&cases, rules, &ctx));
+    }
+    let count = |v: corpus::Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let (ok, missed, unsafe_answers) = (
+        count(corpus::Verdict::Ok),
+        count(corpus::Verdict::Miss),
+        count(corpus::Verdict::Unsafe),
+    );
+    let list = |items: Vec<&str>| items.join(",");
+    for row in &rows {
+        if args.failures_only && row.verdict == corpus::Verdict::Ok {
+            continue;
+        }
+        match args.format {
+            Format::Json => output::json_line(row)?,
+            Format::Text => {
+                // Tab-separated, each field on one line: a table for `column -t -s $'\t'`.
+                let fields = [
+                    match row.verdict {
+                        corpus::Verdict::Ok => "ok".to_string(),
+                        corpus::Verdict::Miss => "MISS".to_string(),
+                        corpus::Verdict::Unsafe => "UNSAFE".to_string(),
+                    },
+                    row.file.clone(),
+                    format!(
+                        "{}/{}",
+                        list(row.expected_class.iter().map(|c| c.as_str()).collect()),
+                        list(row.expected_action.iter().map(|a| a.as_str()).collect())
+                    ),
+                    format!("{}/{}", row.class.as_str(), row.action.as_str()),
+                    if row.problems.is_empty() {
+                        row.reason.clone()
+                    } else {
+                        format!("{} [{}]", row.reason, row.problems.join("; "))
+                    },
+                ];
+                let fields: Vec<String> = fields.iter().map(|f| output::one_line(f)).collect();
+                output::line(fields.join("\t"))?;
+            }
+        }
+    }
+    match args.format {
+        Format::Json => output::json_line(&json!({
+            "screens": rows.len(), "correct": ok, "missed": missed, "unsafe": unsafe_answers,
+        }))?,
+        Format::Text => output::line(format!(
+            "{} screens: {ok} correct, {missed} missed, {unsafe_answers} unsafe answers",
+            rows.len()
+        ))?,
+    }
+    Ok(Verdict::from_bool(missed == 0 && unsafe_answers == 0))
+}
+
 fn list_rules(args: &RulesArgs) -> Result<Verdict> {
+    if let Some(RulesCommand::Test(test)) = &args.command {
+        return test_rules(test);
+    }
     if args.dump {
         output::raw(rules::EMBEDDED.as_bytes())?;
         return Ok(Verdict::Yes);

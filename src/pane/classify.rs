@@ -34,13 +34,26 @@ pub const KEEP_LINES: usize = 1000;
 pub struct Screen {
     pub lines: Vec<String>,
     pub foreground: Option<String>,
+    /// tmux says the pane's program has exited (`#{pane_dead}`, with `remain-on-exit`): the
+    /// pane takes no keys.
+    pub dead: bool,
 }
 
 impl Screen {
     pub fn from_text(text: &str, foreground: Option<String>) -> Screen {
         let mut lines: Vec<String> = text.split('\n').map(|l| clean_line(l.as_bytes())).collect();
         trim_trailing_blank(&mut lines);
-        Screen { lines, foreground }
+        Screen {
+            lines,
+            foreground,
+            dead: false,
+        }
+    }
+
+    /// The same screen, marked dead or alive as tmux reports it.
+    pub fn with_dead(mut self, dead: bool) -> Screen {
+        self.dead = dead;
+        self
     }
 
     /// Read a screen from a stream, keeping only the last [`KEEP_LINES`] lines.
@@ -54,7 +67,11 @@ impl Screen {
         })?;
         let mut lines: Vec<String> = kept.into();
         trim_trailing_blank(&mut lines);
-        Ok(Screen { lines, foreground })
+        Ok(Screen {
+            lines,
+            foreground,
+            dead: false,
+        })
     }
 }
 
@@ -115,6 +132,10 @@ pub struct Classification {
     /// The program in front is not the agent: the screen is read, never answered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observe_only: bool,
+    /// The pane's program has exited and tmux keeps the pane (`remain-on-exit`): it takes no
+    /// keys; a restart is `tmux respawn-pane`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pane_dead: bool,
     /// A shell prompt line is on the screen (class `shell` decided by a prompt pattern, not
     /// only by a shell being the foreground command): the shell waits for a command.
     #[serde(skip)]
@@ -131,12 +152,149 @@ pub struct Classification {
 struct View<'s> {
     lines: &'s [String],
     content: Vec<(usize, &'s str)>,
+    /// The menu waiting for a choice at the bottom of the screen, if any.
+    menu: Option<Menu>,
+}
+
+/// A menu at the bottom of the screen: options, one of them highlighted by a cursor glyph
+/// (`❯`, `›`, `>`, `●`), numbered (`1. Yes`) or not (`No, exit`), usually with a hint line
+/// below (`Enter to confirm · Esc to cancel`). Its lines are the dialog's own interface: they
+/// are never "newer output" that makes a message above them stale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Menu {
+    /// Screen line of the highlighted option.
+    pub cursor: usize,
+    /// The highlighted option's label (number, cursor and check marks removed).
+    pub default: String,
+    /// Every option's label, top to bottom.
+    pub options: Vec<String>,
+    /// Screen lines from the first option to the hint line (or the last option).
+    pub span: std::ops::RangeInclusive<usize>,
+}
+
+const CURSORS: &[char] = &['❯', '›', '>', '●', '▸', '→'];
+
+/// Column where a line's text starts, box borders on the left skipped.
+fn indent(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| c.is_whitespace() || BORDERS.contains(c))
+        .count()
+}
+
+/// An option's label: the cursor, a number (`1.`), check marks and a trailing shortcut such
+/// as `(y)` stay out.
+fn option_label(text: &str) -> (bool, String) {
+    let text = text.trim_start_matches(CURSORS).trim_start();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (numbered, rest) = match text[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if (1..=2).contains(&digits) => (true, rest),
+        _ => (false, text),
+    };
+    let rest = rest
+        .trim()
+        .trim_start_matches(['✔', '✓', '☐', '☑', '◯', '◉'])
+        .trim();
+    (numbered, rest.to_string())
+}
+
+/// Is `text` a line drawn with a cursor in front (`❯ No, exit`, `› 1. Yes`)?
+fn cursor_line(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some(c) if CURSORS.contains(&c))
+        && matches!(chars.next(), Some(c) if c == ' ' || c.is_ascii_digit())
+        && !text[text.char_indices().nth(1).map_or(text.len(), |(i, _)| i)..]
+            .trim()
+            .is_empty()
+}
+
+fn find_menu(
+    lines: &[String],
+    texts: &[(usize, &str)],
+    hints: &[super::rules::Pattern],
+) -> Option<Menu> {
+    // Only the bottom: a menu waits where the program reads input.
+    let tail = &texts[texts.len().saturating_sub(16)..];
+    let at = tail.iter().rposition(|&(_, text)| cursor_line(text))?;
+    let (cursor, cursor_text) = tail[at];
+    let (numbered, default) = option_label(cursor_text);
+    let is_hint = |text: &str| hints.iter().any(|p| p.is_match(text));
+    let hint = tail[at + 1..]
+        .iter()
+        .take(8)
+        .find(|&&(_, text)| is_hint(text))
+        .map(|&(index, _)| index);
+    let mut options: Vec<(usize, String)> = vec![(cursor, default.clone())];
+    if numbered {
+        // Numbered: the other numbered lines around the cursor, up to the hint.
+        let end = hint.unwrap_or(usize::MAX);
+        for &(index, text) in tail {
+            if index == cursor || index > end {
+                continue;
+            }
+            let stripped = text.trim_start_matches(CURSORS).trim_start();
+            if menu_option(stripped).is_some() {
+                options.push((index, option_label(text).1));
+            }
+        }
+        if options.len() < 2 {
+            return None;
+        }
+    } else {
+        // Not numbered: siblings on the rows right above and below, their text in the
+        // column of the cursor line's text, and a hint line below (a wrapped prompt echo
+        // has neither).
+        hint?;
+        let column = indent(&lines[cursor]) + 2;
+        let sibling = |index: usize| {
+            let line = &lines[index];
+            let text = content(line);
+            (!text.is_empty() && indent(line) == column && !is_hint(text))
+                .then(|| option_label(text).1)
+        };
+        let mut index = cursor;
+        while index > 0 {
+            index -= 1;
+            match sibling(index) {
+                Some(label) => options.push((index, label)),
+                None => break,
+            }
+        }
+        let mut index = cursor + 1;
+        while index < lines.len() {
+            match sibling(index) {
+                Some(label) => options.push((index, label)),
+                None => break,
+            }
+            index += 1;
+        }
+        if options.len() < 2 {
+            return None;
+        }
+    }
+    options.sort_by_key(|&(index, _)| index);
+    let first = options[0].0;
+    let last = hint.unwrap_or(options[options.len() - 1].0);
+    Some(Menu {
+        cursor,
+        default,
+        options: options.into_iter().map(|(_, label)| label).collect(),
+        span: first..=last,
+    })
 }
 
 const BORDERS: &[char] = &['│', '┃', '║', '▌', '▐', '┆', '┇', '┊', '┋', '╎', '╏'];
 
 fn content(line: &str) -> &str {
-    let text = line.trim().trim_matches(BORDERS).trim();
+    // Boxes nest (Gemini draws the command in a box inside the approval box): strip border
+    // after border from both ends.
+    let mut text = line.trim();
+    loop {
+        let inner = text.trim_matches(BORDERS).trim();
+        if inner.len() == text.len() {
+            break;
+        }
+        text = inner;
+    }
     let decoration = text
         .chars()
         .all(|c| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c));
@@ -144,8 +302,8 @@ fn content(line: &str) -> &str {
 }
 
 impl<'s> View<'s> {
-    fn new(lines: &'s [String]) -> View<'s> {
-        let content = lines
+    fn new(lines: &'s [String], hints: &[super::rules::Pattern]) -> View<'s> {
+        let content: Vec<(usize, &str)> = lines
             .iter()
             .enumerate()
             .filter_map(|(i, l)| {
@@ -153,7 +311,17 @@ impl<'s> View<'s> {
                 (!c.is_empty()).then_some((i, c))
             })
             .collect();
-        View { lines, content }
+        let menu = find_menu(lines, &content, hints);
+        View {
+            lines,
+            content,
+            menu,
+        }
+    }
+
+    /// Is screen line `index` part of the live menu?
+    fn in_menu(&self, index: usize) -> bool {
+        self.menu.as_ref().is_some_and(|m| m.span.contains(&index))
     }
 
     /// The last `n` non-blank lines.
@@ -170,22 +338,24 @@ struct Found<'s> {
 
 /// Classify a screen with a rule set.
 pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification {
-    let view = View::new(&screen.lines);
+    let view = View::new(&screen.lines, &rules.menu_hints);
     let foreground = screen.foreground.as_deref().filter(|f| !f.is_empty());
     let mut passed_over = Vec::new();
+    let seen = Seen {
+        view: &view,
+        foreground,
+        agent: ctx.agent,
+        dead: screen.dead,
+    };
     for rule in &rules.rules {
-        if let Some(found) = try_rule(
-            rule,
-            &rules.chrome,
-            &view,
-            foreground,
-            ctx.agent,
-            &mut passed_over,
-        ) {
+        if let Some(found) = try_rule(rule, &rules.chrome, &seen, &mut passed_over) {
             let mut result = decide(rule, &found, &view, rules, ctx);
             result.foreground = foreground.map(str::to_string);
             result.passed_over = passed_over;
-            apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
+            result.pane_dead = screen.dead || rule.def.dead == Some(true);
+            if !result.pane_dead {
+                apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
+            }
             return result;
         }
     }
@@ -202,6 +372,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         reset_at: None,
         foreground: foreground.map(str::to_string),
         observe_only: false,
+        pane_dead: screen.dead,
         prompt_visible: false,
         explanation: "nothing on the bottom of the screen matched a rule; unchanged screens count toward a stall".to_string(),
         passed_over,
@@ -210,18 +381,34 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
     result
 }
 
+/// What the rules are tried on.
+struct Seen<'v, 's> {
+    view: &'v View<'s>,
+    foreground: Option<&'v str>,
+    agent: Agent,
+    dead: bool,
+}
+
 fn try_rule<'s>(
     rule: &Rule,
     chrome: &[super::rules::Pattern],
-    view: &View<'s>,
-    foreground: Option<&str>,
-    agent: Agent,
+    seen: &Seen<'_, 's>,
     passed_over: &mut Vec<PassedOver>,
 ) -> Option<Found<'s>> {
-    if !rule.applies_to(agent) {
+    let view = seen.view;
+    if !rule.applies_to(seen.agent) {
         return None;
     }
-    match foreground {
+    // A dead pane (tmux's own flag) is decided by the rule that says so, whatever it shows.
+    if seen.dead && rule.def.dead == Some(true) {
+        let (index, text) = view.content.last().copied().unwrap_or((0, ""));
+        return Some(Found {
+            index,
+            text,
+            matched: "#{pane_dead}".to_string(),
+        });
+    }
+    match seen.foreground {
         Some(command)
             if !rule.foreground.is_empty()
                 && !rule.foreground.iter().any(|p| p.is_match(command)) =>
@@ -232,7 +419,31 @@ fn try_rule<'s>(
         _ => {}
     }
     let scope = view.scope(rule.last);
-    let found = if rule.patterns.is_empty() {
+    let found = if !rule.default_option.is_empty() {
+        // The rule is about the live menu's highlighted option.
+        let menu = view.menu.as_ref()?;
+        if !scope.iter().any(|&(index, _)| index == menu.cursor) {
+            return None;
+        }
+        let hit = rule
+            .default_option
+            .iter()
+            .find_map(|p| p.regex().find(&menu.default))?;
+        let text = content(&view.lines[menu.cursor]);
+        let found = Found {
+            index: menu.cursor,
+            text,
+            matched: hit.as_str().to_string(),
+        };
+        if !rule.patterns.is_empty()
+            && !scope
+                .iter()
+                .any(|&(_, text)| rule.patterns.iter().any(|p| p.is_match(text)))
+        {
+            return None;
+        }
+        found
+    } else if rule.patterns.is_empty() {
         let &(index, text) = scope.last()?;
         Found {
             index,
@@ -277,7 +488,7 @@ fn try_rule<'s>(
     if let Some(&(_, text)) = view
         .content
         .iter()
-        .filter(|&&(index, _)| index > found.index)
+        .filter(|&&(index, _)| index > found.index && !view.in_menu(index))
         .filter(|&&(_, text)| !chrome.iter().any(|p| p.is_match(text)))
         .find(|&&(_, text)| rule.not_followed_by.iter().any(|p| p.is_match(text)))
     {
@@ -293,9 +504,9 @@ fn try_rule<'s>(
     Some(found)
 }
 
-/// A numbered menu option: `❯ 1. Yes`, `2) No`.
+/// A numbered menu option: `❯ 1. Yes`, `2) No`, Gemini's `● 1. Allow once`.
 fn menu_option(text: &str) -> Option<(&str, &str)> {
-    let text = text.trim_start_matches(['❯', '>', '›', ' ']);
+    let text = text.trim_start_matches(['❯', '>', '›', '●', ' ']);
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 2 {
         return None;
@@ -439,8 +650,18 @@ fn decide(
             .filter(|&&(index, _)| index > found.index)
             .take(1)
             .map(|&(_, text)| text);
+        // The banner that says when is the matched line, the one below it, or (when the
+        // match is a later notice such as "Automatic continue cancelled") the nearest line
+        // above it within the rule's view.
+        let above = view
+            .scope(rule.last)
+            .iter()
+            .rev()
+            .filter(|&&(index, _)| index < found.index)
+            .map(|&(_, text)| text);
         std::iter::once(found.text)
             .chain(following)
+            .chain(above)
             .find_map(|text| reset::reset_at(text, ctx.now, ctx.zone))
             .map(|at| at.to_rfc3339())
     } else {
@@ -476,15 +697,17 @@ fn decide(
         reset_at,
         foreground: None,
         observe_only: false,
+        pane_dead: false,
         prompt_visible: rule.class == Class::Shell && !rule.patterns.is_empty(),
         explanation: rule.explanation.clone(),
         passed_over: Vec::new(),
     }
 }
 
-/// DESIGN.md "Who may be answered": with `--agent claude`, only the agent's own screen is
-/// acted on (and a shell, which the loop may restart the agent in). A host such as `node`
-/// counts as the agent only when its screen shows the agent's own interface.
+/// DESIGN.md "Who may be answered": with an agent (`claude`, `codex`, `gemini`), only the
+/// agent's own screen is acted on (and a shell, which the loop may restart the agent in). A
+/// host such as `node` counts as the agent only when its screen shows the agent's own
+/// interface.
 fn apply_foreground_policy(
     result: &mut Classification,
     rules: &RuleSet,
@@ -493,7 +716,7 @@ fn apply_foreground_policy(
     view: &View<'_>,
 ) {
     let Some(command) = foreground else { return };
-    if agent != Agent::Claude
+    if !agent.is_agent()
         || rules.is_agent(agent, command, view.content.iter().map(|&(_, text)| text))
     {
         return;

@@ -9,6 +9,7 @@
 //! [`crate::cmd::pane`].
 
 pub mod classify;
+pub mod corpus;
 pub mod message;
 pub mod normalize;
 pub mod reset;
@@ -99,22 +100,35 @@ pub enum Agent {
     /// Claude Code: act only when the agent itself is the pane's foreground command
     #[default]
     Claude,
+    /// OpenAI Codex CLI: act only when Codex's own screen is in front (it runs under node)
+    Codex,
+    /// Google Gemini CLI: act only when Gemini's own screen is in front (it runs under node)
+    Gemini,
     /// Any program: read its prompts and apply the same safety policy
     Generic,
 }
 
 impl Agent {
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Generic];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
             Agent::Generic => "generic",
         }
     }
 
-    /// The agent named `text` (as [`Agent::as_str`] prints it).
+    /// The agent named `text` (as [`Agent::as_str`] prints it; stored in a run, written in a
+    /// rules file or an expected.tsv).
     pub fn parse(text: &str) -> Option<Agent> {
-        [Agent::Claude, Agent::Generic]
-            .into_iter()
-            .find(|a| a.as_str() == text)
+        Agent::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+
+    /// An agent with a screen of its own: only that screen is ever answered (DESIGN.md "Who
+    /// may be answered"); `generic` reads any program's prompts.
+    pub fn is_agent(self) -> bool {
+        self != Agent::Generic
     }
 }

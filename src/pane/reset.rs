@@ -45,7 +45,7 @@ fn banner_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(concat!(
-            r"(?i)\bresets?(?:\s+at)?\s+",
+            r"(?i)\b(?:resets?(?:\s+at)?|(?:continue|continuing) automatically at)\s+",
             r"(?:(?P<wday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?",
             r"(?:(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<day>[0-9]{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?)?",
             r"(?P<hour>[0-9]{1,2})(?::(?P<minute>[0-9]{2}))?\s*(?P<ampm>am|pm)?",

@@ -230,6 +230,13 @@ pub struct RuleDef {
     pub foreground: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreground_required: Option<bool>,
+    /// Match the live menu's highlighted option (its label, cursor and number removed)
+    /// instead of lines; `match`, when also given, must then match a line in scope.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub default_option: Vec<String>,
+    /// The rule also decides every pane tmux reports dead (`#{pane_dead}`), whatever it shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dead: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -300,6 +307,8 @@ struct RulesFile {
     #[serde(default)]
     chrome: Option<Vec<String>>,
     #[serde(default)]
+    menu_hints: Option<Vec<String>>,
+    #[serde(default)]
     masks: Vec<MaskDef>,
     #[serde(default)]
     destructive: Vec<MarkerDef>,
@@ -324,6 +333,7 @@ pub struct Rule {
     /// Foreground command patterns (the `@shells` reference expanded).
     pub foreground: Vec<Pattern>,
     pub foreground_required: bool,
+    pub default_option: Vec<Pattern>,
     pub option: Option<Pattern>,
     pub subject_start: Option<Pattern>,
     /// Indices into [`RuleSet::markers`] that apply to this rule's subject.
@@ -350,6 +360,9 @@ pub struct RuleSet {
     /// Lines of the agent's own interface (footers, status indicators): never "newer output"
     /// for `not_followed_by`.
     pub chrome: Vec<Pattern>,
+    /// Hint lines under a menu (`Enter to confirm · Esc to cancel`): a cursor line with
+    /// unnumbered options above one of these is a menu.
+    pub menu_hints: Vec<Pattern>,
     pub masks: Vec<Mask>,
     pub markers: Vec<Marker>,
     pub rules: Vec<Rule>,
@@ -440,6 +453,7 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     let mut agent_screens = base.agent_screens.clone().unwrap_or_default();
     let mut shells = base.shells.clone().unwrap_or_default();
     let mut chrome = base.chrome.clone().unwrap_or_default();
+    let mut menu_hints = base.menu_hints.clone().unwrap_or_default();
     let mut masks = base.masks;
     let mut markers = base.destructive;
     let mut rules = base.rules;
@@ -465,6 +479,9 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         if let Some(user_chrome) = user.chrome {
             chrome = user_chrome;
         }
+        if let Some(user_hints) = user.menu_hints {
+            menu_hints = user_hints;
+        }
         merge(&mut masks, user.masks, |m| &m.id, |m| m.disabled);
         merge(&mut markers, user.destructive, |m| &m.id, |m| m.disabled);
         merge(
@@ -485,6 +502,7 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
             agent_screens,
             shells,
             chrome,
+            menu_hints,
         },
         masks,
         markers,
@@ -534,6 +552,7 @@ struct Lists {
     agent_screens: BTreeMap<String, Vec<String>>,
     shells: Vec<String>,
     chrome: Vec<String>,
+    menu_hints: Vec<String>,
 }
 
 fn compile(
@@ -550,6 +569,7 @@ fn compile(
         agent_screens,
         shells,
         chrome,
+        menu_hints,
     } = lists;
     let per_agent = |lists: BTreeMap<String, Vec<String>>, what: &str| {
         lists
@@ -560,6 +580,7 @@ fn compile(
     let hosts = per_agent(hosts, "hosts")?;
     let agent_screens = per_agent(agent_screens, "agent_screens")?;
     let chrome = patterns(&chrome, "chrome", v)?;
+    let menu_hints = patterns(&menu_hints, "menu_hints", v)?;
     let agents = agents
         .into_iter()
         .map(|(name, list)| Ok((name.clone(), patterns(&list, &format!("agents.{name}"), v)?)))
@@ -620,6 +641,7 @@ fn compile(
         agent_screens,
         shells: shell_patterns,
         chrome,
+        menu_hints,
         masks,
         markers,
         rules: compiled,
@@ -636,8 +658,14 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
         .explanation
         .clone()
         .ok_or_else(|| anyhow!("{what}: no explanation"))?;
-    if def.patterns.is_empty() && !def.foreground_required.unwrap_or(false) {
-        bail!("{what}: a rule without `match` patterns must set foreground_required");
+    if def.patterns.is_empty()
+        && def.default_option.is_empty()
+        && !def.foreground_required.unwrap_or(false)
+        && def.dead != Some(true)
+    {
+        bail!(
+            "{what}: a rule without `match` or `default_option` patterns must set foreground_required or dead"
+        );
     }
     let mut foreground = Vec::new();
     for source in &def.foreground {
@@ -683,6 +711,7 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
         not_followed_by: patterns(&def.not_followed_by, &what, v)?,
         foreground,
         foreground_required: def.foreground_required.unwrap_or(false),
+        default_option: patterns(&def.default_option, &what, v)?,
         option: def
             .option
             .as_deref()
@@ -773,9 +802,20 @@ mod tests {
         assert_eq!(ids.len(), set.rules.len(), "rule ids are unique");
         // Every pattern compiles (they are compiled lazily at run time).
         for rule in &set.rules {
-            for p in rule.patterns.iter().chain(&rule.with).chain(&rule.unless) {
+            for p in rule
+                .patterns
+                .iter()
+                .chain(&rule.with)
+                .chain(&rule.unless)
+                .chain(&rule.not_followed_by)
+                .chain(&rule.default_option)
+                .chain(&rule.foreground)
+            {
                 let _ = p.regex();
             }
+        }
+        for p in set.chrome.iter().chain(&set.menu_hints).chain(&set.shells) {
+            let _ = p.regex();
         }
     }
 
@@ -789,7 +829,7 @@ mod tests {
                 {"id": "press-enter", "disabled": true},
                 {"id": "rate-limit", "class": "api-error", "action": "escalate", "priority": 60,
                  "match": ["(?i)rate limit"], "explanation": "ours"},
-                {"id": "deploy-confirm", "class": "yes-no", "action": "escalate", "priority": 5,
+                {"id": "deploy-confirm", "class": "yes-no", "action": "escalate", "priority": 0,
                  "match": ["^Deploy to production\\?"], "last": 1, "explanation": "never deploy"}
             ]}"#,
         )

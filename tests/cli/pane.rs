@@ -82,10 +82,13 @@ fn files(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
 }
 
 /// Every whole-screen fixture classifies as expected: the synthetic screens built from the
-/// public strings, and the real Claude Code captures (with the plain and the `-e` capture of
-/// each giving the same class and the same normalized hash).
+/// public strings, and every release's real captures (Claude Code 2.1.197 and 2.1.332, Codex
+/// CLI, Gemini CLI, ordinary programs) against their `expected.tsv` (the same check as `autoctl
+/// pane rules test`), the plain and the `-e` capture of each giving the same verdict, and the
+/// same normalized hash.
 #[test]
 fn every_pane_fixture_classifies_as_expected() {
+    use autoctl::pane::corpus;
     let mut failures = Vec::new();
     let mut checked = 0;
 
@@ -104,59 +107,156 @@ fn every_pane_fixture_classifies_as_expected() {
         checked += 1;
     }
 
-    let captures = repo("tests/fixtures/panes/claude-code");
-    let overrides: Value =
-        serde_json::from_slice(&fs::read(captures.join("autoctl-expectations.json")).unwrap())
-            .unwrap();
-    for meta_path in files(&captures, ".meta.json") {
-        let meta: Value = serde_json::from_slice(&fs::read(&meta_path).unwrap()).unwrap();
-        let name = meta["capture"].as_str().unwrap().to_string();
-        let mut expect = serde_json::json!({
-            "class": meta["expected_class"],
-            "action": meta["expected_action"].as_str().unwrap().split_whitespace().next(),
-            "foreground": meta["pane_current_command"],
-        });
-        let action_note = meta["expected_action"].as_str().unwrap();
-        if action_note.contains("(destructive)") {
-            expect["destructive"] = Value::Bool(true);
-        } else if action_note.contains("(not destructive)") {
-            expect["destructive"] = Value::Bool(false);
-        }
-        if let Some(over) = overrides["overrides"][&name].as_object() {
-            assert!(over["why"].is_string(), "{name}: an override says why");
-            for (key, value) in over {
-                expect[key] = value.clone();
+    let root = repo("tests/fixtures/panes");
+    let ctx = autoctl::pane::classify::Lens {
+        agent: autoctl::pane::Agent::Claude,
+        now: chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
+            .unwrap()
+            .to_utc(),
+        zone: autoctl::pane::reset::Zone::Utc,
+    };
+    let rules = autoctl::pane::rules::RuleSet::embedded();
+    let dirs = corpus::corpus_dirs(&root).unwrap();
+    assert!(
+        dirs.len() >= 3,
+        "every release's captures have an expected.tsv: {dirs:?}"
+    );
+    for dir in dirs {
+        let cases = corpus::load_dir(&root, &dir, autoctl::pane::Agent::Claude).unwrap();
+        // The -e capture of each: the same screen with its colours.
+        let escaped: Vec<corpus::Case> = cases
+            .iter()
+            .filter_map(|case| {
+                let path = dir.join(case.expect.file.replace(".txt", ".escapes.txt"));
+                let text = fs::read_to_string(path).ok()?;
+                let mut case = case.clone();
+                case.name.push_str(" (-e)");
+                case.screen = autoctl::pane::classify::Screen::from_text(
+                    &text,
+                    case.screen.foreground.clone(),
+                )
+                .with_dead(case.screen.dead);
+                Some(case)
+            })
+            .collect();
+        for case in &cases {
+            let plain = dir.join(&case.expect.file);
+            let escapes = dir.join(case.expect.file.replace(".txt", ".escapes.txt"));
+            if escapes.is_file() && hash_file(&plain) != hash_file(&escapes) {
+                failures.push(format!("{}: the -e capture hashes differently", case.name));
             }
         }
-        let plain = captures.join(meta["file"].as_str().unwrap());
-        let escapes = captures.join(meta["escapes_file"].as_str().unwrap());
-        // A quota screen that shows its reset time must carry it: the wait ends there.
-        let shows_reset = fs::read_to_string(&plain).unwrap().contains("· resets ");
-        for screen in [&plain, &escapes] {
-            let got = classify_file(screen, &expect);
-            for problem in mismatches(&got, &expect) {
+        for row in corpus::run(&cases, rules, &ctx)
+            .into_iter()
+            .chain(corpus::run(&escaped, rules, &ctx))
+        {
+            checked += 1;
+            if row.verdict != corpus::Verdict::Ok {
                 failures.push(format!(
-                    "{}: {problem} ({})",
-                    screen.display(),
-                    got["reason"]
+                    "{}: {:?} {:?} ({})",
+                    row.file, row.verdict, row.problems, row.reason
                 ));
             }
-            if expect["class"] == "quota" && shows_reset && !got["reset_at"].is_string() {
-                failures.push(format!("{}: no reset_at", screen.display()));
+            // A quota wait that shows its reset time must carry it: the wait ends there.
+        }
+        for case in &cases {
+            let text = case.screen.lines.join("\n");
+            let got =
+                autoctl::pane::classify::classify(&case.screen, rules, &corpus_ctx(&ctx, case));
+            if got.class == autoctl::pane::Class::Quota
+                && got.action == autoctl::pane::Action::Wait
+                && (text.contains("· resets ") || text.contains("automatically at "))
+                && got.reset_at.is_none()
+            {
+                failures.push(format!("{}: a quota wait without reset_at", case.name));
             }
         }
-        if hash_file(&plain) != hash_file(&escapes) {
-            failures.push(format!("{name}: the -e capture hashes differently"));
-        }
-        checked += 1;
     }
-    assert!(checked >= 60, "only {checked} fixtures found");
+    assert!(checked >= 250, "only {checked} fixtures found");
     assert!(
         failures.is_empty(),
         "{} of {checked} fixtures fail:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+fn corpus_ctx(
+    ctx: &autoctl::pane::classify::Lens,
+    case: &autoctl::pane::corpus::Case,
+) -> autoctl::pane::classify::Lens {
+    autoctl::pane::classify::Lens {
+        agent: case.agent,
+        ..*ctx
+    }
+}
+
+/// `autoctl pane rules test` over the checked-in captures: the table, the summary and exit 0;
+/// a wrong label is a miss and a label that forbids the answer autoctl gives is unsafe, both
+/// exit 1; a broken expected.tsv is one line and exit 2.
+#[test]
+fn rules_test_checks_a_directory_of_labelled_captures() {
+    let sb = Sandbox::new();
+    let output = sb
+        .cmd()
+        .args(["pane", "rules", "test"])
+        .arg(repo("tests/fixtures/panes"))
+        .output()
+        .unwrap();
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    let summary = out.lines().last().unwrap();
+    assert!(
+        summary.ends_with("correct, 0 missed, 0 unsafe answers"),
+        "{summary}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ok\tclaude-code-2.1.332/trust-dialog.txt\t")),
+        "{out}"
+    );
+
+    // A copy with two wrong labels: one miss, one unsafe.
+    let dir = sb.path("corpus");
+    fs::create_dir(&dir).unwrap();
+    for name in ["permission-bash-safe", "trust-dialog"] {
+        for ext in [".txt", ".meta.json"] {
+            fs::copy(
+                repo(&format!(
+                    "tests/fixtures/panes/claude-code-2.1.332/{name}{ext}"
+                )),
+                dir.join(format!("{name}{ext}")),
+            )
+            .unwrap();
+        }
+    }
+    fs::write(
+        dir.join("expected.tsv"),
+        "# file\tclasses\tactions\tnever_answer\tkeys\npermission-bash-safe.txt\tpermission\tescalate\tyes\t-\ntrust-dialog.txt\tauth\tescalate\tyes\t-\n",
+    )
+    .unwrap();
+    let output = sb
+        .cmd()
+        .args(["pane", "rules", "test", "--format", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let lines = json_lines(&output);
+    assert_eq!(lines[0]["verdict"], "unsafe", "{lines:?}");
+    assert_eq!(lines[1]["verdict"], "miss", "{lines:?}");
+    assert_eq!(lines[2]["unsafe"], 1);
+    assert_eq!(lines[2]["missed"], 1);
+
+    fs::write(dir.join("expected.tsv"), "trust-dialog.txt\ttrust\n").unwrap();
+    let output = sb
+        .cmd()
+        .args(["pane", "rules", "test"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("line 1"));
 }
 
 #[test]
@@ -223,8 +323,9 @@ fn explain_names_the_rule_the_text_and_the_destructive_marker() {
 }
 
 /// The menu Claude Code opens when a usage limit is hit is a quota wait with the banner's reset
-/// time, flagged so it is never answered (its options include "Upgrade your plan"); the same
-/// billing options without a limit banner are a picker a person must decide.
+/// time, flagged so it is never answered (its options include "Upgrade your plan"); a weekly
+/// limit is a quota a person decides about (DESIGN.md, Screens), still with its reset time; the
+/// same billing options without a limit banner are a picker a person must decide.
 #[test]
 fn the_usage_limit_menu_is_a_quota_wait_never_an_answer() {
     let sb = Sandbox::new();
@@ -240,16 +341,24 @@ fn the_usage_limit_menu_is_a_quota_wait_never_an_answer() {
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         json_lines(&output).remove(0)
     };
-    for (fixture, reset_at) in [
-        ("quota-session-limit-menu", "2026-11-26T05:43:00+00:00"),
-        ("quota-weekly-limit-menu", "2026-11-28T05:43:00+00:00"),
+    for (fixture, action, reset_at) in [
+        (
+            "quota-session-limit-menu",
+            "wait",
+            "2026-11-26T05:43:00+00:00",
+        ),
+        (
+            "quota-weekly-limit-menu",
+            "escalate",
+            "2026-11-28T05:43:00+00:00",
+        ),
     ] {
         let got = classify(&repo(&format!(
             "tests/fixtures/panes/claude-code/{fixture}.txt"
         )));
         assert_eq!(
             (got["class"].as_str(), got["action"].as_str()),
-            (Some("quota"), Some("wait")),
+            (Some("quota"), Some(action)),
             "{fixture}: {got}"
         );
         assert_eq!(got["reset_at"], reset_at, "{fixture}");
@@ -604,11 +713,13 @@ fn real_programs_are_classified_by_their_real_prompts() {
         (got["action"].as_str(), got["observe_only"].as_bool()),
         (Some("none"), Some(true))
     );
+    // A REPL is not an agent: unknown (never typed into), escalated only when it stays.
     let got = classify(&python, "generic");
     assert_eq!(
         (got["class"].as_str(), got["action"].as_str()),
-        (Some("idle"), Some("none"))
+        (Some("unknown"), Some("none"))
     );
+    assert!(got["reason"].as_str().unwrap().starts_with("repl"), "{got}");
     let got = classify(&shell, "claude");
     assert_eq!(
         (got["class"].as_str(), got["action"].as_str()),
