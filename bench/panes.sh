@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Reading panes, two comparisons in one hyperfine run each:
-#  1. `autoctl pane classify -` on a 2,000-line capture (a real Claude Code permission screen
-#     under 1,960 lines of build log) vs `grep -E` with as many patterns as the rules have
-#     `match` patterns. Goal: <= 2x grep.
+#  1. `autoctl pane classify -` on a 2,000-line capture (a real Claude Code 2.1.332
+#     permission screen under ~1,960 lines of build log; and the same for a Codex CLI and a
+#     Gemini CLI approval screen), every agent's rules loaded (they are one embedded file), vs
+#     `grep -E` with as many patterns as the rules have `match`, `with` and `default_option`
+#     patterns. Goal: <= 2x grep.
 #  2. One `autoctl stall check --all-panes` pass over 50 live panes (ONE autoctl call that
 #     captures all panes in one tmux client call, classifies, hashes, and saves the state
 #     file) vs a naive shell loop running `tmux capture-pane | sha256sum` per pane.
@@ -17,22 +19,27 @@ socket="autoctl-bench-$$"
 trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # --- 1. classify vs grep -E --------------------------------------------------------------
-screen="$bench_root/tests/fixtures/panes/claude-code/permission-bash-safe.txt"
-python3 - "$screen" "$work/capture.txt" <<'PY'
+screen="$bench_root/tests/fixtures/panes/claude-code-2.1.332/permission-bash-safe.txt"
+pad() {
+python3 - "$1" "$2" <<'PY'
 import sys
 screen = open(sys.argv[1]).read().rstrip("\n").split("\n")
 log = [f"   Compiling crate-{i % 97} v0.{i % 13}.{i % 7} (/work/app/crates/crate-{i % 97})" if i % 3
        else f"warning: unused variable `x{i}` --> src/lib.rs:{i}:9" for i in range(2000 - len(screen))]
 open(sys.argv[2], "w").write("\n".join(log + screen) + "\n")
 PY
+}
+pad "$screen" "$work/capture.txt"
+pad "$bench_root/tests/fixtures/panes/codex-0.169/approval-exec-npm-test.txt" "$work/codex.txt"
+pad "$bench_root/tests/fixtures/panes/gemini-0.61/approval-shell-npm-test.txt" "$work/gemini.txt"
 # The rules' match patterns, in the ERE dialect GNU grep -E reads.
 "$AUTOCTL" pane rules --dump | python3 -c '
 import json, re, sys
 rules = json.load(sys.stdin)["rules"]
 out = []
 for r in rules:
-    for p in r.get("match", []):
-        p = p.replace("(?i)", "").replace("(?:", "(").replace("\\d", "[0-9]")
+    for p in r.get("match", []) + r.get("with", []) + r.get("default_option", []):
+        p = p.replace("(?i)", "").replace("(?i-u)", "").replace("(?-u)", "").replace("(?:", "(").replace("\\d", "[0-9]")
         out.append(p)
 print("\n".join(out))' > "$work/patterns.txt"
 # Keep only the patterns grep accepts, and say how many.
@@ -42,14 +49,19 @@ while IFS= read -r p; do
 done < "$work/patterns.txt"
 total=$(wc -l < "$work/patterns.txt"); kept=$(wc -l < "$work/ere.txt")
 echo "classify: $(wc -l < "$work/capture.txt")-line capture; $total rule patterns, $kept accepted by grep -E"
-echo "autoctl says: $("$AUTOCTL" pane classify - --foreground claude < "$work/capture.txt" | tr '\t' ' ')"
+echo "autoctl says: claude $("$AUTOCTL" pane classify - --foreground claude < "$work/capture.txt" | tr '\t' ' ')," \
+  "codex $("$AUTOCTL" pane classify - --agent codex --foreground node < "$work/codex.txt" | tr '\t' ' ')," \
+  "gemini $("$AUTOCTL" pane classify - --agent gemini --foreground node < "$work/gemini.txt" | tr '\t' ' ')"
 cd "$work"
 hyperfine --warmup 5 --runs 40 --export-json "$work/classify.json" \
   -n autoctl "$AUTOCTL pane classify - --foreground claude < capture.txt" \
+  -n "autoctl codex" "$AUTOCTL pane classify - --agent codex --foreground node < codex.txt" \
+  -n "autoctl gemini" "$AUTOCTL pane classify - --agent gemini --foreground node < gemini.txt" \
   -n "grep -E" "grep -E -i -c -f ere.txt capture.txt" \
   >/dev/null
 ratios "$work/classify.json" "grep -E"
 echo "autoctl / grep -E: $(ratio "$work/classify.json" autoctl "grep -E")x (goal <= 2)"
+echo "autoctl codex / grep -E: $(ratio "$work/classify.json" "autoctl codex" "grep -E")x, autoctl gemini / grep -E: $(ratio "$work/classify.json" "autoctl gemini" "grep -E")x"
 echo
 
 # --- 2. one stall check pass over 50 panes vs a naive loop ------------------------------

@@ -339,6 +339,7 @@ mod tests {
                 reset_at: None,
                 foreground: None,
                 observe_only: false,
+                pane_dead: false,
                 prompt_visible: false,
                 explanation: String::new(),
                 passed_over: Vec::new(),
