@@ -423,3 +423,257 @@ mod tests {
         assert_eq!(v, Verdict::Miss);
     }
 }
+
+/// Generated variations of every safety-relevant capture (a dialog, a prompt, an error: a screen
+/// where nothing may be typed, or only the allowed keys): re-spaced, re-wrapped at 80, 120 and
+/// 200 columns, drawn inside a box or out of one, with blank rows pushed above the bottom
+/// block. Each keeps its class and never gains an answer it did not have.
+#[cfg(test)]
+mod variations {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    struct Fixture {
+        name: String,
+        agent: Agent,
+        lines: Vec<String>,
+        foreground: Option<String>,
+        dead: bool,
+        class: Class,
+        answered: bool,
+    }
+
+    fn ctx(agent: Agent) -> Context {
+        Context {
+            agent,
+            now: chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
+                .unwrap()
+                .to_utc(),
+            zone: crate::pane::reset::Zone::Utc,
+        }
+    }
+
+    fn fixtures() -> &'static [Fixture] {
+        static ALL: OnceLock<Vec<Fixture>> = OnceLock::new();
+        ALL.get_or_init(|| {
+            let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/panes"));
+            let mut out = Vec::new();
+            for dir in corpus_dirs(root).unwrap() {
+                for case in load_dir(root, &dir, Agent::Claude).unwrap() {
+                    let relevant = !case.expect.classes.contains(&Class::Working)
+                        && !case.expect.classes.contains(&Class::Idle);
+                    if !relevant {
+                        continue;
+                    }
+                    let got = crate::pane::classify::classify(
+                        &case.screen,
+                        RuleSet::embedded(),
+                        &ctx(case.agent),
+                    );
+                    out.push(Fixture {
+                        name: case.name,
+                        agent: case.agent,
+                        lines: case.screen.lines,
+                        foreground: case.screen.foreground,
+                        dead: case.screen.dead,
+                        class: got.class,
+                        answered: got.action == Action::Answer,
+                    });
+                }
+            }
+            assert!(out.len() >= 60, "{} safety-relevant captures", out.len());
+            out
+        })
+    }
+
+    /// The bottom block: where a program waits for input (the last 16 non-blank lines).
+    fn bottom_start(lines: &[String]) -> usize {
+        let mut seen = 0;
+        for (i, line) in lines.iter().enumerate().rev() {
+            if !line.trim().is_empty() {
+                seen += 1;
+                if seen == 16 {
+                    return i;
+                }
+            }
+        }
+        0
+    }
+
+    #[derive(Debug, Clone)]
+    struct Variation {
+        trailing_spaces: bool,
+        indent: usize,
+        width: Option<usize>,
+        boxed: Option<bool>,
+        blank_rows: usize,
+    }
+
+    fn vary(lines: &[String], v: &Variation) -> Vec<String> {
+        let mut out: Vec<String> = lines.to_vec();
+        if let Some(on) = v.boxed {
+            // A program draws its box inside the pane: lines that would not fit with the
+            // borders are left as they are (a right-aligned footer is laid out again, never
+            // cut in the middle of "● high · /effort").
+            let room = v.width.unwrap_or(usize::MAX);
+            let from = bottom_start(&out);
+            for line in &mut out[from..] {
+                if on && line.chars().count() + 4 > room {
+                    continue;
+                }
+                *line = if on {
+                    format!("│ {line} │")
+                } else {
+                    line.trim_matches(|c| c == '│' || c == '┃').to_string()
+                };
+            }
+        }
+        if v.indent > 0 {
+            let pad = " ".repeat(v.indent);
+            for line in &mut out {
+                if !line.trim().is_empty() {
+                    line.insert_str(0, &pad);
+                }
+            }
+        }
+        if v.blank_rows > 0 {
+            let at = bottom_start(&out);
+            for _ in 0..v.blank_rows {
+                out.insert(at, String::new());
+            }
+        }
+        if let Some(width) = v.width {
+            out = out.iter().flat_map(|line| wrap(line, width)).collect();
+        }
+        if v.trailing_spaces {
+            for line in &mut out {
+                line.push_str("   ");
+            }
+        }
+        out
+    }
+
+    /// Wrap as a pane `width` columns wide shows a long line: at the last space that fits
+    /// (terminal UIs wrap words), else hard at the edge; the continuation keeps the line's
+    /// indentation.
+    fn wrap(line: &str, width: usize) -> Vec<String> {
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        // A continuation keeps the indentation only while that leaves room for text.
+        let indent = if indent.len() + 8 < width {
+            indent
+        } else {
+            String::new()
+        };
+        let mut out = Vec::new();
+        let mut rest: Vec<char> = line.chars().collect();
+        while rest.len() > width {
+            let cut = rest[..width]
+                .iter()
+                .rposition(|c| *c == ' ')
+                .filter(|&at| at > indent.len())
+                .unwrap_or(width);
+            out.push(
+                rest[..cut]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string(),
+            );
+            let tail: String = rest[cut..]
+                .iter()
+                .collect::<String>()
+                .trim_start()
+                .to_string();
+            rest = format!("{indent}{tail}").chars().collect();
+        }
+        out.push(rest.into_iter().collect());
+        out
+    }
+
+    /// Every variation of every capture, all failures at once (run by hand with --ignored
+    /// when the property test fails, to see the whole list).
+    #[test]
+    #[ignore]
+    fn all_variations() {
+        let mut bad = Vec::new();
+        for f in fixtures() {
+            for width in [None, Some(80), Some(120), Some(200)] {
+                for boxed in [None, Some(true), Some(false)] {
+                    for indent in [0, 2] {
+                        for blank_rows in [0, 6] {
+                            let v = Variation {
+                                trailing_spaces: indent == 2,
+                                indent,
+                                width,
+                                boxed,
+                                blank_rows,
+                            };
+                            let screen = Screen {
+                                lines: vary(&f.lines, &v),
+                                foreground: f.foreground.clone(),
+                                dead: f.dead,
+                            };
+                            let got = crate::pane::classify::classify(
+                                &screen,
+                                RuleSet::embedded(),
+                                &ctx(f.agent),
+                            );
+                            if got.class != f.class || (!f.answered && got.action == Action::Answer)
+                            {
+                                bad.push(format!(
+                                    "{} {:?}: {:?} {}",
+                                    f.name, v, got.class, got.reason
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}\n{}", bad.len(), bad.join("\n"));
+    }
+
+    fn variation() -> impl Strategy<Value = Variation> {
+        (
+            any::<bool>(),
+            0usize..3,
+            prop_oneof![Just(None), Just(Some(80)), Just(Some(120)), Just(Some(200))],
+            prop_oneof![Just(None), Just(Some(true)), Just(Some(false))],
+            0usize..12,
+        )
+            .prop_map(
+                |(trailing_spaces, indent, width, boxed, blank_rows)| Variation {
+                    trailing_spaces,
+                    indent,
+                    width,
+                    boxed,
+                    blank_rows,
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn safety_relevant_captures_keep_their_class_and_never_gain_an_answer(
+            pick in any::<prop::sample::Index>(),
+            v in variation(),
+        ) {
+            let f = &fixtures()[pick.index(fixtures().len())];
+            let screen = Screen {
+                lines: vary(&f.lines, &v),
+                foreground: f.foreground.clone(),
+                dead: f.dead,
+            };
+            let got = crate::pane::classify::classify(&screen, RuleSet::embedded(), &ctx(f.agent));
+            prop_assert_eq!(got.class, f.class, "{} {:?}: {}", f.name, v, got.reason);
+            if !f.answered {
+                prop_assert!(
+                    got.action != Action::Answer && got.keys.is_empty(),
+                    "{} {:?} gained an answer: {}", f.name, v, got.reason
+                );
+            }
+        }
+    }
+}
