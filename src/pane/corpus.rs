@@ -444,8 +444,8 @@ mod variations {
         answered: bool,
     }
 
-    fn ctx(agent: Agent) -> Context {
-        Context {
+    fn ctx(agent: Agent) -> Lens {
+        Lens {
             agent,
             now: chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
                 .unwrap()
