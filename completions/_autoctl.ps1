@@ -47,8 +47,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('gate', 'gate', [CompletionResultType]::ParameterValue, 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED')
             [CompletionResult]::new('converge', 'converge', [CompletionResultType]::ParameterValue, 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)')
             [CompletionResult]::new('profile', 'profile', [CompletionResultType]::ParameterValue, 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)')
+            [CompletionResult]::new('vfp', 'vfp', [CompletionResultType]::ParameterValue, 'Track VH→HS cycles of exec steps; three steps without one call a mid-exec check (task-ai)')
             [CompletionResult]::new('route', 'route', [CompletionResultType]::ParameterValue, 'Print the phases an issue runs: the route-phase matrix by Size and flags')
-            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Level a sub-issue graph; aggregate the parent''s phase (wholework)')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Level and run a sub-issue graph; the parent''s phase and close flow (wholework)')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'Write, read and delete wholework checkpoint files')
             [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'Validate a wholework recovery plan')
             break
@@ -718,7 +719,37 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--mid-exec-checks', '--mid-exec-checks', [CompletionResultType]::ParameterName, 'Mid-exec checks triggered')
             [CompletionResult]::new('--compactions', '--compactions', [CompletionResultType]::ParameterName, 'Context compactions')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task type: with it, the same metrics are also learned into the shared library''s profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this profile when missing), under the library''s lock LIBRARY/.memory/.type-profiles/.lock')
+            [CompletionResult]::new('--library', '--library', [CompletionResultType]::ParameterName, 'The shared workspaces library that --type syncs into')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the section as it is after learning)')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;vfp' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Record one exec step: did it turn a VH stub into a passing test (a VH→HS transition)?')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the cycles completed (of the VH stubs, when known) and the steps since the last transition')
+            break
+        }
+        'autoctl;vfp;step' {
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file (a symlink is refused)')
+            [CompletionResult]::new('--anomaly-after', '--anomaly-after', [CompletionResultType]::ParameterName, 'Steps in a row without a transition that raise the anomaly (0: never)')
+            [CompletionResult]::new('--stubs-total', '--stubs-total', [CompletionResultType]::ParameterName, 'The VH stubs the plan generated (vh-baseline.md), for the progress display')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--transition', '--transition', [CompletionResultType]::ParameterName, 'The step made a VH→HS transition')
+            [CompletionResult]::new('--no-transition', '--no-transition', [CompletionResultType]::ParameterName, 'The step made none')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;vfp;show' {
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

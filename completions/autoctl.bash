@@ -91,6 +91,9 @@ _autoctl() {
             autoctl,task)
                 cmd="autoctl__subcmd__task"
                 ;;
+            autoctl,vfp)
+                cmd="autoctl__subcmd__vfp"
+                ;;
             autoctl__subcmd__checkpoint,delete-batch)
                 cmd="autoctl__subcmd__checkpoint__subcmd__delete__subcmd__batch"
                 ;;
@@ -271,6 +274,12 @@ _autoctl() {
             autoctl__subcmd__task,new)
                 cmd="autoctl__subcmd__task__subcmd__new"
                 ;;
+            autoctl__subcmd__vfp,show)
+                cmd="autoctl__subcmd__vfp__subcmd__show"
+                ;;
+            autoctl__subcmd__vfp,step)
+                cmd="autoctl__subcmd__vfp__subcmd__step"
+                ;;
             *)
                 ;;
         esac
@@ -278,7 +287,7 @@ _autoctl() {
 
     case "${cmd}" in
         autoctl)
-            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook statusline doctor policy pane stall completions man gate converge profile route graph checkpoint plan"
+            opts="-h -V --tmux-socket --help --version signal stop next table task lint run schema lock loop hook statusline doctor policy pane stall completions man gate converge profile vfp route graph checkpoint plan"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1780,7 +1789,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile__subcmd__learn)
-            opts="-h --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --format --tmux-socket --help"
+            opts="-h --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --type --library --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1811,6 +1820,14 @@ _autoctl() {
                     return 0
                     ;;
                 --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --library)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2700,6 +2717,84 @@ _autoctl() {
                     ;;
                 --goal)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__vfp)
+            opts="-h --tmux-socket --help step show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__vfp__subcmd__show)
+            opts="-h --state --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__vfp__subcmd__step)
+            opts="-h --state --transition --no-transition --anomaly-after --stubs-total --format --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --anomaly-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stubs-total)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --tmux-socket)

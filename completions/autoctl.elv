@@ -44,8 +44,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand gate 'Gate a check''s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
             cand converge 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)'
             cand profile 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)'
+            cand vfp 'Track VH→HS cycles of exec steps; three steps without one call a mid-exec check (task-ai)'
             cand route 'Print the phases an issue runs: the route-phase matrix by Size and flags'
-            cand graph 'Level a sub-issue graph; aggregate the parent''s phase (wholework)'
+            cand graph 'Level and run a sub-issue graph; the parent''s phase and close flow (wholework)'
             cand checkpoint 'Write, read and delete wholework checkpoint files'
             cand plan 'Validate a wholework recovery plan'
         }
@@ -647,7 +648,34 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --mid-exec-checks 'Mid-exec checks triggered'
             cand --compactions 'Context compactions'
             cand --duration 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)'
+            cand --type 'The task type: with it, the same metrics are also learned into the shared library''s profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this profile when missing), under the library''s lock LIBRARY/.memory/.type-profiles/.lock'
+            cand --library 'The shared workspaces library that --type syncs into'
             cand --format 'Output format (json: the section as it is after learning)'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;vfp'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand step 'Record one exec step: did it turn a VH stub into a passing test (a VH→HS transition)?'
+            cand show 'Print the cycles completed (of the VH stubs, when known) and the steps since the last transition'
+        }
+        &'autoctl;vfp;step'= {
+            cand --state 'The state file (a symlink is refused)'
+            cand --anomaly-after 'Steps in a row without a transition that raise the anomaly (0: never)'
+            cand --stubs-total 'The VH stubs the plan generated (vh-baseline.md), for the progress display'
+            cand --format 'Output format'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --transition 'The step made a VH→HS transition'
+            cand --no-transition 'The step made none'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;vfp;show'= {
+            cand --state 'The state file'
+            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

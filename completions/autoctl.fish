@@ -48,8 +48,9 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "man" -d 'Print or w
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "gate" -d 'Gate a check\'s D1–D6 score at a checkpoint: PASS, NEEDS_FIX, ... or BLOCKED'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "converge" -d 'Accept or roll back a stage by its convergence (ACCEPT, SATISFIED, ROLLBACK)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "profile" -d 'Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "vfp" -d 'Track VH→HS cycles of exec steps; three steps without one call a mid-exec check (task-ai)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "route" -d 'Print the phases an issue runs: the route-phase matrix by Size and flags'
-complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "graph" -d 'Level a sub-issue graph; aggregate the parent\'s phase (wholework)'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "graph" -d 'Level and run a sub-issue graph; the parent\'s phase and close flow (wholework)'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "checkpoint" -d 'Write, read and delete wholework checkpoint files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "plan" -d 'Validate a wholework recovery plan'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -588,10 +589,30 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l mid-exec-checks -d 'Mid-exec checks triggered' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l compactions -d 'Context compactions' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l duration -d 'Time spent in a phase, as PHASE=DURATION (target, planning, execution, acceptance; 90s, 12m, 1h30m; repeatable)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l type -d 'The task type: with it, the same metrics are also learned into the shared library\'s profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this profile when missing), under the library\'s lock LIBRARY/.memory/.type-profiles/.lock' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l library -d 'The shared workspaces library that --type syncs into' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l format -d 'Output format (json: the section as it is after learning)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -f -a "step" -d 'Record one exec step: did it turn a VH stub into a passing test (a VH→HS transition)?'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -f -a "show" -d 'Print the cycles completed (of the VH stubs, when known) and the steps since the last transition'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l state -d 'The state file (a symlink is refused)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l anomaly-after -d 'Steps in a row without a transition that raise the anomaly (0: never)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l stubs-total -d 'The VH stubs the plan generated (vh-baseline.md), for the progress display' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l transition -d 'The step made a VH→HS transition'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l no-transition -d 'The step made none'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l state -d 'The state file' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l size -d 'The issue\'s Size (omit when it has none)' -r -f -a "XS\t''
 S\t''
 M\t''

@@ -92,8 +92,11 @@ pub enum Command {
     /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
     #[command(subcommand)]
     Profile(cmd::profile::ProfileCommand),
+    /// Track VH→HS cycles of exec steps; three steps without one call a mid-exec check (task-ai)
+    #[command(subcommand)]
+    Vfp(cmd::vfp::VfpCommand),
     Route(cmd::route::RouteArgs),
-    /// Level a sub-issue graph; aggregate the parent's phase (wholework)
+    /// Level and run a sub-issue graph; the parent's phase and close flow (wholework)
     #[command(subcommand)]
     Graph(cmd::graph::GraphCommand),
     /// Write, read and delete wholework checkpoint files

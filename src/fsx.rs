@@ -71,6 +71,22 @@ pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
     }
 }
 
+/// Read a whole document of at most [`DOCUMENT_LIMIT`] bytes: `None` when nothing is at
+/// `path`; an error naming the file when it cannot be read or is larger, where `what` says
+/// what the file should have been ("a profile", "a retry counter").
+pub fn read_document(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+    match read_bounded(path, DOCUMENT_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => Ok(Some(bytes)),
+        Ok(Bounded::TooLarge { limit }) => bail!(
+            "{}: larger than the {} limit for {what}",
+            path.display(),
+            human_size(limit)
+        ),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
 /// Human form of a byte limit for messages ("1 MiB").
 pub fn human_size(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;

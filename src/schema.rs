@@ -117,6 +117,11 @@ pub static SCHEMAS: &[Schema] = &[
         ".type-profile.md ## Auto Adaptation (profile show --format json)"
     ),
     schema!(
+        "vfp-state",
+        "vfp-state.schema.json",
+        "task-ai VFP cycle tracking state (vfp step --state FILE)"
+    ),
+    schema!(
         "heartbeat-lock",
         "heartbeat-lock.schema.json",
         "heartbeat lock files (autoctl lock, .autoctl/loop.lock)"

@@ -75,7 +75,8 @@ impl TmuxError {
 }
 
 /// Validate a tmux target (`session`, `session:window.pane`, `%3`): non-empty, short, no
-/// control characters, and never starting with `-` (tmux would read it as an option).
+/// control characters, never starting with `-` (tmux would read it as an option) or ending
+/// with `;` (tmux would read it as a command separator).
 pub fn parse_target(text: &str) -> Result<String, String> {
     if text.is_empty() {
         return Err("empty target (examples: agent, agent:0.1, %3)".to_string());
@@ -90,6 +91,11 @@ pub fn parse_target(text: &str) -> Result<String, String> {
     }
     if text.chars().any(char::is_control) {
         return Err("target contains control characters".to_string());
+    }
+    if text.ends_with(';') {
+        return Err(format!(
+            "{text:?} ends with ';', which tmux would read as the end of its command; name the pane (agent:0.1, %3)"
+        ));
     }
     Ok(text.to_string())
 }
@@ -559,7 +565,9 @@ impl Terminal for Tmux {
 
     fn send_keys(&self, target: &str, keys: &[String]) -> Result<()> {
         let mut args = ["send-keys", "-t", target, "--"].map(os).to_vec();
-        args.extend(keys.iter().map(|k| os(k)));
+        // A key named `;` (or any argument ending in one) would end tmux's command instead of
+        // being pressed.
+        args.extend(keys.iter().map(|k| os(&escape_trailing_semicolon(k))));
         self.run(&args, None)?;
         Ok(())
     }

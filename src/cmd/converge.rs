@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::cli::Format;
 use crate::error::Verdict;
-use crate::fsx::{self, Bounded, FileLock};
+use crate::fsx::{self, FileLock};
 use crate::output;
 use crate::protocol::document;
 use crate::protocol::signal::now_timestamp;
@@ -54,15 +54,8 @@ pub struct ConvergeArgs {
 }
 
 fn read_history(path: &std::path::Path) -> Result<Option<History>> {
-    let bytes = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        Ok(Bounded::TooLarge { limit }) => bail!(
-            "{}: larger than the {} limit for a history",
-            path.display(),
-            fsx::human_size(limit)
-        ),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    let Some(bytes) = fsx::read_document(path, "a history")? else {
+        return Ok(None);
     };
     let problem = |p: document::Problem| anyhow::anyhow!("{}: {p}", path.display());
     let value = document::parse_json(&bytes).map_err(problem)?;

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::cli::Format;
 use crate::error::Verdict;
-use crate::fsx::{self, Bounded};
+use crate::fsx;
 use crate::output;
 use crate::taskai::gate::{self, Checkpoint, GateInput, Source};
 use crate::taskai::profile::{self, Adaptation, MAX_RETRY_LIMIT};
@@ -74,15 +74,8 @@ pub struct GateArgs {
 
 /// Read a profile's section; `None` when the file or the section is absent.
 pub fn read_profile(path: &Path) -> Result<Option<Adaptation>> {
-    let bytes = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        Ok(Bounded::TooLarge { limit }) => bail!(
-            "{}: larger than the {} limit for a profile",
-            path.display(),
-            fsx::human_size(limit)
-        ),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    let Some(bytes) = fsx::read_document(path, "a profile")? else {
+        return Ok(None);
     };
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(

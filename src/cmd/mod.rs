@@ -26,6 +26,7 @@ pub mod graph;
 pub mod plan;
 pub mod profile;
 pub mod route;
+pub mod vfp;
 
 use anyhow::Result;
 
@@ -57,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Gate(args) => gate::run(&args),
         Command::Converge(args) => converge::run(&args),
         Command::Profile(command) => profile::run(command),
+        Command::Vfp(command) => vfp::run(command),
         Command::Route(args) => route::run(&args),
         Command::Graph(command) => graph::run(command),
         Command::Checkpoint(command) => checkpoint::run(command),

@@ -38,6 +38,11 @@ pub enum ProfileCommand {
     /// creating the section (or the file) when missing; every other byte of the file is kept.
     /// The write is atomic and holds a lock on FILE.lock, so two loops finishing at once both
     /// count. A malformed section is an error and the file is left untouched.
+    ///
+    /// With --type, the same metrics are also learned into the shared library's profile of
+    /// that type (LIBRARY/.memory/.type-profiles/TYPE.md, LIBRARY from --library or
+    /// $NB_WORKSPACES_LIBRARY), under the library's lock .type-profiles/.lock; a type the
+    /// library has no profile for yet gets a copy of this one.
     #[command(verbatim_doc_comment)]
     Learn(LearnArgs),
 }
@@ -76,9 +81,35 @@ pub struct LearnArgs {
     /// 90s, 12m, 1h30m; repeatable)
     #[arg(long, value_name = "PHASE=DURATION", value_parser = parse_phase_duration)]
     pub duration: Vec<(String, u64)>,
+    /// The task type: with it, the same metrics are also learned into the shared library's
+    /// profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this
+    /// profile when missing), under the library's lock LIBRARY/.memory/.type-profiles/.lock
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_type)]
+    pub type_name: Option<String>,
+    /// The shared workspaces library that --type syncs into
+    #[arg(long, value_name = "DIR", env = "NB_WORKSPACES_LIBRARY")]
+    pub library: Option<PathBuf>,
     /// Output format (json: the section as it is after learning)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// A task type names a file in the library: letters, digits, `-`, `_` and `.` (not first).
+fn parse_type(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 100
+        && !text.starts_with('.')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{:?}: a task type is a file name (letters, digits, '-', '_', '.'), such as software-bugfix",
+            output::printable(text)
+        ))
+    }
 }
 
 fn parse_retries(text: &str) -> Result<(Checkpoint, u32), String> {
@@ -186,6 +217,36 @@ fn shown<'a>(path: &Path, adaptation: Option<&'a Adaptation>) -> Shown<'a> {
     }
 }
 
+/// The library's profile of a task type (task-ai: `$NB_WORKSPACES_LIBRARY/.memory/
+/// .type-profiles/<type>.md`), its directory created when missing.
+fn library_profile(library: &Path, type_name: &str) -> Result<PathBuf> {
+    fsx::require_dir(library)?;
+    let dir = library.join(".memory").join(".type-profiles");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let target = dir.join(format!("{type_name}.md"));
+    fsx::refuse_symlink(&target, "library profile", "--library")?;
+    Ok(target)
+}
+
+/// Learn the run into the library's profile under the library's lock (task-ai: "acquire
+/// .type-profiles/.lock"): the same metrics, so two tasks of one type finishing at once
+/// both count; a type the library has no profile for yet gets this task's profile.
+fn sync(target: &Path, learned: &str, run: &RunMetrics, now: &str) -> Result<()> {
+    let _lock = FileLock::acquire(&fsx::parent_dir(target).join(".lock"))?;
+    fsx::refuse_symlink(target, "library profile", "--library")?;
+    let synced = match fsx::read_document(target, "a profile; not rewriting it")? {
+        Some(bytes) => {
+            let text = String::from_utf8(bytes).map_err(|_| {
+                anyhow::anyhow!("{}: not valid UTF-8; not rewriting it", target.display())
+            })?;
+            profile::learn(&text, run, now)
+                .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", target.display()))?
+        }
+        None => learned.to_string(),
+    };
+    fsx::atomic_write(target, synced.as_bytes())
+}
+
 pub fn run(command: ProfileCommand) -> Result<Verdict> {
     match command {
         ProfileCommand::Show(args) => show(&args),
@@ -245,9 +306,16 @@ fn learn(args: &LearnArgs) -> Result<Verdict> {
             "nothing to learn: give --metrics FILE or at least one of --retries, --iterations, --mid-exec-checks, --compactions, --duration"
         );
     }
+    let library = match (&args.type_name, &args.library) {
+        (Some(type_name), Some(dir)) => Some(library_profile(dir, type_name)?),
+        (Some(_), None) => {
+            bail!("--type syncs into a library: give --library DIR (or set NB_WORKSPACES_LIBRARY)")
+        }
+        (None, _) => None,
+    };
     let path = &args.profile;
     fsx::refuse_symlink(path, "profile", "--profile")?;
-    let _lock = FileLock::acquire(&fsx::side_lock_path(path))?;
+    let lock = FileLock::acquire(&fsx::side_lock_path(path))?;
     // Again under the lock: the file may have been swapped while we waited.
     fsx::refuse_symlink(path, "profile", "--profile")?;
     let text = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
@@ -266,9 +334,14 @@ fn learn(args: &LearnArgs) -> Result<Verdict> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    let learned = profile::learn(&text, &run, &now_timestamp(crate::time::now()?))
+    let now = now_timestamp(crate::time::now()?);
+    let learned = profile::learn(&text, &run, &now)
         .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", path.display()))?;
     fsx::atomic_write(path, learned.as_bytes())?;
+    drop(lock);
+    if let Some(target) = &library {
+        sync(target, &learned, &run, &now)?;
+    }
     if args.format == Format::Json {
         let adaptation = profile::parse(&learned).expect("what learn writes parses");
         output::json_line(&shown(path, adaptation.as_ref()))?;

@@ -8,14 +8,13 @@
 //! It is written before the signal: a crash between the two costs at most one retry, never
 //! an endless one.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use super::document;
-use crate::fsx::{self, Bounded};
+use crate::fsx;
 
 /// The file name inside a task module.
 pub const FILE_NAME: &str = ".auto-retry";
@@ -40,15 +39,8 @@ pub fn path_in(dir: &Path) -> PathBuf {
 /// naming the file: guessing would either retry forever or stop a loop that may go on.
 pub fn read(dir: &Path) -> Result<Option<RetryCount>> {
     let path = path_in(dir);
-    let bytes = match fsx::read_bounded(&path, fsx::DOCUMENT_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        Ok(Bounded::TooLarge { limit }) => bail!(
-            "{}: larger than the {} limit; not a retry counter (delete it)",
-            path.display(),
-            fsx::human_size(limit)
-        ),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    let Some(bytes) = fsx::read_document(&path, "a retry counter (delete it)")? else {
+        return Ok(None);
     };
     let value = document::parse_with_schema(&bytes, "auto-retry").map_err(|problems| {
         anyhow::anyhow!(

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::fsx::{self, Bounded, FileLock};
+use crate::fsx::{self, FileLock};
 use crate::protocol::document::{self, Problem};
 
 /// The only schema version this autoctl reads and writes.
@@ -132,15 +132,8 @@ pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], schema: &str) -> Resu
 
 /// Read and parse a checkpoint file; `None` when it does not exist.
 pub fn read<T: serde::de::DeserializeOwned>(path: &Path, schema: &str) -> Result<Option<T>> {
-    let bytes = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        Ok(Bounded::TooLarge { limit }) => bail!(
-            "{}: larger than the {} limit; not a checkpoint (delete it)",
-            path.display(),
-            fsx::human_size(limit)
-        ),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    let Some(bytes) = fsx::read_document(path, "a checkpoint (delete it)")? else {
+        return Ok(None);
     };
     parse(&bytes, schema)
         .map(Some)

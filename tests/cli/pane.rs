@@ -1064,3 +1064,51 @@ fn empty_stdin_is_no_screen_and_blank_lines_are_a_blank_screen() {
         assert_eq!(stdout(&output), "unknown\tnone\n", "{blank:?}");
     }
 }
+
+/// Item 15: `--keys ';'` types a semicolon. tmux reads a final `;` as a command separator, so
+/// the key used to vanish (and `--keys x ';'` typed only the x).
+#[test]
+fn send_keys_types_a_semicolon() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    sb.cmd()
+        .args(["pane", "send", &shell, "--text", "echo a"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["pane", "send", &shell, "--keys", ";"])
+        .assert()
+        .code(0);
+    sb.cmd()
+        .args(["pane", "send", &shell, "--text", " echo b", "--submit"])
+        .assert()
+        .code(0);
+    wait_for(&sb, &shell, "both echoes", |s, _| {
+        s.contains("$ echo a; echo b\na\nb\n")
+    });
+}
+
+/// Item 15: a target ending in `;` would split tmux's command line; it is refused with one
+/// line, and nothing is typed anywhere.
+#[test]
+fn a_target_ending_in_a_semicolon_is_refused_with_one_line() {
+    let sb = Sandbox::new();
+    let shell = start(&sb, "shell", "env PS1='$ ' bash --norc --noprofile");
+    wait_for(&sb, &shell, "the prompt", |s, _| {
+        s.trim_end().ends_with('$')
+    });
+    for args in [
+        vec!["pane", "send", "shell;", "--text", "echo hi"],
+        vec!["pane", "capture", "shell;"],
+        vec!["stall", "check", "--target", "shell;"],
+    ] {
+        let output = sb.cmd().args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert!(one_stderr_line(&output).contains("';'"), "{args:?}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!capture(&sb, &shell).contains("echo hi"));
+}

@@ -1,6 +1,7 @@
 //! `autoctl profile show|learn`: the "## Auto Adaptation" section of `.type-profile.md`.
 
 use std::fs;
+use std::process::Stdio;
 
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout, with_stdin};
 
@@ -335,4 +336,127 @@ fn learn_without_permission_changes_nothing() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     one_stderr_line(&out);
     assert_eq!(fs::read_to_string(&path).unwrap(), "# P\n");
+}
+
+/// Item 4 (task-ai): after learning, the profile is synced to the shared library
+/// (`$NB_WORKSPACES_LIBRARY/.memory/.type-profiles/<type>.md`) under the library's lock; two
+/// tasks of one type finishing at once both count there.
+#[test]
+fn learn_syncs_the_profile_into_the_shared_library_under_its_lock() {
+    let sb = Sandbox::new();
+    let library = sb.module("library");
+    let task = sb.module("task");
+    let profile = task.join(".type-profile.md");
+    let learn = |extra: &[&str]| {
+        sb.cmd()
+            .args(["profile", "learn", "--profile"])
+            .arg(&profile)
+            .args(["--iterations", "4"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // First sync: the library has no profile of the type yet; it gets this one.
+    let out = learn(&[
+        "--type",
+        "software-bugfix",
+        "--library",
+        library.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let synced = library.join(".memory/.type-profiles/software-bugfix.md");
+    assert_eq!(
+        fs::read_to_string(&synced).unwrap(),
+        fs::read_to_string(&profile).unwrap()
+    );
+    // The library from the environment; 8 concurrent tasks of the type all count.
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let own = sb.module(&format!("task{i}"));
+            sb.std_cmd()
+                .env("NB_WORKSPACES_LIBRARY", &library)
+                .args(["profile", "learn", "--profile"])
+                .arg(own.join(".type-profile.md"))
+                .args(["--iterations", "4", "--type", "software-bugfix"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = fs::read_to_string(&synced).unwrap();
+    assert!(text.contains("- observed.runs: 9\n"), "{text}");
+    assert!(
+        !library.join(".memory/.type-profiles/.lock").exists(),
+        "the library's lock goes when released"
+    );
+    // --type without a library, or a type that is not a file name: one line, exit 2.
+    let out = learn(&["--type", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("--library"));
+    let out = learn(&[
+        "--type",
+        "../escape",
+        "--library",
+        library.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    one_stderr_line(&out);
+}
+
+/// Item 4 (task-ai's VFP tracking): three exec steps in a row without a VH→HS transition
+/// trigger a mid-exec check with the seed's note; a transition completes a cycle.
+#[test]
+fn vfp_steps_without_a_transition_trigger_a_mid_exec_check() {
+    let sb = Sandbox::new();
+    let step = |flag: &str| {
+        sb.cmd()
+            .args([
+                "vfp",
+                "step",
+                "--state",
+                "vfp.json",
+                "--stubs-total",
+                "6",
+                flag,
+            ])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(step("--transition").status.code(), Some(1));
+    for _ in 0..2 {
+        let out = step("--no-transition");
+        assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(1), ""));
+    }
+    let out = step("--no-transition");
+    assert_eq!(
+        (out.status.code(), stdout(&out).as_str()),
+        (Some(0), "check\tmid-exec\n")
+    );
+    assert!(
+        one_stderr_line(&out)
+            .contains("VFP anomaly: 3 steps without VH→HS transition — verify test discipline")
+    );
+    let shown = sb
+        .cmd()
+        .args(["vfp", "show", "--state", "vfp.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let state = &json_lines(&shown)[0];
+    assert_eq!(state["cycles_completed"], 1);
+    assert_eq!(state["vh_stubs_total"], 6);
+    assert_eq!(state["steps_without_transition"], 0);
+    assert!(autoctl::schema::violations("vfp-state", state).is_empty());
+    fs::write(sb.path("vfp.json"), "{\"version\": 1}").unwrap();
+    let out = step("--transition");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("vfp.json"));
 }
