@@ -216,6 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('lookup', 'lookup', [CompletionResultType]::ParameterValue, 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)')
             [CompletionResult]::new('tick', 'tick', [CompletionResultType]::ParameterValue, 'One heartbeat for running loops; prints one JSON line per run')
             [CompletionResult]::new('continue', 'continue', [CompletionResultType]::ParameterValue, 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)')
+            [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (ai-cli-task''s server recovery)')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Tick each loop the moment its signal or stop file changes; heartbeat the rest')
             break
@@ -236,8 +237,17 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--repeat-limit', '--repeat-limit', [CompletionResultType]::ParameterName, 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)')
             [CompletionResult]::new('--step-timeout', '--step-timeout', [CompletionResultType]::ParameterName, 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)')
+            [CompletionResult]::new('--resume-text', '--resume-text', [CompletionResultType]::ParameterName, 'What autoctl types (then Enter) to resume the agent after a wait')
+            [CompletionResult]::new('--max-resumes', '--max-resumes', [CompletionResultType]::ParameterName, 'Resumes per step after the agent gave up on an API error (backoff 1, 2, 4, 8 minutes, at most 30); then a person is asked')
+            [CompletionResult]::new('--resume-margin', '--resume-margin', [CompletionResultType]::ParameterName, 'After a usage limit''s reset, wait this long before resuming (the agent''s own automatic continue goes first)')
+            [CompletionResult]::new('--resume-check', '--resume-check', [CompletionResultType]::ParameterName, 'After a resume at a usage limit, how long the agent has to start working before a person is asked')
+            [CompletionResult]::new('--max-retry-wait', '--max-retry-wait', [CompletionResultType]::ParameterName, 'The longest wait for the agent''s own retries (its countdown on screen)')
+            [CompletionResult]::new('--max-quota-wait', '--max-quota-wait', [CompletionResultType]::ParameterName, 'The longest wait for a usage limit without a reset time, and the farthest reset waited for')
+            [CompletionResult]::new('--stream-timeout', '--stream-timeout', [CompletionResultType]::ParameterName, 'A working screen unchanged this long with no tool running is a wedged stream (one Esc, then the resume text)')
+            [CompletionResult]::new('--tool-timeout', '--tool-timeout', [CompletionResultType]::ParameterName, 'A tool running this long is escalated (a running tool is never a stall)')
+            [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD for this run''s events too (see `run tick --notify`)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -273,6 +283,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;run;tick' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Tick this session''s run')
             [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart')
+            [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart')
+            [CompletionResult]::new('--notify-timeout', '--notify-timeout', [CompletionResultType]::ParameterName, 'Kill a notify command (and what it started) still running after this long')
+            [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this is not trusted; the screen decides')
@@ -294,6 +307,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'autoctl;run;ack' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The run''s session')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The run''s task module directory')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'autoctl;run;recover' {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -305,6 +326,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;run;watch' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Watch this session''s run (until it ends)')
             [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s')
+            [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart')
+            [CompletionResult]::new('--notify-timeout', '--notify-timeout', [CompletionResultType]::ParameterName, 'Kill a notify command (and what it started) still running after this long')
+            [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this is not trusted; the screen decides')

@@ -208,6 +208,9 @@ _autoctl() {
             autoctl__subcmd__profile,show)
                 cmd="autoctl__subcmd__profile__subcmd__show"
                 ;;
+            autoctl__subcmd__run,ack)
+                cmd="autoctl__subcmd__run__subcmd__ack"
+                ;;
             autoctl__subcmd__run,continue)
                 cmd="autoctl__subcmd__run__subcmd__continue"
                 ;;
@@ -1915,12 +1918,38 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --tmux-socket --help start stop status lookup tick continue recover watch"
+            opts="-h --tmux-socket --help start stop status lookup tick continue ack recover watch"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__run__subcmd__ack)
+            opts="-h --session --task --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2015,7 +2044,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2078,6 +2107,42 @@ _autoctl() {
                     return 0
                     ;;
                 --step-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume-text)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-resumes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume-margin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume-check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retry-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-quota-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stream-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2157,7 +2222,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__tick)
-            opts="-h --session --all --dry-run --heartbeat --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2168,6 +2233,18 @@ _autoctl() {
                     return 0
                     ;;
                 --heartbeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --renotify)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2195,7 +2272,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --heartbeat --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --heartbeat --notify --notify-timeout --renotify --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2206,6 +2283,18 @@ _autoctl() {
                     return 0
                     ;;
                 --heartbeat)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --renotify)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -195,6 +195,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand lookup 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
             cand tick 'One heartbeat for running loops; prints one JSON line per run'
             cand continue 'Send a continuation into a run''s pane unless the task moved on (exit 1, nothing sent)'
+            cand ack 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)'
             cand recover 'Recover running loops after a restart (ai-cli-task''s server recovery)'
             cand watch 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
         }
@@ -214,8 +215,17 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
             cand --repeat-limit 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)'
             cand --step-timeout 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)'
+            cand --resume-text 'What autoctl types (then Enter) to resume the agent after a wait'
+            cand --max-resumes 'Resumes per step after the agent gave up on an API error (backoff 1, 2, 4, 8 minutes, at most 30); then a person is asked'
+            cand --resume-margin 'After a usage limit''s reset, wait this long before resuming (the agent''s own automatic continue goes first)'
+            cand --resume-check 'After a resume at a usage limit, how long the agent has to start working before a person is asked'
+            cand --max-retry-wait 'The longest wait for the agent''s own retries (its countdown on screen)'
+            cand --max-quota-wait 'The longest wait for a usage limit without a reset time, and the farthest reset waited for'
+            cand --stream-timeout 'A working screen unchanged this long with no tool running is a wedged stream (one Esc, then the resume text)'
+            cand --tool-timeout 'A tool running this long is escalated (a running tool is never a stall)'
+            cand --notify 'Run CMD for this run''s events too (see `run tick --notify`)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
-            cand --force 'With --launch: type the command even when the pane shows no shell prompt'
+            cand --force 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -247,6 +257,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;run;tick'= {
             cand --session 'Tick this session''s run'
             cand --heartbeat 'How often ticks are scheduled; stall heartbeats are spaced at least half of it apart'
+            cand --notify 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart'
+            cand --notify-timeout 'Kill a notify command (and what it started) still running after this long'
+            cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
             cand --hook-fresh 'A hook state older than this is not trusted; the screen decides'
@@ -266,6 +279,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'autoctl;run;ack'= {
+            cand --session 'The run''s session'
+            cand --task 'The run''s task module directory'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'autoctl;run;recover'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -276,6 +296,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;run;watch'= {
             cand --session 'Watch this session''s run (until it ends)'
             cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s'
+            cand --notify 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart'
+            cand --notify-timeout 'Kill a notify command (and what it started) still running after this long'
+            cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
             cand --hook-fresh 'A hook state older than this is not trusted; the screen decides'

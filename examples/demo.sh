@@ -121,7 +121,7 @@ for _ in $(seq 1 90); do
         human_done=1
       fi ;;
     wait)
-      if [[ $reason == *quota* ]] && [ -z "$quota_seen" ]; then
+      if [[ $reason == *quota* || $reason == *"usage limit"* ]] && [ -z "$quota_seen" ]; then
         say "${yellow}usage limit${off}: $reason"
         quota_seen=1
       fi ;;
@@ -129,7 +129,8 @@ for _ in $(seq 1 90); do
       say "${b}$decision${off}: $reason"
       break ;;
   esac
-  [[ $state == running* ]] || break
+  # An escalated run needs a person until its screen changes (or `autoctl run ack`).
+  [[ $state == running* || $state == needs-person ]] || break
   sleep 1
 done
 

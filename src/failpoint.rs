@@ -5,7 +5,8 @@
 //! point leaves behind. Release builds compile every failpoint to nothing and never read the
 //! variable.
 //!
-//! The points: `fsx-before-rename` (every atomic write, temp file complete), and the
+//! The points: `fsx-before-rename` (every atomic write, temp file complete),
+//! `type-before-enter` (keys typed into a pane: the text is in, its Enter not yet), and the
 //! checkpoint steps `checkpoint-write-batch-indexed` (the index names the batch, its file is
 //! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
 //! names it).

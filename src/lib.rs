@@ -19,6 +19,7 @@ pub mod lock;
 pub mod output;
 pub mod pane;
 pub mod policy;
+pub mod proc;
 pub mod progress;
 pub mod protocol;
 pub mod registry;

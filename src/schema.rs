@@ -176,6 +176,11 @@ pub static SCHEMAS: &[Schema] = &[
         "tick-event.schema.json",
         "autoctl run tick / run recover output lines"
     ),
+    schema!(
+        "notify-event",
+        "notify-event.schema.json",
+        "the event a --notify command reads on stdin"
+    ),
 ];
 
 /// One lazily compiled validator per entry of [`SCHEMAS`], sized from it so adding a schema

@@ -87,6 +87,44 @@ pub fn parse_time(text: &str) -> Option<Time> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// Serde for a [`Time`] field stored as autoctl stores every time ([`format_time`]):
+/// `#[serde(with = "crate::time::stamp")]`.
+pub mod stamp {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::{Time, format_time, parse_time};
+
+    pub fn serialize<S: Serializer>(time: &Time, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_time(*time))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_time(&text)
+            .ok_or_else(|| D::Error::custom(format!("{text:?} is not an RFC 3339 time")))
+    }
+
+    /// The same for an `Option<Time>` (with `default` and `skip_serializing_if`).
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        use super::super::Time;
+
+        pub fn serialize<S: Serializer>(time: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+            match time {
+                Some(time) => super::serialize(time, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+            #[derive(Deserialize)]
+            struct Wrapped(#[serde(with = "super")] Time);
+            Ok(Option::<Wrapped>::deserialize(d)?.map(|Wrapped(t)| t))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,6 +195,12 @@ pub trait Terminal {
     fn server_socket(&self) -> Result<Option<PathBuf>> {
         Ok(None)
     }
+    /// Start `command` again in a dead pane (`remain-on-exit`): `respawn-pane`, which runs
+    /// it with the server's default shell in the pane's directory.
+    fn respawn(&self, target: &str, command: &str) -> Result<()> {
+        let _ = (target, command);
+        anyhow::bail!("this terminal cannot respawn panes")
+    }
 }
 
 /// The real tmux.
@@ -569,6 +575,11 @@ impl Terminal for Tmux {
         // being pressed.
         args.extend(keys.iter().map(|k| os(&escape_trailing_semicolon(k))));
         self.run(&args, None)?;
+        Ok(())
+    }
+
+    fn respawn(&self, target: &str, command: &str) -> Result<()> {
+        self.run(&["respawn-pane", "-t", target, "--", command].map(os), None)?;
         Ok(())
     }
 

@@ -15,6 +15,7 @@ pub mod normalize;
 pub mod reset;
 pub mod rules;
 pub mod view;
+pub mod waiting;
 
 use serde::{Deserialize, Serialize};
 

@@ -12,6 +12,7 @@ use super::classify::{self, Classification, Lens, Screen};
 use super::message::{self, Messages};
 use super::reset::Zone;
 use super::rules::RuleSet;
+use super::waiting::{self, Waiting};
 use super::{Agent, Class, normalize};
 use crate::tmux::Snapshot;
 
@@ -19,6 +20,8 @@ use crate::tmux::Snapshot;
 #[derive(Debug, Clone)]
 pub struct PaneView {
     pub pane_id: String,
+    /// `#{pane_pid}`: the pane's first process (the shell, or the agent run directly).
+    pub pid: u32,
     pub foreground: String,
     /// The foreground command is a shell (so nothing runs in the pane).
     pub foreground_is_shell: bool,
@@ -33,6 +36,9 @@ pub struct PaneView {
     pub messages: Option<MessageMark>,
     /// The tmux server's socket path: the agent's hooks key their state by it and the pane.
     pub socket: Option<String>,
+    /// What the screen says about waiting: the input box, an error, a usage limit
+    /// ([`super::waiting`]).
+    pub waiting: Waiting,
 }
 
 /// Read one capture: classify it as `agent`'s screen (quota reset times relative to `now`,
@@ -48,6 +54,7 @@ pub fn view(
     let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
     PaneView {
         pane_id: snap.pane.id.clone(),
+        pid: snap.pane.pid,
         foreground: snap.pane.command.clone(),
         foreground_is_shell: rules.is_shell(&snap.pane.command),
         dead: snap.pane.dead,
@@ -56,6 +63,7 @@ pub fn view(
         answered_marker: snap.pane.answered.clone(),
         messages: messages(agent, &snap.text),
         socket: snap.pane.socket.clone(),
+        waiting: waiting::read(&snap.text, now, zone),
     }
 }
 

@@ -79,6 +79,36 @@ impl Registry for MemoryRegistry {
         }
     }
 
+    fn record(&mut self, run: &Run, owner: &str) -> Result<bool> {
+        match self.runs.get_mut(&run.session) {
+            Some(stored) if stored.claimed_by.as_deref() == Some(owner) => {
+                let until = stored.claimed_until;
+                *stored = run.clone();
+                stored.claimed_by = Some(owner.to_string());
+                stored.claimed_until = until;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn amend(
+        &mut self,
+        session: &str,
+        change: &mut dyn FnMut(&mut Run) -> bool,
+    ) -> Result<Option<Run>> {
+        let Some(stored) = self.runs.get_mut(session) else {
+            return Ok(None);
+        };
+        let mut run = stored.clone();
+        if change(&mut run) {
+            run.claimed_by = None;
+            run.claimed_until = None;
+            *stored = run.clone();
+        }
+        Ok(Some(run))
+    }
+
     fn release(&mut self, session: &str, owner: &str) -> Result<()> {
         if let Some(stored) = self.runs.get_mut(session)
             && stored.claimed_by.as_deref() == Some(owner)

@@ -27,6 +27,7 @@ use crate::pane::Agent;
 use crate::supervise::run::{DispatchStep, Mode, NewRun, Run, SeenSignal, Status};
 use crate::supervise::stall::Limits;
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
+use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::time::{Time, format_time, parse_time, plus};
 
 /// `PRAGMA application_id` of an autoctl registry: "auto" in ASCII.
@@ -112,12 +113,19 @@ ALTER TABLE task_auto ADD COLUMN status_updated_at TEXT;
 ALTER TABLE task_auto ADD COLUMN step_since TEXT;
 ALTER TABLE task_auto ADD COLUMN step_waited_base INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 3: every wait ends — the wait core's state and settings (JSON: they grow with the wait
+    // table, and no query looks inside), and the run's own notify command.
+    r#"
+ALTER TABLE task_auto ADD COLUMN waits TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE task_auto ADD COLUMN wait_limits TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE task_auto ADD COLUMN notify_command TEXT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 62;
+const COLUMN_COUNT: usize = 65;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -129,7 +137,8 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     dispatched_next, dispatched_checkpoint, dispatched_at, dispatch_count, shell_seen, ticks, \
     heartbeats, last_tick_at, last_heartbeat_at, last_decision, stop_reason, stop_message, \
     ended_at, claimed_by, claimed_until, repeat_limit, step_timeout_ms, message_hash, \
-    message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base";
+    message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
+    wait_limits, notify_command";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -320,6 +329,46 @@ impl SqliteRegistry {
         tx.commit().map_err(|err| describe(&path, err))
     }
 
+    /// Store a claimed run's row if `owner` still holds the claim; release the claim unless
+    /// `keep_claim` (an intent recorded before keys are typed).
+    fn store(&mut self, run: &Run, owner: &str, keep_claim: bool) -> Result<bool> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|err| describe(&path, err))?;
+        let held: Option<(Option<String>, Option<String>)> = tx
+            .query_row(
+                "SELECT claimed_by, claimed_until FROM task_auto WHERE session_name = ?1",
+                [&run.session],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(|err| describe(&path, err))?;
+        let Some((Some(holder), until)) = held else {
+            return Ok(false);
+        };
+        if holder != owner {
+            return Ok(false);
+        }
+        let mut stored = run.clone();
+        if keep_claim {
+            stored.claimed_by = Some(holder);
+            stored.claimed_until = until.as_deref().and_then(parse_time);
+        } else {
+            stored.claimed_by = None;
+            stored.claimed_until = None;
+        }
+        tx.execute(
+            "DELETE FROM task_auto WHERE session_name = ?1",
+            [&run.session],
+        )
+        .map_err(|err| describe(&path, err))?;
+        insert(&tx, &stored).map_err(|err| describe(&path, err))?;
+        tx.commit().map_err(|err| describe(&path, err))?;
+        Ok(true)
+    }
+
     fn select_one(&self, clause: &str, value: &str) -> Result<Option<Run>> {
         self.conn
             .query_row(
@@ -444,33 +493,43 @@ impl Registry for SqliteRegistry {
     }
 
     fn save(&mut self, run: &Run, owner: &str) -> Result<bool> {
+        self.store(run, owner, false)
+    }
+
+    fn record(&mut self, run: &Run, owner: &str) -> Result<bool> {
+        self.store(run, owner, true)
+    }
+
+    fn amend(
+        &mut self,
+        session: &str,
+        change: &mut dyn FnMut(&mut Run) -> bool,
+    ) -> Result<Option<Run>> {
         let path = self.path.clone();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|err| describe(&path, err))?;
-        let held: Option<Option<String>> = tx
+        let stored = tx
             .query_row(
-                "SELECT claimed_by FROM task_auto WHERE session_name = ?1",
-                [&run.session],
-                |row| row.get(0),
+                &format!("SELECT {COLUMNS} FROM task_auto WHERE session_name = ?1"),
+                [session],
+                from_row,
             )
             .optional()
             .map_err(|err| describe(&path, err))?;
-        if held.flatten().as_deref() != Some(owner) {
-            return Ok(false);
+        let Some(mut run) = stored else {
+            return Ok(None);
+        };
+        if change(&mut run) {
+            run.claimed_by = None;
+            run.claimed_until = None;
+            tx.execute("DELETE FROM task_auto WHERE session_name = ?1", [session])
+                .map_err(|err| describe(&path, err))?;
+            insert(&tx, &run).map_err(|err| describe(&path, err))?;
+            tx.commit().map_err(|err| describe(&path, err))?;
         }
-        let mut stored = run.clone();
-        stored.claimed_by = None;
-        stored.claimed_until = None;
-        tx.execute(
-            "DELETE FROM task_auto WHERE session_name = ?1",
-            [&run.session],
-        )
-        .map_err(|err| describe(&path, err))?;
-        insert(&tx, &stored).map_err(|err| describe(&path, err))?;
-        tx.commit().map_err(|err| describe(&path, err))?;
-        Ok(true)
+        Ok(Some(run))
     }
 
     fn release(&mut self, session: &str, owner: &str) -> Result<()> {
@@ -665,6 +724,9 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.stall.status_updated_at,
         run.stall.step_since,
         to_i64(run.stall.step_waited_base),
+        run.waits.to_json(),
+        run.wait_limits.to_json(),
+        run.notify,
     ])
 }
 
@@ -744,6 +806,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             repeat_limit: small("repeat_limit")?,
             step_timeout: Duration::from_millis(count("step_timeout_ms")?),
         },
+        wait_limits: WaitLimits::from_json(&text("wait_limits")?),
+        notify: opt_text("notify_command")?,
         iteration_count: count("iteration_count")?,
         signals_seen: count("signals_seen")?,
         last_signal,
@@ -771,6 +835,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             step_since: opt_text("step_since")?,
             step_waited_base: count("step_waited_base")?,
         },
+        waits: WaitState::from_json(&text("waits")?),
         pending: step("pending_next", "pending_checkpoint")?,
         dispatched: step("dispatched_next", "dispatched_checkpoint")?,
         dispatched_at: time("dispatched_at")?,
@@ -820,6 +885,8 @@ mod tests {
                 repeat_limit: 5,
                 step_timeout: Duration::from_secs(90),
             },
+            wait_limits: crate::supervise::wait::WaitLimits::default(),
+            notify: None,
         }
     }
 

@@ -21,6 +21,7 @@ use crate::supervise::run::{Mode, NewRun, Run, Status};
 use crate::supervise::stall::{Limits, step_timeout::Continuation};
 use crate::supervise::store::{Registry, StartConflict};
 use crate::supervise::typing;
+use crate::supervise::wait::WaitLimits;
 use crate::time::Time;
 use crate::tmux::{Terminal, TmuxError};
 
@@ -80,6 +81,9 @@ pub struct StartRequest {
     pub max_iterations: u64,
     pub timeout: Duration,
     pub limits: Limits,
+    pub wait_limits: WaitLimits,
+    /// The run's own notify command.
+    pub notify: Option<String>,
 }
 
 /// A start request checked and rendered: what [`start`] registers.
@@ -142,6 +146,8 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         max_iterations: request.max_iterations,
         timeout: request.timeout,
         limits: request.limits,
+        wait_limits: request.wait_limits.clone(),
+        notify: request.notify.clone(),
     };
     Ok(Prepared {
         new,
@@ -190,7 +196,10 @@ pub fn start<T: Terminal>(
             );
         }
     }
-    if new.launch_command.is_some() && !prepared.force {
+    if let Some(command) = &new.launch_command
+        && !prepared.force
+    {
+        crate::supervise::launch::check(pane.pid, command).map_err(anyhow::Error::msg)?;
         launch_ready(&terminal, &new.target, &now)?;
     }
     let now = now()?;
@@ -323,6 +332,27 @@ pub fn stop(
     }
     registry.end(&run.session, Status::Stopped, reason, message, now)?;
     Ok(())
+}
+
+/// A person acknowledged the run: clear its needs-person state (and do not escalate the same
+/// screen again). The needs-person that was cleared, or None when there was none.
+pub fn acknowledge(
+    registry: &mut dyn Registry,
+    session: &str,
+) -> Result<Option<crate::supervise::wait::NeedsPerson>> {
+    let mut cleared = None;
+    registry.amend(session, &mut |run| {
+        if !run.status.is_active() {
+            return false;
+        }
+        cleared = run.waits.needs_person.take();
+        if let Some(needs) = &cleared {
+            run.waits.acked_hash = needs.hash.clone();
+            run.last_decision = format!("acknowledged: {}", needs.why);
+        }
+        cleared.is_some()
+    })?;
+    Ok(cleared)
 }
 
 /// Seed 002's "Silent Continue" on demand: under the pane's typing lock, type `text` and

@@ -87,6 +87,15 @@ pub fn project_of(task: &Path) -> Option<PathBuf> {
 /// a heartbeat gives (`Ok(None)`: no project, no record, or a record whose reset time has
 /// passed). A record that cannot be read is an `Err`, and no wait.
 pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>, String> {
+    quota_record(task, now).map(|wait| wait.map(|(why, _)| why))
+}
+
+/// A quota-wait record: the reason a heartbeat gives, and its reset time if it names one.
+pub type QuotaRecord = (String, Option<DateTime<Utc>>);
+
+/// [`quota_wait`] with the record's reset time, when it names one (`run tick`'s wait core
+/// bounds a record without one by `--max-quota-wait`).
+pub fn quota_record(task: &Path, now: DateTime<Utc>) -> Result<Option<QuotaRecord>, String> {
     let Some(project) = project_of(task) else {
         return Ok(None);
     };
@@ -101,11 +110,14 @@ pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>, Str
         (None, Some(text)) => format!("until the limit resets ({text})"),
         (None, None) => "until the next finished turn".to_string(),
     };
-    Ok(Some(format!(
-        "quota: {} records a {} wait since {} {until}",
-        project.join(DIR_NAME).join(quota::QUOTA_FILE).display(),
-        wait.kind,
-        wait.since
+    Ok(Some((
+        format!(
+            "quota: {} records a {} wait since {} {until}",
+            project.join(DIR_NAME).join(quota::QUOTA_FILE).display(),
+            wait.kind,
+            wait.since
+        ),
+        wait.reset_time(),
     )))
 }
 

@@ -16,6 +16,8 @@
 pub mod control;
 pub mod driver;
 pub mod inputs;
+pub mod launch;
+pub mod notify;
 pub mod report;
 pub mod run;
 pub mod stall;
@@ -23,6 +25,7 @@ pub mod store;
 pub mod tick;
 pub mod typed;
 pub mod typing;
+pub mod wait;
 pub mod watch;
 
 use std::path::PathBuf;

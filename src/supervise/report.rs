@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
 
 /// The latest signal, as `run status` reports it.
@@ -61,6 +62,12 @@ pub struct RunReport {
     pub last_decision: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claimed_by: Option<String>,
+    /// Set while the run needs a person: why, since when, how often it was announced.
+    pub needs_person: Option<NeedsPerson>,
+    /// The wait the run is in (kind, since, maximum, reset), if any.
+    pub wait: Option<OpenWait>,
+    /// Resumes typed this step.
+    pub resumes: u32,
 }
 
 impl RunReport {
@@ -105,15 +112,37 @@ impl RunReport {
             last_tick_at: run.last_tick_at.map(format_time),
             last_decision: run.last_decision.clone(),
             claimed_by: run.claimed_by.clone(),
+            needs_person: run
+                .waits
+                .needs_person
+                .clone()
+                .filter(|_| run.status.is_active()),
+            wait: run.waits.open.clone().filter(|_| run.status.is_active()),
+            resumes: run.waits.resumes,
         }
     }
 
     /// The state column of the text table: the status, with why it ended or what it waits on.
     fn state(&self) -> String {
-        match (&self.stop_reason, self.quota_waiting) {
-            (Some(reason), _) => format!("{}:{reason}", self.status.as_str()),
-            (None, true) => "running:quota-wait".to_string(),
-            (None, false) => self.status.as_str().to_string(),
+        match (
+            &self.stop_reason,
+            &self.needs_person,
+            self.quota_waiting,
+            &self.wait,
+        ) {
+            (Some(reason), ..) => format!("{}:{reason}", self.status.as_str()),
+            (None, Some(_), ..) => "needs-person".to_string(),
+            (None, None, true, _) => "running:quota-wait".to_string(),
+            (None, None, false, Some(wait)) => format!("running:{}", wait.kind.as_str()),
+            (None, None, false, None) => self.status.as_str().to_string(),
+        }
+    }
+
+    /// The NEEDS-PERSON column: since when and why, or `-`.
+    fn needs_person_column(&self) -> String {
+        match &self.needs_person {
+            Some(needs) => format!("since {}: {}", format_time(needs.since), needs.why),
+            None => "-".to_string(),
         }
     }
 }
@@ -121,7 +150,7 @@ impl RunReport {
 /// The header of the text table. Each column says what its numbers are: `A/B` is a count
 /// and its limit (`autoctl run status --help` has the legend). AGENT is the agent's state at
 /// the last tick and where it came from (`idle/hook`, `permission/screen`).
-pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tAGENT\tTASK";
+pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tAGENT\tTASK\tNEEDS-PERSON";
 
 /// The agent's state at the last tick and where it came from (`idle/hook`,
 /// `permission/screen`), as the tick noted it at the end of its decision.
@@ -142,7 +171,7 @@ fn agent_column(last_decision: &str) -> String {
 /// One line of the text table (tab-separated, so `cut -f` and `column -t -s$'\t'` work).
 pub fn text_line(report: &RunReport) -> String {
     format!(
-        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{}\t{}/{}\t{}\t{}",
+        "{}\t{}\t{}\t{}/{}\t{}/{}\t{}\t{}/{}\t{}/{}\t{}/{}\t{}\t{}\t{}",
         crate::output::printable(&report.session),
         report.state(),
         report.mode.as_str(),
@@ -159,6 +188,7 @@ pub fn text_line(report: &RunReport) -> String {
         report.max_recoveries_total,
         crate::output::printable(&agent_column(&report.last_decision)),
         crate::output::printable(&report.task),
+        crate::output::printable(&report.needs_person_column()),
     )
 }
 
@@ -250,6 +280,21 @@ pub fn prometheus(reports: &[RunReport], now: Time) -> String {
         per_run(&|r| Some(u8::from(r.quota_waiting).to_string())),
     );
     family(
+        "autoctl_run_needs_person",
+        "1 while the run needs a person (an escalation nobody acknowledged yet), labelled with why.",
+        reports
+            .iter()
+            .filter(|r| r.status.is_active())
+            .map(|r| {
+                let reason = r.needs_person.as_ref().map_or("", |n| n.kind.as_str());
+                (
+                    [label("session", &r.session), label("reason", reason)].join(","),
+                    u8::from(r.needs_person.is_some()).to_string(),
+                )
+            })
+            .collect(),
+    );
+    family(
         "autoctl_run_stall_count",
         "Unchanged screen captures in a row.",
         per_run(&|r| Some(r.stall_count.to_string())),
@@ -337,6 +382,8 @@ mod tests {
             max_iterations: 20,
             timeout: Duration::from_secs(1800),
             limits: Limits::default(),
+            wait_limits: crate::supervise::wait::WaitLimits::default(),
+            notify: None,
         };
         Run::new(&new, DateTime::from_timestamp(1_700_000_000, 0).unwrap())
     }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
 use crate::supervise::stall::{self, StallState};
+use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::time::{Time, between, parse_time};
 
 /// Seed defaults.
@@ -130,6 +131,10 @@ pub struct NewRun {
     pub max_iterations: u64,
     pub timeout: Duration,
     pub limits: stall::Limits,
+    /// How the run's waits end: resume text, budgets, maximums.
+    pub wait_limits: WaitLimits,
+    /// A command run for each of the run's events (besides the driver's `--notify`).
+    pub notify: Option<String>,
 }
 
 /// One registered loop: the row of `task_auto`.
@@ -147,6 +152,8 @@ pub struct Run {
     pub max_iterations: u64,
     pub timeout: Duration,
     pub limits: stall::Limits,
+    pub wait_limits: WaitLimits,
+    pub notify: Option<String>,
 
     /// The loop's own iteration count (the signal's `iteration`), else signals seen.
     pub iteration_count: u64,
@@ -157,6 +164,8 @@ pub struct Run {
     /// The stall core's state, one column per field (seed 000's last_capture_hash,
     /// stall_count, recovery counts and quota_wait_since among them).
     pub stall: StallState,
+    /// The wait core's state: the open wait, resumes, needs-person ([`crate::supervise::wait`]).
+    pub waits: WaitState,
 
     /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
     pub pending: Option<DispatchStep>,
@@ -199,11 +208,14 @@ impl Run {
             max_iterations: new.max_iterations,
             timeout: new.timeout,
             limits: new.limits,
+            wait_limits: new.wait_limits.clone(),
+            notify: new.notify.clone(),
             iteration_count: 0,
             signals_seen: 0,
             last_signal: None,
             last_signal_at: None,
             stall: StallState::default(),
+            waits: WaitState::default(),
             pending: None,
             dispatched: None,
             dispatched_at: None,
@@ -247,6 +259,12 @@ impl Run {
     pub fn elapsed(&self, now: Time) -> Duration {
         let end = self.ended_at.unwrap_or(now);
         between(self.started_at, end).saturating_sub(self.quota_waited(end))
+    }
+
+    /// A stall recovery is still in the budget (per iteration and in total).
+    pub fn recovery_left(&self) -> bool {
+        self.stall.recoveries_iteration < self.limits.recoveries_per_iteration
+            && self.stall.recoveries_total < self.limits.recoveries_total
     }
 
     /// The step the loop is on, from the latest signal (its `next`), for status displays.
@@ -293,6 +311,8 @@ pub(crate) mod tests {
             max_iterations: 20,
             timeout: Duration::from_secs(1800),
             limits: stall::Limits::default(),
+            wait_limits: WaitLimits::default(),
+            notify: None,
         }
     }
 

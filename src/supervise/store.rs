@@ -124,6 +124,19 @@ pub trait Registry {
     /// nothing) when `owner` no longer holds the claim: the run was stopped or the lease
     /// expired and another tick took it.
     fn save(&mut self, run: &Run, owner: &str) -> Result<bool>;
+    /// Store a claimed run's row and keep the claim: the intent of keys about to be typed
+    /// (a resume), so a driver killed between this and the keys never types them twice.
+    /// False (nothing stored) when `owner` no longer holds the claim.
+    fn record(&mut self, run: &Run, owner: &str) -> Result<bool>;
+    /// Change a run now whoever holds it (`run ack`, `run continue`): `change` returns
+    /// whether it changed anything; a changed row is stored and its claim dropped, so a
+    /// claimed tick's save is discarded (as for [`Registry::end`]). Returns the row as it is
+    /// now, or None when there is no row.
+    fn amend(
+        &mut self,
+        session: &str,
+        change: &mut dyn FnMut(&mut Run) -> bool,
+    ) -> Result<Option<Run>>;
     /// Give a claim back without changing the run (dry runs, failed effects).
     fn release(&mut self, session: &str, owner: &str) -> Result<()>;
     /// End a run now whoever holds it (`run stop`). Returns the row as stored, or None when

@@ -28,6 +28,7 @@ use crate::hook::statusline::{StatusRecord, WindowKind};
 use crate::pane::Class;
 use crate::pane::view::MessageMark;
 use crate::pane::view::PaneView;
+use crate::supervise::wait::{HookFailure, Window};
 use crate::time::{Time, between, format_time};
 
 /// A hook state older than this is not trusted (the screen decides).
@@ -108,10 +109,14 @@ pub struct Use {
     pub no_answer: bool,
     /// The agent's messages from its hooks (replacing the screen's).
     pub messages: Option<MessageMark>,
-    /// A usage-limit wait the typed state proves, with why (a wait like a quota banner).
-    pub wait: Option<String>,
-    /// A weekly limit without `--wait-weekly`: a person decides.
-    pub escalate: Option<String>,
+    /// An exhausted usage window from the status line, with its reset to the second (the
+    /// wait core decides what to do about it: [`crate::supervise::wait`]).
+    pub window: Option<Window>,
+    /// The agent's last turn ended on an API error (StopFailure), and whether it is a usage
+    /// limit.
+    pub failure: Option<HookFailure>,
+    /// A tool the hooks saw start (PreToolUse) and not end: its start.
+    pub tool_since: Option<Time>,
 }
 
 /// Read the typed state of one run against its screen.
@@ -141,8 +146,17 @@ pub fn read(
     };
     let mut usage = Use {
         messages: typed.hook.as_ref().and_then(hook_messages),
+        window: exhausted_window(typed.status.as_ref(), now),
         ..Use::default()
     };
+    if let Some(window) = usage.window {
+        reading.limit = Some(if window.weekly {
+            WindowKind::SevenDay
+        } else {
+            WindowKind::FiveHour
+        });
+        reading.reset_at = Some(format_time(window.reset));
+    }
     let Some(hook) = &typed.hook else {
         return (reading, usage);
     };
@@ -215,61 +229,41 @@ pub fn read(
         }
         _ => {}
     }
-    if state == AgentState::Failed && hook.error.as_deref() == Some("rate_limit") {
-        usage_limit(
-            hook,
-            typed.status.as_ref(),
-            now,
-            options,
-            &mut reading,
-            &mut usage,
-        );
+    if state == AgentState::Working {
+        usage.tool_since = hook.tool_started_at;
+    }
+    if state == AgentState::Failed {
+        usage.failure = Some(failure(hook, usage.window.is_some()));
+        if usage.window.is_some() {
+            reading.source = "statusline";
+        }
     }
     (reading, usage)
 }
 
-/// StopFailure `rate_limit` is the same for a 429 and a usage limit: the status line's
-/// windows (one at 100 %) or the banner ("You've hit your … limit") tell a usage limit;
-/// otherwise it is a transient limit the agent retries. Either way a wait, not a stall.
-fn usage_limit(
-    hook: &Record,
-    status: Option<&StatusRecord>,
-    now: Time,
-    options: &TypedOptions,
-    reading: &mut Reading,
-    usage: &mut Use,
-) {
-    let window = status
-        .and_then(|s| s.rate_limits.as_ref())
-        .and_then(|limits| limits.exhausted())
-        .filter(|(_, w)| w.reset_time().is_some_and(|reset| reset > now));
-    if let Some((kind, window)) = window {
-        let reset = window.reset_time().map(format_time).unwrap_or_default();
-        reading.source = "statusline";
-        reading.limit = Some(kind);
-        reading.reset_at = Some(reset.clone());
-        let name = match kind {
-            WindowKind::FiveHour => "5-hour",
-            WindowKind::SevenDay => "weekly",
-        };
-        if kind == WindowKind::SevenDay && !options.wait_weekly {
-            usage.escalate = Some(format!(
-                "weekly usage limit (status line: seven_day at {}%) resets at {reset}: a person decides (--wait-weekly waits it out)",
-                window.used_percentage.round()
-            ));
-        } else {
-            usage.wait = Some(format!(
-                "quota: the {name} usage limit (status line) resets at {reset}"
-            ));
-        }
-        return;
+/// The status line's exhausted window that decides a usage limit's reset, while it is still
+/// ahead (`seven_day` at 100 % is a weekly limit).
+fn exhausted_window(status: Option<&StatusRecord>, now: Time) -> Option<Window> {
+    let (kind, window) = status?.rate_limits.as_ref()?.exhausted()?;
+    let reset = window.reset_time().filter(|reset| *reset > now)?;
+    Some(Window {
+        reset,
+        weekly: kind == WindowKind::SevenDay,
+    })
+}
+
+/// StopFailure `rate_limit` is the same for a 429 and a usage limit: it is a usage limit when
+/// the banner says so ("You've hit your … limit") or a status-line window is at 100 %;
+/// otherwise a transient limit (and every other kind an API error the agent gave up on).
+fn failure(hook: &Record, window_exhausted: bool) -> HookFailure {
+    let kind = hook.error.clone().unwrap_or_else(|| "unknown".to_string());
+    let banner = hook.error_message.as_deref().unwrap_or("").to_lowercase();
+    let says_limit = banner.contains("hit your") || banner.contains("usage limit");
+    HookFailure {
+        usage_limit: kind == "rate_limit" && (says_limit || window_exhausted),
+        kind,
+        at: hook.since,
     }
-    let banner = hook.error_message.as_deref().unwrap_or("");
-    usage.wait = Some(if banner.contains("hit your") {
-        format!("quota: usage limit ({})", crate::output::one_line(banner))
-    } else {
-        "rate limit (StopFailure rate_limit, no window at 100%): a transient limit".to_string()
-    });
 }
 
 /// The agent's messages as its Stop hooks recorded them: one new "block" per Stop, so a
@@ -323,6 +317,8 @@ mod tests {
     fn view(class: Class) -> PaneView {
         PaneView {
             pane_id: "%1".into(),
+            pid: 0,
+            waiting: Default::default(),
             foreground: "claude".into(),
             foreground_is_shell: false,
             hash: "h".into(),
@@ -457,7 +453,7 @@ mod tests {
     const LIMIT: &str = r#"{"hook_event_name":"StopFailure","session_id":"s","error":"rate_limit","last_assistant_message":"You've hit your limit · resets 10:42am (UTC)"}"#;
 
     #[test]
-    fn usage_limits_take_the_status_lines_reset_and_weekly_escalates() {
+    fn usage_limits_take_the_status_lines_reset_to_the_second() {
         let mut typed = hook(&[LIMIT], 0);
         let five = format!(
             r#"{{"rate_limits":{{"five_hour":{{"used_percentage":100,"resets_at":{}}}}}}}"#,
@@ -474,11 +470,14 @@ mod tests {
         );
         assert_eq!(r.source, "statusline");
         assert_eq!(r.reset_at.as_deref(), Some("2027-01-15T09:02:03.000Z"));
-        assert!(
-            u.wait
-                .unwrap()
-                .contains("resets at 2027-01-15T09:02:03.000Z")
+        assert_eq!(
+            u.window,
+            Some(Window {
+                reset: at(3723),
+                weekly: false
+            })
         );
+        assert!(u.failure.as_ref().unwrap().usage_limit);
         let seven = format!(
             r#"{{"rate_limits":{{"seven_day":{{"used_percentage":100,"resets_at":{}}}}}}}"#,
             1_800_000_000 + 86_400
@@ -492,20 +491,20 @@ mod tests {
             at(5),
             &TypedOptions::default(),
         );
-        assert!(u.escalate.is_some() && u.wait.is_none());
-        let wait_weekly = TypedOptions {
-            wait_weekly: true,
-            ..TypedOptions::default()
-        };
+        assert!(u.window.unwrap().weekly);
+        // A window whose reset has passed says nothing.
         let (_, u) = read(
             &typed,
             &view(Class::Quota),
             false,
             None,
-            at(5),
-            &wait_weekly,
+            at(90_000),
+            &TypedOptions {
+                fresh: Duration::from_secs(100_000),
+                ..TypedOptions::default()
+            },
         );
-        assert!(u.wait.is_some() && u.escalate.is_none());
+        assert_eq!(u.window, None);
         // No window at 100% (an API-key login): the banner tells a usage limit.
         typed.status = None;
         let (r, u) = read(
@@ -517,7 +516,22 @@ mod tests {
             &TypedOptions::default(),
         );
         assert_eq!(r.source, "hook");
-        assert!(u.wait.unwrap().contains("usage limit"));
+        assert!(u.failure.unwrap().usage_limit);
+        // A rate_limit without either is a transient limit.
+        const TRANSIENT: &str = r#"{"hook_event_name":"StopFailure","session_id":"s","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429)"}"#;
+        let (_, u) = read(
+            &hook(&[TRANSIENT], 0),
+            &view(Class::RateLimit),
+            false,
+            None,
+            at(5),
+            &TypedOptions::default(),
+        );
+        let failure = u.failure.unwrap();
+        assert_eq!(
+            (failure.kind.as_str(), failure.usage_limit),
+            ("rate_limit", false)
+        );
     }
 
     #[test]

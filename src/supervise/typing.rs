@@ -46,6 +46,10 @@ pub fn send_keys(
                 after_text = true;
             }
             Key::Key(name) => {
+                if after_text {
+                    // Tests kill a driver here: text typed, its Enter not (a half-typed line).
+                    crate::failpoint::hit("type-before-enter");
+                }
                 if after_text && !submit_delay.is_zero() {
                     std::thread::sleep(submit_delay);
                 }

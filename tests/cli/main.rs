@@ -25,6 +25,7 @@ mod task;
 mod tmuxfix;
 mod typed_tick;
 mod util;
+mod waits;
 
 mod checkpoint;
 mod content_stall;

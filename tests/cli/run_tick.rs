@@ -66,8 +66,16 @@ fn start_generic(sb: &Sandbox, session: &str, dir: &Path) {
 
 /// `run tick ARGS`, asserting exit 0 and that every line matches the tick-event schema.
 fn tick(sb: &Sandbox, args: &[&str]) -> Vec<Value> {
-    let output = sb
-        .cmd()
+    tick_at(sb, args, None)
+}
+
+/// [`tick`] on the clock `AUTOCTL_NOW` names, when one is given.
+fn tick_at(sb: &Sandbox, args: &[&str], now: Option<&str>) -> Vec<Value> {
+    let mut cmd = sb.cmd();
+    if let Some(now) = now {
+        cmd.env("AUTOCTL_NOW", now);
+    }
+    let output = cmd
         .args(["run", "tick", "--heartbeat", "250ms"])
         .args(args)
         .output()
@@ -816,10 +824,11 @@ fn the_usage_limit_menu_is_a_quota_wait_for_run_tick() {
         .arg(&task)
         .assert()
         .code(0);
+    // The banner says "resets 5:43am (UTC)": an hour and a half before it, a minute a tick.
     let mut events = Vec::new();
-    for _ in 0..4 {
-        events.extend(tick(&sb, &["--session", "menu"]));
-        std::thread::sleep(TICK);
+    for minute in 0..4 {
+        let now = format!("2026-11-26T04:1{minute}:00Z");
+        events.extend(tick_at(&sb, &["--session", "menu"], Some(&now)));
     }
     let now = status(&sb, "menu");
     assert_eq!(now["status"], "running", "{now}");

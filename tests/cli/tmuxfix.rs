@@ -179,6 +179,38 @@ pub fn settle(log: &Path) -> String {
     keys_received(log)
 }
 
+/// A scripted fake agent (tests/fixtures/agents/scripted-agent.py) as "claude", moving
+/// through whole-screen fixtures: `enter:FILE` is shown after a submitted line, `esc:FILE`
+/// after an Esc. Returns (target, key log path).
+pub fn scripted_agent(sb: &Sandbox, name: &str, states: &[&str]) -> (String, PathBuf) {
+    let log = sb.path(&format!("{name}.keys"));
+    let states: Vec<String> = states
+        .iter()
+        .map(|state| match state.split_once(':') {
+            Some((trigger @ ("enter" | "esc"), file)) => {
+                format!("{trigger}:{}", repo(file).display())
+            }
+            _ => repo(state).display().to_string(),
+        })
+        .collect();
+    let command = format!(
+        "python3 {} --as claude {} {}",
+        repo("tests/fixtures/agents/scripted-agent.py").display(),
+        log.display(),
+        states.join(" ")
+    );
+    let target = start(sb, name, &command);
+    wait_for(sb, &target, "the scripted agent", |_, command| {
+        command == "claude"
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !log.exists() {
+        assert!(Instant::now() < deadline, "scripted agent did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (target, log)
+}
+
 pub fn keys_received(log: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned()
 }

@@ -23,7 +23,8 @@ use crate::tmux::Tmux;
 /// it changed, or the status can no longer be read, the user or the agent already moved
 /// the task on: nothing is sent and the exit status is 1, with the reason on stderr. The
 /// same holds when the pane does not show the agent idle at its own input (a permission
-/// menu, whose Enter would approve option 1; a shell; another program in front).
+/// menu, whose Enter would approve option 1; a shell; another program in front). Text that
+/// was sent also clears the run's needs-person state (as `run ack` does).
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["session", "task"])))]
 pub struct ContinueArgs {
@@ -55,7 +56,11 @@ pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
     let tmux = Tmux::new(socket.clone())?;
     let world = super::world(&tmux, socket.as_deref(), RuleSet::embedded())?;
     match control::continue_run(&world, &run, &args.if_unchanged, &args.text, time::now()?)? {
-        None => Ok(Verdict::Yes),
+        None => {
+            // A person continued the loop: it no longer needs one.
+            control::acknowledge(&mut super::open()?, &run.session)?;
+            Ok(Verdict::Yes)
+        }
         Some(why) => {
             output::warn(&format!("nothing sent: {why}"));
             Ok(Verdict::No)

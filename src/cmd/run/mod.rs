@@ -3,6 +3,7 @@
 //! function (jj's `commands/bookmark/`). The rules live in [`crate::supervise::control`]
 //! (start, stop, continue) and [`crate::supervise::driver`] (tick, recover, watch).
 
+mod ack;
 mod continue_run;
 mod lookup;
 mod recover;
@@ -10,6 +11,7 @@ mod start;
 mod status;
 mod stop;
 mod tick;
+mod wait_args;
 mod watch;
 
 use std::path::PathBuf;
@@ -25,6 +27,7 @@ use crate::supervise::driver::World;
 use crate::supervise::tick::{Decision, TickEvent};
 use crate::tmux::Tmux;
 
+pub use ack::AckArgs;
 pub use continue_run::ContinueArgs;
 pub use lookup::LookupArgs;
 pub use recover::RecoverArgs;
@@ -32,16 +35,18 @@ pub use start::StartArgs;
 pub use status::{StatusArgs, StatusFormat};
 pub use stop::StopArgs;
 pub use tick::TickArgs;
+pub use wait_args::{NotifyArgs, WaitArgs};
 pub use watch::WatchArgs;
 
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
-    Start(StartArgs),
+    Start(Box<StartArgs>),
     Stop(StopArgs),
     Status(StatusArgs),
     Lookup(LookupArgs),
     Tick(TickArgs),
     Continue(ContinueArgs),
+    Ack(AckArgs),
     Recover(RecoverArgs),
     Watch(WatchArgs),
 }
@@ -54,6 +59,7 @@ pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
         RunCommand::Lookup(args) => lookup::run(&args),
         RunCommand::Tick(args) => tick::run(&args, socket),
         RunCommand::Continue(args) => continue_run::run(&args, socket),
+        RunCommand::Ack(args) => ack::run(&args),
         RunCommand::Recover(args) => recover::run(&args, socket),
         RunCommand::Watch(args) => watch::run(&args, socket),
     }

@@ -38,7 +38,16 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: args.dry_run,
         answers: false,
         typed: Default::default(),
+        waits: crate::supervise::wait::WaitOptions::default(),
     };
     let events = runs::recover_runs(&mut registry, &world, &options, time::now()?)?;
-    super::print_events(&events)
+    // A run found lost is announced to $AUTOCTL_NOTIFY and the run's own command.
+    let notifier = crate::supervise::notify::Notifier {
+        command: std::env::var(crate::supervise::notify::ENV).ok(),
+        timeout: crate::duration::parse(crate::supervise::notify::DEFAULT_TIMEOUT)
+            .map_err(anyhow::Error::msg)?,
+    };
+    let printed = super::print_events(&events);
+    notifier.deliver(events.iter().flat_map(|e| notifier.jobs(e)).collect());
+    printed
 }

@@ -62,13 +62,18 @@ pub struct StartArgs {
     /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
     /// when a shell is in front after a restart.
     ///
+    /// Its programs must exist: on the PATH of the pane's shell, or known to that shell (a
+    /// builtin, function or alias); otherwise nothing is typed or registered and the one
+    /// line says which program is missing.
+    ///
     /// The command is typed only at a shell prompt: when none shows within a few seconds
     /// (a program runs in the pane, or the shell is mid-command), nothing is typed, nothing is
     /// registered, and the exit status is 2. --force types it anyway.
     #[arg(long, value_name = "TEMPLATE", num_args = 0..=1,
           default_missing_value = DEFAULT_LAUNCH, require_equals = false)]
     pub launch: Option<String>,
-    /// With --launch: type the command even when the pane shows no shell prompt
+    /// With --launch: type the command even when the pane shows no shell prompt, and without
+    /// checking that its program exists on the pane's PATH
     #[arg(long, requires = "launch")]
     pub force: bool,
     /// How panes are read: `claude` acts only on the agent's own screen; `generic` reads any
@@ -93,6 +98,8 @@ pub struct StartArgs {
     #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_STEP_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub step_timeout: Duration,
+    #[command(flatten)]
+    pub waits: super::WaitArgs,
 }
 
 pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
@@ -115,6 +122,8 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             repeat_limit: args.repeat_limit,
             step_timeout: args.step_timeout,
         },
+        wait_limits: args.waits.limits()?,
+        notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),
     };
     let prepared = control::prepare(&request)?;
     let mut registry = super::open()?;

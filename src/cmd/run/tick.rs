@@ -46,6 +46,8 @@ pub struct TickArgs {
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub heartbeat: Duration,
     #[command(flatten)]
+    pub waits: super::NotifyArgs,
+    #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
     pub typed: TypedArgs,
@@ -97,7 +99,9 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: args.dry_run,
         answers: true,
         typed: args.typed.options(),
+        waits: args.waits.options(),
     };
+    let notifier = args.waits.notifier();
     let now = time::now()?;
     let events = match &args.session {
         // The per-run decision a notification-driven driver calls, one run at a time.
@@ -110,5 +114,9 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         },
         None => runs::tick_runs(&mut registry, &world, Selection::All, &options, now)?,
     };
-    super::print_events(&events)
+    // Announce after printing: the decisions are saved, and a slow notify command never
+    // delays the tick's answer (it is bounded by --notify-timeout).
+    let printed = super::print_events(&events);
+    notifier.deliver(events.iter().flat_map(|e| notifier.jobs(e)).collect());
+    printed
 }

@@ -52,6 +52,8 @@ pub struct WatchArgs {
           value_parser = parse_watch_heartbeat, allow_hyphen_values = true)]
     pub heartbeat: Duration,
     #[command(flatten)]
+    pub waits: super::NotifyArgs,
+    #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
     pub typed: super::tick::TypedArgs,
@@ -98,10 +100,16 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         dry_run: false,
         answers: true,
         typed: args.typed.options(),
+        waits: args.waits.options(),
     };
+    let notifier = args.waits.notifier();
+    let mut deliveries: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;
     let mut emit = |event: &TickEvent| -> Result<()> {
+        // Events go out on their own thread: the watcher keeps deciding meanwhile.
+        deliveries.retain(|d| !d.is_finished());
+        deliveries.extend(notifier.deliver_in_background(notifier.jobs(event)));
         output::json_line(event)?;
         if event.decision == Decision::Error {
             output::error_line(&format!(
@@ -112,7 +120,12 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         }
         Ok(())
     };
-    match watch::watch(&mut registry, &world, &config, &mut emit)? {
+    let ended = watch::watch(&mut registry, &world, &config, &mut emit);
+    // Outstanding notifications finish (each bounded by --notify-timeout) before exit.
+    for delivery in deliveries {
+        let _ = delivery.join();
+    }
+    match ended? {
         Ended::Finished => Ok(Verdict::Yes),
         Ended::NoRun => {
             output::warn(&format!(

@@ -114,6 +114,7 @@ pub fn perform(
         Effect::Send { keys, .. } => {
             typing::send_keys(world.terminal, target, keys, Duration::ZERO)
         }
+        Effect::Respawn { command } => world.terminal.respawn(target, command),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.
             if let SignalObs::Valid {

@@ -25,8 +25,10 @@ use crate::supervise::run::{DispatchStep, Mode, Run};
 use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
+    WaitInputs,
 };
 use crate::supervise::typed::TypedObs;
+use crate::supervise::wait::Recorded;
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
 
@@ -142,6 +144,14 @@ fn drive(
 ) -> Result<TickEvent> {
     let obs = observe(world, run, pane, now)?;
     let mut outcome = decide(run, &obs, now, options);
+    // A resume is typed at most once even if this process dies mid-way: its intent is in
+    // the registry first (a lost resume ends in an escalation at the wait's maximum).
+    if !options.dry_run
+        && let Some(intent) = outcome.intent()
+        && !registry.record(&intent, owner)?
+    {
+        outcome.not_answered("the run was stopped or taken over before the resume");
+    }
     if options.dry_run {
         let planned = outcome.planned();
         let mut event = outcome.event;
@@ -185,6 +195,8 @@ fn drive(
     }
     event.did = did;
     if !registry.save(&next, owner)? {
+        // Not this tick's to announce: what it decided was not kept.
+        event.notify.clear();
         event.reasons.push(
             "the run was stopped or taken over during this tick; this tick's state was not saved"
                 .to_string(),
@@ -246,7 +258,7 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
         }
     };
     if snap.pane.dead {
-        return PaneObs::Gone("its program exited and the pane is dead".to_string());
+        return PaneObs::Dead("its program exited and the pane is dead".to_string());
     }
     PaneObs::Seen(Box::new(world.view(&snap, run.agent, now)))
 }
@@ -321,6 +333,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             quota_wait: None,
             notes: Vec::new(),
             typed,
+            waits: WaitInputs::default(),
         });
     }
     let mut notes = Vec::new();
@@ -328,10 +341,22 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         notes.push(format!("{why}; no step timeout this tick"));
         None
     });
-    let quota_wait = inputs::quota_wait(dir, now).unwrap_or_else(|why| {
+    let quota_wait = inputs::quota_record(dir, now).unwrap_or_else(|why| {
         notes.push(format!("{why}; the quota-wait record is ignored"));
         None
     });
+    let waits = WaitInputs {
+        recorded: quota_wait.as_ref().map(|(why, reset)| Recorded {
+            reset: *reset,
+            why: why.clone(),
+        }),
+        child_cpu: match &pane {
+            PaneObs::Seen(view) if view.waiting.busy => crate::proc::child_cpu(view.pid),
+            _ => None,
+        },
+        ..WaitInputs::default()
+    };
+    let quota_wait = quota_wait.map(|(why, _)| why);
     let signal = read_signal(dir)?;
     let stop = match stop::check(dir)? {
         StopState::None => StopObs::None,
@@ -353,6 +378,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         quota_wait,
         notes,
         typed,
+        waits,
     })
 }
 
@@ -505,6 +531,8 @@ mod tests {
             max_iterations: 20,
             timeout: Duration::from_secs(3600),
             limits: Limits::default(),
+            wait_limits: crate::supervise::wait::WaitLimits::default(),
+            notify: None,
         }
     }
 
@@ -518,6 +546,7 @@ mod tests {
         answers: true,
 
         typed: crate::supervise::typed::TypedOptions::DEFAULT,
+        waits: crate::supervise::wait::WaitOptions::DEFAULT,
     };
 
     #[test]

@@ -23,6 +23,9 @@ pub enum Decision {
     Wait,
     /// A safe prompt was answered.
     Answer,
+    /// The agent was resumed after a wait (the resume text typed), or a wedged stream got
+    /// its one Esc.
+    Resume,
     /// A prompt a person must decide (destructive, trust, login, a screen that did not take
     /// an answer): nothing typed.
     Escalate,
@@ -52,7 +55,7 @@ impl Decision {
             Decision::Continue => 1,
             Decision::Wait => 2,
             Decision::Escalate => 3,
-            Decision::Answer => 4,
+            Decision::Answer | Decision::Resume => 4,
             Decision::Dispatch | Decision::Relaunch => 5,
             Decision::Error => 6,
             Decision::Stop | Decision::Finish | Decision::Exit | Decision::Lost => 7,
@@ -64,6 +67,7 @@ impl Decision {
             Decision::Continue => "continue",
             Decision::Wait => "wait",
             Decision::Answer => "answer",
+            Decision::Resume => "resume",
             Decision::Escalate => "escalate",
             Decision::Dispatch => "dispatch",
             Decision::Finish => "finish",
@@ -172,6 +176,12 @@ pub struct RunAfter {
     pub step: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// Set while the run needs a person: why, and since when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needs_person: Option<crate::supervise::wait::NeedsPerson>,
+    /// The wait the run is in, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<crate::supervise::wait::OpenWait>,
 }
 
 impl RunAfter {
@@ -194,6 +204,8 @@ impl RunAfter {
                 .map(millis),
             step: run.current_step().map(str::to_string),
             stop_reason: run.stop_reason.clone(),
+            needs_person: run.waits.needs_person.clone(),
+            wait: run.waits.open.clone().filter(|_| run.status.is_active()),
         }
     }
 }
@@ -218,6 +230,12 @@ pub struct TickEvent {
     /// The agent's state this tick went by and its source (`hook`, `statusline`, `screen`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<Reading>,
+    /// What this tick announces to `--notify` (each event once, by the tick that decided it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<crate::supervise::wait::notice::Notice>,
+    /// The run's own notify command (`run start --notify`).
+    #[serde(skip)]
+    pub notify_command: Option<String>,
     /// Every [`TickEvent::decide`], by the index of its reason, so one can be taken back.
     #[serde(skip)]
     decided: Vec<(usize, Decision)>,
@@ -238,6 +256,8 @@ impl TickEvent {
             did: Vec::new(),
             run: RunAfter::of(run, now),
             state: None,
+            notify: Vec::new(),
+            notify_command: run.notify.clone(),
             decided: Vec::new(),
         }
     }
@@ -352,6 +372,7 @@ pub(super) fn saw(run: &Run, obs: &Observation) -> Saw {
     let pane = match &obs.pane {
         PaneObs::Gone(error) => PaneSaw::error("gone", error),
         PaneObs::Unavailable(error) => PaneSaw::error("unavailable", error),
+        PaneObs::Dead(error) => PaneSaw::error("dead", error),
         PaneObs::Seen(view) => {
             let c = &view.classification;
             PaneSaw {

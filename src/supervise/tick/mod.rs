@@ -25,9 +25,10 @@ pub mod event;
 pub mod observation;
 #[cfg(test)]
 mod tests;
+mod waits;
 
 pub use event::{Decision, Did, RunAfter, TickEvent};
-pub use observation::{Observation, PaneObs, SignalObs, StopObs};
+pub use observation::{Observation, PaneObs, SignalObs, StopObs, WaitInputs};
 
 use crate::pane::Key;
 use crate::pane::view::PaneView;
@@ -38,6 +39,7 @@ use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Hint, Recovery, Response, SignalMark};
 use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
+use crate::supervise::wait::{self, WaitOptions};
 use crate::time::{Time, between, parse_time};
 use event::{is_new, saw};
 
@@ -54,6 +56,8 @@ pub struct TickOptions {
     pub answers: bool,
     /// How the agent's hook and status-line state is used ([`typed`]).
     pub typed: TypedOptions,
+    /// How waits end for a person: re-announcements.
+    pub waits: WaitOptions,
 }
 
 /// Something the tick does to the world, in order.
@@ -74,6 +78,8 @@ pub enum Effect {
         #[serde(skip_serializing_if = "Option::is_none")]
         if_unchanged: Option<String>,
     },
+    /// Start the run's `--launch` command again in its dead pane (`tmux respawn-pane`).
+    Respawn { command: String },
     /// Remove `.auto-signal`, but only the file with this fingerprint (never a newer one).
     RemoveSignal {
         #[serde(skip)]
@@ -107,19 +113,33 @@ pub struct Outcome {
 struct PlannedAnswer {
     recovery: Option<Recovery>,
     reason: usize,
+    /// A resume or an Esc of the wait core: what it changes once typed.
+    wait: Option<waits::WaitAnswer>,
 }
 
 impl Outcome {
     /// The answer was typed: count its recovery.
     pub fn answered(&mut self) {
-        if let Some(PlannedAnswer {
-            recovery: Some(recovery),
-            ..
-        }) = self.planned.take()
-        {
-            self.run.stall.recovered(&recovery);
+        if let Some(planned) = self.planned.take() {
+            if let Some(recovery) = &planned.recovery {
+                self.run.stall.recovered(recovery);
+            }
+            if let Some(wait) = &planned.wait {
+                waits::answered(&mut self.run, &mut self.event, wait, self.now);
+            }
+            self.run.last_decision = self.event.summary();
             self.event.run = RunAfter::of(&self.run, self.now);
         }
+    }
+
+    /// The row to record in the registry before the answer is typed, when typing it must
+    /// happen at most once even across a crash (a resume): the row as if it were typed.
+    pub fn intent(&self) -> Option<Run> {
+        let planned = self.planned.as_ref()?;
+        planned.wait.as_ref().filter(|w| w.once())?;
+        let mut typed = self.clone();
+        typed.answered();
+        Some(typed.run)
     }
 
     /// Nothing was typed (the screen changed, another supervisor answered it, the task
@@ -170,6 +190,11 @@ struct Tick<'a> {
     event: TickEvent,
     now: Time,
     compaction: Option<bool>,
+    /// A person must decide (the run enters `needs-person`): the slug and why.
+    escalation: Option<waits::Escalation>,
+    /// The agent was started again (announced as `restart`), and why.
+    restarted: Option<String>,
+    options: TickOptions,
 }
 
 impl Tick<'_> {
@@ -183,6 +208,9 @@ impl Tick<'_> {
             event: TickEvent::new(before, now, options.dry_run),
             now,
             compaction: None,
+            escalation: None,
+            restarted: None,
+            options: *options,
         }
     }
 
@@ -200,10 +228,37 @@ impl Tick<'_> {
 
     /// Answer the screen: typed first by the driver, its recovery counted once typed.
     fn plan_answer(&mut self, answer: Answer, recovery: Option<Recovery>, why: String) {
-        self.event.decide(Decision::Answer, why);
+        self.plan(Decision::Answer, answer, recovery, None, why);
+    }
+
+    fn plan(
+        &mut self,
+        decision: Decision,
+        answer: Answer,
+        recovery: Option<Recovery>,
+        wait: Option<waits::WaitAnswer>,
+        why: String,
+    ) {
+        self.event.decide(decision, why);
         let reason = self.event.reasons.len() - 1;
         self.answer = Some(answer);
-        self.planned = Some(PlannedAnswer { recovery, reason });
+        self.planned = Some(PlannedAnswer {
+            recovery,
+            reason,
+            wait,
+        });
+    }
+
+    /// A person must decide: say why; the run enters `needs-person` at the end of the tick.
+    fn escalate(&mut self, kind: &str, why: String, stall_limit: bool) {
+        self.event.decide(Decision::Escalate, why.clone());
+        if self.escalation.is_none() {
+            self.escalation = Some(waits::Escalation {
+                kind: kind.to_string(),
+                why,
+                stall_limit,
+            });
+        }
     }
 
     fn end(&mut self, status: Status, decision: Decision, reason: &str, why: String) {
@@ -284,6 +339,13 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
             t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             return finish(t);
         }
+        PaneObs::Dead(why) => {
+            let why = format!("the pane {} is dead: {why}", before.target);
+            if !restart(&mut t, true, &why) {
+                t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            }
+            return finish(t);
+        }
         PaneObs::Unavailable(why) => {
             // Never end a run because tmux could not be asked: a cron line with the wrong
             // socket must not wipe out every loop.
@@ -319,17 +381,21 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         }
         _ => (None, Use::default()),
     };
-    if let Some(why) = &typed_use.escalate
-        && t.active()
-    {
-        t.event
-            .decide(Decision::Escalate, format!("escalate: {why}"));
+    if let Some(view) = pane {
+        waits::screen_changed(&mut t, view);
     }
+    // Every wait, from the screen and the typed state, with its end and maximum.
+    let verdict = match (pane, t.active()) {
+        (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),
+        _ => None,
+    };
     // A prompt the hooks confirm (or contradict) is examined at once, not only on a due
     // heartbeat.
     let prompt_now = typed_use.act_now && t.active();
     let stall = match (pane, t.active() && (due || prompt_now)) {
-        (Some(view), true) => stall_heartbeat(&mut t, view, obs, options, &typed_use),
+        (Some(view), true) => {
+            stall_heartbeat(&mut t, view, obs, verdict.as_ref(), options, &typed_use)
+        }
         _ => None,
     };
     if t.active() {
@@ -337,6 +403,11 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
     if let Some(stall) = stall {
         apply_stall(&mut t, stall, pane, options.dry_run);
+    }
+    if let (Some(verdict), Some(view)) = (verdict, pane)
+        && t.active()
+    {
+        waits::apply(&mut t, verdict, view);
     }
     if t.active()
         && let Some(view) = pane
@@ -358,6 +429,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
 }
 
 fn finish(mut t: Tick<'_>) -> Outcome {
+    waits::attend(&mut t);
     t.run.last_decision = t.event.summary();
     t.event.run = RunAfter::of(&t.run, t.now);
     t.into_outcome()
@@ -534,6 +606,7 @@ fn stall_heartbeat(
     t: &mut Tick<'_>,
     view: &PaneView,
     obs: &Observation,
+    verdict: Option<&wait::Verdict>,
     options: &TickOptions,
     typed_use: &Use,
 ) -> Option<stall::Diagnosis> {
@@ -545,12 +618,17 @@ fn stall_heartbeat(
         SignalObs::Valid { signal, .. } => Some(SignalMark::of(signal)),
         _ => None,
     };
-    let mut observation = stall::Sample::of(
-        view,
-        signal,
-        obs.status.clone(),
-        typed_use.wait.clone().or_else(|| obs.quota_wait.clone()),
-    );
+    // The wait core decides what is a wait: a screen it does not wait on is watched for
+    // stalls like any other, and a wait past its maximum no longer hides a stall.
+    let mut observation = stall::Sample::of(view, signal, obs.status.clone(), None);
+    if observation.action == crate::pane::Action::Wait {
+        observation.action = crate::pane::Action::None;
+    }
+    if let Some(verdict) = verdict
+        && verdict.pauses
+    {
+        observation.external_wait = Some(verdict.reason.clone());
+    }
     // The hooks' record of the model's messages, when they keep one: Claude Code's own
     // lines on the screen are not the agent's.
     if let Some(messages) = &typed_use.messages {
@@ -586,36 +664,18 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
                 );
             }
         }
-        Response::Wait if c.action != crate::pane::Action::Wait => {
-            // A wait recorded outside the screen (the quota-wait record).
-            t.event.decide(
-                Decision::Wait,
-                format!("{}; the timeout clock is paused", stall.reason),
-            );
-        }
-        Response::Wait => {
-            let until = c
-                .reset_at
-                .as_deref()
-                .map(|at| format!("; resets at {at}"))
-                .unwrap_or_default();
-            t.event.decide(
-                Decision::Wait,
-                format!(
-                    "{} ({}){until}; the timeout clock is paused",
-                    stall.reason, c.reason
-                ),
-            );
-        }
+        // The wait stage reported the wait (every tick, not only on heartbeats).
+        Response::Wait => {}
         Response::Escalate => {
             let destructive = if c.destructive {
                 "; destructive: never answered automatically"
             } else {
                 ""
             };
-            t.event.decide(
-                Decision::Escalate,
+            t.escalate(
+                "screen",
                 format!("escalate: {} ({}){destructive}", stall.reason, c.reason),
+                false,
             );
         }
         Response::Answer if carried_out && t.active() => {
@@ -675,7 +735,64 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
         .unwrap_or_else(|| "no signal was written".to_string());
     let why =
         format!("the agent exited (a shell prompt is in front) before the loop finished; {last}");
-    t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+    if !restart(t, false, &why) {
+        t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+    }
+}
+
+/// The agent exited: start it again with the run's `--launch` (typed at the shell prompt,
+/// or `tmux respawn-pane` in a dead pane), spending a stall recovery. False when the run has
+/// no launch command (the caller ends it). Past the recovery budget a person is asked and
+/// the run stays as it is.
+fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
+    let Some(command) = t.run.launch_command.clone() else {
+        return false;
+    };
+    if t.run.mode != Mode::Observe {
+        return false;
+    }
+    if !t.run.recovery_left() {
+        t.escalate(
+            "restart-limit",
+            format!(
+                "escalate: {why}; no stall recovery left to start it again ({} of {} this iteration, {} of {} in total)",
+                t.run.stall.recoveries_iteration,
+                t.run.limits.recoveries_per_iteration,
+                t.run.stall.recoveries_total,
+                t.run.limits.recoveries_total
+            ),
+            true,
+        );
+        return true;
+    }
+    if t.options.dry_run {
+        t.event
+            .decide(Decision::Relaunch, format!("{why}: would start it again"));
+        return true;
+    }
+    t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
+    t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
+    t.run.stall.last_hash = None;
+    t.run.stall.unchanged = 0;
+    t.run.shell_seen = 0;
+    t.effects.push(if dead {
+        Effect::Respawn {
+            command: command.clone(),
+        }
+    } else {
+        Effect::Send {
+            keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
+            if_unchanged: None,
+        }
+    });
+    let how = if dead { "respawned the pane" } else { "typed" };
+    let why = format!(
+        "{why}: started the agent again ({how}: {command}); stall recovery {} of {}",
+        t.run.stall.recoveries_total, t.run.limits.recoveries_total
+    );
+    t.event.decide(Decision::Relaunch, why.clone());
+    t.restarted = Some(why);
+    true
 }
 
 /// Dispatch mode (seed 001): when a step is due and the pane shows a ready shell, type the
@@ -715,16 +832,6 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         }
         return;
     };
-    if !view.shell_ready() {
-        let why = format!(
-            "{} is due, but the pane is not ready ({} in front: {})",
-            step.next,
-            view.foreground,
-            view.classification.class.as_str()
-        );
-        t.event.decide(Decision::Wait, why);
-        return;
-    }
     let vars = BTreeMap::from([
         ("next", step.next.clone()),
         ("checkpoint", step.checkpoint.clone()),
@@ -741,8 +848,40 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
             return;
         }
     };
+    let mut keys = vec![Key::Text(text.clone()), Key::Key("Enter".to_string())];
+    let mut typed = format!("typed: {text}");
+    if !view.shell_ready() {
+        if view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, &text) {
+            // A driver died between the command's text and its Enter: clear the line and
+            // type it again, once per step (a stall recovery).
+            if t.run.waits.retyped == Some(t.run.dispatch_count) || !t.run.recovery_left() {
+                let why = format!(
+                    "escalate: the command for {} is half-typed at the prompt and was already cleared once (or no stall recovery is left): {}",
+                    step.next, view.waiting.last_line
+                );
+                t.escalate("half-typed", why, false);
+                return;
+            }
+            t.run.waits.retyped = Some(t.run.dispatch_count);
+            t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
+            t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
+            keys.insert(0, Key::Key("C-u".to_string()));
+            typed = format!(
+                "the command was half-typed at the prompt (no Enter): cleared the line (C-u) and typed it again: {text}"
+            );
+        } else {
+            let why = format!(
+                "{} is due, but the pane is not ready ({} in front: {})",
+                step.next,
+                view.foreground,
+                view.classification.class.as_str()
+            );
+            t.event.decide(Decision::Wait, why);
+            return;
+        }
+    }
     t.effects.push(Effect::Send {
-        keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
+        keys,
         if_unchanged: None,
     });
     t.remove_signal();
@@ -751,7 +890,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.run.dispatched_at = Some(t.now);
     t.run.dispatch_count = t.run.dispatch_count.saturating_add(1);
     t.run.shell_seen = 0;
-    t.event.decide(Decision::Dispatch, format!("typed: {text}"));
+    t.event.decide(Decision::Dispatch, typed);
 }
 
 /// Seed 000's server recovery for one run, after a restart: remove a stale `.auto-stop` (it
@@ -782,6 +921,13 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
             t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             return finish(t);
         }
+        PaneObs::Dead(why) => {
+            let why = format!("the pane {} is dead: {why}", before.target);
+            if !restart(&mut t, true, &why) {
+                t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            }
+            return finish(t);
+        }
         PaneObs::Unavailable(why) => {
             t.event
                 .decide(Decision::Error, format!("cannot read the pane: {why}"));
@@ -808,9 +954,10 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
                     format!("a shell is in front: launched the agent again: {command}"),
                 );
             }
-            None => t.event.decide(
-                Decision::Escalate,
-                "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited",
+            None => t.escalate(
+                "no-launch",
+                "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited".to_string(),
+                false,
             ),
         },
         (Mode::Dispatch, true) => {

@@ -24,6 +24,24 @@ pub struct Observation {
     pub notes: Vec<String>,
     /// The agent's typed state, as its hooks and status line recorded it.
     pub typed: Option<crate::supervise::typed::TypedObs>,
+    /// What the wait core reads besides the screen.
+    pub waits: WaitInputs,
+}
+
+/// What the wait core reads besides the screen: the agent's typed state (hooks, status
+/// line) and its children's CPU time.
+#[derive(Debug, Clone, Default)]
+pub struct WaitInputs {
+    /// An exhausted usage window from the status line, with its reset to the second.
+    pub window: Option<crate::supervise::wait::Window>,
+    /// A StopFailure the hooks recorded (the agent's last turn ended on an API error).
+    pub failure: Option<crate::supervise::wait::HookFailure>,
+    /// A tool the hooks saw start (PreToolUse) and not end.
+    pub tool_since: Option<crate::time::Time>,
+    /// CPU time (clock ticks) of the agent's child processes.
+    pub child_cpu: Option<u64>,
+    /// The quota-wait record of `hook stop-failure`: its reset, if it names one.
+    pub recorded: Option<crate::supervise::wait::Recorded>,
 }
 
 /// The task's `.auto-signal`.
@@ -55,5 +73,8 @@ pub enum PaneObs {
     Gone(String),
     /// tmux could not be asked (no server on this socket): nothing is decided about the pane.
     Unavailable(String),
+    /// The pane's program exited and tmux keeps the pane (`remain-on-exit`): it takes no
+    /// keys; a restart is `tmux respawn-pane` with the run's `--launch`.
+    Dead(String),
     Seen(Box<PaneView>),
 }

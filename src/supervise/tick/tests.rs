@@ -36,6 +36,8 @@ fn new_run(mode: Mode) -> Run {
             recoveries_total: 3,
             ..Limits::default()
         },
+        wait_limits: crate::supervise::wait::WaitLimits::default(),
+        notify: None,
     };
     Run::new(&new, at(0))
 }
@@ -46,6 +48,7 @@ const OPTIONS: TickOptions = TickOptions {
     answers: true,
 
     typed: crate::supervise::typed::TypedOptions::DEFAULT,
+    waits: crate::supervise::wait::WaitOptions::DEFAULT,
 };
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
@@ -58,6 +61,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
     let screen = Screen::from_text(text, Some(foreground.to_string()));
     PaneObs::Seen(Box::new(PaneView {
         pane_id: "%1".into(),
+        pid: 0,
         foreground: foreground.into(),
         foreground_is_shell: rules.is_shell(foreground),
         hash: normalize::hash(text, &rules.masks),
@@ -66,6 +70,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
         messages: None,
         dead: false,
         socket: None,
+        waiting: crate::pane::waiting::read(text, at(0), Zone::Utc),
     }))
 }
 
@@ -81,6 +86,7 @@ fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
         let screen = Screen::from_text(text, Some("bash".to_string()));
         PaneView {
             pane_id: "%1".into(),
+            pid: 0,
             foreground: "bash".into(),
             foreground_is_shell: true,
             hash: normalize::hash(text, &rules.masks),
@@ -89,6 +95,7 @@ fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
             messages: None,
             dead: false,
             socket: None,
+            waiting: crate::pane::waiting::read(text, at(0), Zone::Utc),
         }
     };
     assert!(view("✓ report → (done)\n$ ").shell_ready());
@@ -130,6 +137,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         quota_wait: None,
         notes: Vec::new(),
         typed: None,
+        waits: WaitInputs::default(),
     }
 }
 
@@ -200,6 +208,10 @@ fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
     let mut run = new_run(Mode::Observe);
     run.limits.step_timeout = Duration::from_secs(60);
     o.quota_wait = Some("quota: a rate_limit wait".into());
+    o.waits.recorded = Some(crate::supervise::wait::Recorded {
+        reset: None,
+        why: "quota: a rate_limit wait".into(),
+    });
     o.notes = vec!["cannot read .status.json; no step timeout this tick".into()];
     for minute in 1..4 {
         let outcome = step(&mut run, &o, minute);

@@ -1,0 +1,453 @@
+//! What an agent's screen says about waiting: the facts the wait core
+//! ([`crate::supervise::wait`]) decides on, read once per capture beside the classification.
+//!
+//! The classifier names one class for the whole screen; a wait needs a few more facts that
+//! the class does not carry, each read from the live bottom of a Claude Code screen (the
+//! current turn above the input box, the input box, the footer):
+//!
+//! - the **input box**: absent, empty (or showing a placeholder such as `Resend your message
+//!   to try again`, which Claude Code 2.1.33x puts there after it gave up), or holding typed
+//!   text — autoctl types only into an empty box;
+//! - **busy**: the footer says `esc to interrupt` or a spinner line is up;
+//! - the agent's own **retry countdown** (`API error · Retrying in 4s · attempt 1/10`);
+//! - a **running tool** (`⎿  Running… (4s)` under a tool call);
+//! - the current turn ended on an **API error** (`● API Error: …`, `Request rejected (429)`)
+//!   — with an empty box and no spinner, the agent gave up;
+//! - a **usage limit** (`You've hit your 5-hour limit · resets 12:50pm (UTC)`, `Usage limit
+//!   reached`), whether it is weekly, and its reset time;
+//! - Claude Code's own **automatic continue** at the reset: armed (`Continuing automatically
+//!   at 12:50pm · Esc to cancel`) or cancelled (`Automatic continue cancelled`);
+//! - a **menu** waiting for a choice, and words of **billing** (credits, usage credits, credit
+//!   balance too low): a person decides, autoctl never picks.
+//!
+//! Old text stays on screen: an error or a limit counts only when nothing the agent said
+//! after it replaced it (a later reply clears it).
+
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Utc};
+use regex::Regex;
+use serde::Serialize;
+
+use super::normalize::clean_line;
+use super::reset::{self, Zone};
+
+/// The agent's input box.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(tag = "state", content = "text", rename_all = "kebab-case")]
+pub enum Input {
+    /// No input box on the screen (another program, a menu in its place, a generic agent).
+    #[default]
+    Absent,
+    /// Empty, or showing one of the agent's placeholders.
+    Empty,
+    /// Holding text someone typed (a person, or a half-typed command).
+    Typed(String),
+}
+
+/// Claude Code's own automatic continue at a usage limit's reset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AutoContinue {
+    #[default]
+    None,
+    /// `Continuing automatically at 12:50pm · Esc to cancel`.
+    Armed,
+    /// `Automatic continue cancelled · /rate-limit-options to wait again`.
+    Cancelled,
+}
+
+/// A usage limit on screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Limit {
+    /// The line that says so.
+    pub text: String,
+    /// A weekly (7-day) limit.
+    pub weekly: bool,
+    /// The reset phrase as written (`resets 12:50pm (UTC)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_text: Option<String>,
+    /// The reset, placed in time (the next occurrence after the capture's clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<DateTime<Utc>>,
+}
+
+/// What one capture says about waiting (see the module doc).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Waiting {
+    pub input: Input,
+    pub busy: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retrying: Option<String>,
+    pub tool_running: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
+    pub auto_continue: AutoContinue,
+    pub menu: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billing: Option<String>,
+    /// The last non-blank line (a shell's prompt line with whatever is typed after it).
+    #[serde(skip)]
+    pub last_line: String,
+}
+
+impl Waiting {
+    /// The agent gave up on an API error: the turn ended on it, the box is empty, nothing
+    /// runs.
+    pub fn gave_up(&self) -> Option<&str> {
+        match (&self.error, &self.input, self.busy, &self.retrying) {
+            (Some(error), Input::Empty, false, None) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The agent sits idle at its empty input box (no spinner, no menu): typing goes to it.
+    pub fn idle_at_input(&self) -> bool {
+        self.input == Input::Empty && !self.busy && !self.menu
+    }
+}
+
+/// Lines read from the bottom of a capture.
+const TAIL_LINES: usize = 120;
+
+/// Text Claude Code shows in an empty input box.
+fn placeholder(text: &str) -> bool {
+    text.is_empty()
+        || text.eq_ignore_ascii_case("Resend your message to try again")
+        || text.starts_with("Try \"")
+}
+
+/// A prompt the person (or autoctl) sent: not a menu option (`1. Yes`) and not a slash
+/// command the agent runs for itself (`/rate-limit-options`).
+fn person_prompt(text: &str) -> bool {
+    !text.is_empty() && !text.starts_with('/') && !numbered(text)
+}
+
+fn numbered(text: &str) -> bool {
+    text.split_once(['.', ')']).is_some_and(|(n, _)| {
+        !n.is_empty() && n.len() <= 2 && n.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+fn is_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.chars().count() >= 10 && t.chars().all(|c| ('\u{2500}'..='\u{257f}').contains(&c))
+}
+
+/// The glyph Claude Code's input box starts with (`>` in older releases).
+fn input_line(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix('❯').or_else(|| t.strip_prefix('>'))?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace))
+        .then(|| rest.trim_matches(|c: char| c.is_whitespace()))
+}
+
+fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("valid"))
+}
+
+fn limit_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &RE,
+        r"(?i)you(?:'|’)ve (?:hit|reached) your (?:[\w-]+ )?limit\b|usage limit reached|\b(?:5-hour|weekly|daily|monthly|session|opus|sonnet) limit reached|limit will reset at",
+    )
+}
+
+fn weekly_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    regex(&RE, r"(?i)\bweekly\b|\b7-day\b|\bseven[ _-]day\b")
+}
+
+fn error_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &RE,
+        r"(?i)\bapi error\b|request rejected|\boverloaded\b|internal server error",
+    )
+}
+
+fn billing_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &RE,
+        r"(?i)credit balance is too low|usage credits|credits? required|extra usage|purchase (?:more )?credits|\bbilling\b(?:[^·]*\b(?:required|issue|problem|error|update)\b)",
+    )
+}
+
+fn spinner(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(
+        chars.next(),
+        Some('·' | '✢' | '✳' | '✶' | '✻' | '✽' | '✺' | '✹' | '✷' | '⋆' | '*')
+    ) && chars.next() == Some(' ')
+        && text.contains('…')
+}
+
+fn strip_bullet(text: &str) -> String {
+    text.trim_start_matches(|c: char| matches!(c, '●' | '⏺' | '⎿') || c.is_whitespace())
+        .to_string()
+}
+
+fn bullet(text: &str) -> bool {
+    text.starts_with(['●', '⏺', '⎿'])
+}
+
+/// Read the waiting facts of one screen (`now` and `zone` place a reset phrase in time).
+pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
+    // The live part of a screen is its bottom; a long capture's history is not read.
+    let mut lines: Vec<String> = text
+        .rsplit('\n')
+        .take(TAIL_LINES)
+        .map(|l| clean_line(l.as_bytes()))
+        .collect();
+    lines.reverse();
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    let Some(last) = last else {
+        return Waiting::default();
+    };
+    let mut w = Waiting {
+        last_line: lines[last].clone(),
+        ..Waiting::default()
+    };
+    // The input box: the lowest `❯` line with a rule right above it.
+    let input_at = (1..=last)
+        .rev()
+        .take(12)
+        .find(|&i| input_line(&lines[i]).is_some() && is_rule(&lines[i - 1]));
+    let (region_end, footer): (usize, &[String]) = match input_at {
+        Some(i) => {
+            let text = input_line(&lines[i]).unwrap_or_default();
+            w.input = if placeholder(text) {
+                Input::Empty
+            } else {
+                Input::Typed(text.to_string())
+            };
+            (i - 1, &lines[i + 1..=last])
+        }
+        None => (last + 1, &[]),
+    };
+    let footer_text = footer.join("\n").to_lowercase();
+    w.busy =
+        footer_text.contains("esc to interrupt") || footer_text.contains("ctrl+c to interrupt");
+    if footer_text.contains("continuing automatically") {
+        w.auto_continue = AutoContinue::Armed;
+    } else if footer_text.contains("automatic continue cancelled") {
+        w.auto_continue = AutoContinue::Cancelled;
+    }
+    // The current turn: from the person's last prompt (a `❯ text` line) to the input box.
+    let start = (0..region_end)
+        .rev()
+        .take(60)
+        .find(|&i| input_line(&lines[i]).is_some_and(person_prompt))
+        .map_or(region_end.saturating_sub(20), |i| i + 1);
+    #[derive(PartialEq)]
+    enum Said {
+        Nothing,
+        Error,
+        Limit,
+        Reply,
+    }
+    let mut said = Said::Nothing;
+    for line in &lines[start..region_end] {
+        let t = line.trim();
+        if t.is_empty() || is_rule(t) {
+            continue;
+        }
+        if spinner(t) {
+            w.busy = true;
+        }
+        if t.contains("Retrying in") {
+            w.retrying = Some(t.to_string());
+        }
+        if t.starts_with('⎿') && t.contains("Running…") {
+            w.tool_running = true;
+        }
+        if let Some(m) = billing_regex().find(t) {
+            w.billing = Some(m.as_str().to_string());
+        }
+        let lower = t.to_lowercase();
+        if lower.contains("automatic continue cancelled") {
+            w.auto_continue = AutoContinue::Cancelled;
+            continue;
+        }
+        if lower.contains("continue automatically") {
+            if w.auto_continue == AutoContinue::None {
+                w.auto_continue = AutoContinue::Armed;
+            }
+            continue;
+        }
+        if !bullet(t) {
+            continue;
+        }
+        if limit_regex().is_match(t) {
+            let found = reset::find(t, now, zone);
+            // The first limit line of a turn names the window and its reset; the lines
+            // after it ("Usage limit reached · set to continue…") repeat it.
+            if said != Said::Limit || w.limit.as_ref().is_some_and(|l| l.reset_text.is_none()) {
+                w.limit = Some(Limit {
+                    text: strip_bullet(t),
+                    weekly: weekly_regex().is_match(t),
+                    reset_text: found.as_ref().map(|f| f.text.clone()),
+                    reset_at: found.and_then(|f| f.at).map(|at| at.with_timezone(&Utc)),
+                });
+            }
+            said = Said::Limit;
+            w.error = None;
+        } else if error_regex().is_match(t) {
+            w.error = Some(strip_bullet(t));
+            said = Said::Error;
+        } else {
+            said = Said::Reply;
+            w.error = None;
+            w.limit = None;
+            w.auto_continue = AutoContinue::None;
+        }
+    }
+    let _ = said;
+    // A menu at the bottom: numbered options under a cursor, or its hint line.
+    let tail_start = last.saturating_sub(14);
+    for line in &lines[tail_start..=last] {
+        let t = line.trim();
+        let lower = t.to_lowercase();
+        let numbered_cursor = t
+            .strip_prefix(['❯', '›', '>'])
+            .map(str::trim_start)
+            .is_some_and(numbered);
+        let hint = (lower.contains("enter to confirm") || lower.contains("enter to select"))
+            || (lower.contains("esc to cancel") && !lower.contains("continuing automatically"));
+        if numbered_cursor || hint {
+            w.menu = true;
+        }
+        if let Some(m) = billing_regex().find(t) {
+            w.billing = Some(m.as_str().to_string());
+        }
+    }
+    if w.menu {
+        // The box a menu replaces is not an input box.
+        if input_at.is_none() {
+            w.input = Input::Absent;
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let path = format!(
+            "{}/tests/fixtures/panes/claude-code/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn now() -> DateTime<Utc> {
+        "2026-11-26T03:00:00Z".parse().unwrap()
+    }
+
+    fn read_fixture(name: &str) -> Waiting {
+        read(&fixture(name), now(), Zone::Utc)
+    }
+
+    #[test]
+    fn a_given_up_error_is_an_error_at_an_empty_box() {
+        for name in ["api-529-gave-up", "api-500-gave-up", "api-429-gave-up"] {
+            let w = read_fixture(name);
+            assert_eq!(w.input, Input::Empty, "{name}");
+            assert!(!w.busy, "{name}");
+            assert!(w.gave_up().is_some(), "{name}: {w:?}");
+            assert!(w.limit.is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_agents_own_retry_is_busy_and_not_a_give_up() {
+        for name in ["api-529-retrying", "api-500-retrying", "api-429-retrying"] {
+            let w = read_fixture(name);
+            assert!(w.busy, "{name}");
+            assert!(w.retrying.is_some(), "{name}");
+            assert_eq!(w.gave_up(), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn working_idle_and_a_running_tool() {
+        let w = read_fixture("working-no-response-66s");
+        assert!(w.busy && !w.tool_running && w.error.is_none());
+        let w = read_fixture("working-bash-child-running");
+        assert!(w.busy && w.tool_running);
+        let w = read_fixture("idle-after-reply");
+        assert!(w.idle_at_input() && w.error.is_none() && w.limit.is_none());
+        // Old errors above a live spinner are not current.
+        let w = read_fixture("mixed-old-errors-then-working");
+        assert!(w.busy && w.gave_up().is_none(), "{w:?}");
+    }
+
+    #[test]
+    fn usage_limits_with_their_reset_and_menus() {
+        let w = read_fixture("quota-session-limit-waiting");
+        let limit = w.limit.clone().expect("a limit");
+        assert!(!limit.weekly);
+        assert_eq!(
+            limit.reset_at,
+            Some("2026-11-26T05:43:00Z".parse().unwrap())
+        );
+        assert!(w.idle_at_input(), "{w:?}");
+        let w = read_fixture("quota-session-limit-menu");
+        assert!(w.limit.is_some() && w.menu && !w.idle_at_input(), "{w:?}");
+        let w = read_fixture("quota-weekly-limit-menu-dismissed");
+        assert!(w.limit.as_ref().unwrap().weekly);
+        let w = read_fixture("quota-weekly-limit-menu");
+        assert!(w.menu && w.limit.as_ref().unwrap().weekly, "{w:?}");
+    }
+
+    const ARMED: &str = "❯ Say hello\n  ⎿  You've hit your 5-hour limit · resets 12:50pm (UTC)\n● Usage limit reached · set to continue automatically at 12:50pm\n────────────────────────\n❯ \n────────────────────────\n  ⚠ Usage limit reached · limit resets 12:50pm\n    Continuing automatically at 12:50pm · Esc to cancel\n  ⏸ manual mode on · ? for shortcuts · ← for agents";
+    const CANCELLED: &str = "❯ Say hello\n  ⎿  You've hit your 5-hour limit · resets 12:50pm (UTC)\n     /upgrade to increase your usage limit.\n● Usage limit reached · set to continue automatically at 12:50pm\n● Automatic continue cancelled · /rate-limit-options to wait again\n────────────────────────\n❯ \n────────────────────────\n  ⏸ manual mode on · ? for shortcuts · ← for agents     automatic continue cancelled";
+
+    #[test]
+    fn claude_code_2_1_332_automatic_continue() {
+        let w = read(ARMED, now(), Zone::Utc);
+        assert_eq!(w.auto_continue, AutoContinue::Armed);
+        assert!(!w.menu, "Esc to cancel of the armed continue is no menu");
+        let limit = w.limit.clone().unwrap();
+        assert_eq!(
+            limit.reset_at,
+            Some("2026-11-26T12:50:00Z".parse().unwrap())
+        );
+        assert!(w.idle_at_input());
+        let w = read(CANCELLED, now(), Zone::Utc);
+        assert_eq!(w.auto_continue, AutoContinue::Cancelled);
+        assert_eq!(
+            w.limit.as_ref().unwrap().reset_text.as_deref(),
+            Some("resets 12:50pm (UTC)")
+        );
+        assert!(w.idle_at_input());
+    }
+
+    #[test]
+    fn placeholders_are_empty_and_typed_text_is_kept() {
+        let screen = "● API Error: Repeated 529 Overloaded errors.\n──────────────\n❯ Resend your message to try again\n──────────────\n  ? for shortcuts";
+        let w = read(screen, now(), Zone::Utc);
+        assert_eq!(w.input, Input::Empty);
+        assert!(w.gave_up().is_some());
+        let typed = screen.replace("Resend your message to try again", "/ai-cli-task exec");
+        let w = read(&typed, now(), Zone::Utc);
+        assert_eq!(w.input, Input::Typed("/ai-cli-task exec".into()));
+        assert_eq!(w.gave_up(), None);
+    }
+
+    #[test]
+    fn a_later_reply_clears_an_error_and_billing_is_seen() {
+        let screen = "❯ go\n● API Error: 500 Internal server error\n● Done. I fixed it.\n──────────────\n❯ \n──────────────\n  ? for shortcuts";
+        assert_eq!(read(screen, now(), Zone::Utc).error, None);
+        let screen = "❯ go\n● API Error: Your credit balance is too low to access the Anthropic API.\n──────────────\n❯ \n──────────────\n  ? for shortcuts";
+        let w = read(screen, now(), Zone::Utc);
+        assert_eq!(w.billing.as_deref(), Some("credit balance is too low"));
+        assert_eq!(read("", now(), Zone::Utc), Waiting::default());
+    }
+}

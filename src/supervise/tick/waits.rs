@@ -1,0 +1,305 @@
+//! The tick's wait stage: run the wait core ([`crate::supervise::wait`]) on the capture,
+//! keep the timeout clock paused exactly while a wait is legitimate, turn its verdict into
+//! keys (a resume, one Esc) or an escalation, and at the end of the tick keep the run's
+//! `needs-person` state and say what to announce ([`attend`]).
+
+use crate::pane::Key;
+use crate::pane::view::PaneView;
+use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::stall::Recovery;
+use crate::supervise::typed::Use;
+use crate::supervise::typing::Answer;
+use crate::supervise::wait::notice::{EventKind, Notice};
+use crate::supervise::wait::{self, Act, NeedsPerson, Resume, Verdict, WaitObs};
+use crate::time::{Time, between, parse_time};
+
+use super::{Decision, Observation, RunAfter, Tick, TickEvent};
+
+/// Why a person is needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Escalation {
+    pub kind: String,
+    pub why: String,
+    pub stall_limit: bool,
+}
+
+/// What a planned wait answer changes once typed.
+#[derive(Debug, Clone)]
+pub(super) enum WaitAnswer {
+    Resume(Resume),
+    Esc,
+}
+
+impl WaitAnswer {
+    /// Typed at most once even across a crash: recorded before it is typed.
+    pub(super) fn once(&self) -> bool {
+        matches!(self, WaitAnswer::Resume(_))
+    }
+}
+
+/// The step the resume budget counts for: the loop's latest signal, and in dispatch mode
+/// the step typed.
+fn step_key(run: &Run) -> String {
+    let signal = run
+        .last_signal
+        .as_ref()
+        .map_or("", |s| s.fingerprint.as_str());
+    match run.mode {
+        Mode::Dispatch => format!("{signal}#{}", run.dispatch_count),
+        Mode::Observe => signal.to_string(),
+    }
+}
+
+/// A needs-person raised on another screen ends when the screen changes.
+pub(super) fn screen_changed(t: &mut Tick<'_>, view: &PaneView) {
+    let changed = t
+        .run
+        .waits
+        .needs_person
+        .as_ref()
+        .is_some_and(|n| n.hash.as_deref().is_some_and(|h| h != view.hash));
+    if changed {
+        t.run.waits.needs_person = None;
+        t.event.decide(
+            Decision::Continue,
+            "the screen changed: the run no longer needs a person",
+        );
+    }
+}
+
+/// Run the wait core and keep the timeout clock.
+pub(super) fn wait_stage(
+    t: &mut Tick<'_>,
+    view: &PaneView,
+    obs: &Observation,
+    typed: &Use,
+) -> Verdict {
+    let c = &view.classification;
+    let recovery_left = t.run.recovery_left();
+    let step = step_key(&t.run);
+    let inputs = &obs.waits;
+    let wait_obs = WaitObs {
+        hash: &view.hash,
+        class: c.class,
+        action: c.action,
+        observe_only: c.observe_only || view.dead,
+        screen: &view.waiting,
+        classified_reset: c.reset_at.as_deref().and_then(parse_time),
+        window: typed.window.or(inputs.window),
+        failure: typed.failure.clone().or_else(|| inputs.failure.clone()),
+        recorded: inputs.recorded.clone(),
+        tool_hook_since: typed.tool_since.or(inputs.tool_since),
+        child_cpu: inputs.child_cpu,
+        step,
+        wait_weekly: t.options.typed.wait_weekly,
+        recovery_left,
+    };
+    let before_max = t.run.waits.open.as_ref().map(|o| o.max_at);
+    let (state, verdict) = wait::decide(&t.run.waits, &wait_obs, t.now, &t.run.wait_limits);
+    t.run.waits = state;
+    let max_at = if verdict.pauses {
+        t.run.waits.open.as_ref().map(|o| o.max_at)
+    } else {
+        before_max
+    };
+    let stall = &mut t.run.stall;
+    wait::settle_clock(
+        &mut stall.quota_wait_since,
+        &mut stall.quota_waited_seconds,
+        verdict.pauses,
+        max_at,
+        t.now,
+    );
+    verdict
+}
+
+/// Carry the verdict into the tick: report a wait, plan a resume or an Esc, escalate.
+pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
+    let clock = if verdict.pauses {
+        "the timeout clock is paused"
+    } else {
+        "the timeout clock runs"
+    };
+    match verdict.act {
+        Act::None => {}
+        Act::Wait => t
+            .event
+            .decide(Decision::Wait, format!("{}; {clock}", verdict.reason)),
+        Act::Escalate { kind, stall_limit } => {
+            // The stall heartbeat must not escalate the same screen a second time.
+            t.run.stall.escalated_hash = Some(view.hash.clone());
+            t.escalate(kind, format!("escalate: {}", verdict.reason), stall_limit);
+        }
+        Act::Resume(resume) if t.answer.is_none() => {
+            let mut keys = vec![Key::Text(t.run.wait_limits.resume_text.clone())];
+            keys.push(Key::Key("Enter".to_string()));
+            let answer = Answer {
+                pane_id: view.pane_id.clone(),
+                hash: view.hash.clone(),
+                keys,
+                if_unchanged: None,
+            };
+            let why = format!(
+                "resume: {}: type {:?}",
+                verdict.reason, t.run.wait_limits.resume_text
+            );
+            t.plan(
+                Decision::Resume,
+                answer,
+                None,
+                Some(WaitAnswer::Resume(resume)),
+                why,
+            );
+        }
+        Act::Esc if t.answer.is_none() => {
+            let answer = Answer {
+                pane_id: view.pane_id.clone(),
+                hash: view.hash.clone(),
+                keys: vec![Key::Key("Escape".to_string())],
+                if_unchanged: None,
+            };
+            let recovery = Recovery {
+                hash: view.hash.clone(),
+                restarts_step_clock: None,
+            };
+            t.plan(
+                Decision::Resume,
+                answer,
+                Some(recovery),
+                Some(WaitAnswer::Esc),
+                format!("recover: {}", verdict.reason),
+            );
+        }
+        Act::Resume(_) | Act::Esc => t.event.decide(
+            Decision::Continue,
+            format!("{} (after this tick's answer)", verdict.reason),
+        ),
+    }
+}
+
+/// A planned wait answer was typed: count it and announce a resume.
+pub(super) fn answered(run: &mut Run, event: &mut TickEvent, wait: &WaitAnswer, now: Time) {
+    match wait {
+        WaitAnswer::Resume(resume) => {
+            wait::resumed(&mut run.waits, resume, now);
+            event.notify.push(Notice {
+                event: EventKind::Resume,
+                reason: event.reasons.last().cloned().unwrap_or_default(),
+            });
+        }
+        WaitAnswer::Esc => wait::escaped(&mut run.waits, now),
+    }
+}
+
+/// At the end of a tick: enter, keep or leave `needs-person`, and say what to announce —
+/// an escalation, a reminder every `--renotify`, a quota wait that began or ended, the run's
+/// end.
+pub(super) fn attend(t: &mut Tick<'_>) {
+    let now = t.now;
+    let mut notices = Vec::new();
+    let ended = t.before.status.is_active() && !t.run.status.is_active();
+    if ended {
+        t.run.waits.needs_person = None;
+        let reason = t.event.reasons.last().cloned().unwrap_or_default();
+        let kind = match t.run.status {
+            Status::Finished => EventKind::Finish,
+            Status::Lost => EventKind::Lost,
+            Status::Exited => EventKind::Exit,
+            Status::Stopped | Status::Running => EventKind::Stop,
+        };
+        notices.push(Notice {
+            event: kind,
+            reason: reason.clone(),
+        });
+        if t.run.stop_reason.as_deref() == Some("stall_limit") {
+            notices.push(Notice {
+                event: EventKind::StallLimit,
+                reason,
+            });
+        }
+    } else if t.run.status.is_active() {
+        let hash = match t.event.saw.as_ref().map(|s| &s.pane) {
+            Some(pane) => pane.hash.clone(),
+            None => None,
+        };
+        if let Some(escalation) = t.escalation.clone() {
+            let raised = t
+                .run
+                .waits
+                .needs_person
+                .as_ref()
+                .is_some_and(|n| n.hash == hash);
+            if !raised {
+                t.run.waits.needs_person = Some(NeedsPerson {
+                    kind: escalation.kind.clone(),
+                    why: escalation.why.clone(),
+                    since: now,
+                    hash,
+                    announced_at: now,
+                    announcements: 1,
+                });
+                notices.push(Notice {
+                    event: EventKind::Escalate,
+                    reason: escalation.why.clone(),
+                });
+                if escalation.stall_limit {
+                    notices.push(Notice {
+                        event: EventKind::StallLimit,
+                        reason: escalation.why,
+                    });
+                }
+            }
+        } else if let Some(needs) = t.run.waits.needs_person.as_mut()
+            && between(needs.announced_at, now) >= t.options.waits.renotify
+        {
+            needs.announced_at = now;
+            needs.announcements = needs.announcements.saturating_add(1);
+            notices.push(Notice {
+                event: EventKind::NeedsPerson,
+                reason: format!(
+                    "still needs a person since {}: {}",
+                    crate::time::format_time(needs.since),
+                    needs.why
+                ),
+            });
+        }
+        if let Some(needs) = &t.run.waits.needs_person
+            && t.escalation.is_none()
+        {
+            t.event.reasons.push(format!(
+                "needs a person since {}: {}",
+                crate::time::format_time(needs.since),
+                needs.why
+            ));
+        }
+    }
+    if let Some(why) = t.restarted.clone() {
+        notices.push(Notice {
+            event: EventKind::Restart,
+            reason: why,
+        });
+    }
+    let quota = |run: &Run| {
+        run.waits
+            .open
+            .as_ref()
+            .filter(|o| o.kind.is_quota())
+            .map(|o| o.reason.clone())
+    };
+    match (quota(t.before), quota(&t.run)) {
+        (None, Some(reason)) => notices.push(Notice {
+            event: EventKind::QuotaWaitStart,
+            reason,
+        }),
+        (Some(_), None) => notices.push(Notice {
+            event: EventKind::QuotaWaitEnd,
+            reason: t.event.reasons.last().cloned().unwrap_or_default(),
+        }),
+        _ => {}
+    }
+    if t.options.dry_run {
+        return;
+    }
+    t.event.notify.extend(notices);
+    t.event.run = RunAfter::of(&t.run, now);
+}

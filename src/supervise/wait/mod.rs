@@ -1,0 +1,1077 @@
+//! Every wait ends: the wait table ([`TABLE`]) as data, and one pure decision per tick,
+//! [`decide`]`(state, observation, now, limits) -> (state', verdict)`, that says which wait
+//! the run is in, whether the timeout clock pauses for it, and what happens when it ends —
+//! resume the agent once, or escalate to a person.
+//!
+//! The kinds of waits, each with an end condition, a maximum and an outcome:
+//!
+//! | kind | ends when | maximum | outcome at the maximum | timeout clock |
+//! | --- | --- | --- | --- | --- |
+//! | agent retrying (its own countdown) | the screen moves on | `--max-retry-wait` | escalate | paused |
+//! | usage limit, reset known | reset + `--resume-margin` | reset + margin + `--resume-check` | resume once per reset, then escalate | paused |
+//! | usage limit, no reset | a reset time shows, or the screen moves on | `--max-quota-wait` | escalate | paused |
+//! | gave up on an API error | its backoff (1, 2, 4 … 30 min) | `--max-resumes` per step | resume, then escalate | paused |
+//! | StopFailure record | its backoff, as a give-up | `--max-resumes` per step | resume, then escalate | paused |
+//! | stream stopped moving | never by itself | `--stream-timeout` | Esc, then resume (a stall recovery), then escalate | runs |
+//! | running tool | PostToolUse, or the screen moves on | `--tool-timeout` | escalate | runs |
+//!
+//! Weekly limits (unless `--wait-weekly`), billing and paid options are not waits: they
+//! escalate at once and nothing is typed.
+//!
+//! Resumes are exactly once: the decision says what to type ([`Act::Resume`]) and the state
+//! change it makes ([`resumed`]); the driver records that change in the registry under the
+//! run's claim *before* it types, so a driver killed mid-way never types the same resume
+//! again (a lost resume ends in an escalation instead, at the wait's maximum).
+
+pub mod notice;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pane::waiting::{Input, Waiting};
+use crate::pane::{Action, Class};
+use crate::time::{Time, between, format_time, plus};
+
+/// The first backoff before resuming an agent that gave up, doubled each time.
+pub const BACKOFF_BASE: Duration = Duration::from_secs(60);
+/// The longest backoff.
+pub const BACKOFF_CAP: Duration = Duration::from_secs(30 * 60);
+/// After an Esc (a wedged stream), how long the idle prompt may take to come back before a
+/// person is asked.
+pub const ESC_SETTLE: Duration = Duration::from_secs(2 * 60);
+/// Two reset times closer than this are the same reset (the banner says 12:50pm, the status
+/// line 12:50:37).
+pub const SAME_RESET: Duration = Duration::from_secs(10 * 60);
+
+/// Defaults of the flags.
+pub const DEFAULT_RESUME_TEXT: &str = "continue";
+pub const DEFAULT_MAX_RESUMES: u32 = 5;
+pub const DEFAULT_RESUME_MARGIN: &str = "1m";
+pub const DEFAULT_RESUME_CHECK: &str = "5m";
+pub const DEFAULT_MAX_RETRY_WAIT: &str = "15m";
+pub const DEFAULT_MAX_QUOTA_WAIT: &str = "6h";
+pub const DEFAULT_STREAM_TIMEOUT: &str = "10m";
+pub const DEFAULT_TOOL_TIMEOUT: &str = "30m";
+
+/// A kind of wait (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitKind {
+    AgentRetrying,
+    UsageLimit,
+    UsageLimitUnknown,
+    GaveUp,
+    StopFailure,
+    StreamStalled,
+    ToolRunning,
+}
+
+impl WaitKind {
+    pub const ALL: [WaitKind; 7] = [
+        WaitKind::AgentRetrying,
+        WaitKind::UsageLimit,
+        WaitKind::UsageLimitUnknown,
+        WaitKind::GaveUp,
+        WaitKind::StopFailure,
+        WaitKind::StreamStalled,
+        WaitKind::ToolRunning,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        self.row().name
+    }
+
+    /// Its row of the table.
+    pub fn row(self) -> &'static Row {
+        TABLE
+            .iter()
+            .find(|row| row.kind == self)
+            .expect("every kind has a row")
+    }
+
+    /// A legitimate wait pauses the timeout clock (until its maximum); a stall does not.
+    pub fn pauses_clock(self) -> bool {
+        self.row().pauses_clock
+    }
+
+    /// A usage-limit wait (its start and end are announced: `quota-wait-start|end`).
+    pub fn is_quota(self) -> bool {
+        matches!(self, WaitKind::UsageLimit | WaitKind::UsageLimitUnknown)
+    }
+}
+
+/// One row of the wait table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub kind: WaitKind,
+    pub name: &'static str,
+    pub what: &'static str,
+    pub ends: &'static str,
+    pub maximum: &'static str,
+    pub outcome: &'static str,
+    pub pauses_clock: bool,
+}
+
+/// The wait table: what the README shows (a test checks that it does).
+pub const TABLE: &[Row] = &[
+    Row {
+        kind: WaitKind::AgentRetrying,
+        name: "agent-retrying",
+        what: "the agent retries a failed request by itself (`Retrying in 4s · attempt 1/10`)",
+        ends: "the screen moves on",
+        maximum: "`--max-retry-wait` (15m)",
+        outcome: "escalate",
+        pauses_clock: true,
+    },
+    Row {
+        kind: WaitKind::UsageLimit,
+        name: "usage-limit",
+        what: "a usage limit with a reset time (status line to the second, else the banner)",
+        ends: "reset + `--resume-margin` (1m): the resume text is typed once per reset if the agent still sits idle on the limit",
+        maximum: "reset + margin + `--resume-check` (5m); a reset beyond `--max-quota-wait` (6h) escalates at once",
+        outcome: "resume once, then escalate",
+        pauses_clock: true,
+    },
+    Row {
+        kind: WaitKind::UsageLimitUnknown,
+        name: "usage-limit-unknown",
+        what: "a usage limit without a reset time",
+        ends: "a reset time shows, or the screen moves on",
+        maximum: "`--max-quota-wait` (6h)",
+        outcome: "escalate",
+        pauses_clock: true,
+    },
+    Row {
+        kind: WaitKind::GaveUp,
+        name: "gave-up",
+        what: "the agent gave up on an API error (529, 500, 429: `Resend your message`, `Request rejected`)",
+        ends: "its backoff (1, 2, 4 … 30 min): the resume text is typed",
+        maximum: "`--max-resumes` (5) per step",
+        outcome: "resume, then escalate",
+        pauses_clock: true,
+    },
+    Row {
+        kind: WaitKind::StopFailure,
+        name: "stop-failure",
+        what: "a StopFailure hook record that is not a usage limit, the agent idle",
+        ends: "a later hook event, or its backoff as for a give-up",
+        maximum: "`--max-resumes` (5) per step",
+        outcome: "resume, then escalate",
+        pauses_clock: true,
+    },
+    Row {
+        kind: WaitKind::StreamStalled,
+        name: "stream-stalled",
+        what: "a working screen unchanged (spinner and timers masked) with no tool running",
+        ends: "the screen moves on",
+        maximum: "`--stream-timeout` (10m)",
+        outcome: "one Esc, the resume text at the idle prompt (a stall recovery), then escalate",
+        pauses_clock: false,
+    },
+    Row {
+        kind: WaitKind::ToolRunning,
+        name: "tool-running",
+        what: "a running tool (PreToolUse without PostToolUse, `Running…` on screen, or a child of the agent using CPU)",
+        ends: "PostToolUse, or the screen moves on",
+        maximum: "`--tool-timeout` (30m)",
+        outcome: "escalate",
+        pauses_clock: false,
+    },
+];
+
+/// The table as Markdown (the README's "Every wait ends" section).
+pub fn table_markdown() -> String {
+    let mut out = String::from(
+        "| wait | what it is | ends when | maximum | outcome | timeout clock |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for row in TABLE {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            row.name,
+            row.what,
+            row.ends,
+            row.maximum,
+            row.outcome,
+            if row.pauses_clock { "paused" } else { "runs" }
+        ));
+    }
+    out
+}
+
+/// The run's wait settings (`run start` flags), kept in its registry row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WaitLimits {
+    /// What autoctl types to resume the agent (then Enter).
+    pub resume_text: String,
+    /// Resumes after a give-up, per step.
+    pub max_resumes: u32,
+    #[serde(with = "secs")]
+    pub resume_margin: Duration,
+    #[serde(with = "secs")]
+    pub resume_check: Duration,
+    #[serde(with = "secs")]
+    pub max_retry_wait: Duration,
+    #[serde(with = "secs")]
+    pub max_quota_wait: Duration,
+    #[serde(with = "secs")]
+    pub stream_timeout: Duration,
+    #[serde(with = "secs")]
+    pub tool_timeout: Duration,
+}
+
+impl Default for WaitLimits {
+    fn default() -> Self {
+        let d = |text: &str| crate::duration::parse(text).expect("valid default");
+        WaitLimits {
+            resume_text: DEFAULT_RESUME_TEXT.to_string(),
+            max_resumes: DEFAULT_MAX_RESUMES,
+            resume_margin: d(DEFAULT_RESUME_MARGIN),
+            resume_check: d(DEFAULT_RESUME_CHECK),
+            max_retry_wait: d(DEFAULT_MAX_RETRY_WAIT),
+            max_quota_wait: d(DEFAULT_MAX_QUOTA_WAIT),
+            stream_timeout: d(DEFAULT_STREAM_TIMEOUT),
+            tool_timeout: d(DEFAULT_TOOL_TIMEOUT),
+        }
+    }
+}
+
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_secs())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_secs)
+    }
+}
+
+/// The wait a run is in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenWait {
+    pub kind: WaitKind,
+    #[serde(with = "crate::time::stamp")]
+    pub since: Time,
+    /// When it ends by itself (a resume is due), if it does.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub until: Option<Time>,
+    /// Its maximum: past it, the wait escalates and the timeout clock runs again.
+    #[serde(with = "crate::time::stamp")]
+    pub max_at: Time,
+    /// A usage limit's reset and its phrase as the screen wrote it (kept while the phrase
+    /// stays: read again after the reset, "resets 12:50pm" would mean tomorrow).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub reset: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_text: Option<String>,
+    pub reason: String,
+}
+
+/// An unchanged working screen, for the wedged-stream check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    pub hash: String,
+    #[serde(with = "crate::time::stamp")]
+    pub since: Time,
+}
+
+/// A person is needed (the run's `needs-person` state).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeedsPerson {
+    /// A short slug for metrics and scripts (`gave-up`, `weekly-limit`, `screen`, ...).
+    pub kind: String,
+    pub why: String,
+    #[serde(with = "crate::time::stamp")]
+    pub since: Time,
+    /// The screen it was raised on: a different screen clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// When it was last announced (a notification), and how many times.
+    #[serde(with = "crate::time::stamp")]
+    pub announced_at: Time,
+    pub announcements: u32,
+}
+
+/// How a driver runs the waits (`run tick`/`run watch` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitOptions {
+    /// A run that still needs a person is announced again at most this often.
+    pub renotify: Duration,
+}
+
+/// `--renotify`'s default.
+pub const DEFAULT_RENOTIFY: &str = "1h";
+
+impl WaitOptions {
+    pub const DEFAULT: WaitOptions = WaitOptions {
+        renotify: Duration::from_secs(3600),
+    };
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions::DEFAULT
+    }
+}
+
+/// What the wait core remembers about a run between ticks (one JSON column of its row).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WaitState {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<OpenWait>,
+    /// The step the resume budget counts for, and the resumes typed in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    pub resumes: u32,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub resumed_at: Option<Time>,
+    /// The usage-limit reset a resume was typed for (once per reset).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub resumed_reset: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub working: Option<Mark>,
+    /// When a running tool was first seen, and the CPU time of the agent's children then.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub tool_since: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child_cpu: Option<u64>,
+    /// An Esc was typed into a wedged stream at this time: the resume follows at the idle
+    /// prompt.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub esc_at: Option<Time>,
+    /// The dispatch (its count) whose half-typed line was cleared and typed again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retyped: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needs_person: Option<NeedsPerson>,
+    /// The screen a person acknowledged (`run ack`): not escalated again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acked_hash: Option<String>,
+}
+
+impl WaitState {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("serializable")
+    }
+
+    /// Read the stored column; a value this build cannot read starts fresh (waits re-open
+    /// from the screen at the next tick).
+    pub fn from_json(text: &str) -> WaitState {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+}
+
+impl WaitLimits {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("serializable")
+    }
+
+    pub fn from_json(text: &str) -> WaitLimits {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+}
+
+/// A usage-limit window from the status line (`rate_limits`): exhausted, with its reset to
+/// the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub reset: Time,
+    pub weekly: bool,
+}
+
+/// A StopFailure the hooks recorded for the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFailure {
+    /// `rate_limit`, `server_error`, `overloaded`, ...
+    pub kind: String,
+    /// It is a usage limit (its banner says so, or a status-line window is at 100%).
+    pub usage_limit: bool,
+    pub at: Time,
+}
+
+/// A wait recorded outside the screen (`hook stop-failure`'s quota-wait record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub reset: Option<Time>,
+    pub why: String,
+}
+
+/// What one tick saw, as the wait core reads it.
+#[derive(Debug, Clone)]
+pub struct WaitObs<'a> {
+    pub hash: &'a str,
+    pub class: Class,
+    pub action: Action,
+    /// The program in front is not the agent: observed, never typed into.
+    pub observe_only: bool,
+    pub screen: &'a Waiting,
+    /// The classifier's reset time for a quota screen.
+    pub classified_reset: Option<Time>,
+    pub window: Option<Window>,
+    pub failure: Option<HookFailure>,
+    pub recorded: Option<Recorded>,
+    /// PreToolUse seen without its PostToolUse: when the tool started.
+    pub tool_hook_since: Option<Time>,
+    /// CPU time (clock ticks) of the agent's child processes, when it could be read.
+    pub child_cpu: Option<u64>,
+    /// The step the loop is on (the resume budget is per step).
+    pub step: String,
+    /// `--wait-weekly`: wait out a weekly limit instead of escalating it.
+    pub wait_weekly: bool,
+    /// A stall recovery (the Esc of a wedged stream) is still in the budget.
+    pub recovery_left: bool,
+}
+
+/// What the tick does about the run's wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Act {
+    /// No wait, or nothing to do now.
+    None,
+    /// A legitimate wait (see [`Verdict::pauses`]).
+    Wait,
+    /// Type the resume text and Enter at the agent's idle prompt.
+    Resume(Resume),
+    /// Type one Esc (a wedged stream); a stall recovery.
+    Esc,
+    /// A person must decide; nothing is typed.
+    Escalate {
+        /// Short slug (`gave-up`, `weekly-limit`, `billing`, ...).
+        kind: &'static str,
+        /// The stall recovery budget is spent (announced as `stall-limit`).
+        stall_limit: bool,
+    },
+}
+
+/// A resume to type, and what it changes once typed ([`resumed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    pub kind: WaitKind,
+    /// The usage-limit reset it resumes after (once per reset).
+    pub reset: Option<Time>,
+    /// It spends one of the step's `--max-resumes` (a give-up).
+    pub counts: bool,
+    /// It finishes a wedged-stream recovery (the Esc was the recovery).
+    pub after_esc: bool,
+}
+
+/// The decision of one tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub act: Act,
+    pub reason: String,
+    /// The timeout clock is paused now (a legitimate wait before its maximum).
+    pub pauses: bool,
+}
+
+impl Verdict {
+    fn none(reason: impl Into<String>) -> Verdict {
+        Verdict {
+            act: Act::None,
+            reason: reason.into(),
+            pauses: false,
+        }
+    }
+}
+
+/// Count a resume that was typed (or is about to be, when recorded first).
+pub fn resumed(state: &mut WaitState, resume: &Resume, now: Time) {
+    state.resumed_at = Some(now);
+    if resume.counts {
+        state.resumes = state.resumes.saturating_add(1);
+    }
+    if let Some(reset) = resume.reset {
+        state.resumed_reset = Some(reset);
+    }
+    if resume.after_esc {
+        state.esc_at = None;
+        state.working = None;
+    }
+}
+
+/// An Esc was typed into a wedged stream.
+pub fn escaped(state: &mut WaitState, now: Time) {
+    state.esc_at = Some(now);
+}
+
+fn backoff(resumes: u32) -> Duration {
+    BACKOFF_BASE
+        .checked_mul(1u32.checked_shl(resumes).unwrap_or(u32::MAX))
+        .unwrap_or(BACKOFF_CAP)
+        .min(BACKOFF_CAP)
+}
+
+fn same_reset(a: Time, b: Time) -> bool {
+    between(a.min(b), a.max(b)) < SAME_RESET
+}
+
+fn human(d: Duration) -> String {
+    crate::duration::format(Duration::from_secs(d.as_secs()))
+}
+
+/// One tick of the wait core. Pure: the same state, observation and clock give the same
+/// verdict.
+pub fn decide(
+    state: &WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> (WaitState, Verdict) {
+    let mut next = state.clone();
+    if next.step.as_deref() != Some(obs.step.as_str()) {
+        next.step = Some(obs.step.clone());
+        next.resumes = 0;
+    }
+    if next.acked_hash.as_deref().is_some_and(|h| h != obs.hash) {
+        next.acked_hash = None;
+    }
+    if obs.observe_only {
+        next.open = None;
+        next.working = None;
+        return (
+            next,
+            Verdict::none("a program other than the agent is in front"),
+        );
+    }
+    let verdict = decide_open(&mut next, obs, now, limits);
+    if !matches!(verdict.act, Act::Escalate { .. }) && !is_stream(&next) {
+        next.working = match (
+            &next.working,
+            obs.screen.busy || obs.class == Class::Working,
+        ) {
+            (Some(mark), true) if mark.hash == obs.hash => Some(mark.clone()),
+            (_, true) => Some(Mark {
+                hash: obs.hash.to_string(),
+                since: now,
+            }),
+            (_, false) => None,
+        };
+    }
+    let verdict = escalate_once(&mut next, obs, verdict);
+    (next, verdict)
+}
+
+fn is_stream(state: &WaitState) -> bool {
+    state
+        .open
+        .as_ref()
+        .is_some_and(|o| o.kind == WaitKind::StreamStalled)
+}
+
+/// A screen already escalated (or acknowledged) is not escalated again: the run stays in
+/// `needs-person` until the screen changes or a person clears it.
+fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Verdict) -> Verdict {
+    if !matches!(verdict.act, Act::Escalate { .. }) {
+        return verdict;
+    }
+    let raised = next
+        .needs_person
+        .as_ref()
+        .is_some_and(|n| n.hash.as_deref() == Some(obs.hash));
+    if raised || next.acked_hash.as_deref() == Some(obs.hash) {
+        return Verdict::none(format!("{}; waiting for a person", verdict.reason));
+    }
+    verdict
+}
+
+/// Open (or keep) a wait of `kind` and return it.
+fn open<'s>(next: &'s mut WaitState, kind: WaitKind, now: Time, reason: &str) -> &'s mut OpenWait {
+    let keep = next.open.as_ref().is_some_and(|o| o.kind == kind);
+    if !keep {
+        next.open = Some(OpenWait {
+            kind,
+            since: now,
+            until: None,
+            max_at: now,
+            reset: None,
+            reset_text: None,
+            reason: String::new(),
+        });
+    }
+    let wait = next.open.as_mut().expect("just set");
+    wait.reason = reason.to_string();
+    wait
+}
+
+fn waiting(wait: &OpenWait, now: Time) -> Verdict {
+    Verdict {
+        act: Act::Wait,
+        reason: wait.reason.clone(),
+        pauses: wait.kind.pauses_clock() && now < wait.max_at,
+    }
+}
+
+fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Verdict {
+    // The wait is over: the clock runs again.
+    next.open = None;
+    Verdict {
+        act: Act::Escalate {
+            kind,
+            stall_limit: false,
+        },
+        reason,
+        pauses: false,
+    }
+}
+
+fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &WaitLimits) -> Verdict {
+    let s = obs.screen;
+    if let Some(billing) = &s.billing {
+        return escalate(
+            next,
+            "billing",
+            format!(
+                "billing or a paid option on screen ({billing:?}): a person decides, autoctl never picks one"
+            ),
+        );
+    }
+    if obs.class == Class::Quota && obs.action == Action::Escalate {
+        return escalate(
+            next,
+            "quota-escalate",
+            "a usage-limit screen a person must decide (weekly, billing or credits)".to_string(),
+        );
+    }
+    if let Some(v) = usage_limit(next, obs, now, limits) {
+        return v;
+    }
+    if let Some(v) = retrying(next, obs, now, limits) {
+        return v;
+    }
+    if let Some(v) = gave_up(next, obs, now, limits) {
+        return v;
+    }
+    if let Some(v) = stream(next, obs, now, limits) {
+        return v;
+    }
+    next.open = None;
+    Verdict::none("no wait")
+}
+
+/// What the screen and the typed channels say about a usage limit.
+struct LimitSeen {
+    weekly: bool,
+    reset: Option<Time>,
+    reset_text: Option<String>,
+    source: &'static str,
+}
+
+fn limit_seen(obs: &WaitObs<'_>, now: Time) -> Option<LimitSeen> {
+    let s = obs.screen;
+    // A status-line window counts only while the agent is on a limit (its screen, a hook
+    // failure, a record); a window alone may be a minute old.
+    let on_limit = s.limit.is_some()
+        || obs.class == Class::Quota
+        || obs.failure.as_ref().is_some_and(|f| f.usage_limit)
+        || obs.recorded.is_some();
+    if !on_limit || s.busy {
+        return None;
+    }
+    let window = obs.window.filter(|w| w.reset > now || s.limit.is_some());
+    let banner = s.limit.as_ref();
+    let weekly = window.is_some_and(|w| w.weekly) || banner.is_some_and(|l| l.weekly);
+    let (reset, source) = match (
+        window,
+        banner.and_then(|l| l.reset_at),
+        obs.classified_reset,
+    ) {
+        (Some(w), _, _) => (Some(w.reset), "status line"),
+        (None, Some(at), _) => (Some(at), "banner"),
+        (None, None, Some(at)) => (Some(at), "banner"),
+        (None, None, None) => match obs.recorded.as_ref().and_then(|r| r.reset) {
+            Some(at) => (Some(at), "quota-wait record"),
+            None => (None, "screen"),
+        },
+    };
+    Some(LimitSeen {
+        weekly,
+        reset,
+        reset_text: banner.and_then(|l| l.reset_text.clone()),
+        source,
+    })
+}
+
+fn usage_limit(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> Option<Verdict> {
+    let seen = limit_seen(obs, now)?;
+    if seen.weekly && !obs.wait_weekly {
+        return Some(escalate(
+            next,
+            "weekly-limit",
+            "weekly usage limit: a person decides (--wait-weekly waits it out)".to_string(),
+        ));
+    }
+    let previous = next.open.clone().filter(|o| o.kind.is_quota());
+    // The reset stays the one first read while the banner's phrase stays (read after the
+    // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins.
+    let reset = match (&previous, seen.source) {
+        (Some(p), source)
+            if source != "status line"
+                && p.reset.is_some()
+                && p.reset_text.is_some()
+                && p.reset_text == seen.reset_text =>
+        {
+            p.reset
+        }
+        _ => seen.reset,
+    };
+    let Some(reset) = reset else {
+        let wait = open(
+            next,
+            WaitKind::UsageLimitUnknown,
+            now,
+            "usage limit without a reset time; waiting",
+        );
+        wait.max_at = plus(wait.since, limits.max_quota_wait);
+        if now >= wait.max_at {
+            let why = format!(
+                "usage limit without a reset time for {} (--max-quota-wait)",
+                human(limits.max_quota_wait)
+            );
+            return Some(escalate(next, "quota-wait-max", why));
+        }
+        return Some(waiting(wait, now));
+    };
+    if !seen.weekly && reset > plus(now, limits.max_quota_wait) {
+        let why = format!(
+            "usage limit resets at {} ({}), beyond --max-quota-wait {}",
+            format_time(reset),
+            seen.source,
+            human(limits.max_quota_wait)
+        );
+        return Some(escalate(next, "quota-wait-max", why));
+    }
+    let resume_at = plus(reset, limits.resume_margin);
+    let resumed = next.resumed_reset.is_some_and(|r| same_reset(r, reset));
+    let max_at = plus(
+        if resumed {
+            next.resumed_at.unwrap_or(resume_at).max(resume_at)
+        } else {
+            resume_at
+        },
+        limits.resume_check,
+    );
+    let reason = format!(
+        "usage limit: resets at {} ({}); resume at {}",
+        format_time(reset),
+        seen.source,
+        format_time(resume_at)
+    );
+    let wait = open(next, WaitKind::UsageLimit, now, &reason);
+    wait.reset = Some(reset);
+    wait.reset_text = seen.reset_text.clone();
+    wait.until = Some(resume_at);
+    wait.max_at = max_at;
+    if now >= max_at {
+        let why = if resumed {
+            format!(
+                "resumed once after the reset at {}, but the agent is still on its limit",
+                format_time(reset)
+            )
+        } else {
+            format!(
+                "the limit reset at {} and the agent is not idle at its prompt (a menu or text is in the way)",
+                format_time(reset)
+            )
+        };
+        return Some(escalate(next, "quota-resume", why));
+    }
+    if now < resume_at || resumed {
+        return Some(waiting(next.open.as_ref().expect("open"), now));
+    }
+    if !obs.screen.idle_at_input() {
+        // Maybe a person is at it; the maximum escalates.
+        let wait = next.open.as_mut().expect("open");
+        wait.reason = format!("{reason}; the agent is not idle at an empty prompt yet");
+        return Some(waiting(wait, now));
+    }
+    Some(Verdict {
+        act: Act::Resume(Resume {
+            kind: WaitKind::UsageLimit,
+            reset: Some(reset),
+            counts: false,
+            after_esc: false,
+        }),
+        reason: format!(
+            "the usage limit reset at {} ({}): resume once",
+            format_time(reset),
+            seen.source
+        ),
+        pauses: now < max_at,
+    })
+}
+
+fn retrying(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> Option<Verdict> {
+    let s = obs.screen;
+    // The agent's own countdown, or any other screen the classifier calls a wait: every
+    // one of them ends by its maximum.
+    let countdown = s.retrying.is_some() || (obs.action == Action::Wait && s.gave_up().is_none());
+    if !countdown {
+        return None;
+    }
+    let what = s
+        .retrying
+        .clone()
+        .unwrap_or_else(|| format!("{} screen", obs.class.as_str()));
+    let wait = open(
+        next,
+        WaitKind::AgentRetrying,
+        now,
+        &format!("the agent retries by itself ({what})"),
+    );
+    wait.max_at = plus(wait.since, limits.max_retry_wait);
+    if now >= wait.max_at {
+        let why = format!(
+            "the agent has been retrying for {} (--max-retry-wait)",
+            human(limits.max_retry_wait)
+        );
+        return Some(escalate(next, "retry-wait-max", why));
+    }
+    Some(waiting(wait, now))
+}
+
+fn gave_up(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> Option<Verdict> {
+    let s = obs.screen;
+    let (kind, what) = match (s.gave_up(), &obs.failure) {
+        (Some(error), _) => (WaitKind::GaveUp, error.to_string()),
+        (None, Some(f)) if !f.usage_limit && s.input == Input::Empty && !s.busy => {
+            (WaitKind::StopFailure, format!("StopFailure {}", f.kind))
+        }
+        _ => return None,
+    };
+    if next.resumes >= limits.max_resumes {
+        let why = format!(
+            "the agent gave up again ({what}) after {} resumes this step (--max-resumes)",
+            next.resumes
+        );
+        return Some(escalate(next, "gave-up", why));
+    }
+    let opened = open(next, kind, now, "").since;
+    let resumes = next.resumes;
+    // The backoff counts from the give-up, or from the last resume when the agent gave up
+    // again before a tick saw it work.
+    let since = next.resumed_at.map_or(opened, |at| at.max(opened));
+    let due = plus(since, backoff(resumes));
+    let wait = next.open.as_mut().expect("open");
+    wait.until = Some(due);
+    wait.max_at = due;
+    wait.reason = format!(
+        "the agent gave up ({what}); resume {} of {} at {}",
+        resumes + 1,
+        limits.max_resumes,
+        format_time(due)
+    );
+    if now < due {
+        return Some(waiting(wait, now));
+    }
+    Some(Verdict {
+        act: Act::Resume(Resume {
+            kind,
+            reset: None,
+            counts: true,
+            after_esc: false,
+        }),
+        reason: format!(
+            "the agent gave up ({what}); backoff {} passed: resume {} of {}",
+            human(backoff(resumes)),
+            resumes + 1,
+            limits.max_resumes
+        ),
+        // Its maximum is the backoff: the clock runs again from the resume on.
+        pauses: false,
+    })
+}
+
+fn stream(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> Option<Verdict> {
+    let s = obs.screen;
+    // After the Esc: the resume follows at the idle prompt, or a person is asked.
+    if let Some(esc_at) = next.esc_at {
+        if s.idle_at_input() {
+            return Some(Verdict {
+                act: Act::Resume(Resume {
+                    kind: WaitKind::StreamStalled,
+                    reset: None,
+                    counts: false,
+                    after_esc: true,
+                }),
+                reason: "the idle prompt is back after the Esc: resume".to_string(),
+                pauses: false,
+            });
+        }
+        if between(esc_at, now) >= ESC_SETTLE {
+            next.esc_at = None;
+            next.working = None;
+            return Some(escalate(
+                next,
+                "stream-stalled",
+                format!(
+                    "an Esc to a wedged stream brought no idle prompt within {}",
+                    human(ESC_SETTLE)
+                ),
+            ));
+        }
+        let wait = open(
+            next,
+            WaitKind::StreamStalled,
+            now,
+            "Esc typed; waiting for the idle prompt",
+        );
+        wait.max_at = plus(esc_at, ESC_SETTLE);
+        return Some(waiting(wait, now));
+    }
+    let working = s.busy || obs.class == Class::Working;
+    if !working {
+        next.tool_since = None;
+        return None;
+    }
+    // A running tool is not a stall (but it has its own maximum).
+    let cpu_moved = matches!((next.child_cpu, obs.child_cpu), (Some(a), Some(b)) if b > a);
+    if obs.child_cpu.is_some() {
+        next.child_cpu = obs.child_cpu;
+    }
+    let tool = obs.tool_hook_since.is_some() || s.tool_running || cpu_moved;
+    if tool {
+        let since = obs.tool_hook_since.or(next.tool_since).unwrap_or(now);
+        next.tool_since = Some(since);
+        next.working = None;
+        let max_at = plus(since, limits.tool_timeout);
+        if now >= max_at {
+            let why = format!(
+                "a tool has been running for {} (--tool-timeout)",
+                human(between(since, now))
+            );
+            return Some(escalate(next, "tool-timeout", why));
+        }
+        let wait = open(
+            next,
+            WaitKind::ToolRunning,
+            now,
+            "a tool is running; not a stall",
+        );
+        wait.since = since;
+        wait.max_at = max_at;
+        return Some(waiting(wait, now));
+    }
+    next.tool_since = None;
+    let since = match &next.working {
+        Some(mark) if mark.hash == obs.hash => mark.since,
+        _ => {
+            next.open = None;
+            return Some(Verdict::none("the agent is working"));
+        }
+    };
+    let unchanged = between(since, now);
+    if unchanged < limits.stream_timeout {
+        next.open = None;
+        return Some(Verdict::none(format!(
+            "the working screen has not changed for {}",
+            human(unchanged)
+        )));
+    }
+    if !obs.recovery_left {
+        let mut v = escalate(
+            next,
+            "stream-stalled",
+            format!(
+                "the stream has not moved for {} and the stall recovery budget is spent",
+                human(unchanged)
+            ),
+        );
+        v.act = Act::Escalate {
+            kind: "stream-stalled",
+            stall_limit: true,
+        };
+        return Some(v);
+    }
+    let reason = format!(
+        "the stream has not moved for {} (--stream-timeout {}) and no tool runs: one Esc, then the resume text at the idle prompt",
+        human(unchanged),
+        human(limits.stream_timeout)
+    );
+    let wait = open(next, WaitKind::StreamStalled, now, &reason);
+    wait.since = since;
+    wait.max_at = plus(since, limits.stream_timeout);
+    Some(Verdict {
+        act: Act::Esc,
+        reason,
+        pauses: false,
+    })
+}
+
+/// The prompt line holds `text` autoctl typed without its Enter (a driver killed between
+/// the two): the line ends with the whole command, with the prompt before it.
+pub fn half_typed(prompt_line: &str, text: &str) -> bool {
+    let line = prompt_line.trim_end();
+    let text = text.trim();
+    !text.is_empty() && line.len() > text.len() && line.ends_with(text)
+}
+
+/// The timeout clock's bookkeeping for a verdict: open a pause while the wait pauses it,
+/// close it when it stops — at the wait's maximum when that has passed, so a wait past its
+/// maximum never keeps the clock paused. `since` is the open pause (RFC 3339 in the stall
+/// state), `waited` the seconds of closed pauses.
+pub fn settle_clock(
+    since: &mut Option<String>,
+    waited: &mut u64,
+    pauses: bool,
+    max_at: Option<Time>,
+    now: Time,
+) {
+    match (pauses, since.as_deref().and_then(crate::time::parse_time)) {
+        (true, Some(_)) => {}
+        (true, None) => *since = Some(crate::protocol::signal::now_timestamp(now)),
+        (false, Some(start)) => {
+            let end = max_at.map_or(now, |max| max.clamp(start, now));
+            *waited = waited.saturating_add(between(start, end).as_secs());
+            *since = None;
+        }
+        (false, None) => *since = None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

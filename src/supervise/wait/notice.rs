@@ -1,0 +1,102 @@
+//! What a person or a script is told (`--notify CMD`): the events a tick announces, once
+//! each, and the JSON object a notify command reads on its stdin (schema: `autoctl schema
+//! show notify-event`).
+//!
+//! Events come from changes of the run's row decided under its claim (a wait opened, a
+//! resume typed, the run ended, a person needed), so two drivers never announce the same
+//! change: the one that holds the claim decides it, and the row it saves says it is done.
+
+use serde::Serialize;
+
+use crate::supervise::tick::{RunAfter, TickEvent};
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    /// A person must decide (the run enters `needs-person`).
+    Escalate,
+    /// The run still needs a person (`--renotify` after the escalation).
+    NeedsPerson,
+    /// The resume text was typed.
+    Resume,
+    /// A usage-limit wait began or ended.
+    QuotaWaitStart,
+    QuotaWaitEnd,
+    /// The run ended: stopped, finished, lost, or the agent exited.
+    Stop,
+    Finish,
+    Lost,
+    Exit,
+    /// The stall recovery budget is spent.
+    StallLimit,
+    /// The agent was started again (`--launch`).
+    Restart,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 11] = [
+        EventKind::Escalate,
+        EventKind::NeedsPerson,
+        EventKind::Resume,
+        EventKind::QuotaWaitStart,
+        EventKind::QuotaWaitEnd,
+        EventKind::Stop,
+        EventKind::Finish,
+        EventKind::Lost,
+        EventKind::Exit,
+        EventKind::StallLimit,
+        EventKind::Restart,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Escalate => "escalate",
+            EventKind::NeedsPerson => "needs-person",
+            EventKind::Resume => "resume",
+            EventKind::QuotaWaitStart => "quota-wait-start",
+            EventKind::QuotaWaitEnd => "quota-wait-end",
+            EventKind::Stop => "stop",
+            EventKind::Finish => "finish",
+            EventKind::Lost => "lost",
+            EventKind::Exit => "exit",
+            EventKind::StallLimit => "stall-limit",
+            EventKind::Restart => "restart",
+        }
+    }
+}
+
+/// One event a tick announces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Notice {
+    pub event: EventKind,
+    pub reason: String,
+}
+
+/// The object a notify command reads on stdin (schema: `autoctl schema show notify-event`).
+#[derive(Debug, Clone, Serialize)]
+pub struct NotifyEvent<'a> {
+    pub event: EventKind,
+    pub time: &'a str,
+    pub session: &'a str,
+    pub task: &'a str,
+    pub reason: &'a str,
+    /// The tick's one-word decision.
+    pub decision: &'a str,
+    /// The run after the tick (status, iteration, needs-person, ...), as in `run tick`'s line.
+    pub run: &'a RunAfter,
+}
+
+impl<'a> NotifyEvent<'a> {
+    pub fn of(event: &'a TickEvent, notice: &'a Notice) -> NotifyEvent<'a> {
+        NotifyEvent {
+            event: notice.event,
+            time: &event.time,
+            session: &event.session,
+            task: &event.task,
+            reason: &notice.reason,
+            decision: event.decision.as_str(),
+            run: &event.run,
+        }
+    }
+}

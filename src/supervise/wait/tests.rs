@@ -1,0 +1,559 @@
+//! The wait core, driven with screens and a fake clock: every kind of wait ends in a resume
+//! or an escalation within its maximum, and (proptest) over random observation sequences no
+//! wait outlives its maximum, no reset yields two resumes, and the timeout clock is paused
+//! exactly during legitimate waits, never past their maximum.
+
+use super::*;
+use crate::pane::waiting::{AutoContinue, Input, Limit};
+use chrono::DateTime;
+use proptest::prelude::*;
+
+fn at(secs: i64) -> Time {
+    DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+}
+
+fn min(m: i64) -> Time {
+    at(m * 60)
+}
+
+fn idle() -> Waiting {
+    Waiting {
+        input: Input::Empty,
+        ..Waiting::default()
+    }
+}
+
+fn working() -> Waiting {
+    Waiting {
+        input: Input::Empty,
+        busy: true,
+        ..Waiting::default()
+    }
+}
+
+fn gave_up() -> Waiting {
+    Waiting {
+        error: Some("API Error: Repeated 529 Overloaded errors.".into()),
+        ..idle()
+    }
+}
+
+fn limit(reset_minute: i64, weekly: bool) -> Waiting {
+    Waiting {
+        limit: Some(Limit {
+            text: "You've hit your 5-hour limit · resets 12:50pm (UTC)".into(),
+            weekly,
+            reset_text: Some(format!("resets at minute {reset_minute}")),
+            reset_at: Some(min(reset_minute)),
+        }),
+        auto_continue: AutoContinue::Cancelled,
+        ..idle()
+    }
+}
+
+fn retrying() -> Waiting {
+    Waiting {
+        retrying: Some("API error · Retrying in 4s · attempt 1/10".into()),
+        ..working()
+    }
+}
+
+struct Sim {
+    state: WaitState,
+    limits: WaitLimits,
+    typed: Vec<(Time, Act)>,
+    wait_weekly: bool,
+    recovery_left: bool,
+}
+
+impl Sim {
+    fn new() -> Sim {
+        Sim {
+            state: WaitState::default(),
+            limits: WaitLimits::default(),
+            typed: Vec::new(),
+            wait_weekly: false,
+            recovery_left: true,
+        }
+    }
+
+    /// One tick on `screen` (its hash, its class); a resume or an Esc is typed, and an
+    /// escalation raises needs-person as the tick does.
+    fn tick(&mut self, screen: &Waiting, hash: &str, now: Time) -> Verdict {
+        let class = if screen.busy {
+            Class::Working
+        } else {
+            Class::Idle
+        };
+        let obs = WaitObs {
+            hash,
+            class,
+            action: Action::None,
+            observe_only: false,
+            screen,
+            classified_reset: None,
+            window: None,
+            failure: None,
+            recorded: None,
+            tool_hook_since: None,
+            child_cpu: None,
+            step: "s1".into(),
+            wait_weekly: self.wait_weekly,
+            recovery_left: self.recovery_left,
+        };
+        let (mut next, verdict) = decide(&self.state, &obs, now, &self.limits);
+        match &verdict.act {
+            Act::Resume(resume) => {
+                resumed(&mut next, resume, now);
+                self.typed.push((now, verdict.act.clone()));
+            }
+            Act::Esc => {
+                escaped(&mut next, now);
+                self.typed.push((now, verdict.act.clone()));
+            }
+            Act::Escalate { kind, .. } => {
+                next.needs_person = Some(NeedsPerson {
+                    kind: kind.to_string(),
+                    why: verdict.reason.clone(),
+                    since: now,
+                    hash: Some(hash.to_string()),
+                    announced_at: now,
+                    announcements: 1,
+                });
+            }
+            _ => {}
+        }
+        if next
+            .needs_person
+            .as_ref()
+            .is_some_and(|n| n.hash.as_deref() != Some(hash))
+        {
+            next.needs_person = None;
+        }
+        self.state = next;
+        verdict
+    }
+}
+
+fn is_escalate(v: &Verdict) -> bool {
+    matches!(v.act, Act::Escalate { .. })
+}
+
+#[test]
+fn the_table_has_one_row_per_kind_and_the_readme_shows_it() {
+    for kind in WaitKind::ALL {
+        assert_eq!(kind.row().kind, kind);
+    }
+    assert_eq!(TABLE.len(), WaitKind::ALL.len());
+    let readme = include_str!("../../../README.md");
+    let table = table_markdown();
+    assert!(
+        readme.contains(&table),
+        "README.md's \"Every wait ends\" section must hold the wait table as the code has it:\n{table}"
+    );
+}
+
+#[test]
+fn a_give_up_is_resumed_with_growing_backoff_then_escalated() {
+    let mut sim = Sim::new();
+    let mut resumes = Vec::new();
+    let mut minute = 0;
+    // Each round: the agent gives up, autoctl waits its backoff and resumes, the agent works
+    // for a minute and gives up again.
+    for round in 0..6 {
+        let hash = format!("gave-up-{round}");
+        let start = minute;
+        loop {
+            let v = sim.tick(&gave_up(), &hash, min(minute));
+            match v.act {
+                Act::Wait => assert!(v.pauses, "{}", v.reason),
+                Act::Resume(_) => {
+                    resumes.push(minute - start);
+                    break;
+                }
+                Act::Escalate { kind, .. } => {
+                    assert_eq!(kind, "gave-up");
+                    assert_eq!(round, 5);
+                    break;
+                }
+                _ => panic!("{v:?}"),
+            }
+            minute += 1;
+            assert!(minute < 500, "no end");
+        }
+        minute += 1;
+        sim.tick(&working(), "busy", min(minute));
+        minute += 1;
+    }
+    assert_eq!(resumes, [1, 2, 4, 8, 16]);
+    assert_eq!(sim.state.resumes, 5);
+    // A new step restores the budget.
+    let obs_step = |sim: &mut Sim, m| {
+        let screen = gave_up();
+        let obs = WaitObs {
+            hash: "g",
+            class: Class::Idle,
+            action: Action::None,
+            observe_only: false,
+            screen: &screen,
+            classified_reset: None,
+            window: None,
+            failure: None,
+            recorded: None,
+            tool_hook_since: None,
+            child_cpu: None,
+            step: "s2".into(),
+            wait_weekly: false,
+            recovery_left: true,
+        };
+        decide(&sim.state, &obs, min(m), &sim.limits)
+    };
+    let (state, v) = obs_step(&mut sim, minute);
+    assert_eq!(state.resumes, 0);
+    assert_eq!(v.act, Act::Wait);
+}
+
+#[test]
+fn a_usage_limit_resumes_once_after_its_reset_and_never_before() {
+    let mut sim = Sim::new();
+    // Limit hit at minute 0, resets at minute 120.
+    for minute in 0..121 {
+        let v = sim.tick(&limit(120, false), "limit", min(minute));
+        assert_eq!(v.act, Act::Wait, "minute {minute}: {}", v.reason);
+        assert!(v.pauses);
+    }
+    // Reset + margin (1m): resume.
+    let v = sim.tick(&limit(120, false), "limit", min(121));
+    assert!(
+        matches!(v.act, Act::Resume(Resume { reset: Some(r), .. }) if r == min(120)),
+        "{v:?}"
+    );
+    // The screen still shows the limit (the resume did not take yet): no second resume,
+    // and after --resume-check a person is asked.
+    let mut escalated = None;
+    for minute in 122..140 {
+        let v = sim.tick(&limit(120, false), "limit-after", min(minute));
+        assert!(!matches!(v.act, Act::Resume(_)), "minute {minute}");
+        if is_escalate(&v) {
+            escalated.get_or_insert(minute);
+        }
+    }
+    assert_eq!(escalated, Some(126));
+    // The agent works, hits the limit again with the next reset: one more resume, for it.
+    sim.tick(&working(), "busy", min(140));
+    let mut resumed_at = Vec::new();
+    for minute in 141..460 {
+        let v = sim.tick(&limit(440, false), "limit-2", min(minute));
+        if matches!(v.act, Act::Resume(_)) {
+            resumed_at.push(minute);
+        }
+    }
+    assert_eq!(resumed_at, [441]);
+    assert_eq!(sim.typed.len(), 2);
+}
+
+#[test]
+fn the_reset_read_first_is_kept_while_the_banner_stays() {
+    let mut sim = Sim::new();
+    sim.tick(&limit(60, false), "limit", min(0));
+    // After the reset, the same phrase reads as tomorrow's: the reset stays minute 60.
+    let mut tomorrow = limit(60, false);
+    tomorrow.limit.as_mut().unwrap().reset_at = Some(min(60 + 24 * 60));
+    let v = sim.tick(&tomorrow, "limit", min(61));
+    assert!(matches!(v.act, Act::Resume(_)), "{v:?}");
+}
+
+#[test]
+fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for() {
+    let mut sim = Sim::new();
+    let v = sim.tick(&limit(3 * 24 * 60, true), "weekly", min(0));
+    assert!(
+        matches!(
+            v.act,
+            Act::Escalate {
+                kind: "weekly-limit",
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+    assert!(!v.pauses);
+    // Once: the same screen stays quiet.
+    let v = sim.tick(&limit(3 * 24 * 60, true), "weekly", min(1));
+    assert_eq!(v.act, Act::None);
+    let mut sim = Sim::new();
+    sim.wait_weekly = true;
+    let v = sim.tick(&limit(3 * 24 * 60, true), "weekly", min(0));
+    assert_eq!(v.act, Act::Wait, "{}", v.reason);
+    let mut bill = limit(60, false);
+    bill.billing = Some("usage credits".into());
+    let v = Sim::new().tick(&bill, "bill", min(0));
+    assert!(matches!(
+        v.act,
+        Act::Escalate {
+            kind: "billing",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_limit_without_a_reset_and_the_agents_retries_end_at_their_maximum() {
+    let mut sim = Sim::new();
+    let mut unknown = limit(0, false);
+    unknown.limit.as_mut().unwrap().reset_at = None;
+    unknown.limit.as_mut().unwrap().reset_text = None;
+    let mut end = None;
+    for minute in 0..400 {
+        let v = sim.tick(&unknown, "unknown", min(minute));
+        if is_escalate(&v) {
+            end = Some(minute);
+            break;
+        }
+        assert!(v.pauses);
+    }
+    assert_eq!(end, Some(6 * 60));
+    let mut sim = Sim::new();
+    let mut end = None;
+    for minute in 0..60 {
+        let v = sim.tick(&retrying(), "retry", min(minute));
+        if is_escalate(&v) {
+            end = Some(minute);
+            break;
+        }
+        assert!(v.pauses);
+    }
+    assert_eq!(end, Some(15));
+}
+
+#[test]
+fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
+    let mut sim = Sim::new();
+    for minute in 0..10 {
+        let v = sim.tick(&working(), "wedged", min(minute));
+        assert_eq!(v.act, Act::None, "minute {minute}: {}", v.reason);
+        assert!(!v.pauses, "a stall does not pause the clock");
+    }
+    let v = sim.tick(&working(), "wedged", min(10));
+    assert_eq!(v.act, Act::Esc, "{}", v.reason);
+    // Still working a moment later: no second Esc.
+    let v = sim.tick(&working(), "wedged", at(10 * 60 + 20));
+    assert_eq!(v.act, Act::Wait);
+    let v = sim.tick(&idle(), "idle", min(11));
+    assert!(
+        matches!(
+            v.act,
+            Act::Resume(Resume {
+                after_esc: true,
+                ..
+            })
+        ),
+        "{v:?}"
+    );
+    assert_eq!(sim.typed.len(), 2);
+    // No idle prompt after the Esc: a person is asked.
+    let mut sim = Sim::new();
+    for minute in 0..=10 {
+        sim.tick(&working(), "wedged", min(minute));
+    }
+    let mut end = None;
+    for minute in 11..20 {
+        if is_escalate(&sim.tick(&working(), "wedged", min(minute))) {
+            end = Some(minute);
+            break;
+        }
+    }
+    assert_eq!(end, Some(12));
+    // Budget spent: escalate at once, as a stall limit.
+    let mut sim = Sim::new();
+    sim.recovery_left = false;
+    for minute in 0..10 {
+        sim.tick(&working(), "wedged", min(minute));
+    }
+    let v = sim.tick(&working(), "wedged", min(10));
+    assert!(
+        matches!(
+            v.act,
+            Act::Escalate {
+                stall_limit: true,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn a_running_tool_is_no_stall_but_has_its_maximum() {
+    let mut sim = Sim::new();
+    let tool = Waiting {
+        tool_running: true,
+        ..working()
+    };
+    let mut end = None;
+    for minute in 0..40 {
+        let v = sim.tick(&tool, "tool", min(minute));
+        assert_ne!(v.act, Act::Esc);
+        assert!(!v.pauses);
+        if is_escalate(&v) {
+            end = Some(minute);
+            break;
+        }
+    }
+    assert_eq!(end, Some(30));
+}
+
+#[test]
+fn child_cpu_that_moves_is_a_running_tool() {
+    let limits = WaitLimits::default();
+    let screen = working();
+    let mut state = WaitState::default();
+    for minute in 0..20 {
+        let obs = WaitObs {
+            hash: "same",
+            class: Class::Working,
+            action: Action::None,
+            observe_only: false,
+            screen: &screen,
+            classified_reset: None,
+            window: None,
+            failure: None,
+            recorded: None,
+            tool_hook_since: None,
+            child_cpu: Some(100 * minute as u64),
+            step: String::new(),
+            wait_weekly: false,
+            recovery_left: true,
+        };
+        let (next, v) = decide(&state, &obs, min(minute), &limits);
+        assert_ne!(v.act, Act::Esc, "minute {minute}");
+        state = next;
+    }
+}
+
+#[test]
+fn the_status_lines_window_is_the_reset_to_the_second() {
+    let limits = WaitLimits::default();
+    let screen = limit(60, false);
+    let exact = at(60 * 60 + 37);
+    let obs = WaitObs {
+        hash: "limit",
+        class: Class::Quota,
+        action: Action::Wait,
+        observe_only: false,
+        screen: &screen,
+        classified_reset: None,
+        window: Some(Window {
+            reset: exact,
+            weekly: false,
+        }),
+        failure: None,
+        recorded: None,
+        tool_hook_since: None,
+        child_cpu: None,
+        step: String::new(),
+        wait_weekly: false,
+        recovery_left: true,
+    };
+    let (state, v) = decide(&WaitState::default(), &obs, min(0), &limits);
+    assert_eq!(v.act, Act::Wait);
+    assert_eq!(state.open.unwrap().reset, Some(exact));
+    let (_, v) = decide(
+        &WaitState::default(),
+        &obs,
+        plus(exact, limits.resume_margin),
+        &limits,
+    );
+    assert!(matches!(v.act, Act::Resume(_)));
+}
+
+#[test]
+fn the_clock_closes_a_pause_at_the_maximum() {
+    let mut since = None;
+    let mut waited = 0;
+    settle_clock(&mut since, &mut waited, true, Some(min(10)), min(0));
+    assert!(since.is_some());
+    settle_clock(&mut since, &mut waited, true, Some(min(10)), min(5));
+    // The tick after the maximum: the pause ends at the maximum, not at this tick.
+    settle_clock(&mut since, &mut waited, false, Some(min(10)), min(25));
+    assert_eq!((since, waited), (None, 600));
+}
+
+#[test]
+fn state_and_limits_round_trip_and_bad_json_starts_fresh() {
+    let mut sim = Sim::new();
+    sim.tick(&limit(60, false), "limit", min(0));
+    let json = sim.state.to_json();
+    assert_eq!(WaitState::from_json(&json), sim.state);
+    assert_eq!(WaitState::from_json("{"), WaitState::default());
+    assert_eq!(WaitState::from_json("{}"), WaitState::default());
+    let limits = WaitLimits {
+        max_resumes: 2,
+        ..WaitLimits::default()
+    };
+    assert_eq!(WaitLimits::from_json(&limits.to_json()), limits);
+    assert_eq!(WaitLimits::from_json("{}"), WaitLimits::default());
+}
+
+/// A screen of a random observation sequence, with its hash.
+fn any_screen() -> impl Strategy<Value = (Waiting, String)> {
+    prop_oneof![
+        Just((idle(), "idle".to_string())),
+        (0u8..3).prop_map(|h| (working(), format!("work{h}"))),
+        Just((gave_up(), "gave-up".to_string())),
+        (0i64..8).prop_map(|r| (limit(r * 90, false), format!("limit{r}"))),
+        Just((limit(10_000, true), "weekly".to_string())),
+        Just((retrying(), "retry".to_string())),
+        Just((
+            Waiting {
+                tool_running: true,
+                ..working()
+            },
+            "tool".to_string()
+        )),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn every_wait_ends_and_resumes_happen_once(
+        steps in prop::collection::vec((any_screen(), 0i64..4000), 1..120),
+        wait_weekly in any::<bool>(),
+    ) {
+        let mut sim = Sim::new();
+        sim.wait_weekly = wait_weekly;
+        let limits = sim.limits.clone();
+        let mut now = at(0);
+        let mut since: Option<String> = None;
+        let mut waited = 0u64;
+        let mut resets: Vec<Time> = Vec::new();
+        for ((screen, hash), dt) in steps {
+            now = plus(now, Duration::from_secs(dt as u64));
+            let before_max = sim.state.open.as_ref().map(|o| o.max_at);
+            let before_waited = waited;
+            let before_since = since.as_deref().and_then(crate::time::parse_time);
+            let v = sim.tick(&screen, &hash, now);
+            // No wait outlives its maximum.
+            if v.act == Act::Wait || v.pauses {
+                let open = sim.state.open.as_ref().expect("a wait is open");
+                prop_assert!(now < open.max_at, "{} past {}: {}", now, open.max_at, v.reason);
+            }
+            // Resumes: at most --max-resumes per step; never two for one reset.
+            prop_assert!(sim.state.resumes <= limits.max_resumes);
+            if let Act::Resume(Resume { reset: Some(reset), .. }) = &v.act {
+                prop_assert!(!resets.iter().any(|r| same_reset(*r, *reset)), "second resume for {}", reset);
+                prop_assert!(now >= plus(*reset, limits.resume_margin), "resumed before the reset");
+                resets.push(*reset);
+            }
+            // The clock: paused exactly during a legitimate wait, never past its maximum.
+            let max_at = if v.pauses { sim.state.open.as_ref().map(|o| o.max_at) } else { before_max };
+            settle_clock(&mut since, &mut waited, v.pauses, max_at, now);
+            prop_assert_eq!(since.is_some(), v.pauses);
+            if let (Some(start), false) = (before_since, v.pauses) {
+                let end = before_max.unwrap_or(now).min(now).max(start);
+                prop_assert!(waited - before_waited <= between(start, end).as_secs());
+            }
+        }
+    }
+}

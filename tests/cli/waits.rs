@@ -1,0 +1,563 @@
+//! Every wait ends (issue 13): real tmux panes with a scripted fake agent showing real Claude
+//! Code captures, `AUTOCTL_NOW` stepping through simulated hours. Each wait ends in a resume
+//! or an escalation within its maximum; a resume is typed exactly once; nothing is typed into
+//! a weekly-limit menu; `needs-person` is a state with `run ack`; notifications go out once
+//! and never hold a tick past their timeout; a half-typed dispatch line is recovered; `run
+//! start --launch` refuses a program that does not exist.
+
+use std::fs;
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::run_tick::task;
+use crate::tmuxfix::{scripted_agent, settle, tmux};
+use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
+
+const FIX: &str = "tests/fixtures/panes/claude-code";
+
+fn fixture(name: &str) -> String {
+    format!("{FIX}/{name}.txt")
+}
+
+fn time(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// `run start` on a pane, observe mode, the agent Claude Code, at `now`.
+fn start(sb: &Sandbox, session: &str, target: &str, now: &str, extra: &[&str]) {
+    let task = task(sb, session);
+    sb.cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["run", "start", "--session", session, "--target", target])
+        .args(extra)
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+}
+
+/// One `run tick --session S` at `now` (plus `args`): its events, schema-checked.
+fn tick(sb: &Sandbox, session: &str, now: &str, args: &[&str]) -> Vec<Value> {
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["run", "tick", "--heartbeat", "1s", "--session", session])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = json_lines(&output);
+    for event in &events {
+        let violations = autoctl::schema::violations("tick-event", event);
+        assert!(violations.is_empty(), "{event}: {violations:?}");
+    }
+    events
+}
+
+fn status(sb: &Sandbox, session: &str, now: &str) -> Value {
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", now)
+        .args(["run", "status", "--format", "json", "--session", session])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let report = json_lines(&output).remove(0);
+    let violations = autoctl::schema::violations("run-status", &report);
+    assert!(violations.is_empty(), "{report}: {violations:?}");
+    report
+}
+
+#[test]
+fn an_agent_that_gave_up_on_a_529_is_resumed_once_after_its_backoff() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "gaveup",
+        &[
+            &fixture("api-529-gave-up"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    let t0 = time("2027-03-01T10:00:00Z");
+    start(&sb, "gaveup", &target, &stamp(t0), &[]);
+    // Before the backoff (1 minute): a wait with the clock paused, nothing typed.
+    for secs in [0, 20, 40, 59] {
+        let events = tick(
+            &sb,
+            "gaveup",
+            &stamp(t0 + chrono::Duration::seconds(secs)),
+            &[],
+        );
+        assert_eq!(events[0]["decision"], "wait", "{}", events[0]);
+        assert_eq!(events[0]["run"]["wait"]["kind"], "gave-up", "{}", events[0]);
+        assert_eq!(events[0]["run"]["quota_waiting"], true);
+    }
+    assert_eq!(settle(&keys), "", "nothing typed before the backoff");
+    let events = tick(
+        &sb,
+        "gaveup",
+        &stamp(t0 + chrono::Duration::seconds(61)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(events[0]["notify"][0]["event"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "continue\r");
+    // The agent works again: more ticks type nothing.
+    for secs in [62, 90, 200, 400] {
+        let events = tick(
+            &sb,
+            "gaveup",
+            &stamp(t0 + chrono::Duration::seconds(secs)),
+            &[],
+        );
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+    }
+    assert_eq!(settle(&keys), "continue\r", "exactly one resume");
+    let report = status(&sb, "gaveup", &stamp(t0 + chrono::Duration::seconds(400)));
+    assert_eq!(report["resumes"], 1, "{report}");
+    // The 61 s of the wait did not count toward the timeout.
+    assert!(
+        report["elapsed_ms"].as_u64().unwrap() <= 340_000,
+        "{report}"
+    );
+}
+
+#[test]
+fn a_usage_limit_is_resumed_once_after_its_reset_and_the_clock_is_paused_meanwhile() {
+    let sb = Sandbox::new();
+    // "You've hit your session limit · resets 5:43am (UTC)", then the agent works.
+    let (target, keys) = scripted_agent(
+        &sb,
+        "limit",
+        &[
+            &fixture("quota-session-limit-waiting"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    let t0 = time("2026-11-26T03:00:00Z");
+    start(&sb, "limit", &target, &stamp(t0), &["--timeout", "30m"]);
+    let mut starts = 0;
+    // Two and three quarter hours, ticked every 15 minutes: a usage-limit wait, nothing typed,
+    // and the 30-minute timeout never fires.
+    for quarter in 0..11 {
+        let now = t0 + chrono::Duration::minutes(15 * quarter);
+        let events = tick(&sb, "limit", &stamp(now), &[]);
+        let e = &events[0];
+        assert_eq!(e["decision"], "wait", "{e}");
+        assert_eq!(e["run"]["wait"]["kind"], "usage-limit", "{e}");
+        assert_eq!(e["run"]["wait"]["reset"], "2026-11-26T05:43:00.000Z", "{e}");
+        assert_eq!(e["run"]["status"], "running", "{e}");
+        starts += e["notify"].as_array().map_or(0, |n| {
+            n.iter()
+                .filter(|n| n["event"] == "quota-wait-start")
+                .count()
+        });
+    }
+    assert_eq!(starts, 1, "quota-wait-start announced once");
+    // The reset, and the margin (1m): still nothing at 05:43:30.
+    tick(&sb, "limit", "2026-11-26T05:43:30Z", &[]);
+    assert_eq!(settle(&keys), "", "never before the reset + margin");
+    let events = tick(&sb, "limit", "2026-11-26T05:44:05Z", &[]);
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "continue\r");
+    for now in [
+        "2026-11-26T05:44:30Z",
+        "2026-11-26T05:46:00Z",
+        "2026-11-26T05:53:00Z",
+    ] {
+        let events = tick(&sb, "limit", now, &[]);
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+    }
+    assert_eq!(settle(&keys), "continue\r", "one resume for one reset");
+    let report = status(&sb, "limit", "2026-11-26T05:53:00Z");
+    assert_eq!(report["status"], "running", "{report}");
+    // Supervised time excludes the wait: about 11 minutes, not three hours.
+    assert!(
+        report["elapsed_ms"].as_u64().unwrap() < 15 * 60_000,
+        "{report}"
+    );
+}
+
+#[test]
+fn a_weekly_limit_menu_is_escalated_at_once_and_never_typed_into() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(&sb, "weekly", &[&fixture("quota-weekly-limit-menu")]);
+    let t0 = time("2026-11-26T03:00:00Z");
+    // Not a wait: the timeout clock runs (a run nobody answers still ends at --timeout).
+    start(&sb, "weekly", &target, &stamp(t0), &["--timeout", "10h"]);
+    let events = tick(&sb, "weekly", &stamp(t0), &[]);
+    assert_eq!(events[0]["decision"], "escalate", "{}", events[0]);
+    assert_eq!(events[0]["notify"][0]["event"], "escalate", "{}", events[0]);
+    let report = status(&sb, "weekly", &stamp(t0));
+    assert_eq!(report["needs_person"]["kind"], "weekly-limit", "{report}");
+    // Text: STATE needs-person, the last column says since when and why.
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", stamp(t0))
+        .args(["run", "status"])
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split('\t').collect();
+    assert_eq!(row[1], "needs-person", "{text}");
+    assert!(
+        row.last()
+            .unwrap()
+            .starts_with("since 2026-11-26T03:00:00.000Z: escalate: weekly usage limit"),
+        "{text}"
+    );
+    let prom = stdout(
+        &sb.cmd()
+            .args(["run", "status", "--format", "prometheus"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        prom.contains("autoctl_run_needs_person{session=\"weekly\",reason=\"weekly-limit\"} 1"),
+        "{prom}"
+    );
+    // Hours later: still escalated once, no reminder before --renotify, and a reminder after.
+    for hour in 1..4 {
+        let now = stamp(t0 + chrono::Duration::minutes(hour * 50));
+        let events = tick(&sb, "weekly", &now, &[]);
+        let told: Vec<&str> = events[0]["notify"]
+            .as_array()
+            .map(|n| n.iter().map(|n| n["event"].as_str().unwrap()).collect())
+            .unwrap_or_default();
+        assert!(!told.contains(&"escalate"), "{}", events[0]);
+        assert_eq!(
+            told.contains(&"needs-person"),
+            hour == 2,
+            "hour {hour}: {}",
+            events[0]
+        );
+    }
+    // A person acknowledges: the state clears and the same screen is not escalated again.
+    sb.cmd()
+        .args(["run", "ack", "--session", "weekly"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        status(&sb, "weekly", &stamp(t0))["needs_person"],
+        Value::Null
+    );
+    let output = sb
+        .cmd()
+        .args(["run", "ack", "--session", "weekly"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(one_stderr_line(&output).contains("does not need a person"));
+    let events = tick(&sb, "weekly", &stamp(t0 + chrono::Duration::hours(5)), &[]);
+    assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
+    assert_eq!(settle(&keys), "", "nothing ever typed into the limit menu");
+}
+
+#[test]
+fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "wedged",
+        &[
+            &fixture("working-no-response-66s"),
+            &format!("esc:{}", fixture("idle-after-interrupt")),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    let t0 = time("2027-03-01T10:00:00Z");
+    start(
+        &sb,
+        "wedged",
+        &target,
+        &stamp(t0),
+        &["--stream-timeout", "10m"],
+    );
+    for minute in [0, 3, 6, 9] {
+        let events = tick(
+            &sb,
+            "wedged",
+            &stamp(t0 + chrono::Duration::minutes(minute)),
+            &[],
+        );
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+    }
+    assert_eq!(settle(&keys), "");
+    let events = tick(
+        &sb,
+        "wedged",
+        &stamp(t0 + chrono::Duration::minutes(10)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "\u{1b}", "one Esc");
+    let events = tick(
+        &sb,
+        "wedged",
+        &stamp(t0 + chrono::Duration::seconds(630)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "\u{1b}continue\r");
+    let report = status(&sb, "wedged", &stamp(t0 + chrono::Duration::minutes(11)));
+    assert_eq!(report["recoveries_total"], 1, "{report}");
+}
+
+/// A notify command that appends its event (from stdin and the environment) to a file.
+fn recorder(sb: &Sandbox) -> (String, std::path::PathBuf) {
+    let out = sb.path("notified.jsonl");
+    let cmd = format!(
+        r#"printf '%s %s ' "$AUTOCTL_EVENT" "$AUTOCTL_SESSION" >> {out}; cat >> {out}"#,
+        out = out.display()
+    );
+    (cmd, out)
+}
+
+#[test]
+fn notifications_are_sent_once_and_a_failing_or_slow_command_never_holds_the_tick() {
+    let sb = Sandbox::new();
+    let (target, _keys) = scripted_agent(&sb, "notes", &[&fixture("quota-weekly-limit-menu")]);
+    let t0 = time("2026-11-26T03:00:00Z");
+    start(&sb, "notes", &target, &stamp(t0), &["--timeout", "10h"]);
+    let (cmd, out) = recorder(&sb);
+    for minute in 0..3 {
+        tick(
+            &sb,
+            "notes",
+            &stamp(t0 + chrono::Duration::minutes(minute)),
+            &["--notify", &cmd],
+        );
+    }
+    let lines = fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let (head, json) = lines.split_once(" {").unwrap();
+    assert_eq!(head, "escalate notes");
+    let event: Value = serde_json::from_str(&format!("{{{json}")).unwrap();
+    let violations = autoctl::schema::violations("notify-event", &event);
+    assert!(violations.is_empty(), "{event}: {violations:?}");
+    assert_eq!(event["run"]["needs_person"]["kind"], "weekly-limit");
+
+    // A command that sleeps: killed at the timeout with what it started; the tick succeeds.
+    let (target, _keys) = scripted_agent(&sb, "slow", &[&fixture("quota-weekly-limit-menu")]);
+    start(&sb, "slow", &target, &stamp(t0), &["--timeout", "10h"]);
+    let pid_file = sb.path("sleeper.pid");
+    let slow = format!("sh -c 'echo $$ > {}; exec sleep 60'", pid_file.display());
+    let started = Instant::now();
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", stamp(t0 + chrono::Duration::hours(2)))
+        .args(["run", "tick", "--session", "slow", "--notify-timeout", "1s"])
+        .args(["--notify", &slow])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("still running after 1s; killed"),
+        "{stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(30),
+        "a 60 s command held the tick {took:?}"
+    );
+    // Gone, or a zombie nobody reaped yet (PID 1 of a container may not): not running.
+    let pid = fs::read_to_string(&pid_file).unwrap();
+    let stat = fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]);
+    assert!(
+        matches!(state, None | Some("Z") | Some("X")),
+        "the sleeping notify command was killed: {stat}"
+    );
+}
+
+#[test]
+fn a_failing_notify_command_is_a_warning_and_autoctl_notify_is_the_default() {
+    let sb = Sandbox::new();
+    let (target, _keys) = scripted_agent(&sb, "fails", &[&fixture("quota-weekly-limit-menu")]);
+    let t0 = time("2026-11-26T03:00:00Z");
+    start(&sb, "fails", &target, &stamp(t0), &[]);
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", stamp(t0))
+        .env("AUTOCTL_NOTIFY", "exit 1")
+        .args(["run", "tick", "--session", "fails"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("\"exit 1\" for escalate"), "{stderr}");
+    assert!(stderr.contains("exit status: 1"), "{stderr}");
+}
+
+#[test]
+fn each_event_is_delivered_once_with_a_watcher_and_four_concurrent_ticks() {
+    let sb = Sandbox::new();
+    let (target, _keys) = scripted_agent(&sb, "many", &[&fixture("quota-weekly-limit-menu")]);
+    start(&sb, "many", &target, &stamp(Utc::now()), &[]);
+    let (cmd, out) = recorder(&sb);
+    let mut watcher = sb
+        .std_cmd()
+        .args([
+            "run",
+            "watch",
+            "--all",
+            "--heartbeat",
+            "1s",
+            "--notify",
+            &cmd,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let ticks: Vec<_> = (0..4)
+        .map(|_| {
+            sb.std_cmd()
+                .args([
+                    "run",
+                    "tick",
+                    "--all",
+                    "--heartbeat",
+                    "1s",
+                    "--notify",
+                    &cmd,
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut t in ticks {
+        t.wait().unwrap();
+    }
+    // Give the watcher a few heartbeats too.
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = StdCommand::new("kill")
+        .args(["-TERM", &watcher.id().to_string()])
+        .status();
+    watcher.wait().unwrap();
+    let lines = fs::read_to_string(&out).unwrap_or_default();
+    let escalations = lines
+        .lines()
+        .filter(|l| l.starts_with("escalate many "))
+        .count();
+    assert_eq!(escalations, 1, "{lines}");
+}
+
+#[test]
+fn a_tick_killed_between_the_command_and_its_enter_is_recovered_by_the_next() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "halfway");
+    let target = crate::tmuxfix::start_in_shell(&sb, "halfway", "true");
+    let log = sb.path("ran.log");
+    let template = format!("echo ran {{next}} >> {}", log.display());
+    let t0 = time("2027-03-01T10:00:00Z");
+    sb.cmd()
+        .env("AUTOCTL_NOW", stamp(t0))
+        .args(["run", "start", "--session", "halfway", "--target", &target])
+        .args([
+            "--mode",
+            "dispatch",
+            "--agent",
+            "generic",
+            "--command",
+            &template,
+        ])
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    // The tick dies after the text, before the Enter (a debug build's failpoint).
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", stamp(t0))
+        .env("AUTOCTL_FAILPOINT", "type-before-enter")
+        .args(["run", "tick", "--session", "halfway"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        None,
+        "killed by the failpoint: {output:?}"
+    );
+    let screen = crate::tmuxfix::wait_for(&sb, &target, "the half-typed line", |s, _| {
+        s.contains("echo ran plan")
+    });
+    assert!(!log.exists(), "not run yet: {screen}");
+    // The next tick (after the dead tick's lease) clears the line and types it again.
+    let events = tick(
+        &sb,
+        "halfway",
+        &stamp(t0 + chrono::Duration::minutes(3)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "dispatch", "{}", events[0]);
+    assert_eq!(
+        events[0]["did"][0]["keys"][0]["key"], "C-u",
+        "{}",
+        events[0]
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fs::read_to_string(&log).unwrap_or_default() != "ran plan\n" {
+        assert!(
+            Instant::now() < deadline,
+            "the command did not run once: {:?}",
+            fs::read_to_string(&log)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        status(&sb, "halfway", &stamp(t0 + chrono::Duration::minutes(3)))["recoveries_total"],
+        1
+    );
+}
+
+#[test]
+fn run_start_refuses_a_launch_program_the_pane_cannot_run() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "nolaunch");
+    let target = crate::tmuxfix::start_in_shell(&sb, "nolaunch", "true");
+    let output = sb
+        .cmd()
+        .args(["run", "start", "--session", "nolaunch", "--target", &target])
+        .args(["--launch", "no-such-agent-xyz --go {task}", "--task"])
+        .arg(&task)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let line = one_stderr_line(&output);
+    assert!(
+        line.contains("\"no-such-agent-xyz\" is not on the pane's PATH"),
+        "{line}"
+    );
+    sb.cmd()
+        .args(["run", "lookup", "--task"])
+        .arg(&task)
+        .assert()
+        .code(1);
+    // A shell builtin and a program on PATH pass.
+    sb.cmd()
+        .args(["run", "start", "--session", "nolaunch", "--target", &target])
+        .args(["--launch", "true", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let _ = tmux(&sb, &["kill-server"]);
+}
