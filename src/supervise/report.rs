@@ -424,7 +424,7 @@ mod tests {
         let line = text_line(&RunReport::new(&run("s"), now));
         assert_eq!(
             line,
-            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3\t0/10\t-\t/t/a \"b\""
+            "s\trunning\tobserve\t0/20\t2m10s/30m\t-\t0/3\t0/3\t0/10\t-\t/t/a \"b\"\t-"
         );
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
     }
@@ -451,6 +451,19 @@ mod tests {
         assert_eq!(line.lines().count(), 1, "{line}");
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
         assert!(line.starts_with("s\\tx\t"), "{line}");
-        assert!(line.ends_with("/t/a\\nfake\\trow\\u{1b}[2J"), "{line}");
+        assert!(line.ends_with("/t/a\\nfake\\trow\\u{1b}[2J\t-"), "{line}");
+        // The reason of a needs-person stays in its column too.
+        hostile.waits.needs_person = Some(crate::supervise::wait::NeedsPerson {
+            kind: "screen".into(),
+            why: "a\nb\tc".into(),
+            since: now,
+            hash: None,
+            announced_at: now,
+            announcements: 1,
+        });
+        let line = text_line(&RunReport::new(&hostile, now));
+        assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
+        assert!(line.ends_with(": a\\nb\\tc"), "{line}");
+        assert!(line.contains("\tneeds-person\t"), "{line}");
     }
 }

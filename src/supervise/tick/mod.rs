@@ -610,8 +610,9 @@ fn stall_heartbeat(
     options: &TickOptions,
     typed_use: &Use,
 ) -> Option<stall::Diagnosis> {
-    // Dispatch mode rests at a shell prompt between steps: that is readiness, not a stall.
-    if t.run.mode == Mode::Dispatch && view.shell_ready() {
+    // A shell prompt in front is readiness (dispatch mode rests there between steps) or an
+    // exited agent (observe mode: restarted or ended by the exit detection), never a stall.
+    if view.shell_ready() {
         return None;
     }
     let signal = match &obs.signal {

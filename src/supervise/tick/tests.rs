@@ -11,6 +11,7 @@ use crate::protocol::signal::Signal;
 use crate::supervise::run::NewRun;
 use crate::supervise::stall::Limits;
 use crate::supervise::stall::StatusMark;
+use crate::supervise::wait::notice::EventKind;
 use chrono::DateTime;
 use proptest::prelude::*;
 
@@ -409,6 +410,7 @@ fn a_stop_file_someone_else_wrote_ends_the_run_with_its_reason() {
 #[test]
 fn a_shell_in_front_on_two_heartbeats_is_an_exit() {
     let mut run = new_run(Mode::Observe);
+    run.launch_command = None;
     let out = step(&mut run, &obs(SignalObs::Missing, shell()), 1);
     assert_eq!(run.status, Status::Running, "{:?}", out.event.reasons);
     // A second tick at the same moment is not a second heartbeat.
@@ -419,6 +421,52 @@ fn a_shell_in_front_on_two_heartbeats_is_an_exit() {
         (out.event.decision, run.status),
         (Decision::Exit, Status::Exited)
     );
+    assert_eq!(out.event.notify[0].event, EventKind::Exit);
+}
+
+#[test]
+fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_a_person_is_asked() {
+    let mut run = new_run(Mode::Observe);
+    let mut restarts = 0;
+    for minute in 1..9 {
+        let out = step(&mut run, &obs(SignalObs::Missing, shell()), minute);
+        if out.event.decision == Decision::Relaunch {
+            restarts += 1;
+            assert_eq!(
+                out.effects,
+                [Effect::Send {
+                    keys: vec![Key::Text("agent go".into()), Key::Key("Enter".into())],
+                    if_unchanged: None
+                }]
+            );
+            assert_eq!(out.event.notify[0].event, EventKind::Restart);
+        }
+        assert_eq!(run.status, Status::Running);
+    }
+    // new_run allows 2 recoveries per iteration.
+    assert_eq!(restarts, 2);
+    let needs = run.waits.needs_person.as_ref().expect("a person is asked");
+    assert_eq!(needs.kind, "restart-limit");
+    // A dead pane (remain-on-exit) is respawned with the launch command.
+    let mut run = new_run(Mode::Observe);
+    let out = step(
+        &mut run,
+        &obs(SignalObs::Missing, PaneObs::Dead("dead".into())),
+        1,
+    );
+    assert_eq!(
+        out.effects,
+        [Effect::Respawn {
+            command: "agent go".into()
+        }]
+    );
+    run.launch_command = None;
+    step(
+        &mut run,
+        &obs(SignalObs::Missing, PaneObs::Dead("dead".into())),
+        2,
+    );
+    assert_eq!(run.status, Status::Lost);
 }
 
 #[test]
