@@ -114,8 +114,10 @@ const TAIL_LINES: usize = 120;
 
 /// Text Claude Code shows in an empty input box.
 fn placeholder(text: &str) -> bool {
+    let lower = text.to_lowercase();
     text.is_empty()
-        || text.eq_ignore_ascii_case("Resend your message to try again")
+        || lower == "resend your message to try again"
+        || lower == "once fixed, resend your message"
         || text.starts_with("Try \"")
 }
 
@@ -173,7 +175,7 @@ fn billing_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     regex(
         &RE,
-        r"(?i)credit balance is too low|usage credits|credits? required|extra usage|purchase (?:more )?credits|\bbilling\b(?:[^·]*\b(?:required|issue|problem|error|update)\b)",
+        r"(?i)credit balance (?:is )?too low|add funds|usage credits|credits? required|extra usage|purchase (?:more )?credits|\bbilling\b(?:[^·]*\b(?:required|issue|problem|error|update)\b)",
     )
 }
 
@@ -259,7 +261,8 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
         if spinner(t) {
             w.busy = true;
         }
-        if t.contains("Retrying in") {
+        let lower = t.to_lowercase();
+        if lower.contains("retrying in") {
             w.retrying = Some(t.to_string());
         }
         if t.starts_with('⎿') && t.contains("Running…") {
@@ -268,7 +271,6 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
         if let Some(m) = billing_regex().find(t) {
             w.billing = Some(m.as_str().to_string());
         }
-        let lower = t.to_lowercase();
         if lower.contains("automatic continue cancelled") {
             w.auto_continue = AutoContinue::Cancelled;
             continue;
@@ -406,12 +408,9 @@ mod tests {
         assert!(w.menu && w.limit.as_ref().unwrap().weekly, "{w:?}");
     }
 
-    const ARMED: &str = "❯ Say hello\n  ⎿  You've hit your 5-hour limit · resets 12:50pm (UTC)\n● Usage limit reached · set to continue automatically at 12:50pm\n────────────────────────\n❯ \n────────────────────────\n  ⚠ Usage limit reached · limit resets 12:50pm\n    Continuing automatically at 12:50pm · Esc to cancel\n  ⏸ manual mode on · ? for shortcuts · ← for agents";
-    const CANCELLED: &str = "❯ Say hello\n  ⎿  You've hit your 5-hour limit · resets 12:50pm (UTC)\n     /upgrade to increase your usage limit.\n● Usage limit reached · set to continue automatically at 12:50pm\n● Automatic continue cancelled · /rate-limit-options to wait again\n────────────────────────\n❯ \n────────────────────────\n  ⏸ manual mode on · ? for shortcuts · ← for agents     automatic continue cancelled";
-
     #[test]
     fn claude_code_2_1_332_automatic_continue() {
-        let w = read(ARMED, now(), Zone::Utc);
+        let w = read_fixture("../claude-code-2.1.332/quota-auto-continue-armed");
         assert_eq!(w.auto_continue, AutoContinue::Armed);
         assert!(!w.menu, "Esc to cancel of the armed continue is no menu");
         let limit = w.limit.clone().unwrap();
@@ -420,13 +419,67 @@ mod tests {
             Some("2026-11-26T12:50:00Z".parse().unwrap())
         );
         assert!(w.idle_at_input());
-        let w = read(CANCELLED, now(), Zone::Utc);
+        let w = read_fixture("../claude-code-2.1.332/quota-auto-continue-cancelled");
         assert_eq!(w.auto_continue, AutoContinue::Cancelled);
         assert_eq!(
             w.limit.as_ref().unwrap().reset_text.as_deref(),
             Some("resets 12:50pm (UTC)")
         );
         assert!(w.idle_at_input());
+    }
+
+    /// Every real capture of both releases, read by its name: what a wait needs to know.
+    #[test]
+    fn every_real_capture_reads_as_its_name_says() {
+        for dir in ["claude-code", "claude-code-2.1.332"] {
+            let path = format!("{}/tests/fixtures/panes/{dir}", env!("CARGO_MANIFEST_DIR"));
+            for entry in std::fs::read_dir(&path).unwrap() {
+                let name = entry.unwrap().file_name().into_string().unwrap();
+                let Some(stem) = name.strip_suffix(".txt") else {
+                    continue;
+                };
+                if stem.ends_with(".escapes") {
+                    continue;
+                }
+                let w = read_fixture(&format!("../{dir}/{stem}"));
+                let what = format!("{dir}/{stem}: {w:?}");
+                // x-should-retry: false: the agent stops at once, like after its retries.
+                let gave_up =
+                    stem.ends_with("-gave-up") || stem == "api-429-oauth-no-unified-headers";
+                // An API-key login sees a usage limit as a plain 429 after the retries: a give-up.
+                if gave_up {
+                    assert!(w.gave_up().is_some(), "{what}");
+                } else {
+                    assert!(w.gave_up().is_none(), "{what}");
+                }
+                if stem.ends_with("-retrying") && !stem.starts_with("quota") {
+                    assert!(w.busy && w.retrying.is_some(), "{what}");
+                }
+                // A limit the agent retries by itself is its own countdown (busy).
+                if stem.starts_with("quota-") && stem.ends_with("-retrying") {
+                    assert!(w.busy && w.retrying.is_some(), "{what}");
+                } else if stem.starts_with("quota-") && !gave_up {
+                    assert!(w.limit.is_some(), "{what}");
+                    assert_eq!(
+                        w.limit.as_ref().unwrap().weekly,
+                        stem.contains("weekly"),
+                        "{what}"
+                    );
+                }
+                if stem.starts_with("working-") {
+                    assert!(w.busy && w.limit.is_none(), "{what}");
+                }
+                if stem.starts_with("idle-") {
+                    assert!(
+                        w.idle_at_input() && w.error.is_none() && w.limit.is_none(),
+                        "{what}"
+                    );
+                }
+                if stem.starts_with("credit-balance") {
+                    assert!(w.billing.is_some(), "{what}");
+                }
+            }
+        }
     }
 
     #[test]

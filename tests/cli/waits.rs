@@ -16,10 +16,14 @@ use crate::run_tick::task;
 use crate::tmuxfix::{scripted_agent, settle, tmux};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
-const FIX: &str = "tests/fixtures/panes/claude-code";
-
+/// A real capture of Claude Code 2.1.332 (the release the live tier runs).
 fn fixture(name: &str) -> String {
-    format!("{FIX}/{name}.txt")
+    format!("tests/fixtures/panes/claude-code-2.1.332/{name}.txt")
+}
+
+/// The same screen as Claude Code 2.1.197 drew it.
+fn fixture_197(name: &str) -> String {
+    format!("tests/fixtures/panes/claude-code/{name}.txt")
 }
 
 fn time(text: &str) -> DateTime<Utc> {
@@ -136,59 +140,93 @@ fn an_agent_that_gave_up_on_a_529_is_resumed_once_after_its_backoff() {
     );
 }
 
-#[test]
-fn a_usage_limit_is_resumed_once_after_its_reset_and_the_clock_is_paused_meanwhile() {
+/// A usage limit resetting at `reset` (the screen's banner), waited out from `t0` with a tick
+/// every 15 minutes: nothing typed before reset + margin, one resume after it, the 30-minute
+/// timeout never fires meanwhile.
+fn usage_limit_scenario(screen: &str, t0: &str, reset: &str) {
     let sb = Sandbox::new();
-    // "You've hit your session limit · resets 5:43am (UTC)", then the agent works.
     let (target, keys) = scripted_agent(
         &sb,
         "limit",
-        &[
-            &fixture("quota-session-limit-waiting"),
-            &format!("enter:{}", fixture("working-streaming")),
-        ],
+        &[screen, &format!("enter:{}", fixture("working-streaming"))],
     );
-    let t0 = time("2026-11-26T03:00:00Z");
+    let t0 = time(t0);
+    let reset = time(reset);
     start(&sb, "limit", &target, &stamp(t0), &["--timeout", "30m"]);
     let mut starts = 0;
-    // Two and three quarter hours, ticked every 15 minutes: a usage-limit wait, nothing typed,
-    // and the 30-minute timeout never fires.
-    for quarter in 0..11 {
-        let now = t0 + chrono::Duration::minutes(15 * quarter);
+    let mut now = t0;
+    while now < reset {
         let events = tick(&sb, "limit", &stamp(now), &[]);
         let e = &events[0];
         assert_eq!(e["decision"], "wait", "{e}");
         assert_eq!(e["run"]["wait"]["kind"], "usage-limit", "{e}");
-        assert_eq!(e["run"]["wait"]["reset"], "2026-11-26T05:43:00.000Z", "{e}");
+        assert_eq!(e["run"]["wait"]["reset"], stamp_ms(reset), "{e}");
         assert_eq!(e["run"]["status"], "running", "{e}");
         starts += e["notify"].as_array().map_or(0, |n| {
             n.iter()
                 .filter(|n| n["event"] == "quota-wait-start")
                 .count()
         });
+        now += chrono::Duration::minutes(15);
     }
     assert_eq!(starts, 1, "quota-wait-start announced once");
-    // The reset, and the margin (1m): still nothing at 05:43:30.
-    tick(&sb, "limit", "2026-11-26T05:43:30Z", &[]);
+    // The reset, and within the margin (1m): still nothing.
+    tick(
+        &sb,
+        "limit",
+        &stamp(reset + chrono::Duration::seconds(30)),
+        &[],
+    );
     assert_eq!(settle(&keys), "", "never before the reset + margin");
-    let events = tick(&sb, "limit", "2026-11-26T05:44:05Z", &[]);
+    let events = tick(
+        &sb,
+        "limit",
+        &stamp(reset + chrono::Duration::seconds(65)),
+        &[],
+    );
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
     assert_eq!(settle(&keys), "continue\r");
-    for now in [
-        "2026-11-26T05:44:30Z",
-        "2026-11-26T05:46:00Z",
-        "2026-11-26T05:53:00Z",
-    ] {
-        let events = tick(&sb, "limit", now, &[]);
+    for secs in [90, 180, 600] {
+        let events = tick(
+            &sb,
+            "limit",
+            &stamp(reset + chrono::Duration::seconds(secs)),
+            &[],
+        );
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     }
     assert_eq!(settle(&keys), "continue\r", "one resume for one reset");
-    let report = status(&sb, "limit", "2026-11-26T05:53:00Z");
+    let report = status(&sb, "limit", &stamp(reset + chrono::Duration::seconds(600)));
     assert_eq!(report["status"], "running", "{report}");
-    // Supervised time excludes the wait: about 11 minutes, not three hours.
+    // Supervised time excludes the wait: minutes, not hours.
     assert!(
         report["elapsed_ms"].as_u64().unwrap() < 15 * 60_000,
         "{report}"
+    );
+}
+
+fn stamp_ms(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[test]
+fn a_usage_limit_whose_automatic_continue_was_cancelled_is_resumed_once_after_its_reset() {
+    // Claude Code 2.1.332: "You've hit your 5-hour limit · resets 12:50pm (UTC)" and
+    // "Automatic continue cancelled".
+    usage_limit_scenario(
+        &fixture("quota-auto-continue-cancelled"),
+        "2026-11-26T10:00:00Z",
+        "2026-11-26T12:50:00Z",
+    );
+}
+
+#[test]
+fn a_usage_limit_of_claude_code_2_1_197_is_resumed_once_after_its_reset() {
+    // "You've hit your session limit · resets 5:43am (UTC)", after "Stop and wait".
+    usage_limit_scenario(
+        &fixture_197("quota-session-limit-waiting"),
+        "2026-11-26T03:00:00Z",
+        "2026-11-26T05:43:00Z",
     );
 }
 
@@ -560,4 +598,60 @@ fn run_start_refuses_a_launch_program_the_pane_cannot_run() {
         .assert()
         .code(0);
     let _ = tmux(&sb, &["kill-server"]);
+}
+
+#[test]
+fn credit_balance_too_low_is_escalated_at_once_and_nothing_is_typed() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(&sb, "credit", &[&fixture("credit-balance-too-low")]);
+    let t0 = time("2027-03-01T10:00:00Z");
+    start(&sb, "credit", &target, &stamp(t0), &["--timeout", "10h"]);
+    for minute in [0, 1, 30, 120] {
+        let events = tick(
+            &sb,
+            "credit",
+            &stamp(t0 + chrono::Duration::minutes(minute)),
+            &[],
+        );
+        let decision = events[0]["decision"].as_str().unwrap().to_string();
+        assert_eq!(decision == "escalate", minute == 0, "{}", events[0]);
+        assert_ne!(decision, "resume", "{}", events[0]);
+    }
+    let report = status(&sb, "credit", &stamp(t0 + chrono::Duration::minutes(120)));
+    assert_eq!(report["needs_person"]["kind"], "billing", "{report}");
+    assert_eq!(settle(&keys), "", "never typed into a billing screen");
+}
+
+#[test]
+fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
+    let sb = Sandbox::new();
+    // The screen moves on (the agent works) before reset + margin: nothing to type.
+    let (target, keys) = scripted_agent(
+        &sb,
+        "armed",
+        &[
+            &fixture("quota-auto-continue-armed"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    start(&sb, "armed", &target, "2026-11-26T12:00:00Z", &[]);
+    let events = tick(&sb, "armed", "2026-11-26T12:00:00Z", &[]);
+    assert_eq!(
+        events[0]["run"]["wait"]["kind"], "usage-limit",
+        "{}",
+        events[0]
+    );
+    // Claude Code continues by itself at 12:50 (here: a line submitted to the fake).
+    crate::tmuxfix::press(&sb, &target, &["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    for now in [
+        "2026-11-26T12:50:30Z",
+        "2026-11-26T12:51:10Z",
+        "2026-11-26T12:55:00Z",
+    ] {
+        let events = tick(&sb, "armed", now, &[]);
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+        assert!(events[0]["run"]["wait"].is_null(), "{}", events[0]);
+    }
+    assert_eq!(settle(&keys), "\r", "only the test's own Enter");
 }

@@ -650,14 +650,23 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
             ),
         );
     }
-    if obs.class == Class::Quota && obs.action == Action::Escalate {
+    let seen = limit_seen(obs, now);
+    let weekly = seen.as_ref().is_some_and(|l| l.weekly);
+    if weekly && !obs.wait_weekly {
+        return escalate(
+            next,
+            "weekly-limit",
+            "weekly usage limit: a person decides (--wait-weekly waits it out)".to_string(),
+        );
+    }
+    if obs.class == Class::Quota && obs.action == Action::Escalate && !weekly {
         return escalate(
             next,
             "quota-escalate",
-            "a usage-limit screen a person must decide (weekly, billing or credits)".to_string(),
+            "a usage-limit screen a person must decide (billing or credits)".to_string(),
         );
     }
-    if let Some(v) = usage_limit(next, obs, now, limits) {
+    if let Some(v) = usage_limit(next, obs, seen, now, limits) {
         return v;
     }
     if let Some(v) = retrying(next, obs, now, limits) {
@@ -719,17 +728,11 @@ fn limit_seen(obs: &WaitObs<'_>, now: Time) -> Option<LimitSeen> {
 fn usage_limit(
     next: &mut WaitState,
     obs: &WaitObs<'_>,
+    seen: Option<LimitSeen>,
     now: Time,
     limits: &WaitLimits,
 ) -> Option<Verdict> {
-    let seen = limit_seen(obs, now)?;
-    if seen.weekly && !obs.wait_weekly {
-        return Some(escalate(
-            next,
-            "weekly-limit",
-            "weekly usage limit: a person decides (--wait-weekly waits it out)".to_string(),
-        ));
-    }
+    let seen = seen?;
     let previous = next.open.clone().filter(|o| o.kind.is_quota());
     // The reset stays the one first read while the banner's phrase stays (read after the
     // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins.
