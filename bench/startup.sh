@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Startup cost of one routing answer: `autoctl next --step check --result PASS` against
-# /bin/true (the process floor), jq reading the same lookup from a JSON table, and the same
-# lookup in python3 and node. Goal: autoctl median <= 2.5x /bin/true and >= 8x faster than jq.
+# Startup cost of the per-call commands every hook call, tick and shell-loop step pays, in one
+# hyperfine run beside the floors: a Rust "hello world" built with -O here (the language's
+# floor on this machine), /bin/true (the process floor) and jq reading the same lookup from a
+# JSON table. Goal: each autoctl command's median <= 1.3x hello; jq stays in the table.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-require hyperfine jq python3 node
+require hyperfine jq rustc
 build_release
 
 work=$(mktemp -d)
@@ -15,15 +16,26 @@ cat > "$work/table.json" <<'JSON'
  "exec": {"(done)": "check", "(mid-exec)": "check", "(blocked)": "(stop)"},
  "merge": {"success": "report", "conflict": "(stop)"}}
 JSON
+# The reference: the smallest Rust program that prints a line, optimized.
+echo 'fn main() { println!("exec"); }' > "$work/hello.rs"
+rustc -O -o "$work/hello" "$work/hello.rs"
+# A task dir without a stop request, and a valid signal file.
+mkdir -p "$work/task"
+cat > "$work/signal.json" <<'JSON'
+{"step":"check","result":"PASS","next":"exec","checkpoint":"","iteration":3,"timestamp":"2026-11-25T10:00:00Z"}
+JSON
 
-hyperfine --warmup 20 --min-runs 300 -N --export-json "$work/startup.json" \
-  -n autoctl "$AUTOCTL next --step check --result PASS" \
+hyperfine --warmup 20 --min-runs 300 -N -i --export-json "$work/startup.json" \
+  -n hello "$work/hello" \
   -n true "/bin/true" \
+  -n next "$AUTOCTL next --step check --result PASS" \
+  -n stop-check "$AUTOCTL stop check $work/task" \
+  -n signal-validate "$AUTOCTL signal validate $work/signal.json" \
   -n jq "jq -r .check.PASS $work/table.json" \
-  -n python3 "python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"check\"][\"PASS\"])' $work/table.json" \
-  -n node "node -e 'console.log(require(process.argv[1]).check.PASS)' $work/table.json" \
   >/dev/null
-ratios "$work/startup.json" true
+ratios "$work/startup.json" hello
 echo
-echo "autoctl / true: $(ratio "$work/startup.json" autoctl true)x (goal <= 2.5)"
-echo "jq / autoctl:   $(ratio "$work/startup.json" jq autoctl)x (goal >= 8)"
+for cmd in next stop-check signal-validate; do
+  echo "$cmd / hello: $(ratio "$work/startup.json" "$cmd" hello)x (goal <= 1.3)"
+done
+echo "jq / next:   $(ratio "$work/startup.json" jq next)x"

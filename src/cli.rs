@@ -1,5 +1,5 @@
-//! The command tree. Each group's arguments live beside its `run` in `cmd/<group>.rs`; this
-//! file only assembles them, so `autoctl --help`, the man pages and the completions all come
+//! The command tree. Each group's arguments live beside its `run` in `cmd/<group>.rs` (or
+//! `cmd/<group>/<command>.rs`); this file only assembles them, so `autoctl --help`, the man pages and the completions all come
 //! from one definition.
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -9,10 +9,13 @@ use crate::error::EXIT_CODE_TABLE;
 
 /// Supervise autonomous AI coding-agent loops
 ///
-/// autoctl validates a loop's signal files, computes the next step, writes and honours stop
-/// files, and checks routing tables. Compose it from shell loops, cron, systemd timers,
-/// Claude Code hooks and CI jobs: stdout carries only the answer, diagnostics go to stderr,
-/// and the exit code is the verdict.
+/// autoctl keeps an AI coding agent's loop (plan, check, exec, check) going in a tmux pane:
+/// it reads the loop's signal and stop files and routes the next step, watches the pane,
+/// answers only the prompts a rule proves harmless and escalates the rest, waits out usage
+/// limits, detects stalls and stops the loop at its limits. Compose it from shell loops
+/// (`next`), cron or systemd (`run tick`, `run watch`), Claude Code hooks (`hook`) and CI
+/// (`lint`): stdout carries only the answer, diagnostics go to stderr, and the exit code is
+/// the verdict.
 #[derive(Debug, Parser)]
 #[command(
     name = "autoctl",

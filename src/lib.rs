@@ -1,8 +1,27 @@
 //! autoctl: one binary of small commands that supervise autonomous AI coding-agent loops.
 //!
 //! [`run`] is the whole program: parse the arguments, dispatch to a command group in [`cmd`],
-//! and map the outcome to the exit-code table in [`error`]. Domain logic lives in the pure
-//! modules ([`protocol`], [`routing`]); commands only read, call and print.
+//! and map the outcome to the exit-code table in [`error`]. Commands only parse, call a core
+//! and print; the rest is pure cores with thin edges.
+//!
+//! Where each concept lives:
+//! - the command line: [`cli`] (the clap tree), [`cmd`] (one module per group, `cmd/run/`
+//!   one file per command), [`docs`] (man pages, completions), [`output`] (the only writer
+//!   to stdout and stderr), [`progress`];
+//! - the protocol files and routing: [`protocol`] (`.auto-signal`, `.auto-stop`,
+//!   `.index.md`, `.status.json`), [`schema`] (the embedded JSON Schemas), [`routing`]
+//!   (tables, `next`);
+//! - reading panes: [`pane`] (normalize, hash, classify, a capture read whole, the safety
+//!   reading), [`shell`] (the shell lexer every command check uses), [`policy`] (the approval
+//!   policy);
+//! - supervising: [`supervise`] (the run model, the tick, the stall kinds, the one driver,
+//!   `run watch`), [`registry`] (storage of runs, SQLite), [`hook`] (Claude Code's hooks),
+//!   [`doctor`];
+//! - task modules: [`lint`], [`taskai`] (score and convergence gates, profiles),
+//!   [`wholework`] (checkpoints, graphs, recovery plans);
+//! - the edges: [`tmux`] (the only place that runs tmux), [`fsx`] (atomic writes, bounded
+//!   reads, locks), [`lock`] (heartbeat locks), [`time`] (the one clock, `AUTOCTL_NOW`),
+//!   [`duration`], [`failpoint`], [`debuglog`].
 
 pub mod cli;
 pub mod cmd;
