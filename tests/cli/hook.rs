@@ -1367,6 +1367,16 @@ fn the_transcript_cursor_follows_the_file_not_the_path_string() {
     assert_eq!(stop_via(&dotted), 200);
 }
 
+/// A project whose transcript holds the user's first prompt ("Work through the plan").
+fn prompted_project(sb: &Sandbox) -> (PathBuf, PathBuf) {
+    let (project, transcript) = project(sb, None);
+    append_lines(
+        &transcript,
+        &[json!({"type":"user","message":{"content":"Work through the plan"}})],
+    );
+    (project, transcript)
+}
+
 /// Append lines (JSON values) to a transcript.
 fn append_lines(transcript: &Path, lines: &[Value]) {
     let mut file = fs::OpenOptions::new()
@@ -1503,15 +1513,7 @@ fn hook_with_args(sb: &Sandbox, project: &Path, args: &[&str], stdin: &str) -> O
 #[test]
 fn the_budget_counts_the_turn_that_just_ended_when_the_transcript_lags() {
     let sb = Sandbox::new();
-    let (project, transcript) = project(&sb, None);
-    fs::write(
-        &transcript,
-        format!(
-            "{}\n",
-            json!({"type":"user","message":{"content":"Work through the plan"}})
-        ),
-    )
-    .unwrap();
+    let (project, transcript) = prompted_project(&sb);
     init(
         &sb,
         &project,
@@ -1559,15 +1561,7 @@ fn the_budget_counts_the_turn_that_just_ended_when_the_transcript_lags() {
 #[test]
 fn the_status_line_counts_a_first_turn_the_transcript_does_not_show_yet() {
     let sb = Sandbox::new();
-    let (project, transcript) = project(&sb, None);
-    fs::write(
-        &transcript,
-        format!(
-            "{}\n",
-            json!({"type":"user","message":{"content":"Work through the plan"}})
-        ),
-    )
-    .unwrap();
+    let (project, transcript) = prompted_project(&sb);
     init(&sb, &project, &["--prompt", "go on", "--budget", "1000"]);
     let status = json!({"session_id": SESSION, "cwd": project, "transcript_path": transcript,
         "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"}, "version": "2.1.332",
@@ -1606,15 +1600,7 @@ fn the_status_line_counts_a_first_turn_the_transcript_does_not_show_yet() {
 #[test]
 fn the_loop_ends_itself_at_the_block_claude_code_would_override() {
     let sb = Sandbox::new();
-    let (project, transcript) = project(&sb, None);
-    fs::write(
-        &transcript,
-        format!(
-            "{}\n",
-            json!({"type":"user","message":{"content":"Work through the plan"}})
-        ),
-    )
-    .unwrap();
+    let (project, transcript) = prompted_project(&sb);
     init(
         &sb,
         &project,
@@ -1677,15 +1663,7 @@ fn the_loop_ends_itself_at_the_block_claude_code_would_override() {
 #[test]
 fn loop_status_sees_a_block_claude_code_overrode() {
     let sb = Sandbox::new();
-    let (project, transcript) = project(&sb, None);
-    fs::write(
-        &transcript,
-        format!(
-            "{}\n",
-            json!({"type":"user","message":{"content":"Work through the plan"}})
-        ),
-    )
-    .unwrap();
+    let (project, transcript) = prompted_project(&sb);
     init(&sb, &project, &["--prompt", "go on"]);
     append_lines(&transcript, &[assistant_line("m1", "reply 1", 10, 1)]);
     assert!(is_block(&answer(&stop(
@@ -1741,15 +1719,7 @@ fn loop_status_sees_a_block_claude_code_overrode() {
 #[test]
 fn three_compactions_in_one_turn_stop_the_loop() {
     let sb = Sandbox::new();
-    let (project, transcript) = project(&sb, None);
-    fs::write(
-        &transcript,
-        format!(
-            "{}\n",
-            json!({"type":"user","message":{"content":"Work through the plan"}})
-        ),
-    )
-    .unwrap();
+    let (project, transcript) = prompted_project(&sb);
     init(&sb, &project, &["--prompt", "go on"]);
     let boundary = json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted",
         "compactMetadata":{"trigger":"auto","preTokens":180000}});
