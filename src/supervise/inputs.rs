@@ -87,24 +87,31 @@ pub fn project_of(task: &Path) -> Option<PathBuf> {
 /// a heartbeat gives (`Ok(None)`: no project, no record, or a record whose reset time has
 /// passed). A record that cannot be read is an `Err`, and no wait.
 pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>, String> {
-    quota_record(task, now).map(|wait| wait.map(|(why, _)| why))
+    Ok(quota_record(task)?
+        .filter(|record| active(record, now))
+        .map(|(why, _)| why))
+}
+
+/// A record is a wait until its reset time (or, without one, until a finished turn removes
+/// it).
+pub fn active(record: &QuotaRecord, now: DateTime<Utc>) -> bool {
+    record.1.is_none_or(|reset| now < reset)
 }
 
 /// A quota-wait record: the reason a heartbeat gives, and its reset time if it names one.
 pub type QuotaRecord = (String, Option<DateTime<Utc>>);
 
-/// [`quota_wait`] with the record's reset time, when it names one (`run tick`'s wait core
-/// bounds a record without one by `--max-quota-wait`).
-pub fn quota_record(task: &Path, now: DateTime<Utc>) -> Result<Option<QuotaRecord>, String> {
+/// The quota-wait record with its reset time, whether or not the reset has passed: `run
+/// tick`'s wait core resumes an agent still idle on it once the reset has passed, and bounds
+/// a record without one by `--max-quota-wait`. The record lasts until a finished turn
+/// (`hook stop`) removes it.
+pub fn quota_record(task: &Path) -> Result<Option<QuotaRecord>, String> {
     let Some(project) = project_of(task) else {
         return Ok(None);
     };
     let Some(wait) = quota::read_quota_wait(&project).map_err(|p| p.0)? else {
         return Ok(None);
     };
-    if !wait.waiting_at(now) {
-        return Ok(None);
-    }
     let until = match (&wait.reset_at, &wait.reset_text) {
         (Some(at), _) => format!("until {at}"),
         (None, Some(text)) => format!("until the limit resets ({text})"),

@@ -655,3 +655,154 @@ fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
     }
     assert_eq!(settle(&keys), "\r", "only the test's own Enter");
 }
+
+/// The README's notify recipes work as pasted: each command runs with the event on stdin and
+/// in its environment, against fake `curl`, `notify-send` and `mail` that record what they
+/// were given (and the real `jq`).
+#[test]
+fn the_readme_notify_recipes_work_as_pasted() {
+    let sb = Sandbox::new();
+    let readme = fs::read_to_string(crate::tmuxfix::repo("README.md")).unwrap();
+    let block = readme
+        .split("Recipes (each works as pasted")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the recipes block");
+    let recipes: Vec<&str> = block
+        .lines()
+        .filter_map(|line| line.split_once("--notify '").map(|(_, cmd)| cmd))
+        .map(|cmd| cmd.strip_suffix('\'').expect("one quoted command per line"))
+        .collect();
+    assert_eq!(recipes.len(), 5, "{block}");
+    let bin = sb.path("bin");
+    fs::create_dir_all(&bin).unwrap();
+    for fake in ["curl", "notify-send", "mail"] {
+        let script = format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {dir}/{fake}.args\ncat > {dir}/{fake}.stdin\n",
+            dir = sb.root().display()
+        );
+        let path = bin.join(fake);
+        fs::write(&path, script).unwrap();
+        fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let event = r#"{"event":"escalate","time":"2027-03-01T10:00:00.000Z","session":"auth","task":"/w/TASK/auth","reason":"escalate: weekly usage limit","decision":"escalate","run":{}}"#;
+    let run = |cmd: &str| {
+        let mut child = StdCommand::new("sh")
+            .args(["-c", cmd])
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .env("AUTOCTL_EVENT", "escalate")
+            .env("AUTOCTL_SESSION", "auth")
+            .env("AUTOCTL_TASK", "/w/TASK/auth")
+            .env("AUTOCTL_REASON", "escalate: weekly usage limit")
+            .env(
+                "SLACK_WEBHOOK_URL",
+                "https://hooks.slack.com/services/T/B/X",
+            )
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "{cmd}");
+    };
+    let read = |name: &str| fs::read_to_string(sb.path(name)).unwrap_or_default();
+    // ntfy: the JSON as the message.
+    run(recipes[0]);
+    assert_eq!(read("curl.stdin"), event);
+    assert!(read("curl.args").contains("ntfy.sh/my-autoctl-alerts"));
+    // ntfy with a title.
+    run(recipes[1]);
+    let args = read("curl.args");
+    assert!(args.contains("Title: autoctl escalate auth\n"), "{args}");
+    assert!(args.contains("escalate: weekly usage limit\n"), "{args}");
+    // Slack: jq makes the message, curl posts it.
+    run(recipes[2]);
+    let posted: Value = serde_json::from_str(&read("curl.stdin")).unwrap();
+    assert_eq!(
+        posted,
+        serde_json::json!({"text": "autoctl escalate auth: escalate: weekly usage limit"})
+    );
+    assert!(read("curl.args").contains("https://hooks.slack.com/services/T/B/X"));
+    run(recipes[3]);
+    assert_eq!(
+        read("notify-send.args"),
+        "autoctl: escalate\nauth: escalate: weekly usage limit\n"
+    );
+    run(recipes[4]);
+    assert_eq!(
+        read("mail.args"),
+        "-s\nautoctl escalate: auth\nme@example.com\n"
+    );
+    assert_eq!(read("mail.stdin"), event);
+}
+
+/// `run watch` ticks a run when its wait ends, not at its next heartbeat: a usage limit
+/// recorded by `hook stop-failure` (its reset to the second) resumes the idle agent a moment
+/// after the reset although the heartbeat is a minute.
+#[test]
+fn run_watch_resumes_at_the_reset_not_at_the_next_heartbeat() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "woken",
+        &[
+            &fixture("idle-after-reply"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    let reset = Utc::now() + chrono::Duration::seconds(4);
+    fs::create_dir_all(sb.path(".autoctl")).unwrap();
+    fs::write(
+        sb.path(".autoctl/quota-wait.json"),
+        format!(
+            r#"{{"since":"{}","kind":"rate_limit","reset_at":"{}"}}"#,
+            stamp_ms(Utc::now()),
+            stamp_ms(reset)
+        ),
+    )
+    .unwrap();
+    start(
+        &sb,
+        "woken",
+        &target,
+        &stamp_ms(Utc::now()),
+        &["--resume-margin", "0s"],
+    );
+    let mut watcher = sb
+        .std_cmd()
+        .args(["run", "watch", "--session", "woken", "--heartbeat", "60s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while crate::tmuxfix::keys_received(&keys).is_empty()
+        && started.elapsed() < Duration::from_secs(40)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let typed_at = Utc::now();
+    std::thread::sleep(Duration::from_secs(2));
+    let _ = StdCommand::new("kill")
+        .args(["-TERM", &watcher.id().to_string()])
+        .status();
+    watcher.wait().unwrap();
+    assert_eq!(
+        settle(&keys),
+        "continue\r",
+        "resumed once, before the heartbeat"
+    );
+    assert!(
+        typed_at >= reset,
+        "never before the reset: {typed_at} < {reset}"
+    );
+}

@@ -20,8 +20,10 @@ use crate::tmux::Tmux;
 /// or goes (in dispatch mode the next command is typed about 0.1 s after the signal; if
 /// the pane is not ready yet it is looked at again after 25 ms, doubling to 30 s), and
 /// every --heartbeat it ticks every loop for stalls and limits, exactly like `run tick
-/// --all`. Loops started or stopped while it runs are picked up at once (it also watches
-/// the registry's directory). It prints the same JSON lines as `run tick`.
+/// --all`. A run in a wait that ends at a known time (a resume due after a usage limit's
+/// reset or a backoff, a wait's maximum) is ticked at that time, not at the next heartbeat.
+/// Loops started or stopped while it runs are picked up at once (it also watches the
+/// registry's directory). It prints the same JSON lines as `run tick`.
 ///
 /// Safe beside cron ticks and other watchers: every decision claims its run in the
 /// registry first (a lease taken in a `BEGIN IMMEDIATE` transaction), so one decision is

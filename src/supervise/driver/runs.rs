@@ -341,7 +341,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         notes.push(format!("{why}; no step timeout this tick"));
         None
     });
-    let quota_wait = inputs::quota_record(dir, now).unwrap_or_else(|why| {
+    let quota_wait = inputs::quota_record(dir).unwrap_or_else(|why| {
         notes.push(format!("{why}; the quota-wait record is ignored"));
         None
     });
@@ -356,7 +356,10 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         },
         ..WaitInputs::default()
     };
-    let quota_wait = quota_wait.map(|(why, _)| why);
+    // The event shows the record while its reset is ahead (or unknown).
+    let quota_wait = quota_wait
+        .filter(|record| inputs::active(record, now))
+        .map(|(why, _)| why);
     let signal = read_signal(dir)?;
     let stop = match stop::check(dir)? {
         StopState::None => StopObs::None,

@@ -800,6 +800,11 @@ impl<'a, 'w> Loop<'a, 'w> {
         } else {
             self.schedule.settle(&session);
         }
+        // A wait that ends at a known time (a resume due, its maximum) is ticked then, not
+        // at the next heartbeat.
+        if let Some(delay) = wait_deadline(&event) {
+            self.schedule.wake(&session, now + delay);
+        }
         Ok(())
     }
 
@@ -812,6 +817,19 @@ impl<'a, 'w> Loop<'a, 'w> {
             Err(_) => true,
         }
     }
+}
+
+/// How long after the tick its run's wait needs another look: when its resume is due, else
+/// its maximum (a little after, so the tick sees the time passed).
+fn wait_deadline(event: &TickEvent) -> Option<Duration> {
+    let wait = event.run.wait.as_ref()?;
+    let decided = crate::time::parse_time(&event.time)?;
+    let at = wait
+        .until
+        .filter(|until| *until > decided)
+        .unwrap_or(wait.max_at);
+    let delay = (at - decided).to_std().ok()?;
+    Some(delay + Duration::from_millis(20))
 }
 
 fn identity(run: &Run) -> (String, Time) {

@@ -7,7 +7,10 @@
 //!   more than the window;
 //! - a **retry**, a tick repeated with exponential backoff while a run needs another look that
 //!   no file event will announce: a dispatch step due while the pane is not ready yet (seed
-//!   001's "retry with exponential backoff"), a run held by another tick, a tick that failed.
+//!   001's "retry with exponential backoff"), a run held by another tick, a tick that failed;
+//! - a **wake**, one tick at a time a run's wait named: a resume due after a usage limit's
+//!   reset or a backoff, a wait's maximum (so a resume is typed then, not at the next
+//!   heartbeat).
 //!
 //! Time is an [`Instant`] passed in by the caller, so the schedule is a function of the
 //! notifications and the clock and is tested without sleeping.
@@ -50,6 +53,7 @@ pub struct Schedule<K> {
     debounce: Duration,
     checks: BTreeMap<K, Instant>,
     retries: BTreeMap<K, Retry>,
+    wakes: BTreeMap<K, Instant>,
 }
 
 impl<K: Ord + Clone> Schedule<K> {
@@ -58,7 +62,14 @@ impl<K: Ord + Clone> Schedule<K> {
             debounce,
             checks: BTreeMap::new(),
             retries: BTreeMap::new(),
+            wakes: BTreeMap::new(),
         }
+    }
+
+    /// Tick `key` at `at` (a time its wait named); the latest tick's deadline replaces an
+    /// earlier one.
+    pub fn wake(&mut self, key: &K, at: Instant) {
+        self.wakes.insert(key.clone(), at);
     }
 
     /// A file of `key` changed at `now`: check it at the end of the burst's window. A check
@@ -97,6 +108,7 @@ impl<K: Ord + Clone> Schedule<K> {
     pub fn forget(&mut self, key: &K) {
         self.checks.remove(key);
         self.retries.remove(key);
+        self.wakes.remove(key);
     }
 
     pub fn has_retry(&self, key: &K) -> bool {
@@ -107,7 +119,8 @@ impl<K: Ord + Clone> Schedule<K> {
     pub fn next(&self) -> Option<Instant> {
         let checks = self.checks.values().copied();
         let retries = self.retries.values().map(|r| r.at);
-        checks.chain(retries).min()
+        let wakes = self.wakes.values().copied();
+        checks.chain(retries).chain(wakes).min()
     }
 
     /// Take every run due at `now`, once each, in key order. A run with both a check and a
@@ -118,6 +131,14 @@ impl<K: Ord + Clone> Schedule<K> {
         self.checks.retain(|key, at| {
             if *at <= now {
                 due.insert(key.clone(), Due::Check);
+                false
+            } else {
+                true
+            }
+        });
+        self.wakes.retain(|key, at| {
+            if *at <= now {
+                due.insert(key.clone(), Due::Retry);
                 false
             } else {
                 true
@@ -176,6 +197,21 @@ mod tests {
         // An event after the check opens a new window.
         s.notice(&"a", t0 + ms(30));
         assert_eq!(s.next(), Some(t0 + ms(50)));
+    }
+
+    #[test]
+    fn a_wake_ticks_once_at_its_time_and_a_later_one_replaces_it() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(WINDOW);
+        s.wake(&"a", t0 + ms(500));
+        s.wake(&"a", t0 + ms(300));
+        assert_eq!(s.next(), Some(t0 + ms(300)));
+        assert!(s.take_due(t0 + ms(299)).is_empty());
+        assert_eq!(s.take_due(t0 + ms(300)), [("a", Due::Retry)]);
+        assert_eq!(s.next(), None, "taken once");
+        s.wake(&"a", t0 + ms(900));
+        s.forget(&"a");
+        assert_eq!(s.next(), None);
     }
 
     #[test]
