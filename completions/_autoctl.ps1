@@ -287,6 +287,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--notify-timeout', '--notify-timeout', [CompletionResultType]::ParameterName, 'Kill a notify command (and what it started) still running after this long')
             [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this is not trusted; the screen decides')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -317,6 +318,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;run;recover' {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Decide and print, but change nothing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -330,6 +332,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--notify-timeout', '--notify-timeout', [CompletionResultType]::ParameterName, 'Kill a notify command (and what it started) still running after this long')
             [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this is not trusted; the screen decides')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -548,6 +551,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The directory the call runs in [default: the current directory]')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]')
+            [CompletionResult]::new('--screen', '--screen', [CompletionResultType]::ParameterName, 'Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor would: a Claude Code permission box read back into its tool call, or a program''s yes/no question')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -604,6 +608,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered')
             [CompletionResult]::new('--foreground', '--foreground', [CompletionResultType]::ParameterName, 'The pane''s foreground command, for a capture on stdin (tmux reports it for a TARGET)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -633,6 +638,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;pane;rules' {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run every rule''s examples and near misses; exit 1 if one fails')
@@ -672,6 +678,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--step-timeout', '--step-timeout', [CompletionResultType]::ParameterName, 'With --task: no .status.json update for this long is a step timeout')
             [CompletionResult]::new('--continue-text', '--continue-text', [CompletionResultType]::ParameterName, 'What a step timeout types into an idle agent')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all-panes', '--all-panes', [CompletionResultType]::ParameterName, 'Check every pane of the tmux server')
             [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Carry the decision out: type the answer, write .auto-stop past the limits')

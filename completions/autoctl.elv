@@ -261,6 +261,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --notify-timeout 'Kill a notify command (and what it started) still running after this long'
             cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
             cand --hook-fresh 'A hook state older than this is not trusted; the screen decides'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -288,6 +289,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;run;recover'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dry-run 'Decide and print, but change nothing'
             cand -h 'Print help (see more with ''--help'')'
@@ -300,6 +302,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --notify-timeout 'Kill a notify command (and what it started) still running after this long'
             cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
             cand --hook-fresh 'A hook state older than this is not trusted; the screen decides'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -495,6 +498,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --input 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)'
             cand --cwd 'The directory the call runs in [default: the current directory]'
             cand --project 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]'
+            cand --screen 'Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor would: a Claude Code permission box read back into its tool call, or a program''s yes/no question'
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -545,6 +549,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
             cand --foreground 'The pane''s foreground command, for a capture on stdin (tmux reports it for a TARGET)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -571,6 +576,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;pane;rules'= {
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
@@ -607,6 +613,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --step-timeout 'With --task: no .status.json update for this long is a step timeout'
             cand --continue-text 'What a step timeout types into an idle agent'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all-panes 'Check every pane of the tmux server'
             cand --apply 'Carry the decision out: type the answer, write .auto-stop past the limits'

@@ -318,6 +318,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l notify-timeout -d 'Kill a notify command (and what it started) still running after this long' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l renotify -d 'Announce a run that still needs a person again at most this often (needs-person)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l compact-at -d 'Type /compact when the status line\'s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l hook-fresh -d 'A hook state older than this is not trusted; the screen decides' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -336,6 +337,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -345,6 +347,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l notify-timeout -d 'Kill a notify command (and what it started) still running after this long' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l renotify -d 'Announce a run that still needs a person again at most this often (needs-person)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l compact-at -d 'Type /compact when the status line\'s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l hook-fresh -d 'A hook state older than this is not trusted; the screen decides' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -479,6 +482,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l input -d 'The tool\'s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l cwd -d 'The directory the call runs in [default: the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l project -d 'The project directory, when it is not the working directory [default: $CLAUDE_PROJECT_DIR]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l screen -d 'Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor would: a Claude Code permission box read back into its tool call, or a program\'s yes/no question' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
@@ -518,6 +522,7 @@ gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it r
 generic\t'Any program: read its prompts and apply the same safety policy'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l foreground -d 'The pane\'s foreground command, for a capture on stdin (tmux reports it for a TARGET)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l now -d 'Read quota reset times relative to TIME (RFC 3339) instead of now' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
@@ -537,6 +542,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l verify -d 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -561,6 +567,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l step-timeout -d 'With --task: no .status.json update for this long is a step timeout' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l continue-text -d 'What a step timeout types into an idle agent' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l all-panes -d 'Check every pane of the tmux server'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l apply -d 'Carry the decision out: type the answer, write .auto-stop past the limits'

@@ -19,6 +19,7 @@ use crate::pane::classify::{self, Classification, Lens, Screen};
 use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
 use crate::pane::reset::Zone;
 use crate::pane::rules::{self, RuleSet};
+use crate::policy::screen::Approval;
 use crate::progress::Progress;
 use crate::supervise::driver;
 use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
@@ -108,6 +109,10 @@ pub struct RulesOption {
     /// A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)
     #[arg(long, value_name = "FILE")]
     pub rules: Option<PathBuf>,
+    /// The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json,
+    /// else the built-in rules] (autoctl policy show)
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +270,39 @@ pub fn load_rules(path: Option<&PathBuf>) -> Result<&'static RuleSet> {
     }
 }
 
+/// The approval policy screens are read with: `--policy FILE`, else the user's policy file,
+/// else the built-in rules. A policy that cannot be read is an error for a person's command;
+/// a supervisor (`lenient`) warns and approves nothing instead, so prompts are escalated.
+pub fn load_approval(option: &RulesOption, lenient: bool) -> Result<&'static Approval> {
+    let loaded = crate::policy::config::load(option.policy.as_deref());
+    let (policy, file) = match loaded {
+        Ok(loaded) => loaded,
+        Err(err) if lenient => {
+            let why = format!("{err:#}");
+            output::warn(&format!(
+                "the approval policy cannot be read: {why}; no prompt is answered"
+            ));
+            return Ok(Approval {
+                unusable: Some(why),
+                ..Approval::default()
+            }
+            .leak());
+        }
+        Err(err) => return Err(err),
+    };
+    if file.is_none() && option.rules.is_none() {
+        return Ok(Approval::builtin());
+    }
+    let context =
+        crate::policy::config::context(None, None, file.as_deref(), option.rules.as_deref());
+    Ok(Approval {
+        policy,
+        context,
+        unusable: None,
+    }
+    .leak())
+}
+
 /// Capture one pane (metadata and text) in one tmux call.
 pub fn snapshot(tmux: &impl Terminal, target: &str, options: CaptureOptions) -> Result<Snapshot> {
     tmux.snapshots(&[target.to_string()], options)?
@@ -394,6 +432,7 @@ fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> 
             None => crate::time::now()?,
         },
         zone: Zone::from_env(),
+        approval: load_approval(&args.rules, false)?,
     };
     let result = classify::classify(&screen, rules, &ctx);
     print_classification(&result, rules, args.explain, args.format)?;

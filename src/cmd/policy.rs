@@ -54,7 +54,7 @@ pub struct PolicyArg {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others
-    #[arg(long, value_name = "TOOL", required_unless_present = "batch")]
+    #[arg(long, value_name = "TOOL", required_unless_present_any = ["batch", "screen"])]
     pub tool: Option<String>,
     /// The tool's input as JSON, as Claude Code sends it ({"command": "ls"} for Bash,
     /// {"file_path": "src/a.rs"} for Write)
@@ -68,8 +68,13 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Read hook payloads as JSON lines on stdin; print one decision (JSON) per line
-    #[arg(long, conflicts_with_all = ["tool"])]
+    #[arg(long, conflicts_with_all = ["tool", "screen"])]
     pub batch: bool,
+    /// Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor
+    /// would: a Claude Code permission box read back into its tool call, or a program's
+    /// yes/no question
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tool"])]
+    pub screen: Option<PathBuf>,
     #[command(flatten)]
     pub policy: PolicyArg,
     /// Output format
@@ -114,6 +119,16 @@ fn check(args: &CheckArgs) -> Result<Exit> {
     if args.batch {
         return batch(&policy, ctx);
     }
+    if let Some(screen) = &args.screen {
+        // A screen does not say where the agent runs: its relative paths are the project's.
+        let ctx = config::context(
+            args.cwd.clone(),
+            args.project.clone(),
+            file.as_deref(),
+            None,
+        );
+        return check_screen(screen, policy, ctx, args.format);
+    }
     let tool = args.tool.as_deref().unwrap_or_default();
     let input = crate::protocol::document::parse_json(args.input.as_bytes())
         .map_err(|p| anyhow::anyhow!("--input: {p}"))?;
@@ -122,6 +137,59 @@ fn check(args: &CheckArgs) -> Result<Exit> {
     }
     let decision = policy::decide(&policy, tool, &input, &ctx);
     match args.format {
+        Format::Json => output::json_line(&decision)?,
+        Format::Text => output::line(format_args!(
+            "{} {}: {}",
+            decision.decision.as_str(),
+            decision.rule,
+            output::printable(&decision.reason)
+        ))?,
+    }
+    Ok(Exit::from_bool(decision.decision == Verdict::Allow))
+}
+
+/// `policy check --screen FILE`: classify the capture as Claude Code's screen and print the
+/// approval of the prompt on it.
+fn check_screen(
+    file: &std::path::Path,
+    policy: Policy,
+    context: policy::Context,
+    format: Format,
+) -> Result<Exit> {
+    use crate::pane::classify::{self, Lens, Screen};
+    let screen = if file == std::path::Path::new("-") {
+        Screen::from_reader(io::stdin().lock(), Some("claude".to_string()))
+            .context("cannot read a screen from stdin")?
+    } else {
+        let handle =
+            fsx::open_regular(file).with_context(|| format!("cannot read {}", file.display()))?;
+        Screen::from_reader(io::BufReader::new(handle), Some("claude".to_string()))
+            .with_context(|| format!("cannot read {}", file.display()))?
+    };
+    let approval = crate::policy::screen::Approval {
+        policy,
+        context,
+        unusable: None,
+    }
+    .leak();
+    let lens = Lens {
+        approval,
+        ..Lens::new(
+            crate::pane::Agent::Claude,
+            crate::time::now()?,
+            crate::pane::reset::Zone::from_env(),
+        )
+    };
+    let result = classify::classify(&screen, crate::pane::rules::RuleSet::embedded(), &lens);
+    let Some(screened) = result.approval else {
+        bail!(
+            "no prompt the policy decides on this screen (class {}, {})",
+            result.class.as_str(),
+            result.reason
+        );
+    };
+    let decision = screened.decision;
+    match format {
         Format::Json => output::json_line(&decision)?,
         Format::Text => output::line(format_args!(
             "{} {}: {}",

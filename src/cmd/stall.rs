@@ -106,6 +106,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         terminal: &tmux,
         socket: socket.as_deref(),
         rules,
+        approval: crate::cmd::pane::load_approval(&args.rules, true)?,
         state_dir: crate::supervise::state_dir()?,
     };
     let options = CheckOptions {

@@ -23,6 +23,8 @@ use super::normalize::{clean_line, for_each_line};
 use super::reset::{self, Zone};
 use super::rules::{Example, Rule, RuleSet};
 use super::{Action, Agent, Class, Key};
+use crate::policy::Verdict;
+use crate::policy::screen::{Approval, Door, QUESTION_WINDOW, ScreenDecision};
 
 /// How many lines of a screen read from a stream are kept: rules look at the bottom, so a
 /// 100 MB capture costs this many lines of memory.
@@ -88,6 +90,20 @@ pub struct Lens {
     pub agent: Agent,
     pub now: DateTime<Utc>,
     pub zone: Zone,
+    /// The approval policy a prompt is answered by ([`crate::policy::screen`]).
+    pub approval: &'static Approval,
+}
+
+impl Lens {
+    /// A lens with the built-in approval rules.
+    pub fn new(agent: Agent, now: DateTime<Utc>, zone: Zone) -> Lens {
+        Lens {
+            agent,
+            now,
+            zone,
+            approval: Approval::builtin(),
+        }
+    }
 }
 
 /// A destructive marker found in a prompt's subject.
@@ -127,6 +143,9 @@ pub struct Classification {
     pub keys: Vec<Key>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<String>,
+    /// The approval policy's decision on the prompt (rules with a `policy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ScreenDecision>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub foreground: Option<String>,
     /// The program in front is not the agent: the screen is read, never answered.
@@ -370,6 +389,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         markers: Vec::new(),
         keys: Vec::new(),
         reset_at: None,
+        approval: None,
         foreground: foreground.map(str::to_string),
         observe_only: false,
         pane_dead: screen.dead,
@@ -530,6 +550,7 @@ fn decide(
     let mut markers = Vec::new();
     let mut notes = Vec::new();
     let mut keys = Vec::new();
+    let mut approval = None;
 
     if rule.action == Action::Answer {
         let subject = rule
@@ -550,7 +571,42 @@ fn decide(
                 // frame and cut the lines above it out of the subject.
                 .find(|&i| start.is_match(view.lines[i].trim_end())),
         };
+        if let (Some(door), Some(start)) = (rule.def.policy, start) {
+            // The policy decides on the prompt as drawn, from its subject's first line (a
+            // permission box's frame) to the question; a question with the lines above it
+            // (a package manager lists what it would remove before asking).
+            let from = match door {
+                Door::ToolCall => start,
+                Door::Question => found.index.saturating_sub(QUESTION_WINDOW),
+            };
+            let lines: Vec<&str> = view.lines[from..=found.index]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let screened = ctx.approval.screen(door, &lines);
+            let decision = &screened.decision;
+            if decision.decision != Verdict::Allow {
+                action = Action::Escalate;
+                notes.push(format!(
+                    "no approval ({}: {})",
+                    decision.rule, decision.reason
+                ));
+            }
+            approval = Some(screened);
+        }
+        // A permission box drawn the 2.1.332 way (the call between dashed lines) is read by
+        // the policy, which refuses whatever no rule proves harmless; the markers and the
+        // shell reading of the whole subject (its header, tip and description included)
+        // would only add false alarms. An older box, whose description cannot be told from
+        // the command for sure, keeps them as a second reading.
+        let read_by_policy = rule.def.policy == Some(Door::ToolCall)
+            && start.is_some_and(|start| {
+                view.lines[start..=found.index]
+                    .iter()
+                    .any(|l| crate::policy::screen::dashed(l))
+            });
         match start {
+            _ if read_by_policy && start.is_some() => {}
             None => {
                 destructive = true;
                 markers.push(MarkerHit {
@@ -621,6 +677,24 @@ fn decide(
                     }
                 }
             }
+        }
+        // The policy names what its destructive set found in the call (unless a marker
+        // already did).
+        if let Some(id) = approval
+            .as_ref()
+            .and_then(|d: &ScreenDecision| d.decision.rule.strip_prefix("destructive:"))
+            && !markers.iter().any(|m| m.id == id)
+        {
+            destructive = true;
+            let reason = approval
+                .as_ref()
+                .map(|d| d.decision.reason.clone())
+                .unwrap_or_default();
+            markers.push(MarkerHit {
+                id: id.to_string(),
+                matched: reason.clone(),
+                explanation: reason,
+            });
         }
         if let Some(option) = &rule.option {
             let chosen = view
@@ -695,6 +769,7 @@ fn decide(
             Vec::new()
         },
         reset_at,
+        approval,
         foreground: None,
         observe_only: false,
         pane_dead: false,
@@ -749,11 +824,7 @@ pub fn check_examples(rules: &RuleSet, now: DateTime<Utc>) -> Vec<ExampleFailure
     let mut failures = Vec::new();
     let run = |example: &Example| {
         let screen = Screen::from_text(&example.screen, example.foreground.clone());
-        let ctx = Lens {
-            agent: example.agent.unwrap_or_default(),
-            now,
-            zone: Zone::Utc,
-        };
+        let ctx = Lens::new(example.agent.unwrap_or_default(), now, Zone::Utc);
         classify(&screen, rules, &ctx)
     };
     for rule in &rules.rules {
@@ -802,11 +873,7 @@ mod tests {
     }
 
     fn classify_text(text: &str, agent: Agent, foreground: Option<&str>) -> Classification {
-        let ctx = Lens {
-            agent,
-            now: now(),
-            zone: Zone::Utc,
-        };
+        let ctx = Lens::new(agent, now(), Zone::Utc);
         classify(
             &Screen::from_text(text, foreground.map(str::to_string)),
             RuleSet::embedded(),
@@ -910,7 +977,15 @@ mod tests {
                 got.markers
             );
         }
-        // The same frame around a safe command is answered.
+        // The same frame around a safe command on one line is answered; wrapped, it is
+        // escalated without a destructive marker: a wrap and a newline look the same, and
+        // read with a newline `--quiet` would be a command of its own, which no rule proves.
+        let got = classify_text(
+            &boxed(&["cargo test --workspace --all-features", "Run the tests"]),
+            Agent::Claude,
+            Some("claude"),
+        );
+        assert_eq!(got.action, Action::Answer, "{}", got.reason);
         let got = classify_text(
             &boxed(&[
                 "cargo test --workspace --all-features",
@@ -920,7 +995,8 @@ mod tests {
             Agent::Claude,
             Some("claude"),
         );
-        assert_eq!(got.action, Action::Answer, "{}", got.reason);
+        assert_eq!(got.action, Action::Escalate, "{}", got.reason);
+        assert!(!got.destructive, "{}", got.reason);
     }
 
     /// A default-No question is answered only when its context is clearly harmless.
@@ -1027,22 +1103,30 @@ mod tests {
         assert_eq!(got.action, Action::Escalate, "{}", got.reason);
     }
 
+    /// Look-alikes of destructive commands are not destructive; those a rule proves harmless
+    /// are answered, the rest are a person's call (the policy is default-deny).
     #[test]
-    fn look_alikes_in_a_permission_box_are_answered() {
-        for command in [
-            "git push origin main",
-            "git push -u origin feature",
-            "grep -rf patterns.txt src",
-            "rmdir empty",
-            "git clean -n",
-            "curl -o page.html https://example.com",
-            "cargo test --all-features",
+    fn look_alikes_in_a_permission_box_are_not_destructive() {
+        for (command, answered) in [
+            ("git push -u origin feature", true),
+            ("grep -rf patterns.txt src", true),
+            ("cargo test --all-features", true),
+            ("git clean -n", false),
+            ("git push origin main", false),
+            ("rmdir empty", false),
+            ("curl -o page.html https://example.com", false),
         ] {
             let screen = format!(
                 "────────────────────────────────\n Bash command\n\n   {command}\n   Do the step\n\n This command requires approval\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and don’t ask again for: {command} *\n   3. No\n\n Esc to cancel · Tab to amend · ctrl+e to explain"
             );
             let got = classify_text(&screen, Agent::Claude, Some("claude"));
-            assert_eq!(got.action, Action::Answer, "{command}: {}", got.reason);
+            let expected = if answered {
+                Action::Answer
+            } else {
+                Action::Escalate
+            };
+            assert_eq!(got.action, expected, "{command}: {}", got.reason);
+            assert!(!got.destructive, "{command}: {}", got.reason);
         }
     }
 
@@ -1171,11 +1255,7 @@ mod tests {
     fn binary_garbage_classifies_as_unknown() {
         let garbage: Vec<u8> = (1u8..=255).cycle().take(4096).collect();
         let screen = Screen::from_reader(&garbage[..], None).unwrap();
-        let ctx = Lens {
-            agent: Agent::Claude,
-            now: now(),
-            zone: Zone::Utc,
-        };
+        let ctx = Lens::new(Agent::Claude, now(), Zone::Utc);
         let got = classify(&screen, RuleSet::embedded(), &ctx);
         assert_eq!(got.action, Action::None);
     }

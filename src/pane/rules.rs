@@ -253,6 +253,10 @@ pub struct RuleDef {
     pub shell: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<bool>,
+    /// Ask the approval policy before answering: `tool-call` (a permission box, decided like
+    /// the PermissionRequest hook) or `question` (a program's yes/no question).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<crate::policy::screen::Door>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

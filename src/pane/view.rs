@@ -14,6 +14,7 @@ use super::reset::Zone;
 use super::rules::RuleSet;
 use super::waiting::{self, Waiting};
 use super::{Agent, Class, normalize};
+use crate::policy::screen::Approval;
 use crate::tmux::Snapshot;
 
 /// One capture, classified.
@@ -50,7 +51,24 @@ pub fn view(
     now: DateTime<Utc>,
     zone: Zone,
 ) -> PaneView {
-    let ctx = Lens { agent, now, zone };
+    view_with(snap, agent, rules, Approval::builtin(), now, zone)
+}
+
+/// [`view`] with the approval policy prompts are answered by.
+pub fn view_with(
+    snap: &Snapshot,
+    agent: Agent,
+    rules: &RuleSet,
+    approval: &'static Approval,
+    now: DateTime<Utc>,
+    zone: Zone,
+) -> PaneView {
+    let ctx = Lens {
+        agent,
+        now,
+        zone,
+        approval,
+    };
     let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
     PaneView {
         pane_id: snap.pane.id.clone(),

@@ -35,6 +35,7 @@ pub mod programs;
 pub mod prompt;
 pub mod request;
 pub mod rules;
+pub mod screen;
 #[cfg(test)]
 mod tests;
 

@@ -333,6 +333,7 @@ mod tests {
                 markers: Vec::new(),
                 keys: Vec::new(),
                 reset_at: None,
+                approval: None,
                 foreground: None,
                 observe_only: false,
                 pane_dead: false,

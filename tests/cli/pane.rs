@@ -26,11 +26,11 @@ fn classify_file(screen: &Path, expect: &Value) -> Value {
         None => None,
     };
     let now = expect["now"].as_str().unwrap_or("2025-06-23T15:00:00Z");
-    let ctx = Lens {
+    let ctx = Lens::new(
         agent,
-        now: chrono::DateTime::parse_from_rfc3339(now).unwrap().to_utc(),
-        zone: autoctl::pane::reset::Zone::Utc,
-    };
+        chrono::DateTime::parse_from_rfc3339(now).unwrap().to_utc(),
+        autoctl::pane::reset::Zone::Utc,
+    );
     let file = std::io::BufReader::new(fs::File::open(screen).unwrap());
     let screen = Screen::from_reader(file, foreground).unwrap();
     serde_json::to_value(classify(

@@ -126,22 +126,41 @@ fn write_policy(sb: &Sandbox, text: &str) -> PathBuf {
 #[test]
 fn the_hook_answers_the_real_recorded_payloads() {
     let sb = Sandbox::new();
+    // What each recorded call must get: allowed, or no decision (Claude Code's prompt).
+    let allowed = |raw: &Value| match raw["tool_name"].as_str().unwrap() {
+        "Bash" => matches!(
+            raw["tool_input"]["command"].as_str().unwrap(),
+            "npm test" | "cargo test --workspace"
+        ),
+        // Inside the project, not a sensitive path.
+        "Write" | "Edit" => !raw["tool_input"]["file_path"]
+            .as_str()
+            .unwrap()
+            .contains("/.claude/"),
+        // A read outside the project (/etc/hostname) only reads.
+        "Read" => true,
+        // WebFetch, AskUserQuestion: no rule.
+        _ => false,
+    };
+    let mut seen = 0;
     for template in recorded_payloads() {
         let raw: Value = serde_json::from_str(&fs::read_to_string(&template).unwrap()).unwrap();
         let out = hook(&sb, &[], payload(&sb, &template, None).as_bytes());
         assert_eq!(out.status.code(), Some(0), "{}", template.display());
-        let expected_allow = matches!(raw["tool_input"]["command"].as_str(), Some("npm test"));
-        if expected_allow {
-            assert_eq!(stdout(&out), format!("{ALLOW}\n"), "{}", template.display());
-        } else if raw["tool_input"]["command"] == "rm -rf build" {
-            assert_eq!(stdout(&out), "", "{}", template.display());
-        }
+        let expected = if allowed(&raw) {
+            format!("{ALLOW}\n")
+        } else {
+            String::new()
+        };
+        assert_eq!(stdout(&out), expected, "{}", template.display());
         assert!(
             out.stderr.is_empty(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        seen += 1;
     }
+    assert!(seen >= 12, "{seen} recorded payloads");
     // The recorded `rm -rf build`, with `on_destructive: "deny"`: a deny naming the marker.
     write_policy(&sb, r#"{"version": 1, "on_destructive": "deny"}"#);
     let template = fixture("hook/claude-code/reference/PermissionRequest-deny-rm-rf.json");
@@ -598,4 +617,117 @@ fn a_stalled_state_store_cannot_hold_the_hook() {
     let _ = holder.wait();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), format!("{ALLOW}\n"));
+}
+
+/// A real Claude Code 2.1.332 permission screen with the table's call put in place of the
+/// captured one, as Claude Code draws it: a command between the dashed lines (`│ ` lines
+/// when it is longer than the box), a path under "Create file" / "Edit file", `Read(PATH)`.
+fn screen_for(tool: &str, text: &str) -> String {
+    // The capture's lines without their trailing blanks (tmux pads to the pane's width).
+    let capture = |name: &str| {
+        let text = fs::read_to_string(fixture(&format!("policy/screens/{name}.txt"))).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        lines.join("\n") + "\n"
+    };
+    // Claude Code shows paths inside the project relative to it.
+    let shown = text.strip_prefix("/home/dev/proj/").unwrap_or(text);
+    match tool {
+        "Bash" => {
+            let first_word = text.split_whitespace().next().unwrap_or("");
+            let body = if text.contains('\n') || text.chars().count() > 116 {
+                let mut lines = Vec::new();
+                for line in text.lines() {
+                    let chars: Vec<char> = line.chars().collect();
+                    for chunk in chars.chunks(114) {
+                        lines.push(format!(" │ {}", chunk.iter().collect::<String>()));
+                    }
+                }
+                lines.join("\n")
+            } else {
+                format!(" {text}")
+            };
+            capture("bash-harmless")
+                .replace(" cargo test --workspace\n", &format!("{body}\n"))
+                .replace(
+                    "● Bash(cargo test --workspace)",
+                    &format!("● Bash({first_word})"),
+                )
+                .replace("for: cargo test *", &format!("for: {first_word} *"))
+        }
+        "Write" => {
+            let name = shown.rsplit('/').next().unwrap();
+            capture("write-new")
+                .replace(" hello.py\n", &format!(" {shown}\n"))
+                .replace("Write(hello.py)", &format!("Write({shown})"))
+                .replace("create hello.py?", &format!("create {name}?"))
+        }
+        "Edit" => {
+            let name = shown.rsplit('/').next().unwrap();
+            capture("edit-existing")
+                .replace(" notes.txt\n", &format!(" {shown}\n"))
+                .replace("Update(notes.txt)", &format!("Update({shown})"))
+                .replace("edit to notes.txt?", &format!("edit to {name}?"))
+        }
+        "Read" => capture("read-outside")
+            .replace("Read(/etc/hostname)", &format!("Read({shown})"))
+            .replace("⎿  /etc/hostname", &format!("⎿  {shown}")),
+        other => panic!("no capture for {other}"),
+    }
+}
+
+/// The table of destructive and harmless calls, through the screen door: the classifier
+/// every supervisor uses, on a real 2.1.332 permission screen with the call substituted.
+#[test]
+fn the_table_through_the_screen_door() {
+    let sb = Sandbox::new();
+    let table = fs::read_to_string(fixture("policy/commands.tsv")).unwrap();
+    let mut wrong = Vec::new();
+    let mut rows = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let mut cols = line.splitn(3, '\t');
+        let (expect, tool, text) = (
+            cols.next().unwrap(),
+            cols.next().unwrap(),
+            cols.next().unwrap(),
+        );
+        let screen = screen_for(tool, text);
+        let out = sb
+            .cmd()
+            .args([
+                "pane",
+                "classify",
+                "-",
+                "--agent",
+                "claude",
+                "--foreground",
+                "claude",
+                "--format",
+                "json",
+            ])
+            .write_stdin(screen.clone())
+            .output()
+            .unwrap();
+        rows += 1;
+        assert_eq!(out.status.code(), Some(0), "{tool} {text}");
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if expect == "harmless" {
+            "answer"
+        } else {
+            "escalate"
+        };
+        if got["class"] != "permission" || got["action"] != want {
+            wrong.push(format!(
+                "{expect} {tool} {text}: {} {}: {}",
+                got["class"], got["action"], got["reason"]
+            ));
+        }
+        if expect == "harmless" && got["keys"] != json!([{"text": "1"}]) {
+            wrong.push(format!("{tool} {text}: keys {}", got["keys"]));
+        }
+    }
+    assert!(rows >= 150);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

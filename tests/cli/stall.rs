@@ -307,6 +307,35 @@ fn real_prompts_rm_cp_python_and_less_get_the_policy() {
         "old",
         "cp -i was not answered"
     );
+    // The screen door logs what the policy decided on each question it read (the pager has
+    // no question to decide).
+    let log = sb
+        .cmd()
+        .args(["policy", "log", "--format", "json"])
+        .output()
+        .unwrap();
+    let entries = json_lines(&log);
+    let decided = |target: &str| {
+        entries
+            .iter()
+            .find(|e| e["run"] == target)
+            .map(|e| {
+                assert_eq!(e["door"], "screen");
+                assert_eq!(e["tool"], "question");
+                (
+                    e["decision"].as_str().unwrap().to_string(),
+                    e["rule"].as_str().unwrap().to_string(),
+                )
+            })
+            .unwrap_or_else(|| panic!("no decision logged for {target}: {entries:?}"))
+    };
+    assert_eq!(decided(&rm), ("no-decision".into(), "words-of-loss".into()));
+    assert_eq!(decided(&cp), ("no-decision".into(), "words-of-loss".into()));
+    assert_eq!(
+        decided(&python),
+        ("allow".into(), "question-without-loss".into())
+    );
+    assert!(entries.iter().all(|e| e["run"] != less));
 }
 
 /// Two `stall check --apply` at once on one target type one answer, not two: with one state

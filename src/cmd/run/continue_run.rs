@@ -54,7 +54,12 @@ pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
         bail!("no run for {}", control::describe_selection(session, task));
     };
     let tmux = Tmux::new(socket.clone())?;
-    let world = super::world(&tmux, socket.as_deref(), RuleSet::embedded())?;
+    let world = super::world(
+        &tmux,
+        socket.as_deref(),
+        RuleSet::embedded(),
+        crate::policy::screen::Approval::builtin(),
+    )?;
     match control::continue_run(&world, &run, &args.if_unchanged, &args.text, time::now()?)? {
         None => {
             // A person continued the loop: it no longer needs one.

@@ -22,6 +22,7 @@ use clap::Subcommand;
 use crate::error::{Reported, Verdict};
 use crate::output;
 use crate::pane::rules::RuleSet;
+use crate::policy::screen::Approval;
 use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::driver::World;
 use crate::supervise::tick::{Decision, TickEvent};
@@ -83,11 +84,17 @@ fn open_for_ticks() -> Result<Option<SqliteRegistry>> {
     SqliteRegistry::open(&dir).map(Some)
 }
 
-fn world<'a>(tmux: &'a Tmux, socket: Option<&'a str>, rules: &'a RuleSet) -> Result<World<'a>> {
+fn world<'a>(
+    tmux: &'a Tmux,
+    socket: Option<&'a str>,
+    rules: &'a RuleSet,
+    approval: &'static Approval,
+) -> Result<World<'a>> {
     Ok(World {
         terminal: tmux,
         socket,
         rules,
+        approval,
         state_dir: state_dir()?,
     })
 }

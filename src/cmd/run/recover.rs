@@ -32,7 +32,12 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
         return Ok(Verdict::Yes);
     };
     let tmux = Tmux::new(socket.clone())?;
-    let world = super::world(&tmux, socket.as_deref(), rules)?;
+    let world = super::world(
+        &tmux,
+        socket.as_deref(),
+        rules,
+        crate::cmd::pane::load_approval(&args.rules, true)?,
+    )?;
     let options = TickOptions {
         heartbeat: Duration::from_secs(60),
         dry_run: args.dry_run,

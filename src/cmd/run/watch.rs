@@ -96,7 +96,12 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
     };
     registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
     let tmux = Tmux::new(socket.clone())?;
-    let world = super::world(&tmux, socket.as_deref(), rules)?;
+    let world = super::world(
+        &tmux,
+        socket.as_deref(),
+        rules,
+        crate::cmd::pane::load_approval(&args.rules, true)?,
+    )?;
     let options = TickOptions {
         heartbeat: args.heartbeat,
         dry_run: false,

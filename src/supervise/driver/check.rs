@@ -211,6 +211,11 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 failed = true;
                 continue;
             }
+            if applied && diagnosis.response == Response::Answer {
+                super::log_approval(world, target, &view, now);
+            }
+        } else if diagnosis.response == Response::Escalate {
+            super::log_approval(world, target, &view, now);
         } else if diagnosis.response == Response::Stop && task.is_none() {
             diagnosis
                 .reason

@@ -25,6 +25,7 @@ use crate::pane::Agent;
 use crate::pane::reset::Zone;
 use crate::pane::rules::RuleSet;
 use crate::pane::view::{self, PaneView};
+use crate::policy::screen::Approval;
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
 use crate::supervise::inputs;
@@ -40,6 +41,8 @@ pub struct World<'a> {
     pub terminal: &'a dyn Terminal,
     pub socket: Option<&'a str>,
     pub rules: &'a RuleSet,
+    /// The approval policy prompts are answered by.
+    pub approval: &'static Approval,
     pub state_dir: PathBuf,
 }
 
@@ -56,7 +59,37 @@ impl World<'_> {
 
     /// Read one capture as `agent`'s screen (quota reset times relative to `now`).
     pub fn view(&self, snap: &Snapshot, agent: Agent, now: Time) -> PaneView {
-        view::view(snap, agent, self.rules, now, Zone::from_env())
+        view::view_with(
+            snap,
+            agent,
+            self.rules,
+            self.approval,
+            now,
+            Zone::from_env(),
+        )
+    }
+}
+
+/// Append the approval policy's decision on a prompt to the decision log (`autoctl policy
+/// log`) once the supervisor acted on it: typed the approved answer, or escalated the
+/// prompt. A prompt no policy rule read is not logged; a log that cannot be written is a
+/// warning, never a failed tick.
+pub fn log_approval(world: &World<'_>, run: &str, view: &PaneView, now: Time) {
+    let Some(screened) = &view.classification.approval else {
+        return;
+    };
+    let entry = crate::policy::log::Entry {
+        time: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        session: None,
+        run: Some(run.to_string()),
+        door: "screen".to_string(),
+        tool: screened.tool.clone(),
+        input: screened.input.clone(),
+        decision: screened.decision.decision.as_str().to_string(),
+        rule: screened.decision.rule.clone(),
+    };
+    if let Err(err) = crate::policy::log::append(&world.state_dir, &entry) {
+        crate::output::warn(&format!("decision log: {err:#}"));
     }
 }
 

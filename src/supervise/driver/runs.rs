@@ -194,6 +194,11 @@ fn drive(
         did.push(done(effect, result));
     }
     event.did = did;
+    if (typed_answer || event.decision == tick::Decision::Escalate)
+        && let PaneObs::Seen(view) = &obs.pane
+    {
+        super::log_approval(world, &run.session, view, now);
+    }
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
         event.notify.clear();
@@ -561,6 +566,7 @@ mod tests {
             terminal: &terminal,
             socket: Some("test"),
             rules: RuleSet::embedded(),
+            approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
         };
         let first = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
@@ -601,6 +607,7 @@ mod tests {
             terminal: &terminal,
             socket: None,
             rules: RuleSet::embedded(),
+            approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
         };
         tick_session(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
@@ -631,6 +638,7 @@ mod tests {
             terminal: &terminal,
             socket: None,
             rules: RuleSet::embedded(),
+            approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
         };
         let event = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))

@@ -54,11 +54,7 @@ const OPTIONS: TickOptions = TickOptions {
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
     let rules = RuleSet::embedded();
-    let ctx = Lens {
-        agent: Agent::Generic,
-        now: at(0),
-        zone: Zone::Local,
-    };
+    let ctx = Lens::new(Agent::Generic, at(0), Zone::Local);
     let screen = Screen::from_text(text, Some(foreground.to_string()));
     PaneObs::Seen(Box::new(PaneView {
         pane_id: "%1".into(),
@@ -79,11 +75,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
 fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
     let rules = RuleSet::embedded();
     let view = |text: &str| {
-        let ctx = Lens {
-            agent: Agent::Claude,
-            now: at(0),
-            zone: Zone::Local,
-        };
+        let ctx = Lens::new(Agent::Claude, at(0), Zone::Local);
         let screen = Screen::from_text(text, Some("bash".to_string()));
         PaneView {
             pane_id: "%1".into(),
