@@ -24,6 +24,64 @@ use super::argv::{self, Parsed, Spec};
 use super::bash::{Blocked, Line};
 use super::git;
 
+/// Programs a rule knows besides the read-only ones and the interpreters (for `--version`).
+const KNOWN: &[&str] = &[
+    "find",
+    "date",
+    "git",
+    "mkdir",
+    "touch",
+    "cp",
+    "tee",
+    "cargo",
+    "rustc",
+    "rustup",
+    "npm",
+    "pnpm",
+    "yarn",
+    "npx",
+    "make",
+    "gmake",
+    "go",
+    "uv",
+    "poetry",
+    "pipenv",
+    "pip",
+    "pip3",
+    "pytest",
+    "tsc",
+    "eslint",
+    "prettier",
+    "jest",
+    "vitest",
+    "mocha",
+    "ruff",
+    "black",
+    "isort",
+    "mypy",
+    "pyright",
+    "flake8",
+    "pylint",
+    "shellcheck",
+    "gofmt",
+    "rustfmt",
+    "golangci-lint",
+    "biome",
+    "stylelint",
+    "gcc",
+    "cc",
+    "clang",
+    "java",
+    "javac",
+    "docker",
+    "kubectl",
+    "gh",
+    "terraform",
+    "tmux",
+    "claude",
+    "autoctl",
+];
+
 /// Targets of `make`, `npm run`, `yarn` and `pnpm` that are conventional builds and checks.
 pub const TARGETS: &[&str] = &[
     "build",
@@ -44,6 +102,13 @@ pub fn judge(
     line: &Line<'_>,
     stdin_fed: bool,
 ) -> Result<&'static str, Blocked> {
+    // `cargo --version`, `python3 --version`, `go version`: what a program is, nothing run.
+    if let [only] = args
+        && (matches!(only.as_str(), "--version" | "--help") || (name == "go" && only == "version"))
+        && (read_only(name).is_some() || is_interpreter(name) || KNOWN.contains(&name))
+    {
+        return Ok("read-only");
+    }
     if let Some(rule) = read_only(name) {
         let parsed = parse(name, &rule.spec, args)?;
         check_operands(name, &parsed, rule.operands, line)?;

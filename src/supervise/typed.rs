@@ -33,6 +33,9 @@ use crate::time::{Time, between, format_time};
 
 /// A hook state older than this is not trusted (the screen decides).
 pub const DEFAULT_FRESH: Duration = Duration::from_secs(10 * 60);
+/// How long after a tool starts its permission box may be on the screen while the
+/// PermissionRequest hook decides (twice the hook's own default `--timeout`).
+pub const PERMISSION_HOOK_GRACE: Duration = Duration::from_secs(10);
 /// Context use (percent) at which an idle agent is sent `/compact` (seed 000).
 pub const DEFAULT_COMPACT_AT: u8 = 70;
 
@@ -197,6 +200,18 @@ pub fn read(
             // An elicitation or question: a person answers.
             usage.act_now = true;
             usage.no_answer = true;
+        }
+        // Claude Code draws its permission box while the PermissionRequest hook decides
+        // (`hook permission-request` answers within seconds): a box right after the tool's
+        // PreToolUse is that hook at work, not a disagreement. The screen's own threshold
+        // applies meanwhile; past the grace the box is the hooks' disagreement below.
+        AgentState::Working
+            if matches!(screen, Class::Permission) && age < PERMISSION_HOOK_GRACE =>
+        {
+            reading.disagreement = Some(
+                "the screen shows a permission prompt right after the tool started: the PermissionRequest hook is deciding"
+                    .to_string(),
+            );
         }
         AgentState::Working
         | AgentState::Idle

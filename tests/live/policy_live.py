@@ -56,7 +56,8 @@ def bash(cmd, desc="A step of the task"):
 
 
 def live_steps(proj):
-    """Twenty harmless tool calls, most of which Claude Code asks about in default mode."""
+    """Twenty harmless tool calls Claude Code asks about in default mode (and the Read an Edit
+    needs first, which it does not ask about)."""
     return [
         bash("mkdir -p out1", "Create the output directory"),
         bash("mkdir -p out2 out3", "Create two more output directories"),
@@ -69,18 +70,20 @@ def live_steps(proj):
         ("tool", "Read", {"file_path": f"{proj}/notes.txt"}),
         ("tool", "Edit", {"file_path": f"{proj}/notes.txt", "old_string": "colour = red",
                           "new_string": "colour = blue"}),
-        bash("git status --short", "Show the working tree status"),
         bash("git add -A", "Stage every change"),
         bash("git commit -q -m 'Add the parser'", "Commit the parser"),
         bash("git switch -c feature/parser", "Start a feature branch"),
-        bash("cat notes.txt | wc -l", "Count the lines of the notes"),
-        bash("grep -rn colour notes.txt src", "Find the colour setting"),
         ("tool", "Write", {"file_path": f"{proj}/docs/guide.md",
                            "content": "# Guide\n\nRun `make test`.\n"}),
         bash("echo done >> out1/log.txt", "Append to the log"),
-        bash("find . -name '*.py' -type f", "List the Python files"),
-        bash("cargo --version && python3 --version", "Show the tool versions"),
-        bash("ls -la out1 && head -n 3 notes.txt", "Show the outputs"),
+        bash("make check", "Run the checks"),
+        bash("npm run build", "Build the project"),
+        bash("cp -n notes.txt out2/notes.txt", "Keep a copy of the notes"),
+        bash("bash scripts/test.sh", "Run the test script"),
+        bash("git add docs && git commit -q -m 'Add the guide'", "Commit the guide"),
+        bash("git push -q -u origin feature/parser", "Push the feature branch"),
+        ("tool", "Edit", {"file_path": f"{proj}/src/parser.py", "old_string": "text.split()",
+                          "new_string": "text.split(None)"}),
         ("text", "All 20 steps are done."),
     ]
 
@@ -96,6 +99,10 @@ def install_scenarios(fa, proj_for):
         return base(name, W)
 
     fa.steps_for = steps_for
+    # Claude Code 2.1.332 puts `system` messages (file-change notices) into the conversation
+    # after some tools: they are not a typed prompt, so the turn's step count goes on.
+    turn_step = fa.turn_step
+    fa.turn_step = lambda msgs: turn_step([m for m in msgs if m.get("role") != "system"])
     do_post = fa.H.do_POST
 
     def logging_post(self):
@@ -109,8 +116,9 @@ def install_scenarios(fa, proj_for):
             body = {}
         results = []
         msgs = body.get("messages") or []
-        if msgs and isinstance(msgs[-1].get("content"), list):
-            for block in msgs[-1]["content"]:
+        users = [m for m in msgs if m.get("role") == "user"]
+        if users and isinstance(users[-1].get("content"), list):
+            for block in users[-1]["content"]:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     content = block.get("content")
                     if isinstance(content, list):
@@ -119,10 +127,23 @@ def install_scenarios(fa, proj_for):
                     results.append({"is_error": bool(block.get("is_error")),
                                     "content": str(content)[:160]})
         tools = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+        # The text the last user messages carry besides tool results (what the step counter
+        # reads as a new prompt).
+        texts = []
+        for m in msgs[-3:]:
+            if m.get("role") != "user":
+                continue
+            c = m.get("content")
+            if isinstance(c, str):
+                texts.append(c[:120])
+            elif isinstance(c, list):
+                texts.extend(b.get("text", "")[:120] for b in c
+                             if isinstance(b, dict) and b.get("type") == "text")
         with open(server_log, "a") as f:
             f.write(json.dumps({"t": time.strftime("%H:%M:%S"), "path": self.path,
                                 "main": "Bash" in tools, "n_msgs": len(msgs),
-                                "n_asst": fa.turn_step(msgs), "tool_results": results}) + "\n")
+                                "n_asst": fa.turn_step(msgs), "tool_results": results,
+                                "user_texts": texts}) + "\n")
         import io
         self.rfile = io.BytesIO(raw)
         return do_post(self)
@@ -155,8 +176,10 @@ def prepare(base, version, settings=None):
         "notes.txt": "colour = red\nsize = 3\n",
         "Makefile": "test:\n\t@echo 'tests pass'\ncheck:\n\t@echo 'checks pass'\n",
         "package.json": json.dumps({"name": "scratch", "version": "1.0.0",
-                                    "scripts": {"test": "echo npm tests pass"}}),
+                                    "scripts": {"test": "echo npm tests pass",
+                                                "build": "echo built"}}),
         "scripts/check.py": "print('check ok')\n",
+        "scripts/test.sh": "echo script tests pass\n",
     }
     for name, text in files.items():
         with open(os.path.join(proj, name), "w") as f:
@@ -167,6 +190,10 @@ def prepare(base, version, settings=None):
     subprocess.run([*git, "config", "user.name", "Dev"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "start"], check=True)
+    # A remote on this machine, so a push needs no network.
+    remote = os.path.join(base, "origin.git")
+    subprocess.run(["git", "init", "-q", "--bare", remote], check=True)
+    subprocess.run([*git, "remote", "add", "origin", remote], check=True)
     d = {"numStartups": 5, "theme": "dark", "hasCompletedOnboarding": True,
          "lastOnboardingVersion": version.split()[0],
          "customApiKeyResponses": {"approved": [rh.API_KEY[-20:]], "rejected": []},
@@ -232,16 +259,25 @@ def live(a, tm, version, scen_file, log):
     subprocess.run([*autoctl, *sock, "run", "start", "--session", sess, "--task", task,
                     "--timeout", "30m"], check=True, env=run_env)
     type_prompt(tm, sess, "Do the twenty steps of the task")
+    # Every permission box that appears, and how long it stays: Claude Code draws its box
+    # while the PermissionRequest hook decides, so a box may flash; one that stays is a
+    # prompt waiting for a person.
     prompts, ticks, screens = [], [], []
+    open_box, lifetimes = None, []
     deadline = time.time() + a.wait
     done = False
     last_tick = 0.0
     while time.time() < deadline:
         screen = tm.cap(sess)
-        screens.append(screen)
-        for line in screen.splitlines():
-            if PROMPT.search(line) and line.strip() not in prompts:
-                prompts.append(line.strip())
+        box = next((l.strip() for l in screen.splitlines() if PROMPT.search(l)), None)
+        now = time.time()
+        if box and open_box is None:
+            open_box = (box, now)
+            prompts.append(box)
+            screens.append((time.strftime("%H:%M:%S"), rh.redact(screen, home, proj)))
+        elif box is None and open_box is not None:
+            lifetimes.append((open_box[0], round(now - open_box[1], 3)))
+            open_box = None
         if "All 20 steps are done" in screen:
             done = True
             break
@@ -251,7 +287,9 @@ def live(a, tm, version, scen_file, log):
                                capture_output=True, text=True, env=run_env)
             ticks.extend(l for l in r.stdout.splitlines() if l.strip())
             last_tick = time.time()
-        time.sleep(0.2)
+        time.sleep(0.02)
+    if open_box is not None:
+        lifetimes.append((open_box[0], round(time.time() - open_box[1], 3)))
     time.sleep(2)
     status = subprocess.run([*autoctl, *sock, "run", "status", "--session", sess,
                              "--format", "json"], capture_output=True, text=True, env=run_env)
@@ -275,24 +313,35 @@ def live(a, tm, version, scen_file, log):
         f.write("\n".join(ticks) + "\n")
     with open(os.path.join(a.evidence, "final-screen.txt"), "w") as f:
         f.write(rh.redact(final, home, proj))
+    with open(os.path.join(a.evidence, "prompt-screens.txt"), "w") as f:
+        for at, screen in screens:
+            f.write(f"===== {at}\n{screen}\n")
     allows = [json.loads(l) for l in decisions.splitlines() if l.strip()]
     errors = [r for r in results if r["is_error"]]
     summary = {
         "claude": version,
         "finished": done,
-        "permission_prompts_seen": prompts,
+        "permission_boxes_seen": len(prompts),
+        "box_lifetimes_s": lifetimes,
+        "longest_box_s": max((t for _, t in lifetimes), default=0),
         "tool_results": len(results),
         "tool_errors": errors,
         "hook_decisions": [(d["decision"], d["rule"], d["input"]) for d in allows],
         "run_status": status.stdout.strip()[:2000],
         "ticks": len(ticks),
-        "tick_actions": sorted({json.loads(t).get("action", "?") for t in ticks
-                                if t.startswith("{")}),
+        "tick_decisions": sorted({json.loads(t).get("decision", "?") for t in ticks
+                                  if t.startswith("{")}),
     }
     with open(os.path.join(a.evidence, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print(json.dumps(summary, indent=2))
-    ok = done and not prompts and len(results) >= 20 and not errors
+    decisions_by_tick = summary["tick_decisions"]
+    run = json.loads(status.stdout) if status.stdout.strip().startswith("{") else {}
+    ok = (done and len(results) >= 21 and not errors
+          and summary["longest_box_s"] < 2.0
+          and set(decisions_by_tick) <= {"continue"}
+          and run.get("recoveries_total") == 0
+          and sum(1 for d in allows if d["door"] == "hook" and d["decision"] == "allow") >= 20)
     print("LIVE", "PASS" if ok else "FAIL", file=sys.stderr)
     return 0 if ok else 1
 

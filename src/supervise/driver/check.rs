@@ -212,10 +212,10 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 continue;
             }
             if applied && diagnosis.response == Response::Answer {
-                super::log_approval(world, target, &view, now);
+                super::log_approval(world, target, &view, true, now);
             }
         } else if diagnosis.response == Response::Escalate {
-            super::log_approval(world, target, &view, now);
+            super::log_approval(world, target, &view, false, now);
         } else if diagnosis.response == Response::Stop && task.is_none() {
             diagnosis
                 .reason

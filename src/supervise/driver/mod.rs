@@ -71,13 +71,18 @@ impl World<'_> {
 }
 
 /// Append the approval policy's decision on a prompt to the decision log (`autoctl policy
-/// log`) once the supervisor acted on it: typed the approved answer, or escalated the
-/// prompt. A prompt no policy rule read is not logged; a log that cannot be written is a
-/// warning, never a failed tick.
-pub fn log_approval(world: &World<'_>, run: &str, view: &PaneView, now: Time) {
+/// log`) when the supervisor acted on it: typed the answer it allowed (`answered`), or
+/// escalated a prompt it did not allow. A prompt no policy rule read, or one escalated for
+/// another reason, is not logged; a log that cannot be written is a warning, never a failed
+/// tick.
+pub fn log_approval(world: &World<'_>, run: &str, view: &PaneView, answered: bool, now: Time) {
     let Some(screened) = &view.classification.approval else {
         return;
     };
+    let allowed = screened.decision.decision == crate::policy::Verdict::Allow;
+    if answered != allowed {
+        return;
+    }
     let entry = crate::policy::log::Entry {
         time: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         session: None,

@@ -194,10 +194,11 @@ fn drive(
         did.push(done(effect, result));
     }
     event.did = did;
+    // An answer typed, or an escalation (reported once per screen).
     if (typed_answer || event.decision == tick::Decision::Escalate)
         && let PaneObs::Seen(view) = &obs.pane
     {
-        super::log_approval(world, &run.session, view, now);
+        super::log_approval(world, &run.session, view, typed_answer, now);
     }
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
