@@ -651,6 +651,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;pane;rules;test' {
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent for captures whose meta file and expected.tsv line do not name one')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per capture, then a summary object)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')

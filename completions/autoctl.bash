@@ -1442,7 +1442,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__classify)
-            opts="-h --agent --foreground --rules --explain --now --format --tmux-socket --help"
+            opts="-h --agent --foreground --rules --policy --explain --now --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1457,6 +1457,10 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1528,13 +1532,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__rules)
-            opts="-h --rules --check --dump --format --tmux-socket --help test"
+            opts="-h --rules --policy --check --dump --format --tmux-socket --help test"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1554,7 +1562,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__rules__subcmd__test)
-            opts="-h --agent --rules --failures-only --now --format --tmux-socket --help"
+            opts="-h --agent --rules --policy --failures-only --now --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1565,6 +1573,10 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1680,7 +1692,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy__subcmd__check)
-            opts="-h --tool --input --cwd --project --batch --policy --format --tmux-socket --help"
+            opts="-h --tool --input --cwd --project --batch --screen --policy --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1699,6 +1711,10 @@ _autoctl() {
                     return 0
                     ;;
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --screen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2022,13 +2038,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__recover)
-            opts="-h --dry-run --rules --tmux-socket --help"
+            opts="-h --dry-run --rules --policy --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2222,7 +2242,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__tick)
-            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2249,6 +2269,10 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2272,7 +2296,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --heartbeat --notify --notify-timeout --renotify --rules --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2299,6 +2323,10 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2524,7 +2552,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --tmux-socket --help"
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2571,6 +2599,10 @@ _autoctl() {
                     return 0
                     ;;
                 --rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

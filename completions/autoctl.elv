@@ -588,6 +588,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;pane;rules;test'= {
             cand --agent 'The agent for captures whose meta file and expected.tsv line do not name one'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
+            cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format (json: one object per capture, then a summary object)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'

@@ -676,6 +676,7 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
         agent: args.agent,
         now: args.now.unwrap_or_else(Utc::now),
         zone: Zone::Utc,
+        approval: load_approval(&args.rules, false)?,
     };
     let mut rows = Vec::new();
     for dir in corpus::corpus_dirs(&args.dir)? {

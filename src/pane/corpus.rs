@@ -339,11 +339,11 @@ mod tests {
         let mut c = crate::pane::classify::classify(
             &Screen::from_text("", None),
             RuleSet::embedded(),
-            &Lens {
-                agent: Agent::Generic,
-                now: chrono::Utc::now(),
-                zone: crate::pane::reset::Zone::Utc,
-            },
+            &Lens::new(
+                Agent::Generic,
+                chrono::Utc::now(),
+                crate::pane::reset::Zone::Utc,
+            ),
         );
         c.class = class;
         c.action = action;
@@ -445,13 +445,13 @@ mod variations {
     }
 
     fn ctx(agent: Agent) -> Lens {
-        Lens {
+        Lens::new(
             agent,
-            now: chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
+            chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
                 .unwrap()
                 .to_utc(),
-            zone: crate::pane::reset::Zone::Utc,
-        }
+            crate::pane::reset::Zone::Utc,
+        )
     }
 
     fn fixtures() -> &'static [Fixture] {

@@ -206,7 +206,10 @@ pub fn read(
         // PreToolUse is that hook at work, not a disagreement. The screen's own threshold
         // applies meanwhile; past the grace the box is the hooks' disagreement below.
         AgentState::Working
-            if matches!(screen, Class::Permission) && age < PERMISSION_HOOK_GRACE =>
+            if matches!(screen, Class::Permission)
+                && hook
+                    .tool_started_at
+                    .is_some_and(|started| between(started, now) < PERMISSION_HOOK_GRACE) =>
         {
             reading.disagreement = Some(
                 "the screen shows a permission prompt right after the tool started: the PermissionRequest hook is deciding"
@@ -435,6 +438,45 @@ mod tests {
         );
         assert!(u.act_now && u.no_answer);
         assert!(r.disagreement.unwrap().contains("a person decides"));
+    }
+
+    #[test]
+    fn a_box_right_after_a_tool_starts_is_the_permission_hook_deciding() {
+        const PRE: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+        const PROMPT: &str =
+            r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"go"}"#;
+        let options = TypedOptions::default();
+        // Within the grace of PreToolUse: the hook decides, the screen's own threshold waits.
+        let (r, u) = read(
+            &hook(&[PRE], 0),
+            &view(Class::Permission),
+            false,
+            None,
+            at(2),
+            &options,
+        );
+        assert!(!u.act_now && !u.no_answer, "{r:?}");
+        assert!(r.disagreement.unwrap().contains("hook is deciding"));
+        // Past the grace, the box contradicts the hooks: a person decides.
+        let (_, u) = read(
+            &hook(&[PRE], 0),
+            &view(Class::Permission),
+            false,
+            None,
+            at(11),
+            &options,
+        );
+        assert!(u.act_now && u.no_answer);
+        // Working without a tool (a prompt was submitted): no grace at all.
+        let (_, u) = read(
+            &hook(&[PROMPT], 0),
+            &view(Class::Permission),
+            false,
+            None,
+            at(1),
+            &options,
+        );
+        assert!(u.act_now && u.no_answer);
     }
 
     #[test]

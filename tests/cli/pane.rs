@@ -108,13 +108,13 @@ fn every_pane_fixture_classifies_as_expected() {
     }
 
     let root = repo("tests/fixtures/panes");
-    let ctx = autoctl::pane::classify::Lens {
-        agent: autoctl::pane::Agent::Claude,
-        now: chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
+    let ctx = autoctl::pane::classify::Lens::new(
+        autoctl::pane::Agent::Claude,
+        chrono::DateTime::parse_from_rfc3339("2026-11-26T09:00:00Z")
             .unwrap()
             .to_utc(),
-        zone: autoctl::pane::reset::Zone::Utc,
-    };
+        autoctl::pane::reset::Zone::Utc,
+    );
     let rules = autoctl::pane::rules::RuleSet::embedded();
     let dirs = corpus::corpus_dirs(&root).unwrap();
     assert!(
