@@ -64,6 +64,9 @@ struct Sim {
     typed: Vec<(Time, Act)>,
     wait_weekly: bool,
     recovery_left: bool,
+    /// What the hooks recorded (a StopFailure, a quota-wait record), for the next ticks.
+    failure: Option<HookFailure>,
+    recorded: Option<Recorded>,
 }
 
 impl Sim {
@@ -74,6 +77,8 @@ impl Sim {
             typed: Vec::new(),
             wait_weekly: false,
             recovery_left: true,
+            failure: None,
+            recorded: None,
         }
     }
 
@@ -93,8 +98,8 @@ impl Sim {
             screen,
             classified_reset: None,
             window: None,
-            failure: None,
-            recorded: None,
+            failure: self.failure.clone(),
+            recorded: self.recorded.clone(),
             tool_hook_since: None,
             child_cpu: None,
             step: "s1".into(),
@@ -495,6 +500,150 @@ fn state_and_limits_round_trip_and_bad_json_starts_fresh() {
     assert_eq!(WaitLimits::from_json("{}"), WaitLimits::default());
 }
 
+/// A StopFailure the hooks recorded at minute 0: a transient error (`rate_limit` of a 429,
+/// `server_error` of a 529) or a usage limit (its banner said so).
+fn failure(kind: &str, usage_limit: bool) -> HookFailure {
+    HookFailure {
+        kind: kind.into(),
+        usage_limit,
+        at: min(0),
+    }
+}
+
+#[test]
+fn a_stop_failure_on_an_idle_screen_is_resumed_with_backoff_then_escalated() {
+    // StopFailure `rate_limit` without a usage banner is a 429 the agent gave up on: the
+    // screen shows only the idle prompt, and an idle agent never finishes another turn.
+    let mut sim = Sim::new();
+    sim.failure = Some(failure("rate_limit", false));
+    let mut resumes = Vec::new();
+    let mut end = None;
+    for minute in 0..120 {
+        let v = sim.tick(&idle(), "idle", min(minute));
+        match &v.act {
+            Act::Resume(r) => {
+                assert_eq!(
+                    (r.kind, r.counts, r.reset),
+                    (WaitKind::StopFailure, true, None)
+                );
+                resumes.push(minute);
+            }
+            Act::Wait => assert!(v.pauses, "minute {minute}: {}", v.reason),
+            Act::Escalate { kind, .. } => {
+                assert_eq!(*kind, "gave-up");
+                end = Some(minute);
+                break;
+            }
+            other => panic!("minute {minute}: {other:?} ({})", v.reason),
+        }
+    }
+    // 1, 2, 4, 8, 16 minutes apart (each counted from the resume before it), then a person.
+    assert_eq!(resumes, [1, 3, 7, 15, 31]);
+    assert_eq!(end, Some(32));
+    assert!(sim.state.open.is_none(), "the clock runs again");
+}
+
+#[test]
+fn a_stop_failure_resume_that_worked_is_not_repeated() {
+    let mut sim = Sim::new();
+    sim.failure = Some(failure("server_error", false));
+    assert_eq!(sim.tick(&idle(), "idle", min(0)).act, Act::Wait);
+    assert!(matches!(
+        sim.tick(&idle(), "idle", min(1)).act,
+        Act::Resume(_)
+    ));
+    // The resume started a turn: the hooks say working (no failure), then the turn ends.
+    sim.failure = None;
+    assert_eq!(sim.tick(&working(), "work0", min(2)).act, Act::None);
+    for minute in 3..60 {
+        let v = sim.tick(&idle(), "idle2", min(minute));
+        assert_eq!(v.act, Act::None, "minute {minute}: {}", v.reason);
+        assert!(!v.pauses);
+    }
+    assert_eq!(sim.typed.len(), 1);
+}
+
+#[test]
+fn a_stop_failure_usage_limit_without_a_reset_waits_at_most_max_quota_wait() {
+    // StopFailure `rate_limit` whose banner says "You've hit your limit" with no time the
+    // hooks could read, and the quota-wait record `hook stop-failure` wrote without one.
+    let mut sim = Sim::new();
+    sim.failure = Some(failure("rate_limit", true));
+    sim.recorded = Some(Recorded {
+        reset: None,
+        why: "usage limit (StopFailure rate_limit)".into(),
+    });
+    let mut end = None;
+    for minute in (0..500).step_by(5) {
+        let v = sim.tick(&idle(), "idle", min(minute));
+        if is_escalate(&v) {
+            assert!(
+                matches!(
+                    v.act,
+                    Act::Escalate {
+                        kind: "quota-wait-max",
+                        ..
+                    }
+                ),
+                "{v:?}"
+            );
+            end = Some(minute);
+            break;
+        }
+        assert_eq!(v.act, Act::Wait, "minute {minute}: {}", v.reason);
+        assert!(v.pauses);
+        assert_eq!(
+            sim.state.open.as_ref().unwrap().kind,
+            WaitKind::UsageLimitUnknown
+        );
+    }
+    assert_eq!(end, Some(6 * 60), "--max-quota-wait 6h");
+    assert!(sim.typed.is_empty(), "nothing typed without a reset time");
+}
+
+#[test]
+fn a_recorded_reset_resumes_once_after_it_and_a_limit_that_stays_is_escalated() {
+    let record = Recorded {
+        reset: Some(min(30)),
+        why: "usage limit until 30".into(),
+    };
+    for resume_works in [true, false] {
+        let mut sim = Sim::new();
+        sim.failure = Some(failure("rate_limit", true));
+        sim.recorded = Some(record.clone());
+        let mut outcome = Vec::new();
+        for minute in 0..60 {
+            let v = sim.tick(&idle(), "idle", min(minute));
+            match &v.act {
+                Act::Resume(r) => {
+                    assert_eq!(r.reset, Some(min(30)));
+                    outcome.push((minute, "resume"));
+                    if resume_works {
+                        // The turn finished: `hook stop` removed the record.
+                        sim.failure = None;
+                        sim.recorded = None;
+                    }
+                }
+                Act::Escalate { kind, .. } => outcome.push((minute, kind)),
+                Act::Wait => assert!(v.pauses && minute < 36, "minute {minute}"),
+                // After the resume: no wait, or (the limit stayed) a person is asked once.
+                Act::None => assert!(
+                    minute > 31 && (resume_works || minute > 36),
+                    "minute {minute}"
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Reset + --resume-margin 1m; still on the limit --resume-check 5m later: a person.
+        let expected: &[(i64, &str)] = if resume_works {
+            &[(31, "resume")]
+        } else {
+            &[(31, "resume"), (36, "quota-resume")]
+        };
+        assert_eq!(outcome, expected);
+    }
+}
+
 /// A screen of a random observation sequence, with its hash.
 fn any_screen() -> impl Strategy<Value = (Waiting, String)> {
     prop_oneof![
@@ -514,11 +663,28 @@ fn any_screen() -> impl Strategy<Value = (Waiting, String)> {
     ]
 }
 
+/// What the hooks recorded at a step of a random sequence: nothing, a transient StopFailure,
+/// or a usage limit with its quota-wait record (with or without a reset time).
+fn any_typed() -> impl Strategy<Value = (Option<HookFailure>, Option<Recorded>)> {
+    let record = |reset| Recorded {
+        reset,
+        why: "usage limit".into(),
+    };
+    prop_oneof![
+        3 => Just((None, None)),
+        1 => Just((Some(failure("rate_limit", false)), None)),
+        1 => Just((Some(failure("rate_limit", true)), Some(record(None)))),
+        1 => (0i64..8).prop_map(move |r| {
+            (Some(failure("rate_limit", true)), Some(record(Some(min(r * 90)))))
+        }),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
     fn every_wait_ends_and_resumes_happen_once(
-        steps in prop::collection::vec((any_screen(), 0i64..4000), 1..120),
+        steps in prop::collection::vec((any_screen(), any_typed(), 0i64..4000), 1..120),
         wait_weekly in any::<bool>(),
     ) {
         let mut sim = Sim::new();
@@ -528,8 +694,10 @@ proptest! {
         let mut since: Option<String> = None;
         let mut waited = 0u64;
         let mut resets: Vec<Time> = Vec::new();
-        for ((screen, hash), dt) in steps {
+        for ((screen, hash), (failure, recorded), dt) in steps {
             now = plus(now, Duration::from_secs(dt as u64));
+            sim.failure = failure;
+            sim.recorded = recorded;
             let before_max = sim.state.open.as_ref().map(|o| o.max_at);
             let before_waited = waited;
             let before_since = since.as_deref().and_then(crate::time::parse_time);
