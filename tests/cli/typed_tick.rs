@@ -52,7 +52,7 @@ fn hook_event(sb: &Sandbox, target: &str, payload: &str, at: &str) {
 
 /// Run autoctl with `stdin` as if from the agent's pane `target` (its `$TMUX`, `$TMUX_PANE`),
 /// at time `at`.
-fn in_pane(sb: &Sandbox, target: &str, at: &str, args: &[&str], stdin: &[u8]) -> Output {
+pub fn in_pane(sb: &Sandbox, target: &str, at: &str, args: &[&str], stdin: &[u8]) -> Output {
     let (tmux_var, pane) = pane_env(sb, target);
     let mut cmd = sb.std_cmd();
     cmd.env("TMUX", tmux_var)

@@ -806,3 +806,64 @@ fn run_watch_resumes_at_the_reset_not_at_the_next_heartbeat() {
         "never before the reset: {typed_at} < {reset}"
     );
 }
+
+#[test]
+fn a_stop_failure_the_hooks_recorded_is_resumed_once_after_its_backoff() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "failed",
+        &[
+            &fixture("idle-after-reply"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    let t0 = time("2027-03-01T10:00:00Z");
+    start(&sb, "failed", &target, &stamp(t0), &["--timeout", "1h"]);
+    // Claude Code's StopFailure after a 529's retries, recorded by `hook stop-failure` in the
+    // agent's pane; the screen shows only the idle prompt (an idle agent never finishes
+    // another turn, so only autoctl can end this).
+    let payload =
+        fs::read("tests/fixtures/hook/claude-code/overloaded/04-StopFailure-server_error.json")
+            .unwrap();
+    let output = crate::typed_tick::in_pane(
+        &sb,
+        &target,
+        &stamp(t0),
+        &["hook", "stop-failure"],
+        &payload,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let events = tick(
+        &sb,
+        "failed",
+        &stamp(t0 + chrono::Duration::seconds(10)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "wait", "{}", events[0]);
+    assert_eq!(
+        events[0]["run"]["wait"]["kind"], "stop-failure",
+        "{}",
+        events[0]
+    );
+    assert_eq!(settle(&keys), "", "not before the backoff");
+    let events = tick(
+        &sb,
+        "failed",
+        &stamp(t0 + chrono::Duration::seconds(75)),
+        &[],
+    );
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "continue\r");
+    // The agent works again: no second resume.
+    for secs in [100, 200, 400] {
+        let events = tick(
+            &sb,
+            "failed",
+            &stamp(t0 + chrono::Duration::seconds(secs)),
+            &[],
+        );
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+    }
+    assert_eq!(settle(&keys), "continue\r", "resumed once");
+}
