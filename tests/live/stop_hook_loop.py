@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "panes", "capture-tools"))
 import record_hooks as rh  # noqa: E402
+from offline import arguments, offline  # noqa: E402
 
 
 def write_home(home, proj, version, autoctl):
@@ -91,18 +92,8 @@ def run(name, loop_args, a, version, scen_file, tm):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--claude", default=shutil.which("claude") or "/usr/bin/claude")
-    ap.add_argument("--autoctl", default=os.path.join(ROOT, "target", "debug", "autoctl"))
-    ap.add_argument("--scratch", default="/tmp/autoctl-live-loop")
-    a = ap.parse_args()
-    a.autoctl = os.path.abspath(a.autoctl)
-    if os.environ.get("CAPTURE_NETNS") != "1":
-        unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
-        os.execvpe(unshare[0], unshare + [sys.executable, *sys.argv],
-                   dict(os.environ, CAPTURE_NETNS="1"))
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    version = subprocess.run([a.claude, "--version"], capture_output=True, text=True,
-                             env={"HOME": "/tmp", "PATH": os.environ["PATH"]}).stdout.strip()
+    a = arguments(ap, "/tmp/autoctl-live-loop")
+    version = offline(a.claude)
     print(f"claude {version}; autoctl {a.autoctl}")
     os.makedirs(a.scratch, exist_ok=True)
     scen_file = os.path.join(a.scratch, "scenario")

@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "panes", "capture-tools"))
 import record_hooks as rh  # noqa: E402
+from offline import arguments, offline  # noqa: E402
 
 QUOTA_RESET = [0]  # the live-quota scenario's reset (epoch seconds), set by the quota run
 
@@ -165,12 +166,14 @@ class Session:
         return subprocess.run([self.a.autoctl, *args], capture_output=True, text=True,
                               env=self.autoctl_env)
 
-    def launch(self):
+    def begin(self, label, check):
+        """Start Claude Code as a person does, put it under `run watch`, ask it something."""
         self.tm.run("send-keys", "-t", self.name, "-l", "claude --permission-mode default")
         self.tm.run("send-keys", "-t", self.name, "Enter")
-        ok = rh.wait_for(self.tm, self.name, rh.READY, 60)
+        check(rh.wait_for(self.tm, self.name, rh.READY, 60), f"{label}: Claude Code is ready")
         rh.settle(self.tm, self.name, 1.0, 10)
-        return ok
+        self.supervise()
+        self.type("Say hello")
 
     def type(self, text):
         self.tm.run("send-keys", "-t", self.name, "-l", text)
@@ -226,9 +229,7 @@ def run_529(a, version, tm, scen_file, log_file, check):
     s = Session("live529", a, version, tm, scen_file, "apikey",
                 {"CLAUDE_CODE_MAX_RETRIES": "2"})
     try:
-        check(s.launch(), "529: Claude Code is ready")
-        s.supervise()
-        s.type("Say hello")
+        s.begin("529", check)
         gave_up = rh.wait_for(tm, s.name, r"Resend your message|API Error(?![^\n]*[Rr]etrying)", 300)
         check(gave_up, "529: Claude Code gave up after its retries")
         gave_up_at = time.time()
@@ -267,9 +268,7 @@ def run_quota(a, version, tm, scen_file, log_file, check):
                 {"CLAUDE_CODE_SUBSCRIPTION_TYPE": "max"})
     before = len(continues(log_file))
     try:
-        check(s.launch(), "quota: Claude Code is ready")
-        s.supervise()
-        s.type("Say hello")
+        s.begin("quota", check)
         armed = rh.wait_for(tm, s.name, r"continue automatically|hit your", 60)
         check(armed, "quota: Claude Code shows the 5-hour limit")
         rh.settle(tm, s.name, 1.5, 15)
@@ -304,19 +303,9 @@ def run_quota(a, version, tm, scen_file, log_file, check):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--claude", default=shutil.which("claude") or "/usr/bin/claude")
-    ap.add_argument("--autoctl", default=os.path.join(ROOT, "target", "debug", "autoctl"))
-    ap.add_argument("--scratch", default="/tmp/autoctl-live-waits")
     ap.add_argument("--only", default="529,quota")
-    a = ap.parse_args()
-    a.autoctl = os.path.abspath(a.autoctl)
-    if os.environ.get("CAPTURE_NETNS") != "1":
-        unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
-        os.execvpe(unshare[0], unshare + [sys.executable, *sys.argv],
-                   dict(os.environ, CAPTURE_NETNS="1"))
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    version = subprocess.run([a.claude, "--version"], capture_output=True, text=True,
-                             env={"HOME": "/tmp", "PATH": os.environ["PATH"]}).stdout.strip()
+    a = arguments(ap, "/tmp/autoctl-live-waits")
+    version = offline(a.claude)
     print(f"claude {version}; autoctl {a.autoctl}")
     os.makedirs(a.scratch, exist_ok=True)
     scen_file = os.path.join(a.scratch, "scenario")
