@@ -42,3 +42,27 @@ PY
 peak_rss_kib() {
   { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null || true; } | tail -n 1
 }
+
+# For scripts with a tmux server and background drivers: set `work` and `socket`, add the
+# process group of each driver started with setsid to `groups`, then `trap end_groups EXIT`:
+# the groups and the tmux server are ended, and $work is removed (kept with BENCH_KEEP=1).
+groups=()
+end_groups() {
+  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+  tmux -L "$socket" kill-server 2>/dev/null || true
+  sleep 0.2
+  if [ -n "${BENCH_KEEP:-}" ]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
+}
+
+# summary FILE [DECIMALS]: median, p95 (nearest rank) and maximum of one number per line.
+summary() {
+  python3 - "$1" "${2:-1}" <<'PY'
+import math, sys
+xs = sorted(float(l) for l in open(sys.argv[1]) if l.strip())
+d = int(sys.argv[2])
+p95 = xs[math.ceil(0.95 * len(xs)) - 1]
+mid = len(xs) // 2
+median = xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+print(f"{median:.{d}f} {p95:.{d}f} {xs[-1]:.{d}f}")
+PY
+}

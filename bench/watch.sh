@@ -32,14 +32,7 @@ idle_seconds=${BENCH_IDLE_SECONDS:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-bench-watch.XXXXXX")
 socket="autoctl-bench-watch-$$"
 export AUTOCTL AUTOCTL_TMUX_SOCKET=$socket AUTOCTL_STATE_DIR="$work/state"
-groups=()   # process groups this script started (setsid), ended on exit
-cleanup() {
-  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
-  tmux -L "$socket" kill-server 2>/dev/null || true
-  sleep 0.2
-  if [ -n "${BENCH_KEEP:-}" ]; then echo "bench: kept $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+trap end_groups EXIT
 
 module() { # module NAME: a task module in status draft
   mkdir -p "$work/tasks/$1"
@@ -87,16 +80,6 @@ if len(pairs) < int(sys.argv[2]):
     sys.exit(f"bench: only {len(pairs)} transitions in {sys.argv[1]}")
 for w, t in pairs[: int(sys.argv[2])]:
     print(f"{(t - w) * 1000:.3f}")
-PY
-}
-summary() { # summary FILE: median and p95 (nearest rank) of one number per line
-  python3 - "$1" <<'PY'
-import math, sys
-xs = sorted(float(l) for l in open(sys.argv[1]) if l.strip())
-p95 = xs[math.ceil(0.95 * len(xs)) - 1]
-mid = len(xs) // 2
-median = xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
-print(f"{median:.1f} {p95:.1f} {xs[-1]:.1f}")
 PY
 }
 
