@@ -103,7 +103,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_su
 max_iterations\t''
 user_stop\t''
 stall_limit\t''
-reasoning_loop\t''"
+reasoning_loop\t''
+compaction_limit\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l message -d 'A human-readable detail, kept in the file' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help'
@@ -277,6 +278,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l repeat-limit -d 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l step-timeout -d 'No .status.json update for this long is a step timeout (a stall: the screen decides the recovery, an idle agent gets a continuation)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-compactions -d 'Stop the loop when this many context compactions happen in one iteration (0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l resume-text -d 'What autoctl types (then Enter) to resume the agent after a wait' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-resumes -d 'Resumes per step after the agent gave up on an API error (backoff 1, 2, 4, 8 minutes, at most 30); then a person is asked' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l resume-margin -d 'After a usage limit\'s reset, wait this long before resuming (the agent\'s own automatic continue goes first)' -r
@@ -295,7 +297,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 max_iterations\t''
 user_stop\t''
 stall_limit\t''
-reasoning_loop\t''"
+reasoning_loop\t''
+compaction_limit\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l message -d 'A human-readable detail, kept in `.auto-stop` and the registry' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -320,7 +323,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l compact-at -d 'Type /compact when the status line\'s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l hook-fresh -d 'A hook state older than this is not trusted; the screen decides' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l hook-fresh -d 'A hook state older than this, or older than the last screen change, is not trusted; the screen decides' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l all -d 'Tick every running run'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l dry-run -d 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
@@ -349,7 +352,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l compact-at -d 'Type /compact when the status line\'s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l hook-fresh -d 'A hook state older than this is not trusted; the screen decides' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l hook-fresh -d 'A hook state older than this, or older than the last screen change, is not trusted; the screen decides' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l all -d 'Watch every running run, and runs started later'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l wait-weekly -d 'Wait out a weekly usage limit (the status line\'s seven_day at 100%) instead of escalating it'
@@ -568,6 +571,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l continue-text -d 'What a step timeout types into an idle agent' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l hook-fresh -d 'A hook state older than this, or older than the last screen change, is not trusted; the screen decides' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l all-panes -d 'Check every pane of the tmux server'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l apply -d 'Carry the decision out: type the answer, write .auto-stop past the limits'

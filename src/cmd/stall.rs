@@ -30,6 +30,13 @@ pub enum StallCommand {
     /// --apply nothing is typed or written except the state: the output says what would be
     /// done.
     ///
+    /// With Claude Code's hooks wired (`autoctl hook install`), the pane's hook state is
+    /// read first, as `run tick` reads it: fresh (younger than --hook-fresh and newer than
+    /// the last screen change) it decides a prompt at once instead of after --threshold
+    /// captures, and the agent's messages come from its Stop hooks; when hooks and screen
+    /// disagree about a prompt it is escalated, never answered. Each line's `state` says
+    /// what the heartbeat went by and where it came from (hook, statusline, screen).
+    ///
     /// Content-based stalls (task-ai's): on a Claude Code screen, the same agent message
     /// --repeat-limit times in a row is a reasoning loop (`.auto-stop` with reason
     /// reasoning_loop). With --task, no `.status.json` update for --step-timeout makes the
@@ -86,6 +93,8 @@ pub struct CheckArgs {
     pub continue_text: String,
     #[command(flatten)]
     pub rules: RulesOption,
+    #[command(flatten)]
+    pub fresh: crate::cmd::run::HookFreshArg,
 }
 
 pub fn run(command: StallCommand, socket: Option<String>) -> Result<Verdict> {
@@ -123,6 +132,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         task: args.task.clone(),
         agent: args.agent,
         continue_text: args.continue_text.clone(),
+        typed: args.fresh.options(),
     };
     let checked = check::check_targets(&world, &options, now)?;
     let printed = checked.reports.iter().try_for_each(output::json_line);

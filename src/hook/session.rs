@@ -305,10 +305,14 @@ pub struct Record {
     /// A turn the Stop hook's loop continued (`hook stop` blocked it): the iteration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continued: Option<u64>,
-    /// The last compaction's trigger (`manual`, `auto`, or `autoctl` for a `/compact` typed
-    /// by `run tick`).
+    /// The last compaction's trigger (`manual`, which includes a `/compact` typed by `run
+    /// tick`, or `auto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<String>,
+    /// Compactions (PreCompact events) recorded under this key: a running total supervisors
+    /// count their iteration's compactions from.
+    #[serde(default)]
+    pub compactions: u64,
     /// The last time of each event kind (for `doctor`).
     #[serde(default)]
     pub events: BTreeMap<String, Time>,
@@ -356,6 +360,7 @@ impl Record {
             stops: 0,
             continued: None,
             compaction: None,
+            compactions: 0,
             events: BTreeMap::new(),
             compact_requested_at: None,
         }
@@ -511,6 +516,7 @@ fn apply_with(
         }
         "PreCompact" => {
             record.compaction = detail.clone();
+            record.compactions = record.compactions.saturating_add(1);
             Some(AgentState::Compacting)
         }
         "PostCompact" => Some(match payload.trigger.as_deref() {
@@ -814,10 +820,15 @@ mod tests {
             payload(r#"{"hook_event_name":"SessionStart","session_id":"s","source":"compact"}"#);
         let auto = apply(None, &k, &pre("auto"), at(0)).record;
         assert_eq!(auto.state, AgentState::Compacting);
+        assert_eq!(auto.compactions, 1, "the running total");
+        let after = apply(Some(auto), &k, &start, at(1)).record;
+        assert_eq!(after.state, AgentState::Working);
         assert_eq!(
-            apply(Some(auto), &k, &start, at(1)).record.state,
-            AgentState::Working
+            after.compactions, 1,
+            "kept across the compaction's SessionStart"
         );
+        let again = apply(Some(after), &k, &pre("auto"), at(2)).record;
+        assert_eq!(again.compactions, 2);
         let manual = apply(None, &k, &pre("manual"), at(0)).record;
         assert_eq!(
             apply(Some(manual), &k, &start, at(1)).record.state,

@@ -306,7 +306,7 @@ rule!(
     Error,
     "an .auto-stop is present and invalid",
     "A stop request is {\"reason\", \"timestamp\", \"message\"?} with a reason from timeout, \
-     max_iterations, user_stop, stall_limit, reasoning_loop. An invalid stop file still stops \
+     max_iterations, user_stop, stall_limit, reasoning_loop, compaction_limit. An invalid stop file still stops \
      the loop (fail safe), but nobody can tell why it stopped.",
     "Rewrite it with `autoctl stop write DIR --reason R`, or remove it with `autoctl stop clear \
      DIR` if the loop should run."

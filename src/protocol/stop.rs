@@ -24,6 +24,7 @@ pub const REASONS: &[&str] = &[
     "user_stop",
     "stall_limit",
     "reasoning_loop",
+    "compaction_limit",
 ];
 
 /// A valid stop request.

@@ -24,10 +24,12 @@ use crate::supervise::stall::StallState;
 
 use super::DB_FILE;
 use crate::pane::Agent;
-use crate::supervise::run::{DispatchStep, Mode, NewRun, Run, SeenSignal, Status};
+use crate::supervise::run::{AgentReading, DispatchStep, Mode, NewRun, Run, SeenSignal, Status};
 use crate::supervise::stall::Limits;
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
+use crate::supervise::typed::Source;
 use crate::supervise::wait::{WaitLimits, WaitState};
+use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, format_time, parse_time, plus};
 
 /// `PRAGMA application_id` of an autoctl registry: "auto" in ASCII.
@@ -120,12 +122,25 @@ ALTER TABLE task_auto ADD COLUMN waits TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE task_auto ADD COLUMN wait_limits TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE task_auto ADD COLUMN notify_command TEXT;
 "#,
+    // 4: hooks first — the agent's state at the last tick and its source, the iteration's
+    // compaction budget (one counter, seed 002), and when the screen last changed.
+    r#"
+ALTER TABLE task_auto ADD COLUMN agent_state TEXT;
+ALTER TABLE task_auto ADD COLUMN agent_state_source TEXT
+  CHECK (agent_state_source IN ('hook', 'statusline', 'screen'));
+ALTER TABLE task_auto ADD COLUMN agent_state_at TEXT;
+ALTER TABLE task_auto ADD COLUMN max_compactions INTEGER NOT NULL DEFAULT 3 CHECK (max_compactions >= 0);
+ALTER TABLE task_auto ADD COLUMN compaction_iteration INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE task_auto ADD COLUMN compaction_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE task_auto ADD COLUMN compactions_seen INTEGER;
+ALTER TABLE task_auto ADD COLUMN screen_changed_after TEXT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 65;
+const COLUMN_COUNT: usize = 73;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -138,7 +153,9 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     heartbeats, last_tick_at, last_heartbeat_at, last_decision, stop_reason, stop_message, \
     ended_at, claimed_by, claimed_until, repeat_limit, step_timeout_ms, message_hash, \
     message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
-    wait_limits, notify_command";
+    wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
+    max_compactions, compaction_iteration, compaction_count, compactions_seen, \
+    screen_changed_after";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -727,6 +744,14 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.waits.to_json(),
         run.wait_limits.to_json(),
         run.notify,
+        run.agent_state.as_ref().map(|a| a.state.as_str()),
+        run.agent_state.as_ref().map(|a| a.source.as_str()),
+        run.agent_state.as_ref().map(|a| format_time(a.at)),
+        run.max_compactions,
+        to_i64(run.compactions.iteration),
+        run.compactions.count,
+        run.compactions_seen.map(to_i64),
+        run.stall.screen_changed_after,
     ])
 }
 
@@ -808,6 +833,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         },
         wait_limits: WaitLimits::from_json(&text("wait_limits")?),
         notify: opt_text("notify_command")?,
+        max_compactions: small("max_compactions")?,
         iteration_count: count("iteration_count")?,
         signals_seen: count("signals_seen")?,
         last_signal,
@@ -834,8 +860,26 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             status_updated_at: opt_text("status_updated_at")?,
             step_since: opt_text("step_since")?,
             step_waited_base: count("step_waited_base")?,
+            screen_changed_after: opt_text("screen_changed_after")?,
         },
         waits: WaitState::from_json(&text("waits")?),
+        agent_state: match (
+            opt_text("agent_state")?,
+            opt_text("agent_state_source")?
+                .as_deref()
+                .and_then(Source::parse),
+            time("agent_state_at")?,
+        ) {
+            (Some(state), Some(source), Some(at)) => Some(AgentReading { state, source, at }),
+            _ => None,
+        },
+        compactions: CompactionCount {
+            iteration: count("compaction_iteration")?,
+            count: small("compaction_count")?,
+        },
+        compactions_seen: row
+            .get::<_, Option<i64>>("compactions_seen")?
+            .map(|v| u64::try_from(v).unwrap_or(0)),
         pending: step("pending_next", "pending_checkpoint")?,
         dispatched: step("dispatched_next", "dispatched_checkpoint")?,
         dispatched_at: time("dispatched_at")?,
@@ -859,6 +903,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
 mod tests {
     use super::*;
     use crate::registry::memory::MemoryRegistry;
+    use crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS;
     use chrono::DateTime;
     use proptest::prelude::*;
 
@@ -887,6 +932,7 @@ mod tests {
             },
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
+            max_compactions: 3,
         }
     }
 
@@ -928,7 +974,19 @@ mod tests {
             status_updated_at: Some("2026-01-01T00:00:03+02:00".into()),
             step_since: Some("2026-01-01T00:00:04Z".into()),
             step_waited_base: 7,
+            screen_changed_after: Some("2026-01-01T00:00:05Z".into()),
         };
+        run.agent_state = Some(AgentReading {
+            state: "failed:rate_limit".into(),
+            source: Source::Statusline,
+            at: at(5),
+        });
+        run.compactions = CompactionCount {
+            iteration: 3,
+            count: 2,
+        };
+        run.compactions_seen = Some(7);
+        run.max_compactions = 5;
         run.pending = Some(DispatchStep {
             next: "check".into(),
             checkpoint: "post-exec".into(),
@@ -995,6 +1053,36 @@ mod tests {
             reg.conn
                 .prepare(&format!("SELECT {column} FROM task_auto"))
                 .unwrap_or_else(|e| panic!("{column}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_registry_of_each_older_version_migrates_and_keeps_its_runs() {
+        for version in 1..SCHEMA_VERSION {
+            let dir = tempfile::tempdir().unwrap();
+            let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            for migration in &MIGRATIONS[..version as usize] {
+                conn.execute_batch(migration).unwrap();
+            }
+            conn.pragma_update(None, "user_version", version).unwrap();
+            conn.execute(
+                "INSERT INTO task_auto (session_name, task_dir, started_at, target, \
+                 command_template, routing_table, iteration_count) \
+                 VALUES ('old', '/t/old', '2026-01-01T00:00:00Z', 'old', '', 'ai-cli-task', 2)",
+                [],
+            )
+            .unwrap();
+            drop(conn);
+            let mut reg = SqliteRegistry::open(dir.path()).unwrap();
+            assert_eq!(reg.user_version().unwrap(), SCHEMA_VERSION);
+            let run = reg.get("old").unwrap().unwrap();
+            assert_eq!(run.iteration_count, 2, "from version {version}");
+            assert_eq!(run.agent_state, None);
+            assert_eq!(run.max_compactions, DEFAULT_MAX_COMPACTIONS);
+            assert_eq!(run.compactions, CompactionCount::default());
+            assert_eq!(run.stall.screen_changed_after, None);
         }
     }
 

@@ -84,6 +84,8 @@ pub struct StartRequest {
     pub wait_limits: WaitLimits,
     /// The run's own notify command.
     pub notify: Option<String>,
+    /// Context compactions allowed in one iteration (0: no limit).
+    pub max_compactions: u32,
 }
 
 /// A start request checked and rendered: what [`start`] registers.
@@ -148,6 +150,7 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         limits: request.limits,
         wait_limits: request.wait_limits.clone(),
         notify: request.notify.clone(),
+        max_compactions: request.max_compactions,
     };
     Ok(Prepared {
         new,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::typed::Source;
 use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
 
@@ -68,6 +69,20 @@ pub struct RunReport {
     pub wait: Option<OpenWait>,
     /// Resumes typed this step.
     pub resumes: u32,
+    /// The agent's state at the last tick that saw its pane, and its source.
+    pub agent_state: Option<AgentStateReport>,
+    /// Context compactions counted in the current iteration, of `max_compactions`.
+    pub compactions: u32,
+    pub max_compactions: u32,
+}
+
+/// The agent's state as `run status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentStateReport {
+    pub state: String,
+    pub source: Source,
+    /// The tick that read it.
+    pub at: String,
 }
 
 impl RunReport {
@@ -119,6 +134,13 @@ impl RunReport {
                 .filter(|_| run.status.is_active()),
             wait: run.waits.open.clone().filter(|_| run.status.is_active()),
             resumes: run.waits.resumes,
+            agent_state: run.agent_state.as_ref().map(|a| AgentStateReport {
+                state: a.state.clone(),
+                source: a.source,
+                at: format_time(a.at),
+            }),
+            compactions: run.compactions_this_iteration(),
+            max_compactions: run.max_compactions,
         }
     }
 
@@ -152,19 +174,14 @@ impl RunReport {
 /// the last tick and where it came from (`idle/hook`, `permission/screen`).
 pub const TEXT_HEADER: &str = "SESSION\tSTATE\tMODE\tITERATION/MAX\tELAPSED/TIMEOUT\tSTEP\tUNCHANGED/STALL-AT\tRECOVERIES(ITERATION)/MAX\tRECOVERIES(TOTAL)/MAX\tAGENT\tTASK\tNEEDS-PERSON";
 
-/// The agent's state at the last tick and where it came from (`idle/hook`,
-/// `permission/screen`), as the tick noted it at the end of its decision.
-fn agent_column(last_decision: &str) -> String {
-    let Some(start) = last_decision.rfind(" [agent ") else {
-        return "-".to_string();
-    };
-    let note = &last_decision[start + " [agent ".len()..];
-    match note
-        .strip_suffix(")]")
-        .and_then(|n| n.split_once(" (from "))
-    {
-        Some((state, source)) => format!("{state}/{source}"),
-        None => "-".to_string(),
+impl RunReport {
+    /// The AGENT column: the agent's state at the last tick and where it came from
+    /// (`idle/hook`, `permission/screen`), or `-` before the first tick that saw its pane.
+    fn agent_column(&self) -> String {
+        match &self.agent_state {
+            Some(a) => format!("{}/{}", a.state, a.source.as_str()),
+            None => "-".to_string(),
+        }
     }
 }
 
@@ -186,7 +203,7 @@ pub fn text_line(report: &RunReport) -> String {
         report.max_recoveries_iteration,
         report.recoveries_total,
         report.max_recoveries_total,
-        crate::output::printable(&agent_column(&report.last_decision)),
+        crate::output::printable(&report.agent_column()),
         crate::output::printable(&report.task),
         crate::output::printable(&report.needs_person_column()),
     )
@@ -295,6 +312,34 @@ pub fn prometheus(reports: &[RunReport], now: Time) -> String {
             .collect(),
     );
     family(
+        "autoctl_run_agent_state",
+        "The agent's state at the last tick (always 1 while running), labelled with the state and where it came from (hook, statusline, screen).",
+        reports
+            .iter()
+            .filter(|r| r.status.is_active())
+            .filter_map(|r| {
+                let a = r.agent_state.as_ref()?;
+                let labels = [
+                    label("session", &r.session),
+                    label("state", &a.state),
+                    label("source", a.source.as_str()),
+                ]
+                .join(",");
+                Some((labels, "1".to_string()))
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_run_compactions",
+        "Context compactions counted in the current iteration.",
+        per_run(&|r| Some(r.compactions.to_string())),
+    );
+    family(
+        "autoctl_run_max_compactions",
+        "Context compactions allowed in one iteration (0: no limit).",
+        per_run(&|r| Some(r.max_compactions.to_string())),
+    );
+    family(
         "autoctl_run_stall_count",
         "Unchanged screen captures in a row.",
         per_run(&|r| Some(r.stall_count.to_string())),
@@ -384,6 +429,7 @@ mod tests {
             limits: Limits::default(),
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
+            max_compactions: 3,
         };
         Run::new(&new, DateTime::from_timestamp(1_700_000_000, 0).unwrap())
     }
@@ -430,16 +476,50 @@ mod tests {
     }
 
     #[test]
-    fn the_agent_column_shows_the_state_and_its_source() {
-        assert_eq!(
-            agent_column("continue: x [agent idle (from hook)]"),
-            "idle/hook"
+    fn the_agent_state_and_its_source_are_in_every_format() {
+        let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
+        let mut r = run("s");
+        assert_eq!(RunReport::new(&r, now).agent_column(), "-");
+        r.agent_state = Some(crate::supervise::run::AgentReading {
+            state: "failed:rate_limit".into(),
+            source: Source::Statusline,
+            at: now,
+        });
+        r.compactions = crate::taskai::compaction::CompactionCount {
+            iteration: 0,
+            count: 2,
+        };
+        let report = RunReport::new(&r, now);
+        assert!(
+            text_line(&report).contains("\tfailed:rate_limit/statusline\t"),
+            "{}",
+            text_line(&report)
         );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["agent_state"]["source"], "statusline");
+        assert_eq!(json["agent_state"]["state"], "failed:rate_limit");
+        assert_eq!(json["agent_state"]["at"], "2023-11-14T22:15:30.000Z");
         assert_eq!(
-            agent_column("wait: y [agent failed:rate_limit (from statusline)]"),
-            "failed:rate_limit/statusline"
+            (
+                json["compactions"].as_u64(),
+                json["max_compactions"].as_u64()
+            ),
+            (Some(2), Some(3))
         );
-        assert_eq!(agent_column("continue: no state"), "-");
+        let prom = prometheus(&[report], now);
+        assert!(
+            prom.contains(
+                "autoctl_run_agent_state{session=\"s\",state=\"failed:rate_limit\",source=\"statusline\"} 1\n"
+            ),
+            "{prom}"
+        );
+        assert!(
+            prom.contains("autoctl_run_compactions{session=\"s\"} 2\n"),
+            "{prom}"
+        );
+        // A later iteration starts its count over.
+        r.iteration_count = 1;
+        assert_eq!(RunReport::new(&r, now).compactions, 0);
     }
 
     #[test]

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
 use crate::supervise::stall::{self, StallState};
+use crate::supervise::typed::Source;
 use crate::supervise::wait::{WaitLimits, WaitState};
+use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, between, parse_time};
 
 /// Seed defaults.
@@ -135,6 +137,19 @@ pub struct NewRun {
     pub wait_limits: WaitLimits,
     /// A command run for each of the run's events (besides the driver's `--notify`).
     pub notify: Option<String>,
+    /// Context compactions allowed in one iteration (seed 002; 0: no limit).
+    pub max_compactions: u32,
+}
+
+/// The agent's state as a tick went by it, and where that came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentReading {
+    /// `working`, `waiting-for-permission`, `waiting-for-input`, `idle`, `failed:<error>`,
+    /// `compacting`, `ended` (typed), or the screen's class.
+    pub state: String,
+    pub source: Source,
+    /// The tick that read it.
+    pub at: Time,
 }
 
 /// One registered loop: the row of `task_auto`.
@@ -154,6 +169,8 @@ pub struct Run {
     pub limits: stall::Limits,
     pub wait_limits: WaitLimits,
     pub notify: Option<String>,
+    /// `--max-compactions`: context compactions allowed in one iteration (0: no limit).
+    pub max_compactions: u32,
 
     /// The loop's own iteration count (the signal's `iteration`), else signals seen.
     pub iteration_count: u64,
@@ -166,6 +183,13 @@ pub struct Run {
     pub stall: StallState,
     /// The wait core's state: the open wait, resumes, needs-person ([`crate::supervise::wait`]).
     pub waits: WaitState,
+    /// The agent's state at the last tick that saw its pane, and its source.
+    pub agent_state: Option<AgentReading>,
+    /// The iteration's context compactions: one counter for the proactive `/compact` and
+    /// every compaction the hooks report ([`crate::taskai::compaction`]).
+    pub compactions: CompactionCount,
+    /// The hook record's compaction total already counted into `compactions`.
+    pub compactions_seen: Option<u64>,
 
     /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
     pub pending: Option<DispatchStep>,
@@ -210,12 +234,16 @@ impl Run {
             limits: new.limits,
             wait_limits: new.wait_limits.clone(),
             notify: new.notify.clone(),
+            max_compactions: new.max_compactions,
             iteration_count: 0,
             signals_seen: 0,
             last_signal: None,
             last_signal_at: None,
             stall: StallState::default(),
             waits: WaitState::default(),
+            agent_state: None,
+            compactions: CompactionCount::default(),
+            compactions_seen: None,
             pending: None,
             dispatched: None,
             dispatched_at: None,
@@ -267,6 +295,11 @@ impl Run {
             && self.stall.recoveries_total < self.limits.recoveries_total
     }
 
+    /// Compactions counted in the current iteration.
+    pub fn compactions_this_iteration(&self) -> u32 {
+        self.compactions.at(self.iteration_count).count
+    }
+
     /// The step the loop is on, from the latest signal (its `next`), for status displays.
     pub fn current_step(&self) -> Option<&str> {
         if let Some(dispatched) = &self.dispatched
@@ -313,6 +346,7 @@ pub(crate) mod tests {
             limits: stall::Limits::default(),
             wait_limits: WaitLimits::default(),
             notify: None,
+            max_compactions: crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS,
         }
     }
 

@@ -2,9 +2,8 @@
 //! ([`crate::hook::store`]), judged fresh or stale and cross-checked against the screen.
 //!
 //! Hooks first, the screen second (DESIGN "Reading a pane"): a hook state is used when it is
-//! fresh — younger than the freshness bound and, when the screen changed since the previous
-//! heartbeat, recorded after that heartbeat — and the screen is the cross-check. The rules,
-//! pure functions of (typed records, screen, clock):
+//! fresh — younger than the freshness bound and newer than the last screen change — and the
+//! screen is the cross-check. The rules, pure functions of (typed records, screen, clock):
 //!
 //! - **agree**: the state's source is `hook` (or `statusline` for a usage limit read from
 //!   its windows); a permission prompt both report is acted on at once, without waiting for
@@ -15,20 +14,34 @@
 //!   screen's; working beats idle for anything autoctl would type;
 //! - **stale or absent**: the screen alone (`source: screen`).
 //!
+//! **When the screen changed.** Screens are sampled, so a change is known only to lie between
+//! the last heartbeat that still saw the old screen and the first that saw the new one. The
+//! stall state keeps that lower bound across heartbeats
+//! ([`StallState::screen_changed_after`]), and a hook event counts as newer than the screen
+//! when it was recorded at or after it: an event that may have caused the change is trusted,
+//! one that certainly came before it is not, however many heartbeats the new screen stays.
+//!
+//! One reading serves every driver: `run tick`/`run watch` ([`crate::supervise::tick`]) and
+//! `stall check` ([`crate::supervise::driver::check`]) call [`cross_check`] and give the stall
+//! core the same hints ([`Use::apply_to`]).
+//!
 //! Messages for the reasoning-loop check come from Stop's `last_assistant_message` whenever
 //! the hooks recorded one; usage limits take the status line's exact reset time; the
-//! proactive `/compact` is decided here ([`compaction`]).
+//! proactive `/compact` is decided here ([`compaction`]), within the run's per-iteration
+//! compaction budget ([`crate::taskai::compaction`]).
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::hook::session::{AgentState, Record};
 use crate::hook::statusline::{StatusRecord, WindowKind};
 use crate::pane::Class;
 use crate::pane::view::MessageMark;
 use crate::pane::view::PaneView;
+use crate::supervise::stall::{Hint, Sample, StallState};
 use crate::supervise::wait::{HookFailure, Window};
+use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, between, format_time};
 
 /// A hook state older than this is not trusted (the screen decides).
@@ -74,11 +87,38 @@ pub struct TypedObs {
     pub status: Option<StatusRecord>,
 }
 
+/// Where the agent's state came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Its hooks (`autoctl hook event`), fresh and newer than the screen.
+    Hook,
+    /// Its status line: a usage limit read from the exhausted window.
+    Statusline,
+    /// The screen: no typed state, a stale one, or one the screen contradicts.
+    Screen,
+}
+
+impl Source {
+    pub const ALL: [Source; 3] = [Source::Hook, Source::Statusline, Source::Screen];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Hook => "hook",
+            Source::Statusline => "statusline",
+            Source::Screen => "screen",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
 /// The state a tick went by, for its JSON line and `run status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Reading {
-    /// `hook`, `statusline` or `screen`.
-    pub source: &'static str,
+    pub source: Source,
     /// The state (a hook state, or the screen's class when the screen decides).
     pub state: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,31 +162,70 @@ pub struct Use {
     pub tool_since: Option<Time>,
 }
 
-/// Read the typed state of one run against its screen.
-pub fn read(
-    typed: &TypedObs,
+impl Use {
+    /// Give the stall core what the typed state says: the hooks' messages in place of the
+    /// screen's, and whether the screen's prompt is decided now (and never answered).
+    pub fn apply_to(&self, sample: &mut Sample) {
+        if let Some(messages) = &self.messages {
+            sample.messages = Some(messages.clone());
+        }
+        sample.hint = match (self.act_now, self.no_answer) {
+            (true, true) => Hint::NowNoAnswer,
+            (true, false) => Hint::Now,
+            (false, _) => Hint::Screen,
+        };
+    }
+}
+
+/// The cross-check every driver makes: the agent's typed state (if any) against the screen
+/// it captured, with the stall state saying when that screen appeared.
+pub fn cross_check(
+    typed: Option<&TypedObs>,
     view: &PaneView,
-    screen_changed: bool,
-    previous_check: Option<Time>,
+    stall: &StallState,
     now: Time,
     options: &TypedOptions,
 ) -> (Reading, Use) {
-    let screen = view.classification.class;
-    let mut reading = Reading {
-        source: "screen",
-        state: screen.as_str().to_string(),
+    let changed_after = stall.screen_changed_after(&view.hash);
+    match typed {
+        Some(typed) => read(typed, view, changed_after, now, options),
+        None => (screen_reading(view, None), Use::default()),
+    }
+}
+
+/// The screen's reading: its class, from the screen.
+fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
+    Reading {
+        source: Source::Screen,
+        state: view.classification.class.as_str().to_string(),
         tool: None,
         hook_age_ms: None,
         stale: false,
         disagreement: None,
-        context_percent: typed
+        context_percent,
+        limit: None,
+        reset_at: None,
+    }
+}
+
+/// Read the typed state of one agent against its screen. `changed_after`: the screen on view
+/// appeared after this time (None: no earlier screen is known).
+pub fn read(
+    typed: &TypedObs,
+    view: &PaneView,
+    changed_after: Option<Time>,
+    now: Time,
+    options: &TypedOptions,
+) -> (Reading, Use) {
+    let screen = view.classification.class;
+    let mut reading = screen_reading(
+        view,
+        typed
             .status
             .as_ref()
             .and_then(StatusRecord::context_percent)
             .map(|p| p.clamp(0.0, 1000.0).round() as u32),
-        limit: None,
-        reset_at: None,
-    };
+    );
     let mut usage = Use {
         messages: typed.hook.as_ref().and_then(hook_messages),
         window: exhausted_window(typed.status.as_ref(), now),
@@ -165,16 +244,15 @@ pub fn read(
     };
     let age = between(hook.at, now);
     reading.hook_age_ms = Some(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
-    // A running tool is as old as its tool; a waiting state as old as its wait: both are
-    // still what the agent does while no event comes.
-    let newer_than_screen =
-        !screen_changed || previous_check.is_none_or(|checked| hook.at >= checked);
+    // An event at or after the last sighting of the old screen may have caused the change;
+    // an earlier one describes a screen that is gone.
+    let newer_than_screen = changed_after.is_none_or(|after| hook.at >= after);
     if age > options.fresh || !newer_than_screen {
         reading.stale = true;
         return (reading, usage);
     }
     let state = hook.state;
-    reading.source = "hook";
+    reading.source = Source::Hook;
     reading.state = hook.state_label();
     reading.tool = hook.tool.clone();
     let prompt_on_screen = matches!(
@@ -187,7 +265,7 @@ pub fn read(
         }
         AgentState::WaitingForPermission if screen != Class::Unknown => {
             // Esc on a permission menu fires no hook: the screen knows better.
-            reading.source = "screen";
+            reading.source = Source::Screen;
             reading.state = screen.as_str().to_string();
             reading.disagreement = Some(format!(
                 "hooks say waiting-for-permission, the screen shows {}: the screen wins (the prompt was dismissed)",
@@ -232,7 +310,7 @@ pub fn read(
             ));
         }
         AgentState::Idle if screen == Class::Working => {
-            reading.source = "screen";
+            reading.source = Source::Screen;
             reading.state = "working".to_string();
             reading.disagreement = Some(
                 "hooks say idle, the screen shows the agent working: working wins".to_string(),
@@ -253,7 +331,7 @@ pub fn read(
     if state == AgentState::Failed {
         usage.failure = Some(failure(hook, usage.window.is_some()));
         if usage.window.is_some() {
-            reading.source = "statusline";
+            reading.source = Source::Statusline;
         }
     }
     (reading, usage)
@@ -300,26 +378,91 @@ pub fn hook_messages(record: &Record) -> Option<MessageMark> {
     })
 }
 
+/// The compaction budget the proactive trigger spends from: the run's one per-iteration
+/// counter ([`CompactionCount`], `--max-compactions`), which also counts every compaction the
+/// hooks report ([`count_compactions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub count: CompactionCount,
+    /// The run's current iteration.
+    pub iteration: u64,
+    /// `--max-compactions` (0: no limit).
+    pub max: u32,
+}
+
+/// What the proactive trigger decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compaction {
+    /// Type `/compact` now; why.
+    Type(String),
+    /// It would type `/compact`, but one more compaction would reach the iteration's limit;
+    /// why.
+    Capped(String),
+}
+
 /// Whether to type `/compact` now: the status line's context use is at or past `compact_at`,
-/// the agent is idle at its own prompt by both channels, and this crossing of the threshold
-/// has not been compacted yet (`requested`: the context use when the last `/compact` was
-/// typed, cleared once the use is back under the threshold).
+/// the agent is idle at its own prompt by both channels, this crossing of the threshold has
+/// not been compacted yet (`requested`: a `/compact` was typed since the use last went over
+/// it), and the iteration's budget allows one more compaction. The trigger never spends the
+/// compaction that reaches `--max-compactions`: that one would stop the loop (seed 002), and
+/// only a compaction the agent needed for itself may do so.
 pub fn compaction(
     reading: &Reading,
     screen: Class,
     requested: bool,
+    budget: Budget,
     options: &TypedOptions,
-) -> Option<String> {
+) -> Option<Compaction> {
     let at = options.compact_at?;
     let used = reading.context_percent?;
     if used < u32::from(at) || requested {
         return None;
     }
-    let idle = reading.source == "hook"
+    let idle = reading.source == Source::Hook
         && reading.state == "idle"
         && reading.disagreement.is_none()
         && screen == Class::Idle;
-    idle.then(|| format!("context {used}% >= --compact-at {at}%: /compact at the idle prompt"))
+    if !idle {
+        return None;
+    }
+    let why = format!("context {used}% >= --compact-at {at}%");
+    let count = budget.count.at(budget.iteration).count;
+    if !budget.count.allows_another(budget.iteration, budget.max) {
+        return Some(Compaction::Capped(format!(
+            "{why}, but iteration {} has had {count} compaction(s) and one more would reach --max-compactions {}: no /compact typed",
+            budget.iteration, budget.max
+        )));
+    }
+    let limit = match budget.max {
+        0 => "no limit".to_string(),
+        max => format!("limit {max}"),
+    };
+    Some(Compaction::Type(format!(
+        "{why}: /compact at the idle prompt (compaction {} of iteration {}, {limit})",
+        count + 1,
+        budget.iteration
+    )))
+}
+
+/// Fold the compactions the hooks counted (the record's running total, `total`) into the
+/// run's counter for `iteration`. `seen` is the total already counted; the first sighting
+/// counts nothing (compactions before the run are not its), and a total that went down is
+/// a new record (a new agent in the pane): counted from there. Returns the counter and the
+/// new `seen`.
+pub fn count_compactions(
+    count: CompactionCount,
+    seen: Option<u64>,
+    total: Option<u64>,
+    iteration: u64,
+) -> (CompactionCount, Option<u64>) {
+    match (seen, total) {
+        (Some(seen), Some(total)) if total > seen => {
+            let more = u32::try_from(total - seen).unwrap_or(u32::MAX);
+            (count.record(iteration, more), Some(total))
+        }
+        (_, Some(total)) => (count, Some(total)),
+        (seen, None) => (count, seen),
+    }
 }
 
 #[cfg(test)]
@@ -388,14 +531,13 @@ mod tests {
         let (r, u) = read(
             &hook(&[PERMISSION], 0),
             &view(Class::Permission),
-            true,
             Some(at(-30)),
             at(5),
             &TypedOptions::default(),
         );
         assert_eq!(
             (r.source, r.state.as_str()),
-            ("hook", "waiting-for-permission")
+            (Source::Hook, "waiting-for-permission")
         );
         assert!(u.act_now && !u.no_answer);
         assert!(r.disagreement.is_none());
@@ -407,18 +549,16 @@ mod tests {
         let (r, u) = read(
             &old,
             &view(Class::Permission),
-            false,
             None,
             at(3600),
             &TypedOptions::default(),
         );
-        assert_eq!((r.source, r.stale), ("screen", true));
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
         assert!(!u.act_now);
         // Older than a screen change since the previous heartbeat: stale too.
         let (r, _) = read(
             &old,
             &view(Class::Permission),
-            true,
             Some(at(10)),
             at(20),
             &TypedOptions::default(),
@@ -431,7 +571,6 @@ mod tests {
         let (r, u) = read(
             &hook(&[STOP], 0),
             &view(Class::Permission),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
@@ -484,12 +623,11 @@ mod tests {
         let (r, u) = read(
             &hook(&[PERMISSION], 0),
             &view(Class::Idle),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
         );
-        assert_eq!((r.source, r.state.as_str()), ("screen", "idle"));
+        assert_eq!((r.source, r.state.as_str()), (Source::Screen, "idle"));
         assert!(r.disagreement.is_some());
         assert!(!u.act_now);
     }
@@ -521,12 +659,11 @@ mod tests {
         let (r, u) = read(
             &typed,
             &view(Class::Quota),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
         );
-        assert_eq!(r.source, "statusline");
+        assert_eq!(r.source, Source::Statusline);
         assert_eq!(r.reset_at.as_deref(), Some("2027-01-15T09:02:03.000Z"));
         assert_eq!(
             u.window,
@@ -544,7 +681,6 @@ mod tests {
         let (_, u) = read(
             &typed,
             &view(Class::Quota),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
@@ -554,7 +690,6 @@ mod tests {
         let (_, u) = read(
             &typed,
             &view(Class::Quota),
-            false,
             None,
             at(90_000),
             &TypedOptions {
@@ -568,19 +703,17 @@ mod tests {
         let (r, u) = read(
             &typed,
             &view(Class::Quota),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
         );
-        assert_eq!(r.source, "hook");
+        assert_eq!(r.source, Source::Hook);
         assert!(u.failure.unwrap().usage_limit);
         // A rate_limit without either is a transient limit.
         const TRANSIENT: &str = r#"{"hook_event_name":"StopFailure","session_id":"s","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429)"}"#;
         let (_, u) = read(
             &hook(&[TRANSIENT], 0),
             &view(Class::RateLimit),
-            false,
             None,
             at(5),
             &TypedOptions::default(),
@@ -592,26 +725,116 @@ mod tests {
         );
     }
 
+    fn budget(count: u32) -> Budget {
+        Budget {
+            count: CompactionCount {
+                iteration: 4,
+                count,
+            },
+            iteration: 4,
+            max: 3,
+        }
+    }
+
     #[test]
     fn compaction_once_per_crossing_when_idle_by_both() {
         let mut typed = hook(&[STOP], 0);
         typed.status = Some(status(r#"{"context_window":{"used_percentage":72.4}}"#));
         let options = TypedOptions::default();
-        let (r, _) = read(&typed, &view(Class::Idle), false, None, at(5), &options);
+        let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
         assert_eq!(r.context_percent, Some(72));
-        assert!(compaction(&r, Class::Idle, false, &options).is_some());
+        assert!(matches!(
+            compaction(&r, Class::Idle, false, budget(0), &options),
+            Some(Compaction::Type(why)) if why.contains("compaction 1 of iteration 4, limit 3")
+        ));
         assert!(
-            compaction(&r, Class::Idle, true, &options).is_none(),
+            compaction(&r, Class::Idle, true, budget(0), &options).is_none(),
             "once per crossing"
         );
-        assert!(compaction(&r, Class::Working, false, &options).is_none());
+        assert!(compaction(&r, Class::Working, false, budget(0), &options).is_none());
         let never = TypedOptions {
             compact_at: None,
             ..options
         };
-        assert!(compaction(&r, Class::Idle, false, &never).is_none());
+        assert!(compaction(&r, Class::Idle, false, budget(0), &never).is_none());
         typed.status = Some(status(r#"{"context_window":{"used_percentage":69.4}}"#));
-        let (r, _) = read(&typed, &view(Class::Idle), false, None, at(5), &options);
-        assert!(compaction(&r, Class::Idle, false, &options).is_none());
+        let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
+        assert!(compaction(&r, Class::Idle, false, budget(0), &options).is_none());
+    }
+
+    #[test]
+    fn the_iterations_compaction_budget_caps_the_trigger() {
+        let mut typed = hook(&[STOP], 0);
+        typed.status = Some(status(r#"{"context_window":{"used_percentage":90}}"#));
+        let options = TypedOptions::default();
+        let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
+        assert!(matches!(
+            compaction(&r, Class::Idle, false, budget(1), &options),
+            Some(Compaction::Type(_))
+        ));
+        // Two already: a third would reach the limit and stop the loop.
+        assert!(matches!(
+            compaction(&r, Class::Idle, false, budget(2), &options),
+            Some(Compaction::Capped(why)) if why.contains("--max-compactions 3")
+        ));
+        // The count of an earlier iteration does not hold against this one.
+        let earlier = Budget {
+            count: CompactionCount {
+                iteration: 3,
+                count: 2,
+            },
+            ..budget(0)
+        };
+        assert!(matches!(
+            compaction(&r, Class::Idle, false, earlier, &options),
+            Some(Compaction::Type(_))
+        ));
+        let unlimited = Budget {
+            max: 0,
+            ..budget(50)
+        };
+        assert!(matches!(
+            compaction(&r, Class::Idle, false, unlimited, &options),
+            Some(Compaction::Type(why)) if why.contains("no limit")
+        ));
+    }
+
+    #[test]
+    fn compactions_the_hooks_report_are_counted_once() {
+        let zero = CompactionCount::default();
+        // First sighting: earlier compactions are not the run's.
+        let (c, seen) = count_compactions(zero, None, Some(5), 2);
+        assert_eq!((c.at(2).count, seen), (0, Some(5)));
+        let (c, seen) = count_compactions(c, seen, Some(7), 2);
+        assert_eq!((c.at(2).count, seen), (2, Some(7)));
+        let (c, seen) = count_compactions(c, seen, Some(7), 2);
+        assert_eq!((c.at(2).count, seen), (2, Some(7)), "no new ones");
+        let (c, seen) = count_compactions(c, seen, None, 2);
+        assert_eq!((c.at(2).count, seen), (2, Some(7)), "no record this tick");
+        // A new agent in the pane starts its total over.
+        let (c, seen) = count_compactions(c, seen, Some(1), 3);
+        assert_eq!((c.at(3).count, seen), (0, Some(1)));
+        let (c, _) = count_compactions(c, seen, Some(2), 3);
+        assert_eq!(c.at(3).count, 1);
+    }
+
+    proptest::proptest! {
+        /// The counter never counts more compactions than the hooks' total grew by, and
+        /// never goes back within an iteration.
+        #[test]
+        fn counted_compactions_never_exceed_the_growth(totals in proptest::collection::vec(proptest::option::of(0u64..20), 1..30)) {
+            let mut count = CompactionCount::default();
+            let mut seen = None;
+            let mut growth = 0u64;
+            for total in totals {
+                if let (Some(s), Some(t)) = (seen, total) && t > s {
+                    growth += t - s;
+                }
+                let before = count.at(1).count;
+                (count, seen) = count_compactions(count, seen, total, 1);
+                proptest::prop_assert!(count.at(1).count >= before);
+                proptest::prop_assert_eq!(u64::from(count.at(1).count), growth);
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{fake_agent, settle, tmux};
+use crate::tmuxfix::{fake_agent, press, scripted_agent, settle, tmux, wait_for};
 use crate::util::{Sandbox, json_lines, with_stdin};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
@@ -62,6 +62,10 @@ pub fn in_pane(sb: &Sandbox, target: &str, at: &str, args: &[&str], stdin: &[u8]
 }
 
 fn start_run(sb: &Sandbox, at: &str) -> PathBuf {
+    start_run_with(sb, at, &[])
+}
+
+fn start_run_with(sb: &Sandbox, at: &str, extra: &[&str]) -> PathBuf {
     let task = sb.module("project/TASK/t");
     sb.cmd()
         .env("AUTOCTL_NOW", at)
@@ -75,9 +79,23 @@ fn start_run(sb: &Sandbox, at: &str) -> PathBuf {
             "--task",
         ])
         .arg(&task)
+        .args(extra)
         .assert()
         .code(0);
     task
+}
+
+fn run_status(sb: &Sandbox) -> Value {
+    let out = sb
+        .cmd()
+        .args(["run", "status", "--format", "json", "--session", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = json_lines(&out).remove(0);
+    let violations = autoctl::schema::violations("run-status", &report);
+    assert!(violations.is_empty(), "{report}: {violations:?}");
+    report
 }
 
 fn tick_at(sb: &Sandbox, at: &str, extra: &[&str]) -> Value {
@@ -103,7 +121,11 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
     // Without hooks the first look only starts the unchanged count.
     let event = tick_at(&sb, "2027-03-01T10:00:10Z", &[]);
     assert_eq!(event["decision"], "continue", "{event}");
-    assert!(event.get("state").is_none(), "no hook records: {event}");
+    assert_eq!(
+        event["state"]["source"], "screen",
+        "no hook records: {event}"
+    );
+    assert_eq!(event["state"]["state"], "permission", "{event}");
     // The PermissionRequest and its notification, recorded in the agent's pane.
     hook_event(
         &sb,
@@ -129,16 +151,13 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
         matches!(event["decision"].as_str(), Some("answer" | "escalate")),
         "{event}"
     );
-    let status = sb
-        .cmd()
-        .args(["run", "status", "--format", "json", "--session", "agent"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&status.stdout).into_owned();
-    assert!(
-        text.contains("(from hook)"),
-        "run status shows the source: {text}"
+    let report = run_status(&sb);
+    assert_eq!(
+        report["agent_state"]["source"], "hook",
+        "run status shows the source: {report}"
     );
+    assert_eq!(report["agent_state"]["state"], "waiting-for-permission");
+    assert_eq!(report["agent_state"]["at"], "2027-03-01T10:00:22.000Z");
     let _ = settle(&log);
 }
 
@@ -272,6 +291,188 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     let event = tick_at(&sb, "2027-03-01T10:00:05Z", &[]);
     assert_ne!(event["decision"], "answer", "{event}");
     assert_eq!(settle(&log), "/compact\n");
+}
+
+#[test]
+fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
+    let sb = Sandbox::new();
+    // Idle after a reply; Enter brings up a permission menu no hook reports (hooks that
+    // failed to fire, as in a release regression).
+    let (agent, log) = scripted_agent(&sb, "agent", &[IDLE, &format!("enter:{SAFE}")]);
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    let event = tick_at(&sb, "2027-03-01T10:01:00Z", &[]);
+    assert_eq!(
+        (&event["state"]["source"], &event["state"]["state"]),
+        (&Value::from("hook"), &Value::from("idle")),
+        "{event}"
+    );
+    press(&sb, &agent, &["Enter"]);
+    wait_for(&sb, &agent, "the menu", |screen, _| {
+        screen.contains("Do you want to proceed")
+    });
+    // The Stop came before the screen changed: it describes a screen that is gone, at the
+    // first heartbeat that sees the menu and at every later one.
+    for at in ["2027-03-01T10:02:00Z", "2027-03-01T10:03:00Z"] {
+        let event = tick_at(&sb, at, &[]);
+        assert_eq!(event["state"]["source"], "screen", "{event}");
+        assert_eq!(event["state"]["stale"], true, "{event}");
+        assert!(event["state"].get("disagreement").is_none(), "{event}");
+        assert_eq!(
+            event["decision"], "continue",
+            "the screen's threshold: {event}"
+        );
+    }
+    assert_eq!(run_status(&sb)["agent_state"]["source"], "screen");
+    // An event after the change is trusted at once.
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T10:03:30Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:03:31Z", &[]);
+    assert_eq!(event["state"]["source"], "hook", "{event}");
+    assert_eq!(event["state"]["state"], "waiting-for-permission");
+    assert_ne!(event["decision"], "continue", "{event}");
+    let report = run_status(&sb);
+    assert_eq!(report["agent_state"]["source"], "hook", "{report}");
+    assert_eq!(report["agent_state"]["state"], "waiting-for-permission");
+    let _ = settle(&log);
+}
+
+#[test]
+fn compactions_the_hooks_report_count_against_max_compactions() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
+    let task = start_run_with(&sb, "2027-03-01T10:00:00Z", &["--max-compactions", "2"]);
+    hook_event(
+        &sb,
+        &agent,
+        "session/02-SessionStart-startup.json",
+        "2027-03-01T10:00:01Z",
+    );
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:02Z");
+    let event = tick_at(&sb, "2027-03-01T10:01:00Z", &[]);
+    assert!(event["run"].get("compactions").is_none(), "{event}");
+    let report = run_status(&sb);
+    assert_eq!(
+        (&report["compactions"], &report["max_compactions"]),
+        (&Value::from(0), &Value::from(2))
+    );
+    // A person's /compact: PreCompact, then the compacted session starts at its prompt.
+    hook_event(
+        &sb,
+        &agent,
+        "session/14-PreCompact-manual.json",
+        "2027-03-01T10:01:30Z",
+    );
+    hook_event(
+        &sb,
+        &agent,
+        "session/17-SessionStart-compact.json",
+        "2027-03-01T10:01:31Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:02:00Z", &[]);
+    assert_eq!(event["run"]["compactions"], 1, "{event}");
+    assert_eq!(event["run"]["status"], "running", "{event}");
+    assert_eq!(run_status(&sb)["compactions"], 1);
+    // Past --compact-at and idle, but a /compact would be the iteration's second: not typed.
+    let status = fs::read(recorded("big-context/statusline-05.json")).unwrap();
+    let out = in_pane(
+        &sb,
+        &agent,
+        "2027-03-01T10:02:10Z",
+        &["statusline"],
+        &status,
+    );
+    assert!(out.status.success());
+    let event = tick_at(&sb, "2027-03-01T10:02:20Z", &[]);
+    assert_eq!(event["decision"], "continue", "{event}");
+    assert!(
+        event["reasons"].to_string().contains("no /compact typed"),
+        "{event}"
+    );
+    assert_eq!(settle(&log), "", "nothing typed");
+    // The agent compacts by itself a second time: the iteration reached the limit.
+    hook_event(
+        &sb,
+        &agent,
+        "session/14-PreCompact-manual.json",
+        "2027-03-01T10:03:30Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:04:00Z", &[]);
+    assert_eq!(event["decision"], "stop", "{event}");
+    assert_eq!(event["run"]["stop_reason"], "compaction_limit", "{event}");
+    assert_eq!(event["run"]["compactions"], 2, "{event}");
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["reason"], "compaction_limit");
+    assert!(
+        stop["message"]
+            .as_str()
+            .unwrap()
+            .contains("context budget insufficient"),
+        "{stop}"
+    );
+    assert!(
+        autoctl::schema::violations("auto-stop", &stop).is_empty(),
+        "{stop}"
+    );
+}
+
+#[test]
+fn stall_check_reads_the_hooks_like_run_tick() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
+    let check = |at: &str| {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at)
+            .args(["stall", "check", "--target", &agent, "--state"])
+            .arg(sb.path("stall.json"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json_lines(&out).remove(0)
+    };
+    // No hook records: the screen, and its threshold.
+    let report = check("2027-03-01T10:00:00Z");
+    assert_eq!(report["state"]["source"], "screen", "{report}");
+    assert_eq!(report["verdict"], "progress", "{report}");
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T10:00:30Z",
+    );
+    // The hooks report the prompt: decided at the next check, not after --threshold.
+    let report = check("2027-03-01T10:01:00Z");
+    assert_eq!(report["state"]["source"], "hook", "{report}");
+    assert_eq!(
+        report["state"]["state"], "waiting-for-permission",
+        "{report}"
+    );
+    assert_eq!(report["verdict"], "stalled", "{report}");
+    assert_eq!(report["action"], "answer", "{report}");
+    assert_eq!(report["applied"], false, "without --apply: {report}");
+    // Hooks that say the agent works while the screen shows a menu: never answered.
+    hook_event(
+        &sb,
+        &agent,
+        "session/03-UserPromptSubmit.json",
+        "2027-03-01T10:01:30Z",
+    );
+    let out = sb
+        .cmd()
+        .env("AUTOCTL_NOW", "2027-03-01T10:02:00Z")
+        .args(["stall", "check", "--apply", "--target", &agent, "--state"])
+        .arg(sb.path("stall.json"))
+        .output()
+        .unwrap();
+    let report = json_lines(&out).remove(0);
+    assert!(report["state"]["disagreement"].is_string(), "{report}");
+    assert_eq!(report["action"], "escalate", "{report}");
+    assert_eq!(settle(&log), "", "nothing typed");
 }
 
 /// A `claude` on PATH that only tells its version, so `doctor` does not depend on the machine.

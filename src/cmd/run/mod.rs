@@ -35,7 +35,7 @@ pub use recover::RecoverArgs;
 pub use start::StartArgs;
 pub use status::{StatusArgs, StatusFormat};
 pub use stop::StopArgs;
-pub use tick::TickArgs;
+pub use tick::{HookFreshArg, TickArgs};
 pub use wait_args::{NotifyArgs, WaitArgs};
 pub use watch::WatchArgs;
 

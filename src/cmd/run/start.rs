@@ -98,6 +98,16 @@ pub struct StartArgs {
     #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_STEP_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub step_timeout: Duration,
+    /// Stop the loop when this many context compactions happen in one iteration (0: never)
+    ///
+    /// One counter per iteration for every compaction the agent's hooks report (PreCompact:
+    /// its own automatic ones, a person's /compact, and the /compact `run tick --compact-at`
+    /// types). Reaching N stops the run with an `.auto-stop` of reason compaction_limit (seed
+    /// 002: the task does not fit the context window; break it into smaller sub-tasks), and
+    /// the tick never types the /compact that would reach N. Needs `autoctl hook install`:
+    /// without hooks no compaction is counted.
+    #[arg(long, value_name = "N", default_value_t = crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS)]
+    pub max_compactions: u32,
     #[command(flatten)]
     pub waits: super::WaitArgs,
 }
@@ -124,6 +134,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         },
         wait_limits: args.waits.limits()?,
         notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),
+        max_compactions: args.max_compactions,
     };
     let prepared = control::prepare(&request)?;
     let mut registry = super::open()?;

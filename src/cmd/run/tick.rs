@@ -65,16 +65,35 @@ pub struct TypedArgs {
     /// escalating it
     #[arg(long)]
     pub wait_weekly: bool,
-    /// A hook state older than this is not trusted; the screen decides
+    #[command(flatten)]
+    pub fresh: HookFreshArg,
+}
+
+/// `--hook-fresh`, for every command that reads the agent's hook state against its screen
+/// (`run tick`, `run watch`, `stall check`).
+#[derive(Debug, Args)]
+pub struct HookFreshArg {
+    /// A hook state older than this, or older than the last screen change, is not trusted;
+    /// the screen decides
     #[arg(long, value_name = "DURATION", default_value = "10m",
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub hook_fresh: Duration,
 }
 
-impl TypedArgs {
+impl HookFreshArg {
+    /// The typed options of a command that only cross-checks (no waits, no compaction).
     pub fn options(&self) -> crate::supervise::typed::TypedOptions {
         crate::supervise::typed::TypedOptions {
             fresh: self.hook_fresh,
+            ..crate::supervise::typed::TypedOptions::DEFAULT
+        }
+    }
+}
+
+impl TypedArgs {
+    pub fn options(&self) -> crate::supervise::typed::TypedOptions {
+        crate::supervise::typed::TypedOptions {
+            fresh: self.fresh.hook_fresh,
             compact_at: (self.compact_at > 0).then_some(self.compact_at),
             wait_weekly: self.wait_weekly,
         }

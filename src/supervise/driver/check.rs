@@ -22,6 +22,7 @@ use crate::supervise::stall::{
     StatusMark, state_file,
 };
 use crate::supervise::tick::Effect;
+use crate::supervise::typed::{self, Reading, TypedOptions};
 use crate::supervise::typing::Answer;
 use crate::time::Time;
 use crate::tmux::CaptureOptions;
@@ -41,6 +42,8 @@ pub struct CheckOptions {
     pub agent: Agent,
     /// What a step timeout types into an idle agent.
     pub continue_text: String,
+    /// How the agent's hook state is used (`--hook-fresh`).
+    pub typed: TypedOptions,
 }
 
 /// The recovery counts of a target.
@@ -86,6 +89,9 @@ pub struct CheckReport {
     pub status_updated_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_elapsed_seconds: Option<u64>,
+    /// The agent's state this heartbeat went by and its source (`hook`, `statusline`,
+    /// `screen`), with a disagreement between hooks and screen named (the safer reading won).
+    pub state: Reading,
 }
 
 /// What one heartbeat over the targets did.
@@ -145,13 +151,14 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             }
         };
         let view = world.view(&snap, options.agent, now);
-        let mut obs = Sample::of(&view, signal.clone(), status.clone(), external_wait.clone());
-        // The model's messages from its Stop hooks when they record them (Claude Code's own
-        // lines on the screen are not the agent's), else the screen's.
-        if let Some(messages) = hook_messages(world, &view, task) {
-            obs.messages = Some(messages);
-        }
         let before = state.doc.targets.get(target).cloned().unwrap_or_default();
+        let mut obs = Sample::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        // The same cross-check as `run tick`: the hooks' messages (Claude Code's own lines
+        // on the screen are not the agent's) and their word on the screen's prompt.
+        let typed = super::typed_state(world, Some(&view), task);
+        let (reading, typed_use) =
+            typed::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
+        typed_use.apply_to(&mut obs);
         let (mut next, mut diagnosis) =
             stall::heartbeat(&before, &obs, now, &options.limits, effects);
         let mut applied = false;
@@ -231,6 +238,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             &options.limits,
             now,
             &continuation,
+            reading,
         ));
         state.doc.targets.insert(target.clone(), next);
     }
@@ -298,6 +306,7 @@ fn report(
     limits: &Limits,
     now: Time,
     continuation: &[Key],
+    reading: Reading,
 ) -> CheckReport {
     let seen: &Classification = &view.classification;
     let mut reason = diagnosis.reason.clone();
@@ -340,27 +349,6 @@ fn report(
             .as_ref()
             .and_then(|_| state.step_elapsed(now))
             .map(|d| d.as_secs()),
+        state: reading,
     }
-}
-
-/// The agent's messages as its hooks recorded them for this pane (else for the task's
-/// directory), when `autoctl hook install` wired them.
-fn hook_messages(
-    world: &World<'_>,
-    view: &PaneView,
-    task: Option<&Path>,
-) -> Option<crate::pane::view::MessageMark> {
-    use crate::hook::store::{Lookup, Store};
-    let found = Store::new(&world.state_dir).find(&Lookup {
-        pane: view
-            .socket
-            .clone()
-            .map(|socket| (socket, view.pane_id.clone())),
-        session_id: None,
-        dir: task.map(Path::to_path_buf),
-    });
-    found
-        .hook
-        .as_ref()
-        .and_then(crate::supervise::typed::hook_messages)
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::fsx;
+use crate::hook::store::{Lookup, Store};
 use crate::pane::Agent;
 use crate::pane::reset::Zone;
 use crate::pane::rules::RuleSet;
@@ -31,6 +32,7 @@ use crate::protocol::stop::{self, StopRequest};
 use crate::supervise::inputs;
 use crate::supervise::stall::step_timeout::Continuation;
 use crate::supervise::tick::{Effect, SignalObs};
+use crate::supervise::typed::TypedObs;
 use crate::supervise::typing::{self, Answer, Typist};
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
@@ -167,6 +169,31 @@ pub fn perform(
         }
         Effect::RemoveStop => stop::clear(dir).map(|_| ()),
     }
+}
+
+/// The agent's typed state: the hook and status-line records of the pane in `view`, else of
+/// the nearest Claude Code session working in (or above) `dir` (`run tick`'s task dir,
+/// `stall check --task`).
+pub fn typed_state(
+    world: &World<'_>,
+    view: Option<&PaneView>,
+    dir: Option<&Path>,
+) -> Option<TypedObs> {
+    let mut lookup = Lookup {
+        dir: dir.map(Path::to_path_buf),
+        ..Lookup::default()
+    };
+    if let Some(view) = view
+        && let Some(socket) = &view.socket
+    {
+        lookup.pane = Some((socket.clone(), view.pane_id.clone()));
+    }
+    let found = Store::new(&world.state_dir).find(&lookup);
+    (found.hook.is_some() || found.status.is_some()).then_some(TypedObs {
+        by: found.by,
+        hook: found.hook,
+        status: found.status,
+    })
 }
 
 /// The pane of a target, or a clear error (`run start` checks its target with it).

@@ -15,7 +15,7 @@ use anyhow::{Context, Result, anyhow};
 use super::{World, owner, perform, type_answer};
 use crate::fsx;
 use crate::hook::session::{Key, Record, Transition};
-use crate::hook::store::{Lookup, Store};
+use crate::hook::store::Store;
 use crate::protocol::document;
 use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
@@ -27,7 +27,6 @@ use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
     WaitInputs,
 };
-use crate::supervise::typed::TypedObs;
 use crate::supervise::wait::Recorded;
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
@@ -305,28 +304,12 @@ fn mark_compaction(
     }
 }
 
-/// The agent's typed state: the hook and status-line records of its pane, else of the
-/// nearest Claude Code session working in (or above) the task dir.
-fn typed_state(world: &World<'_>, run: &Run, pane: &PaneObs) -> Option<TypedObs> {
-    let mut lookup = Lookup {
-        dir: Some(run.task_path().to_path_buf()),
-        ..Lookup::default()
-    };
-    if let PaneObs::Seen(view) = pane
-        && let Some(socket) = &view.socket
-    {
-        lookup.pane = Some((socket.clone(), view.pane_id.clone()));
-    }
-    let found = Store::new(&world.state_dir).find(&lookup);
-    (found.hook.is_some() || found.status.is_some()).then_some(TypedObs {
-        by: found.by,
-        hook: found.hook,
-        status: found.status,
-    })
-}
-
 fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Observation> {
-    let typed = typed_state(world, run, &pane);
+    let view = match &pane {
+        PaneObs::Seen(view) => Some(view.as_ref()),
+        _ => None,
+    };
+    let typed = super::typed_state(world, view, Some(run.task_path()));
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -542,6 +525,7 @@ mod tests {
             limits: Limits::default(),
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
+            max_compactions: 3,
         }
     }
 

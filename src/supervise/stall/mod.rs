@@ -98,9 +98,26 @@ pub struct StallState {
     /// `quota_waited_seconds` when the step clock started (waits after it do not count).
     #[serde(default)]
     pub step_waited_base: u64,
+    /// The last heartbeat that still saw the screen before `last_hash` (RFC 3339): the screen
+    /// changed after it. `None` while no other screen was seen.
+    #[serde(default)]
+    pub screen_changed_after: Option<String>,
 }
 
 impl StallState {
+    /// When the screen with `hash` appeared, as closely as samples tell: after the returned
+    /// time (the last heartbeat that still saw another screen) and by the heartbeat that first
+    /// saw it. `None`: no other screen was ever seen.
+    pub fn screen_changed_after(&self, hash: &str) -> Option<DateTime<Utc>> {
+        let after = if self.last_hash.as_deref() == Some(hash) {
+            self.screen_changed_after.as_deref()
+        } else {
+            // A screen the last heartbeat did not see appeared after that heartbeat.
+            self.last_check_at.as_deref()
+        };
+        after.and_then(parse_time)
+    }
+
     fn repeats(&self) -> RepeatState {
         RepeatState::from_hex(self.message_hash.as_deref(), self.message_repeats)
     }
@@ -368,6 +385,9 @@ pub fn heartbeat(
     let mut next = state.clone();
     next.checks = next.checks.saturating_add(1);
     next.last_check_at = Some(now_timestamp(now));
+    if state.last_hash.as_deref() != Some(obs.hash.as_str()) {
+        next.screen_changed_after = state.last_check_at.clone();
+    }
 
     if let Some(signal) = &obs.signal {
         // A loop that numbers its iterations is identified by the number; one that does
@@ -595,6 +615,41 @@ mod tests {
         }
         *state = next;
         diagnosis
+    }
+
+    #[test]
+    fn the_screen_changed_after_the_last_heartbeat_that_saw_the_old_one() {
+        let limits = Limits::default();
+        let mut state = StallState::default();
+        let idle = obs("idle", Class::Idle, Action::None);
+        let menu = obs("menu", Class::Permission, Action::Answer);
+        assert_eq!(state.screen_changed_after("idle"), None, "nothing seen yet");
+        run(&mut state, &idle, 0, &limits, Effects::default());
+        run(&mut state, &idle, 1, &limits, Effects::default());
+        assert_eq!(
+            state.screen_changed_after("idle"),
+            None,
+            "no other screen seen"
+        );
+        // A screen the last heartbeat did not see appeared after it.
+        assert_eq!(
+            state.screen_changed_after("menu"),
+            Some(t0() + Duration::minutes(1))
+        );
+        // Once seen, the bound stays the same however many heartbeats the screen stays.
+        for minute in 2..6 {
+            run(&mut state, &menu, minute, &limits, Effects::default());
+            assert_eq!(
+                state.screen_changed_after("menu"),
+                Some(t0() + Duration::minutes(1)),
+                "minute {minute}"
+            );
+        }
+        run(&mut state, &idle, 6, &limits, Effects::default());
+        assert_eq!(
+            state.screen_changed_after("idle"),
+            Some(t0() + Duration::minutes(5))
+        );
     }
 
     #[test]

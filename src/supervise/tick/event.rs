@@ -172,6 +172,9 @@ pub struct RunAfter {
     /// How long the step has gone without a `.status.json` update (quota waits excluded).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_elapsed_ms: Option<u64>,
+    /// Context compactions counted in this iteration (of the run's `--max-compactions`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub compactions: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,12 +205,17 @@ impl RunAfter {
                 .stall
                 .step_elapsed(run.ended_at.unwrap_or(now))
                 .map(millis),
+            compactions: run.compactions_this_iteration(),
             step: run.current_step().map(str::to_string),
             stop_reason: run.stop_reason.clone(),
             needs_person: run.waits.needs_person.clone(),
             wait: run.waits.open.clone().filter(|_| run.status.is_active()),
         }
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One line of `run tick` output (schema: `autoctl schema show tick-event`).
@@ -310,16 +318,11 @@ impl TickEvent {
             });
     }
 
-    /// `run status`'s one-line summary of the tick: its decision and last reason, and the
-    /// agent's state with its source (`run status` shows it in its AGENT column).
+    /// `run status`'s one-line summary of the tick: its decision and last reason (the
+    /// agent's state and its source are fields of the run: [`Run::agent_state`]).
     pub(super) fn summary(&self) -> String {
-        let state = self
-            .state
-            .as_ref()
-            .map(|r| format!(" [agent {} (from {})]", r.state, r.source))
-            .unwrap_or_default();
         format!(
-            "{}: {}{state}",
+            "{}: {}",
             self.decision.as_str(),
             self.reasons.last().map(String::as_str).unwrap_or("")
         )

@@ -34,13 +34,13 @@ use crate::pane::Key;
 use crate::pane::view::PaneView;
 use crate::protocol::signal::STOP;
 use crate::routing::command;
-use crate::supervise::run::{DispatchStep, Mode, Run, SeenSignal, Status};
+use crate::supervise::run::{AgentReading, DispatchStep, Mode, Run, SeenSignal, Status};
 use crate::supervise::stall::step_timeout::CONTINUATION;
-use crate::supervise::stall::{self, Condition, Hint, Recovery, Response, SignalMark};
-use crate::supervise::typed::{self, Reading, TypedOptions, Use};
+use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
+use crate::supervise::typed::{self, Budget, Compaction, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::{self, WaitOptions};
-use crate::time::{Time, between, parse_time};
+use crate::time::{Time, between};
 use event::{is_new, saw};
 
 /// How a tick runs.
@@ -360,16 +360,10 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.active() {
         read_stop_file(&mut t, obs);
     }
-    let (reading, typed_use) = match (pane, &obs.typed) {
-        (Some(view), Some(typed)) => {
-            let (reading, typed_use) = typed::read(
-                typed,
-                view,
-                before.stall.last_hash.as_deref() != Some(view.hash.as_str()),
-                before.stall.last_check_at.as_deref().and_then(parse_time),
-                now,
-                &options.typed,
-            );
+    let (reading, typed_use) = match pane {
+        Some(view) => {
+            let (reading, typed_use) =
+                typed::cross_check(obs.typed.as_ref(), view, &before.stall, now, &options.typed);
             if let Some(why) = &reading.disagreement {
                 t.event.decide(
                     Decision::Continue,
@@ -377,10 +371,25 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
                 );
             }
             t.event.state = Some(reading.clone());
+            t.run.agent_state = Some(AgentReading {
+                state: reading.state.clone(),
+                source: reading.source,
+                at: now,
+            });
             (Some(reading), typed_use)
         }
-        _ => (None, Use::default()),
+        None => (None, Use::default()),
     };
+    // One compaction counter per iteration: every compaction the hooks report counts.
+    (t.run.compactions, t.run.compactions_seen) = typed::count_compactions(
+        t.run.compactions,
+        t.run.compactions_seen,
+        obs.typed
+            .as_ref()
+            .and_then(|ty| ty.hook.as_ref())
+            .map(|hook| hook.compactions),
+        t.run.iteration_count,
+    );
     if let Some(view) = pane {
         waits::screen_changed(&mut t, view);
     }
@@ -548,11 +557,24 @@ fn enforce_limits(t: &mut Tick<'_>) {
             crate::duration::format(Duration::from_secs(t.run.quota_waited(t.now).as_secs())),
         );
         t.stop("timeout", why);
+        return;
+    }
+    // Seed 002: this many compactions in one iteration mean the task does not fit the
+    // context window; one counter for the agent's own compactions and autoctl's /compact.
+    let compactions = t.run.compactions.at(t.run.iteration_count);
+    if compactions.exhausted(t.run.max_compactions) {
+        let why = compactions.limit_message(t.run.max_compactions);
+        t.stop(COMPACTION_LIMIT, why);
     }
 }
 
+/// The stop reason of a run whose iteration reached `--max-compactions`.
+pub const COMPACTION_LIMIT: &str = "compaction_limit";
+
 /// Proactive compaction (seed 000): type `/compact` once per crossing of `--compact-at`
-/// while the agent is idle at its own prompt by both its hooks and its screen.
+/// while the agent is idle at its own prompt by both its hooks and its screen, within the
+/// iteration's compaction budget (`--max-compactions`; the compaction is counted when the
+/// hooks report it, like any other).
 fn compact(
     t: &mut Tick<'_>,
     view: &PaneView,
@@ -577,13 +599,25 @@ fn compact(
     if t.answer.is_some() || !t.effects.is_empty() || !options.answers {
         return;
     }
-    let Some(why) = typed::compaction(
+    let budget = Budget {
+        count: t.run.compactions,
+        iteration: t.run.iteration_count,
+        max: t.run.max_compactions,
+    };
+    let why = match typed::compaction(
         reading,
         view.classification.class,
         requested,
+        budget,
         &options.typed,
-    ) else {
-        return;
+    ) {
+        None => return,
+        Some(Compaction::Capped(why)) => {
+            t.event
+                .decide(Decision::Continue, format!("compact: {why}"));
+            return;
+        }
+        Some(Compaction::Type(why)) => why,
     };
     t.compaction = Some(true);
     t.plan_answer(
@@ -630,16 +664,9 @@ fn stall_heartbeat(
     {
         observation.external_wait = Some(verdict.reason.clone());
     }
-    // The hooks' record of the model's messages, when they keep one: Claude Code's own
-    // lines on the screen are not the agent's.
-    if let Some(messages) = &typed_use.messages {
-        observation.messages = Some(messages.clone());
-    }
-    observation.hint = match (typed_use.act_now, typed_use.no_answer) {
-        (true, true) => Hint::NowNoAnswer,
-        (true, false) => Hint::Now,
-        (false, _) => Hint::Screen,
-    };
+    // The hooks' record of the model's messages, when they keep one (Claude Code's own
+    // lines on the screen are not the agent's), and their word on the screen's prompt.
+    typed_use.apply_to(&mut observation);
     // Restarts are `run recover`'s (observe mode ends the run on a dead agent instead).
     let effects = stall::Effects {
         answer: options.answers && !options.dry_run,

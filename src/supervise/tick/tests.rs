@@ -39,6 +39,7 @@ fn new_run(mode: Mode) -> Run {
         },
         wait_limits: crate::supervise::wait::WaitLimits::default(),
         notify: None,
+        max_compactions: 3,
     };
     Run::new(&new, at(0))
 }
