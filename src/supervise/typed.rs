@@ -589,7 +589,6 @@ mod tests {
         let (r, u) = read(
             &hook(&[PRE], 0),
             &view(Class::Permission),
-            false,
             None,
             at(2),
             &options,
@@ -600,7 +599,6 @@ mod tests {
         let (_, u) = read(
             &hook(&[PRE], 0),
             &view(Class::Permission),
-            false,
             None,
             at(11),
             &options,
@@ -610,7 +608,6 @@ mod tests {
         let (_, u) = read(
             &hook(&[PROMPT], 0),
             &view(Class::Permission),
-            false,
             None,
             at(1),
             &options,
