@@ -349,14 +349,22 @@ impl Tmux {
         let args = snapshot_args(targets, options, nonce);
         match self.run(&args, None) {
             Ok(out) => parse_snapshots(&out, nonce, targets.len()),
-            Err(err) if targets.len() == 1 => Err(err),
-            Err(err) => {
-                // tmux stops a command sequence at the first failing command. A missing server
-                // fails everything; a missing pane fails only its own slot, so capture the
-                // targets one by one to say which.
-                if matches!(TmuxError::of(&err), Some(TmuxError::NoServer { .. })) {
-                    return Err(err);
-                }
+            // A server that cannot be asked fails every target: the caller cannot tell a gone
+            // pane from a wrong socket, and must not end runs over it.
+            Err(err)
+                if matches!(
+                    TmuxError::of(&err),
+                    Some(TmuxError::NoServer { .. } | TmuxError::Timeout { .. })
+                ) =>
+            {
+                Err(err)
+            }
+            // One target: its failure (a pane or session that is gone) is its own slot, as in
+            // a batch, so `run tick --session X` ends a run whose pane is gone like `--all`.
+            Err(err) if targets.len() == 1 => Ok(vec![Err(err)]),
+            Err(_) => {
+                // tmux stops a command sequence at the first failing command; a missing pane
+                // fails only its own slot, so capture the targets one by one to say which.
                 let mut all = Vec::with_capacity(targets.len());
                 for target in targets {
                     match self.snapshot_one(target, options, nonce) {

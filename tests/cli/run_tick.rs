@@ -464,6 +464,30 @@ fn a_killed_pane_loses_the_run_and_a_deleted_task_dir_too() {
     );
 }
 
+/// `run tick --session X` reads a gone pane as `--all` does: the run ends as lost (exit 0,
+/// one line), it is not an error retried forever.
+#[test]
+fn a_killed_session_ticked_by_name_is_lost() {
+    let sb = Sandbox::new();
+    let dir = task(&sb, "named");
+    session(&sb, "keep");
+    session(&sb, "n1");
+    start_generic(&sb, "n1", &dir);
+    kill_session(&sb, "n1");
+    let events = tick(&sb, &["--session", "n1"]);
+    assert_eq!(decisions(&events), ["lost"], "{events:?}");
+    assert_eq!(events[0]["saw"]["pane"]["state"], "gone", "{}", events[0]);
+    assert_eq!(status(&sb, "n1")["status"], "lost");
+    assert_eq!(status(&sb, "n1")["stop_reason"], "pane_gone");
+    // The run has ended: a second tick finds nothing to decide and fails nothing.
+    let again = sb
+        .cmd()
+        .args(["run", "tick", "--session", "n1"])
+        .output()
+        .unwrap();
+    assert_ne!(again.status.code(), Some(2), "{again:?}");
+}
+
 /// `run recover` after a restart, on the two other outcomes than a relaunch: a pane that is
 /// gone loses its run (and its stale stop file), an agent still running is left alone with
 /// its stall baseline reset.
