@@ -232,7 +232,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Dispatch mode: the routing table that gives the entry step (built-in name or file)')
             [CompletionResult]::new('--launch', '--launch', [CompletionResultType]::ParameterName, 'Type the agent''s command into the pane after registering (observe mode)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)')
-            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures in a row before a screen is examined as a suspected stall')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Heartbeats a screen stays unchanged before it is examined as a suspected stall, counted by elapsed time: N × `run tick --heartbeat` (3 × 60s), however often ticks come')
             [CompletionResult]::new('--max-recoveries-per-iteration', '--max-recoveries-per-iteration', [CompletionResultType]::ParameterName, 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--max-recoveries', '--max-recoveries', [CompletionResultType]::ParameterName, 'Stall recoveries allowed in total before the loop is stopped (stall_limit)')
             [CompletionResult]::new('--repeat-limit', '--repeat-limit', [CompletionResultType]::ParameterName, 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)')

@@ -210,7 +210,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --table 'Dispatch mode: the routing table that gives the entry step (built-in name or file)'
             cand --launch 'Type the agent''s command into the pane after registering (observe mode)'
             cand --agent 'How panes are read: `claude` acts only on the agent''s own screen; `generic` reads any program''s prompts (same safety policy)'
-            cand --threshold 'Unchanged captures in a row before a screen is examined as a suspected stall'
+            cand --threshold 'Heartbeats a screen stays unchanged before it is examined as a suspected stall, counted by elapsed time: N × `run tick --heartbeat` (3 × 60s), however often ticks come'
             cand --max-recoveries-per-iteration 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)'
             cand --max-recoveries 'Stall recoveries allowed in total before the loop is stopped (stall_limit)'
             cand --repeat-limit 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)'

@@ -273,7 +273,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
 gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
 generic\t'Any program: read its prompts and apply the same safety policy'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Unchanged captures in a row before a screen is examined as a suspected stall' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l threshold -d 'Heartbeats a screen stays unchanged before it is examined as a suspected stall, counted by elapsed time: N × `run tick --heartbeat` (3 × 60s), however often ticks come' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries-per-iteration -d 'Stall recoveries allowed per iteration before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-recoveries -d 'Stall recoveries allowed in total before the loop is stopped (stall_limit)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l repeat-limit -d 'The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)' -r

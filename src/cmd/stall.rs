@@ -127,6 +127,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
             recoveries_total: args.max_recoveries,
             repeat_limit: args.repeat_limit,
             step_timeout: args.step_timeout,
+            period: None,
         },
         apply: args.apply,
         task: args.task.clone(),

@@ -135,12 +135,16 @@ ALTER TABLE task_auto ADD COLUMN compaction_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE task_auto ADD COLUMN compactions_seen INTEGER;
 ALTER TABLE task_auto ADD COLUMN screen_changed_after TEXT;
 "#,
+    // 5: stalls counted by elapsed time — when the unchanged screen was first seen.
+    r#"
+ALTER TABLE task_auto ADD COLUMN stall_unchanged_since TEXT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 73;
+const COLUMN_COUNT: usize = 74;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -155,7 +159,7 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
     wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
     max_compactions, compaction_iteration, compaction_count, compactions_seen, \
-    screen_changed_after";
+    screen_changed_after, stall_unchanged_since";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -752,6 +756,7 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.compactions.count,
         run.compactions_seen.map(to_i64),
         run.stall.screen_changed_after,
+        run.stall.unchanged_since,
     ])
 }
 
@@ -830,6 +835,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             recoveries_total: small("max_recoveries_total")?,
             repeat_limit: small("repeat_limit")?,
             step_timeout: Duration::from_millis(count("step_timeout_ms")?),
+            period: None,
         },
         wait_limits: WaitLimits::from_json(&text("wait_limits")?),
         notify: opt_text("notify_command")?,
@@ -861,6 +867,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             step_since: opt_text("step_since")?,
             step_waited_base: count("step_waited_base")?,
             screen_changed_after: opt_text("screen_changed_after")?,
+            unchanged_since: opt_text("stall_unchanged_since")?,
         },
         waits: WaitState::from_json(&text("waits")?),
         agent_state: match (
@@ -929,6 +936,7 @@ mod tests {
                 recoveries_total: 4,
                 repeat_limit: 5,
                 step_timeout: Duration::from_secs(90),
+                period: None,
             },
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
@@ -975,6 +983,7 @@ mod tests {
             step_since: Some("2026-01-01T00:00:04Z".into()),
             step_waited_base: 7,
             screen_changed_after: Some("2026-01-01T00:00:05Z".into()),
+            unchanged_since: Some("2026-01-01T00:00:05.250Z".into()),
         };
         run.agent_state = Some(AgentReading {
             state: "failed:rate_limit".into(),

@@ -713,6 +713,51 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// Issue 15 item 3: stalls count elapsed time, not ticks. Ticked every 30 s of a fake clock
+/// with the default 60 s heartbeat, an unchanged safe prompt is answered after 3 × 60 s
+/// (the seed's three heartbeats), not at the third tick (90 s).
+#[test]
+fn ticks_every_30s_answer_a_stalled_prompt_after_three_minutes_not_90s() {
+    let sb = Sandbox::new();
+    let dir = task(&sb, "spaced");
+    let log_file = sb.path("agent-spaced.log");
+    session(&sb, "spaced");
+    let at = |seconds: u32| format!("2027-03-01T10:{:02}:{:02}Z", seconds / 60, seconds % 60);
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args(["run", "start", "--session", "spaced", "--agent", "generic"])
+        .arg("--launch")
+        .arg(agent_command("--ask-at 1 --delay 0", &log_file))
+        .arg("--task")
+        .arg(&dir)
+        .assert()
+        .code(0);
+    wait_for("the question", || {
+        capture(&sb, "=spaced:").contains("[y/N]")
+    });
+    let mut answered_at = None;
+    for seconds in (0..=240).step_by(30) {
+        let output = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(seconds))
+            .args(["run", "tick", "--session", "spaced"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let event = json_lines(&output).remove(0);
+        assert_eq!(
+            event["heartbeat"], true,
+            "every 30 s tick is a heartbeat: {event}"
+        );
+        if event["decision"] == "answer" {
+            answered_at = Some(seconds);
+            break;
+        }
+        assert_eq!(event["decision"], "continue", "{event}");
+    }
+    assert_eq!(answered_at, Some(180));
+}
+
 /// A session whose foreground program is not a shell (an agent busy with something).
 fn busy_session(sb: &Sandbox, name: &str) {
     let command = "echo '● exec: working on the migration'; exec sleep 600";

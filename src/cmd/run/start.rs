@@ -80,7 +80,8 @@ pub struct StartArgs {
     /// program's prompts (same safety policy)
     #[arg(long, value_enum, default_value_t)]
     pub agent: Agent,
-    /// Unchanged captures in a row before a screen is examined as a suspected stall
+    /// Heartbeats a screen stays unchanged before it is examined as a suspected stall,
+    /// counted by elapsed time: N × `run tick --heartbeat` (3 × 60s), however often ticks come
     #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_THRESHOLD,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub threshold: u32,
@@ -131,6 +132,8 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             recoveries_total: args.max_recoveries,
             repeat_limit: args.repeat_limit,
             step_timeout: args.step_timeout,
+            // `run tick --heartbeat` gives it, tick by tick.
+            period: None,
         },
         wait_limits: args.waits.limits()?,
         notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),

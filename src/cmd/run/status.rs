@@ -29,8 +29,9 @@ use crate::time;
 ///                               --max-iterations
 ///   ELAPSED/TIMEOUT             supervised time (quota waits excluded) / --timeout
 ///   STEP                        the step the loop is on (- before the first signal)
-///   UNCHANGED/STALL-AT          identical screen captures in a row / --threshold (at it
-///                               the screen is examined as a suspected stall)
+///   UNCHANGED/STALL-AT          identical screen captures in a row / --threshold (the
+///                               screen is examined as a suspected stall once it stayed
+///                               unchanged for --threshold heartbeats of elapsed time)
 ///   RECOVERIES(ITERATION)/MAX   stall recoveries spent this iteration /
 ///                               --max-recoveries-per-iteration
 ///   RECOVERIES(TOTAL)/MAX       stall recoveries spent in the whole run / --max-recoveries

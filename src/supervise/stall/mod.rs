@@ -50,6 +50,9 @@ pub struct StallState {
     /// Consecutive captures equal to the one before.
     #[serde(default)]
     pub unchanged: u32,
+    /// When the current screen was first seen unchanged from (RFC 3339): the stall clock.
+    #[serde(default)]
+    pub unchanged_since: Option<String>,
     #[serde(default)]
     pub recoveries_iteration: u32,
     #[serde(default)]
@@ -144,6 +147,8 @@ impl StallState {
         self.recoveries_total += 1;
         self.answered_hash = Some(recovery.hash.clone());
         self.unchanged = 0;
+        // The stall clock restarts at the next heartbeat.
+        self.unchanged_since = None;
         if let Some(start) = recovery.restarts_step_clock {
             self.restart_step_clock(start);
         }
@@ -268,6 +273,13 @@ pub struct Limits {
     pub repeat_limit: u32,
     /// No `.status.json` update for this long is a step timeout.
     pub step_timeout: Duration,
+    /// What one heartbeat stands for (`run tick --heartbeat`, seed 60 s). With it, a screen
+    /// is stalled once it has stayed unchanged for `threshold` × `period` of elapsed time,
+    /// however often ticks come (ticks every 30 s still stall after 3 × 60 s, not 90 s);
+    /// without it (`stall check`, whose caller's schedule is the clock) after `threshold`
+    /// unchanged captures. A tick option, never stored with the run.
+    #[serde(skip)]
+    pub period: Option<Duration>,
 }
 
 /// Seed defaults.
@@ -283,7 +295,15 @@ impl Default for Limits {
             recoveries_total: DEFAULT_RECOVERIES_TOTAL,
             repeat_limit: reasoning::REPEAT_LIMIT,
             step_timeout: step_timeout::STEP_TIMEOUT,
+            period: None,
         }
+    }
+}
+
+impl Limits {
+    /// How long a screen must stay unchanged to be stalled, when counted by elapsed time.
+    pub fn stall_after(&self) -> Option<Duration> {
+        self.period.map(|p| p.saturating_mul(self.threshold))
     }
 }
 
@@ -433,6 +453,7 @@ pub fn heartbeat(
             next.quota_wait_since = Some(now_timestamp(now));
         }
         next.unchanged = 0;
+        next.unchanged_since = Some(crate::time::format_time(now));
         next.last_hash = Some(obs.hash.clone());
         let reason = match &obs.external_wait {
             Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
@@ -452,8 +473,17 @@ pub fn heartbeat(
     if changed {
         next.last_hash = Some(obs.hash.clone());
         next.unchanged = 0;
+        next.unchanged_since = Some(crate::time::format_time(now));
     } else {
         next.unchanged = next.unchanged.saturating_add(1);
+        if next
+            .unchanged_since
+            .as_deref()
+            .and_then(parse_time)
+            .is_none()
+        {
+            next.unchanged_since = Some(crate::time::format_time(now));
+        }
     }
     if let Some(diagnosis) = reasoning::check(&mut next, obs, limits, effects) {
         return (next, diagnosis);
@@ -479,11 +509,7 @@ pub fn heartbeat(
             Diagnosis::new(Condition::Progress, Response::None, "the screen changed"),
         );
     }
-    if next.unchanged < limits.threshold && !act_now {
-        let reason = format!(
-            "unchanged {} of {} captures",
-            next.unchanged, limits.threshold
-        );
+    if !act_now && let Some(reason) = below_threshold(&next, limits, now) {
         return (
             next,
             Diagnosis::new(Condition::Unchanged, Response::None, reason),
@@ -518,6 +544,35 @@ pub fn heartbeat(
         Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
     };
     (next, diagnosis)
+}
+
+/// Why an unchanged screen is not stalled yet, or `None` when it is: by elapsed time when
+/// the limits have a period, else by the count of captures.
+fn below_threshold(state: &StallState, limits: &Limits, now: DateTime<Utc>) -> Option<String> {
+    match limits.stall_after() {
+        Some(after) => {
+            let Some(since) = state.unchanged_since.as_deref().and_then(parse_time) else {
+                return Some("the stall clock starts now".to_string());
+            };
+            // A clock that went back counts as no time: never a stall early.
+            let unchanged = crate::time::between(since, now);
+            (unchanged < after).then(|| {
+                format!(
+                    "unchanged for {} of {} ({} × {})",
+                    crate::duration::format(unchanged),
+                    crate::duration::format(after),
+                    limits.threshold,
+                    crate::duration::format(limits.period.unwrap_or_default())
+                )
+            })
+        }
+        None => (state.unchanged < limits.threshold).then(|| {
+            format!(
+                "unchanged {} of {} captures",
+                state.unchanged, limits.threshold
+            )
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -696,6 +751,40 @@ mod tests {
         }
         assert_eq!(state.recoveries_total, 0);
         assert_eq!(state.unchanged, 9);
+    }
+
+    /// Issue 15 item 3: ticks every 30 s with the seed's 60 s heartbeat stall after 3 × 60 s,
+    /// not after three ticks (90 s).
+    #[test]
+    fn ticks_every_30s_stall_after_three_minutes_not_90s() {
+        let limits = Limits {
+            period: Some(std::time::Duration::from_secs(60)),
+            ..Limits::default()
+        };
+        let prompt = obs("h", Class::Permission, Action::Answer);
+        let mut state = StallState::default();
+        let mut stalled_at = None;
+        for tick in 0..10 {
+            let now = t0() + Duration::seconds(tick * 30);
+            let (next, d) = heartbeat(&state, &prompt, now, &limits, ALL);
+            if d.condition == Condition::Stalled && stalled_at.is_none() {
+                stalled_at = Some(tick * 30);
+            }
+            state = next;
+        }
+        assert_eq!(stalled_at, Some(180));
+        // Without a period (`stall check`): three unchanged captures, whatever their spacing.
+        let mut state = StallState::default();
+        let mut captures = 0;
+        loop {
+            let (next, d) = heartbeat(&state, &prompt, t0(), &Limits::default(), ALL);
+            state = next;
+            if d.condition == Condition::Stalled {
+                break;
+            }
+            captures += 1;
+        }
+        assert_eq!(captures, 3);
     }
 
     #[test]
@@ -1150,6 +1239,51 @@ mod tests {
                 let elapsed = state.step_elapsed(t0() + Duration::minutes(minute)).map(|d| d.as_secs() / 60);
                 let model_now = start.map(|s| (s..minute).filter(|j| !waiting[*j as usize]).count() as u64);
                 prop_assert_eq!(elapsed, model_now);
+            }
+        }
+
+        /// Issue 15: heartbeats count by elapsed time. Ticks come at any spacing (and the
+        /// clock may step back); on one unchanged safe prompt the stall fires at the first
+        /// tick at least `threshold` × `period` after the screen was first seen, never
+        /// before, and the counters never go backwards.
+        #[test]
+        fn an_unchanged_screen_stalls_after_its_elapsed_time_however_ticks_come(
+            gaps in prop::collection::vec(-20i64..150, 1..60),
+            threshold in 1u32..5,
+            period in prop_oneof![Just(30u64), Just(60), Just(90)],
+        ) {
+            let limits = Limits {
+                threshold,
+                recoveries_per_iteration: 100,
+                recoveries_total: 100,
+                period: Some(std::time::Duration::from_secs(period)),
+                ..Limits::default()
+            };
+            let after = i64::from(threshold) * period as i64;
+            let prompt = obs("h", Class::Permission, Action::Answer);
+            let mut state = StallState::default();
+            let mut now = t0();
+            let first = now;
+            for (i, gap) in gaps.iter().enumerate() {
+                if i > 0 {
+                    now += Duration::seconds(*gap);
+                }
+                let before = state.clone();
+                let (next, d) = heartbeat(&state, &prompt, now, &limits, Effects::default());
+                prop_assert_eq!(next.checks, before.checks + 1);
+                if i > 0 {
+                    prop_assert_eq!(next.unchanged, before.unchanged + 1);
+                }
+                prop_assert_eq!(next.unchanged_since.clone(), Some(crate::time::format_time(first)));
+                let elapsed = (now - first).num_seconds();
+                if i > 0 && elapsed >= after {
+                    prop_assert_eq!(d.condition, Condition::Stalled, "{} s: {}", elapsed, d.reason);
+                    prop_assert_eq!(d.response, Response::Answer);
+                } else {
+                    prop_assert_ne!(d.condition, Condition::Stalled, "{} s: {}", elapsed, d.reason);
+                    prop_assert_eq!(d.response, Response::None);
+                }
+                state = next;
             }
         }
 

@@ -673,8 +673,13 @@ fn stall_heartbeat(
         restart: false,
         stop: !options.dry_run,
     };
-    let (state, decision) =
-        stall::heartbeat(&t.run.stall, &observation, t.now, &t.run.limits, effects);
+    // Counted by elapsed time: `--threshold` heartbeats of `--heartbeat` each, however often
+    // the ticks come (issue 15: ticks every 30 s stalled after 90 s, not the seed's 3 × 60 s).
+    let limits = stall::Limits {
+        period: Some(options.heartbeat),
+        ..t.run.limits
+    };
+    let (state, decision) = stall::heartbeat(&t.run.stall, &observation, t.now, &limits, effects);
     t.run.stall = state;
     Some(decision)
 }
