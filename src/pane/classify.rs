@@ -553,12 +553,18 @@ fn decide(
     let mut approval = None;
 
     if rule.action == Action::Answer {
+        // A program's own question looks as far up as the policy's screen door does
+        // (`QUESTION_WINDOW`, one definition for both): what the classifier reads for
+        // destructive commands and what the policy reads for words of loss are the same lines.
         let subject = rule
             .def
             .subject
             .clone()
             .unwrap_or(super::rules::SubjectDef {
-                above: 3,
+                above: match rule.def.policy {
+                    Some(Door::Question) => QUESTION_WINDOW,
+                    _ => 3,
+                },
                 start: None,
             });
         let lowest = found.index.saturating_sub(subject.above);
@@ -885,6 +891,30 @@ mod tests {
     fn every_rule_passes_its_examples_and_near_misses() {
         let failures = check_examples(RuleSet::embedded(), now());
         assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    /// One lookback for a program's own question: the classifier's subject (read for
+    /// destructive commands) and the policy's screen door (read for words of loss) both
+    /// reach exactly `QUESTION_WINDOW` lines above it, no further.
+    #[test]
+    fn a_question_looks_back_as_far_as_the_policy_does() {
+        for (above, what) in [
+            ("rm -rf /srv/app", "a destructive command"),
+            ("Would remove:", "a word of loss"),
+        ] {
+            let screen = |gap: usize| {
+                let mut lines = vec!["$ ./setup".to_string(), above.to_string()];
+                lines.extend((0..gap).map(|i| format!("  step {i} of the plan")));
+                lines.push("Proceed (Y/n)?".to_string());
+                lines.join("\n")
+            };
+            // `above` is QUESTION_WINDOW lines over the question: inside, escalated.
+            let inside = classify_text(&screen(QUESTION_WINDOW - 1), Agent::Generic, Some("bash"));
+            assert_eq!(inside.action, Action::Escalate, "{what}: {}", inside.reason);
+            // One line further up: outside both, the question is answered.
+            let outside = classify_text(&screen(QUESTION_WINDOW), Agent::Generic, Some("bash"));
+            assert_eq!(outside.action, Action::Answer, "{what}: {}", outside.reason);
+        }
     }
 
     #[test]

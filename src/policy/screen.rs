@@ -228,7 +228,8 @@ pub struct Approval {
 
 /// Lines looked at above a question for words of loss: its paragraph, up to this many (a
 /// package manager may list every file it would remove between "Would remove:" and its
-/// question).
+/// question). The one lookback of a program's question: the classifier reads the same lines
+/// for destructive commands (a question rule's default subject).
 pub const QUESTION_WINDOW: usize = 40;
 
 /// The question's paragraph: the last line and the lines above it up to a blank line or the
