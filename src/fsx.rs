@@ -29,7 +29,10 @@ pub enum Bounded {
 
 /// Read at most `limit` bytes of `path`; larger content is reported, never read whole.
 pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Bounded> {
-    read_bounded_from(open_regular(path)?, limit)
+    let (file, len) = open_regular_sized(path)?;
+    // Sized from the descriptor (plus the byte that tells "larger" from "exactly the limit"),
+    // so a small document takes one read and one read of end-of-file, without regrowing.
+    read_bounded_into(file, limit, Vec::with_capacity(len.min(limit) as usize + 1))
 }
 
 /// Open a file for reading only if it is a regular file.
@@ -39,14 +42,20 @@ pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Bounded> {
 /// non-blocking (which changes nothing for regular files) and the type is checked on the open
 /// descriptor, so there is no window between the check and the read.
 pub fn open_regular(path: &Path) -> io::Result<File> {
+    open_regular_sized(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the size the descriptor has at the open.
+fn open_regular_sized(path: &Path) -> io::Result<(File, u64)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    let file_type = file.metadata()?.file_type();
+    let metadata = file.metadata()?;
+    let file_type = metadata.file_type();
     if file_type.is_file() {
-        Ok(file)
+        Ok((file, metadata.len()))
     } else if file_type.is_dir() {
         Err(io::Error::new(
             io::ErrorKind::IsADirectory,
@@ -62,7 +71,10 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
 
 /// Read at most `limit` bytes from any reader (files, stdin).
 pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
-    let mut bytes = Vec::new();
+    read_bounded_into(reader, limit, Vec::new())
+}
+
+fn read_bounded_into(reader: impl Read, limit: u64, mut bytes: Vec<u8>) -> io::Result<Bounded> {
     reader.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         Ok(Bounded::TooLarge { limit })

@@ -5,7 +5,7 @@
 //! and print; the rest is pure cores with thin edges.
 //!
 //! Where each concept lives:
-//! - the command line: [`cli`] (the clap tree), [`cmd`] (one module per group, `cmd/run/`
+//! - the command line: [`cli`] (the clap tree and the two-stage parse), [`cmd`] (one module per group, `cmd/run/`
 //!   one file per command), [`docs`] (man pages, completions), [`output`] (the only writer
 //!   to stdout and stderr), [`progress`];
 //! - the protocol files and routing: [`protocol`] (`.auto-signal`, `.auto-stop`,
@@ -21,7 +21,8 @@
 //!   [`wholework`] (checkpoints, graphs, recovery plans);
 //! - the edges: [`tmux`] (the only place that runs tmux), [`fsx`] (atomic writes, bounded
 //!   reads, locks), [`lock`] (heartbeat locks), [`time`] (the one clock, `AUTOCTL_NOW`),
-//!   [`duration`], [`failpoint`], [`debuglog`].
+//!   [`parallel`] (many files on every core, answers in order), [`duration`], [`failpoint`],
+//!   [`debuglog`].
 
 pub mod cli;
 pub mod cmd;
@@ -37,6 +38,7 @@ pub mod lint;
 pub mod lock;
 pub mod output;
 pub mod pane;
+pub mod parallel;
 pub mod policy;
 pub mod proc;
 pub mod progress;
@@ -54,8 +56,6 @@ pub mod wholework;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 /// Run autoctl with the given arguments (the first is the program name) and return the exit
 /// code. Never panics on bad input; never prints anything but the answer to stdout.
 pub fn run<I, T>(args: I) -> ExitCode
@@ -67,7 +67,7 @@ where
     if let Some(code) = hot_path(&args) {
         return code;
     }
-    let cli = match cli::Cli::try_parse_from(&args) {
+    let cli = match cli::parse(&args) {
         Ok(cli) => cli,
         // --help and --version are "errors" that print to stdout and exit 0.
         Err(err) if !err.use_stderr() => {
@@ -123,19 +123,12 @@ fn hot_path(args: &[OsString]) -> Option<ExitCode> {
 /// Whether the command line is one Claude Code runs (`hook …` except `hook install`, which a
 /// person runs, and `statusline`): those exit 0 even on a usage error.
 fn runs_under_claude_code(args: &[OsString]) -> bool {
-    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
-    let mut command = None;
-    while let Some(word) = words.next() {
-        if word == "--tmux-socket" {
-            words.next();
-        } else if !word.starts_with("--tmux-socket=") {
-            command = Some(word);
-            break;
-        }
-    }
-    match command {
+    let Some(index) = cli::command_index(args) else {
+        return false;
+    };
+    match args[index].to_str() {
         Some("statusline") => true,
-        Some("hook") => words.next() != Some("install"),
+        Some("hook") => args.get(index + 1).and_then(|a| a.to_str()) != Some("install"),
         _ => false,
     }
 }

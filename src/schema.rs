@@ -1,5 +1,8 @@
 //! The JSON Schemas of every protocol document, embedded in the binary, and the one validator
-//! per schema compiled on first use (commands that need no schema never pay for compiling one).
+//! per schema compiled on first use (commands that need no schema never pay for compiling one;
+//! a valid signal or stop file never needs one, see [`quick`]).
+
+mod quick;
 
 use std::sync::{LazyLock, OnceLock};
 
@@ -216,8 +219,17 @@ pub struct Violation {
     pub message: String,
 }
 
-/// Validate `doc` against the named embedded schema; empty when valid.
+/// Validate `doc` against the named embedded schema; empty when valid. A document of a small
+/// per-call schema that [`quick`] proves valid never compiles the library's validator.
 pub fn violations(name: &str, doc: &Value) -> Vec<Violation> {
+    if quick::proves_valid(name, doc) {
+        return Vec::new();
+    }
+    library_violations(name, doc)
+}
+
+/// Validate `doc` with the JSON Schema library alone.
+fn library_violations(name: &str, doc: &Value) -> Vec<Violation> {
     let validator = validator(name);
     if validator.is_valid(doc) {
         return Vec::new();

@@ -13,7 +13,7 @@ use crate::fsx;
 use crate::output;
 use crate::protocol::document::{self, Problem};
 use crate::protocol::retry;
-use crate::protocol::signal::{self, CHECKPOINTS, NEXTS, RESULTS, STEPS, Signal};
+use crate::protocol::signal::{self, CHECKPOINTS, MAX_ITERATION, NEXTS, RESULTS, STEPS, Signal};
 use crate::routing::{self, DEFAULT_TABLE, Lookup};
 
 #[derive(Debug, Subcommand)]
@@ -112,9 +112,6 @@ pub struct DirArg {
     pub dir: PathBuf,
 }
 
-/// The schema's `maximum` for `iteration`: 2^53 - 1.
-const MAX_ITERATION: u64 = (1 << 53) - 1;
-
 fn allowed(values: &[&str]) -> String {
     values
         .iter()
@@ -170,6 +167,14 @@ struct Report<'a> {
     error: Option<String>,
 }
 
+/// What checking one PATH gave: the line for stdout, and the line for stderr when the
+/// document could not be read at all.
+struct Checked {
+    out: Vec<u8>,
+    error: Option<String>,
+    invalid: bool,
+}
+
 fn validate(args: &ValidateArgs) -> Result<Verdict> {
     let table = if args.strict {
         Some(routing::load(&args.table)?)
@@ -179,58 +184,22 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
     let mut out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut any_invalid = false;
     let mut any_error = false;
-    for path in &args.paths {
-        let (label, loaded) = load_document(path);
-        let label = output::one_line(&label);
-        let outcome = match loaded {
-            Err(err) => {
+    // Each file is read, parsed and checked on whichever core is free; the lines come out in
+    // the order of the arguments.
+    crate::parallel::map_in_order(
+        &args.paths,
+        |path| check_one(path, table.as_ref(), args.format),
+        |checked| -> Result<()> {
+            if let Some(error) = &checked.error {
                 any_error = true;
                 out.flush()?;
-                output::error_line(&format!("{label}: {err:#}"));
-                if args.format == Format::Json {
-                    let report = Report {
-                        path: &label,
-                        valid: false,
-                        problems: Vec::new(),
-                        error: Some(output::one_line(&format!("{err:#}"))),
-                    };
-                    serde_json::to_writer(&mut out, &report)?;
-                    out.write_all(b"\n")?;
-                }
-                continue;
+                output::error_line(error);
             }
-            Ok(bytes) => bytes,
-        };
-        let problems = match outcome.and_then(|bytes| signal::parse(&bytes)) {
-            Ok(parsed) => table
-                .as_ref()
-                .map(|table| signal::strict_problems(&parsed, table))
-                .unwrap_or_default(),
-            Err(problems) => problems,
-        };
-        any_invalid |= !problems.is_empty();
-        match args.format {
-            Format::Text => match problems.first() {
-                None => writeln!(out, "{label}: ok")?,
-                Some(first) => writeln!(
-                    out,
-                    "{label}: {}{}",
-                    output::one_line(&first.to_string()),
-                    routing::more(problems.len())
-                )?,
-            },
-            Format::Json => {
-                let report = Report {
-                    path: &label,
-                    valid: problems.is_empty(),
-                    problems,
-                    error: None,
-                };
-                serde_json::to_writer(&mut out, &report)?;
-                out.write_all(b"\n")?;
-            }
-        }
-    }
+            any_invalid |= checked.invalid;
+            out.write_all(&checked.out)?;
+            Ok(())
+        },
+    )?;
     out.flush()?;
     if any_error {
         // Some documents could not be checked at all: that is an operational failure, and it
@@ -238,6 +207,72 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
         return Err(Reported.into());
     }
     Ok(Verdict::from_bool(!any_invalid))
+}
+
+/// Read, parse and check one PATH argument.
+fn check_one(path: &Path, table: Option<&routing::Table>, format: Format) -> Checked {
+    let (label, loaded) = load_document(path);
+    let label = output::one_line(&label);
+    let mut out = Vec::new();
+    let outcome = match loaded {
+        Err(err) => {
+            if format == Format::Json {
+                let report = Report {
+                    path: &label,
+                    valid: false,
+                    problems: Vec::new(),
+                    error: Some(output::one_line(&format!("{err:#}"))),
+                };
+                json_line(&mut out, &report);
+            }
+            return Checked {
+                out,
+                error: Some(format!("{label}: {err:#}")),
+                invalid: false,
+            };
+        }
+        Ok(bytes) => bytes,
+    };
+    let problems = match outcome.and_then(|bytes| signal::parse(&bytes)) {
+        Ok(parsed) => table
+            .map(|table| signal::strict_problems(&parsed, table))
+            .unwrap_or_default(),
+        Err(problems) => problems,
+    };
+    let invalid = !problems.is_empty();
+    match format {
+        Format::Text => {
+            let _ = match problems.first() {
+                None => writeln!(out, "{label}: ok"),
+                Some(first) => writeln!(
+                    out,
+                    "{label}: {}{}",
+                    output::one_line(&first.to_string()),
+                    routing::more(problems.len())
+                ),
+            };
+        }
+        Format::Json => {
+            let report = Report {
+                path: &label,
+                valid: problems.is_empty(),
+                problems,
+                error: None,
+            };
+            json_line(&mut out, &report);
+        }
+    }
+    Checked {
+        out,
+        error: None,
+        invalid,
+    }
+}
+
+/// One JSON Lines record (writing into memory cannot fail, and a report always serializes).
+fn json_line(out: &mut Vec<u8>, report: &Report) {
+    serde_json::to_writer(&mut *out, report).expect("a report serializes");
+    out.push(b'\n');
 }
 
 type Loaded = std::result::Result<Vec<u8>, Vec<Problem>>;
@@ -255,14 +290,22 @@ fn load_document(path: &Path) -> (String, Result<Loaded>) {
                 .map(|r| r.map_err(|p| vec![p])),
         );
     }
-    let file = if path.is_dir() {
-        signal::path_in(path)
-    } else {
-        path.to_path_buf()
+    // A file is read straight away (one open, no stat before it); a directory is a task
+    // module, read through its signal file.
+    let mut file = path.to_path_buf();
+    let mut bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT);
+    let is_module = match &bounded {
+        Err(err) if err.kind() == io::ErrorKind::IsADirectory => true,
+        Err(err) if err.kind() == io::ErrorKind::PermissionDenied => path.is_dir(),
+        _ => false,
     };
+    if is_module {
+        file = signal::path_in(path);
+        bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT);
+    }
     let label = file.display().to_string();
-    let bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT).map_err(|err| {
-        if err.kind() == io::ErrorKind::NotFound && path.is_dir() {
+    let bounded = bounded.map_err(|err| {
+        if err.kind() == io::ErrorKind::NotFound && is_module {
             anyhow::anyhow!("no {} in {}", signal::FILE_NAME, path.display())
         } else {
             anyhow::Error::new(err).context("cannot read")

@@ -48,6 +48,10 @@ const WHITELISTS: &[(&str, &[&str])] = &[
     ("/checkpoint", CHECKPOINTS),
 ];
 
+/// The schema's `maximum` for `iteration`: 2^53 - 1, the largest integer every JSON reader
+/// keeps exactly.
+pub const MAX_ITERATION: u64 = (1 << 53) - 1;
+
 /// The `next` value that ends a loop.
 pub const STOP: &str = "(stop)";
 /// The family name of the `(step-<N>)` results.

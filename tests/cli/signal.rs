@@ -165,6 +165,80 @@ fn unreadable_outranks_invalid_and_the_rest_is_still_checked() {
     assert!(one_stderr_line(&output).contains("nope.json"));
 }
 
+/// Enough files that the work is spread over every core: the lines still come in the order
+/// of the arguments, each unreadable one is one stderr line, and the verdict counts them all.
+#[test]
+fn many_files_are_checked_on_every_core_and_reported_in_argument_order() {
+    let sb = Sandbox::new();
+    let mut args = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..1500 {
+        let path = match i % 100 {
+            7 => {
+                let dir = sb.module(&format!("m{i}"));
+                sb.write(&format!("m{i}/.auto-signal"), VALID);
+                args.push(dir.display().to_string());
+                expected.push(format!("{}: ok", dir.join(".auto-signal").display()));
+                continue;
+            }
+            13 => {
+                args.push(sb.path(&format!("missing-{i}.json")).display().to_string());
+                continue;
+            }
+            42 => sb.write(
+                &format!("{i:04}.json"),
+                VALID.replacen("check", "deploy", 1),
+            ),
+            _ => sb.write(&format!("{i:04}.json"), VALID),
+        };
+        args.push(path.display().to_string());
+        expected.push(if i % 100 == 42 {
+            format!(
+                "{}: /step: \"deploy\" is not allowed (allowed: plan, check, exec, merge, report)",
+                path.display()
+            )
+        } else {
+            format!("{}: ok", path.display())
+        });
+    }
+    let output = sb
+        .cmd()
+        .args(["signal", "validate"])
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let lines: Vec<String> = stdout(&output).lines().map(str::to_string).collect();
+    assert_eq!(lines, expected);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let missing: Vec<&str> = stderr.lines().collect();
+    assert_eq!(missing.len(), 15, "{stderr}");
+    for (n, line) in missing.iter().enumerate() {
+        assert!(
+            line.contains(&format!("missing-{}.json", n * 100 + 13)),
+            "{line}"
+        );
+    }
+    // Without the unreadable ones: exit 1 for the invalid ones, and JSON Lines in order.
+    let readable: Vec<&String> = args.iter().filter(|a| !a.contains("missing")).collect();
+    let output = sb
+        .cmd()
+        .args(["signal", "validate", "--format", "json"])
+        .args(&readable)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let reports = json_lines(&output);
+    assert_eq!(reports.len(), expected.len());
+    for (report, line) in reports.iter().zip(&expected) {
+        assert!(
+            line.starts_with(report["path"].as_str().unwrap()),
+            "{report} {line}"
+        );
+        assert_eq!(report["valid"], line.ends_with(": ok"), "{report}");
+    }
+}
+
 #[test]
 fn permission_denied_is_exit_2_with_one_line() {
     let sb = Sandbox::new();

@@ -1,0 +1,355 @@
+//! Hand-written checks that prove a document of one of the small per-call schemas
+//! (`auto-signal`, `auto-stop`) valid without compiling a JSON Schema validator.
+//!
+//! Compiling the library's validator costs about 4 million instructions (most of it checking
+//! the schema against the draft 2020-12 meta-schema), three times everything else a
+//! `signal validate` does; a loop step reads a valid signal almost every time. These checks
+//! only ever say "valid": they accept a strict subset of what the schema accepts (timestamps
+//! as autoctl and the loops write them, no leap second, no floats), and anything they do not
+//! accept goes to the library, which then also words the problems. The unit tests prove the
+//! subset against the library on generated documents.
+
+use serde_json::{Map, Value};
+
+use crate::protocol::signal::{CHECKPOINTS, MAX_ITERATION, NEXTS, STEPS, is_known_result};
+use crate::protocol::stop::REASONS;
+
+/// Whether the quick check proves `doc` valid against the named schema. `false` says nothing:
+/// there is no quick check for that schema, or the document is outside what the check decides.
+pub fn proves_valid(schema: &str, doc: &Value) -> bool {
+    match schema {
+        "auto-signal" => signal(doc),
+        "auto-stop" => stop(doc),
+        _ => false,
+    }
+}
+
+/// Every key of `object` is one of `allowed` and every one of `required` is present.
+fn keys_are(object: &Map<String, Value>, allowed: &[&str], required: &[&str]) -> bool {
+    object.keys().all(|key| allowed.contains(&key.as_str()))
+        && required.iter().all(|key| object.contains_key(*key))
+}
+
+fn string_in(value: Option<&Value>, allowed: &[&str]) -> bool {
+    value
+        .and_then(Value::as_str)
+        .is_some_and(|s| allowed.contains(&s))
+}
+
+/// `.auto-signal`: see `schemas/auto-signal.schema.json`.
+fn signal(doc: &Value) -> bool {
+    let Some(object) = doc.as_object() else {
+        return false;
+    };
+    keys_are(
+        object,
+        &[
+            "step",
+            "result",
+            "next",
+            "checkpoint",
+            "iteration",
+            "timestamp",
+        ],
+        &["step", "result", "next", "timestamp"],
+    ) && string_in(object.get("step"), STEPS)
+        && object
+            .get("result")
+            .and_then(Value::as_str)
+            .is_some_and(is_known_result)
+        && string_in(object.get("next"), NEXTS)
+        && object
+            .get("checkpoint")
+            .is_none_or(|c| string_in(Some(c), CHECKPOINTS))
+        && object
+            .get("iteration")
+            .is_none_or(|i| i.as_u64().is_some_and(|n| n <= MAX_ITERATION))
+        && is_date_time(object.get("timestamp"))
+}
+
+/// `.auto-stop`: see `schemas/auto-stop.schema.json`.
+fn stop(doc: &Value) -> bool {
+    let Some(object) = doc.as_object() else {
+        return false;
+    };
+    keys_are(
+        object,
+        &["reason", "timestamp", "message"],
+        &["reason", "timestamp"],
+    ) && string_in(object.get("reason"), REASONS)
+        && is_date_time(object.get("timestamp"))
+        && object
+            .get("message")
+            .is_none_or(|m| m.as_str().is_some_and(|m| m.chars().count() <= 4096))
+}
+
+/// A string in the RFC 3339 form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)`, upper-case
+/// `T` and `Z`, with a real calendar date and seconds below 60.
+fn is_date_time(value: Option<&Value>) -> bool {
+    let Some(text) = value.and_then(Value::as_str) else {
+        return false;
+    };
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
+        digits(0..4),
+        digits(5..7),
+        digits(8..10),
+        digits(11..13),
+        digits(14..16),
+        digits(17..19),
+    ) else {
+        return false;
+    };
+    if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return false;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if day == 0 || day > days || hour > 23 || minute > 59 || second > 59 {
+        return false;
+    }
+    let mut rest = &b[19..];
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let n = fraction.iter().take_while(|d| d.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    match rest {
+        b"Z" => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit())
+                && (h1 - b'0') * 10 + (h2 - b'0') <= 23
+                && (m1 - b'0') * 10 + (m2 - b'0') <= 59
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    /// The library's verdict, compiled as `schema::violations` compiles it.
+    fn library_valid(schema: &str, doc: &Value) -> bool {
+        crate::schema::library_violations(schema, doc).is_empty()
+    }
+
+    fn check(schema: &str, doc: &Value) {
+        if proves_valid(schema, doc) {
+            assert!(
+                library_valid(schema, doc),
+                "the quick check accepts what {schema} refuses: {doc}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_autoctl_and_the_loops_write_is_proved_valid_without_the_library() {
+        for doc in [
+            json!({"step":"check","result":"PASS","next":"exec","checkpoint":"","iteration":3,"timestamp":"2026-11-25T10:00:00Z"}),
+            json!({"step":"exec","result":"(step-12)","next":"check","timestamp":"2024-02-29T23:59:59.123+05:30"}),
+            json!({"step":"merge","result":"conflict","next":"merge","checkpoint":"post-exec","iteration":9007199254740991_u64,"timestamp":"2026-01-01T00:00:00-08:00"}),
+        ] {
+            assert!(proves_valid("auto-signal", &doc), "{doc}");
+            assert!(library_valid("auto-signal", &doc), "{doc}");
+        }
+        for doc in [
+            json!({"reason":"user_stop","timestamp":"2026-11-25T10:00:00Z"}),
+            json!({"reason":"stall_limit","timestamp":"2026-11-25T10:00:00Z","message":"é".repeat(4096)}),
+        ] {
+            assert!(proves_valid("auto-stop", &doc), "{doc}");
+            assert!(library_valid("auto-stop", &doc), "{doc}");
+        }
+    }
+
+    #[test]
+    fn edges_the_quick_check_leaves_to_the_library() {
+        let signal = |field: &str, value: Value| {
+            let mut doc = json!({"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00Z"});
+            doc[field] = value;
+            doc
+        };
+        for doc in [
+            signal("iteration", json!(3.0)),
+            signal("iteration", json!(9007199254740992_u64)),
+            signal("iteration", json!(-1)),
+            signal("timestamp", json!("2026-11-25t10:00:00z")),
+            signal("timestamp", json!("2026-12-31T23:59:60Z")),
+            signal("timestamp", json!("2025-02-29T10:00:00Z")),
+            signal("timestamp", json!("2026-11-25T10:00:00")),
+            signal("timestamp", json!("2026-11-25T10:00:00.Z")),
+            signal("result", json!("(step-01)")),
+            signal("result", json!("(step-1234567890)")),
+            signal("checkpoint", Value::Null),
+            signal("mood", json!("great")),
+            json!({"step":"check"}),
+            json!([]),
+        ] {
+            assert!(!proves_valid("auto-signal", &doc), "{doc}");
+        }
+        let long = json!({"reason":"user_stop","timestamp":"2026-11-25T10:00:00Z","message":"a".repeat(4097)});
+        assert!(!proves_valid("auto-stop", &long));
+        assert!(!library_valid("auto-stop", &long));
+        assert!(!proves_valid("auto-state", &json!({})));
+    }
+
+    fn word() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            prop::sample::select(
+                [STEPS, NEXTS, CHECKPOINTS, REASONS]
+                    .concat()
+                    .into_iter()
+                    .chain([
+                        "PASS",
+                        "(done)",
+                        "(step-0)",
+                        "(step-7)",
+                        "(step-007)",
+                        "(step-)",
+                        "Plan",
+                        "pass",
+                        " plan",
+                    ])
+                    .collect::<Vec<_>>()
+            )
+            .prop_map(Value::from),
+            "[a-z()_ -]{0,12}".prop_map(Value::from),
+        ]
+    }
+
+    fn timestamp() -> impl Strategy<Value = Value> {
+        (
+            (0u32..10000, 0u32..14, 0u32..33),
+            (0u32..26, 0u32..62, 0u32..62),
+            prop::sample::select(vec!["", ".5", ".123456789", "."]),
+            prop::sample::select(vec![
+                "Z", "z", "+00:00", "-08:00", "+23:59", "+24:00", "+05:60", "", "+0530",
+            ]),
+            prop::sample::select(vec!["T", "t", " "]),
+        )
+            .prop_map(|((y, mo, d), (h, mi, s), fraction, zone, sep)| {
+                Value::from(format!(
+                    "{y:04}-{mo:02}-{d:02}{sep}{h:02}:{mi:02}:{s:02}{fraction}{zone}"
+                ))
+            })
+    }
+
+    fn anything() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            word(),
+            timestamp(),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (0u64..20).prop_map(|n| Value::from(n as f64)),
+            any::<f64>()
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            Just(json!([])),
+            Just(json!({})),
+            ".{0,5000}".prop_map(Value::from),
+        ]
+    }
+
+    /// A value for one field: mostly one that fits (`fitting`), sometimes anything at all.
+    fn field(
+        fitting: impl Strategy<Value = Value> + 'static,
+    ) -> impl Strategy<Value = Option<Value>> {
+        prop::option::weighted(0.85, prop_oneof![6 => fitting, 1 => anything()])
+    }
+
+    fn one_of(values: &'static [&'static str]) -> impl Strategy<Value = Value> {
+        prop::sample::select(values).prop_map(Value::from)
+    }
+
+    /// A document with the schema's keys each present or not (`fields`), with a fitting or
+    /// random value, and now and then a stranger key.
+    fn document(
+        fields: Vec<(&'static str, BoxedStrategy<Option<Value>>)>,
+    ) -> impl Strategy<Value = Value> {
+        let stranger = prop::option::weighted(
+            0.1,
+            (prop::sample::select(vec!["mood", "Step", ""]), anything()),
+        );
+        (fields, stranger).prop_map(|(values, stranger)| {
+            let mut object = Map::new();
+            for (key, value) in values {
+                if let Some(value) = value {
+                    object.insert(key.to_string(), value);
+                }
+            }
+            if let Some((key, value)) = stranger {
+                object.insert(key.to_string(), value);
+            }
+            Value::Object(object)
+        })
+    }
+
+    fn signal_document() -> impl Strategy<Value = Value> {
+        let iteration = prop_oneof![
+            (0u64..1000).prop_map(Value::from),
+            prop::sample::select(vec![(1u64 << 53) - 1, 1 << 53, u64::MAX]).prop_map(Value::from),
+            (-5i64..0).prop_map(Value::from),
+        ];
+        document(vec![
+            ("step", field(one_of(STEPS)).boxed()),
+            (
+                "result",
+                field(prop_oneof![
+                    word(),
+                    "\\(step-[0-9]{1,11}\\)".prop_map(Value::from)
+                ])
+                .boxed(),
+            ),
+            ("next", field(one_of(NEXTS)).boxed()),
+            ("checkpoint", field(one_of(CHECKPOINTS)).boxed()),
+            ("iteration", field(iteration).boxed()),
+            ("timestamp", field(timestamp()).boxed()),
+        ])
+    }
+
+    fn stop_document() -> impl Strategy<Value = Value> {
+        document(vec![
+            ("reason", field(one_of(REASONS)).boxed()),
+            ("timestamp", field(timestamp()).boxed()),
+            ("message", field(".{0,5000}".prop_map(Value::from)).boxed()),
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn the_quick_signal_check_never_accepts_what_the_schema_refuses(doc in signal_document()) {
+            check("auto-signal", &doc);
+        }
+
+        #[test]
+        fn the_quick_stop_check_never_accepts_what_the_schema_refuses(doc in stop_document()) {
+            check("auto-stop", &doc);
+        }
+
+        #[test]
+        fn the_quick_timestamp_check_never_accepts_what_the_schema_refuses(ts in timestamp()) {
+            let doc = json!({"reason": "timeout", "timestamp": ts});
+            check("auto-stop", &doc);
+        }
+    }
+}
