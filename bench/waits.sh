@@ -16,7 +16,7 @@
 #   - a one-minute cron tick (computed: the reset falls uniformly within the minute, so the
 #     resume waits margin + 30 s on average, p95 margin + 57 s).
 #
-# No hyperfine: a latency is one event inside a long-running process. About two minutes.
+# No hyperfine: a latency is one event inside a long-running process. Two to four minutes.
 # BENCH_RESETS and BENCH_MARGIN (seconds, default 1) change the run.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -68,6 +68,8 @@ printf '%s %s\n' "$(date +%s.%N)" "$event" >>"$NOTIFY_LOG"
 EOF
 chmod +x "$work/notify"
 export NOTIFY_LOG="$work/notify.log"
+# One session that stays, so killing a measured one never ends the tmux server under the next.
+tmux -L "$socket" new-session -d -s keep -- sleep 3600
 setsid "$AUTOCTL" run watch --all --heartbeat 60s --notify "$work/notify" \
   >"$work/watch.jsonl" 2>"$work/watch.err" &
 groups+=($!)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Live check (not run by CI): every wait ends, with the real Claude Code and `run watch`.
 
-    python3 tests/live/waits_live.py [--claude PATH] [--autoctl PATH] [--only 529,quota]
+    python3 tests/live/waits_live.py [--claude PATH] [--autoctl PATH] [--only 529,429,quota]
 
 Uses tests/fixtures/panes/capture-tools/record_hooks.py's offline setup: a private network
 namespace (`unshare -n`, loopback only), the fake Anthropic server, a fresh HOME and project,
@@ -16,6 +16,8 @@ user message of every main request, so a check can count the resumes that reache
          recovers. autoctl must type `continue` once its backoff (1 min) has passed: exactly one
          `continue` reaches the server as a new request, answered; no second one in the 40 s
          after; the `resume` event reaches the notify command.
+  429    The same with 429 rate_limit_error (retry-after: 5) on every request: Claude Code
+         gives up with `API Error: Request rejected (429)`; one `continue` after the backoff.
   quota  Subscription login (fake OAuth token): the server answers the 5-hour limit (429,
          unified headers rejected, no retry) with a reset on a minute boundary 2–3 minutes
          ahead; Claude Code shows "You've hit your 5-hour limit · resets …" and arms its own
@@ -24,7 +26,7 @@ user message of every main request, so a check can count the resumes that reache
          `continue` exactly once, never before the reset + --resume-margin (1 min), and the
          notify command must see quota-wait-start and resume.
 
-Prints one `ok`/`FAIL` line per check and exits 1 when one fails. Takes about 6 minutes.
+Prints one `ok`/`FAIL` line per check and exits 1 when one fails. Takes about 9 minutes.
 """
 import argparse
 import json
@@ -223,35 +225,36 @@ class Session:
         self.tm.run("kill-session", "-t", self.name, check=False)
 
 
-def run_529(a, version, tm, scen_file, log_file, check):
+def run_gave_up(label, server, a, version, tm, scen_file, log_file, check):
     with open(scen_file, "w") as f:
-        f.write("http-529\n")
-    s = Session("live529", a, version, tm, scen_file, "apikey",
+        f.write(f"{server}\n")
+    s = Session(f"live{label}", a, version, tm, scen_file, "apikey",
                 {"CLAUDE_CODE_MAX_RETRIES": "2"})
+    before = len(continues(log_file))
     try:
-        s.begin("529", check)
+        s.begin(label, check)
         gave_up = rh.wait_for(tm, s.name, r"Resend your message|API Error(?![^\n]*[Rr]etrying)", 300)
-        check(gave_up, "529: Claude Code gave up after its retries")
+        check(gave_up, f"{label}: Claude Code gave up after its retries")
         gave_up_at = time.time()
         with open(scen_file, "w") as f:
             f.write("text\n")   # the API recovers; only a new request can tell
         deadline = gave_up_at + 150
-        while time.time() < deadline and not continues(log_file):
+        while time.time() < deadline and len(continues(log_file)) == before:
             time.sleep(0.5)
-        got = continues(log_file)
+        got = continues(log_file)[before:]
         waited = time.time() - gave_up_at
-        check(len(got) == 1, f"529: one `continue` reached the server {waited:.0f}s after the "
+        check(len(got) == 1, f"{label}: one `continue` reached the server {waited:.0f}s after the "
                              f"give-up (backoff 1 min + up to one 5 s heartbeat): {got}")
-        check(rh.wait_for(tm, s.name, r"canned reply", 30), "529: the resumed turn was answered")
+        check(rh.wait_for(tm, s.name, r"canned reply", 30), f"{label}: the resumed turn was answered")
         time.sleep(40)
-        check(len(continues(log_file)) == 1,
-              f"529: still one `continue` 40 s later: {continues(log_file)}")
+        check(len(continues(log_file)) - before == 1,
+              f"{label}: still one `continue` 40 s later: {continues(log_file)[before:]}")
         events = [n.get("event") for n in s.notified()]
-        check("resume" in events, f"529: the notify command saw {events}")
+        check("resume" in events, f"{label}: the notify command saw {events}")
         st = s.autoctl("run", "status", "--session", s.name, "--format", "json")
         report = json.loads(st.stdout) if st.returncode == 0 else {}
         check(report.get("status") == "running" and not report.get("needs_person"),
-              f"529: run status {report.get('status')}, needs_person "
+              f"{label}: run status {report.get('status')}, needs_person "
               f"{report.get('needs_person')}")
         return s
     finally:
@@ -303,7 +306,7 @@ def run_quota(a, version, tm, scen_file, log_file, check):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="529,quota")
+    ap.add_argument("--only", default="529,429,quota")
     a = arguments(ap, "/tmp/autoctl-live-waits")
     version = offline(a.claude)
     print(f"claude {version}; autoctl {a.autoctl}")
@@ -329,8 +332,9 @@ def main():
 
     try:
         only = a.only.split(",")
-        if "529" in only:
-            run_529(a, version, tm, scen_file, log_file, check)
+        for label, server in (("529", "http-529"), ("429", "http-429")):
+            if label in only:
+                run_gave_up(label, server, a, version, tm, scen_file, log_file, check)
         if "quota" in only:
             run_quota(a, version, tm, scen_file, log_file, check)
     finally:
