@@ -246,6 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--max-quota-wait', '--max-quota-wait', [CompletionResultType]::ParameterName, 'The longest wait for a usage limit without a reset time, and the farthest reset waited for')
             [CompletionResult]::new('--stream-timeout', '--stream-timeout', [CompletionResultType]::ParameterName, 'A working screen unchanged this long with no tool running is a wedged stream (one Esc, then the resume text)')
             [CompletionResult]::new('--tool-timeout', '--tool-timeout', [CompletionResultType]::ParameterName, 'A tool running this long is escalated (a running tool is never a stall)')
+            [CompletionResult]::new('--unknown-after', '--unknown-after', [CompletionResultType]::ParameterName, 'A screen autoctl cannot read (class unknown: a dialog it does not know, a REPL in front of the agent) unchanged this long is escalated once, with its last lines')
             [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD for this run''s events too (see `run tick --notify`)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH')

@@ -224,6 +224,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --max-quota-wait 'The longest wait for a usage limit without a reset time, and the farthest reset waited for'
             cand --stream-timeout 'A working screen unchanged this long with no tool running is a wedged stream (one Esc, then the resume text)'
             cand --tool-timeout 'A tool running this long is escalated (a running tool is never a stall)'
+            cand --unknown-after 'A screen autoctl cannot read (class unknown: a dialog it does not know, a REPL in front of the agent) unchanged this long is escalated once, with its last lines'
             cand --notify 'Run CMD for this run''s events too (see `run tick --notify`)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --force 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH'

@@ -91,7 +91,14 @@ pub struct Waiting {
     /// The last non-blank line (a shell's prompt line with whatever is typed after it).
     #[serde(skip)]
     pub last_line: String,
+    /// The last [`TAIL_SHOWN`] non-blank lines, trimmed: what a person is shown of a screen
+    /// nobody can read (an unknown screen escalated).
+    #[serde(skip)]
+    pub tail: Vec<String>,
 }
+
+/// Non-blank lines kept in [`Waiting::tail`].
+pub const TAIL_SHOWN: usize = 5;
 
 impl Waiting {
     /// The agent gave up on an API error: the turn ended on it, the box is empty, nothing
@@ -210,8 +217,18 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
     let Some(last) = last else {
         return Waiting::default();
     };
+    let mut tail: Vec<String> = lines[..=last]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(TAIL_SHOWN)
+        .map(str::to_string)
+        .collect();
+    tail.reverse();
     let mut w = Waiting {
         last_line: lines[last].clone(),
+        tail,
         ..Waiting::default()
     };
     // The input box: the lowest `❯` line with a rule right above it.

@@ -758,6 +758,68 @@ fn ticks_every_30s_answer_a_stalled_prompt_after_three_minutes_not_90s() {
     assert_eq!(answered_at, Some(180));
 }
 
+/// Issue 14: unknown never means waiting forever. A python REPL left in front of the agent
+/// (class unknown, never typed into) is escalated once after --unknown-after (3 minutes of a
+/// fake clock), through needs-person and --notify, with its last lines in the JSON line.
+#[test]
+fn a_repl_left_in_the_pane_is_escalated_once_after_unknown_after() {
+    let sb = Sandbox::new();
+    let dir = task(&sb, "repl");
+    session(&sb, "repl");
+    press(&sb, "=repl:", &["python3 -q", "Enter"]);
+    wait_for("the REPL", || {
+        capture(&sb, "=repl:").trim_end().ends_with(">>>")
+    });
+    let at = |minutes: u32| format!("2027-03-01T10:{minutes:02}:00Z");
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args(["run", "start", "--session", "repl", "--task"])
+        .arg(&dir)
+        .assert()
+        .code(0);
+    let told = sb.path("told.jsonl");
+    let notify = format!(
+        r#"printf '%s ' "$AUTOCTL_EVENT" >> {0}; cat >> {0}; echo >> {0}"#,
+        told.display()
+    );
+    let tick_at = |minutes: u32| {
+        tick_at(
+            &sb,
+            &["--session", "repl", "--notify", &notify],
+            Some(&at(minutes)),
+        )
+        .remove(0)
+    };
+    for minutes in [0, 1, 2] {
+        let event = tick_at(minutes);
+        assert_ne!(event["decision"], "escalate", "{event}");
+        assert_eq!(event["saw"]["pane"]["class"], "unknown", "{event}");
+        assert_eq!(event["run"]["wait"]["kind"], "unknown-screen", "{event}");
+    }
+    let event = tick_at(3);
+    assert_eq!(event["decision"], "escalate", "{event}");
+    let needs = &event["run"]["needs_person"];
+    assert_eq!(needs["kind"], "unknown-screen", "{event}");
+    assert!(
+        needs["why"].as_str().unwrap().contains(r#"">>>""#),
+        "{event}"
+    );
+    for minutes in [4, 20] {
+        let event = tick_at(minutes);
+        assert_ne!(event["decision"], "escalate", "escalated once: {event}");
+        assert_eq!(
+            event["run"]["needs_person"]["kind"], "unknown-screen",
+            "{event}"
+        );
+    }
+    let told = fs::read_to_string(&told).unwrap();
+    assert_eq!(told.matches("escalate ").count(), 1, "{told}");
+    // Nothing was typed into the interpreter.
+    let screen = capture(&sb, "=repl:");
+    assert_eq!(screen.matches(">>>").count(), 1, "{screen}");
+    assert_eq!(status(&sb, "repl")["status"], "running");
+}
+
 /// A session whose foreground program is not a shell (an agent busy with something).
 fn busy_session(sb: &Sandbox, name: &str) {
     let command = "echo '● exec: working on the migration'; exec sleep 600";

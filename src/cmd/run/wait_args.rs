@@ -93,6 +93,11 @@ pub struct WaitArgs {
     #[arg(long, value_name = "DURATION", default_value = wait::DEFAULT_TOOL_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub tool_timeout: Duration,
+    /// A screen autoctl cannot read (class unknown: a dialog it does not know, a REPL in
+    /// front of the agent) unchanged this long is escalated once, with its last lines
+    #[arg(long, value_name = "DURATION", default_value = wait::DEFAULT_UNKNOWN_AFTER,
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub unknown_after: Duration,
     /// Run CMD for this run's events too (see `run tick --notify`)
     #[arg(long, value_name = "CMD")]
     pub notify: Option<String>,
@@ -111,6 +116,7 @@ impl WaitArgs {
             max_quota_wait: self.max_quota_wait,
             stream_timeout: self.stream_timeout,
             tool_timeout: self.tool_timeout,
+            unknown_after: self.unknown_after,
         })
     }
 }

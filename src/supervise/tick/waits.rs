@@ -82,6 +82,7 @@ pub(super) fn wait_stage(
         hash: &view.hash,
         class: c.class,
         action: c.action,
+        rule: c.rule.as_deref(),
         observe_only: c.observe_only || view.dead,
         screen: &view.waiting,
         classified_reset: c.reset_at.as_deref().and_then(parse_time),

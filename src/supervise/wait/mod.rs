@@ -14,6 +14,7 @@
 //! | StopFailure record | its backoff, as a give-up | `--max-resumes` per step | resume, then escalate | paused |
 //! | stream stopped moving | never by itself | `--stream-timeout` | Esc, then resume (a stall recovery), then escalate | runs |
 //! | running tool | PostToolUse, or the screen moves on | `--tool-timeout` | escalate | runs |
+//! | unknown screen | the screen changes | `--unknown-after` | escalate once, with its last lines | runs |
 //!
 //! Weekly limits (unless `--wait-weekly`), billing and paid options are not waits: they
 //! escalate at once and nothing is typed.
@@ -53,6 +54,8 @@ pub const DEFAULT_MAX_RETRY_WAIT: &str = "15m";
 pub const DEFAULT_MAX_QUOTA_WAIT: &str = "6h";
 pub const DEFAULT_STREAM_TIMEOUT: &str = "10m";
 pub const DEFAULT_TOOL_TIMEOUT: &str = "30m";
+/// Three heartbeats of the default 60 s (DESIGN: every threshold is a duration).
+pub const DEFAULT_UNKNOWN_AFTER: &str = "3m";
 
 /// A kind of wait (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -65,10 +68,11 @@ pub enum WaitKind {
     StopFailure,
     StreamStalled,
     ToolRunning,
+    UnknownScreen,
 }
 
 impl WaitKind {
-    pub const ALL: [WaitKind; 7] = [
+    pub const ALL: [WaitKind; 8] = [
         WaitKind::AgentRetrying,
         WaitKind::UsageLimit,
         WaitKind::UsageLimitUnknown,
@@ -76,6 +80,7 @@ impl WaitKind {
         WaitKind::StopFailure,
         WaitKind::StreamStalled,
         WaitKind::ToolRunning,
+        WaitKind::UnknownScreen,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -178,6 +183,15 @@ pub const TABLE: &[Row] = &[
         outcome: "escalate",
         pauses_clock: false,
     },
+    Row {
+        kind: WaitKind::UnknownScreen,
+        name: "unknown-screen",
+        what: "a screen autoctl cannot read (class `unknown`: a dialog it does not know, a REPL in front), unchanged",
+        ends: "the screen changes",
+        maximum: "`--unknown-after` (3m)",
+        outcome: "escalate once, with the screen's last non-blank lines; nothing is typed",
+        pauses_clock: false,
+    },
 ];
 
 /// The table as Markdown (the README's "Every wait ends" section).
@@ -219,6 +233,9 @@ pub struct WaitLimits {
     pub stream_timeout: Duration,
     #[serde(with = "secs")]
     pub tool_timeout: Duration,
+    /// An unknown screen unchanged this long is escalated.
+    #[serde(with = "secs")]
+    pub unknown_after: Duration,
 }
 
 impl Default for WaitLimits {
@@ -233,6 +250,7 @@ impl Default for WaitLimits {
             max_quota_wait: d(DEFAULT_MAX_QUOTA_WAIT),
             stream_timeout: d(DEFAULT_STREAM_TIMEOUT),
             tool_timeout: d(DEFAULT_TOOL_TIMEOUT),
+            unknown_after: d(DEFAULT_UNKNOWN_AFTER),
         }
     }
 }
@@ -350,6 +368,9 @@ pub struct WaitState {
     pub resumed_reset: Option<Time>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub working: Option<Mark>,
+    /// An unknown screen, for `--unknown-after`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<Mark>,
     /// When a running tool was first seen, and the CPU time of the agent's children then.
     #[serde(
         skip_serializing_if = "Option::is_none",
@@ -428,6 +449,8 @@ pub struct WaitObs<'a> {
     pub hash: &'a str,
     pub class: Class,
     pub action: Action,
+    /// The classifier's deciding rule (`repl-prompt`, ...), when one decided.
+    pub rule: Option<&'a str>,
     /// The program in front is not the agent: observed, never typed into.
     pub observe_only: bool,
     pub screen: &'a Waiting,
@@ -553,12 +576,19 @@ pub fn decide(
     if obs.observe_only {
         next.open = None;
         next.working = None;
-        return (
-            next,
-            Verdict::none("a program other than the agent is in front"),
-        );
+        // A REPL in front is never typed into, but a person hears of it when it stays.
+        let verdict = unknown_screen(&mut next, obs, now, limits)
+            .unwrap_or_else(|| Verdict::none("a program other than the agent is in front"));
+        let verdict = escalate_once(&mut next, obs, verdict);
+        return (next, verdict);
     }
-    let verdict = decide_open(&mut next, obs, now, limits);
+    let verdict = match decide_open(&mut next, obs, now, limits) {
+        v if v.act == Act::None => unknown_screen(&mut next, obs, now, limits).unwrap_or(v),
+        v => {
+            next.unknown = None;
+            v
+        }
+    };
     if !matches!(verdict.act, Act::Escalate { .. }) && !is_stream(&next) {
         next.working = match (
             &next.working,
@@ -680,6 +710,67 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
     }
     next.open = None;
     Verdict::none("no wait")
+}
+
+/// Unknown never means waiting forever: a screen nobody can read (class `unknown`: a dialog
+/// autoctl does not know, a REPL in front of the agent) that stays unchanged for
+/// `--unknown-after` is escalated once, with its last non-blank lines. Another program in
+/// front (a command a dispatched step runs) is not: it may be quiet for a long time.
+fn unknown_screen(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+) -> Option<Verdict> {
+    let repl = obs.rule.is_some_and(|r| r.starts_with("repl"));
+    if obs.class != Class::Unknown || (obs.observe_only && !repl) {
+        next.unknown = None;
+        return None;
+    }
+    let since = match &next.unknown {
+        Some(mark) if mark.hash == obs.hash => mark.since,
+        _ => {
+            next.unknown = Some(Mark {
+                hash: obs.hash.to_string(),
+                since: now,
+            });
+            now
+        }
+    };
+    let what = if repl {
+        "an interpreter (REPL) in front of the agent"
+    } else {
+        "a screen autoctl cannot read"
+    };
+    let max_at = plus(since, limits.unknown_after);
+    let wait = open(next, WaitKind::UnknownScreen, now, "");
+    wait.since = since;
+    wait.max_at = max_at;
+    wait.reason = format!(
+        "{what}, unchanged for {}; escalated at {} (--unknown-after)",
+        human(between(since, now)),
+        format_time(max_at)
+    );
+    if now < max_at {
+        // Not a wait that pauses anything, and nothing to report yet.
+        return Some(Verdict {
+            act: Act::None,
+            reason: wait.reason.clone(),
+            pauses: false,
+        });
+    }
+    let lines: Vec<String> = obs.screen.tail.iter().map(|l| format!("{l:?}")).collect();
+    let why = format!(
+        "{what}, unchanged for {} (--unknown-after {}); its last lines: {}",
+        human(between(since, now)),
+        human(limits.unknown_after),
+        if lines.is_empty() {
+            "(none)".to_string()
+        } else {
+            lines.join(" | ")
+        }
+    );
+    Some(escalate(next, "unknown-screen", why))
 }
 
 /// What the screen and the typed channels say about a usage limit.

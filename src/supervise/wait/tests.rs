@@ -58,6 +58,27 @@ fn retrying() -> Waiting {
     }
 }
 
+/// What a tick saw: `screen` (its hash, its class) on step `step`, nothing else known.
+fn seen<'a>(hash: &'a str, class: Class, screen: &'a Waiting, step: &str) -> WaitObs<'a> {
+    WaitObs {
+        hash,
+        class,
+        action: Action::None,
+        rule: None,
+        observe_only: false,
+        screen,
+        classified_reset: None,
+        window: None,
+        failure: None,
+        recorded: None,
+        tool_hook_since: None,
+        child_cpu: None,
+        step: step.into(),
+        wait_weekly: false,
+        recovery_left: true,
+    }
+}
+
 struct Sim {
     state: WaitState,
     limits: WaitLimits,
@@ -91,22 +112,19 @@ impl Sim {
             Class::Idle
         };
         let obs = WaitObs {
-            hash,
-            class,
-            action: Action::None,
-            observe_only: false,
-            screen,
-            classified_reset: None,
-            window: None,
             failure: self.failure.clone(),
             recorded: self.recorded.clone(),
-            tool_hook_since: None,
-            child_cpu: None,
-            step: "s1".into(),
             wait_weekly: self.wait_weekly,
             recovery_left: self.recovery_left,
+            ..seen(hash, class, screen, "s1")
         };
-        let (mut next, verdict) = decide(&self.state, &obs, now, &self.limits);
+        self.apply(&obs, now)
+    }
+
+    /// [`Sim::tick`] on an observation made by the caller.
+    fn apply(&mut self, obs: &WaitObs<'_>, now: Time) -> Verdict {
+        let hash = obs.hash;
+        let (mut next, verdict) = decide(&self.state, obs, now, &self.limits);
         match &verdict.act {
             Act::Resume(resume) => {
                 resumed(&mut next, resume, now);
@@ -195,22 +213,7 @@ fn a_give_up_is_resumed_with_growing_backoff_then_escalated() {
     // A new step restores the budget.
     let obs_step = |sim: &mut Sim, m| {
         let screen = gave_up();
-        let obs = WaitObs {
-            hash: "g",
-            class: Class::Idle,
-            action: Action::None,
-            observe_only: false,
-            screen: &screen,
-            classified_reset: None,
-            window: None,
-            failure: None,
-            recorded: None,
-            tool_hook_since: None,
-            child_cpu: None,
-            step: "s2".into(),
-            wait_weekly: false,
-            recovery_left: true,
-        };
+        let obs = seen("g", Class::Idle, &screen, "s2");
         decide(&sim.state, &obs, min(m), &sim.limits)
     };
     let (state, v) = obs_step(&mut sim, minute);
@@ -415,20 +418,8 @@ fn child_cpu_that_moves_is_a_running_tool() {
     let mut state = WaitState::default();
     for minute in 0..20 {
         let obs = WaitObs {
-            hash: "same",
-            class: Class::Working,
-            action: Action::None,
-            observe_only: false,
-            screen: &screen,
-            classified_reset: None,
-            window: None,
-            failure: None,
-            recorded: None,
-            tool_hook_since: None,
             child_cpu: Some(100 * minute as u64),
-            step: String::new(),
-            wait_weekly: false,
-            recovery_left: true,
+            ..seen("same", Class::Working, &screen, "")
         };
         let (next, v) = decide(&state, &obs, min(minute), &limits);
         assert_ne!(v.act, Act::Esc, "minute {minute}");
@@ -442,23 +433,12 @@ fn the_status_lines_window_is_the_reset_to_the_second() {
     let screen = limit(60, false);
     let exact = at(60 * 60 + 37);
     let obs = WaitObs {
-        hash: "limit",
-        class: Class::Quota,
         action: Action::Wait,
-        observe_only: false,
-        screen: &screen,
-        classified_reset: None,
         window: Some(Window {
             reset: exact,
             weekly: false,
         }),
-        failure: None,
-        recorded: None,
-        tool_hook_since: None,
-        child_cpu: None,
-        step: String::new(),
-        wait_weekly: false,
-        recovery_left: true,
+        ..seen("limit", Class::Quota, &screen, "")
     };
     let (state, v) = decide(&WaitState::default(), &obs, min(0), &limits);
     assert_eq!(v.act, Act::Wait);
@@ -482,6 +462,81 @@ fn the_clock_closes_a_pause_at_the_maximum() {
     // The tick after the maximum: the pause ends at the maximum, not at this tick.
     settle_clock(&mut since, &mut waited, false, Some(min(10)), min(25));
     assert_eq!((since, waited), (None, 600));
+}
+
+/// One tick of the wait core on an unknown screen (`rule` decided it; `observe_only` when a
+/// program other than the agent is in front).
+fn unknown_tick(
+    sim: &mut Sim,
+    hash: &str,
+    rule: Option<&str>,
+    observe_only: bool,
+    now: Time,
+) -> Verdict {
+    let screen = Waiting {
+        tail: vec!["Python 3.11.2 (main) on linux".into(), ">>>".into()],
+        ..Waiting::default()
+    };
+    let obs = WaitObs {
+        rule,
+        observe_only,
+        ..seen(hash, Class::Unknown, &screen, "s1")
+    };
+    sim.apply(&obs, now)
+}
+
+#[test]
+fn an_unknown_screen_is_escalated_once_after_unknown_after_with_its_last_lines() {
+    for (rule, observe_only) in [(None, false), (Some("repl-prompt"), true)] {
+        let mut sim = Sim::new();
+        // Below the maximum: nothing to report, nothing typed, the clock runs.
+        for m in [0, 1, 2] {
+            let v = unknown_tick(&mut sim, "u", rule, observe_only, min(m));
+            assert_eq!(v.act, Act::None, "{rule:?} minute {m}: {}", v.reason);
+            assert!(!v.pauses);
+            let open = sim
+                .state
+                .open
+                .as_ref()
+                .expect("an unknown-screen wait is open");
+            assert_eq!(open.kind, WaitKind::UnknownScreen);
+            assert_eq!(open.max_at, min(3));
+        }
+        // At the maximum: escalated, with the screen's last non-blank lines.
+        let v = unknown_tick(&mut sim, "u", rule, observe_only, min(3));
+        assert!(
+            matches!(
+                v.act,
+                Act::Escalate {
+                    kind: "unknown-screen",
+                    ..
+                }
+            ),
+            "{v:?}"
+        );
+        assert!(v.reason.contains("\">>>\""), "{}", v.reason);
+        assert!(v.reason.contains("--unknown-after 3m"), "{}", v.reason);
+        // Once: the same screen later is not escalated again.
+        for m in [4, 30, 300] {
+            let v = unknown_tick(&mut sim, "u", rule, observe_only, min(m));
+            assert!(!is_escalate(&v), "{rule:?} minute {m}: {v:?}");
+        }
+        // A changed screen starts its own clock.
+        let v = unknown_tick(&mut sim, "u2", rule, observe_only, min(301));
+        assert_eq!(v.act, Act::None);
+        assert_eq!(sim.state.open.as_ref().map(|o| o.since), Some(min(301)));
+    }
+}
+
+#[test]
+fn another_program_in_front_is_never_escalated_for_being_quiet() {
+    // A dispatched command (`claude -p …`) may print nothing for an hour.
+    let mut sim = Sim::new();
+    for m in [0, 3, 10, 60] {
+        let v = unknown_tick(&mut sim, "quiet", None, true, min(m));
+        assert_eq!(v.act, Act::None, "minute {m}: {}", v.reason);
+    }
+    assert_eq!(sim.state.open, None);
 }
 
 #[test]
