@@ -105,13 +105,24 @@ sleep 6   # a few more heartbeats of run watch, and the last status line
 
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
-record=$(ls "$state"/hooks/pane-*.json | grep -v status | head -1)
+# The hook record: its snapshot (<stem>.json) and journal (<stem>.log), the highest seq wins.
+record=$(ls "$state"/hooks/pane-*.json "$state"/hooks/pane-*.log 2>/dev/null | grep -v status | head -1)
+record=${record%.json}; record=${record%.log}
 status=$(ls "$state"/hooks/pane-*.status.json | head -1)
 python3 - "$proj" "$record" "$status" "$scratch/watch.jsonl" > "$scratch/facts" <<'PY'
 import json, sys
 proj, record, status, watch = sys.argv[1:]
 loop = json.load(open(proj + "/.autoctl/loop-state.json"))
-rec = json.load(open(record))
+gens = []
+try:
+    gens.append(json.load(open(record + ".json")))
+except FileNotFoundError:
+    pass
+try:
+    gens += [json.loads(l) for l in open(record + ".log") if l.endswith("\n")]
+except FileNotFoundError:
+    pass
+rec = max(gens, key=lambda r: r.get("seq", 0))
 st = json.load(open(status))
 lines = [json.loads(l) for l in open(watch) if l.strip()]
 print("iteration", loop["iteration"])
