@@ -126,6 +126,32 @@ pub fn atomic_write_volatile(path: &Path, contents: &[u8]) -> Result<()> {
     write_replacing(path, contents, false)
 }
 
+/// Append `contents` to `path` with one `write(2)`, creating it (0644 less the umask) if
+/// absent, without fsync: for journals whose readers take only complete lines. Anything but a
+/// plain file at `path` is refused, never written through: a symlink (`O_NOFOLLOW`), a FIFO
+/// or device (opened without blocking, then its type checked on the descriptor), a directory.
+pub fn append_volatile(path: &Path, contents: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        ));
+    }
+    // One write, so a reader sees the line whole or not at all once it has its newline.
+    let written = file.write(contents)?;
+    if written < contents.len() {
+        return Err(io::Error::new(io::ErrorKind::WriteZero, "a short write"));
+    }
+    Ok(())
+}
+
 fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
     let dir = parent_dir(path);
     let name = path

@@ -284,10 +284,7 @@ fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &
             record.session_id.as_deref().unwrap_or("?"),
             record.key
         );
-        let status = store.dir.join(format!("{stem}.status.json"));
-        let status = std::fs::read(&status)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
+        let status = store.status_of(&stem);
         checks.push(doctor::judge_hooks(&scope, Some(&record), now));
         checks.push(doctor::judge_status(&scope, status.as_ref(), now));
     }

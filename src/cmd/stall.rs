@@ -32,7 +32,7 @@ pub enum StallCommand {
     ///
     /// With Claude Code's hooks wired (`autoctl hook install`), the pane's hook state is
     /// read first, as `run tick` reads it: fresh (younger than --hook-fresh and newer than
-    /// the last screen change) it decides a prompt at once instead of after --threshold
+    /// the last change of what the screen shows) it decides a prompt at once instead of after --threshold
     /// captures, and the agent's messages come from its Stop hooks; when hooks and screen
     /// disagree about a prompt it is escalated, never answered. Each line's `state` says
     /// what the heartbeat went by and where it came from (hook, statusline, screen).

@@ -114,10 +114,14 @@ fn own_line(input: &StatusInput) -> String {
         match Store::from_env() {
             Ok(store) => {
                 let previous = store.read_status(&key).ok().flatten();
-                if let Some(changed) = statusline::next(previous.as_ref(), record.clone())
-                    && let Err(err) = store.write_status(&key, &changed)
-                {
-                    output::error_line(&format!("statusline: {err:#}"));
+                if let Some(changed) = statusline::next(previous.as_ref(), record.clone()) {
+                    let mut warnings = Vec::new();
+                    if let Err(err) = store.write_status(&key, &changed, &mut warnings) {
+                        warnings.push(format!("{err:#}"));
+                    }
+                    for warning in warnings {
+                        output::error_line(&format!("statusline: {warning}"));
+                    }
                 }
             }
             Err(err) => output::error_line(&format!("statusline: {err:#}")),

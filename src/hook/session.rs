@@ -257,6 +257,10 @@ pub struct AgentMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub version: u32,
+    /// The record's generation: one more on every change. Its snapshot and each line of its
+    /// journal carry theirs; the highest is the record ([`crate::hook::store`]).
+    #[serde(default)]
+    pub seq: u64,
     pub key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -339,6 +343,7 @@ impl Record {
         };
         Record {
             version: VERSION,
+            seq: 0,
             key: key.label(),
             session_id: None,
             previous_session_id: None,

@@ -127,6 +127,9 @@ impl RateLimits {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusRecord {
     pub version: u32,
+    /// The record's generation (see [`Record::seq`](crate::hook::session::Record::seq)).
+    #[serde(default)]
+    pub seq: u64,
     pub key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -157,6 +160,7 @@ impl StatusRecord {
         let model = input.model.as_ref();
         StatusRecord {
             version: super::session::VERSION,
+            seq: 0,
             key: key.to_string(),
             session_id: input.session_id.clone(),
             cwd: input
@@ -188,6 +192,7 @@ pub fn next(previous: Option<&StatusRecord>, mut new: StatusRecord) -> Option<St
         return Some(new);
     };
     let same = StatusRecord {
+        seq: old.seq,
         changed_at: old.changed_at,
         seen_at: old.seen_at,
         ..new.clone()

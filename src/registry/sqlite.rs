@@ -139,12 +139,17 @@ ALTER TABLE task_auto ADD COLUMN screen_changed_after TEXT;
     r#"
 ALTER TABLE task_auto ADD COLUMN stall_unchanged_since TEXT;
 "#,
+    // 6: the screen's class at the last heartbeat: the screen-change bound of 4 follows what
+    // the screen shows, not its every redraw.
+    r#"
+ALTER TABLE task_auto ADD COLUMN screen_class TEXT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 74;
+const COLUMN_COUNT: usize = 75;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -159,7 +164,7 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
     wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
     max_compactions, compaction_iteration, compaction_count, compactions_seen, \
-    screen_changed_after, stall_unchanged_since";
+    screen_changed_after, stall_unchanged_since, screen_class";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -757,6 +762,7 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.compactions_seen.map(to_i64),
         run.stall.screen_changed_after,
         run.stall.unchanged_since,
+        run.stall.screen_class,
     ])
 }
 
@@ -868,6 +874,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             step_waited_base: count("step_waited_base")?,
             screen_changed_after: opt_text("screen_changed_after")?,
             unchanged_since: opt_text("stall_unchanged_since")?,
+            screen_class: opt_text("screen_class")?,
         },
         waits: WaitState::from_json(&text("waits")?),
         agent_state: match (
@@ -984,6 +991,7 @@ mod tests {
             step_waited_base: 7,
             screen_changed_after: Some("2026-01-01T00:00:05Z".into()),
             unchanged_since: Some("2026-01-01T00:00:05.250Z".into()),
+            screen_class: Some("permission".into()),
         };
         run.agent_state = Some(AgentReading {
             state: "failed:rate_limit".into(),
@@ -1092,6 +1100,7 @@ mod tests {
             assert_eq!(run.max_compactions, DEFAULT_MAX_COMPACTIONS);
             assert_eq!(run.compactions, CompactionCount::default());
             assert_eq!(run.stall.screen_changed_after, None);
+            assert_eq!(run.stall.screen_class, None);
         }
     }
 

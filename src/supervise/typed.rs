@@ -14,12 +14,16 @@
 //!   screen's; working beats idle for anything autoctl would type;
 //! - **stale or absent**: the screen alone (`source: screen`).
 //!
-//! **When the screen changed.** Screens are sampled, so a change is known only to lie between
-//! the last heartbeat that still saw the old screen and the first that saw the new one. The
-//! stall state keeps that lower bound across heartbeats
-//! ([`StallState::screen_changed_after`]), and a hook event counts as newer than the screen
-//! when it was recorded at or after it: an event that may have caused the change is trusted,
-//! one that certainly came before it is not, however many heartbeats the new screen stays.
+//! **When the screen changed.** What counts is a change of what the screen shows (its
+//! class: a menu appeared, work started), not of its pixels: Claude Code redraws an idle
+//! screen (tips, its status line) without any hook event, and a hook state must not go stale
+//! for that (in a live 2.1.332 loop the idle screen changed 4 s after the last Stop). Screens
+//! are sampled, so a change is known only to lie between the last heartbeat that still saw
+//! the old class and the first that saw the new one. The stall state keeps that lower bound
+//! across heartbeats ([`StallState::screen_changed_after`]), and a hook event counts as newer
+//! than the screen when it was recorded at or after it: an event that may have caused the
+//! change is trusted, one that certainly came before it is not, however many heartbeats the
+//! new screen stays.
 //!
 //! One reading serves every driver: `run tick`/`run watch` ([`crate::supervise::tick`]) and
 //! `stall check` ([`crate::supervise::driver::check`]) call [`cross_check`] and give the stall
@@ -126,7 +130,8 @@ pub struct Reading {
     /// Age of the hook state, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hook_age_ms: Option<u64>,
-    /// The hook state was not used: too old, or older than the last screen change.
+    /// The hook state was not used: too old, or older than the last change of what the screen
+    /// shows.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
     /// The hooks and the screen disagree: what each says and which reading won.
@@ -186,7 +191,7 @@ pub fn cross_check(
     now: Time,
     options: &TypedOptions,
 ) -> (Reading, Use) {
-    let changed_after = stall.screen_changed_after(&view.hash);
+    let changed_after = stall.screen_changed_after(view.classification.class);
     match typed {
         Some(typed) => read(typed, view, changed_after, now, options),
         None => (screen_reading(view, None), Use::default()),

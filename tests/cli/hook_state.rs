@@ -7,7 +7,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::util::{Sandbox, is_root, one_stderr_line, stdout, with_stdin};
+use crate::util::{Sandbox, hook_records, is_root, one_stderr_line, stdout, with_stdin};
 
 const SOCKET: &str = "/tmp/tmux-0/autoctl-test";
 
@@ -45,19 +45,12 @@ fn event(sb: &Sandbox, pane: Option<&str>, file: &Path) -> Output {
     run_in(sb, pane, &["hook", "event"], &fs::read(file).unwrap())
 }
 
-/// The one hook record in the sandbox's state dir.
+/// The one record of a kind in the sandbox's state dir: `.status.json` for the status line's,
+/// `.json` for the hooks' (as autoctl reads them: [`hook_records`]).
 fn only_record(sb: &Sandbox, suffix: &str) -> Value {
-    let dir = sb.path("state/hooks");
-    let files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.ends_with(suffix) && (suffix != ".json" || !name.ends_with(".status.json"))
-        })
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    serde_json::from_slice(&fs::read(&files[0]).unwrap()).unwrap()
+    let mut records = hook_records(&sb.path("state/hooks"), suffix == ".status.json");
+    assert_eq!(records.len(), 1, "{records:?}");
+    records.remove(0)
 }
 
 #[test]
@@ -260,6 +253,50 @@ fn an_unwritable_state_dir_is_one_line_and_exit_0() {
 }
 
 #[test]
+fn a_symlink_planted_at_the_journal_is_never_written_through() {
+    let sb = Sandbox::new();
+    let file = recorded("session/03-UserPromptSubmit.json");
+    assert!(event(&sb, Some("%5"), &file).stderr.is_empty());
+    let dir = sb.path("state/hooks");
+    let journal = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "log"))
+        .expect("the first change is appended to the journal");
+    fs::remove_file(&journal).unwrap();
+    let victim = sb.write("victim.txt", "precious\n");
+    std::os::unix::fs::symlink(&victim, &journal).unwrap();
+    let output = event(&sb, Some("%5"), &recorded("session/07-Stop.json"));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(output.stderr.is_empty(), "{output:?}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(!journal.is_symlink());
+    assert_eq!(
+        only_record(&sb, ".json")["state"],
+        "idle",
+        "the Stop was kept"
+    );
+}
+
+#[test]
+fn many_events_keep_every_change_across_compactions() {
+    let sb = Sandbox::new();
+    // 90 turns: far more changes than one journal holds before it is compacted.
+    let prompt = recorded("session/03-UserPromptSubmit.json");
+    let stop = recorded("session/07-Stop.json");
+    for turn in 1..=90 {
+        event(&sb, Some("%6"), &prompt);
+        let output = event(&sb, Some("%6"), &stop);
+        assert!(output.stderr.is_empty(), "{output:?}");
+        if turn % 30 == 0 {
+            let record = only_record(&sb, ".json");
+            assert_eq!(record["stops"], turn, "{record}");
+            assert_eq!(record["seq"], 2 * turn, "{record}");
+        }
+    }
+}
+
+#[test]
 fn a_clear_rebinds_the_stop_hook_loop_to_the_new_session() {
     let sb = Sandbox::new();
     let project = sb.module("proj");
@@ -337,11 +374,11 @@ fn the_status_line_prints_one_line_and_records_the_windows() {
     );
     assert_eq!(record["context_window"]["context_window_size"], 1_000_000);
     assert_eq!(record["model"], "Sonnet 5.5");
-    // Unchanged input: the record is not rewritten.
+    // Unchanged input: the record is not rewritten (its first write is its journal's line).
     let path = fs::read_dir(sb.path("state/hooks"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".status.json"))
+        .find(|p| p.to_string_lossy().ends_with(".status.log"))
         .unwrap();
     let before = fs::metadata(&path).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));

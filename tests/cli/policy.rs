@@ -566,12 +566,9 @@ fn the_hook_records_the_sessions_state() {
             .unwrap();
         let out = finish(child);
         assert_eq!(out.status.code(), Some(0));
-        let records: Vec<PathBuf> = walk(&sb.path("state/hooks"))
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
+        let mut records = crate::util::hook_records(&sb.path("state/hooks"), false);
         assert_eq!(records.len(), 1, "{records:?}");
-        let record: Value = serde_json::from_slice(&fs::read(&records[0]).unwrap()).unwrap();
+        let record = records.remove(0);
         assert_eq!(record["state"], state, "{command}: {record}");
         assert_eq!(record["tool"], "Bash");
     }
@@ -599,12 +596,13 @@ fn a_stalled_state_store_cannot_hold_the_hook() {
         finish(child)
     };
     assert_eq!(stdout(&run(&[])), format!("{ALLOW}\n"));
-    // The store locks `<stem>.lock` beside the record `<stem>.json` for every update.
-    let record = walk(&sb.path("state/hooks"))
-        .into_iter()
-        .find(|p| p.extension().is_some_and(|e| e == "json"))
-        .expect("the session's record");
-    let lock = record.with_extension("lock");
+    // The store takes a flock on the records directory itself for every update.
+    let lock = sb.path("state/hooks");
+    assert_eq!(
+        crate::util::hook_records(&lock, false).len(),
+        1,
+        "the session's record"
+    );
     let mut holder = std::process::Command::new("flock")
         .arg(&lock)
         .args(["sleep", "120"])

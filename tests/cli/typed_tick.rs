@@ -14,6 +14,8 @@ use crate::util::{Sandbox, json_lines, with_stdin};
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
 const RM_RF: &str = "tests/fixtures/panes/claude-code/permission-bash-rm-rf.txt";
 const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
+const IDLE_AGAIN: &str = "tests/fixtures/panes/claude-code/idle-after-auto-approved-ls.txt";
+const IDLE_AGAIN_MARK: &str = "Listed the files.";
 
 fn recorded(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -296,9 +298,18 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
 #[test]
 fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
     let sb = Sandbox::new();
-    // Idle after a reply; Enter brings up a permission menu no hook reports (hooks that
-    // failed to fire, as in a release regression).
-    let (agent, log) = scripted_agent(&sb, "agent", &[IDLE, &format!("enter:{SAFE}")]);
+    // Idle after a reply; the idle screen is redrawn (another idle screen, as Claude Code
+    // redraws with no hook event); then a permission menu no hook reports (hooks that failed
+    // to fire, as in a release regression).
+    let (agent, log) = scripted_agent(
+        &sb,
+        "agent",
+        &[
+            IDLE,
+            &format!("enter:{IDLE_AGAIN}"),
+            &format!("enter:{SAFE}"),
+        ],
+    );
     start_run(&sb, "2027-03-01T10:00:00Z");
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
     let event = tick_at(&sb, "2027-03-01T10:01:00Z", &[]);
@@ -307,6 +318,16 @@ fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
         (&Value::from("hook"), &Value::from("idle")),
         "{event}"
     );
+    // A redraw of the same class is no change of what the screen shows: still the hooks'.
+    press(&sb, &agent, &["Enter"]);
+    wait_for(&sb, &agent, "the redraw", |screen, _| {
+        screen.contains(IDLE_AGAIN_MARK)
+    });
+    for at in ["2027-03-01T10:01:30Z", "2027-03-01T10:01:40Z"] {
+        let event = tick_at(&sb, at, &[]);
+        assert_eq!(event["state"]["source"], "hook", "{event}");
+        assert_eq!(event["saw"]["pane"]["class"], "idle", "{event}");
+    }
     press(&sb, &agent, &["Enter"]);
     wait_for(&sb, &agent, "the menu", |screen, _| {
         screen.contains("Do you want to proceed")

@@ -221,6 +221,52 @@ pub fn json_lines(output: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// The records in a hook records directory (`<state>/hooks`) as autoctl reads them
+/// (src/hook/store.rs): per record, the highest generation (`seq`) among its snapshot
+/// (`<stem>.json`) and its journal's complete lines (`<stem>.log`). `status` picks the status
+/// line's records (`<stem>.status.json`, `<stem>.status.log`) instead of the hooks'. Sorted
+/// by file stem.
+pub fn hook_records(dir: &Path, status: bool) -> Vec<Value> {
+    let ext = if status { ".status" } else { "" };
+    let mut stems: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| !name.starts_with('.'))
+                .filter(|name| status || !name.contains(".status."))
+                .filter_map(|name| {
+                    let name = name.strip_suffix(".json").or(name.strip_suffix(".log"))?;
+                    name.strip_suffix(ext)
+                        .filter(|stem| status || !stem.ends_with(".status"))
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    stems.sort();
+    stems.dedup();
+    stems
+        .iter()
+        .map(|stem| {
+            let mut generations: Vec<Value> = Vec::new();
+            if let Ok(bytes) = fs::read(dir.join(format!("{stem}{ext}.json"))) {
+                generations.push(serde_json::from_slice(&bytes).unwrap());
+            }
+            if let Ok(text) = fs::read_to_string(dir.join(format!("{stem}{ext}.log"))) {
+                generations.extend(
+                    text.split_inclusive('\n')
+                        .filter(|line| line.ends_with('\n'))
+                        .filter_map(|line| serde_json::from_str::<Value>(line).ok()),
+                );
+            }
+            generations
+                .into_iter()
+                .max_by_key(|r| r["seq"].as_u64().unwrap_or(0))
+                .unwrap_or_else(|| panic!("no readable record for {stem}"))
+        })
+        .collect()
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }

@@ -105,14 +105,27 @@ sleep 6   # a few more heartbeats of run watch, and the last status line
 
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
-record=$(ls "$state"/hooks/pane-*.json | grep -v status | head -1)
-status=$(ls "$state"/hooks/pane-*.status.json | head -1)
+# The pane's records: the hooks' (<stem>.json, <stem>.log) and the status line's
+# (<stem>.status.json, <stem>.status.log); of a snapshot and its journal, the highest seq wins.
+stem=$(cd "$state/hooks" && for f in pane-*; do echo "${f%%.*}"; done | sort -u | head -1)
+record=$state/hooks/$stem status=$state/hooks/$stem.status
 python3 - "$proj" "$record" "$status" "$scratch/watch.jsonl" > "$scratch/facts" <<'PY'
 import json, sys
 proj, record, status, watch = sys.argv[1:]
 loop = json.load(open(proj + "/.autoctl/loop-state.json"))
-rec = json.load(open(record))
-st = json.load(open(status))
+def newest(base):
+    gens = []
+    try:
+        gens.append(json.load(open(base + ".json")))
+    except FileNotFoundError:
+        pass
+    try:
+        gens += [json.loads(l) for l in open(base + ".log") if l.endswith("\n")]
+    except FileNotFoundError:
+        pass
+    return max(gens, key=lambda r: r.get("seq", 0))
+rec = newest(record)
+st = newest(status)
 lines = [json.loads(l) for l in open(watch) if l.strip()]
 print("iteration", loop["iteration"])
 print("ended", (loop.get("ended") or {}).get("outcome"))
@@ -133,6 +146,9 @@ check "no reasoning_loop" '[ "$(fact reasoning_loop)" = 0 ]'
 check "run watch went by the hooks" '[ "$(fact hook_sourced)" -gt 0 ]'
 check "status-line reset recorded (epoch seconds)" '[ -n "$(fact reset)" ]'
 check "run watch is still supervising" 'kill -0 $watch_pid'
+agent=$(autoctl run status --session live --format json | jq -r '"\(.agent_state.state)/\(.agent_state.source)"')
+echo "run status agent_state: $agent"
+check "run status shows the hooks as the state's source" '[ "${agent#*/}" = hook ]'
 (cd "$proj" && autoctl doctor --session live) > "$scratch/doctor.txt" && doctor=0 || doctor=$?
 cat "$scratch/doctor.txt"
 check "doctor: all OK" '[ $doctor = 0 ]'

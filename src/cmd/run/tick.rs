@@ -73,8 +73,8 @@ pub struct TypedArgs {
 /// (`run tick`, `run watch`, `stall check`).
 #[derive(Debug, Args)]
 pub struct HookFreshArg {
-    /// A hook state older than this, or older than the last screen change, is not trusted;
-    /// the screen decides
+    /// A hook state older than this, or older than the last change of what the screen shows
+    /// (its class), is not trusted; the screen decides
     #[arg(long, value_name = "DURATION", default_value = "10m",
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub hook_fresh: Duration,

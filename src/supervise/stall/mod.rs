@@ -101,21 +101,28 @@ pub struct StallState {
     /// `quota_waited_seconds` when the step clock started (waits after it do not count).
     #[serde(default)]
     pub step_waited_base: u64,
-    /// The last heartbeat that still saw the screen before `last_hash` (RFC 3339): the screen
-    /// changed after it. `None` while no other screen was seen.
+    /// The class of the last capture (what the screen showed: `idle`, `permission`, ...).
+    #[serde(default)]
+    pub screen_class: Option<String>,
+    /// The last heartbeat that still saw the screen's previous class (RFC 3339): what the
+    /// screen shows changed after it. `None` while no other class was seen.
     #[serde(default)]
     pub screen_changed_after: Option<String>,
 }
 
 impl StallState {
-    /// When the screen with `hash` appeared, as closely as samples tell: after the returned
-    /// time (the last heartbeat that still saw another screen) and by the heartbeat that first
-    /// saw it. `None`: no other screen was ever seen.
-    pub fn screen_changed_after(&self, hash: &str) -> Option<DateTime<Utc>> {
-        let after = if self.last_hash.as_deref() == Some(hash) {
+    /// When the screen began to show `class`, as closely as samples tell: after the returned
+    /// time (the last heartbeat that still saw another class) and by the heartbeat that first
+    /// saw it. `None`: no other class was ever seen.
+    ///
+    /// The class, not the hash: Claude Code redraws an idle screen (tips, its status line)
+    /// with no hook event, and such a redraw says nothing new about the agent; a menu that
+    /// appears, or work that starts, does.
+    pub fn screen_changed_after(&self, class: Class) -> Option<DateTime<Utc>> {
+        let after = if self.screen_class.as_deref() == Some(class.as_str()) {
             self.screen_changed_after.as_deref()
         } else {
-            // A screen the last heartbeat did not see appeared after that heartbeat.
+            // A class the last heartbeat did not see appeared after that heartbeat.
             self.last_check_at.as_deref()
         };
         after.and_then(parse_time)
@@ -405,8 +412,9 @@ pub fn heartbeat(
     let mut next = state.clone();
     next.checks = next.checks.saturating_add(1);
     next.last_check_at = Some(now_timestamp(now));
-    if state.last_hash.as_deref() != Some(obs.hash.as_str()) {
+    if state.screen_class.as_deref() != Some(obs.class.as_str()) {
         next.screen_changed_after = state.last_check_at.clone();
+        next.screen_class = Some(obs.class.as_str().to_string());
     }
 
     if let Some(signal) = &obs.signal {
@@ -673,37 +681,50 @@ mod tests {
     }
 
     #[test]
-    fn the_screen_changed_after_the_last_heartbeat_that_saw_the_old_one() {
+    fn the_screen_changed_after_the_last_heartbeat_that_saw_the_old_class() {
         let limits = Limits::default();
         let mut state = StallState::default();
         let idle = obs("idle", Class::Idle, Action::None);
         let menu = obs("menu", Class::Permission, Action::Answer);
-        assert_eq!(state.screen_changed_after("idle"), None, "nothing seen yet");
+        assert_eq!(
+            state.screen_changed_after(Class::Idle),
+            None,
+            "nothing seen yet"
+        );
         run(&mut state, &idle, 0, &limits, Effects::default());
         run(&mut state, &idle, 1, &limits, Effects::default());
         assert_eq!(
-            state.screen_changed_after("idle"),
+            state.screen_changed_after(Class::Idle),
             None,
-            "no other screen seen"
+            "no other class seen"
         );
-        // A screen the last heartbeat did not see appeared after it.
+        // An idle screen redrawn (a tip, the status line): no change of what it shows.
+        run(
+            &mut state,
+            &obs("idle, redrawn", Class::Idle, Action::None),
+            2,
+            &limits,
+            Effects::default(),
+        );
+        assert_eq!(state.screen_changed_after(Class::Idle), None);
+        // A class the last heartbeat did not see appeared after it.
         assert_eq!(
-            state.screen_changed_after("menu"),
-            Some(t0() + Duration::minutes(1))
+            state.screen_changed_after(Class::Permission),
+            Some(t0() + Duration::minutes(2))
         );
-        // Once seen, the bound stays the same however many heartbeats the screen stays.
-        for minute in 2..6 {
+        // Once seen, the bound stays the same however many heartbeats the class stays.
+        for minute in 3..7 {
             run(&mut state, &menu, minute, &limits, Effects::default());
             assert_eq!(
-                state.screen_changed_after("menu"),
-                Some(t0() + Duration::minutes(1)),
+                state.screen_changed_after(Class::Permission),
+                Some(t0() + Duration::minutes(2)),
                 "minute {minute}"
             );
         }
-        run(&mut state, &idle, 6, &limits, Effects::default());
+        run(&mut state, &idle, 7, &limits, Effects::default());
         assert_eq!(
-            state.screen_changed_after("idle"),
-            Some(t0() + Duration::minutes(5))
+            state.screen_changed_after(Class::Idle),
+            Some(t0() + Duration::minutes(6))
         );
     }
 
