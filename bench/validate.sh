@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Validating 10,000 signal files (a tenth invalid) in one call: autoctl against
 # check-jsonschema (PyPI) with the same schema, and `cat` of all files as the I/O floor.
-# Goal: >= 20x faster than check-jsonschema, <= 3x the cat floor, and peak memory flat from
+# autoctl reads, parses and checks each file in one pass, on every core.
+# Goal: >= 20x faster than check-jsonschema, <= 0.5x the cat floor, and peak memory flat from
 # 1,000 to 10,000 files.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -53,7 +54,7 @@ for name, median in m.items():
     print(f"{name:<18} {median*1000:>10.1f}ms  {median/m['cat']:>7.2f}x cat")
 print()
 print(f"check-jsonschema / autoctl: {m['check-jsonschema']/m['autoctl']:.1f}x (goal >= 20)")
-print(f"autoctl / cat:              {m['autoctl']/m['cat']:.2f}x (goal <= 3)")
+print(f"autoctl / cat:              {m['autoctl']/m['cat']:.2f}x (goal <= 0.5)")
 PY
 # Sanity: the verdicts are right (1,000 invalid of 10,000).
 invalid=$("$AUTOCTL" signal validate ./*.json | grep -vc ': ok$' || true)

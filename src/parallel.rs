@@ -24,8 +24,13 @@ where
     T: Sync,
     R: Send,
 {
+    // Few items first: asking for the core count reads the cgroup files, which is more than a
+    // single document costs.
+    if items.len() < 2 * PER_CORE {
+        return items.iter().try_for_each(|item| take(work(item)));
+    }
     let cores = thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    if cores == 1 || items.len() < 2 * PER_CORE {
+    if cores == 1 {
         return items.iter().try_for_each(|item| take(work(item)));
     }
     for round in items.chunks(cores * PER_CORE) {

@@ -2,7 +2,7 @@
 //! per schema compiled on first use (commands that need no schema never pay for compiling one;
 //! a valid signal or stop file never needs one, see [`quick`]).
 
-mod quick;
+pub mod quick;
 
 use std::sync::{LazyLock, OnceLock};
 

@@ -7,7 +7,7 @@
 //! - [`deps`]: the `depends_on` graph and its cycles; [`root_index`]: the root `.index.md`;
 //! - [`git`]: transient files tracked by or not ignored by git (the only part that runs git);
 //! - [`walk`]: finds task roots and modules under the PATHs and drives the checks;
-//! - [`format`]: text, JSON, GitHub workflow commands and SARIF 2.1.0.
+//! - [`format`](mod@format): text, JSON, GitHub workflow commands and SARIF 2.1.0.
 
 pub mod deps;
 pub mod format;

@@ -106,7 +106,7 @@ fn is_project_root(root: &Path, ctx: &Context) -> bool {
 }
 
 /// Is the place inside the project: below the working directory or the project directory
-/// (each a real project directory, see [`is_project_root`]), or below an unknown working
+/// (each a real project directory, see `is_project_root`), or below an unknown working
 /// directory?
 pub fn inside_project(place: &Place, ctx: &Context) -> bool {
     match place {

@@ -1,6 +1,6 @@
 //! Storage of the run registry: one row per supervised loop (seed 000's `task_auto` table
 //! plus what a tick needs) in SQLite ([`sqlite::SqliteRegistry`]), and an in-memory fake
-//! ([`memory`]) for unit tests. Both implement [`crate::supervise::store::Registry`]; the
+//! (`memory`) for unit tests. Both implement [`crate::supervise::store::Registry`]; the
 //! types they store are the supervisor's ([`crate::supervise::run`]).
 
 pub mod sqlite;
