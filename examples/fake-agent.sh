@@ -10,6 +10,8 @@
 # Options (iterations count completed steps, starting at 1):
 #   --delay SECONDS      time each step "thinks" (default 1; fractions allowed)
 #   --ask-at N[,N...]    before finishing step N, ask a harmless yes/no question
+#   --asks K             ask K such questions at each of those steps (default 1), the way
+#                        an agent in manual permission mode asks before every tool call
 #   --danger-at N        before finishing step N, ask to run `rm -rf` (a supervisor must escalate)
 #   --quota-at N         before step N, hit a usage limit for --quota-seconds (default 4)
 #   --fixes N            the post-exec check asks for N fixes before it accepts (default 1)
@@ -30,11 +32,12 @@ fi
 
 AUTOCTL=${AUTOCTL:-autoctl}
 command -v "$AUTOCTL" >/dev/null || { echo "fake-agent: $AUTOCTL not found (set AUTOCTL or PATH)" >&2; exit 2; }
-delay=1 ask_at="" danger_at="" quota_at="" quota_seconds=4 fixes=1 step="" checkpoint="" log=/dev/null
+delay=1 ask_at="" asks=1 danger_at="" quota_at="" quota_seconds=4 fixes=1 step="" checkpoint="" log=/dev/null
 while [ $# -gt 0 ]; do
   case "$1" in
     --delay) delay=$2; shift 2 ;;
     --ask-at) ask_at=",$2,"; shift 2 ;;
+    --asks) asks=$2; shift 2 ;;
     --danger-at) danger_at=$2; shift 2 ;;
     --quota-at) quota_at=$2; shift 2 ;;
     --quota-seconds) quota_seconds=$2; shift 2 ;;
@@ -105,11 +108,16 @@ run_step() {
     *) echo "fake-agent: unknown step $s" >&2; exit 2 ;;
   esac
   if [[ "$ask_at" == *",$n,"* ]]; then
-    if ask "Install the missing dev dependency 'left-pad' before continuing?" install; then
-      echo "Installed left-pad (pretend)."
-    else
-      echo "Continuing without left-pad."
-    fi
+    local k
+    for ((k = 1; k <= asks; k++)); do
+      local which=""
+      [ "$asks" -gt 1 ] && which=" ($k of $asks)"
+      if ask "Install the missing dev dependency 'left-pad'$which before continuing?" install; then
+        echo "Installed left-pad (pretend)."
+      else
+        echo "Continuing without left-pad."
+      fi
+    done
   fi
   if [ "$danger_at" = "$n" ]; then
     echo "The build directory looks stale. I want to run: rm -rf ./build ./dist"

@@ -24,8 +24,9 @@ pub enum StallCommand {
     /// A pane whose normalized screen is unchanged for --threshold captures is stalled; its
     /// classification decides: answer a safe prompt, escalate a destructive one or a
     /// trust/login/picker screen (once per distinct screen), wait out quota and rate limits
-    /// (never a stall, no recovery spent). An answer spends a recovery; past the limits,
-    /// --task DIR gets an `.auto-stop` with reason stall_limit. A shell in front (the agent
+    /// (never a stall, no recovery spent). An answer is not a recovery: it spends
+    /// --max-answers (per step), and past it the prompt is escalated, never stopped. Past the
+    /// recovery limits, --task DIR gets an `.auto-stop` with reason stall_limit. A shell in front (the agent
     /// exited) is reported as `restart`, which stall check leaves to the loop. Without
     /// --apply nothing is typed or written except the state: the output says what would be
     /// done.
@@ -42,7 +43,7 @@ pub enum StallCommand {
     /// reasoning_loop). With --task, no `.status.json` update for --step-timeout makes the
     /// pane stalled whatever its screen does: a safe prompt is answered, an idle agent gets
     /// --continue-text (only if `updated_at` is still the one seen), anything else is
-    /// escalated; each spends a recovery and restarts the step clock. A quota-wait record of
+    /// escalated; each restarts the step clock. A quota-wait record of
     /// `hook stop-failure` in the task's project (the nearest `.autoctl/` above DIR) is a
     /// wait, like a quota banner.
     ///
@@ -71,6 +72,10 @@ pub struct CheckArgs {
     /// Recoveries allowed in total
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_recoveries: u32,
+    /// Harmless prompts answered per step (a new .auto-signal starts a step); past it the
+    /// prompt is escalated. Answers are not recoveries
+    #[arg(long, value_name = "N", default_value_t = crate::supervise::stall::DEFAULT_MAX_ANSWERS)]
+    pub max_answers: u32,
     /// Carry the decision out: type the answer, write .auto-stop past the limits
     #[arg(long)]
     pub apply: bool,
@@ -125,6 +130,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
             threshold: args.threshold,
             recoveries_per_iteration: args.max_recoveries_per_iteration,
             recoveries_total: args.max_recoveries,
+            max_answers: args.max_answers,
             repeat_limit: args.repeat_limit,
             step_timeout: args.step_timeout,
             period: None,

@@ -144,12 +144,18 @@ ALTER TABLE task_auto ADD COLUMN stall_unchanged_since TEXT;
     r#"
 ALTER TABLE task_auto ADD COLUMN screen_class TEXT;
 "#,
+    // 7: answering a harmless prompt is not a stall recovery — its own budget per step.
+    r#"
+ALTER TABLE task_auto ADD COLUMN max_answers INTEGER NOT NULL DEFAULT 50 CHECK (max_answers >= 0);
+ALTER TABLE task_auto ADD COLUMN answer_count_step INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE task_auto ADD COLUMN answer_count_total INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 75;
+const COLUMN_COUNT: usize = 78;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -164,7 +170,8 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
     wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
     max_compactions, compaction_iteration, compaction_count, compactions_seen, \
-    screen_changed_after, stall_unchanged_since, screen_class";
+    screen_changed_after, stall_unchanged_since, screen_class, max_answers, answer_count_step, \
+    answer_count_total";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -763,6 +770,9 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.stall.screen_changed_after,
         run.stall.unchanged_since,
         run.stall.screen_class,
+        run.limits.max_answers,
+        run.stall.answers_step,
+        run.stall.answers_total,
     ])
 }
 
@@ -839,6 +849,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             threshold: small("stall_threshold")?,
             recoveries_per_iteration: small("max_recoveries_step")?,
             recoveries_total: small("max_recoveries_total")?,
+            max_answers: small("max_answers")?,
             repeat_limit: small("repeat_limit")?,
             step_timeout: Duration::from_millis(count("step_timeout_ms")?),
             period: None,
@@ -855,6 +866,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
             unchanged: small("stall_count")?,
             recoveries_iteration: small("recovery_count_step")?,
             recoveries_total: small("recovery_count_total")?,
+            answers_step: small("answer_count_step")?,
+            answers_total: small("answer_count_total")?,
             quota_wait_since: Some(text("quota_wait_since")?).filter(|t| !t.is_empty()),
             quota_waited_seconds: count("quota_waited_seconds")?,
             signal_iteration: row
@@ -941,6 +954,7 @@ mod tests {
                 threshold: 2,
                 recoveries_per_iteration: 1,
                 recoveries_total: 4,
+                max_answers: 6,
                 repeat_limit: 5,
                 step_timeout: Duration::from_secs(90),
                 period: None,
@@ -974,6 +988,8 @@ mod tests {
             unchanged: 2,
             recoveries_iteration: 1,
             recoveries_total: 3,
+            answers_step: 5,
+            answers_total: 9,
             quota_wait_since: Some("2026-01-01T00:00:00Z".into()),
             quota_waited_seconds: 12,
             signal_iteration: Some(3),

@@ -53,6 +53,11 @@ pub struct RunReport {
     pub stall_threshold: u32,
     pub max_recoveries_iteration: u32,
     pub max_recoveries_total: u32,
+    /// Harmless prompts answered this step, in all, and allowed per step (answers are not
+    /// recoveries).
+    pub answers_step: u32,
+    pub answers_total: u32,
+    pub max_answers: u32,
     /// Seed 002's content-based stalls: the agent's latest message said this many times in
     /// a row, of `repeat_limit` (a reasoning loop); the step timeout.
     pub message_repeats: u32,
@@ -120,6 +125,9 @@ impl RunReport {
             stall_threshold: run.limits.threshold,
             max_recoveries_iteration: run.limits.recoveries_per_iteration,
             max_recoveries_total: run.limits.recoveries_total,
+            answers_step: run.stall.answers_step,
+            answers_total: run.stall.answers_total,
+            max_answers: run.limits.max_answers,
             message_repeats: run.stall.message_repeats,
             repeat_limit: run.limits.repeat_limit,
             step_timeout_ms: millis(run.limits.step_timeout),

@@ -90,6 +90,41 @@ fn stall_check_stops_a_reasoning_loop_with_its_own_reason() {
     assert_ne!(report["verdict"], "reasoning-loop", "{report}");
 }
 
+/// A stall recovery past its limit (here the continuation a step timeout sends an idle
+/// agent, with no recovery left) is a stall_limit stop, asked once.
+#[test]
+fn past_the_recovery_limit_a_step_timeout_is_a_stall_limit_stop() {
+    let sb = Sandbox::new();
+    let task = task_with_status(&sb, "idle");
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
+    let task_arg = task.to_str().unwrap();
+    plant_old_step(&sb, &agent);
+    let args = [
+        "--apply",
+        "--max-recoveries-per-iteration",
+        "0",
+        "--task",
+        task_arg,
+    ];
+    let report = check(&sb, &agent, &args);
+    assert_eq!(
+        (&report["verdict"], &report["action"], &report["applied"]),
+        (&"limit".into(), &"stop".into(), &true.into()),
+        "{report}"
+    );
+    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
+    assert_eq!(stop["reason"], "stall_limit");
+    assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
+    assert_eq!(settle(&log), "", "nothing typed past the limit");
+    // Asked once: the next heartbeat does not ask again.
+    let report = check(&sb, &agent, &args);
+    assert_eq!(
+        (&report["action"], &report["applied"]),
+        (&"none".into(), &false.into()),
+        "{report}"
+    );
+}
+
 #[test]
 fn stall_check_sends_one_continuation_to_an_idle_agent_after_a_step_timeout() {
     let sb = Sandbox::new();

@@ -184,7 +184,11 @@ fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
         "{:?}",
         decisions(&events)
     );
-    assert_eq!(last["recoveries_total"], 1);
+    // A harmless prompt's answer spends the answer budget, not a stall recovery.
+    assert_eq!(
+        (&last["answers_total"], &last["recoveries_total"]),
+        (&1.into(), &0.into())
+    );
     // The agent's half of the cleanup (seed 000): it removes its own files at loop exit.
     wait_for("the agent to clean up", || {
         !task.join(".auto-signal").exists() && !task.join(".fake-agent").exists()
@@ -192,6 +196,106 @@ fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
     assert!(!task.join(".auto-stop").exists());
     // Nothing is ticked once the run has ended.
     assert!(tick(&sb, &["--all"]).is_empty());
+}
+
+/// Issue 12: an agent in manual permission mode asks before every tool call. Six harmless
+/// prompts in one step (twice the 3 stall recoveries of an iteration) are all answered, and
+/// the loop runs to its end: answers are not stall recoveries.
+#[test]
+fn many_harmless_prompts_in_one_step_never_stop_the_loop() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "asks");
+    let log_file = sb.path("agent.log");
+    session(&sb, "agent");
+    sb.cmd()
+        .args(["run", "start", "--session", "agent", "--agent", "generic"])
+        .args(["--threshold", "2", "--launch"])
+        .arg(agent_command("--ask-at 2 --asks 6", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "agent", |s| s["status"] != "running");
+    let last = status(&sb, "agent");
+    assert_eq!(
+        (&last["status"], &last["stop_reason"]),
+        (&"finished".into(), &"complete".into()),
+        "{last}"
+    );
+    let agent_log = log(&log_file);
+    let answers: Vec<&str> = agent_log
+        .lines()
+        .filter(|l| l.starts_with("answer"))
+        .collect();
+    assert_eq!(answers.len(), 6, "{answers:?}");
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.ends_with("question=install answer=y"))
+    );
+    assert_eq!(
+        decisions(&events).iter().filter(|d| *d == "answer").count(),
+        6
+    );
+    assert_eq!(
+        (&last["answers_total"], &last["recoveries_total"]),
+        (&6.into(), &0.into()),
+        "{last}"
+    );
+    assert!(!agent_log.contains("stopped reason"), "{agent_log}");
+}
+
+/// Past `--max-answers` in one step a person decides the next prompt: the run waits in
+/// needs-person (never a stall_limit stop), and goes on once the person has answered.
+#[test]
+fn past_max_answers_a_person_decides_and_the_loop_goes_on() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "asks");
+    let log_file = sb.path("agent.log");
+    session(&sb, "agent");
+    sb.cmd()
+        .args(["run", "start", "--session", "agent", "--agent", "generic"])
+        .args(["--threshold", "2", "--max-answers", "2", "--launch"])
+        .arg(agent_command("--ask-at 2 --asks 3", &log_file))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "agent", |s| !s["needs_person"].is_null());
+    let now = status(&sb, "agent");
+    assert_eq!(now["status"], "running", "{now}");
+    assert_eq!(now["needs_person"]["kind"], "answer-limit", "{now}");
+    assert!(
+        now["needs_person"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("answer limit reached (2 of 2 this step)"),
+        "{now}"
+    );
+    assert_eq!(
+        (&now["answers_step"], &now["max_answers"]),
+        (&2.into(), &2.into())
+    );
+    assert_eq!(decisions(&events).last().unwrap(), "escalate");
+    assert!(!task.join(".auto-stop").exists(), "no stop was requested");
+    // Ticks go on without typing into the escalated prompt.
+    for _ in 0..4 {
+        tick(&sb, &["--session", "agent"]);
+        std::thread::sleep(TICK);
+    }
+    let answered = |text: &str| text.lines().filter(|l| l.starts_with("answer")).count();
+    assert_eq!(answered(&log(&log_file)), 2, "{}", log(&log_file));
+    // The person answers; the loop runs to its end.
+    press(&sb, "=agent:", &["y", "Enter"]);
+    tick_until(&sb, "agent", |s| s["status"] != "running");
+    let last = status(&sb, "agent");
+    assert_eq!(
+        (&last["status"], &last["stop_reason"]),
+        (&"finished".into(), &"complete".into()),
+        "{last}"
+    );
+    assert_eq!(answered(&log(&log_file)), 3);
+    assert_eq!(last["recoveries_total"], 0, "{last}");
 }
 
 #[test]

@@ -55,7 +55,9 @@ fn a_safe_permission_prompt_is_answered_once_with_option_1() {
     assert_eq!(verdict(&report), ("stalled", "answer", true), "{report}");
     assert_eq!(report["class"], "permission");
     assert_eq!(report["keys"], serde_json::json!([{"text": "1"}]));
-    assert_eq!(report["recoveries"]["total"], 1);
+    // An approval is not a stall recovery: it spends the answer budget.
+    assert_eq!(report["recoveries"]["total"], 0);
+    assert_eq!(report["answers"]["total"], 1);
     assert_eq!(settle(&log), "1");
     // The agent reacted (its screen changed): progress, nothing more typed.
     let report = check(&sb, &agent, &args);
@@ -406,7 +408,10 @@ fn two_concurrent_checks_type_one_answer() {
 }
 
 #[test]
-fn past_the_limits_the_task_gets_a_stall_limit_stop() {
+/// Issue 12: approving harmless work never stops a loop. Past `--max-answers` (and with no
+/// stall recovery left either) a safe prompt is escalated to a person: nothing typed, no
+/// `.auto-stop`. (A stall recovery past its limit is a stall_limit stop: content_stall.rs.)
+fn past_the_answer_limit_a_safe_prompt_is_escalated_never_stopped() {
     let sb = Sandbox::new();
     let task = sb.module("task");
     sb.cmd()
@@ -429,6 +434,8 @@ fn past_the_limits_the_task_gets_a_stall_limit_stop() {
         "--apply",
         "--max-recoveries-per-iteration",
         "0",
+        "--max-answers",
+        "0",
         "--task",
     ];
     let run = |sb: &Sandbox| {
@@ -445,13 +452,19 @@ fn past_the_limits_the_task_gets_a_stall_limit_stop() {
     };
     run(&sb);
     let report = run(&sb);
-    assert_eq!(verdict(&report), ("limit", "stop", true), "{report}");
-    let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
-    assert_eq!(stop["reason"], "stall_limit");
-    assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
+    assert_eq!(verdict(&report), ("limit", "escalate", false), "{report}");
+    assert!(
+        report["reason"]
+            .as_str()
+            .unwrap()
+            .contains("answer limit reached (0 of 0 this step)"),
+        "{report}"
+    );
+    assert!(!task.join(".auto-stop").exists(), "no stop for an approval");
     assert_eq!(settle(&log), "", "no answer past the limit");
-    // Asked once: the next heartbeat does not ask again.
+    // Escalated once: the next heartbeat waits for the person.
     assert_eq!(verdict(&run(&sb)), ("limit", "none", false));
+    assert!(!task.join(".auto-stop").exists());
 }
 
 #[test]

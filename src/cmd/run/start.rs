@@ -91,6 +91,10 @@ pub struct StartArgs {
     /// Stall recoveries allowed in total before the loop is stopped (stall_limit)
     #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_RECOVERIES_TOTAL)]
     pub max_recoveries: u32,
+    /// Prompts the approval policy proved harmless answered per step (a new signal starts a
+    /// step); past it the prompt is escalated to a person. Answers are not stall recoveries
+    #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_MAX_ANSWERS)]
+    pub max_answers: u32,
     /// The same agent message this many times in a row stops the loop (reasoning_loop; 0: never)
     #[arg(long, value_name = "N", default_value_t = stall::reasoning::REPEAT_LIMIT)]
     pub repeat_limit: u32,
@@ -130,6 +134,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
             threshold: args.threshold,
             recoveries_per_iteration: args.max_recoveries_per_iteration,
             recoveries_total: args.max_recoveries,
+            max_answers: args.max_answers,
             repeat_limit: args.repeat_limit,
             step_timeout: args.step_timeout,
             // `run tick --heartbeat` gives it, tick by tick.

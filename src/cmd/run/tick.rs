@@ -18,8 +18,8 @@ use crate::tmux::Tmux;
 /// For each run: read `.auto-signal` (a new iteration moves the counters and restores the
 /// per-iteration recovery budget; an invalid signal is reported, not fatal), enforce
 /// --max-iterations and --timeout (quota waits excluded) by writing `.auto-stop`, run the
-/// stall heartbeat (answer safe prompts, escalate the rest, stop past the recovery
-/// limits), in dispatch mode type the next command when the pane shows a ready shell, and
+/// stall heartbeat (answer safe prompts within --max-answers per step, given at run start;
+/// escalate the rest; stop past the stall-recovery limits), in dispatch mode type the next command when the pane shows a ready shell, and
 /// detect the loop's end: a `(stop)` signal, a signal the agent removed at loop exit, a
 /// stop file, a shell prompt in front of a dead agent (two heartbeats in a row), a pane or
 /// task dir that is gone.

@@ -55,6 +55,14 @@ pub struct Recoveries {
     pub max_total: u32,
 }
 
+/// Harmless prompts answered: this step (a new signal starts one), in all, allowed per step.
+#[derive(Debug, Serialize)]
+pub struct Answers {
+    pub step: u32,
+    pub total: u32,
+    pub max_per_step: u32,
+}
+
 /// One line of `stall check` output.
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
@@ -77,6 +85,8 @@ pub struct CheckReport {
     pub unchanged: u32,
     pub threshold: u32,
     pub recoveries: Recoveries,
+    /// Harmless prompts answered (not recoveries).
+    pub answers: Answers,
     pub quota_wait_since: Option<String>,
     pub quota_waited_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -338,6 +348,11 @@ fn report(
             total: state.recoveries_total,
             max_per_iteration: limits.recoveries_per_iteration,
             max_total: limits.recoveries_total,
+        },
+        answers: Answers {
+            step: state.answers_step,
+            total: state.answers_total,
+            max_per_step: limits.max_answers,
         },
         quota_wait_since: state.quota_wait_since.clone(),
         quota_waited_seconds: state.quota_waited_seconds,

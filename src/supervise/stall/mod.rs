@@ -19,10 +19,13 @@
 //!
 //! Recoveries share one budget (`recoveries_per_iteration`, `recoveries_total`; a new signal
 //! iteration restores the per-iteration part); past it the diagnosis is a stop with
-//! `stall_limit`. A recovery the caller must carry out (typing an answer or a continuation)
-//! is not counted by the heartbeat: the diagnosis carries it as a [`Recovery`], and the caller
-//! counts it with [`StallState::recovered`] once the keys were typed — so keys that were
-//! never sent spend nothing, and the heartbeat runs once.
+//! `stall_limit`. Answering a prompt the approval policy proved harmless is no recovery: it
+//! has its own budget, `max_answers` per step (a new signal restores it), and past it the
+//! prompt is escalated to a person — a run is never stopped for approving harmless work.
+//! A recovery or answer the caller must carry out (typing the keys) is not counted by the
+//! heartbeat: the diagnosis carries it as a [`Recovery`], and the caller counts it with
+//! [`StallState::recovered`] once the keys were typed — so keys that were never sent spend
+//! nothing, and the heartbeat runs once.
 
 use std::time::Duration;
 
@@ -57,6 +60,12 @@ pub struct StallState {
     pub recoveries_iteration: u32,
     #[serde(default)]
     pub recoveries_total: u32,
+    /// Prompts answered in the current step (a new signal starts a step): not recoveries.
+    #[serde(default)]
+    pub answers_step: u32,
+    /// Prompts answered in all.
+    #[serde(default)]
+    pub answers_total: u32,
     /// When the current quota or rate-limit wait began (RFC 3339).
     #[serde(default)]
     pub quota_wait_since: Option<String>,
@@ -148,10 +157,15 @@ impl StallState {
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
     }
 
-    /// Count a recovery the caller carried out (see [`Recovery`]).
+    /// Count a recovery or an answer the caller carried out (see [`Recovery`]).
     pub fn recovered(&mut self, recovery: &Recovery) {
-        self.recoveries_iteration += 1;
-        self.recoveries_total += 1;
+        if recovery.answer {
+            self.answers_step = self.answers_step.saturating_add(1);
+            self.answers_total = self.answers_total.saturating_add(1);
+        } else {
+            self.recoveries_iteration = self.recoveries_iteration.saturating_add(1);
+            self.recoveries_total = self.recoveries_total.saturating_add(1);
+        }
         self.answered_hash = Some(recovery.hash.clone());
         self.unchanged = 0;
         // The stall clock restarts at the next heartbeat.
@@ -268,7 +282,7 @@ pub struct StatusMark {
 }
 
 /// Thresholds and recovery budgets of one monitored pane (seed defaults 3, 3, 10; 3
-/// repeats, 10 minutes). `run start` stores them in the run; `stall check` takes them as
+/// repeats, 10 minutes; 50 answers per step). `run start` stores them in the run; `stall check` takes them as
 /// flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
@@ -276,6 +290,9 @@ pub struct Limits {
     pub threshold: u32,
     pub recoveries_per_iteration: u32,
     pub recoveries_total: u32,
+    /// Prompts the approval policy proved harmless answered per step; past it a person
+    /// decides (the prompt is escalated, the run goes on).
+    pub max_answers: u32,
     /// The same agent message this many times in a row is a reasoning loop (0: never).
     pub repeat_limit: u32,
     /// No `.status.json` update for this long is a step timeout.
@@ -293,6 +310,8 @@ pub struct Limits {
 pub const DEFAULT_THRESHOLD: u32 = 3;
 pub const DEFAULT_RECOVERIES_PER_ITERATION: u32 = 3;
 pub const DEFAULT_RECOVERIES_TOTAL: u32 = 10;
+/// Generous: an agent in manual permission mode asks for every tool call.
+pub const DEFAULT_MAX_ANSWERS: u32 = 50;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -300,6 +319,7 @@ impl Default for Limits {
             threshold: DEFAULT_THRESHOLD,
             recoveries_per_iteration: DEFAULT_RECOVERIES_PER_ITERATION,
             recoveries_total: DEFAULT_RECOVERIES_TOTAL,
+            max_answers: DEFAULT_MAX_ANSWERS,
             repeat_limit: reasoning::REPEAT_LIMIT,
             step_timeout: step_timeout::STEP_TIMEOUT,
             period: None,
@@ -335,7 +355,7 @@ pub enum Condition {
     Stalled,
     /// A quota or rate-limit wait: not a stall.
     Waiting,
-    /// A recovery was due but the budget is spent.
+    /// A recovery (or an answer) was due but its budget is spent.
     Limit,
     /// The agent said the same thing `repeat_limit` times in a row.
     ReasoningLoop,
@@ -363,6 +383,9 @@ pub enum Response {
 pub struct Recovery {
     /// The screen recovered from: never answered twice.
     pub hash: String,
+    /// An answer to a prompt the policy proved harmless: it spends the answer budget, not a
+    /// stall recovery.
+    pub answer: bool,
     /// A step-timeout recovery restarts the step clock at this time.
     pub restarts_step_clock: Option<DateTime<Utc>>,
 }
@@ -430,6 +453,10 @@ pub fn heartbeat(
         if new_iteration {
             next.recoveries_iteration = 0;
             next.limit_reached = false;
+        }
+        // Every new signal is a new step: its answer budget starts again.
+        if new_iteration || next.signal_timestamp.as_deref() != Some(&signal.timestamp) {
+            next.answers_step = 0;
         }
         next.signal_iteration = signal.iteration;
         next.signal_timestamp = Some(signal.timestamp.clone());
@@ -748,7 +775,9 @@ mod tests {
                 (Condition::Stalled, Response::Answer),
             ]
         );
-        assert_eq!((state.recoveries_iteration, state.recoveries_total), (1, 1));
+        // An answer to a harmless prompt is not a stall recovery: it spends the answers.
+        assert_eq!((state.recoveries_iteration, state.recoveries_total), (0, 0));
+        assert_eq!((state.answers_step, state.answers_total), (1, 1));
         assert_eq!(state.unchanged, 0);
         // The same screen again (the answer did not take): escalate once, then stay quiet.
         for m in 4..6 {
@@ -758,7 +787,7 @@ mod tests {
         assert_eq!(d.response, Response::Escalate, "{}", d.reason);
         let d = run(&mut state, &prompt, 7, &limits, ALL);
         assert_eq!(d.response, Response::None);
-        assert_eq!(state.recoveries_total, 1);
+        assert_eq!(state.answers_total, 1);
     }
 
     #[test]
@@ -825,6 +854,53 @@ mod tests {
         assert_eq!(state.recoveries_total, 0);
     }
 
+    /// Issue 12: in manual permission mode every tool call is a prompt. Answering harmless
+    /// prompts never spends a stall recovery and never stops the run; past `max_answers` in
+    /// one step the prompt is escalated to a person, and the next step has the budget again.
+    #[test]
+    fn harmless_answers_have_their_own_budget_per_step_and_never_stop_the_run() {
+        let limits = Limits {
+            threshold: 1,
+            max_answers: 5,
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        let mut minute = 0;
+        let mut prompt = |state: &mut StallState, step: u64, n: u32| {
+            let mut o = obs(&format!("s{step}p{n}"), Class::Permission, Action::Answer);
+            o.signal = Some(SignalMark {
+                iteration: Some(0),
+                timestamp: format!("step {step}"),
+            });
+            run(state, &o, minute, &limits, ALL);
+            let d = run(state, &o, minute + 1, &limits, ALL);
+            minute += 2;
+            d
+        };
+        // Far more than the 3 recoveries of an iteration: five answers, then a person.
+        for n in 0..5 {
+            let d = prompt(&mut state, 0, n);
+            assert_eq!(d.response, Response::Answer, "{n}: {}", d.reason);
+        }
+        assert_eq!((state.recoveries_iteration, state.recoveries_total), (0, 0));
+        let d = prompt(&mut state, 0, 5);
+        assert_eq!(
+            (d.condition, d.response),
+            (Condition::Limit, Response::Escalate),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.contains("answer limit reached (5 of 5 this step)"));
+        assert!(!state.limit_reached, "no stop was requested");
+        // A new signal (the next step, same iteration) restores the answer budget.
+        for n in 0..5 {
+            let d = prompt(&mut state, 1, n);
+            assert_eq!(d.response, Response::Answer, "{n}: {}", d.reason);
+        }
+        assert_eq!((state.answers_step, state.answers_total), (5, 10));
+        assert_eq!(state.recoveries_total, 0);
+    }
+
     #[test]
     fn limits_fire_and_a_new_iteration_restores_the_per_iteration_budget() {
         let limits = Limits {
@@ -835,14 +911,14 @@ mod tests {
         };
         let mut state = StallState::default();
         let mut minute = 0;
-        let mut answers = 0;
+        let mut restarts = 0;
         let mut stops = 0;
         for iteration in 0..3u64 {
             for screen in 0..4 {
                 let mut o = obs(
                     &format!("i{iteration}s{screen}"),
-                    Class::YesNo,
-                    Action::Answer,
+                    Class::Shell,
+                    Action::Restart,
                 );
                 o.signal = Some(SignalMark {
                     iteration: Some(iteration),
@@ -853,13 +929,13 @@ mod tests {
                 let d = run(&mut state, &o, minute + 1, &limits, ALL);
                 minute += 2;
                 match d.response {
-                    Response::Answer => answers += 1,
+                    Response::Restart => restarts += 1,
                     Response::Stop => stops += 1,
                     _ => {}
                 }
             }
         }
-        assert_eq!(answers, 3, "the total budget");
+        assert_eq!(restarts, 3, "the total budget");
         assert_eq!(state.recoveries_total, 3);
         assert!(stops >= 2, "a stop per iteration once the budget is gone");
     }
@@ -1180,12 +1256,15 @@ mod tests {
     }
 
     fn any_limits() -> impl Strategy<Value = Limits> {
-        (1u32..5, 0u32..4, 0u32..6).prop_map(|(threshold, per_iteration, total)| Limits {
-            threshold,
-            recoveries_per_iteration: per_iteration,
-            recoveries_total: total,
-            ..Limits::default()
-        })
+        (1u32..5, 0u32..4, 0u32..6, 0u32..4).prop_map(
+            |(threshold, per_iteration, total, answers)| Limits {
+                threshold,
+                recoveries_per_iteration: per_iteration,
+                recoveries_total: total,
+                max_answers: answers,
+                ..Limits::default()
+            },
+        )
     }
 
     /// One heartbeat a minute: waiting or not, a status update or not, and a screen.
@@ -1337,18 +1416,32 @@ mod tests {
                 let d = run(&mut state, o, i as i64, &limits, ALL);
                 prop_assert!(state.recoveries_total <= limits.recoveries_total);
                 prop_assert!(state.recoveries_iteration <= limits.recoveries_per_iteration);
-                if matches!(d.response, Response::Answer | Response::Restart) {
-                    // A new signal iteration in this very observation restores the
-                    // per-iteration budget before the diagnosis.
-                    let new_iteration = state.signal_iteration != before.signal_iteration
-                        || state.signal_timestamp != before.signal_timestamp;
-                    let used = if new_iteration { 0 } else { before.recoveries_iteration };
+                prop_assert!(state.answers_step <= limits.max_answers);
+                // A new signal in this very observation restores the per-iteration and the
+                // per-step budgets before the diagnosis.
+                let new_signal = state.signal_iteration != before.signal_iteration
+                    || state.signal_timestamp != before.signal_timestamp;
+                if d.response == Response::Restart {
+                    let used = if new_signal { 0 } else { before.recoveries_iteration };
                     prop_assert!(used < limits.recoveries_per_iteration);
                     prop_assert!(before.recoveries_total < limits.recoveries_total);
                 }
-                // A due recovery with no budget left is a stop (or one was already asked).
+                if d.response == Response::Answer {
+                    let used = if new_signal { 0 } else { before.answers_step };
+                    prop_assert!(used < limits.max_answers);
+                    prop_assert_eq!(state.recoveries_total, before.recoveries_total);
+                }
+                // A due recovery with no budget left is a stop (or one was already asked);
+                // a due answer with none left is a person's, never a stop.
                 if d.condition == Condition::Limit {
-                    prop_assert!(d.response == Response::Stop || before.limit_reached);
+                    if o.action == Action::Answer {
+                        prop_assert!(matches!(d.response, Response::Escalate | Response::None));
+                    } else {
+                        prop_assert!(d.response == Response::Stop || before.limit_reached);
+                    }
+                }
+                if o.action == Action::Answer {
+                    prop_assert!(d.response != Response::Stop, "{}", d.reason);
                 }
             }
         }

@@ -1,8 +1,10 @@
 //! The unchanged screen (seed 000): a capture identical to the previous one (after masking)
 //! counts as unchanged; at the threshold the pane is stalled and its classification decides.
-//! A safe prompt is answered (spending a recovery), a destructive or unknown one escalated
-//! once per distinct screen, and past the recovery budget the diagnosis is a stop with
-//! `stall_limit`. The recovery itself is shared by the step timeout ([`super::step_timeout`]).
+//! A prompt the policy proved harmless is answered (spending the answer budget, not a
+//! recovery; past it the prompt is escalated), a destructive or unknown one escalated once
+//! per distinct screen; a restart or a continuation spends a recovery, and past the recovery
+//! budget the diagnosis is a stop with `stall_limit`. The recovery itself is shared by the
+//! step timeout ([`super::step_timeout`]).
 
 use super::{Condition, Diagnosis, Effects, Limits, Recovery, Response, Sample, StallState};
 use crate::pane::Action;
@@ -19,9 +21,9 @@ pub(super) fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Dia
     Diagnosis::new(Condition::Stalled, Response::Escalate, why)
 }
 
-/// Spend a recovery on this screen: answer it, restart the agent, or (an idle agent after a
-/// step timeout) send the continuation. `why` says what made the pane stalled, when it was
-/// not the unchanged count.
+/// Recover this screen: answer its prompt (the answer budget), restart the agent, or (an idle
+/// agent after a step timeout) send the continuation (a stall recovery each). `why` says what
+/// made the pane stalled, when it was not the unchanged count.
 pub(super) fn recover(
     next: &mut StallState,
     obs: &Sample,
@@ -37,8 +39,20 @@ pub(super) fn recover(
             "this screen was already answered and did not change",
         );
     }
-    if next.recoveries_iteration >= limits.recoveries_per_iteration
-        || next.recoveries_total >= limits.recoveries_total
+    let answer = obs.action == Action::Answer;
+    if answer && next.answers_step >= limits.max_answers {
+        // Approving harmless work never stops a run: a person looks at the next one.
+        let why = format!(
+            "answer limit reached ({} of {} this step): a person decides",
+            next.answers_step, limits.max_answers
+        );
+        let mut diagnosis = escalate_once(next, hash, &why);
+        diagnosis.condition = Condition::Limit;
+        return diagnosis;
+    }
+    if !answer
+        && (next.recoveries_iteration >= limits.recoveries_per_iteration
+            || next.recoveries_total >= limits.recoveries_total)
     {
         let why = format!(
             "recovery limit reached ({} of {} this iteration, {} of {} in total)",
@@ -80,6 +94,7 @@ pub(super) fn recover(
         diagnosis.perform = true;
         diagnosis.recovery = Some(Recovery {
             hash: hash.to_string(),
+            answer,
             restarts_step_clock: None,
         });
     }

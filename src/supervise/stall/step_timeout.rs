@@ -1,8 +1,8 @@
 //! The step timeout (seed 002, "Silent Continue"): no `.status.json` update for
 //! [`STEP_TIMEOUT`] (quota waits excluded) makes the pane stalled whatever its hash says, and
 //! the screen decides the recovery as for any stall: a safe prompt is answered, an idle agent
-//! gets the continuation prompt ([`CONTINUATION`]), anything else is escalated. Each spends a
-//! recovery from the same budget and restarts the step clock.
+//! gets the continuation prompt ([`CONTINUATION`]), anything else is escalated. An answer
+//! spends the answer budget, a continuation a stall recovery; each restarts the step clock.
 //!
 //! A continuation is sent only after the compare-and-swap ([`continuation`]): `updated_at` is
 //! read again under the pane's lock and must still be the value the heartbeat saw, so a

@@ -167,6 +167,9 @@ pub struct RunAfter {
     pub stall_count: u32,
     pub recoveries_iteration: u32,
     pub recoveries_total: u32,
+    /// Harmless prompts answered this step and in all (not recoveries).
+    pub answers_step: u32,
+    pub answers_total: u32,
     /// How many times in a row the agent said its latest message.
     pub message_repeats: u32,
     /// How long the step has gone without a `.status.json` update (quota waits excluded).
@@ -200,6 +203,8 @@ impl RunAfter {
             stall_count: run.stall.unchanged,
             recoveries_iteration: run.stall.recoveries_iteration,
             recoveries_total: run.stall.recoveries_total,
+            answers_step: run.stall.answers_step,
+            answers_total: run.stall.answers_total,
             message_repeats: run.stall.message_repeats,
             step_elapsed_ms: run
                 .stall

@@ -118,7 +118,7 @@ struct PlannedAnswer {
 }
 
 impl Outcome {
-    /// The answer was typed: count its recovery.
+    /// The answer was typed: count it (a harmless prompt's answer, or a stall recovery).
     pub fn answered(&mut self) {
         if let Some(planned) = self.planned.take() {
             if let Some(recovery) = &planned.recovery {
@@ -705,8 +705,14 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
             } else {
                 ""
             };
+            // Past the answer budget the prompt is a person's; the run goes on.
+            let kind = if stall.condition == Condition::Limit {
+                "answer-limit"
+            } else {
+                "screen"
+            };
             t.escalate(
-                "screen",
+                kind,
                 format!("escalate: {} ({}){destructive}", stall.reason, c.reason),
                 false,
             );

@@ -477,7 +477,8 @@ fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() 
         decisions,
         [Decision::Continue, Decision::Continue, Decision::Answer]
     );
-    assert_eq!(run.stall.recoveries_total, 1);
+    // A harmless prompt's answer spends the answer budget, not a stall recovery.
+    assert_eq!((run.stall.answers_step, run.stall.recoveries_total), (1, 0));
 
     let danger = pane(
         "I want to run: rm -rf ./build\nRun rm -rf ./build now? [y/N] ",

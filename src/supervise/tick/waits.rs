@@ -161,6 +161,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
             };
             let recovery = Recovery {
                 hash: view.hash.clone(),
+                answer: false,
                 restarts_step_clock: None,
             };
             t.plan(
