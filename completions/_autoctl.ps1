@@ -542,8 +542,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;policy' {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Decide one tool call and print the decision and the rule that made it')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective rules: the built-in rules and the policy file''s')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print the decision log (oldest first)')

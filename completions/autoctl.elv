@@ -490,8 +490,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;policy'= {
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand check 'Decide one tool call and print the decision and the rule that made it'
             cand show 'Print the effective rules: the built-in rules and the policy file''s'
             cand log 'Print the decision log (oldest first)'

@@ -479,7 +479,7 @@ json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "check" -d 'Decide one tool call and print the decision and the rule that made it'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "show" -d 'Print the effective rules: the built-in rules and the policy file\'s'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "log" -d 'Print the decision log (oldest first)'

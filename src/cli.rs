@@ -145,7 +145,41 @@ command_tree! {
         // The help text is DoctorArgs' doc comment.
         Doctor(cmd::doctor::DoctorArgs),
         /// The approval policy every door uses: check a call, show the rules, print the log
-        #[command(subcommand)]
+        ///
+        /// One default-deny policy decides for Claude Code's PermissionRequest hook (`autoctl hook
+        /// permission-request`) and for the permission screens a supervisor reads (run tick, run
+        /// watch, stall check, pane classify). A tool call is approved only when a named rule
+        /// proves it harmless; a shell line only when every command in it is. Everything else gets
+        /// no decision: Claude Code shows its prompt, a supervisor escalates to a person.
+        ///
+        /// Built-in rules (`autoctl policy show` prints them in full):
+        ///   read-only          inspection that changes nothing (Read, Grep; ls, cat, rg, find
+        ///                      without -delete/-exec, git status/diff/log/show, ...)
+        ///   runner             build and test runners with conventional subcommands (cargo
+        ///                      test, npm test, make check, pytest, go test, ...); approving a
+        ///                      runner runs the project's code
+        ///   mkdir              mkdir [-p] inside the project or /tmp
+        ///   write-in-project   Write, Edit and appends of files inside the project, never a
+        ///                      sensitive path (.git/, .claude/, .mcp.json, CI, .env*, ~/.ssh, /etc)
+        ///   git-write          git add, commit -m, switch -c, non-force push of a non-default
+        ///                      branch
+        ///
+        /// Never approved, by any rule: deleting or emptying files in any spelling, inline or
+        /// piped code, history rewrites, process and system control, database and network
+        /// writes, infrastructure, publishing, package removal (the destructive set; its marker,
+        /// e.g. destructive:rm, is the decision's rule).
+        ///
+        /// To add a rule, write $XDG_CONFIG_HOME/autoctl/policy.json (~/.config/autoctl/policy.json;
+        /// or --policy FILE on the hook's or supervisor's command line; never a file inside the
+        /// project). Its schema is `autoctl schema show policy`:
+        ///   {"version": 1, "on_destructive": "ask",
+        ///    "allow": [{"id": "deploy-staging", "tool": "Bash",
+        ///               "pattern": "./scripts/deploy-staging.sh *"}],
+        ///    "deny": [{"id": "no-prod", "tool": "Bash", "pattern": "*--env=prod*",
+        ///              "message": "Never touch production."}]}
+        /// A deny rule wins over every allow; an allow rule is named user:ID in decisions.
+        /// `autoctl policy check` shows which rule decides a call.
+        #[command(subcommand, verbatim_doc_comment)]
         Policy(cmd::policy::PolicyCommand),
         /// Read tmux panes: capture, hash, classify, wait until ready, send keys
         #[command(subcommand)]

@@ -248,7 +248,7 @@ fn batch(policy: &Policy, base: policy::Context) -> Result<Exit> {
 pub const BUILTIN_RULES: &[(&str, &str)] = &[
     (
         "read-only",
-        "inspection that changes nothing: Read, Glob, Grep, LS; ls, cat, head, tail, wc, grep, rg, fd, find (no -delete/-exec/-ok/-fprint), sort/uniq (no output file), diff, stat, file, du, df, jq, echo, pwd, which, date (printing), cd, test, set -euo pipefail; git status, diff, log, show, branch/tag (listing), rev-parse, ls-files, blame, remote -v, config --get, describe, stash list/show, grep; never a secret (~/.ssh, .env, keys, credentials)",
+        "inspection that changes nothing: Read, Glob, Grep, LS; ls, cat, head, tail, wc, grep, rg, fd, find (no -delete/-exec/-ok/-fprint), sort/uniq (no output file), diff, stat, file, du, df, jq, echo, pwd, which, date (printing), cd, test, set -euo pipefail; git status, diff, log, show, branch/tag (listing), rev-parse, ls-files, blame, remote -v, config --get, describe, stash list/show, grep; PROGRAM --version/--help (and go version) of a program a rule knows; never a secret (~/.ssh, .env, keys, credentials)",
     ),
     (
         "runner",

@@ -321,6 +321,80 @@ fn quote_first(core: &str, style: usize) -> String {
     }
 }
 
+const WRAPPERS: &[&str] = &[
+    "",
+    "sudo ",
+    "sudo -u root ",
+    "env A=1 ",
+    "env LC_ALL=C ",
+    "command ",
+    "xargs ",
+    "xargs -n1 ",
+    "nice ",
+    "nice -n 5 ",
+    "timeout 10 ",
+    "time ",
+    "nohup ",
+    "exec ",
+    "RUST_BACKTRACE=1 ",
+];
+const HARMLESS: &[&str] = &["ls", "cargo test", "git status", "echo ok", "mkdir -p out"];
+
+/// A destructive core, quoted one way, behind a wrapper, in one of the lexer's compositions.
+fn composed(
+    core: &str,
+    quoting: usize,
+    wrapper: &str,
+    composition: usize,
+    harmless: &str,
+) -> String {
+    let c = format!("{wrapper}{}", quote_first(core, quoting));
+    match composition {
+        0 => c,
+        1 => format!("{harmless} && {c}"),
+        2 => format!("{c} && {harmless}"),
+        3 => format!("{harmless} | {c}"),
+        4 => format!("{c} | {harmless}"),
+        5 => format!("{harmless}; {c}"),
+        6 => format!("({c})"),
+        7 => format!("echo $({c})"),
+        8 => format!("echo `{c}`"),
+        9 => format!("bash -c {}", crate::shell::quote(&c)),
+        10 => format!("if {harmless}; then {c}; fi"),
+        11 => format!("{c} &"),
+        12 => format!("{harmless} || {c}"),
+        _ => format!("{harmless}\n{c}"),
+    }
+}
+
+/// A command as Claude Code 2.1.332 draws it in a permission box `width` columns wide: one
+/// line between the dashed lines, or `│ ` lines, each line of the command wrapped at the edge.
+fn permission_box(command: &str, width: usize) -> Vec<String> {
+    let mut body: Vec<String> = Vec::new();
+    for line in command.split('\n') {
+        let chars: Vec<char> = line.chars().collect();
+        for chunk in chars.chunks(width.max(1)) {
+            body.push(chunk.iter().collect());
+        }
+    }
+    let mut screen = vec![
+        "─".repeat(width + 4),
+        " Bash command".to_string(),
+        " A step".to_string(),
+        format!(" {}", "╌".repeat(width + 2)),
+    ];
+    if body.len() == 1 {
+        screen.push(format!("   {}", body[0]));
+    } else {
+        screen.extend(body.iter().map(|l| format!("   │ {l}")));
+    }
+    screen.push(format!(" {}", "╌".repeat(width + 2)));
+    screen.push(" Do you want to proceed?".to_string());
+    screen.push(" ❯ 1. Yes".to_string());
+    screen.push("   2. No".to_string());
+    screen
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -329,33 +403,44 @@ proptest! {
     fn destructive_cores_in_any_composition_are_never_allowed(
         core in prop::sample::select(CORES),
         quoting in 0usize..6,
-        wrapper in prop::sample::select(vec![
-            "", "sudo ", "sudo -u root ", "env A=1 ", "env LC_ALL=C ", "command ", "xargs ",
-            "xargs -n1 ", "nice ", "nice -n 5 ", "timeout 10 ", "time ", "nohup ", "exec ",
-            "RUST_BACKTRACE=1 ",
-        ]),
+        wrapper in prop::sample::select(WRAPPERS),
         composition in 0usize..14,
-        harmless in prop::sample::select(vec!["ls", "cargo test", "git status", "echo ok", "mkdir -p out"]),
+        harmless in prop::sample::select(HARMLESS),
     ) {
-        let c = format!("{wrapper}{}", quote_first(core, quoting));
-        let script = match composition {
-            0 => c.clone(),
-            1 => format!("{harmless} && {c}"),
-            2 => format!("{c} && {harmless}"),
-            3 => format!("{harmless} | {c}"),
-            4 => format!("{c} | {harmless}"),
-            5 => format!("{harmless}; {c}"),
-            6 => format!("({c})"),
-            7 => format!("echo $({c})"),
-            8 => format!("echo `{c}`"),
-            9 => format!("bash -c {}", crate::shell::quote(&c)),
-            10 => format!("if {harmless}; then {c}; fi"),
-            11 => format!("{c} &"),
-            12 => format!("{harmless} || {c}"),
-            _ => format!("{harmless}\n{c}"),
-        };
+        let script = composed(core, quoting, wrapper, composition, harmless);
         let d = decide(&Policy::builtin(), "Bash", &input("Bash", &script), &ctx());
         prop_assert_ne!(d.decision, Verdict::Allow, "{}: {:?}", script, d);
+    }
+
+    /// The same compositions on a permission screen, wrapped at the box's edge at any width,
+    /// are never allowed by the screen door either (it reads every way the lines can join).
+    #[test]
+    fn destructive_cores_wrapped_at_the_box_edge_are_never_allowed(
+        core in prop::sample::select(CORES),
+        quoting in 0usize..6,
+        wrapper in prop::sample::select(WRAPPERS),
+        composition in 0usize..14,
+        harmless in prop::sample::select(HARMLESS),
+        width in 4usize..80,
+    ) {
+        let script = composed(core, quoting, wrapper, composition, harmless);
+        let screen = permission_box(&script, width);
+        let lines: Vec<&str> = screen.iter().map(String::as_str).collect();
+        let question = lines.iter().position(|l| l.contains("Do you want")).unwrap();
+        let (d, _) = screen::decide_box(&Policy::builtin(), &lines[..=question], &ctx());
+        prop_assert_ne!(d.decision, Verdict::Allow, "{:?}: {:?}", screen, d);
+    }
+
+    /// A harmless command that fits on one line of the box is allowed at the screen door as at
+    /// the hook.
+    #[test]
+    fn generated_harmless_commands_on_a_permission_screen_are_allowed(
+        command in harmless_command(),
+    ) {
+        let screen = permission_box(&command, 200);
+        let lines: Vec<&str> = screen.iter().map(String::as_str).collect();
+        let (d, _) = screen::decide_box(&Policy::builtin(), &lines[..lines.len() - 2], &ctx());
+        prop_assert_eq!(d.decision, Verdict::Allow, "{}: {:?}", command, d);
     }
 
     /// Commands generated from the allow rules are allowed, alone and chained.

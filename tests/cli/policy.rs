@@ -351,6 +351,56 @@ fn the_hook_never_outlives_claude_codes_timeout() {
     assert!(one_stderr_line(&out).contains("larger than"));
 }
 
+/// A state directory the hook cannot write (a file in its place, a directory that cannot be
+/// made even by root, a directory or a planted symlink where the decision log goes) never
+/// costs the answer: the decision is printed, exit 0, a warning on stderr, nothing followed.
+#[test]
+fn an_unwritable_state_dir_never_costs_the_answer() {
+    let sb = Sandbox::new();
+    let proj = project(&sb);
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let stdin = payload(&sb, &template, Some(("Bash", bash("cargo test"))));
+    let planted = sb.write("elsewhere.txt", "not a log\n");
+    let file = sb.write("a-file", "");
+    let log_is_dir = sb.path("log-is-dir");
+    fs::create_dir_all(log_is_dir.join("policy/decisions.jsonl")).unwrap();
+    let symlinked = sb.path("symlinked");
+    fs::create_dir_all(symlinked.join("policy")).unwrap();
+    std::os::unix::fs::symlink(&planted, symlinked.join("policy/decisions.jsonl")).unwrap();
+    let cases: [(&str, PathBuf); 4] = [
+        ("a file in its place", file),
+        (
+            "cannot be made",
+            PathBuf::from("/proc/autoctl-no-such-dir/state"),
+        ),
+        ("the log is a directory", log_is_dir),
+        ("a symlink planted at the log", symlinked),
+    ];
+    for (what, state) in cases {
+        let mut cmd = hook_cmd(&sb, &[]);
+        cmd.env("AUTOCTL_STATE_DIR", &state)
+            .env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
+            .env("TMUX_PANE", "%4");
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = finish(child);
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert_eq!(stdout(&out), format!("{ALLOW}\n"), "{what}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("warning"),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(fs::read_to_string(&planted).unwrap(), "not a log\n");
+    let _ = proj;
+}
+
 #[test]
 fn decisions_are_logged_without_file_contents() {
     let sb = Sandbox::new();
@@ -495,6 +545,79 @@ fn policy_check_batch_decides_one_line_per_payload() {
     assert!(got[1]["error"].is_string());
     assert_eq!(got[2]["decision"], "no-decision");
     assert_eq!(got[3]["rule"], "write-in-project");
+}
+
+/// The docs say exactly which rule approves what: every rule that approves a harmless call of
+/// the table is one `policy show` prints, and each of those is in the README's table, in
+/// `policy --help` and in its man page, with the policy file and its schema.
+#[test]
+fn every_approving_rule_is_shown_and_documented() {
+    let sb = Sandbox::new();
+    let proj = project(&sb);
+    let out = sb
+        .cmd()
+        .args(["policy", "show", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<String> = shown["builtin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let table = fs::read_to_string(fixture("policy/commands.tsv")).unwrap();
+    let home = sb.path("home").display().to_string();
+    let lines: Vec<String> = table
+        .lines()
+        .filter(|l| l.starts_with("harmless\t"))
+        .map(|l| {
+            let mut cols = l.splitn(3, '\t').skip(1);
+            let (tool, text) = (cols.next().unwrap(), cols.next().unwrap());
+            let text = text
+                .replace("/home/dev/proj", &proj.display().to_string())
+                .replace("/home/dev", &home);
+            let input = if tool == "Bash" {
+                bash(&text)
+            } else {
+                json!({"file_path": text, "content": "x"})
+            };
+            json!({"tool_name": tool, "tool_input": input, "cwd": proj}).to_string()
+        })
+        .collect();
+    let out = sb
+        .cmd()
+        .args(["policy", "check", "--batch"])
+        .current_dir(&proj)
+        .write_stdin(lines.join("\n"))
+        .output()
+        .unwrap();
+    let decisions = json_lines(&out);
+    assert_eq!(decisions.len(), lines.len());
+    let mut used = std::collections::BTreeSet::new();
+    for d in &decisions {
+        assert_eq!(d["decision"], "allow", "{d}");
+        for part in d["rule"].as_str().unwrap().split('+') {
+            assert!(ids.iter().any(|id| id == part), "{part} is not shown: {d}");
+            used.insert(part.to_string());
+        }
+    }
+    assert_eq!(used.len(), ids.len(), "the table uses every rule: {used:?}");
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let help = stdout(&sb.cmd().args(["policy", "--help"]).output().unwrap());
+    let man =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/autoctl-policy.1"))
+            .unwrap()
+            .replace("\\-", "-");
+    for id in &ids {
+        assert!(readme.contains(&format!("| `{id}` |")), "README: {id}");
+        assert!(help.contains(&format!("  {id} ")), "policy --help: {id}");
+        assert!(man.contains(id.as_str()), "man autoctl-policy: {id}");
+    }
+    for doc in [&readme, &help, &man] {
+        assert!(doc.contains("autoctl/policy.json") && doc.contains("schema show policy"));
+    }
 }
 
 #[test]
