@@ -367,6 +367,20 @@ fn composed(
     }
 }
 
+/// A destructive core, quoted one way, behind a wrapper, in one of the lexer's compositions.
+fn destructive_script() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(CORES),
+        0usize..6,
+        prop::sample::select(WRAPPERS),
+        0usize..14,
+        prop::sample::select(HARMLESS),
+    )
+        .prop_map(|(core, quoting, wrapper, composition, harmless)| {
+            composed(core, quoting, wrapper, composition, harmless)
+        })
+}
+
 /// A command as Claude Code 2.1.332 draws it in a permission box `width` columns wide: one
 /// line between the dashed lines, or `│ ` lines, each line of the command wrapped at the edge.
 fn permission_box(command: &str, width: usize) -> Vec<String> {
@@ -400,14 +414,7 @@ proptest! {
 
     /// A destructive core in any composition the lexer knows is never allowed.
     #[test]
-    fn destructive_cores_in_any_composition_are_never_allowed(
-        core in prop::sample::select(CORES),
-        quoting in 0usize..6,
-        wrapper in prop::sample::select(WRAPPERS),
-        composition in 0usize..14,
-        harmless in prop::sample::select(HARMLESS),
-    ) {
-        let script = composed(core, quoting, wrapper, composition, harmless);
+    fn destructive_cores_in_any_composition_are_never_allowed(script in destructive_script()) {
         let d = decide(&Policy::builtin(), "Bash", &input("Bash", &script), &ctx());
         prop_assert_ne!(d.decision, Verdict::Allow, "{}: {:?}", script, d);
     }
@@ -416,14 +423,9 @@ proptest! {
     /// are never allowed by the screen door either (it reads every way the lines can join).
     #[test]
     fn destructive_cores_wrapped_at_the_box_edge_are_never_allowed(
-        core in prop::sample::select(CORES),
-        quoting in 0usize..6,
-        wrapper in prop::sample::select(WRAPPERS),
-        composition in 0usize..14,
-        harmless in prop::sample::select(HARMLESS),
+        script in destructive_script(),
         width in 4usize..80,
     ) {
-        let script = composed(core, quoting, wrapper, composition, harmless);
         let screen = permission_box(&script, width);
         let lines: Vec<&str> = screen.iter().map(String::as_str).collect();
         let question = lines.iter().position(|l| l.contains("Do you want")).unwrap();

@@ -115,6 +115,20 @@ fn finish(mut child: Child) -> Output {
     }
 }
 
+/// Run the hook in a tmux pane's environment (so it records the pane's state) with
+/// `AUTOCTL_STATE_DIR` moved when given, the payload on stdin.
+fn hook_in_pane(sb: &Sandbox, args: &[&str], state: Option<&Path>, stdin: &[u8]) -> Output {
+    let mut cmd = hook_cmd(sb, args);
+    cmd.env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
+        .env("TMUX_PANE", "%4");
+    if let Some(state) = state {
+        cmd.env("AUTOCTL_STATE_DIR", state);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    finish(child)
+}
+
 fn bash(command: &str) -> Value {
     json!({"command": command, "description": "a step"})
 }
@@ -377,18 +391,7 @@ fn an_unwritable_state_dir_never_costs_the_answer() {
         ("a symlink planted at the log", symlinked),
     ];
     for (what, state) in cases {
-        let mut cmd = hook_cmd(&sb, &[]);
-        cmd.env("AUTOCTL_STATE_DIR", &state)
-            .env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
-            .env("TMUX_PANE", "%4");
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = finish(child);
+        let out = hook_in_pane(&sb, &[], Some(&state), stdin.as_bytes());
         assert_eq!(out.status.code(), Some(0), "{what}");
         assert_eq!(stdout(&out), format!("{ALLOW}\n"), "{what}");
         assert!(
@@ -705,19 +708,7 @@ fn a_stalled_state_store_cannot_hold_the_hook() {
     project(&sb);
     let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
     let stdin = payload(&sb, &template, Some(("Bash", bash("cargo test"))));
-    let run = |args: &[&str]| {
-        let mut cmd = hook_cmd(&sb, args);
-        cmd.env("TMUX", "/tmp/tmux-0/autoctl-policy-test,4242,0")
-            .env("TMUX_PANE", "%4");
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        finish(child)
-    };
+    let run = |args: &[&str]| hook_in_pane(&sb, args, None, stdin.as_bytes());
     assert_eq!(stdout(&run(&[])), format!("{ALLOW}\n"));
     // The store takes a flock on the records directory itself for every update.
     let lock = sb.path("state/hooks");

@@ -47,6 +47,33 @@ fn agent_command(options: &str, log: &Path) -> String {
     )
 }
 
+/// `run start` of an observe-mode run of the fake agent in session `agent`, with `--launch`
+/// and its options, returning the agent's log file.
+fn start_observed(sb: &Sandbox, task: &Path, agent_options: &str, run_args: &[&str]) -> PathBuf {
+    let log_file = sb.path("agent.log");
+    session(sb, "agent");
+    sb.cmd()
+        .args(["run", "start", "--session", "agent", "--agent", "generic"])
+        .args(["--threshold", "2"])
+        .args(run_args)
+        .arg("--launch")
+        .arg(agent_command(agent_options, &log_file))
+        .arg("--task")
+        .arg(task)
+        .assert()
+        .code(0);
+    log_file
+}
+
+/// The fake agent's answers, as its log records them.
+fn answers(log_file: &Path) -> Vec<String> {
+    log(log_file)
+        .lines()
+        .filter(|l| l.starts_with("answer"))
+        .map(str::to_string)
+        .collect()
+}
+
 /// `run start` of an observe-mode run with the generic agent, without a launch command.
 fn start_generic(sb: &Sandbox, session: &str, dir: &Path) {
     sb.cmd()
@@ -148,16 +175,7 @@ fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
 fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
     let sb = Sandbox::new();
     let task = task(&sb, "observe");
-    let log_file = sb.path("agent.log");
-    session(&sb, "agent");
-    sb.cmd()
-        .args(["run", "start", "--session", "agent", "--agent", "generic"])
-        .args(["--threshold", "2", "--launch"])
-        .arg(agent_command("--ask-at 2", &log_file))
-        .arg("--task")
-        .arg(&task)
-        .assert()
-        .code(0);
+    let log_file = start_observed(&sb, &task, "--ask-at 2", &[]);
     let events = tick_until(&sb, "agent", |s| s["status"] != "running");
     let last = status(&sb, "agent");
     assert_eq!(last["status"], "finished", "{last}");
@@ -168,11 +186,7 @@ fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
         "{}",
         log(&log_file)
     );
-    let agent_log = log(&log_file);
-    let answers: Vec<&str> = agent_log
-        .lines()
-        .filter(|l| l.starts_with("answer"))
-        .collect();
+    let answers = answers(&log_file);
     assert_eq!(answers.len(), 1, "{answers:?}");
     assert!(
         answers[0].ends_with("question=install answer=y"),
@@ -205,16 +219,7 @@ fn an_observed_loop_runs_to_report_with_a_safe_prompt_answered_and_cleans_up() {
 fn many_harmless_prompts_in_one_step_never_stop_the_loop() {
     let sb = Sandbox::new();
     let task = task(&sb, "asks");
-    let log_file = sb.path("agent.log");
-    session(&sb, "agent");
-    sb.cmd()
-        .args(["run", "start", "--session", "agent", "--agent", "generic"])
-        .args(["--threshold", "2", "--launch"])
-        .arg(agent_command("--ask-at 2 --asks 6", &log_file))
-        .arg("--task")
-        .arg(&task)
-        .assert()
-        .code(0);
+    let log_file = start_observed(&sb, &task, "--ask-at 2 --asks 6", &[]);
     let events = tick_until(&sb, "agent", |s| s["status"] != "running");
     let last = status(&sb, "agent");
     assert_eq!(
@@ -223,10 +228,7 @@ fn many_harmless_prompts_in_one_step_never_stop_the_loop() {
         "{last}"
     );
     let agent_log = log(&log_file);
-    let answers: Vec<&str> = agent_log
-        .lines()
-        .filter(|l| l.starts_with("answer"))
-        .collect();
+    let answers = answers(&log_file);
     assert_eq!(answers.len(), 6, "{answers:?}");
     assert!(
         answers
@@ -251,16 +253,7 @@ fn many_harmless_prompts_in_one_step_never_stop_the_loop() {
 fn past_max_answers_a_person_decides_and_the_loop_goes_on() {
     let sb = Sandbox::new();
     let task = task(&sb, "asks");
-    let log_file = sb.path("agent.log");
-    session(&sb, "agent");
-    sb.cmd()
-        .args(["run", "start", "--session", "agent", "--agent", "generic"])
-        .args(["--threshold", "2", "--max-answers", "2", "--launch"])
-        .arg(agent_command("--ask-at 2 --asks 3", &log_file))
-        .arg("--task")
-        .arg(&task)
-        .assert()
-        .code(0);
+    let log_file = start_observed(&sb, &task, "--ask-at 2 --asks 3", &["--max-answers", "2"]);
     let events = tick_until(&sb, "agent", |s| !s["needs_person"].is_null());
     let now = status(&sb, "agent");
     assert_eq!(now["status"], "running", "{now}");
@@ -283,8 +276,7 @@ fn past_max_answers_a_person_decides_and_the_loop_goes_on() {
         tick(&sb, &["--session", "agent"]);
         std::thread::sleep(TICK);
     }
-    let answered = |text: &str| text.lines().filter(|l| l.starts_with("answer")).count();
-    assert_eq!(answered(&log(&log_file)), 2, "{}", log(&log_file));
+    assert_eq!(answers(&log_file).len(), 2, "{}", log(&log_file));
     // The person answers; the loop runs to its end.
     press(&sb, "=agent:", &["y", "Enter"]);
     tick_until(&sb, "agent", |s| s["status"] != "running");
@@ -294,7 +286,7 @@ fn past_max_answers_a_person_decides_and_the_loop_goes_on() {
         (&"finished".into(), &"complete".into()),
         "{last}"
     );
-    assert_eq!(answered(&log(&log_file)), 3);
+    assert_eq!(answers(&log_file).len(), 3);
     assert_eq!(last["recoveries_total"], 0, "{last}");
 }
 
