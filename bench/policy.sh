@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The approval policy's cost (issue 12), two ways:
+# 1. Per call: `autoctl hook permission-request` on a real PermissionRequest payload recorded
+#    from Claude Code 2.1.332 (harmless: it parses, decides, prints the allow, records the
+#    session's state and appends to the decision log) vs the typical shell hook people write,
+#    `jq -r .tool_input.command | grep -Eq '<30 destructive patterns>'` (a denylist: it only
+#    looks, and answers nothing), and /bin/true as the process floor. hyperfine, side by
+#    side; every command goes through the same shell (hyperfine 1.15 has no --input), so the
+#    shell's cost is subtracted alike. Goal: the hook <= 1x the jq hook.
+# 2. Throughput: 10,000 payloads (the recorded ones, plus the recorded Bash payload with
+#    each of the table's 257 destructive and harmless calls substituted, cycled) through one
+#    `policy check --batch` process. Goal: >= 50,000 decisions/s.
+#
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+require hyperfine jq python3
+# AUTOCTL=PATH benchmarks a binary built already (a release build takes minutes here).
+[ -x "${AUTOCTL:-}" ] || build_release
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fixtures="$bench_root/tests/fixtures"
+mkdir -p "$work/home/proj"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" AUTOCTL_STATE_DIR="$work/state"
+export TMUX="/tmp/tmux-bench/default,1,0" TMUX_PANE="%1"
+unset CLAUDE_PROJECT_DIR
+
+# The recorded payloads with their paths moved into the work dir, and the batch input.
+python3 - "$fixtures" "$work" <<'PY'
+import json, pathlib, sys
+fixtures, work = map(pathlib.Path, sys.argv[1:])
+proj, home = work / "home/proj", work / "home"
+def moved(text):
+    return text.replace("/home/dev/proj", str(proj)).replace("/home/dev", str(home))
+recorded = [json.loads(moved(p.read_text()))
+            for p in sorted((fixtures / "policy/payloads").glob("*.json"))]
+bash = next(p for p in recorded if p["tool_input"].get("command") == "cargo test --workspace")
+(work / "harmless.json").write_text(json.dumps(bash))
+rows = []
+for line in (fixtures / "policy/commands.tsv").read_text().splitlines():
+    if line.startswith("#") or not line.strip():
+        continue
+    _, tool, text = line.split("\t", 2)
+    p = dict(bash, tool_name=tool)
+    p["tool_input"] = ({"command": moved(text), "description": "a step"} if tool == "Bash"
+                       else {"file_path": moved(text), "content": "x"})
+    rows.append(p)
+pool = recorded + rows
+with open(work / "batch.jsonl", "w") as f:
+    for i in range(10_000):
+        f.write(json.dumps(pool[i % len(pool)]) + "\n")
+print(f"batch: 10,000 payloads cycled from {len(recorded)} recorded and {len(rows)} table calls")
+PY
+
+# A typical denylist hook: 30 destructive patterns, as in the hooks people paste.
+denylist=(
+  'rm -rf' 'rm -fr' 'rm -r ' 'git push --force' 'git push -f' 'git reset --hard' 'git clean -f'
+  'git checkout \.' 'drop table' 'drop database' 'truncate table' 'delete from' 'mkfs' 'dd if='
+  'chmod -R 777' 'chown -R' 'sudo ' 'shutdown' 'reboot' 'kill -9' 'pkill' 'killall'
+  'curl .*[|] *sh' 'wget .*[|] *sh' 'npm publish' 'cargo publish' 'terraform destroy'
+  'kubectl delete' 'docker rm' ':[(][)] *[{]'
+)
+[ "${#denylist[@]}" -eq 30 ] || { echo "bench: expected 30 patterns" >&2; exit 2; }
+patterns=$(IFS='|'; echo "${denylist[*]}")
+printf '#!/bin/sh\njq -r .tool_input.command | grep -Eqi %q && exit 2\nexit 0\n' "$patterns" > "$work/jq-hook.sh"
+chmod +x "$work/jq-hook.sh"
+
+# Sanity: the hook allows the recorded harmless call; one call first, so the measured calls
+# update an existing state record as in a session.
+out=$("$AUTOCTL" hook permission-request < "$work/harmless.json")
+grep -q '"behavior":"allow"' <<<"$out" || { echo "bench: the hook did not allow: $out" >&2; exit 2; }
+
+hyperfine --warmup 20 --runs 300 --export-json "$work/hook.json" \
+  -n 'hook permission-request' "$AUTOCTL hook permission-request < $work/harmless.json" \
+  -n 'jq hook (30 patterns)' "$work/jq-hook.sh < $work/harmless.json" \
+  -n 'true' "/bin/true < $work/harmless.json" >/dev/null
+echo "== per call (recorded harmless Bash payload) =="
+ratios "$work/hook.json" 'jq hook (30 patterns)'
+echo "hook permission-request / jq hook: $(ratio "$work/hook.json" 'hook permission-request' 'jq hook (30 patterns)')x (goal <= 1)"
+echo
+
+# Every line is decided (some are not allowed: the batch exits 1), one process per run.
+decided=$("$AUTOCTL" policy check --batch < "$work/batch.jsonl" | grep -c '"decision"' || true)
+[ "$decided" -eq 10000 ] || { echo "bench: the batch decided $decided of 10000" >&2; exit 2; }
+hyperfine --warmup 2 --runs 20 -i --export-json "$work/batch.json" \
+  -n 'policy check --batch (10,000)' "$AUTOCTL policy check --batch < $work/batch.jsonl > /dev/null" \
+  -n 'jq -c . (10,000)' "jq -c . < $work/batch.jsonl > /dev/null" >/dev/null
+echo "== throughput (one process, 10,000 payloads) =="
+ratios "$work/batch.json" 'jq -c . (10,000)'
+python3 - "$work/batch.json" <<'PY'
+import json, sys
+r = next(r for r in json.load(open(sys.argv[1]))["results"] if r["command"].startswith("policy"))
+print(f"policy check --batch: {10_000 / r['median']:,.0f} decisions/s (median {r['median']*1000:.1f} ms; goal >= 50,000/s)")
+PY
