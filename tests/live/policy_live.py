@@ -16,8 +16,9 @@ live     `autoctl hook install --project` wires the hooks (PermissionRequest →
          permission-request`) into a scratch project; the model makes 20 harmless tool calls in
          one turn. Passes when no permission prompt is ever on the screen, every tool result
          the server receives is a success, the decision log holds the hook's allows, and a
-         supervisor ticking the pane the whole time (`autoctl run start` + `run tick`) spent
-         no stall recovery. The evidence (the fake server's request log with the tool results
+         supervisor ticking the pane the whole time (`autoctl run start` + `run tick`) typed
+         nothing (its ticks continue, or wait while a tool runs), answered no screen and
+         spent no stall recovery. The evidence (the fake server's request log with the tool results
          it received, the decision log, the run's status, the last screen) goes to --evidence.
 record   a PermissionRequest recording hook (no decision) and one tool call per scenario:
          the real payloads of Write, Edit, Read outside the project, WebFetch, a multi-line
@@ -337,10 +338,15 @@ def live(a, tm, version, scen_file, log):
     print(json.dumps(summary, indent=2))
     decisions_by_tick = summary["tick_decisions"]
     run = json.loads(status.stdout) if status.stdout.strip().startswith("{") else {}
+    # The supervisor typed nothing: no tick did anything (a running tool is a wait, which
+    # types nothing), no screen answer was needed, no stall recovery spent.
+    acted = [t for t in ticks if t.startswith("{") and json.loads(t).get("did")]
     ok = (done and len(results) >= 21 and not errors
           and summary["longest_box_s"] < 2.0
-          and set(decisions_by_tick) <= {"continue"}
+          and set(decisions_by_tick) <= {"continue", "wait"}
+          and not acted
           and run.get("recoveries_total") == 0
+          and run.get("answers_total") == 0
           and sum(1 for d in allows if d["door"] == "hook" and d["decision"] == "allow") >= 20)
     print("LIVE", "PASS" if ok else "FAIL", file=sys.stderr)
     return 0 if ok else 1
