@@ -506,6 +506,13 @@ fn apply_with(
                     _ => 1,
                 };
                 record.message = Some(message);
+            } else {
+                // A Stop without the message (a Claude Code before `last_assistant_message`):
+                // the previous turn's message is not this one's, and counting it again would
+                // make a reasoning loop of three such turns. None is kept; the check reads
+                // this turn from the screen.
+                record.message = None;
+                record.repeats = 0;
             }
             record.continued = None;
             Some(AgentState::Idle)
@@ -686,6 +693,17 @@ mod tests {
         assert_eq!((t.record.repeats, t.record.stops), (1, 1));
         assert_eq!(t.record.tool, None);
         assert_eq!(t.record.events.len(), 4);
+        // A Stop without its message keeps none: the last turn's is not this one's.
+        let t = apply(
+            Some(t.record),
+            &k,
+            &payload(r#"{"hook_event_name":"Stop","session_id":"s"}"#),
+            at(4),
+        );
+        assert_eq!(
+            (t.record.message, t.record.repeats, t.record.stops),
+            (None, 0, 2)
+        );
     }
 
     #[test]
