@@ -407,10 +407,16 @@ fn a_quota_wait_pauses_the_timeout() {
     let log_file = sb.path("agent.log");
     session(&sb, "quota");
     // A 2 s timeout and a 4 s usage limit on the first step: only a paused clock survives it.
+    // Steps of 1 s: the seven after the limit outlast the timeout's remaining running time
+    // however fast the machine (at 0.3 s they took about 2.1 s, and the loop could finish
+    // before the timeout fired).
     sb.cmd()
         .args(["run", "start", "--session", "quota", "--agent", "generic"])
         .args(["--timeout", "2s", "--launch"])
-        .arg(agent_command("--quota-at 1 --quota-seconds 4", &log_file))
+        .arg(agent_command(
+            "--quota-at 1 --quota-seconds 4 --delay 1",
+            &log_file,
+        ))
         .arg("--task")
         .arg(&task)
         .assert()
