@@ -848,7 +848,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__install)
-            opts="-h --project --user --yes --dry-run --uninstall --autoctl --tmux-socket --help"
+            opts="-h --project --user --yes --dry-run --uninstall --commands --autoctl --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2064,7 +2064,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2092,6 +2092,10 @@ _autoctl() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --into)
+                    COMPREPLY=($(compgen -W "agent shell" -- "${cur}"))
                     return 0
                     ;;
                 --command)
@@ -2122,19 +2126,11 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --max-answers)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --repeat-limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --step-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-compactions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2167,10 +2163,6 @@ _autoctl() {
                     return 0
                     ;;
                 --tool-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --unknown-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2235,7 +2227,7 @@ _autoctl() {
                     return 0
                     ;;
                 --reason)
-                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop compaction_limit" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop" -- "${cur}"))
                     return 0
                     ;;
                 --message)
@@ -2564,7 +2556,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --tmux-socket --help"
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2587,10 +2579,6 @@ _autoctl() {
                     return 0
                     ;;
                 --max-recoveries)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-answers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2619,10 +2607,6 @@ _autoctl() {
                     return 0
                     ;;
                 --policy)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --hook-fresh)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2725,7 +2709,7 @@ _autoctl() {
             fi
             case "${prev}" in
                 --reason)
-                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop compaction_limit" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop" -- "${cur}"))
                     return 0
                     ;;
                 --message)

@@ -266,9 +266,11 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 dispatch\t'After each signal autoctl types the next command into the ready pane (ai-cli-task v1)'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l max-iterations -d 'Stop the loop when its iteration count reaches N' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l timeout -d 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l into -d 'Dispatch mode: where each step is typed [default: agent with --agent claude, shell with --agent generic]' -r -f -a "agent\t'Into the agent idle at its own prompt (Claude Code stays open between steps): the slash command itself, typed when the pane reader sees the agent\'s empty input box'
+shell\t'At a shell prompt: a command that runs the step and returns to the shell'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l command -d 'Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task} {args}` with --into agent, `claude -p "/ai-cli-task {next} {task} {args}"` with --into shell]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l table -d 'Dispatch mode: the routing table that gives the entry step (built-in name or file)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l launch -d 'Type the agent\'s command into the pane after registering (observe mode)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l launch -d 'Type the agent\'s command into the pane after registering (observe mode, or dispatch mode --into agent)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l agent -d 'How panes are read: `claude` acts only on the agent\'s own screen; `generic` reads any program\'s prompts (same safety policy)' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
 codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
 gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
@@ -465,6 +467,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l yes -d 'Confirm --user'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the diff and change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove autoctl\'s hooks and status line (a wrapped status line is given back)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l commands -d 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l timeout -d 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt' -r

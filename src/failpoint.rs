@@ -6,7 +6,9 @@
 //! variable.
 //!
 //! The points: `fsx-before-rename` (every atomic write, temp file complete),
-//! `type-before-enter` (keys typed into a pane: the text is in, its Enter not yet), and the
+//! `type-before-enter` (keys typed into a pane: the text is in, its Enter not yet),
+//! `dispatch-recorded` (a dispatch's intent record is saved, no key typed yet),
+//! `dispatch-typed` (its keys are typed, the signal not removed, the row not saved), and the
 //! checkpoint steps `checkpoint-write-batch-indexed` (the index names the batch, its file is
 //! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
 //! names it).

@@ -144,6 +144,13 @@ pub struct InstallArgs {
     /// Remove autoctl's hooks and status line (a wrapped status line is given back)
     #[arg(long)]
     pub uninstall: bool,
+    /// Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which
+    /// runs the steps `run start --mode dispatch` types into Claude Code
+    ///
+    /// A file of that name that autoctl did not write is left untouched (exit 2); with
+    /// --uninstall, autoctl's copy is removed.
+    #[arg(long)]
+    pub commands: bool,
     /// How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else
     /// this binary's absolute path]
     #[arg(long, value_name = "PATH")]
@@ -413,21 +420,43 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
         if !unchanged {
             output::raw(settings::diff(&original, &updated, &old, &shown).as_bytes())?;
         }
+        if args.commands {
+            commands(args, &path)?;
+        }
         return Ok(Verdict::Yes);
     }
     if unchanged {
         output::line(format!("{}: up to date", path.display()))?;
-        return Ok(Verdict::Yes);
+    } else {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        fsx::atomic_write(&path, updated.as_bytes())?;
+        for note in &changes.notes {
+            output::line(note)?;
+        }
+        output::line(format!("wrote {}", path.display()))?;
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    if args.commands {
+        commands(args, &path)?;
     }
-    fsx::atomic_write(&path, updated.as_bytes())?;
-    for note in &changes.notes {
-        output::line(note)?;
-    }
-    output::line(format!("wrote {}", path.display()))?;
     Ok(Verdict::Yes)
+}
+
+/// `--commands`: the ai-cli-task slash command beside the settings file.
+fn commands(args: &InstallArgs, settings: &std::path::Path) -> Result<()> {
+    use crate::hook::commands;
+    let claude_dir = settings
+        .parent()
+        .context("the settings file has no directory")?;
+    let change = if args.uninstall {
+        commands::uninstall(claude_dir, args.dry_run)?
+    } else {
+        commands::install(claude_dir, args.dry_run)?
+    };
+    output::line(change.line(args.dry_run))?;
+    Ok(())
 }
 
 /// How the installed hooks name autoctl: `autoctl` when that is this very binary on PATH,

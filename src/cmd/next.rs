@@ -1,7 +1,6 @@
 //! `autoctl next`: the step a loop runs next — after a step's result, on entry for a task
 //! status, or to resume a module from its files.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -181,16 +180,15 @@ fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
             ));
             return Ok(Verdict::No);
         }
-        let mut vars = BTreeMap::from([
-            ("next", answer.next.clone()),
-            ("checkpoint", answer.checkpoint.clone()),
-        ]);
-        if let Some(task) = &args.task {
-            vars.insert("task", task.display().to_string());
-        }
-        if let Some(iteration) = answer.iteration {
-            vars.insert("iteration", iteration.to_string());
-        }
+        let task = args.task.as_ref().map(|t| t.display().to_string());
+        let annotations = args.task.as_deref().is_some_and(command::has_annotations);
+        let vars = command::step_vars(
+            &answer.next,
+            &answer.checkpoint,
+            task.as_deref(),
+            answer.iteration,
+            annotations,
+        );
         output::line(command::render(template, &vars)?)?;
         return Ok(Verdict::Yes);
     }

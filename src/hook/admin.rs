@@ -35,12 +35,8 @@ pub fn validate(config: &LoopConfig) -> Result<()> {
         } => {
             crate::fsx::require_dir(dir)?;
             routing::load(table)?;
-            let sample = std::collections::BTreeMap::from([
-                ("next", "plan".to_string()),
-                ("checkpoint", String::new()),
-                ("task", dir.display().to_string()),
-                ("iteration", "0".to_string()),
-            ]);
+            let sample =
+                command::step_vars("plan", "", Some(&dir.display().to_string()), Some(0), false);
             command::render_prompt(template, &sample).context("--template")?;
         }
     }

@@ -2,7 +2,6 @@
 //! module — the command its routing table gives for the module's `.auto-signal` (seed 000's
 //! single-session loop), with seed 004's backprop directive in front while tests fail.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -94,14 +93,13 @@ pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, Str
             answer.rationale
         )));
     }
-    let mut vars = BTreeMap::from([
-        ("next", answer.next),
-        ("checkpoint", answer.checkpoint),
-        ("task", task.display().to_string()),
-    ]);
-    if let Some(iteration) = answer.iteration {
-        vars.insert("iteration", iteration.to_string());
-    }
+    let vars = command::step_vars(
+        &answer.next,
+        &answer.checkpoint,
+        Some(&task.display().to_string()),
+        answer.iteration,
+        command::has_annotations(task),
+    );
     command::render_prompt(template, &vars)
         .map(Next::Prompt)
         .map_err(|err| format!("{err:#}"))

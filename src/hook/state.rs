@@ -39,7 +39,7 @@ pub const VERSION: u32 = 1;
 /// Defaults (the numbers; seed 004 for the lock).
 pub const DEFAULT_MAX_ITERATIONS: u64 = 60;
 pub const DEFAULT_MAX_IDLE: u64 = 6;
-pub const DEFAULT_TEMPLATE: &str = "/ai-cli-task {next} {task}";
+pub const DEFAULT_TEMPLATE: &str = crate::routing::command::AGENT_TEMPLATE;
 
 /// Where a loop keeps its files.
 #[derive(Debug, Clone)]

@@ -40,6 +40,8 @@ pub struct PaneView {
     /// What the screen says about waiting: the input box, an error, a usage limit
     /// ([`super::waiting`]).
     pub waiting: Waiting,
+    /// The capture itself (wrapped lines joined): a dispatch looks for the command it typed.
+    pub text: String,
 }
 
 /// Read one capture: classify it as `agent`'s screen (quota reset times relative to `now`,
@@ -82,6 +84,7 @@ pub fn view_with(
         messages: messages(agent, &snap.text),
         socket: snap.pane.socket.clone(),
         waiting: waiting::read(&snap.text, now, zone),
+        text: snap.text.clone(),
     }
 }
 
@@ -138,6 +141,53 @@ impl PaneView {
     /// [`PaneView::readiness`] is [`Readiness::Ready`].
     pub fn shell_ready(&self) -> bool {
         self.readiness().is_ready()
+    }
+
+    /// The agent (not a shell) sits idle at its own empty input box, with no menu, spinner,
+    /// error or limit on screen: what it reads next is a prompt (dispatch `--into agent`).
+    pub fn agent_ready(&self) -> bool {
+        !self.dead
+            && !self.foreground_is_shell
+            && self.classification.class == Class::Idle
+            && self.waiting.idle_at_input()
+            && self.waiting.error.is_none()
+            && self.waiting.limit.is_none()
+    }
+
+    /// Why the agent does not take a prompt now, for a dispatch that waits.
+    pub fn agent_readiness(&self) -> String {
+        if self.dead {
+            return "the pane's program has exited (dead pane)".to_string();
+        }
+        if self.foreground_is_shell {
+            return "a shell is in front, not the agent".to_string();
+        }
+        let input = match &self.waiting.input {
+            super::waiting::Input::Absent => "no input box",
+            super::waiting::Input::Empty => "its input box is empty",
+            super::waiting::Input::Typed(_) => "its input box holds text",
+        };
+        format!(
+            "{} is {} ({input}{})",
+            self.foreground,
+            self.classification.class.as_str(),
+            if self.waiting.busy { ", busy" } else { "" }
+        )
+    }
+
+    /// The screen shows `command` on a line above its last one (typed and submitted: the
+    /// shell's history line or the agent's echo of the prompt), whitespace runs ignored.
+    pub fn shows_submitted(&self, command: &str) -> bool {
+        let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let command = squash(command);
+        if command.is_empty() {
+            return false;
+        }
+        let lines: Vec<&str> = self.text.trim_end().lines().collect();
+        let Some((_, above)) = lines.split_last() else {
+            return false;
+        };
+        above.iter().any(|line| squash(line).contains(&command))
     }
 }
 

@@ -24,7 +24,9 @@ use crate::supervise::stall::StallState;
 
 use super::DB_FILE;
 use crate::pane::Agent;
-use crate::supervise::run::{AgentReading, DispatchStep, Mode, NewRun, Run, SeenSignal, Status};
+use crate::supervise::run::{
+    AgentReading, DispatchInto, DispatchStep, Mode, NewRun, Run, SeenSignal, Status,
+};
 use crate::supervise::stall::Limits;
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
 use crate::supervise::typed::Source;
@@ -150,12 +152,18 @@ ALTER TABLE task_auto ADD COLUMN max_answers INTEGER NOT NULL DEFAULT 50 CHECK (
 ALTER TABLE task_auto ADD COLUMN answer_count_step INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE task_auto ADD COLUMN answer_count_total INTEGER NOT NULL DEFAULT 0;
 "#,
+    // 8: dispatch mode types into the agent or at a shell prompt, and keeps the intent record
+    // of a dispatch (the command text, saved with the count before the keys are typed).
+    r#"
+ALTER TABLE task_auto ADD COLUMN dispatch_into TEXT NOT NULL DEFAULT 'shell' CHECK (dispatch_into IN ('agent', 'shell'));
+ALTER TABLE task_auto ADD COLUMN dispatch_typing TEXT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const COLUMN_COUNT: usize = 78;
+const COLUMN_COUNT: usize = 80;
 
 const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
     iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
@@ -171,7 +179,7 @@ const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_m
     wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
     max_compactions, compaction_iteration, compaction_count, compactions_seen, \
     screen_changed_after, stall_unchanged_since, screen_class, max_answers, answer_count_step, \
-    answer_count_total";
+    answer_count_total, dispatch_into, dispatch_typing";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -773,6 +781,8 @@ fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
         run.limits.max_answers,
         run.stall.answers_step,
         run.stall.answers_total,
+        run.into.as_str(),
+        run.dispatch_typing,
     ])
 }
 
@@ -809,6 +819,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
     let mode = Mode::parse(&mode_text).ok_or_else(|| invalid("mode", mode_text))?;
     let agent_text = text("agent")?;
     let agent = Agent::parse(&agent_text).ok_or_else(|| invalid("agent", agent_text))?;
+    let into_text = text("dispatch_into")?;
+    let into =
+        DispatchInto::parse(&into_text).ok_or_else(|| invalid("dispatch_into", into_text))?;
     let started_text = text("started_at")?;
     let started_at =
         parse_time(&started_text).ok_or_else(|| invalid("started_at", started_text))?;
@@ -842,6 +855,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         agent,
         launch_command: opt_text("launch_command")?,
         command_template: text("command_template")?,
+        into,
         table: text("routing_table")?,
         max_iterations: count("max_iterations")?,
         timeout: Duration::from_millis(count("timeout_ms")?),
@@ -911,6 +925,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
         dispatched: step("dispatched_next", "dispatched_checkpoint")?,
         dispatched_at: time("dispatched_at")?,
         dispatch_count: count("dispatch_count")?,
+        dispatch_typing: opt_text("dispatch_typing")?,
         shell_seen: small("shell_seen")?,
         started_at,
         ticks: count("ticks")?,
@@ -947,6 +962,7 @@ mod tests {
             agent: crate::pane::Agent::Generic,
             launch_command: Some("agent --go".into()),
             command_template: crate::routing::command::DEFAULT_TEMPLATE.into(),
+            into: DispatchInto::Agent,
             table: "ai-cli-task".into(),
             max_iterations: 7,
             timeout: Duration::from_millis(90_500),
@@ -1030,6 +1046,7 @@ mod tests {
         });
         run.dispatched_at = Some(at(4));
         run.dispatch_count = 2;
+        run.dispatch_typing = Some("/ai-cli-task exec /t".into());
         run.shell_seen = 1;
         run.ticks = 9;
         run.heartbeats = 5;

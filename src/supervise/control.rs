@@ -2,7 +2,6 @@
 //! continue` follow, over the registry ([`crate::supervise::store::Registry`]) and the
 //! terminal. The commands in `cmd/run/` parse their arguments, call these, and print.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,7 +16,7 @@ use crate::protocol::stop::{self, StopRequest, StopState};
 use crate::routing::{self, command};
 use crate::supervise::driver::{self, World};
 use crate::supervise::inputs;
-use crate::supervise::run::{Mode, NewRun, Run, Status};
+use crate::supervise::run::{DispatchInto, Mode, NewRun, Run, Status};
 use crate::supervise::stall::{Limits, step_timeout::Continuation};
 use crate::supervise::store::{Registry, StartConflict};
 use crate::supervise::typing;
@@ -25,8 +24,12 @@ use crate::supervise::wait::WaitLimits;
 use crate::time::Time;
 use crate::tmux::{Terminal, TmuxError};
 
-/// Seed 000's agent command for `--launch` without a value.
+/// Seed 000's agent command for `--launch` without a value (observe mode).
 pub const DEFAULT_LAUNCH: &str = r#"claude "/ai-cli-task auto {task}""#;
+
+/// `--launch` without a value in dispatch mode `--into agent`: start Claude Code once, idle
+/// at its prompt; each step is typed into it.
+pub const AGENT_LAUNCH: &str = "claude";
 
 /// How long `run start --launch` waits for a shell prompt (a pane created a moment ago is
 /// still starting its shell).
@@ -70,11 +73,14 @@ pub struct StartRequest {
     pub target: Option<String>,
     pub mode: Mode,
     pub agent: Agent,
-    /// Dispatch mode's command template.
-    pub command: String,
+    /// Dispatch mode: typed into the agent or at a shell prompt (`None`: the agent's default).
+    pub into: Option<DispatchInto>,
+    /// Dispatch mode's command template (`None`: the default for `into`).
+    pub command: Option<String>,
     /// The routing table (built-in name or file).
     pub table: String,
-    /// Observe mode: the agent's command template, typed after registering.
+    /// The agent's command template, typed after registering (observe mode, or dispatch
+    /// mode into the agent); empty: the mode's default.
     pub launch: Option<String>,
     /// Type the launch command even when no shell prompt shows.
     pub force: bool,
@@ -120,21 +126,36 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     } else {
         task_key(Path::new(&request.table))?
     };
-    let sample = BTreeMap::from([
-        ("next", "plan".to_string()),
-        ("checkpoint", String::new()),
-        ("task", task_dir.clone()),
-        ("iteration", "0".to_string()),
-    ]);
-    if request.mode == Mode::Dispatch {
-        command::render(&request.command, &sample).context("--command")?;
+    let sample = command::step_vars("plan", "", Some(&task_dir), Some(1), false);
+    let into = request
+        .into
+        .unwrap_or_else(|| DispatchInto::default_for(request.agent));
+    if request.mode == Mode::Observe && request.into.is_some() {
+        bail!("--into is for dispatch mode (--mode dispatch)");
     }
-    let launch_command = match &request.launch {
-        Some(_) if request.mode == Mode::Dispatch => bail!(
-            "--launch is for observe mode; in dispatch mode autoctl types each step itself (--command)"
+    let template = request.command.clone().unwrap_or_else(|| {
+        match into {
+            DispatchInto::Agent => command::AGENT_TEMPLATE,
+            DispatchInto::Shell => command::DEFAULT_TEMPLATE,
+        }
+        .to_string()
+    });
+    if request.mode == Mode::Dispatch {
+        command::render(&template, &sample).context("--command")?;
+    }
+    let launch_command = match (&request.launch, request.mode, into) {
+        (Some(_), Mode::Dispatch, DispatchInto::Shell) => bail!(
+            "--launch is for observe mode and --into agent; with --into shell autoctl types each step itself (--command)"
         ),
-        Some(template) => Some(command::render(template, &sample).context("--launch")?),
-        None => None,
+        (Some(template), mode, _) => {
+            let template = match (template.as_str(), mode) {
+                ("", Mode::Observe) => DEFAULT_LAUNCH,
+                ("", Mode::Dispatch) => AGENT_LAUNCH,
+                (template, _) => template,
+            };
+            Some(command::render(template, &sample).context("--launch")?)
+        }
+        (None, ..) => None,
     };
     let new = NewRun {
         session: request.session.clone(),
@@ -143,7 +164,8 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         mode: request.mode,
         agent: request.agent,
         launch_command: launch_command.clone(),
-        command_template: request.command.clone(),
+        command_template: template,
+        into,
         table: table_ref,
         max_iterations: request.max_iterations,
         timeout: request.timeout,

@@ -431,6 +431,7 @@ mod tests {
             agent: crate::pane::Agent::Claude,
             launch_command: None,
             command_template: String::new(),
+            into: crate::supervise::run::DispatchInto::Shell,
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(1800),

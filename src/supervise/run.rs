@@ -95,6 +95,41 @@ impl Mode {
     }
 }
 
+/// Where dispatch mode types each step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DispatchInto {
+    /// Into the agent idle at its own prompt (Claude Code stays open between steps): the
+    /// slash command itself, typed when the pane reader sees the agent's empty input box
+    Agent,
+    /// At a shell prompt: a command that runs the step and returns to the shell
+    Shell,
+}
+
+impl DispatchInto {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DispatchInto::Agent => "agent",
+            DispatchInto::Shell => "shell",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<DispatchInto> {
+        [DispatchInto::Agent, DispatchInto::Shell]
+            .into_iter()
+            .find(|i| i.as_str() == text)
+    }
+
+    /// The default for an agent: a Claude Code pane takes the slash command at its own
+    /// prompt; any other program is driven from the shell.
+    pub fn default_for(agent: Agent) -> DispatchInto {
+        match agent {
+            Agent::Claude => DispatchInto::Agent,
+            _ => DispatchInto::Shell,
+        }
+    }
+}
+
 /// The last valid signal a tick saw, so the next tick knows whether a signal is new.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeenSignal {
@@ -126,8 +161,11 @@ pub struct NewRun {
     pub agent: Agent,
     /// The rendered command typed at start and by `run recover` (observe mode), if any.
     pub launch_command: Option<String>,
-    /// Dispatch mode's command template (`{next}`, `{checkpoint}`, `{task}`, `{iteration}`).
+    /// Dispatch mode's command template (`{next}`, `{checkpoint}`, `{task}`, `{iteration}`,
+    /// `{args}`).
     pub command_template: String,
+    /// Dispatch mode: typed into the agent or at a shell prompt.
+    pub into: DispatchInto,
     /// Routing table (built-in name or file) for dispatch mode's entry step.
     pub table: String,
     pub max_iterations: u64,
@@ -163,6 +201,7 @@ pub struct Run {
     pub agent: Agent,
     pub launch_command: Option<String>,
     pub command_template: String,
+    pub into: DispatchInto,
     pub table: String,
     pub max_iterations: u64,
     pub timeout: Duration,
@@ -196,6 +235,11 @@ pub struct Run {
     pub dispatched: Option<DispatchStep>,
     pub dispatched_at: Option<Time>,
     pub dispatch_count: u64,
+    /// The intent record of a dispatch: the command text, stored with the count and the
+    /// consumed signal before its keys are typed and cleared once they are. Still set on
+    /// the next tick means the typing driver died between the two: the screen says whether
+    /// the keys arrived ([`crate::supervise::tick`]).
+    pub dispatch_typing: Option<String>,
     /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
     /// command that is still starting is not mistaken for a dead agent).
     pub shell_seen: u32,
@@ -228,6 +272,7 @@ impl Run {
             agent: new.agent,
             launch_command: new.launch_command.clone(),
             command_template: new.command_template.clone(),
+            into: new.into,
             table: new.table.clone(),
             max_iterations: new.max_iterations,
             timeout: new.timeout,
@@ -248,6 +293,7 @@ impl Run {
             dispatched: None,
             dispatched_at: None,
             dispatch_count: 0,
+            dispatch_typing: None,
             shell_seen: 0,
             started_at: now,
             ticks: 0,
@@ -340,6 +386,7 @@ pub(crate) mod tests {
             agent: Agent::Claude,
             launch_command: None,
             command_template: String::new(),
+            into: DispatchInto::Shell,
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(1800),

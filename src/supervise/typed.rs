@@ -485,6 +485,7 @@ mod tests {
             pane_id: "%1".into(),
             pid: 0,
             waiting: Default::default(),
+            text: String::new(),
             foreground: "claude".into(),
             foreground_is_shell: false,
             hash: "h".into(),

@@ -271,3 +271,113 @@ fn an_unknown_failpoint_changes_nothing() {
     assert_eq!(output.status.code(), Some(0));
     assert!(dir.join(".auto-signal").exists());
 }
+
+/// The registry's dispatch counters of a session: (dispatch count, iteration count, the
+/// intent record's command text).
+fn dispatch_row(sb: &Sandbox, session: &str) -> (i64, i64, Option<String>) {
+    let db = rusqlite::Connection::open(sb.path("state/autoctl.db")).unwrap();
+    db.query_row(
+        "SELECT dispatch_count, iteration_count, dispatch_typing FROM task_auto WHERE session_name = ?1",
+        [session],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )
+    .unwrap()
+}
+
+/// Poll a file until it holds `want` (a command typed into a pane runs a moment later).
+fn settles_to(path: &Path, want: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = fs::read_to_string(path).unwrap_or_default();
+        if now == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} holds {now:?}, not {want:?}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Item 11: a dispatch is recorded (signal consumed, count saved, command text kept) in one
+/// write before its keys are typed. A tick killed right after that write, or right after the
+/// keys (before the signal is removed and the row saved), leaves a row the next tick reads
+/// with the screen: the step is typed exactly once and counted exactly once.
+#[test]
+fn a_dispatch_killed_around_its_keys_is_typed_once_and_counted_once() {
+    for failpoint in ["dispatch-recorded", "dispatch-typed"] {
+        let sb = Sandbox::new();
+        let dir = module(&sb);
+        sb.write("TASK/auth/.index.md", "---\ntitle: Auth\nstatus: draft\ncreated: 2024-01-01T00:00:00Z\nupdated: 2024-01-02T00:00:00Z\n---\n");
+        // The plan step is done: its signal asks for the post-plan check.
+        sb.cmd()
+            .args(["signal", "write"])
+            .arg(&dir)
+            .args(["--step", "plan", "--result", "(generated)"])
+            .assert()
+            .code(0);
+        let target = crate::tmuxfix::start_in_shell(&sb, "crash", "true");
+        let ran = sb.path("ran.log");
+        let template = format!("echo ran {{next}} {{args}} >> {}", ran.display());
+        let at = |minute: u32| format!("2027-03-01T10:{minute:02}:00Z");
+        sb.cmd()
+            .env("AUTOCTL_NOW", at(0))
+            .args(["run", "start", "--session", "crash", "--target", &target])
+            .args([
+                "--mode",
+                "dispatch",
+                "--agent",
+                "generic",
+                "--command",
+                &template,
+            ])
+            .arg("--task")
+            .arg(&dir)
+            .assert()
+            .code(0);
+        let mut tick = sb.std_cmd();
+        tick.env("AUTOCTL_NOW", at(0))
+            .args(["run", "tick", "--session", "crash"]);
+        let output = tick.env("AUTOCTL_FAILPOINT", failpoint).output().unwrap();
+        assert_eq!(output.status.signal(), Some(9), "{failpoint}: {output:?}");
+        // The intent is in the registry: the signal counted, the dispatch counted, once.
+        let (dispatches, iterations, typing) = dispatch_row(&sb, "crash");
+        assert_eq!((dispatches, iterations), (1, 1), "{failpoint}");
+        let want = format!("echo ran check --checkpoint post-plan >> {}", ran.display());
+        assert_eq!(typing.as_deref(), Some(want.as_str()), "{failpoint}");
+        if failpoint == "dispatch-typed" {
+            settles_to(&ran, "ran check --checkpoint post-plan\n");
+        } else {
+            assert!(!ran.exists(), "nothing typed before the kill");
+        }
+        // The next tick (past the dead tick's lease) goes by the screen, then the one after.
+        for minute in [3, 4] {
+            let output = sb
+                .cmd()
+                .env("AUTOCTL_NOW", at(minute))
+                .args(["run", "tick", "--session", "crash"])
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(0), "{output:?}");
+        }
+        settles_to(&ran, "ran check --checkpoint post-plan\n");
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            fs::read_to_string(&ran).unwrap(),
+            "ran check --checkpoint post-plan\n",
+            "{failpoint}: typed exactly once"
+        );
+        let (dispatches, iterations, typing) = dispatch_row(&sb, "crash");
+        assert_eq!(
+            (dispatches, iterations, typing),
+            (1, 1, None),
+            "{failpoint}"
+        );
+        assert!(
+            !dir.join(".auto-signal").exists(),
+            "{failpoint}: the consumed signal is removed"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
 
 mod crash;
+mod dispatch;
 mod examples;
 mod generated;
 mod hook;

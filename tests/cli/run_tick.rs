@@ -92,7 +92,7 @@ fn start_generic(sb: &Sandbox, session: &str, dir: &Path) {
 }
 
 /// `run tick ARGS`, asserting exit 0 and that every line matches the tick-event schema.
-fn tick(sb: &Sandbox, args: &[&str]) -> Vec<Value> {
+pub fn tick(sb: &Sandbox, args: &[&str]) -> Vec<Value> {
     tick_at(sb, args, None)
 }
 
@@ -122,7 +122,7 @@ fn tick_at(sb: &Sandbox, args: &[&str], now: Option<&str>) -> Vec<Value> {
     events
 }
 
-fn status(sb: &Sandbox, session: &str) -> Value {
+pub fn status(sb: &Sandbox, session: &str) -> Value {
     let output = sb
         .cmd()
         .args(["run", "status", "--format", "json", "--session", session])
@@ -137,7 +137,7 @@ fn log(path: &Path) -> String {
 }
 
 /// Tick `--session` every [`TICK`] until `done(status)` holds; returns every event.
-fn tick_until(sb: &Sandbox, name: &str, mut done: impl FnMut(&Value) -> bool) -> Vec<Value> {
+pub fn tick_until(sb: &Sandbox, name: &str, mut done: impl FnMut(&Value) -> bool) -> Vec<Value> {
     let started = Instant::now();
     let mut events = Vec::new();
     loop {

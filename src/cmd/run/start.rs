@@ -8,9 +8,9 @@ use clap::Args;
 
 use crate::error::Verdict;
 use crate::pane::Agent;
-use crate::routing::{DEFAULT_TABLE, command};
-use crate::supervise::control::{self, DEFAULT_LAUNCH, StartRequest};
-use crate::supervise::run::{self as model, Mode};
+use crate::routing::DEFAULT_TABLE;
+use crate::supervise::control::{self, StartRequest};
+use crate::supervise::run::{self as model, DispatchInto, Mode};
 use crate::supervise::stall::{self, Limits};
 use crate::time;
 use crate::tmux::Tmux;
@@ -43,24 +43,38 @@ pub struct StartArgs {
     #[arg(long, value_name = "DURATION", default_value = model::DEFAULT_TIMEOUT,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub timeout: Duration,
-    /// Dispatch mode: the command typed for each step
+    /// Dispatch mode: where each step is typed [default: agent with --agent claude, shell
+    /// with --agent generic]
     ///
-    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
-    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
-    /// metacharacters, no spaces); the template may not contain `!` (bash history expansion).
-    /// The command must return to
-    /// the shell when its step is done (the next step is typed at a shell prompt), e.g.
-    /// `claude -p "/ai-cli-task {next} {task}"` for an agent that would otherwise stay open.
-    #[arg(long, value_name = "TEMPLATE", default_value = command::DEFAULT_TEMPLATE)]
-    pub command: String,
+    /// `agent`: into the agent idle at its own prompt, the default for Claude Code, which
+    /// stays open after each step — start it once with --launch (or yourself), and each step's
+    /// slash command is typed when the pane shows its empty input box. `shell`: at a shell
+    /// prompt, for a command that runs one step and returns to the shell (`claude -p`).
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub into: Option<DispatchInto>,
+    /// Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task}
+    /// {args}` with --into agent, `claude -p "/ai-cli-task {next} {task} {args}"` with --into
+    /// shell]
+    ///
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}, and {args}, the step's
+    /// ai-cli-task arguments (`--checkpoint post-exec`, `--generate` for a plan, or the
+    /// annotations mode when the module holds .tmp-annotations.json). A placeholder that
+    /// renders empty takes its word with it, and an option word right before it
+    /// (`--checkpoint {checkpoint}` becomes nothing). A value may only hold letters, digits
+    /// and `. _ - / : @ % + , =` and may not start with `-` (no shell metacharacters, no
+    /// spaces); the template may not contain `!` (bash history expansion).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub command: Option<String>,
     /// Dispatch mode: the routing table that gives the entry step (built-in name or file)
     #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE)]
     pub table: String,
-    /// Type the agent's command into the pane after registering (observe mode)
+    /// Type the agent's command into the pane after registering (observe mode, or dispatch
+    /// mode --into agent)
     ///
     /// TEMPLATE may use {task}; without a value it is ai-cli-task's
-    /// `claude "/ai-cli-task auto {task}"`. It is kept for `run recover`, which types it again
-    /// when a shell is in front after a restart.
+    /// `claude "/ai-cli-task auto {task}"` in observe mode, and `claude` (the agent idle at
+    /// its prompt, ready for the first step) in dispatch mode. It is kept for `run recover`,
+    /// which types it again when a shell is in front after a restart.
     ///
     /// Its programs must exist: on the PATH of the pane's shell, or known to that shell (a
     /// builtin, function or alias); otherwise nothing is typed or registered and the one
@@ -70,7 +84,7 @@ pub struct StartArgs {
     /// (a program runs in the pane, or the shell is mid-command), nothing is typed, nothing is
     /// registered, and the exit status is 2. --force types it anyway.
     #[arg(long, value_name = "TEMPLATE", num_args = 0..=1,
-          default_missing_value = DEFAULT_LAUNCH, require_equals = false)]
+          default_missing_value = "", require_equals = false)]
     pub launch: Option<String>,
     /// With --launch: type the command even when the pane shows no shell prompt, and without
     /// checking that its program exists on the pane's PATH
@@ -124,6 +138,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         target: args.target.clone(),
         mode: args.mode,
         agent: args.agent,
+        into: args.into,
         command: args.command.clone(),
         table: args.table.clone(),
         launch: args.launch.clone(),

@@ -170,8 +170,25 @@ fn drive(
             Some(why) => outcome.not_answered(&why),
         }
     }
+    // A dispatch is recorded before its keys: the consumed signal and the count in one
+    // write, with the command text, so a kill from here on neither loses the step nor
+    // dispatches it twice (the next tick reads the screen: see tick::dispatch).
+    let dispatching = outcome.dispatch_intent().is_some();
+    if let Some(intent) = outcome.dispatch_intent()
+        && !registry.record(intent, owner)?
+    {
+        let mut event = outcome.event;
+        event.notify.clear();
+        event.reasons.push(
+            "nothing typed: the run was stopped or taken over before the dispatch".to_string(),
+        );
+        return Ok(event);
+    }
+    if dispatching {
+        crate::failpoint::hit("dispatch-recorded");
+    }
     let Outcome {
-        run: next,
+        run: mut next,
         effects,
         mut event,
         compaction,
@@ -187,8 +204,13 @@ fn drive(
     for effect in effects {
         let result = perform(world, &next.target, next.task_path(), &effect, now);
         if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
-            // Keys that did not reach the pane: keep the old row so the next tick tries again.
+            // Keys that did not reach the pane: keep the old row (or the dispatch's intent
+            // record, which the next tick types again) so the next tick tries again.
             return Err(anyhow!("cannot type into {}: {err:#}", run.target));
+        }
+        if dispatching && matches!(effect, tick::Effect::Send { .. }) {
+            crate::failpoint::hit("dispatch-typed");
+            next.dispatch_typing = None;
         }
         did.push(done(effect, result));
     }
@@ -318,6 +340,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             stop: StopObs::None,
             pane,
             entry: None,
+            annotations: false,
             status: None,
             quota_wait: None,
             notes: Vec::new(),
@@ -366,6 +389,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         stop,
         pane,
         entry,
+        annotations: run.mode == Mode::Dispatch && crate::routing::command::has_annotations(dir),
         status,
         quota_wait,
         notes,
@@ -519,6 +543,7 @@ mod tests {
             agent: crate::pane::Agent::Claude,
             launch_command: None,
             command_template: String::new(),
+            into: crate::supervise::run::DispatchInto::Shell,
             table: "ai-cli-task".into(),
             max_iterations: 20,
             timeout: Duration::from_secs(3600),

@@ -16,7 +16,6 @@
 //!    the answer and reports back ([`Outcome::answered`], [`Outcome::not_answered`]), so the
 //!    decision is made once and a recovery is counted only for keys that were sent.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -32,9 +31,12 @@ pub use observation::{Observation, PaneObs, SignalObs, StopObs, WaitInputs};
 
 use crate::pane::Key;
 use crate::pane::view::PaneView;
+use crate::pane::waiting::Input;
 use crate::protocol::signal::STOP;
 use crate::routing::command;
-use crate::supervise::run::{AgentReading, DispatchStep, Mode, Run, SeenSignal, Status};
+use crate::supervise::run::{
+    AgentReading, DispatchInto, DispatchStep, Mode, Run, SeenSignal, Status,
+};
 use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
 use crate::supervise::typed::{self, Budget, Compaction, Reading, TypedOptions, Use};
@@ -130,6 +132,19 @@ impl Outcome {
             self.run.last_decision = self.event.summary();
             self.event.run = RunAfter::of(&self.run, self.now);
         }
+    }
+
+    /// The intent record of a dispatch: the row to store (keeping the claim) before the
+    /// command's keys are typed — the consumed signal, the count and the command text in
+    /// one write. Once the keys are typed the driver clears the text ([`Run::dispatch_typing`])
+    /// and saves.
+    pub fn dispatch_intent(&self) -> Option<&Run> {
+        let sends = self
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::Send { .. }));
+        (self.run.mode == Mode::Dispatch && self.run.dispatch_typing.is_some() && sends)
+            .then_some(&self.run)
     }
 
     /// The row to record in the registry before the answer is typed, when typing it must
@@ -517,6 +532,8 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                     checkpoint: signal.checkpoint_or_empty().to_string(),
                 });
                 run.dispatched = None;
+                // The step ran far enough to write its signal: its keys arrived.
+                run.dispatch_typing = None;
             }
             t.event.decide(Decision::Continue, summary);
         }
@@ -787,7 +804,7 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
     let Some(command) = t.run.launch_command.clone() else {
         return false;
     };
-    if t.run.mode != Mode::Observe {
+    if t.run.mode != Mode::Observe && t.run.into != DispatchInto::Agent {
         return false;
     }
     if !t.run.recovery_left() {
@@ -808,6 +825,12 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
         t.event
             .decide(Decision::Relaunch, format!("{why}: would start it again"));
         return true;
+    }
+    if t.run.mode == Mode::Dispatch
+        && let Some(step) = t.run.dispatched.take()
+    {
+        // The step in flight died with the agent: type it again into the new one.
+        t.run.pending = Some(step);
     }
     t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
     t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
@@ -834,9 +857,27 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
     true
 }
 
-/// Dispatch mode (seed 001): when a step is due and the pane shows a ready shell, type the
+/// Dispatch mode (seed 001): when a step is due and the pane is ready — a shell prompt
+/// (`--into shell`) or the agent idle at its empty input box (`--into agent`) — type the
 /// next command and remove the signal that asked for it.
+///
+/// The typed command is an intent record: the row is saved with the consumed signal, the
+/// count and the command text before the keys are typed ([`Outcome::dispatch_intent`]), and
+/// the text is cleared once they are. A tick that finds the text still recorded goes by the
+/// screen ([`unconfirmed`]), so a driver killed anywhere in between neither loses the step
+/// nor types it twice.
 fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
+    let into = t.run.into;
+    if into == DispatchInto::Agent && view.foreground_is_shell {
+        // The agent exited: relaunch it (--launch) or end the run, as observe mode does.
+        t.run.dispatch_typing = None;
+        detect_exit(t, view, due);
+        return;
+    }
+    if let Some(text) = t.run.dispatch_typing.clone() {
+        unconfirmed(t, view, &text);
+        return;
+    }
     if t.run.pending.is_none() && t.run.dispatched.is_none() {
         match &obs.entry {
             Some(Ok(step)) if step.next == STOP => {
@@ -856,8 +897,9 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         }
     }
     let Some(step) = t.run.pending.clone() else {
-        // A step is running. If the shell is back and no signal came, the step died.
-        if view.shell_ready() && t.run.dispatched.is_some() {
+        // A step is running. If the shell is back and no signal came, the step died. (An
+        // agent idle after its step without a signal is the stall core's: a step timeout.)
+        if into == DispatchInto::Shell && view.shell_ready() && t.run.dispatched.is_some() {
             if due {
                 t.run.shell_seen = t.run.shell_seen.saturating_add(1);
             }
@@ -871,56 +913,33 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         }
         return;
     };
-    let vars = BTreeMap::from([
-        ("next", step.next.clone()),
-        ("checkpoint", step.checkpoint.clone()),
-        ("task", t.run.task_dir.clone()),
-        ("iteration", (t.run.iteration_count + 1).to_string()),
-    ]);
-    let text = match command::render(&t.run.command_template, &vars) {
-        Ok(text) => text,
-        Err(err) => {
-            t.event.decide(
-                Decision::Error,
-                format!("cannot render the command: {err:#}"),
-            );
-            return;
-        }
+    let text = match render_step(t, &step, obs.annotations) {
+        Some(text) => text,
+        None => return,
     };
-    let mut keys = vec![Key::Text(text.clone()), Key::Key("Enter".to_string())];
-    let mut typed = format!("typed: {text}");
-    if !view.shell_ready() {
-        if view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, &text) {
-            // A driver died between the command's text and its Enter: clear the line and
-            // type it again, once per step (a stall recovery).
-            if t.run.waits.retyped == Some(t.run.dispatch_count) || !t.run.recovery_left() {
-                let why = format!(
-                    "escalate: the command for {} is half-typed at the prompt and was already cleared once (or no stall recovery is left): {}",
-                    step.next, view.waiting.last_line
-                );
-                t.escalate("half-typed", why, false);
-                return;
-            }
-            t.run.waits.retyped = Some(t.run.dispatch_count);
-            t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
-            t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
-            keys.insert(0, Key::Key("C-u".to_string()));
-            typed = format!(
-                "the command was half-typed at the prompt (no Enter): cleared the line (C-u) and typed it again: {text}"
-            );
-        } else {
-            let why = format!(
+    let ready = match into {
+        DispatchInto::Shell => view.shell_ready(),
+        DispatchInto::Agent => view.agent_ready(),
+    };
+    if !ready {
+        let why = match into {
+            DispatchInto::Shell => format!(
                 "{} is due, but the pane is not ready ({} in front: {})",
                 step.next,
                 view.foreground,
                 view.classification.class.as_str()
-            );
-            t.event.decide(Decision::Wait, why);
-            return;
-        }
+            ),
+            DispatchInto::Agent => format!(
+                "{} is due, but the agent is not idle at its prompt: {}",
+                step.next,
+                view.agent_readiness()
+            ),
+        };
+        t.event.decide(Decision::Wait, why);
+        return;
     }
     t.effects.push(Effect::Send {
-        keys,
+        keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
         if_unchanged: None,
     });
     t.remove_signal();
@@ -928,8 +947,115 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.run.dispatched = Some(step);
     t.run.dispatched_at = Some(t.now);
     t.run.dispatch_count = t.run.dispatch_count.saturating_add(1);
+    t.run.dispatch_typing = Some(text.clone());
     t.run.shell_seen = 0;
-    t.event.decide(Decision::Dispatch, typed);
+    t.event.decide(Decision::Dispatch, format!("typed: {text}"));
+}
+
+/// The command for a step, or None (an error decided) when the template cannot render it.
+fn render_step(t: &mut Tick<'_>, step: &DispatchStep, annotations: bool) -> Option<String> {
+    let vars = command::step_vars(
+        &step.next,
+        &step.checkpoint,
+        Some(&t.run.task_dir),
+        Some(t.run.iteration_count + 1),
+        annotations,
+    );
+    match command::render(&t.run.command_template, &vars) {
+        Ok(text) => Some(text),
+        Err(err) => {
+            t.event.decide(
+                Decision::Error,
+                format!("cannot render the command: {err:#}"),
+            );
+            None
+        }
+    }
+}
+
+/// A dispatch whose intent was recorded (count and consumed signal saved) but whose typing
+/// was never confirmed: the driver died between the two. The screen says how far it got:
+/// - the command sits typed at the prompt without its Enter: submit it — a shell line is
+///   cleared and typed again (a stall recovery, once per dispatch), the agent's input box
+///   gets its Enter;
+/// - the pane is ready and shows no trace of the command: the keys never arrived, so type
+///   them now (the same dispatch: the count is not raised again);
+/// - otherwise the command went in (a program or the agent is busy with it, or its line is
+///   on screen): the dispatch is confirmed and the consumed signal removed.
+fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
+    let step = t
+        .run
+        .dispatched
+        .as_ref()
+        .map_or(String::new(), |d| d.next.clone());
+    let (ready, half_typed) = match t.run.into {
+        DispatchInto::Shell => (
+            view.shell_ready(),
+            view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, text),
+        ),
+        DispatchInto::Agent => (
+            view.agent_ready(),
+            !view.foreground_is_shell
+                && matches!(&view.waiting.input, Input::Typed(typed)
+                    if typed.split_whitespace().eq(text.split_whitespace())),
+        ),
+    };
+    if half_typed {
+        if t.run.waits.retyped == Some(t.run.dispatch_count) || !t.run.recovery_left() {
+            let why = format!(
+                "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
+                view.waiting.last_line
+            );
+            t.escalate("half-typed", why, false);
+            return;
+        }
+        t.run.waits.retyped = Some(t.run.dispatch_count);
+        t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
+        t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
+        let (keys, how) = match t.run.into {
+            DispatchInto::Shell => (
+                vec![
+                    Key::Key("C-u".to_string()),
+                    Key::Text(text.to_string()),
+                    Key::Key("Enter".to_string()),
+                ],
+                "cleared the line (C-u) and typed it again",
+            ),
+            DispatchInto::Agent => (vec![Key::Key("Enter".to_string())], "pressed Enter"),
+        };
+        t.effects.push(Effect::Send {
+            keys,
+            if_unchanged: None,
+        });
+        t.remove_signal();
+        t.event.decide(
+            Decision::Dispatch,
+            format!("the command was half-typed at the prompt (no Enter): {how}: {text}"),
+        );
+        return;
+    }
+    if ready && !view.shows_submitted(text) {
+        t.effects.push(Effect::Send {
+            keys: vec![Key::Text(text.to_string()), Key::Key("Enter".to_string())],
+            if_unchanged: None,
+        });
+        t.remove_signal();
+        t.event.decide(
+            Decision::Dispatch,
+            format!(
+                "a dispatch recorded before a crash never reached the pane: typed it now (dispatch {} counted once): {text}",
+                t.run.dispatch_count
+            ),
+        );
+        return;
+    }
+    t.run.dispatch_typing = None;
+    // The signal this dispatch consumed, if the crash left it behind.
+    t.remove_signal();
+    t.event.decide(
+        Decision::Continue,
+        format!("a dispatch recorded before a crash reached the pane: {step} is running ({text})"),
+    );
 }
 
 /// Seed 000's server recovery for one run, after a restart: remove a stale `.auto-stop` (it
@@ -977,39 +1103,30 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     t.run.stall.last_hash = None;
     t.run.stall.unchanged = 0;
     t.run.shell_seen = 0;
-    match (t.run.mode, view.shell_ready()) {
-        (_, false) => t.event.decide(
+    if !view.shell_ready() {
+        t.event.decide(
             Decision::Continue,
-            format!("{} is running in the pane; monitoring resumes", view.foreground),
-        ),
-        (Mode::Observe, true) => match t.run.launch_command.clone() {
-            Some(command) => {
-                t.effects.push(Effect::Send {
-                    keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
-                    if_unchanged: None,
-                });
-                t.event.decide(
-                    Decision::Relaunch,
-                    format!("a shell is in front: launched the agent again: {command}"),
-                );
-            }
-            None => t.escalate(
-                "no-launch",
-                "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited".to_string(),
-                false,
+            format!(
+                "{} is running in the pane; monitoring resumes",
+                view.foreground
             ),
-        },
-        (Mode::Dispatch, true) => {
-            // The step in flight died with the restart: type again what the module's files
-            // say comes next — its signal's next step, else (no signal) its entry step.
-            t.run.dispatched = None;
-            t.run.pending = match &obs.signal {
-                SignalObs::Valid { signal, .. } if signal.next != STOP => Some(DispatchStep {
-                    next: signal.next.clone(),
-                    checkpoint: signal.checkpoint_or_empty().to_string(),
-                }),
-                _ => None,
-            };
+        );
+        return finish(t);
+    }
+    if t.run.mode == Mode::Dispatch {
+        // The step in flight died with the restart (its intent record with it): type again
+        // what the module's files say comes next — its signal's next step, else (no
+        // signal) its entry step.
+        t.run.dispatch_typing = None;
+        t.run.dispatched = None;
+        t.run.pending = match &obs.signal {
+            SignalObs::Valid { signal, .. } if signal.next != STOP => Some(DispatchStep {
+                next: signal.next.clone(),
+                checkpoint: signal.checkpoint_or_empty().to_string(),
+            }),
+            _ => None,
+        };
+        if t.run.into == DispatchInto::Shell {
             let what = t
                 .run
                 .pending
@@ -1019,7 +1136,26 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
                 Decision::Continue,
                 format!("a shell is in front: the next tick dispatches {what}"),
             );
+            return finish(t);
         }
+    }
+    // The agent itself exited (observe mode, or dispatch mode into the agent).
+    match t.run.launch_command.clone() {
+        Some(command) => {
+            t.effects.push(Effect::Send {
+                keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
+                if_unchanged: None,
+            });
+            t.event.decide(
+                Decision::Relaunch,
+                format!("a shell is in front: launched the agent again: {command}"),
+            );
+        }
+        None => t.escalate(
+            "no-launch",
+            "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited".to_string(),
+            false,
+        ),
     }
     finish(t)
 }

@@ -16,6 +16,8 @@ pub struct Observation {
     pub pane: PaneObs,
     /// Dispatch mode before the first step: where the loop enters (from `.index.md`).
     pub entry: Option<Result<DispatchStep, String>>,
+    /// The module holds `.tmp-annotations.json`: a plan step runs in annotations mode.
+    pub annotations: bool,
     /// `.status.json`'s last update (task-ai modules): the step clock.
     pub status: Option<StatusMark>,
     /// An active quota-wait record of `hook stop-failure` for the task's project.

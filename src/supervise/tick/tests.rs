@@ -28,6 +28,7 @@ fn new_run(mode: Mode) -> Run {
         agent: crate::pane::Agent::Generic,
         launch_command: Some("agent go".into()),
         command_template: command::DEFAULT_TEMPLATE.into(),
+        into: crate::supervise::run::DispatchInto::Shell,
         table: "ai-cli-task".into(),
         max_iterations: 5,
         timeout: Duration::from_secs(600),
@@ -54,8 +55,12 @@ const OPTIONS: TickOptions = TickOptions {
 };
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
+    pane_as(Agent::Generic, text, foreground)
+}
+
+fn pane_as(agent: Agent, text: &str, foreground: &str) -> PaneObs {
     let rules = RuleSet::embedded();
-    let ctx = Lens::new(Agent::Generic, at(0), Zone::Local);
+    let ctx = Lens::new(agent, at(0), Zone::Local);
     let screen = Screen::from_text(text, Some(foreground.to_string()));
     PaneObs::Seen(Box::new(PaneView {
         pane_id: "%1".into(),
@@ -69,6 +74,7 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
         dead: false,
         socket: None,
         waiting: crate::pane::waiting::read(text, at(0), Zone::Utc),
+        text: text.to_string(),
     }))
 }
 
@@ -90,6 +96,7 @@ fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
             dead: false,
             socket: None,
             waiting: crate::pane::waiting::read(text, at(0), Zone::Utc),
+            text: text.to_string(),
         }
     };
     assert!(view("✓ report → (done)\n$ ").shell_ready());
@@ -127,6 +134,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         stop: StopObs::None,
         pane,
         entry: None,
+        annotations: false,
         status: None,
         quota_wait: None,
         notes: Vec::new(),
@@ -135,13 +143,17 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
     }
 }
 
-/// Tick once a minute, feeding the outcome's row back in; an answer is typed.
+/// Tick once a minute, feeding the outcome's row back in; an answer is typed, and so is a
+/// dispatch (its intent record cleared, as the driver does once the keys are in).
 fn step(run: &mut Run, obs: &Observation, minute: i64) -> Outcome {
     let mut outcome = decide(run, obs, at(minute * 60), &OPTIONS);
     if outcome.answer.is_some() {
         outcome.answered();
     }
     *run = outcome.run.clone();
+    if outcome.dispatch_intent().is_some() {
+        run.dispatch_typing = None;
+    }
     outcome
 }
 
@@ -548,19 +560,30 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
         out.effects[0],
         Effect::Send {
             keys: vec![
-                Key::Text(r#"claude "/ai-cli-task plan /t""#.into()),
+                Key::Text(r#"claude -p "/ai-cli-task plan /t --generate""#.into()),
                 Key::Key("Enter".into())
             ],
             if_unchanged: None,
         }
     );
+    assert_eq!(
+        out.dispatch_intent().map(|r| r.dispatch_count),
+        Some(1),
+        "recorded before the keys"
+    );
     // The step runs; then its signal arrives and the shell is back.
     step(&mut run, &obs(SignalObs::Missing, working()), 3);
-    let o = obs(signal("plan", "(generated)", "check", None, 4), shell());
+    let mut next = signal("plan", "(generated)", "check", None, 4);
+    if let SignalObs::Valid { signal, .. } = &mut next {
+        signal.checkpoint = Some("post-plan".into());
+    }
+    let o = obs(next, shell());
     let out = step(&mut run, &o, 4);
     assert_eq!(out.event.decision, Decision::Dispatch);
     assert!(
-        matches!(&out.effects[0], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude "/ai-cli-task check /t""#.into()))
+        matches!(&out.effects[0], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude -p "/ai-cli-task check /t --checkpoint post-plan""#.into())),
+        "{:?}",
+        out.effects
     );
     assert!(
         matches!(&out.effects[1], Effect::RemoveSignal { fingerprint } if fingerprint == "plan-(generated)-check-4")
@@ -719,4 +742,235 @@ proptest! {
             run = out.run;
         }
     }
+}
+
+const RULE: &str = "────────────────────────────────────────";
+
+/// Claude Code idle at its empty input box, with `above` on the screen over it.
+fn claude_idle(above: &str) -> PaneObs {
+    let text = format!("{above}\n\n{RULE}\n❯ \n{RULE}\n  ? for shortcuts");
+    pane_as(Agent::Claude, &text, "claude")
+}
+
+/// Claude Code with `typed` in its input box.
+fn claude_typed(typed: &str) -> PaneObs {
+    let text = format!("● Ready.\n\n{RULE}\n❯ {typed}\n{RULE}\n  ? for shortcuts");
+    pane_as(Agent::Claude, &text, "claude")
+}
+
+fn claude_working() -> PaneObs {
+    let text = format!(
+        "❯ /ai-cli-task plan /t --generate\n\n✻ Thinking… (3s · esc to interrupt)\n\n{RULE}\n❯ \n{RULE}\n  esc to interrupt"
+    );
+    pane_as(Agent::Claude, &text, "claude")
+}
+
+fn agent_run() -> Run {
+    let mut run = new_run(Mode::Dispatch);
+    run.agent = Agent::Claude;
+    run.into = DispatchInto::Agent;
+    run.command_template = command::AGENT_TEMPLATE.into();
+    run.launch_command = Some("claude".into());
+    run
+}
+
+fn sent(out: &Outcome) -> Vec<Key> {
+    out.effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Send { keys, .. } => Some(keys.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn into_agent_types_each_step_at_the_idle_agent_prompt_with_its_arguments() {
+    let mut run = agent_run();
+    let mut o = obs(SignalObs::Missing, claude_working());
+    o.entry = Some(Ok(DispatchStep {
+        next: "plan".into(),
+        checkpoint: String::new(),
+    }));
+    let out = step(&mut run, &o, 1);
+    assert_eq!(
+        out.event.decision,
+        Decision::Wait,
+        "{:?}",
+        out.event.reasons
+    );
+    assert!(
+        out.event.reasons[0].contains("not idle at its prompt"),
+        "{:?}",
+        out.event.reasons
+    );
+    o.pane = claude_idle("● Ready.");
+    let out = step(&mut run, &o, 2);
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        sent(&out),
+        [
+            Key::Text("/ai-cli-task plan /t --generate".into()),
+            Key::Key("Enter".into())
+        ]
+    );
+    // The annotations mode, when the module holds .tmp-annotations.json.
+    let mut fresh = agent_run();
+    o.annotations = true;
+    let out = step(&mut fresh, &o, 2);
+    assert_eq!(
+        sent(&out)[0],
+        Key::Text("/ai-cli-task plan /t /t/.tmp-annotations.json --silent".into())
+    );
+    // The agent works, writes its signal and is idle again: the check runs at post-plan.
+    step(&mut run, &obs(SignalObs::Missing, claude_working()), 3);
+    let mut next = signal("plan", "(generated)", "check", None, 4);
+    if let SignalObs::Valid { signal, .. } = &mut next {
+        signal.checkpoint = Some("post-plan".into());
+    }
+    let out = step(
+        &mut run,
+        &obs(next, claude_idle("● plan (generated) -> check")),
+        4,
+    );
+    assert_eq!(
+        sent(&out)[0],
+        Key::Text("/ai-cli-task check /t --checkpoint post-plan".into())
+    );
+    assert_eq!(run.dispatch_count, 2);
+    // An idle agent after its step without a signal is not an exit (the stall core's).
+    let out = step(&mut run, &obs(SignalObs::Missing, claude_idle("● done")), 5);
+    assert_ne!(out.event.decision, Decision::Exit);
+    assert_eq!(run.status, Status::Running);
+}
+
+#[test]
+fn into_agent_relaunches_an_agent_that_exited_and_types_its_step_again() {
+    let mut run = agent_run();
+    run.dispatched = Some(DispatchStep {
+        next: "exec".into(),
+        checkpoint: String::new(),
+    });
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 1);
+    assert_eq!(run.status, Status::Running, "{:?}", out.event.reasons);
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
+    assert_eq!(
+        out.event.decision,
+        Decision::Relaunch,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(sent(&out)[0], Key::Text("claude".into()));
+    assert_eq!(
+        run.pending.as_ref().map(|p| p.next.as_str()),
+        Some("exec"),
+        "the step in flight is typed into the new agent"
+    );
+    // Without a launch command the run ends as exited, like observe mode.
+    let mut run = agent_run();
+    run.launch_command = None;
+    step(&mut run, &obs(SignalObs::Missing, shell()), 1);
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
+    assert_eq!(out.event.decision, Decision::Exit);
+}
+
+/// Item 11: a dispatch's intent (count, consumed signal, command) is recorded before its
+/// keys. A tick that finds it still recorded goes by the screen.
+#[test]
+fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
+    let text = r#"claude -p "/ai-cli-task exec /t""#;
+    let recorded = || {
+        let mut run = new_run(Mode::Dispatch);
+        run.dispatched = Some(DispatchStep {
+            next: "exec".into(),
+            checkpoint: String::new(),
+        });
+        run.dispatch_count = 3;
+        run.dispatch_typing = Some(text.to_string());
+        run.last_signal = Some(SeenSignal {
+            fingerprint: "check-PASS-exec-3".into(),
+            step: "check".into(),
+            result: "PASS".into(),
+            next: "exec".into(),
+            checkpoint: String::new(),
+            iteration: None,
+        });
+        run
+    };
+    // Killed before any key: a ready shell that never saw the command gets it, counted once.
+    let mut run = recorded();
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 1);
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        sent(&out),
+        [Key::Text(text.into()), Key::Key("Enter".into())]
+    );
+    assert!(
+        out.dispatch_intent().is_some(),
+        "recorded again before typing"
+    );
+    assert_eq!((run.dispatch_count, run.dispatch_typing.clone()), (3, None));
+    // Killed after the keys: the command is on screen (it ran), or the step is running.
+    for pane in [
+        pane(&format!("$ {text}\n✓ exec → (done)\n$ "), "bash"),
+        working(),
+    ] {
+        let mut run = recorded();
+        let out = step(&mut run, &obs(SignalObs::Missing, pane), 1);
+        assert!(
+            sent(&out).is_empty(),
+            "never typed twice: {:?}",
+            out.effects
+        );
+        assert_eq!(run.dispatch_typing, None);
+        assert_eq!(run.dispatch_count, 3);
+        assert!(out.effects.contains(&Effect::RemoveSignal {
+            fingerprint: "check-PASS-exec-3".into()
+        }));
+    }
+    // Killed between the text and its Enter: the line is cleared and typed again, once.
+    let mut run = recorded();
+    let half = pane(&format!("✓ check → PASS\n$ {text}"), "bash");
+    let out = step(&mut run, &obs(SignalObs::Missing, half.clone()), 1);
+    assert_eq!(sent(&out)[0], Key::Key("C-u".into()));
+    assert_eq!(run.stall.recoveries_total, 1);
+    assert_eq!(run.dispatch_count, 3);
+    // The step's own signal settles it whatever the screen shows.
+    let mut run = recorded();
+    let out = step(
+        &mut run,
+        &obs(signal("exec", "(done)", "check", None, 9), claude_working()),
+        1,
+    );
+    assert_eq!(run.dispatch_typing, None, "{:?}", out.event.reasons);
+    assert_eq!(run.pending.as_ref().map(|p| p.next.as_str()), Some("check"));
+    // Into the agent: a command left in its input box gets its Enter.
+    let mut run = agent_run();
+    run.dispatched = Some(DispatchStep {
+        next: "exec".into(),
+        checkpoint: String::new(),
+    });
+    run.dispatch_typing = Some("/ai-cli-task exec /t".into());
+    let out = step(
+        &mut run,
+        &obs(SignalObs::Missing, claude_typed("/ai-cli-task exec /t")),
+        1,
+    );
+    assert_eq!(
+        sent(&out),
+        [Key::Key("Enter".into())],
+        "{:?}",
+        out.event.reasons
+    );
 }

@@ -812,7 +812,9 @@ impl<'a, 'w> Loop<'a, 'w> {
     /// announces a pane becoming ready, so the run is ticked again with backoff (seed 001).
     fn awaits_ready_pane(&mut self, session: &str) -> bool {
         match self.registry.get(session) {
-            Ok(Some(run)) => run.status.is_active() && run.pending.is_some(),
+            Ok(Some(run)) => {
+                run.status.is_active() && (run.pending.is_some() || run.dispatch_typing.is_some())
+            }
             Ok(None) => false,
             Err(_) => true,
         }

@@ -1,0 +1,188 @@
+//! Dispatch mode end to end (issue 15, item 1): each step typed with its arguments, into a
+//! Claude Code stand-in idle at its own prompt (`--into agent`, the default with `--agent
+//! claude`) or at a shell prompt as a command that returns (`--into shell`, `claude -p`). The
+//! stand-in is tests/fixtures/readme/claude (the README test's), run in a real tmux pane: it
+//! draws Claude Code's input box, reads each prompt, and runs the step with
+//! examples/fake-agent.sh, which writes the signal the real skill would.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::run::bin_dir;
+use crate::run_tick::{status, task, tick_until};
+use crate::tmuxfix::{new_session, repo, wait_for};
+use crate::util::{Sandbox, one_stderr_line};
+
+/// The steps of one whole loop (the fake agent asks for one fix), as typed.
+const STEPS: [&str; 8] = [
+    "plan TASK --generate",
+    "check TASK --checkpoint post-plan",
+    "exec TASK",
+    "check TASK --checkpoint post-exec",
+    "exec TASK --checkpoint post-exec",
+    "check TASK --checkpoint post-exec",
+    "merge TASK",
+    "report TASK",
+];
+
+/// A session whose shell finds autoctl and the stand-in `claude` on its PATH; every prompt
+/// the stand-in receives is logged to the returned file.
+fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
+    let log = sb.path(&format!("{name}-prompts.log"));
+    let path = format!(
+        "PATH={}:{}:{}",
+        bin_dir().display(),
+        repo("tests/fixtures/readme").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = format!("HOME={}", sb.path("home").display());
+    let state = format!("AUTOCTL_STATE_DIR={}", sb.path("state").display());
+    let logged = format!("FAKE_CLAUDE_LOG={}", log.display());
+    let command = [
+        "env",
+        &path,
+        &home,
+        &state,
+        &logged,
+        "README_AGENT_DELAY=0.1",
+        "PS1=$ ",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ];
+    (new_session(sb, name, (200, 50), &command), log)
+}
+
+/// The prompts the stand-in received, with the task dir written as TASK.
+fn prompts(log: &Path, task: &Path) -> Vec<String> {
+    let task = task.canonicalize().unwrap();
+    fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix("prompt: "))
+        .map(|p| p.replace(task.to_str().unwrap(), "TASK"))
+        .collect()
+}
+
+#[test]
+fn into_agent_types_each_step_with_its_arguments_at_the_idle_agent_prompt() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "agent");
+    let (pane, log) = session(&sb, "agent");
+    // The default with --agent claude is --into agent; --launch starts Claude once.
+    sb.cmd()
+        .args(["run", "start", "--session", "agent", "--mode", "dispatch"])
+        .args(["--launch", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    wait_for(&sb, &pane, "the agent's input box", |screen, _| {
+        screen.contains("? for shortcuts")
+    });
+    let events = tick_until(&sb, "agent", |s| s["status"] != "running");
+    let last = status(&sb, "agent");
+    assert_eq!(last["status"], "finished", "{last}");
+    let want: Vec<String> = STEPS.iter().map(|s| format!("/ai-cli-task {s}")).collect();
+    assert_eq!(prompts(&log, &task), want, "typed once each, in order");
+    let typed = events
+        .iter()
+        .filter(|e| e["decision"] == "dispatch")
+        .count();
+    assert_eq!(typed, 8);
+    assert_eq!(last["iteration"], 8);
+    // The agent stays open at its prompt; the loop's files are cleaned up.
+    assert!(!task.join(".auto-signal").exists());
+    assert_eq!(crate::tmuxfix::foreground(&sb, &pane), "claude");
+}
+
+#[test]
+fn into_shell_types_a_command_that_returns_to_the_shell() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "shell");
+    let (_pane, log) = session(&sb, "shell");
+    // The default command for --into shell: claude -p "/ai-cli-task {next} {task} {args}".
+    sb.cmd()
+        .args(["run", "start", "--session", "shell", "--mode", "dispatch"])
+        .args(["--into", "shell", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "shell", |s| s["status"] != "running");
+    assert_eq!(status(&sb, "shell")["status"], "finished");
+    let want: Vec<String> = STEPS.iter().map(|s| format!("/ai-cli-task {s}")).collect();
+    assert_eq!(prompts(&log, &task), want);
+    let first = events.iter().find(|e| e["decision"] == "dispatch").unwrap();
+    let text = first["did"][0]["keys"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("claude -p \"/ai-cli-task plan /") && text.ends_with(" --generate\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn dispatch_options_that_cannot_work_are_refused_with_one_line() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "refuse");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--mode", "dispatch", "--into", "shell", "--launch"],
+            "--launch is for observe mode and --into agent",
+        ),
+        (&["--into", "agent"], "--into is for dispatch mode"),
+        (
+            &["--mode", "dispatch", "--command", "x {bogus}"],
+            "known placeholders: {next}, {checkpoint}, {task}, {iteration}, {args}",
+        ),
+    ];
+    for (args, want) in cases {
+        let output = sb
+            .cmd()
+            .args(["run", "start", "--session", "refuse"])
+            .args(args)
+            .arg("--task")
+            .arg(&task)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let line = one_stderr_line(&output);
+        assert!(line.contains(want), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn hook_install_commands_ships_the_slash_command_the_steps_need() {
+    let sb = Sandbox::new();
+    let project = sb.module("project");
+    let installed = project.join(".claude/commands/ai-cli-task.md");
+    let run = |args: &[&str]| {
+        let output = sb
+            .cmd()
+            .args(["hook", "install", "--commands", "--project"])
+            .arg(&project)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert!(run(&[]).contains(&format!("wrote {}", installed.display())));
+    assert_eq!(
+        fs::read_to_string(&installed).unwrap(),
+        fs::read_to_string(repo("examples/claude/commands/ai-cli-task.md")).unwrap()
+    );
+    assert!(run(&[]).contains(&format!("{}: up to date", installed.display())));
+    // A command of the user's own under that name is never replaced.
+    fs::write(&installed, "my own /ai-cli-task\n").unwrap();
+    let output = sb
+        .cmd()
+        .args(["hook", "install", "--commands", "--project"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("autoctl did not write it"));
+    assert_eq!(
+        fs::read_to_string(&installed).unwrap(),
+        "my own /ai-cli-task\n"
+    );
+}
