@@ -143,6 +143,16 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
     }
 }
 
+/// A dispatch run's first observation: no signal, the module enters at `plan`.
+fn entering_at_plan(pane: PaneObs) -> Observation {
+    let mut o = obs(SignalObs::Missing, pane);
+    o.entry = Some(Ok(DispatchStep {
+        next: "plan".into(),
+        checkpoint: String::new(),
+    }));
+    o
+}
+
 /// Tick once a minute, feeding the outcome's row back in; an answer is typed, and so is a
 /// dispatch (its intent record cleared, as the driver does once the keys are in).
 fn step(run: &mut Run, obs: &Observation, minute: i64) -> Outcome {
@@ -541,11 +551,7 @@ fn a_dry_run_plans_an_answer_but_spends_nothing() {
 #[test]
 fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
     let mut run = new_run(Mode::Dispatch);
-    let mut o = obs(SignalObs::Missing, working());
-    o.entry = Some(Ok(DispatchStep {
-        next: "plan".into(),
-        checkpoint: String::new(),
-    }));
+    let mut o = entering_at_plan(working());
     let out = step(&mut run, &o, 1);
     assert_eq!(
         out.event.decision,
@@ -788,11 +794,7 @@ fn sent(out: &Outcome) -> Vec<Key> {
 #[test]
 fn into_agent_types_each_step_at_the_idle_agent_prompt_with_its_arguments() {
     let mut run = agent_run();
-    let mut o = obs(SignalObs::Missing, claude_working());
-    o.entry = Some(Ok(DispatchStep {
-        next: "plan".into(),
-        checkpoint: String::new(),
-    }));
+    let mut o = entering_at_plan(claude_working());
     let out = step(&mut run, &o, 1);
     assert_eq!(
         out.event.decision,
