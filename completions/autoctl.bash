@@ -2064,7 +2064,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --max-compactions --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2131,6 +2131,10 @@ _autoctl() {
                     return 0
                     ;;
                 --step-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-compactions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2227,7 +2231,7 @@ _autoctl() {
                     return 0
                     ;;
                 --reason)
-                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop compaction_limit" -- "${cur}"))
                     return 0
                     ;;
                 --message)
@@ -2556,7 +2560,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --tmux-socket --help"
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2607,6 +2611,10 @@ _autoctl() {
                     return 0
                     ;;
                 --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook-fresh)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2709,7 +2717,7 @@ _autoctl() {
             fi
             case "${prev}" in
                 --reason)
-                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop compaction_limit" -- "${cur}"))
                     return 0
                     ;;
                 --message)

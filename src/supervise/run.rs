@@ -236,9 +236,9 @@ pub struct Run {
     pub dispatched_at: Option<Time>,
     pub dispatch_count: u64,
     /// The intent record of a dispatch: the command text, stored with the count and the
-    /// consumed signal before its keys are typed and cleared once they are. Still set on
-    /// the next tick means the typing driver died between the two: the screen says whether
-    /// the keys arrived ([`crate::supervise::tick`]).
+    /// consumed signal before its keys are typed, and cleared once they are (at a shell) or
+    /// once the screen shows the agent took them (into the agent). Still set on the next
+    /// tick, the screen says whether the keys arrived ([`crate::supervise::tick`]).
     pub dispatch_typing: Option<String>,
     /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
     /// command that is still starting is not mistaken for a dead agent).

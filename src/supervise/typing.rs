@@ -25,6 +25,11 @@ use crate::tmux::{CaptureOptions, Terminal};
 /// paste (Claude Code) may take an Enter that arrives in the same read as a newline.
 pub const SUBMIT_DELAY: Duration = Duration::from_millis(100);
 
+/// The pause before the Enter of a prompt typed into an agent (dispatch `--into agent`): a
+/// slash command opens Claude Code's command menu as it is typed, and an Enter that arrives
+/// before the menu has read the whole text completes the menu instead of submitting.
+pub const PROMPT_SUBMIT_DELAY: Duration = Duration::from_millis(400);
+
 /// Type keys: literal text, then named keys, with a short pause before a key that follows
 /// text (an agent's input box may read text and Enter in one read as a paste).
 pub fn type_keys(terminal: &dyn Terminal, target: &str, keys: &[Key]) -> Result<()> {

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 use serde::Serialize;
 
@@ -219,7 +221,8 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                     };
                     // On failure the state keeps the old counters, so the next heartbeat asks
                     // again.
-                    perform(world, target, task, &stop, now).map(|()| applied = true)
+                    perform(world, target, task, &stop, Duration::ZERO, now)
+                        .map(|()| applied = true)
                 }
                 _ => Ok(()),
             };

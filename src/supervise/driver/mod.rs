@@ -132,11 +132,16 @@ pub fn type_answer(
 
 /// Carry out one effect on the pane `target` and the task directory `dir` (an answer is
 /// typed by [`type_answer`] before any effect).
+///
+/// `submit_delay` is the pause between typed text and its Enter: zero at a shell prompt,
+/// which reads Enter as a key even in the same read as the text (so a dispatch costs no
+/// extra idle time), [`typing::PROMPT_SUBMIT_DELAY`] for a prompt typed into an agent.
 pub fn perform(
     world: &World<'_>,
     target: &str,
     dir: &Path,
     effect: &Effect,
+    submit_delay: Duration,
     now: Time,
 ) -> Result<()> {
     match effect {
@@ -148,12 +153,7 @@ pub fn perform(
                 message: message.clone(),
             },
         ),
-        // Commands (a dispatched step, a relaunch) are typed only at a ready shell prompt,
-        // which reads Enter as a key even in the same read as the text: no submit pause, so
-        // a dispatch costs no extra 100 ms of idle agent.
-        Effect::Send { keys, .. } => {
-            typing::send_keys(world.terminal, target, keys, Duration::ZERO)
-        }
+        Effect::Send { keys, .. } => typing::send_keys(world.terminal, target, keys, submit_delay),
         Effect::Respawn { command } => world.terminal.respawn(target, command),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.

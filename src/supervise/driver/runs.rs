@@ -21,7 +21,7 @@ use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
 use crate::routing;
 use crate::supervise::inputs;
-use crate::supervise::run::{DispatchStep, Mode, Run};
+use crate::supervise::run::{DispatchInto, DispatchStep, Mode, Run};
 use crate::supervise::store::{Claim, Registry, Selection};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
@@ -201,8 +201,15 @@ fn drive(
         Some(false) => mark_compaction(world, &obs, false, now, &mut event),
         _ => {}
     }
+    // A slash command typed into the agent gets its Enter after a pause; a shell takes both
+    // in one read.
+    let pause = if next.mode == Mode::Dispatch && next.into == DispatchInto::Agent {
+        crate::supervise::typing::PROMPT_SUBMIT_DELAY
+    } else {
+        std::time::Duration::ZERO
+    };
     for effect in effects {
-        let result = perform(world, &next.target, next.task_path(), &effect, now);
+        let result = perform(world, &next.target, next.task_path(), &effect, pause, now);
         if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
             // Keys that did not reach the pane: keep the old row (or the dispatch's intent
             // record, which the next tick types again) so the next tick tries again.
@@ -210,7 +217,11 @@ fn drive(
         }
         if dispatching && matches!(effect, tick::Effect::Send { .. }) {
             crate::failpoint::hit("dispatch-typed");
-            next.dispatch_typing = None;
+            // A shell runs what it was given. An agent may still hold the text in its input
+            // box (an Enter its command menu took): the next tick confirms by the screen.
+            if next.into == DispatchInto::Shell {
+                next.dispatch_typing = None;
+            }
         }
         did.push(done(effect, result));
     }

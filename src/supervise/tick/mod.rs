@@ -974,7 +974,9 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, annotations: bool) -> Opti
 }
 
 /// A dispatch whose intent was recorded (count and consumed signal saved) but whose typing
-/// was never confirmed: the driver died between the two. The screen says how far it got:
+/// was never confirmed: the driver died between the two, or (into the agent, which the
+/// driver never takes at its word) the keys were typed and the screen has not shown them
+/// taken yet. The screen says how far it got:
 /// - the command sits typed at the prompt without its Enter: submit it — a shell line is
 ///   cleared and typed again (a stall recovery, once per dispatch), the agent's input box
 ///   gets its Enter;
@@ -1043,7 +1045,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         t.event.decide(
             Decision::Dispatch,
             format!(
-                "a dispatch recorded before a crash never reached the pane: typed it now (dispatch {} counted once): {text}",
+                "a recorded dispatch never reached the pane (a tick killed before its keys): typed it now (dispatch {} counted once): {text}",
                 t.run.dispatch_count
             ),
         );
@@ -1054,7 +1056,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
     t.remove_signal();
     t.event.decide(
         Decision::Continue,
-        format!("a dispatch recorded before a crash reached the pane: {step} is running ({text})"),
+        format!("the typed command reached the pane: {step} is running ({text})"),
     );
 }
 
