@@ -20,6 +20,11 @@ command tells the model to do. The results are fixed: plan (generated), check PA
 post-plan, exec (done), check ACCEPT at post-exec, merge success, report (done): 6 steps.
 
 Prints one line per check and exits 1 when one fails.
+
+Last run (2026-11-26, 2.1.332): all checks ok — the 6 steps typed once each with their
+arguments, the run finished:complete at iteration 6; once (the exec step) Claude Code left the
+typed command in its input box despite the 400 ms pause before Enter, and the next tick's
+single Enter (one stall recovery) submitted it.
 """
 import argparse
 import json
@@ -175,12 +180,23 @@ def main():
         r = autoctl("hook", "install", "--commands", "--autoctl", a.autoctl)
         check(r.returncode == 0 and "commands/ai-cli-task.md" in r.stdout,
               f"hook install --commands: {r.stdout.strip().splitlines()[-1:]}")
+        # The model below runs autoctl by its absolute path, which the shipped command's
+        # allowed-tools (`Bash(autoctl next:*)`) do not match: allow it in the project, and run
+        # Claude Code in its default permission mode (auto mode, 2.1.332's default, sends each
+        # such call to its classifier, which against a non-Anthropic endpoint shows a billing
+        # notice that autoctl rightly escalates).
+        settings_path = os.path.join(proj, ".claude", "settings.json")
+        settings = json.load(open(settings_path))
+        settings.setdefault("permissions", {}).setdefault("allow", []).extend(
+            [f"Bash({a.autoctl} next:*)", f"Bash({a.autoctl} signal write:*)"])
+        with open(settings_path, "w") as f:
+            json.dump(settings, f, indent=2)
         tm.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "live", "-c", proj,
                *[x for k, v in env.items() for x in ("-e", f"{k}={v}")], "bash", "--norc",
                "--noprofile")
         time.sleep(0.5)
         r = autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--mode",
-                    "dispatch", "--launch")
+                    "dispatch", "--launch", "claude --permission-mode default")
         check(r.returncode == 0, f"run start --mode dispatch --launch: {r.stderr.strip()}")
         watch = subprocess.Popen([a.autoctl, "run", "watch", "--session", "live",
                                   "--heartbeat", "5s"], cwd=proj, env=env,
@@ -204,8 +220,11 @@ def main():
         task = os.path.realpath(os.path.join(proj, "TASK/hello"))
         want = [w.format(t=task) for w in WANT]
         check(SEEN == want, f"the model saw each step once with its arguments: {SEEN}")
-        typed = [e["reasons"] for e in events if e.get("decision") == "dispatch"]
+        dispatches = [" ".join(e["reasons"]) for e in events if e.get("decision") == "dispatch"]
+        typed = [r for r in dispatches if "typed: /ai-cli-task" in r]
         check(len(typed) == 6, f"run watch typed {len(typed)} steps")
+        enters = [r for r in dispatches if "pressed Enter" in r]
+        print(f"     Enters the agent did not take, pressed again: {len(enters)}")
         asked = [e["reasons"][-1] for e in events if e.get("decision") in ("escalate", "answer")]
         print(f"     answers/escalations: {asked}")
         print(f"     last decisions: {[e.get('decision') for e in events][-8:]}")
