@@ -278,8 +278,14 @@ fn bad_start_arguments_are_one_line_and_exit_2() {
             "known placeholders",
         ),
         (
-            vec!["--mode".into(), "dispatch".into(), "--launch".into()],
-            "--launch is for observe mode",
+            vec![
+                "--mode".into(),
+                "dispatch".into(),
+                "--into".into(),
+                "shell".into(),
+                "--launch".into(),
+            ],
+            "--launch is for observe mode and --into agent",
         ),
         (vec!["--launch=claude {next".into()], "unclosed"),
         (
