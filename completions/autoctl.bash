@@ -2064,7 +2064,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --repeat-limit --step-timeout --max-compactions --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2123,6 +2123,10 @@ _autoctl() {
                     return 0
                     ;;
                 --max-recoveries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-answers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2564,7 +2568,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --tmux-socket --help"
+            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2587,6 +2591,10 @@ _autoctl() {
                     return 0
                     ;;
                 --max-recoveries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-answers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
