@@ -136,16 +136,7 @@ fn check(args: &CheckArgs) -> Result<Exit> {
         bail!("--input: not a JSON object");
     }
     let decision = policy::decide(&policy, tool, &input, &ctx);
-    match args.format {
-        Format::Json => output::json_line(&decision)?,
-        Format::Text => output::line(format_args!(
-            "{} {}: {}",
-            decision.decision.as_str(),
-            decision.rule,
-            output::printable(&decision.reason)
-        ))?,
-    }
-    Ok(Exit::from_bool(decision.decision == Verdict::Allow))
+    print_decision(&decision, args.format)
 }
 
 /// `policy check --screen FILE`: classify the capture as Claude Code's screen and print the
@@ -189,8 +180,13 @@ fn check_screen(
         );
     };
     let decision = screened.decision;
+    print_decision(&decision, format)
+}
+
+/// One decision, as a JSON line or `DECISION RULE: REASON`; exit 0 only for allow.
+fn print_decision(decision: &policy::Decision, format: Format) -> Result<Exit> {
     match format {
-        Format::Json => output::json_line(&decision)?,
+        Format::Json => output::json_line(decision)?,
         Format::Text => output::line(format_args!(
             "{} {}: {}",
             decision.decision.as_str(),
