@@ -147,7 +147,8 @@ fn check_screen(
     context: policy::Context,
     format: Format,
 ) -> Result<Exit> {
-    use crate::pane::classify::{self, Lens, Screen};
+    use crate::pane::classify::{self, Lens};
+    use crate::pane::screen::Screen;
     let screen = if file == std::path::Path::new("-") {
         Screen::from_reader(io::stdin().lock(), Some("claude".to_string()))
             .context("cannot read a screen from stdin")?

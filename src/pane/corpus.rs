@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use serde::Serialize;
 
-use super::classify::{Classification, Lens, Screen};
+use super::classify::{Classification, Lens};
 use super::rules::RuleSet;
+use super::screen::Screen;
 use super::{Action, Agent, Class, Key};
 
 /// One line of `expected.tsv`.

@@ -1,8 +1,9 @@
-//! Reading a pane: normalization and hashing ([`normalize`]), the rules as data ([`rules`]),
-//! the classifier ([`classify`]), quota reset times ([`reset`]), the agent's messages on a
-//! Claude Code screen ([`message`]), and one capture read whole — classified, hashed, ready
-//! or not ([`view`]). The reading of a command under approval is the policy's
-//! ([`crate::policy`]).
+//! Reading a pane: normalization and hashing ([`normalize`]), a captured screen and its
+//! boxes and menus ([`screen`]), the rules as data ([`rules`]), the classifier ([`classify`])
+//! and its safety policy, which alone lets autoctl answer ([`classify::safety`]), quota reset
+//! times ([`reset`]), the agent's messages on a Claude Code screen ([`message`]), and one
+//! capture read whole — classified, hashed, ready or not ([`view`]). The reading of a command
+//! under approval is the policy's ([`crate::policy`]).
 //!
 //! Everything here is pure: a screen (text plus the pane's foreground command) and a clock go
 //! in, a classification comes out. tmux lives in [`crate::tmux`]; the commands in
@@ -14,6 +15,7 @@ pub mod message;
 pub mod normalize;
 pub mod reset;
 pub mod rules;
+pub mod screen;
 pub mod view;
 pub mod waiting;
 

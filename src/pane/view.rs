@@ -8,10 +8,11 @@
 
 use chrono::{DateTime, Utc};
 
-use super::classify::{self, Classification, Lens, Screen};
+use super::classify::{self, Classification, Lens};
 use super::message::{self, Messages};
 use super::reset::Zone;
 use super::rules::RuleSet;
+use super::screen::Screen;
 use super::waiting::{self, Waiting};
 use super::{Agent, Class, normalize};
 use crate::policy::screen::Approval;

@@ -15,7 +15,8 @@ use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 /// binary for each screen costs more than the test is worth). The CLI path is covered by the
 /// other tests here.
 fn classify_file(screen: &Path, expect: &Value) -> Value {
-    use autoctl::pane::classify::{Lens, Screen, classify};
+    use autoctl::pane::classify::{Lens, classify};
+    use autoctl::pane::screen::Screen;
     let agent = match expect["agent"].as_str().unwrap_or("claude") {
         "generic" => autoctl::pane::Agent::Generic,
         _ => autoctl::pane::Agent::Claude,
@@ -131,11 +132,9 @@ fn every_pane_fixture_classifies_as_expected() {
                 let text = fs::read_to_string(path).ok()?;
                 let mut case = case.clone();
                 case.name.push_str(" (-e)");
-                case.screen = autoctl::pane::classify::Screen::from_text(
-                    &text,
-                    case.screen.foreground.clone(),
-                )
-                .with_dead(case.screen.dead);
+                case.screen =
+                    autoctl::pane::screen::Screen::from_text(&text, case.screen.foreground.clone())
+                        .with_dead(case.screen.dead);
                 Some(case)
             })
             .collect();

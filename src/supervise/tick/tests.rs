@@ -3,10 +3,11 @@
 use super::*;
 use crate::pane::Agent;
 use crate::pane::Class;
-use crate::pane::classify::{Lens, Screen, classify};
+use crate::pane::classify::{Lens, classify};
 use crate::pane::normalize;
 use crate::pane::reset::Zone;
 use crate::pane::rules::RuleSet;
+use crate::pane::screen::Screen;
 use crate::protocol::signal::Signal;
 use crate::supervise::run::NewRun;
 use crate::supervise::stall::Limits;

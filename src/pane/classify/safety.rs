@@ -1,544 +1,26 @@
-//! The classifier: a screen and its foreground command in, a class, an action and the reason
-//! out (DESIGN.md "Reading a pane").
+//! The safety policy: what autoctl may do about a prompt a rule recognised — answer it only
+//! when that is provably harmless, otherwise hand it to a person.
 //!
-//! Rules look at the bottom of the screen — the last N non-blank lines, box borders ignored —
-//! because that is where a program waits for input; text further up is history. A rule can
-//! demand companions (`with`), exclude near misses (`unless`), and declare itself stale when a
-//! newer message follows (`not_followed_by`), which is how an old error above a fresh spinner
-//! stops counting.
-//!
-//! The safety policy lives here too: an `answer` is only ever produced for a prompt whose
-//! subject (the action under approval) is fully visible and carries no destructive marker;
-//! otherwise the action becomes `escalate`. With `--agent claude`, a foreground command other
-//! than the agent (or a shell, for restarts) makes the result observe-only: action `none`.
+//! A rule says what a prompt is; only this module lets autoctl type into it, because a person
+//! can always answer later and a wrong keypress cannot be taken back. An `answer` stands only
+//! for a prompt whose subject (the action under approval) is fully visible, passes the
+//! approval policy ([`crate::policy::screen`]) and carries no destructive marker; anything
+//! else becomes `escalate`. With an agent (`--agent claude`, `codex`, `gemini`), a foreground
+//! command other than the agent (or a shell, for restarts) makes the result observe-only:
+//! action `none`. Every check between a rule's match and an `answer` is in this file.
 
-use std::collections::VecDeque;
-use std::io::BufRead;
-
-use anyhow::Result;
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-
-use super::normalize::{clean_line, for_each_line};
-use super::reset::{self, Zone};
-use super::rules::{Example, Rule, RuleSet};
-use super::{Action, Agent, Class, Key};
+use super::{Classification, Found, Lens, MarkerHit, View};
+use crate::pane::rules::{Rule, RuleSet, SubjectDef};
+use crate::pane::screen::{content, menu_option};
+use crate::pane::{Action, Agent, Class, Key};
 use crate::policy::Verdict;
-use crate::policy::screen::{Approval, Door, QUESTION_WINDOW, ScreenDecision};
+use crate::policy::screen::{Door, QUESTION_WINDOW, ScreenDecision};
 
-/// How many lines of a screen read from a stream are kept: rules look at the bottom, so a
-/// 100 MB capture costs this many lines of memory.
-pub const KEEP_LINES: usize = 1000;
-
-/// A captured screen: clean lines (no escapes, no trailing blank lines) and, when known, the
-/// pane's foreground command.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Screen {
-    pub lines: Vec<String>,
-    pub foreground: Option<String>,
-    /// tmux says the pane's program has exited (`#{pane_dead}`, with `remain-on-exit`): the
-    /// pane takes no keys.
-    pub dead: bool,
-}
-
-impl Screen {
-    pub fn from_text(text: &str, foreground: Option<String>) -> Screen {
-        let mut lines: Vec<String> = text.split('\n').map(|l| clean_line(l.as_bytes())).collect();
-        trim_trailing_blank(&mut lines);
-        Screen {
-            lines,
-            foreground,
-            dead: false,
-        }
-    }
-
-    /// The same screen, marked dead or alive as tmux reports it.
-    pub fn with_dead(mut self, dead: bool) -> Screen {
-        self.dead = dead;
-        self
-    }
-
-    /// Read a screen from a stream, keeping only the last [`KEEP_LINES`] lines.
-    pub fn from_reader(reader: impl BufRead, foreground: Option<String>) -> Result<Screen> {
-        let mut kept: VecDeque<String> = VecDeque::with_capacity(KEEP_LINES);
-        for_each_line(reader, |raw| {
-            if kept.len() == KEEP_LINES {
-                kept.pop_front();
-            }
-            kept.push_back(clean_line(raw));
-        })?;
-        let mut lines: Vec<String> = kept.into();
-        trim_trailing_blank(&mut lines);
-        Ok(Screen {
-            lines,
-            foreground,
-            dead: false,
-        })
-    }
-}
-
-fn trim_trailing_blank(lines: &mut Vec<String>) {
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-}
-
-/// What the classifier needs besides the screen: whose screen it is and the clock (quota
-/// reset times are relative to now).
-#[derive(Debug, Clone, Copy)]
-pub struct Lens {
-    pub agent: Agent,
-    pub now: DateTime<Utc>,
-    pub zone: Zone,
-    /// The approval policy a prompt is answered by ([`crate::policy::screen`]).
-    pub approval: &'static Approval,
-}
-
-impl Lens {
-    /// A lens with the built-in approval rules.
-    pub fn new(agent: Agent, now: DateTime<Utc>, zone: Zone) -> Lens {
-        Lens {
-            agent,
-            now,
-            zone,
-            approval: Approval::builtin(),
-        }
-    }
-}
-
-/// A destructive marker found in a prompt's subject.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MarkerHit {
-    pub id: String,
-    pub matched: String,
-    #[serde(skip)]
-    pub explanation: String,
-}
-
-/// A rule whose pattern matched but that did not decide, and why (for `--explain`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PassedOver {
-    pub rule: String,
-    pub why: String,
-}
-
-/// The answer of the classifier.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Classification {
-    pub class: Class,
-    pub action: Action,
-    /// The deciding rule and the text it matched, in one line.
-    pub reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub matched: Option<String>,
-    /// 1-based line of the match on the screen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    pub destructive: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub markers: Vec<MarkerHit>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub keys: Vec<Key>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reset_at: Option<String>,
-    /// The approval policy's decision on the prompt (rules with a `policy`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub approval: Option<ScreenDecision>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub foreground: Option<String>,
-    /// The program in front is not the agent: the screen is read, never answered.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub observe_only: bool,
-    /// The pane's program has exited and tmux keeps the pane (`remain-on-exit`): it takes no
-    /// keys; a restart is `tmux respawn-pane`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub pane_dead: bool,
-    /// A shell prompt line is on the screen (class `shell` decided by a prompt pattern, not
-    /// only by a shell being the foreground command): the shell waits for a command.
-    #[serde(skip)]
-    pub prompt_visible: bool,
-    /// The deciding rule's explanation.
-    #[serde(skip)]
-    pub explanation: String,
-    #[serde(skip)]
-    pub passed_over: Vec<PassedOver>,
-}
-
-/// One line as the rules see it: the index on screen and its content with box borders
-/// (`│ … │`) stripped. Lines that are only decoration or blank are not in the list.
-struct View<'s> {
-    lines: &'s [String],
-    content: Vec<(usize, &'s str)>,
-    /// The menu waiting for a choice at the bottom of the screen, if any.
-    menu: Option<Menu>,
-}
-
-/// A menu at the bottom of the screen: options, one of them highlighted by a cursor glyph
-/// (`❯`, `›`, `>`, `●`), numbered (`1. Yes`) or not (`No, exit`), usually with a hint line
-/// below (`Enter to confirm · Esc to cancel`). Its lines are the dialog's own interface: they
-/// are never "newer output" that makes a message above them stale.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Menu {
-    /// Screen line of the highlighted option.
-    pub cursor: usize,
-    /// The highlighted option's label (number, cursor and check marks removed).
-    pub default: String,
-    /// Every option's label, top to bottom.
-    pub options: Vec<String>,
-    /// Screen lines from the first option to the hint line (or the last option).
-    pub span: std::ops::RangeInclusive<usize>,
-}
-
-const CURSORS: &[char] = &['❯', '›', '>', '●', '▸', '→'];
-
-/// Column where a line's text starts, box borders on the left skipped.
-fn indent(line: &str) -> usize {
-    line.chars()
-        .take_while(|c| c.is_whitespace() || BORDERS.contains(c))
-        .count()
-}
-
-/// An option's label: the cursor, a number (`1.`), check marks and a trailing shortcut such
-/// as `(y)` stay out.
-fn option_label(text: &str) -> (bool, String) {
-    let text = text.trim_start_matches(CURSORS).trim_start();
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (numbered, rest) = match text[digits..].strip_prefix(['.', ')']) {
-        Some(rest) if (1..=2).contains(&digits) => (true, rest),
-        _ => (false, text),
-    };
-    let rest = rest
-        .trim()
-        .trim_start_matches(['✔', '✓', '☐', '☑', '◯', '◉'])
-        .trim();
-    (numbered, rest.to_string())
-}
-
-/// Is `text` a line drawn with a cursor in front (`❯ No, exit`, `› 1. Yes`)?
-fn cursor_line(text: &str) -> bool {
-    let mut chars = text.chars();
-    matches!(chars.next(), Some(c) if CURSORS.contains(&c))
-        && matches!(chars.next(), Some(c) if c == ' ' || c.is_ascii_digit())
-        && !text[text.char_indices().nth(1).map_or(text.len(), |(i, _)| i)..]
-            .trim()
-            .is_empty()
-}
-
-fn find_menu(
-    lines: &[String],
-    texts: &[(usize, &str)],
-    hints: &[super::rules::Pattern],
-) -> Option<Menu> {
-    // Only the bottom: a menu waits where the program reads input.
-    let tail = &texts[texts.len().saturating_sub(16)..];
-    let at = tail.iter().rposition(|&(_, text)| cursor_line(text))?;
-    let (cursor, cursor_text) = tail[at];
-    let (numbered, default) = option_label(cursor_text);
-    let is_hint = |text: &str| hints.iter().any(|p| p.is_match(text));
-    let hint = tail[at + 1..]
-        .iter()
-        .take(8)
-        .find(|&&(_, text)| is_hint(text))
-        .map(|&(index, _)| index);
-    let mut options: Vec<(usize, String)> = vec![(cursor, default.clone())];
-    if numbered {
-        // Numbered: the other numbered lines around the cursor, up to the hint.
-        let end = hint.unwrap_or(usize::MAX);
-        for &(index, text) in tail {
-            if index == cursor || index > end {
-                continue;
-            }
-            let stripped = text.trim_start_matches(CURSORS).trim_start();
-            if menu_option(stripped).is_some() {
-                options.push((index, option_label(text).1));
-            }
-        }
-        if options.len() < 2 {
-            return None;
-        }
-    } else {
-        // Not numbered: siblings on the rows right above and below, their text in the
-        // column of the cursor line's text, and a hint line below (a wrapped prompt echo
-        // has neither).
-        hint?;
-        let column = indent(&lines[cursor]) + 2;
-        let sibling = |index: usize| {
-            let line = &lines[index];
-            let text = content(line);
-            (!text.is_empty() && indent(line) == column && !is_hint(text))
-                .then(|| option_label(text).1)
-        };
-        let mut index = cursor;
-        while index > 0 {
-            index -= 1;
-            match sibling(index) {
-                Some(label) => options.push((index, label)),
-                None => break,
-            }
-        }
-        let mut index = cursor + 1;
-        while index < lines.len() {
-            match sibling(index) {
-                Some(label) => options.push((index, label)),
-                None => break,
-            }
-            index += 1;
-        }
-        if options.len() < 2 {
-            return None;
-        }
-    }
-    options.sort_by_key(|&(index, _)| index);
-    let first = options[0].0;
-    let last = hint.unwrap_or(options[options.len() - 1].0);
-    Some(Menu {
-        cursor,
-        default,
-        options: options.into_iter().map(|(_, label)| label).collect(),
-        span: first..=last,
-    })
-}
-
-const BORDERS: &[char] = &['│', '┃', '║', '▌', '▐', '┆', '┇', '┊', '┋', '╎', '╏'];
-
-fn content(line: &str) -> &str {
-    // Boxes nest (Gemini draws the command in a box inside the approval box): strip border
-    // after border from both ends.
-    let mut text = line.trim();
-    loop {
-        let inner = text.trim_matches(BORDERS).trim();
-        if inner.len() == text.len() {
-            break;
-        }
-        text = inner;
-    }
-    let decoration = text
-        .chars()
-        .all(|c| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c));
-    if decoration { "" } else { text }
-}
-
-impl<'s> View<'s> {
-    fn new(lines: &'s [String], hints: &[super::rules::Pattern]) -> View<'s> {
-        let content: Vec<(usize, &str)> = lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let c = content(l);
-                (!c.is_empty()).then_some((i, c))
-            })
-            .collect();
-        let menu = find_menu(lines, &content, hints);
-        View {
-            lines,
-            content,
-            menu,
-        }
-    }
-
-    /// Is screen line `index` part of the live menu?
-    fn in_menu(&self, index: usize) -> bool {
-        self.menu.as_ref().is_some_and(|m| m.span.contains(&index))
-    }
-
-    /// The last `n` non-blank lines.
-    fn scope(&self, n: usize) -> &[(usize, &'s str)] {
-        &self.content[self.content.len().saturating_sub(n)..]
-    }
-}
-
-struct Found<'s> {
-    index: usize,
-    text: &'s str,
-    matched: String,
-}
-
-/// Classify a screen with a rule set.
-pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification {
-    let view = View::new(&screen.lines, &rules.menu_hints);
-    let foreground = screen.foreground.as_deref().filter(|f| !f.is_empty());
-    let mut passed_over = Vec::new();
-    let seen = Seen {
-        view: &view,
-        foreground,
-        agent: ctx.agent,
-        dead: screen.dead,
-    };
-    for rule in &rules.rules {
-        if let Some(found) = try_rule(rule, &rules.chrome, &seen, &mut passed_over) {
-            let mut result = decide(rule, &found, &view, rules, ctx);
-            result.foreground = foreground.map(str::to_string);
-            result.passed_over = passed_over;
-            result.pane_dead = screen.dead || rule.def.dead == Some(true);
-            if !result.pane_dead {
-                apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
-            }
-            return result;
-        }
-    }
-    let mut result = Classification {
-        class: Class::Unknown,
-        action: Action::None,
-        reason: "no rule matched".to_string(),
-        rule: None,
-        matched: None,
-        line: None,
-        destructive: false,
-        markers: Vec::new(),
-        keys: Vec::new(),
-        reset_at: None,
-        approval: None,
-        foreground: foreground.map(str::to_string),
-        observe_only: false,
-        pane_dead: screen.dead,
-        prompt_visible: false,
-        explanation: "nothing on the bottom of the screen matched a rule; unchanged screens count toward a stall".to_string(),
-        passed_over,
-    };
-    apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
-    result
-}
-
-/// What the rules are tried on.
-struct Seen<'v, 's> {
-    view: &'v View<'s>,
-    foreground: Option<&'v str>,
-    agent: Agent,
-    dead: bool,
-}
-
-fn try_rule<'s>(
-    rule: &Rule,
-    chrome: &[super::rules::Pattern],
-    seen: &Seen<'_, 's>,
-    passed_over: &mut Vec<PassedOver>,
-) -> Option<Found<'s>> {
-    let view = seen.view;
-    if !rule.applies_to(seen.agent) {
-        return None;
-    }
-    // A dead pane (tmux's own flag) is decided by the rule that says so, whatever it shows.
-    if seen.dead && rule.def.dead == Some(true) {
-        let (index, text) = view.content.last().copied().unwrap_or((0, ""));
-        return Some(Found {
-            index,
-            text,
-            matched: "#{pane_dead}".to_string(),
-        });
-    }
-    match seen.foreground {
-        Some(command)
-            if !rule.foreground.is_empty()
-                && !rule.foreground.iter().any(|p| p.is_match(command)) =>
-        {
-            return None;
-        }
-        None if rule.foreground_required => return None,
-        _ => {}
-    }
-    let scope = view.scope(rule.last);
-    let found = if !rule.default_option.is_empty() {
-        // The rule is about the live menu's highlighted option.
-        let menu = view.menu.as_ref()?;
-        if !scope.iter().any(|&(index, _)| index == menu.cursor) {
-            return None;
-        }
-        let hit = rule
-            .default_option
-            .iter()
-            .find_map(|p| p.regex().find(&menu.default))?;
-        let text = content(&view.lines[menu.cursor]);
-        let found = Found {
-            index: menu.cursor,
-            text,
-            matched: hit.as_str().to_string(),
-        };
-        if !rule.patterns.is_empty()
-            && !scope
-                .iter()
-                .any(|&(_, text)| rule.patterns.iter().any(|p| p.is_match(text)))
-        {
-            return None;
-        }
-        found
-    } else if rule.patterns.is_empty() {
-        let &(index, text) = scope.last()?;
-        Found {
-            index,
-            text,
-            matched: text.to_string(),
-        }
-    } else {
-        scope.iter().rev().find_map(|&(index, text)| {
-            rule.patterns.iter().find_map(|p| {
-                p.regex().find(text).map(|m| Found {
-                    index,
-                    text,
-                    matched: m.as_str().to_string(),
-                })
-            })
-        })?
-    };
-    if let Some(missing) = rule
-        .with
-        .iter()
-        .find(|p| !scope.iter().any(|&(_, text)| p.is_match(text)))
-    {
-        passed_over.push(PassedOver {
-            rule: rule.id.clone(),
-            why: format!(
-                "matched {:?} but nothing matched {:?}",
-                found.matched, missing.source
-            ),
-        });
-        return None;
-    }
-    if let Some((_, text)) = scope
-        .iter()
-        .find(|&&(_, text)| rule.unless.iter().any(|p| p.is_match(text)))
-    {
-        passed_over.push(PassedOver {
-            rule: rule.id.clone(),
-            why: format!("matched {:?} but {text:?} is a near miss", found.matched),
-        });
-        return None;
-    }
-    if let Some(&(_, text)) = view
-        .content
-        .iter()
-        .filter(|&&(index, _)| index > found.index && !view.in_menu(index))
-        .filter(|&&(_, text)| !chrome.iter().any(|p| p.is_match(text)))
-        .find(|&&(_, text)| rule.not_followed_by.iter().any(|p| p.is_match(text)))
-    {
-        passed_over.push(PassedOver {
-            rule: rule.id.clone(),
-            why: format!(
-                "matched {:?} but newer output follows: {text:?}",
-                found.matched
-            ),
-        });
-        return None;
-    }
-    Some(found)
-}
-
-/// A numbered menu option: `❯ 1. Yes`, `2) No`, Gemini's `● 1. Allow once`.
-fn menu_option(text: &str) -> Option<(&str, &str)> {
-    let text = text.trim_start_matches(['❯', '>', '›', '●', ' ']);
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 2 {
-        return None;
-    }
-    let rest = text[digits..].strip_prefix(['.', ')'])?;
-    if !rest.starts_with(' ') {
-        return None;
-    }
-    Some((&text[..digits], rest.trim()))
-}
-
-fn decide(
+/// A rule's match, classified: the rule's action, made `escalate` when the prompt's subject is
+/// not all on the screen, the approval policy does not allow it, a destructive marker is in
+/// it, or the menu option the rule wants is not offered; keys only for an answer. The
+/// classifier fills in what it read around the match (reset time, foreground, dead pane).
+pub(super) fn decide(
     rule: &Rule,
     found: &Found<'_>,
     view: &View<'_>,
@@ -556,17 +38,13 @@ fn decide(
         // A program's own question looks as far up as the policy's screen door does
         // (`QUESTION_WINDOW`, one definition for both): what the classifier reads for
         // destructive commands and what the policy reads for words of loss are the same lines.
-        let subject = rule
-            .def
-            .subject
-            .clone()
-            .unwrap_or(super::rules::SubjectDef {
-                above: match rule.def.policy {
-                    Some(Door::Question) => QUESTION_WINDOW,
-                    _ => 3,
-                },
-                start: None,
-            });
+        let subject = rule.def.subject.clone().unwrap_or(SubjectDef {
+            above: match rule.def.policy {
+                Some(Door::Question) => QUESTION_WINDOW,
+                _ => 3,
+            },
+            start: None,
+        });
         let lowest = found.index.saturating_sub(subject.above);
         let start = match &rule.subject_start {
             None => Some(lowest),
@@ -723,31 +201,6 @@ fn decide(
         }
     }
 
-    let reset_at = if rule.def.reset_at.unwrap_or(false) {
-        let following = view
-            .content
-            .iter()
-            .filter(|&&(index, _)| index > found.index)
-            .take(1)
-            .map(|&(_, text)| text);
-        // The banner that says when is the matched line, the one below it, or (when the
-        // match is a later notice such as "Automatic continue cancelled") the nearest line
-        // above it within the rule's view.
-        let above = view
-            .scope(rule.last)
-            .iter()
-            .rev()
-            .filter(|&&(index, _)| index < found.index)
-            .map(|&(_, text)| text);
-        std::iter::once(found.text)
-            .chain(following)
-            .chain(above)
-            .find_map(|text| reset::reset_at(text, ctx.now, ctx.zone))
-            .map(|at| at.to_rfc3339())
-    } else {
-        None
-    };
-
     let mut reason = format!("{}: {:?}", rule.id, found.matched);
     if let Some(first) = markers.first() {
         reason.push_str(&format!("; destructive ({}", first.id));
@@ -774,7 +227,7 @@ fn decide(
         } else {
             Vec::new()
         },
-        reset_at,
+        reset_at: None,
         approval,
         foreground: None,
         observe_only: false,
@@ -789,7 +242,7 @@ fn decide(
 /// agent's own screen is acted on (and a shell, which the loop may restart the agent in). A
 /// host such as `node` counts as the agent only when its screen shows the agent's own
 /// interface.
-fn apply_foreground_policy(
+pub(super) fn apply_foreground_policy(
     result: &mut Classification,
     rules: &RuleSet,
     agent: Agent,
@@ -815,83 +268,11 @@ fn apply_foreground_policy(
     result.keys.clear();
 }
 
-/// One failed rule example (see [`check_examples`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExampleFailure {
-    pub rule: String,
-    pub kind: &'static str,
-    pub index: usize,
-    pub got: String,
-}
-
-/// Run every rule's own test: each example must be decided by that rule, each near miss must
-/// not. A rule without both is a failure too.
-pub fn check_examples(rules: &RuleSet, now: DateTime<Utc>) -> Vec<ExampleFailure> {
-    let mut failures = Vec::new();
-    let run = |example: &Example| {
-        let screen = Screen::from_text(&example.screen, example.foreground.clone());
-        let ctx = Lens::new(example.agent.unwrap_or_default(), now, Zone::Utc);
-        classify(&screen, rules, &ctx)
-    };
-    for rule in &rules.rules {
-        if rule.def.examples.is_empty() || rule.def.near_misses.is_empty() {
-            failures.push(ExampleFailure {
-                rule: rule.id.clone(),
-                kind: "missing",
-                index: 0,
-                got: "a rule needs at least one example and one near miss".to_string(),
-            });
-        }
-        for (index, example) in rule.def.examples.iter().enumerate() {
-            let got = run(example);
-            if got.rule.as_deref() != Some(&rule.id) {
-                failures.push(ExampleFailure {
-                    rule: rule.id.clone(),
-                    kind: "example",
-                    index,
-                    got: got.reason,
-                });
-            }
-        }
-        for (index, example) in rule.def.near_misses.iter().enumerate() {
-            let got = run(example);
-            if got.rule.as_deref() == Some(&rule.id) {
-                failures.push(ExampleFailure {
-                    rule: rule.id.clone(),
-                    kind: "near-miss",
-                    index,
-                    got: got.reason,
-                });
-            }
-        }
-    }
-    failures
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2025-06-23T15:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
-    }
-
-    fn classify_text(text: &str, agent: Agent, foreground: Option<&str>) -> Classification {
-        let ctx = Lens::new(agent, now(), Zone::Utc);
-        classify(
-            &Screen::from_text(text, foreground.map(str::to_string)),
-            RuleSet::embedded(),
-            &ctx,
-        )
-    }
-
-    #[test]
-    fn every_rule_passes_its_examples_and_near_misses() {
-        let failures = check_examples(RuleSet::embedded(), now());
-        assert!(failures.is_empty(), "{failures:#?}");
-    }
+    use crate::pane::classify::tests::classify_text;
+    use crate::pane::{Action, Agent, Class, Key};
+    use crate::policy::screen::QUESTION_WINDOW;
 
     /// One lookback for a program's own question: the classifier's subject (read for
     /// destructive commands) and the policy's screen door (read for words of loss) both
@@ -915,13 +296,6 @@ mod tests {
             let outside = classify_text(&screen(QUESTION_WINDOW), Agent::Generic, Some("bash"));
             assert_eq!(outside.action, Action::Answer, "{what}: {}", outside.reason);
         }
-    }
-
-    #[test]
-    fn an_unknown_screen_is_unknown() {
-        let got = classify_text("compiling...\n  foo.rs\n", Agent::Claude, None);
-        assert_eq!((got.class, got.action), (Class::Unknown, Action::None));
-        assert_eq!(classify_text("", Agent::Claude, None).class, Class::Unknown);
     }
 
     #[test]
@@ -1232,61 +606,5 @@ mod tests {
         }
         let got = classify_text(screen, Agent::Claude, Some("python3"));
         assert!(got.observe_only, "python3 is never a host");
-    }
-
-    #[test]
-    fn quota_banners_carry_their_reset_time() {
-        let got = classify_text(
-            "> go on\n  ⎿  Claude usage limit reached. Your limit will reset at 3pm (America/Bogota).\n\n> ",
-            Agent::Claude,
-            Some("claude"),
-        );
-        assert_eq!((got.class, got.action), (Class::Quota, Action::Wait));
-        assert_eq!(got.reset_at.as_deref(), Some("2025-06-23T15:00:00-05:00"));
-    }
-
-    #[test]
-    fn markdown_quotes_and_html_are_not_shell_prompts() {
-        for text in ["> quoted text", "<div class=\"x\">", "<br/>", ">", "a > b"] {
-            let got = classify_text(text, Agent::Generic, None);
-            assert_ne!(got.class, Class::Shell, "{text}");
-        }
-        for text in [
-            "dev@box:~/app$",
-            "$",
-            "bash-5.2#",
-            "~/src %",
-            "(venv) me@host:/x$ ",
-        ] {
-            let got = classify_text(text, Agent::Generic, None);
-            assert_eq!(got.class, Class::Shell, "{text}");
-        }
-    }
-
-    #[test]
-    fn a_shell_in_front_without_a_prompt_line_shows_no_prompt() {
-        // Mid-output, a heredoc continuation, a half-typed command: the shell is busy reading.
-        for screen in [
-            "$ cat <<EOF\n> ",
-            "$ for i in 1 2; do\n> ",
-            "building 3 of 9 targets",
-            "$ echo half-typed",
-        ] {
-            let got = classify_text(screen, Agent::Claude, Some("bash"));
-            assert!(!got.prompt_visible, "{screen:?}: {}", got.reason);
-        }
-        for screen in ["done\ndev@box:~/app$ ", "$ ", "~/app on main\n❯"] {
-            let got = classify_text(screen, Agent::Claude, Some("zsh"));
-            assert!(got.prompt_visible, "{screen:?}: {}", got.reason);
-        }
-    }
-
-    #[test]
-    fn binary_garbage_classifies_as_unknown() {
-        let garbage: Vec<u8> = (1u8..=255).cycle().take(4096).collect();
-        let screen = Screen::from_reader(&garbage[..], None).unwrap();
-        let ctx = Lens::new(Agent::Claude, now(), Zone::Utc);
-        let got = classify(&screen, RuleSet::embedded(), &ctx);
-        assert_eq!(got.action, Action::None);
     }
 }

@@ -1,0 +1,491 @@
+//! The classifier: a screen and its foreground command in, a class, an action and the reason
+//! out (DESIGN.md "Reading a pane").
+//!
+//! Rules look at the bottom of the screen — the last N non-blank lines, box borders ignored
+//! ([`super::screen`]) — because that is where a program waits for input; text further up is
+//! history. A rule can demand companions (`with`), exclude near misses (`unless`), and declare
+//! itself stale when a newer message follows (`not_followed_by`), which is how an old error
+//! above a fresh spinner stops counting. The first rule that matches names the class; what
+//! autoctl may do about it is the safety policy's ([`safety`]): a rule alone never makes an
+//! answer.
+
+pub mod safety;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::reset::{self, Zone};
+use super::rules::{Example, Pattern, Rule, RuleSet};
+use super::screen::{Menu, Screen, content, find_menu};
+use super::{Action, Agent, Class, Key};
+use crate::policy::screen::{Approval, ScreenDecision};
+
+/// What the classifier needs besides the screen: whose screen it is and the clock (quota
+/// reset times are relative to now).
+#[derive(Debug, Clone, Copy)]
+pub struct Lens {
+    pub agent: Agent,
+    pub now: DateTime<Utc>,
+    pub zone: Zone,
+    /// The approval policy a prompt is answered by ([`crate::policy::screen`]).
+    pub approval: &'static Approval,
+}
+
+impl Lens {
+    /// A lens with the built-in approval rules.
+    pub fn new(agent: Agent, now: DateTime<Utc>, zone: Zone) -> Lens {
+        Lens {
+            agent,
+            now,
+            zone,
+            approval: Approval::builtin(),
+        }
+    }
+}
+
+/// A destructive marker found in a prompt's subject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MarkerHit {
+    pub id: String,
+    pub matched: String,
+    #[serde(skip)]
+    pub explanation: String,
+}
+
+/// A rule whose pattern matched but that did not decide, and why (for `--explain`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PassedOver {
+    pub rule: String,
+    pub why: String,
+}
+
+/// The answer of the classifier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classification {
+    pub class: Class,
+    pub action: Action,
+    /// The deciding rule and the text it matched, in one line.
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<String>,
+    /// 1-based line of the match on the screen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    pub destructive: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<MarkerHit>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Key>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_at: Option<String>,
+    /// The approval policy's decision on the prompt (rules with a `policy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ScreenDecision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foreground: Option<String>,
+    /// The program in front is not the agent: the screen is read, never answered.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub observe_only: bool,
+    /// The pane's program has exited and tmux keeps the pane (`remain-on-exit`): it takes no
+    /// keys; a restart is `tmux respawn-pane`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pane_dead: bool,
+    /// A shell prompt line is on the screen (class `shell` decided by a prompt pattern, not
+    /// only by a shell being the foreground command): the shell waits for a command.
+    #[serde(skip)]
+    pub prompt_visible: bool,
+    /// The deciding rule's explanation.
+    #[serde(skip)]
+    pub explanation: String,
+    #[serde(skip)]
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// One line as the rules see it: the index on screen and its content with box borders
+/// (`│ … │`) stripped. Lines that are only decoration or blank are not in the list.
+struct View<'s> {
+    lines: &'s [String],
+    content: Vec<(usize, &'s str)>,
+    /// The menu waiting for a choice at the bottom of the screen, if any.
+    menu: Option<Menu>,
+}
+
+impl<'s> View<'s> {
+    fn new(lines: &'s [String], hints: &[Pattern]) -> View<'s> {
+        let content: Vec<(usize, &str)> = lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let c = content(l);
+                (!c.is_empty()).then_some((i, c))
+            })
+            .collect();
+        let menu = find_menu(lines, &content, hints);
+        View {
+            lines,
+            content,
+            menu,
+        }
+    }
+
+    /// Is screen line `index` part of the live menu?
+    fn in_menu(&self, index: usize) -> bool {
+        self.menu.as_ref().is_some_and(|m| m.span.contains(&index))
+    }
+
+    /// The last `n` non-blank lines.
+    fn scope(&self, n: usize) -> &[(usize, &'s str)] {
+        &self.content[self.content.len().saturating_sub(n)..]
+    }
+}
+
+struct Found<'s> {
+    index: usize,
+    text: &'s str,
+    matched: String,
+}
+
+/// Classify a screen with a rule set.
+pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification {
+    let view = View::new(&screen.lines, &rules.menu_hints);
+    let foreground = screen.foreground.as_deref().filter(|f| !f.is_empty());
+    let mut passed_over = Vec::new();
+    let seen = Seen {
+        view: &view,
+        foreground,
+        agent: ctx.agent,
+        dead: screen.dead,
+    };
+    for rule in &rules.rules {
+        if let Some(found) = try_rule(rule, &rules.chrome, &seen, &mut passed_over) {
+            let mut result = safety::decide(rule, &found, &view, rules, ctx);
+            result.reset_at = reset_at(rule, &found, &view, ctx);
+            result.foreground = foreground.map(str::to_string);
+            result.passed_over = passed_over;
+            result.pane_dead = screen.dead || rule.def.dead == Some(true);
+            if !result.pane_dead {
+                safety::apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
+            }
+            return result;
+        }
+    }
+    let mut result = Classification {
+        class: Class::Unknown,
+        action: Action::None,
+        reason: "no rule matched".to_string(),
+        rule: None,
+        matched: None,
+        line: None,
+        destructive: false,
+        markers: Vec::new(),
+        keys: Vec::new(),
+        reset_at: None,
+        approval: None,
+        foreground: foreground.map(str::to_string),
+        observe_only: false,
+        pane_dead: screen.dead,
+        prompt_visible: false,
+        explanation: "nothing on the bottom of the screen matched a rule; unchanged screens count toward a stall".to_string(),
+        passed_over,
+    };
+    safety::apply_foreground_policy(&mut result, rules, ctx.agent, foreground, &view);
+    result
+}
+
+/// What the rules are tried on.
+struct Seen<'v, 's> {
+    view: &'v View<'s>,
+    foreground: Option<&'v str>,
+    agent: Agent,
+    dead: bool,
+}
+
+fn try_rule<'s>(
+    rule: &Rule,
+    chrome: &[Pattern],
+    seen: &Seen<'_, 's>,
+    passed_over: &mut Vec<PassedOver>,
+) -> Option<Found<'s>> {
+    let view = seen.view;
+    if !rule.applies_to(seen.agent) {
+        return None;
+    }
+    // A dead pane (tmux's own flag) is decided by the rule that says so, whatever it shows.
+    if seen.dead && rule.def.dead == Some(true) {
+        let (index, text) = view.content.last().copied().unwrap_or((0, ""));
+        return Some(Found {
+            index,
+            text,
+            matched: "#{pane_dead}".to_string(),
+        });
+    }
+    match seen.foreground {
+        Some(command)
+            if !rule.foreground.is_empty()
+                && !rule.foreground.iter().any(|p| p.is_match(command)) =>
+        {
+            return None;
+        }
+        None if rule.foreground_required => return None,
+        _ => {}
+    }
+    let scope = view.scope(rule.last);
+    let found = if !rule.default_option.is_empty() {
+        // The rule is about the live menu's highlighted option.
+        let menu = view.menu.as_ref()?;
+        if !scope.iter().any(|&(index, _)| index == menu.cursor) {
+            return None;
+        }
+        let hit = rule
+            .default_option
+            .iter()
+            .find_map(|p| p.regex().find(&menu.default))?;
+        let text = content(&view.lines[menu.cursor]);
+        let found = Found {
+            index: menu.cursor,
+            text,
+            matched: hit.as_str().to_string(),
+        };
+        if !rule.patterns.is_empty()
+            && !scope
+                .iter()
+                .any(|&(_, text)| rule.patterns.iter().any(|p| p.is_match(text)))
+        {
+            return None;
+        }
+        found
+    } else if rule.patterns.is_empty() {
+        let &(index, text) = scope.last()?;
+        Found {
+            index,
+            text,
+            matched: text.to_string(),
+        }
+    } else {
+        scope.iter().rev().find_map(|&(index, text)| {
+            rule.patterns.iter().find_map(|p| {
+                p.regex().find(text).map(|m| Found {
+                    index,
+                    text,
+                    matched: m.as_str().to_string(),
+                })
+            })
+        })?
+    };
+    if let Some(missing) = rule
+        .with
+        .iter()
+        .find(|p| !scope.iter().any(|&(_, text)| p.is_match(text)))
+    {
+        passed_over.push(PassedOver {
+            rule: rule.id.clone(),
+            why: format!(
+                "matched {:?} but nothing matched {:?}",
+                found.matched, missing.source
+            ),
+        });
+        return None;
+    }
+    if let Some((_, text)) = scope
+        .iter()
+        .find(|&&(_, text)| rule.unless.iter().any(|p| p.is_match(text)))
+    {
+        passed_over.push(PassedOver {
+            rule: rule.id.clone(),
+            why: format!("matched {:?} but {text:?} is a near miss", found.matched),
+        });
+        return None;
+    }
+    if let Some(&(_, text)) = view
+        .content
+        .iter()
+        .filter(|&&(index, _)| index > found.index && !view.in_menu(index))
+        .filter(|&&(_, text)| !chrome.iter().any(|p| p.is_match(text)))
+        .find(|&&(_, text)| rule.not_followed_by.iter().any(|p| p.is_match(text)))
+    {
+        passed_over.push(PassedOver {
+            rule: rule.id.clone(),
+            why: format!(
+                "matched {:?} but newer output follows: {text:?}",
+                found.matched
+            ),
+        });
+        return None;
+    }
+    Some(found)
+}
+
+/// When a limit resets, for a rule whose banner names the time (`reset_at`).
+fn reset_at(rule: &Rule, found: &Found<'_>, view: &View<'_>, ctx: &Lens) -> Option<String> {
+    if !rule.def.reset_at.unwrap_or(false) {
+        return None;
+    }
+    let following = view
+        .content
+        .iter()
+        .filter(|&&(index, _)| index > found.index)
+        .take(1)
+        .map(|&(_, text)| text);
+    // The banner that says when is the matched line, the one below it, or (when the
+    // match is a later notice such as "Automatic continue cancelled") the nearest line
+    // above it within the rule's view.
+    let above = view
+        .scope(rule.last)
+        .iter()
+        .rev()
+        .filter(|&&(index, _)| index < found.index)
+        .map(|&(_, text)| text);
+    std::iter::once(found.text)
+        .chain(following)
+        .chain(above)
+        .find_map(|text| reset::reset_at(text, ctx.now, ctx.zone))
+        .map(|at| at.to_rfc3339())
+}
+
+/// One failed rule example (see [`check_examples`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExampleFailure {
+    pub rule: String,
+    pub kind: &'static str,
+    pub index: usize,
+    pub got: String,
+}
+
+/// Run every rule's own test: each example must be decided by that rule, each near miss must
+/// not. A rule without both is a failure too.
+pub fn check_examples(rules: &RuleSet, now: DateTime<Utc>) -> Vec<ExampleFailure> {
+    let mut failures = Vec::new();
+    let run = |example: &Example| {
+        let screen = Screen::from_text(&example.screen, example.foreground.clone());
+        let ctx = Lens::new(example.agent.unwrap_or_default(), now, Zone::Utc);
+        classify(&screen, rules, &ctx)
+    };
+    for rule in &rules.rules {
+        if rule.def.examples.is_empty() || rule.def.near_misses.is_empty() {
+            failures.push(ExampleFailure {
+                rule: rule.id.clone(),
+                kind: "missing",
+                index: 0,
+                got: "a rule needs at least one example and one near miss".to_string(),
+            });
+        }
+        for (index, example) in rule.def.examples.iter().enumerate() {
+            let got = run(example);
+            if got.rule.as_deref() != Some(&rule.id) {
+                failures.push(ExampleFailure {
+                    rule: rule.id.clone(),
+                    kind: "example",
+                    index,
+                    got: got.reason,
+                });
+            }
+        }
+        for (index, example) in rule.def.near_misses.iter().enumerate() {
+            let got = run(example);
+            if got.rule.as_deref() == Some(&rule.id) {
+                failures.push(ExampleFailure {
+                    rule: rule.id.clone(),
+                    kind: "near-miss",
+                    index,
+                    got: got.reason,
+                });
+            }
+        }
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2025-06-23T15:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    pub(super) fn classify_text(
+        text: &str,
+        agent: Agent,
+        foreground: Option<&str>,
+    ) -> Classification {
+        let ctx = Lens::new(agent, now(), Zone::Utc);
+        classify(
+            &Screen::from_text(text, foreground.map(str::to_string)),
+            RuleSet::embedded(),
+            &ctx,
+        )
+    }
+
+    #[test]
+    fn every_rule_passes_its_examples_and_near_misses() {
+        let failures = check_examples(RuleSet::embedded(), now());
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn an_unknown_screen_is_unknown() {
+        let got = classify_text("compiling...\n  foo.rs\n", Agent::Claude, None);
+        assert_eq!((got.class, got.action), (Class::Unknown, Action::None));
+        assert_eq!(classify_text("", Agent::Claude, None).class, Class::Unknown);
+    }
+
+    #[test]
+    fn quota_banners_carry_their_reset_time() {
+        let got = classify_text(
+            "> go on\n  ⎿  Claude usage limit reached. Your limit will reset at 3pm (America/Bogota).\n\n> ",
+            Agent::Claude,
+            Some("claude"),
+        );
+        assert_eq!((got.class, got.action), (Class::Quota, Action::Wait));
+        assert_eq!(got.reset_at.as_deref(), Some("2025-06-23T15:00:00-05:00"));
+    }
+
+    #[test]
+    fn markdown_quotes_and_html_are_not_shell_prompts() {
+        for text in ["> quoted text", "<div class=\"x\">", "<br/>", ">", "a > b"] {
+            let got = classify_text(text, Agent::Generic, None);
+            assert_ne!(got.class, Class::Shell, "{text}");
+        }
+        for text in [
+            "dev@box:~/app$",
+            "$",
+            "bash-5.2#",
+            "~/src %",
+            "(venv) me@host:/x$ ",
+        ] {
+            let got = classify_text(text, Agent::Generic, None);
+            assert_eq!(got.class, Class::Shell, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_shell_in_front_without_a_prompt_line_shows_no_prompt() {
+        // Mid-output, a heredoc continuation, a half-typed command: the shell is busy reading.
+        for screen in [
+            "$ cat <<EOF\n> ",
+            "$ for i in 1 2; do\n> ",
+            "building 3 of 9 targets",
+            "$ echo half-typed",
+        ] {
+            let got = classify_text(screen, Agent::Claude, Some("bash"));
+            assert!(!got.prompt_visible, "{screen:?}: {}", got.reason);
+        }
+        for screen in ["done\ndev@box:~/app$ ", "$ ", "~/app on main\n❯"] {
+            let got = classify_text(screen, Agent::Claude, Some("zsh"));
+            assert!(got.prompt_visible, "{screen:?}: {}", got.reason);
+        }
+    }
+
+    #[test]
+    fn binary_garbage_classifies_as_unknown() {
+        let garbage: Vec<u8> = (1u8..=255).cycle().take(4096).collect();
+        let screen = Screen::from_reader(&garbage[..], None).unwrap();
+        let ctx = Lens::new(Agent::Claude, now(), Zone::Utc);
+        let got = classify(&screen, RuleSet::embedded(), &ctx);
+        assert_eq!(got.action, Action::None);
+    }
+}
