@@ -4,7 +4,7 @@
 //! install --commands` writes it beside the settings it changes (`.claude/commands/`), and
 //! `--uninstall --commands` removes it.
 //!
-//! A file of that name that autoctl did not write (no [`MARKER`]) is the user's: it is never
+//! A file of that name that autoctl did not write (no `MARKER`) is the user's: it is never
 //! replaced or removed.
 
 use std::path::{Path, PathBuf};
