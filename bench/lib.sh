@@ -10,8 +10,15 @@ require() {
   done
 }
 
+# The binary as we ship it: on Linux the static build (`cargo build-static`, an alias in
+# .cargo/config.toml), elsewhere `cargo build --release`. BENCH_DYNAMIC=1 measures the
+# dynamically linked `cargo build --release` on Linux too.
 build_release() {
-  (cd "$bench_root" && cargo build --release --quiet)
+  if [ "$(uname -s)" = Linux ] && [ -z "${BENCH_DYNAMIC:-}" ]; then
+    (cd "$bench_root" && cargo -q build-static)
+  else
+    (cd "$bench_root" && cargo build --release --quiet)
+  fi
   AUTOCTL="$bench_root/target/release/autoctl"
   export AUTOCTL
 }

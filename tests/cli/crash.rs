@@ -57,6 +57,9 @@ fn module(sb: &Sandbox) -> std::path::PathBuf {
 /// directory removes it once it is a minute old (never a younger one: it may be a live write).
 #[test]
 fn a_write_killed_before_its_rename_leaves_a_temp_file_the_next_write_removes() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
     let sb = Sandbox::new();
     let dir = module(&sb);
     let write = |result: &str| {
@@ -201,6 +204,9 @@ fn index_ids(dir: &Path) -> Vec<String> {
 /// `list-batches` drops — with its lock file.
 #[test]
 fn batch_writes_killed_between_index_and_file_are_repaired_by_the_next_listing() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
     let sb = Sandbox::new();
     let dir = sb.path(".tmp");
     sb.cmd()
@@ -307,6 +313,9 @@ fn settles_to(path: &Path, want: &str) {
 /// with the screen: the step is typed exactly once and counted exactly once.
 #[test]
 fn a_dispatch_killed_around_its_keys_is_typed_once_and_counted_once() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
     for failpoint in ["dispatch-recorded", "dispatch-typed"] {
         let sb = Sandbox::new();
         let dir = module(&sb);

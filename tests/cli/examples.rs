@@ -8,7 +8,7 @@ use crate::util::{Sandbox, stdout};
 fn the_loop_example_runs_with_autoctl_on_path() {
     let sb = Sandbox::new();
     let bin_dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(crate::util::BIN, bin_dir.path().join("autoctl")).unwrap();
+    std::os::unix::fs::symlink(crate::util::bin(), bin_dir.path().join("autoctl")).unwrap();
     let path = format!(
         "{}:{}",
         bin_dir.path().display(),

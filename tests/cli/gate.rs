@@ -610,7 +610,7 @@ fn the_gates_example_runs() {
     let sb = Sandbox::new();
     let out = sb
         .program(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gates.sh"))
-        .env("AUTOCTL", crate::util::BIN)
+        .env("AUTOCTL", crate::util::bin())
         .output()
         .unwrap();
     let text = stdout(&out);

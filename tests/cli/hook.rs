@@ -1188,7 +1188,7 @@ fn the_loop_lock_names_the_session_process_not_the_shell_that_ran_the_hook() {
     // Claude Code runs hook commands through a shell; `; true` keeps the shell from exec'ing.
     let mut sh = sb.shell();
     sh.arg("-c")
-        .arg(format!("'{}' hook stop; true", crate::util::BIN))
+        .arg(format!("'{}' hook stop; true", crate::util::bin()))
         .env("CLAUDE_PROJECT_DIR", &project);
     let output = with_stdin(
         sh,

@@ -595,7 +595,7 @@ fn a_fresh_project_gets_a_settings_file() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = fs::read_to_string(project.join(".claude/settings.json")).unwrap();
     // Not on PATH in the tests: the hooks name this binary by its absolute path.
-    let bin = fs::canonicalize(crate::util::BIN).unwrap();
+    let bin = fs::canonicalize(crate::util::bin()).unwrap();
     assert!(
         text.contains(&format!("{} hook stop", bin.display())),
         "{text}"

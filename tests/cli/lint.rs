@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use autoctl::lint::rules::RULES;
 use serde_json::{Value, json};
 
-use crate::util::{BIN, Sandbox, fixtures, one_stderr_line, stdout};
+use crate::util::{Sandbox, bin, fixtures, one_stderr_line, stdout};
 
 /// Rules whose fixtures are built by the test that needs them: permissions cannot be checked
 /// in, and git rules need a repository of their own.
@@ -836,7 +836,8 @@ fn broken_pipe_is_a_clean_exit() {
     let output = Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "\"{BIN}\" lint --no-git TASK | head -1; echo \"status=${{PIPESTATUS[0]}}\""
+            "\"{}\" lint --no-git TASK | head -1; echo \"status=${{PIPESTATUS[0]}}\"",
+            bin()
         ))
         .current_dir(sb.root())
         .output()

@@ -284,7 +284,7 @@ fn a_lock_taken_from_a_short_lived_shell_holds_until_its_heartbeat_is_stale() {
         .arg("-c")
         .arg(format!(
             "\"{}\" lock acquire l --owner a --stale 3s; true",
-            crate::util::BIN
+            crate::util::bin()
         ))
         .current_dir(sb.root())
         .env("AUTOCTL_STATE_DIR", sb.path("state"))

@@ -1047,7 +1047,7 @@ fn empty_stdin_is_no_screen_and_blank_lines_are_a_blank_screen() {
             "tmux -L {} capture-pane -p -t agent 2>/dev/null | \"$0\" pane classify -",
             sb.socket
         ))
-        .arg(crate::util::BIN)
+        .arg(crate::util::bin())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));

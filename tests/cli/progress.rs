@@ -5,7 +5,7 @@
 use std::process::Stdio;
 
 use crate::tmuxfix::{start, start_in_shell, wait_for};
-use crate::util::{BIN, Sandbox};
+use crate::util::{Sandbox, bin};
 
 /// `pane ready --wait` on a busy pane, run at a terminal: the wait says what it waits for,
 /// and the line is gone when the answer comes; stdout (a file) holds only the answer.
@@ -15,8 +15,9 @@ fn a_wait_at_a_terminal_shows_progress_then_erases_it() {
     start(&sb, "busy", "sleep 600");
     let out = sb.path("answer.txt");
     let command = format!(
-        "AUTOCTL_TMUX_SOCKET={} {BIN} pane ready busy --wait 4s >{}; echo \"exit=$?\"",
+        "AUTOCTL_TMUX_SOCKET={} {} pane ready busy --wait 4s >{}; echo \"exit=$?\"",
         sb.socket,
+        bin(),
         out.display()
     );
     let shell = start_in_shell(&sb, "shell", &command);

@@ -218,7 +218,7 @@ fn run_section(section: &Section) -> Ran {
         fs::create_dir(root.join(sub)).unwrap();
     }
     fs::set_permissions(root.join("tmux"), fs::Permissions::from_mode(0o700)).unwrap();
-    std::os::unix::fs::symlink(crate::util::BIN, root.join("bin/autoctl")).unwrap();
+    std::os::unix::fs::symlink(crate::util::bin(), root.join("bin/autoctl")).unwrap();
     fake_claude(&root.join("bin"));
     // tmux starts a login shell by default, and a login shell's profile resets PATH, which
     // would put the real `claude` (if one is installed) before the stand-in. The sandbox's

@@ -17,7 +17,10 @@ fn db(sb: &Sandbox) -> PathBuf {
 
 /// The directory of the autoctl binary under test (put on the PATH of test panes).
 pub fn bin_dir() -> PathBuf {
-    Path::new(crate::util::BIN).parent().unwrap().to_path_buf()
+    Path::new(crate::util::bin())
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// A session in the sandbox's private tmux server running a plain shell (prompt `$ `, autoctl

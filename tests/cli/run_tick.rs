@@ -774,7 +774,7 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
     let sb = Sandbox::new();
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo.sh");
     let run = StdCommand::new(&demo)
-        .env("AUTOCTL", crate::util::BIN)
+        .env("AUTOCTL", crate::util::bin())
         .env("NO_COLOR", "1")
         .env("TMPDIR", sb.root())
         .output()

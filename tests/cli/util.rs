@@ -18,7 +18,28 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use assert_cmd::Command;
 use serde_json::Value;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_autoctl");
+/// Whether the binary under test kills itself at `AUTOCTL_FAILPOINT`: a debug build does; a
+/// release artifact named by `AUTOCTL_TEST_BINARY` has no failpoints, and the crash-injection
+/// tests say they were skipped.
+#[allow(clippy::print_stderr)] // the test harness shows a test's stderr: the skip is said
+pub fn failpoints_armed() -> bool {
+    if std::env::var_os("AUTOCTL_TEST_BINARY").is_some_and(|path| !path.is_empty()) {
+        eprintln!("skipped: {} is a release build, without failpoints", bin());
+        return false;
+    }
+    true
+}
+
+/// The binary under test: the one cargo built for this test run, or the file named by
+/// `AUTOCTL_TEST_BINARY` (an absolute path), so the suite can check a release artifact such as
+/// the static build (`cargo build-static`) with the same tests.
+pub fn bin() -> &'static str {
+    static ONCE_BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ONCE_BIN.get_or_init(|| match std::env::var("AUTOCTL_TEST_BINARY") {
+        Ok(path) if !path.is_empty() => path,
+        _ => env!("CARGO_BIN_EXE_autoctl").to_string(),
+    })
+}
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -80,7 +101,7 @@ impl Sandbox {
     /// `autoctl` as a std command (for spawning many at once): no inherited `AUTOCTL_*` or
     /// `NO_COLOR`, a private HOME, state dir and tmux socket, the sandbox as working dir.
     pub fn std_cmd(&self) -> StdCommand {
-        self.hermetic(StdCommand::new(BIN))
+        self.hermetic(StdCommand::new(bin()))
     }
 
     /// `sh` with the same hermetic environment (for a test that runs autoctl the way a hook
@@ -103,7 +124,7 @@ impl Sandbox {
                 "ulimit -v {}; exec \"$0\" \"$@\"",
                 megabytes * 1024
             ))
-            .arg(BIN);
+            .arg(bin());
         self.hermetic(cmd)
     }
 
@@ -152,11 +173,11 @@ impl Sandbox {
                 "--regid=65534",
                 "--clear-groups",
                 "--",
-                BIN,
+                bin(),
             ]);
             cmd
         } else {
-            StdCommand::new(BIN)
+            StdCommand::new(bin())
         };
         self.private_env(&mut cmd);
         cmd.current_dir("/");
