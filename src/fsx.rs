@@ -30,9 +30,20 @@ pub enum Bounded {
 /// Read at most `limit` bytes of `path`; larger content is reported, never read whole.
 pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Bounded> {
     let (file, len) = open_regular_sized(path)?;
-    // Sized from the descriptor (plus the byte that tells "larger" from "exactly the limit"),
-    // so a small document takes one read and one read of end-of-file, without regrowing.
-    read_bounded_into(file, limit, Vec::with_capacity(len.min(limit) as usize + 1))
+    read_bounded_sized(file, limit, len)
+}
+
+/// [`read_bounded_from`] for a reader whose size is known (a file's length when it was
+/// opened). The buffer is sized from it (plus the byte that tells "larger" from "exactly the
+/// limit"), so a small document takes one read and one read of end-of-file instead of a
+/// series of reads into a doubling buffer. The read of end-of-file stays: a short read is not
+/// proof of the end on every file system, and a file that grew meanwhile is still read whole.
+pub fn read_bounded_sized(reader: impl Read, limit: u64, size: u64) -> io::Result<Bounded> {
+    read_bounded_into(
+        reader,
+        limit,
+        Vec::with_capacity(size.min(limit) as usize + 1),
+    )
 }
 
 /// Open a file for reading only if it is a regular file.
@@ -74,8 +85,10 @@ pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
     read_bounded_into(reader, limit, Vec::new())
 }
 
+/// Append the rest of `reader` to `bytes`, reading no more than one byte past `limit` in all.
 fn read_bounded_into(reader: impl Read, limit: u64, mut bytes: Vec<u8>) -> io::Result<Bounded> {
-    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    let room = (limit + 1).saturating_sub(bytes.len() as u64);
+    reader.take(room).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         Ok(Bounded::TooLarge { limit })
     } else {
@@ -466,6 +479,41 @@ mod tests {
         }
         match read_bounded_from(&data[..], 100).unwrap() {
             Bounded::Complete(bytes) => assert_eq!(bytes.len(), 100),
+            Bounded::TooLarge { .. } => panic!("exactly the limit is allowed"),
+        }
+    }
+
+    #[test]
+    fn a_sized_read_is_whole_whatever_the_size_said() {
+        let data: Vec<u8> = (0..=255).cycle().take(5000).collect();
+        // A reader that returns at most `chunk` bytes per read, like a pipe or a network file.
+        struct Chunked<'a>(&'a [u8], usize);
+        impl Read for Chunked<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(self.1).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        // The size the file had at its open: right, smaller (it grew; a /proc file says 0),
+        // larger (it shrank), and reads that return the data in small pieces.
+        for size in [5000, 0, 1, 4999, 5001, 1 << 20] {
+            for chunk in [usize::MAX, 7, 4999] {
+                match read_bounded_sized(Chunked(&data, chunk), 1 << 20, size).unwrap() {
+                    Bounded::Complete(bytes) => {
+                        assert!(bytes == data, "size {size}, chunk {chunk}")
+                    }
+                    Bounded::TooLarge { .. } => panic!("size {size}: not too large"),
+                }
+            }
+        }
+        match read_bounded_sized(&data[..], 4999, 100).unwrap() {
+            Bounded::TooLarge { limit } => assert_eq!(limit, 4999),
+            Bounded::Complete(_) => panic!("larger than the limit"),
+        }
+        match read_bounded_sized(&data[..], 5000, 5000).unwrap() {
+            Bounded::Complete(bytes) => assert_eq!(bytes.len(), 5000),
             Bounded::TooLarge { .. } => panic!("exactly the limit is allowed"),
         }
     }

@@ -511,14 +511,15 @@ impl Files {
 
 /// Open a journal for reading: a plain file, never through a symlink (a planted one is
 /// replaced at the next change, never read or written through).
-fn open_journal(path: &Path) -> io::Result<fs::File> {
+fn open_journal(path: &Path) -> io::Result<(fs::File, u64)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    if file.metadata()?.file_type().is_file() {
-        Ok(file)
+    let metadata = file.metadata()?;
+    if metadata.file_type().is_file() {
+        Ok((file, metadata.len()))
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -530,7 +531,8 @@ fn open_journal(path: &Path) -> io::Result<fs::File> {
 /// Read a journal: its last complete, valid line. Lines that do not parse (a crash's
 /// leftovers) are passed over.
 fn read_journal<T: Generational>(path: &Path) -> Journal<T> {
-    let read = open_journal(path).and_then(|file| fsx::read_bounded_from(file, JOURNAL_LIMIT));
+    let read = open_journal(path)
+        .and_then(|(file, size)| fsx::read_bounded_sized(file, JOURNAL_LIMIT, size));
     let bytes = match read {
         Ok(Bounded::Complete(bytes)) => bytes,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {

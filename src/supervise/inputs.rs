@@ -33,7 +33,7 @@ pub fn status_mark(dir: &Path) -> Result<Option<StatusMark>, String> {
     let meta = file
         .metadata()
         .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-    let bytes = match fsx::read_bounded_from(file, fsx::DOCUMENT_LIMIT) {
+    let bytes = match fsx::read_bounded_sized(file, fsx::DOCUMENT_LIMIT, meta.len()) {
         Ok(Bounded::Complete(bytes)) => bytes,
         Ok(Bounded::TooLarge { limit }) => {
             return Err(format!(

@@ -421,7 +421,7 @@ pub fn read_signal(dir: &Path) -> Result<SignalObs> {
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let bounded = fsx::read_bounded_from(file, fsx::DOCUMENT_LIMIT)
+    let bounded = fsx::read_bounded_sized(file, fsx::DOCUMENT_LIMIT, meta.len())
         .with_context(|| format!("cannot read {}", path.display()))?;
     let bytes = match document::bounded_bytes(bounded) {
         Ok(bytes) => bytes,
