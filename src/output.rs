@@ -72,6 +72,16 @@ pub fn printable(value: &str) -> String {
     shown
 }
 
+/// Whether [`one_line`] would return `message` unchanged (the common case, tested first so a
+/// path or message that is one line already is not copied).
+pub fn is_one_line(message: &str) -> bool {
+    !message.is_empty()
+        && !message.starts_with(char::is_whitespace)
+        && !message.ends_with(char::is_whitespace)
+        && !message.contains(|c: char| c.is_control() || (c.is_whitespace() && c != ' '))
+        && !message.contains("  ")
+}
+
 /// Collapse any line breaks so a message is always exactly one line, and drop control
 /// characters so a hostile file name or document cannot drive the user's terminal.
 pub fn one_line(message: &str) -> String {
@@ -94,12 +104,34 @@ pub fn one_line(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use proptest::prelude::*;
+
+    use super::{is_one_line, one_line};
 
     #[test]
     fn messages_are_one_line_without_raw_controls() {
         assert_eq!(one_line("a\nb\r\n   c  d"), "a b c d");
         assert_eq!(one_line("bell\u{7}"), "bell\\u{7}");
         assert_eq!(one_line("esc\u{1b}[31m"), "esc\\u{1b}[31m");
+    }
+
+    proptest! {
+        #[test]
+        fn what_is_one_line_already_is_left_as_it_is(message in "[ a-z\t\n\u{7}\u{85}\u{a0}é/.]{0,12}") {
+            if is_one_line(&message) {
+                prop_assert_eq!(one_line(&message), message);
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_path_is_one_line_already() {
+        assert!(is_one_line("./00001.json"));
+        assert!(is_one_line("a b/c d.json"));
+        for message in [
+            "", " a", "a ", "a  b", "a\tb", "a\nb", "a\u{1b}b", "a\u{a0}b",
+        ] {
+            assert!(!is_one_line(message), "{message:?}");
+        }
     }
 }

@@ -212,7 +212,11 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
 /// Read, parse and check one PATH argument.
 fn check_one(path: &Path, table: Option<&routing::Table>, format: Format) -> Checked {
     let (label, loaded) = load_document(path);
-    let label = output::one_line(&label);
+    let label = if output::is_one_line(&label) {
+        label
+    } else {
+        output::one_line(&label)
+    };
     let mut out = Vec::new();
     let outcome = match loaded {
         Err(err) => {
@@ -233,12 +237,11 @@ fn check_one(path: &Path, table: Option<&routing::Table>, format: Format) -> Che
         }
         Ok(bytes) => bytes,
     };
-    let problems = match outcome.and_then(|bytes| signal::parse(&bytes)) {
-        Ok(parsed) => table
-            .map(|table| signal::strict_problems(&parsed, table))
-            .unwrap_or_default(),
-        Err(problems) => problems,
-    };
+    let checked = outcome.and_then(|bytes| match table {
+        Some(table) => signal::parse(&bytes).map(|parsed| signal::strict_problems(&parsed, table)),
+        None => signal::check(&bytes).map(|()| Vec::new()),
+    });
+    let problems = checked.unwrap_or_else(|problems| problems);
     let invalid = !problems.is_empty();
     match format {
         Format::Text => {
@@ -292,7 +295,7 @@ fn load_document(path: &Path) -> (String, Result<Loaded>) {
     }
     // A file is read straight away (one open, no stat before it); a directory is a task
     // module, read through its signal file.
-    let mut file = path.to_path_buf();
+    let mut file = std::borrow::Cow::Borrowed(path);
     let mut bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT);
     let is_module = match &bounded {
         Err(err) if err.kind() == io::ErrorKind::IsADirectory => true,
@@ -300,7 +303,7 @@ fn load_document(path: &Path) -> (String, Result<Loaded>) {
         _ => false,
     };
     if is_module {
-        file = signal::path_in(path);
+        file = std::borrow::Cow::Owned(signal::path_in(path));
         bounded = fsx::read_bounded(&file, fsx::DOCUMENT_LIMIT);
     }
     let label = file.display().to_string();

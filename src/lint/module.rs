@@ -189,7 +189,7 @@ fn check_transients(
     type Parse = fn(&[u8]) -> Result<(), Vec<Problem>>;
     let documents: [(&str, &'static Rule, Parse); 2] = [
         (signal::FILE_NAME, &rules::SIGNAL_INVALID, |b| {
-            signal::parse(b).map(drop)
+            signal::check(b)
         }),
         (stop::FILE_NAME, &rules::STOP_INVALID, |b| {
             stop::parse(b).map(drop)

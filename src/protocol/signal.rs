@@ -114,6 +114,24 @@ pub fn is_known_result(result: &str) -> bool {
 
 /// Validate the bytes of a signal: JSON, schema, then the checks the schema cannot express.
 pub fn parse(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
+    if let Some(text) = crate::schema::quick::signal_text(bytes) {
+        return Ok(text.to_signal());
+    }
+    parse_in_full(bytes)
+}
+
+/// [`parse`] when only the verdict is wanted: a valid signal is read without a single
+/// allocation.
+pub fn check(bytes: &[u8]) -> Result<(), Vec<Problem>> {
+    if crate::schema::quick::signal_text(bytes).is_some() {
+        return Ok(());
+    }
+    parse_in_full(bytes).map(drop)
+}
+
+/// [`parse`] without the quick path: what decides, and words the problems of, every document
+/// the quick path leaves.
+pub(crate) fn parse_in_full(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
     let value = document::parse_with_schema(bytes, "auto-signal").map_err(|problems| {
         let doc = document::parse_json(bytes).unwrap_or(Value::Null);
         document::explain_whitelists(problems, &doc, WHITELISTS)
