@@ -30,9 +30,11 @@ export TMUX="/tmp/tmux-bench/default,1,0" TMUX_PANE="%1"
 # hyperfine 1.15 cannot feed stdin without a shell, and its shell correction leaves
 # /bin/true at ~0, so the runs are timed by a small harness instead: each command spawned
 # directly (like hyperfine -N) with its payload on stdin, the commands interleaved round by
-# round so load changes hit them alike; medians of 300 runs after 30 warm-up rounds.
+# round so load changes hit them alike, in a shuffled order each round so that none always
+# runs right after jq (whose 20 ms run leaves the caches cold for the next command); medians
+# of 300 runs after 30 warm-up rounds.
 python3 - "$AUTOCTL" "$work/status.json" "$work/status2.json" "$work/pre.json" <<'PY'
-import statistics, subprocess, sys, time
+import random, statistics, subprocess, sys, time
 autoctl, status, status2, pre = sys.argv[1:]
 cmds = [
     ("statusline", [autoctl, "statusline"], [status]),
@@ -42,8 +44,11 @@ cmds = [
     ("jq", ["jq", "-r", ".model.display_name"], [status]),
 ]
 times = {name: [] for name, _, _ in cmds}
+shuffle = random.Random(18).shuffle
 for round_ in range(330):
-    for name, argv, payloads in cmds:
+    order = list(cmds)
+    shuffle(order)
+    for name, argv, payloads in order:
         with open(payloads[round_ % len(payloads)], "rb") as f:
             t0 = time.perf_counter()
             subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, check=True)
