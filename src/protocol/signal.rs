@@ -107,9 +107,10 @@ fn is_step_n(result: &str) -> bool {
         })
 }
 
-/// Whether `result` is in the whitelist (with `(step-N)` matching any step number).
+/// Whether `result` is in the whitelist, where `(step-N)` stands for `(step-0)`, `(step-1)`, …
+/// and is not itself a result (the schema refuses it).
 pub fn is_known_result(result: &str) -> bool {
-    RESULTS.contains(&result_family(result))
+    is_step_n(result) || (result != STEP_N && RESULTS.contains(&result))
 }
 
 /// Validate the bytes of a signal: JSON, schema, then the checks the schema cannot express.

@@ -311,6 +311,7 @@ mod tests {
             r#"{"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00Z","iteration":3.0}"#,
             r#"{"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00Z","iteration":-1}"#,
             r#"{"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00Z","mood":"great"}"#,
+            r#"{"step":"exec","result":"(step-N)","next":"check","timestamp":"2026-11-25T10:00:00Z"}"#,
             r#"{"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00"}"#,
             r#"{"step":"check","result":"PASS","next":"exec"}"#,
             r#"{"step":"check","result":"PASS","next":"exec","timestamp":"2026-11-25T10:00:00Z"} x"#,
@@ -320,7 +321,17 @@ mod tests {
         ] {
             assert_eq!(signal_text(text.as_bytes()), None, "{text}");
         }
-        assert_eq!(signal_text(b"{\"step\":\"check\xff\"}"), None);
+        // What the schema refuses, both paths refuse (before this check, both took the
+        // placeholder `(step-N)` for a result).
+        let placeholder = br#"{"step":"exec","result":"(step-N)","next":"check","timestamp":"2026-11-25T10:00:00Z"}"#;
+        assert!(crate::protocol::signal::parse_in_full(placeholder).is_err());
+        assert!(crate::protocol::signal::parse(placeholder).is_err());
+        // Invalid UTF-8 in a value of an otherwise valid document.
+        let mut bytes = valid.as_bytes().to_vec();
+        let at = valid.find("PASS").expect("the result");
+        bytes[at + 1] = 0xff;
+        assert!(signal_text(&bytes).is_none());
+        assert!(crate::protocol::signal::parse_in_full(&bytes).is_err());
     }
 
     #[test]
@@ -340,6 +351,8 @@ mod tests {
             signal("timestamp", json!("2026-11-25T10:00:00")),
             signal("timestamp", json!("2026-11-25T10:00:00.Z")),
             signal("result", json!("(step-01)")),
+            // The whitelist's name for the (step-<n>) results is not a result itself.
+            signal("result", json!("(step-N)")),
             signal("result", json!("(step-1234567890)")),
             signal("checkpoint", Value::Null),
             signal("mood", json!("great")),
@@ -365,6 +378,7 @@ mod tests {
                         "(done)",
                         "(step-0)",
                         "(step-7)",
+                        "(step-N)",
                         "(step-007)",
                         "(step-)",
                         "Plan",
@@ -495,8 +509,68 @@ mod tests {
         })
     }
 
+    /// A signal as autoctl and the loops write it: whitelisted values, a whole-number
+    /// iteration, an RFC 3339 UTC timestamp as chrono formats it.
+    fn written_signal() -> impl Strategy<Value = Value> {
+        (
+            (
+                one_of(STEPS),
+                prop_oneof![
+                    prop::sample::select(
+                        crate::protocol::signal::RESULTS
+                            .iter()
+                            .copied()
+                            .filter(|r| *r != crate::protocol::signal::STEP_N)
+                            .collect::<Vec<_>>()
+                    )
+                    .prop_map(Value::from),
+                    (0u32..1_000_000_000).prop_map(|n| Value::from(format!("(step-{n})"))),
+                ],
+                one_of(NEXTS),
+            ),
+            prop::option::of(one_of(CHECKPOINTS)),
+            prop::option::of(0..=MAX_ITERATION),
+            (0i64..4_102_444_800, 0u32..1_000_000_000, any::<bool>()),
+        )
+            .prop_map(
+                |((step, result, next), checkpoint, iteration, (secs, nanos, millis))| {
+                    let at = chrono::DateTime::from_timestamp(secs, nanos).expect("in range");
+                    let precision = if millis {
+                        chrono::SecondsFormat::Millis
+                    } else {
+                        chrono::SecondsFormat::Secs
+                    };
+                    let mut doc = json!({"step": step, "result": result, "next": next,
+                    "timestamp": at.to_rfc3339_opts(precision, true)});
+                    if let Some(checkpoint) = checkpoint {
+                        doc["checkpoint"] = checkpoint;
+                    }
+                    if let Some(iteration) = iteration {
+                        doc["iteration"] = Value::from(iteration);
+                    }
+                    doc
+                },
+            )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn a_signal_as_written_is_read_in_place(doc in written_signal(), pretty in any::<bool>()) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&doc)
+            } else {
+                serde_json::to_string(&doc)
+            }
+            .expect("a Value serializes");
+            let read = signal_text(text.as_bytes());
+            prop_assert!(read.is_some(), "{}", text);
+            prop_assert_eq!(
+                Ok(read.expect("checked").to_signal()),
+                crate::protocol::signal::parse_in_full(text.as_bytes())
+            );
+        }
 
         #[test]
         fn reading_a_signal_in_place_never_accepts_what_the_full_parse_refuses(bytes in signal_bytes()) {
