@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Startup cost of the per-call commands every hook call, tick and shell-loop step pays, in one
-# hyperfine run beside the floors: a Rust "hello world" built with -O here (the language's
-# floor on this machine), /bin/true (the process floor) and jq reading the same lookup from a
-# JSON table. Goal: each autoctl command's median <= 1.3x hello; jq stays in the table.
+# hyperfine run beside the floors: a Rust "hello world" built with -O here (the goal's
+# reference), the same hello linked statically like the shipped autoctl, /bin/true (the
+# process floor) and jq reading the same lookup from a JSON table. Goal: each autoctl command's median <= 1.3x hello; jq stays in the table.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require hyperfine jq rustc
@@ -19,6 +19,9 @@ JSON
 # The reference: the smallest Rust program that prints a line, optimized.
 echo 'fn main() { println!("exec"); }' > "$work/hello.rs"
 rustc -O -o "$work/hello" "$work/hello.rs"
+# The same hello linked the way the static autoctl is (cargo build-static): what is left of
+# autoctl's start once no dynamic loader runs.
+rustc -O -C target-feature=+crt-static -C relocation-model=static -o "$work/hello-static" "$work/hello.rs"
 # A task dir without a stop request, and a valid signal file.
 mkdir -p "$work/task"
 cat > "$work/signal.json" <<'JSON'
@@ -27,6 +30,7 @@ JSON
 
 hyperfine --warmup 20 --min-runs 300 -N -i --export-json "$work/startup.json" \
   -n hello "$work/hello" \
+  -n hello-static "$work/hello-static" \
   -n true "/bin/true" \
   -n next "$AUTOCTL next --step check --result PASS" \
   -n stop-check "$AUTOCTL stop check $work/task" \
@@ -39,3 +43,6 @@ for cmd in next stop-check signal-validate; do
   echo "$cmd / hello: $(ratio "$work/startup.json" "$cmd" hello)x (goal <= 1.3)"
 done
 echo "jq / next:   $(ratio "$work/startup.json" jq next)x"
+for cmd in next stop-check signal-validate; do
+  echo "$cmd / hello-static: $(ratio "$work/startup.json" "$cmd" hello-static)x (no goal: both static)"
+done

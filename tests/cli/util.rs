@@ -19,9 +19,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 /// Whether the binary under test kills itself at `AUTOCTL_FAILPOINT`: a debug build does; a
-/// release artifact named by `AUTOCTL_TEST_BINARY` has no failpoints, and the crash-injection
-/// tests say they were skipped.
-#[allow(clippy::print_stderr)] // the test harness shows a test's stderr: the skip is said
+/// binary named by `AUTOCTL_TEST_BINARY` is taken to be a release artifact, which has no
+/// failpoints, and the crash-injection tests return early (the skip is printed, shown with
+/// `--nocapture`).
+#[allow(clippy::print_stderr)]
 pub fn failpoints_armed() -> bool {
     if std::env::var_os("AUTOCTL_TEST_BINARY").is_some_and(|path| !path.is_empty()) {
         eprintln!("skipped: {} is a release build, without failpoints", bin());
@@ -31,12 +32,20 @@ pub fn failpoints_armed() -> bool {
 }
 
 /// The binary under test: the one cargo built for this test run, or the file named by
-/// `AUTOCTL_TEST_BINARY` (an absolute path), so the suite can check a release artifact such as
-/// the static build (`cargo build-static`) with the same tests.
+/// `AUTOCTL_TEST_BINARY`, so the suite can check a release artifact such as the static build
+/// (`cargo build-static`) with the same tests. It must be an absolute path to a file named
+/// `autoctl`: tests put its directory on the `PATH` of the shells they start.
 pub fn bin() -> &'static str {
     static ONCE_BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     ONCE_BIN.get_or_init(|| match std::env::var("AUTOCTL_TEST_BINARY") {
-        Ok(path) if !path.is_empty() => path,
+        Ok(path) if !path.is_empty() => {
+            let named = Path::new(&path);
+            assert!(
+                named.is_absolute() && named.file_name() == Some("autoctl".as_ref()),
+                "AUTOCTL_TEST_BINARY must be an absolute path to a file named autoctl: {path}"
+            );
+            path
+        }
         _ => env!("CARGO_BIN_EXE_autoctl").to_string(),
     })
 }
