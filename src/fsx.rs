@@ -85,10 +85,8 @@ pub fn read_bounded_from(reader: impl Read, limit: u64) -> io::Result<Bounded> {
     read_bounded_into(reader, limit, Vec::new())
 }
 
-/// Append the rest of `reader` to `bytes`, reading no more than one byte past `limit` in all.
 fn read_bounded_into(reader: impl Read, limit: u64, mut bytes: Vec<u8>) -> io::Result<Bounded> {
-    let room = (limit + 1).saturating_sub(bytes.len() as u64);
-    reader.take(room).read_to_end(&mut bytes)?;
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         Ok(Bounded::TooLarge { limit })
     } else {
