@@ -72,9 +72,18 @@ pub fn printable(value: &str) -> String {
     shown
 }
 
-/// Whether [`one_line`] would return `message` unchanged (the common case, tested first so a
-/// path or message that is one line already is not copied).
-pub fn is_one_line(message: &str) -> bool {
+/// [`one_line`] of an owned message, which is returned as it is when it is one line already
+/// (a path, mostly): no copy.
+pub fn into_one_line(message: String) -> String {
+    if is_one_line(&message) {
+        message
+    } else {
+        one_line(&message)
+    }
+}
+
+/// Whether [`one_line`] would return `message` unchanged.
+fn is_one_line(message: &str) -> bool {
     !message.is_empty()
         && !message.starts_with(char::is_whitespace)
         && !message.ends_with(char::is_whitespace)
@@ -106,7 +115,7 @@ pub fn one_line(message: &str) -> String {
 mod tests {
     use proptest::prelude::*;
 
-    use super::{is_one_line, one_line};
+    use super::{into_one_line, is_one_line, one_line};
 
     #[test]
     fn messages_are_one_line_without_raw_controls() {
@@ -118,6 +127,7 @@ mod tests {
     proptest! {
         #[test]
         fn what_is_one_line_already_is_left_as_it_is(message in "[ a-z\t\n\u{7}\u{85}\u{a0}é/.]{0,12}") {
+            prop_assert_eq!(into_one_line(message.clone()), one_line(&message));
             if is_one_line(&message) {
                 prop_assert_eq!(one_line(&message), message);
             }

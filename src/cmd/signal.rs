@@ -212,11 +212,7 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
 /// Read, parse and check one PATH argument.
 fn check_one(path: &Path, table: Option<&routing::Table>, format: Format) -> Checked {
     let (label, loaded) = load_document(path);
-    let label = if output::is_one_line(&label) {
-        label
-    } else {
-        output::one_line(&label)
-    };
+    let label = output::into_one_line(label);
     let mut out = Vec::new();
     let outcome = match loaded {
         Err(err) => {
