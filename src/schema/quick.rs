@@ -63,19 +63,7 @@ fn signal(doc: &Value) -> bool {
             "timestamp",
         ],
         &["step", "result", "next", "timestamp"],
-    ) && string_in(object.get("step"), STEPS)
-        && object
-            .get("result")
-            .and_then(Value::as_str)
-            .is_some_and(is_known_result)
-        && string_in(object.get("next"), NEXTS)
-        && object
-            .get("checkpoint")
-            .is_none_or(|c| string_in(Some(c), CHECKPOINTS))
-        && object
-            .get("iteration")
-            .is_none_or(|i| i.as_u64().is_some_and(|n| n <= MAX_ITERATION))
-        && is_date_time(object.get("timestamp"))
+    ) && SignalText::from_object(object).is_some_and(|text| text.fits_schema())
 }
 
 /// `.auto-stop`: see `schemas/auto-stop.schema.json`.
@@ -105,7 +93,38 @@ pub struct SignalText<'a> {
     pub timestamp: &'a str,
 }
 
-impl SignalText<'_> {
+impl<'a> SignalText<'a> {
+    /// The fields of a parsed document, when each present one has the schema's type (a string;
+    /// a whole number for `iteration`).
+    fn from_object(object: &'a Map<String, Value>) -> Option<SignalText<'a>> {
+        let text = |key: &str| object.get(key)?.as_str();
+        Some(SignalText {
+            step: text("step")?,
+            result: text("result")?,
+            next: text("next")?,
+            checkpoint: match object.get("checkpoint") {
+                None => None,
+                Some(value) => Some(value.as_str()?),
+            },
+            iteration: match object.get("iteration") {
+                None => None,
+                Some(value) => Some(value.as_u64()?),
+            },
+            timestamp: text("timestamp")?,
+        })
+    }
+
+    /// What the schema asks of the values, as a strict subset (see [`is_date_time_str`]): the
+    /// one list of checks both quick paths use.
+    fn fits_schema(&self) -> bool {
+        STEPS.contains(&self.step)
+            && is_known_result(self.result)
+            && NEXTS.contains(&self.next)
+            && self.checkpoint.is_none_or(|c| CHECKPOINTS.contains(&c))
+            && self.iteration.is_none_or(|n| n <= MAX_ITERATION)
+            && is_date_time_str(self.timestamp)
+    }
+
     pub fn to_signal(&self) -> Signal {
         Signal {
             step: self.step.to_string(),
@@ -125,13 +144,7 @@ pub fn signal_text(bytes: &[u8]) -> Option<SignalText<'_>> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let text = deserializer.deserialize_map(SignalTextVisitor).ok()?;
     deserializer.end().ok()?;
-    let valid = STEPS.contains(&text.step)
-        && is_known_result(text.result)
-        && NEXTS.contains(&text.next)
-        && text.checkpoint.is_none_or(|c| CHECKPOINTS.contains(&c))
-        && text.iteration.is_none_or(|n| n <= MAX_ITERATION)
-        && is_date_time_str(text.timestamp)
-        && chrono::DateTime::parse_from_rfc3339(text.timestamp).is_ok();
+    let valid = text.fits_schema() && chrono::DateTime::parse_from_rfc3339(text.timestamp).is_ok();
     valid.then_some(text)
 }
 
