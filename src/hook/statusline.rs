@@ -251,10 +251,15 @@ where
 }
 
 /// A reset time as a person reads it: `14:02` today, `Tue 09:12` within a week, else a date.
+/// A reset already past is `passed`: the window has reset and its percentage is from before,
+/// so a weekday there would read as next week.
 fn local_reset<Tz: TimeZone>(reset: Time, now: Time, zone: &Tz) -> String
 where
     Tz::Offset: std::fmt::Display,
 {
+    if reset <= now {
+        return "passed".to_owned();
+    }
     let local = reset.with_timezone(zone);
     let today = now.with_timezone(zone).date_naive();
     if local.date_naive() == today {
@@ -309,6 +314,20 @@ mod tests {
             line,
             "Sonnet 5.5 · ctx 12% · 5h 42% ↻10:42 · 7d 17% ↻Mon 23:52 · loop 3/20"
         );
+    }
+
+    #[test]
+    fn a_reset_in_the_past_reads_as_passed_never_as_next_week() {
+        let record = StatusRecord::of(&input(SUB), "k", at(1_795_680_000));
+        // A day after the five-hour reset, two days before the weekly one.
+        let line = render(&record, None, at(1_795_689_758 + 86_400), &Utc);
+        assert_eq!(
+            line,
+            "Sonnet 5.5 · ctx 12% · 5h 42% ↻passed · 7d 17% ↻Mon 23:52"
+        );
+        // The second the window resets is past too.
+        let line = render(&record, None, at(1_795_689_758), &Utc);
+        assert!(line.contains("5h 42% ↻passed"), "{line}");
     }
 
     #[test]

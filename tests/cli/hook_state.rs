@@ -357,7 +357,10 @@ fn the_status_line_prints_one_line_and_records_the_windows() {
     let sb = Sandbox::new();
     let input = fs::read(recorded("reference/statusline-subscription.json")).unwrap();
     let mut cmd = sb.std_cmd();
+    // The recording's five-hour window resets 2026-11-26 10:42 UTC: the clock is the morning
+    // of that day, whatever day the suite runs.
     cmd.env("TZ", "UTC")
+        .env("AUTOCTL_NOW", "2026-11-26T08:00:00Z")
         .env("TMUX", format!("{SOCKET},1,0"))
         .env("TMUX_PANE", "%4");
     let out = run_with(cmd, &["statusline"], &input);
@@ -383,7 +386,8 @@ fn the_status_line_prints_one_line_and_records_the_windows() {
     let before = fs::metadata(&path).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let mut cmd = sb.std_cmd();
-    cmd.env("TMUX", format!("{SOCKET},1,0"))
+    cmd.env("AUTOCTL_NOW", "2026-11-26T08:00:01Z")
+        .env("TMUX", format!("{SOCKET},1,0"))
         .env("TMUX_PANE", "%4");
     run_with(cmd, &["statusline"], &input);
     assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
