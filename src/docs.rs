@@ -40,6 +40,7 @@ fn collect_subpages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) {
         let mut page = Vec::new();
         man.render(&mut page)
             .expect("rendering into memory cannot fail");
+        page.extend_from_slice(see_also(&man.get_filename()).as_bytes());
         pages.push((man.get_filename(), page));
         collect_subpages(sub, pages);
     }
@@ -60,7 +61,97 @@ fn top_page(cmd: &clap::Command) -> Vec<u8> {
         .expect("in memory");
     page.extend_from_slice(extra_sections().as_bytes());
     man.render_version_section(&mut page).expect("in memory");
+    page.extend_from_slice(see_also("autoctl.1").as_bytes());
     page
+}
+
+/// The reference pages under `docs/` in autoctl's source tree: (file, what it covers). The
+/// README links each; the man pages name them in SEE ALSO.
+pub const DOC_PAGES: &[(&str, &str)] = &[
+    (
+        "protocol-files.md",
+        "the files of a task module and their schemas",
+    ),
+    (
+        "routing.md",
+        "routing tables, results per checkpoint, counted retries",
+    ),
+    (
+        "run.md",
+        "the run registry, what one tick does, timers and watchers",
+    ),
+    (
+        "waits.md",
+        "stalls, every wait's end, needs a person, notifications",
+    ),
+    (
+        "screens.md",
+        "reading panes: classes, rules, checking an agent release",
+    ),
+    ("safety.md", "what autoctl will and will not type"),
+    ("policy.md", "the approval policy and your own rules"),
+    (
+        "hooks.md",
+        "Claude Code hooks, the status line, doctor, the Stop-hook loop",
+    ),
+    ("lint.md", "lint options, exit status and rules"),
+    ("locks.md", "heartbeat locks"),
+    (
+        "source-systems.md",
+        "task-ai and wholework helpers; differences from the sources",
+    ),
+    ("development.md", "crash injection"),
+];
+
+/// The `docs/` pages that document a command group (by its top-level name).
+fn doc_pages_for(group: &str) -> &'static [&'static str] {
+    match group {
+        "signal" | "stop" | "task" | "schema" => &["protocol-files.md"],
+        "next" | "table" => &["routing.md", "protocol-files.md"],
+        "run" => &["run.md", "waits.md", "safety.md"],
+        "stall" => &["waits.md", "safety.md"],
+        "pane" => &["screens.md", "safety.md"],
+        "policy" => &["policy.md"],
+        "hook" => &["hooks.md", "policy.md"],
+        "loop" | "statusline" | "doctor" => &["hooks.md"],
+        "lint" => &["lint.md"],
+        "lock" => &["locks.md"],
+        "gate" | "converge" | "profile" | "vfp" | "route" | "graph" | "plan" | "checkpoint" => {
+            &["source-systems.md"]
+        }
+        _ => &[],
+    }
+}
+
+/// A page's SEE ALSO section: the top page for a subcommand, and the `docs/` pages of its
+/// group (all of them for the top page).
+fn see_also(file_name: &str) -> String {
+    let stem = file_name.trim_end_matches(".1");
+    let pages: Vec<&str> = match stem.strip_prefix("autoctl-") {
+        None => DOC_PAGES.iter().map(|(file, _)| *file).collect(),
+        Some(rest) => doc_pages_for(rest.split('-').next().unwrap_or(rest)).to_vec(),
+    };
+    let mut roff = String::from(".SH \"SEE ALSO\"\n");
+    if stem != "autoctl" {
+        roff.push_str(".BR autoctl (1)\n");
+    }
+    if pages.is_empty() {
+        roff.push_str(".PP\nThe README of autoctl's source tree.\n");
+        return roff;
+    }
+    roff.push_str(".PP\nIn autoctl's source tree, beside the README:\n");
+    for file in pages {
+        let what = DOC_PAGES
+            .iter()
+            .find(|(f, _)| *f == file)
+            .map_or("", |(_, what)| *what);
+        roff.push_str(&format!(
+            ".TP\n\\fIdocs/{}\\fR\n{}\n",
+            roff_escape(file),
+            roff_escape(what)
+        ));
+    }
+    roff
 }
 
 fn roff_escape(text: &str) -> String {
@@ -104,7 +195,7 @@ fn extra_sections() -> String {
     roff
 }
 
-/// What autoctl will and will not type into a pane on its own (README "Safety").
+/// What autoctl will and will not type into a pane on its own (docs/safety.md).
 pub const SAFETY: &str = "\
 autoctl types into a terminal only here: stall check --apply and run tick answer a prompt that \
 stayed unchanged for --threshold captures; run tick in dispatch mode types the rendered \
@@ -244,3 +335,42 @@ pub const FILES: &[(&str, &str)] = &[
         "The run registry (SQLite, WAL): one row per supervised loop, created on first use.",
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every page SEE ALSO names exists, and every page under docs/ is named.
+    #[test]
+    fn see_also_names_exactly_the_docs_pages() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&docs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".md"))
+            .collect();
+        on_disk.sort();
+        let mut named: Vec<String> = DOC_PAGES.iter().map(|(f, _)| f.to_string()).collect();
+        named.sort();
+        assert_eq!(on_disk, named, "docs/ and DOC_PAGES differ");
+        let (_, top) = &man_pages()[0];
+        let top = String::from_utf8_lossy(top);
+        for (file, _) in DOC_PAGES {
+            assert!(
+                top.contains(&format!("docs/{}", roff_escape(file))),
+                "{file}"
+            );
+        }
+        let policy = String::from_utf8_lossy(&see_also_page("autoctl-policy-check.1")).into_owned();
+        assert!(policy.contains("docs/policy.md"), "{policy}");
+    }
+
+    fn see_also_page(name: &str) -> Vec<u8> {
+        man_pages()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, page)| page)
+            .unwrap()
+    }
+}

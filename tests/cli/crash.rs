@@ -128,12 +128,12 @@ fn a_write_killed_before_its_rename_leaves_a_temp_file_the_next_write_removes() 
     assert_eq!(temp_files(&dir), Vec::<String>::new());
 }
 
-/// Item 12: the README's `.gitignore` lines cover every file autoctl leaves in a project,
+/// Item 12: the `.gitignore` lines of docs/lint.md cover every file autoctl leaves in a project,
 /// crash leftovers included.
 #[test]
 fn the_readme_gitignore_lines_cover_every_transient_file() {
     let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/lint.md")).unwrap();
     let start = readme.find("```gitignore\n").expect("a gitignore block") + 13;
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let sb = Sandbox::new();
@@ -164,7 +164,7 @@ fn the_readme_gitignore_lines_cover_every_transient_file() {
             .unwrap();
         assert!(
             ignored.success(),
-            "{path} is not ignored by the README's lines"
+            "{path} is not ignored by docs/lint.md's lines"
         );
     }
     let kept = std::process::Command::new("git")

@@ -924,11 +924,11 @@ fn ci_integrations_run_autoctl_lint() {
 
 #[test]
 fn the_readme_documents_every_rule() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/lint.md");
     for rule in RULES {
         assert!(
             readme.contains(&format!("| `{}` | {} |", rule.id, rule.severity.as_str())),
-            "README.md has no row for rule {}",
+            "docs/lint.md has no row for rule {}",
             rule.id
         );
     }

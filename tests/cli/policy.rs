@@ -551,7 +551,7 @@ fn policy_check_batch_decides_one_line_per_payload() {
 }
 
 /// The docs say exactly which rule approves what: every rule that approves a harmless call of
-/// the table is one `policy show` prints, and each of those is in the README's table, in
+/// the table is one `policy show` prints, and each of those is in docs/policy.md's table, in
 /// `policy --help` and in its man page, with the policy file and its schema.
 #[test]
 fn every_approving_rule_is_shown_and_documented() {
@@ -607,14 +607,17 @@ fn every_approving_rule_is_shown_and_documented() {
     }
     assert_eq!(used.len(), ids.len(), "the table uses every rule: {used:?}");
     let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/policy.md")).unwrap();
     let help = stdout(&sb.cmd().args(["policy", "--help"]).output().unwrap());
     let man =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/autoctl-policy.1"))
             .unwrap()
             .replace("\\-", "-");
     for id in &ids {
-        assert!(readme.contains(&format!("| `{id}` |")), "README: {id}");
+        assert!(
+            readme.contains(&format!("| `{id}` |")),
+            "docs/policy.md: {id}"
+        );
         assert!(help.contains(&format!("  {id} ")), "policy --help: {id}");
         assert!(man.contains(id.as_str()), "man autoctl-policy: {id}");
     }

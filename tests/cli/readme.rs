@@ -1,5 +1,5 @@
-//! The README cannot drift: every ```console block in README.md is a transcript that this test
-//! runs. Lines starting with `$ ` are commands (a line ending in `\`, a here-document or an
+//! The README cannot drift: every ```console block in README.md and in the reference pages
+//! under docs/ is a transcript that this test runs. Lines starting with `$ ` are commands (a line ending in `\`, a here-document or an
 //! unfinished `for`/`while`/`if`/`{` continues on the next lines); the lines after a command,
 //! up to the next `$ `, are what it prints (stdout and stderr together, as on a terminal).
 //! A command must exit 0 unless its line says `# exit N`.
@@ -26,12 +26,29 @@ use std::time::{Duration, Instant};
 
 const README: &str = include_str!("../../README.md");
 
+/// The documents whose console blocks run: the README, then every page under docs/.
+fn documents() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![("README.md".to_string(), README.to_string())];
+    let mut pages: Vec<_> = fs::read_dir(root.join("docs"))
+        .expect("docs/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        let name = page.strip_prefix(root).unwrap().display().to_string();
+        docs.push((name, fs::read_to_string(&page).unwrap()));
+    }
+    docs
+}
+
 /// The longest a section may run (the getting-started loop takes a few seconds).
 const SECTION_LIMIT: Duration = Duration::from_secs(120);
 
 #[derive(Debug)]
 struct Transcript {
-    /// The README's line number of the `$ ` line.
+    /// The document's line number of the `$ ` line.
     line: usize,
     command: String,
     expected: Vec<String>,
@@ -40,6 +57,8 @@ struct Transcript {
 
 #[derive(Debug)]
 struct Section {
+    /// The document the section is in (README.md, docs/NAME.md).
+    file: String,
     title: String,
     commands: Vec<Transcript>,
 }
@@ -65,7 +84,7 @@ fn heredoc(line: &str) -> Option<String> {
     (!word.is_empty()).then_some(word)
 }
 
-fn parse(readme: &str) -> Vec<Section> {
+fn parse(file: &str, readme: &str) -> Vec<Section> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut sections: Vec<Section> = Vec::new();
     let mut i = 0;
@@ -90,6 +109,7 @@ fn parse(readme: &str) -> Vec<Section> {
         }
         if sections.last().is_none_or(|s| s.title != title) {
             sections.push(Section {
+                file: file.to_string(),
                 title: title.clone(),
                 commands: Vec::new(),
             });
@@ -99,7 +119,7 @@ fn parse(readme: &str) -> Vec<Section> {
         while i < lines.len() && lines[i].trim() != "```" {
             let Some(first) = lines[i].strip_prefix("$ ") else {
                 panic!(
-                    "README.md:{}: output before any `$ ` command in a console block",
+                    "{file}:{}: output before any `$ ` command in a console block",
                     i + 1
                 );
             };
@@ -313,7 +333,8 @@ fn check_section(section: &Section) -> Vec<String> {
     for (n, command) in section.commands.iter().enumerate() {
         let Some((actual, code)) = ran.outputs.get(n) else {
             failures.push(format!(
-                "README.md:{}: never ran{}",
+                "{}:{}: never ran{}",
+                section.file,
                 command.line,
                 if ran.timed_out {
                     " (the section timed out)"
@@ -335,7 +356,8 @@ fn check_section(section: &Section) -> Vec<String> {
         let code_ok = *code == Some(command.exit);
         if !code_ok || !lines_match(&expected, &actual) {
             failures.push(format!(
-                "README.md:{} ({}): $ {}\n  exit: expected {}, got {}\n  expected:\n{}\n  got:\n{}",
+                "{}:{} ({}): $ {}\n  exit: expected {}, got {}\n  expected:\n{}\n  got:\n{}",
+                section.file,
                 command.line,
                 section.title,
                 command.command,
@@ -360,7 +382,7 @@ fn indent(lines: &[String]) -> String {
 #[test]
 fn the_parser_reads_commands_continuations_and_output() {
     let text = "## A\n```console\n$ echo one \\\n  two\none two\n$ cat <<'EOF'\nx\nEOF\nx\n$ for i in 1 2; do\n  echo $i\ndone\n1\n2\n$ false   # exit 1\n```\n```sh\n$ not run\n```\n";
-    let sections = parse(text);
+    let sections = parse("T.md", text);
     assert_eq!(sections.len(), 1);
     let c = &sections[0].commands;
     assert_eq!(c.len(), 4, "{c:?}");
@@ -379,10 +401,13 @@ fn the_parser_reads_commands_continuations_and_output() {
     assert!(!lines_match(&s(&["a"]), &s(&["a", "b"])));
 }
 
-/// Every console transcript in README.md runs as shown.
+/// Every console transcript in README.md and docs/*.md runs as shown.
 #[test]
 fn every_readme_transcript_runs_as_shown() {
-    let sections = parse(README);
+    let sections: Vec<Section> = documents()
+        .iter()
+        .flat_map(|(file, text)| parse(file, text))
+        .collect();
     assert!(
         sections.iter().any(|s| s.title == "Getting started"),
         "the README has a Getting started section with console transcripts"
@@ -403,4 +428,99 @@ fn every_readme_transcript_runs_as_shown() {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to `-`, other punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown document's headings (outside fenced blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The relative link targets of a Markdown document: `[text](target)`, outside code.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Inline code spans may hold `](` that is no link.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            let target = &after[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((n + 1, target.to_string()));
+            }
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// Every link between the README and the docs/ pages reaches a file and a heading that
+/// exist, and the README links every docs/ page (a moved section leaves no dead link).
+#[test]
+fn readme_and_docs_links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = documents();
+    let mut broken = Vec::new();
+    for (file, text) in &docs {
+        let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+        for (line, target) in links(text) {
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let resolved = if path.is_empty() {
+                Path::new(file).to_path_buf()
+            } else {
+                dir.join(path)
+            };
+            let full = root.join(&resolved);
+            if !full.exists() {
+                broken.push(format!("{file}:{line}: {target}: no such file"));
+                continue;
+            }
+            if !fragment.is_empty() {
+                let body = fs::read_to_string(&full).unwrap_or_default();
+                if !anchors(&body).iter().any(|a| a == fragment) {
+                    broken.push(format!("{file}:{line}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    for (file, _) in docs.iter().skip(1) {
+        if !README.contains(&format!("]({file})")) {
+            broken.push(format!("README.md does not link {file}"));
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert_eq!(anchor("In CI: `autoctl lint`"), "in-ci-autoctl-lint");
+    assert_eq!(anchor("cron or `run watch`?"), "cron-or-run-watch");
 }

@@ -659,13 +659,13 @@ fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
     assert_eq!(settle(&keys), "\r", "only the test's own Enter");
 }
 
-/// The README's notify recipes work as pasted: each command runs with the event on stdin and
+/// The notify recipes of docs/waits.md work as pasted: each command runs with the event on stdin and
 /// in its environment, against fake `curl`, `notify-send` and `mail` that record what they
 /// were given (and the real `jq`).
 #[test]
 fn the_readme_notify_recipes_work_as_pasted() {
     let sb = Sandbox::new();
-    let readme = fs::read_to_string(crate::tmuxfix::repo("README.md")).unwrap();
+    let readme = fs::read_to_string(crate::tmuxfix::repo("docs/waits.md")).unwrap();
     let block = readme
         .split("Recipes (each works as pasted")
         .nth(1)

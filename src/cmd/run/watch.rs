@@ -38,7 +38,7 @@ use crate::tmux::Tmux;
 /// once that loop has ended, and 1 when there is no such run.
 ///
 /// Cron or watcher? Cron is simpler, the watcher saves the up to 60 s a loop waits for
-/// the next tick after each step; both may run together (README: "cron or run watch?").
+/// the next tick after each step; both may run together (README: "cron or run watch?"; docs/run.md).
 /// examples/systemd/autoctl-watch.service runs it as a user service.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["session", "all"])))]

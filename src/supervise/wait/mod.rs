@@ -118,7 +118,7 @@ pub struct Row {
     pub pauses_clock: bool,
 }
 
-/// The wait table: what the README shows (a test checks that it does).
+/// The wait table: what docs/waits.md shows (a test checks that it does).
 pub const TABLE: &[Row] = &[
     Row {
         kind: WaitKind::AgentRetrying,
@@ -194,7 +194,7 @@ pub const TABLE: &[Row] = &[
     },
 ];
 
-/// The table as Markdown (the README's "Every wait ends" section).
+/// The table as Markdown (the "Every wait ends" section of docs/waits.md).
 pub fn table_markdown() -> String {
     let mut out = String::from(
         "| wait | what it is | ends when | maximum | outcome | timeout clock |\n| --- | --- | --- | --- | --- | --- |\n",

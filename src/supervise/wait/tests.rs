@@ -168,11 +168,11 @@ fn the_table_has_one_row_per_kind_and_the_readme_shows_it() {
         assert_eq!(kind.row().kind, kind);
     }
     assert_eq!(TABLE.len(), WaitKind::ALL.len());
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/waits.md");
     let table = table_markdown();
     assert!(
         readme.contains(&table),
-        "README.md's \"Every wait ends\" section must hold the wait table as the code has it:\n{table}"
+        "docs/waits.md's \"Every wait ends\" section must hold the wait table as the code has it:\n{table}"
     );
 }
 
