@@ -168,7 +168,6 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("cannot write {}: not a file path", path.display()))?;
-    sweep_temp_leftovers(&dir, SystemTime::now());
     let existing = fs::symlink_metadata(path).ok();
     if existing.as_ref().is_some_and(|meta| meta.is_dir()) {
         bail!("cannot write {}: it is a directory", path.display());
@@ -184,6 +183,13 @@ fn write_replacing(path: &Path, contents: &[u8], durable: bool) -> Result<()> {
         .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(&dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // Leftovers are aged against the file system's clock (the time stamp our own temporary
+    // file just got), never the wall clock: a process whose clock runs ahead (a skewed host
+    // on a network file system, a test under libfaketime) would otherwise see a concurrent
+    // writer's fresh temporary file as old and delete it under that writer.
+    if let Ok(fs_now) = temp.as_file().metadata().and_then(|meta| meta.modified()) {
+        sweep_temp_leftovers(&dir, fs_now);
+    }
     temp.write_all(contents)
         .and_then(|()| {
             if durable {
@@ -230,9 +236,10 @@ pub fn is_temp_name(name: &std::ffi::OsStr) -> bool {
 
 /// Remove the temporary files interrupted writes left in `dir` (a process killed between
 /// writing its temporary file and renaming it) once they are older than
-/// [`TEMP_LEFTOVER_AGE`]. Best effort, never an error: only regular files with the temporary
-/// name are touched, and a failure to list or remove is left for the next write. Returns how
-/// many were removed.
+/// [`TEMP_LEFTOVER_AGE`] at `now`, which must be the file system's time (the modification
+/// time of a file just created in `dir`), not the wall clock. Best effort, never an error: only
+/// regular files with the temporary name are touched, and a failure to list or remove is left
+/// for the next write. Returns how many were removed.
 pub fn sweep_temp_leftovers(dir: &Path, now: SystemTime) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
@@ -255,6 +262,14 @@ pub fn sweep_temp_leftovers(dir: &Path, now: SystemTime) -> usize {
         }
     }
     removed
+}
+
+/// The file system's current time in `dir`: the modification time of an unnamed file created
+/// there (`O_TMPFILE`, or created and unlinked at once), so nothing is left behind even by a
+/// kill. Ages of files are compared with this, never with the wall clock: the two differ on a
+/// network file system whose server's clock is skewed, and under a faked clock.
+pub fn file_system_now(dir: &Path) -> io::Result<SystemTime> {
+    tempfile::tempfile_in(dir)?.metadata()?.modified()
 }
 
 /// Remove `path` if it exists (a symlink is removed, never its target). Returns whether
@@ -589,8 +604,9 @@ mod tests {
         std::os::unix::fs::symlink("/nonexistent", dir.path().join(".l.abcdef.tmp")).unwrap();
         assert!(!is_temp_name(std::ffi::OsStr::new("x")));
         // Fresh files stay: a live write may own them.
-        assert_eq!(sweep_temp_leftovers(dir.path(), SystemTime::now()), 0);
-        let later = SystemTime::now() + TEMP_LEFTOVER_AGE + Duration::from_secs(1);
+        let now = file_system_now(dir.path()).unwrap();
+        assert_eq!(sweep_temp_leftovers(dir.path(), now), 0);
+        let later = now + TEMP_LEFTOVER_AGE + Duration::from_secs(1);
         assert_eq!(sweep_temp_leftovers(dir.path(), later), 2);
         for (name, temp) in names {
             assert_eq!(!dir.path().join(name).exists(), temp, "{name}");

@@ -675,7 +675,10 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
     let rules = load_rules(args.rules.rules.as_ref())?;
     let ctx = Lens {
         agent: args.agent,
-        now: args.now.unwrap_or_else(Utc::now),
+        now: match args.now {
+            Some(now) => now,
+            None => crate::time::now()?,
+        },
         zone: Zone::Utc,
         approval: load_approval(&args.rules, false)?,
     };

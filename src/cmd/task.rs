@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use chrono::{SecondsFormat, Utc};
+use chrono::SecondsFormat;
 use clap::{Args, Subcommand};
 
 use crate::error::{Conflict, Verdict};
@@ -76,7 +76,7 @@ fn new(args: &NewArgs) -> Result<Verdict> {
     if let Some(goal) = &args.goal {
         scaffold::check_goal(goal).map_err(anyhow::Error::msg)?;
     }
-    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+    let now = crate::time::now()?.to_rfc3339_opts(SecondsFormat::Secs, true);
     let module = NewModule {
         name,
         title,

@@ -79,7 +79,10 @@ pub fn record(payload: &Payload, extra: Option<Extra>) -> Vec<String> {
             if payload.hook_event_name.as_deref() == Some("SessionStart")
                 && payload.source.as_deref() == Some("startup")
             {
-                store.prune(std::time::SystemTime::now());
+                // Ages are the file system's (see `fsx::file_system_now`), not the clock's.
+                if let Ok(fs_now) = crate::fsx::file_system_now(&store.dir) {
+                    store.prune(fs_now);
+                }
             }
         }
         Err(err) => lines.push(format!(

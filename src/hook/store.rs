@@ -814,16 +814,17 @@ mod tests {
             store.record(&key, &event(i), None, at(i), &mut w).unwrap();
         }
         assert!(store.hook_path(&key).exists() && store.journal_path(&key).exists());
-        let old = std::time::SystemTime::now() - PRUNE_AFTER - Duration::from_secs(60);
+        let now = crate::fsx::file_system_now(tmp.path()).unwrap();
+        let old = now - PRUNE_AFTER - Duration::from_secs(60);
         fs::File::options()
             .write(true)
             .open(store.hook_path(&key))
             .unwrap()
             .set_modified(old)
             .unwrap();
-        store.prune(std::time::SystemTime::now());
+        store.prune(now);
         assert!(store.hook_path(&key).exists(), "its journal is young");
-        store.prune(std::time::SystemTime::now() + PRUNE_AFTER + Duration::from_secs(120));
+        store.prune(now + PRUNE_AFTER + Duration::from_secs(120));
         assert!(!store.hook_path(&key).exists() && !store.journal_path(&key).exists());
     }
 

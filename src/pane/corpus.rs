@@ -342,7 +342,7 @@ mod tests {
             RuleSet::embedded(),
             &Lens::new(
                 Agent::Generic,
-                chrono::Utc::now(),
+                chrono::DateTime::UNIX_EPOCH,
                 crate::pane::reset::Zone::Utc,
             ),
         );

@@ -148,7 +148,12 @@ mod tests {
         assert_eq!(mark.at.to_rfc3339(), "2026-01-01T08:00:00+00:00");
         std::fs::write(&file, r#"{"status":"executing"}"#).unwrap();
         let mark = status_mark(dir.path()).unwrap().unwrap();
-        assert!((Utc::now() - mark.at).num_seconds().abs() < 60, "{mark:?}");
+        let modified: DateTime<Utc> = std::fs::metadata(&file).unwrap().modified().unwrap().into();
+        assert_eq!(
+            mark.at.timestamp_micros(),
+            modified.timestamp_micros(),
+            "{mark:?}"
+        );
         for bad in [r#"{"updated_at":"yesterday"}"#, "{", r#"{"updated_at":7}"#] {
             std::fs::write(&file, bad).unwrap();
             assert!(status_mark(dir.path()).is_err(), "{bad}");

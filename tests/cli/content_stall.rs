@@ -175,7 +175,19 @@ fn stall_check_sends_no_continuation_once_the_status_moved_on() {
         r#"{"status":"executing","updated_at":"2027-01-01T10:05:00+01:00"}"#,
     )
     .unwrap();
-    let report = check(&sb, &agent, &["--apply", "--task", task.to_str().unwrap()]);
+    // Two minutes after that update, on the command's clock (never the wall clock: the date
+    // would otherwise be a time bomb, and the suite also runs a year ahead).
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", "2027-01-01T09:07:00Z")
+        .args(["stall", "check", "--target", &agent, "--state"])
+        .arg(sb.path("stall.json"))
+        .args(["--apply", "--task", task.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let report = &json_lines(&output)[0];
+    assert_eq!(report["step_elapsed_seconds"], 120, "{report}");
     assert_ne!(report["action"], "continue", "{report}");
     assert_eq!(settle(&log), "");
 }

@@ -473,6 +473,10 @@ fn all_panes_checks_every_pane_in_one_call() {
     for name in ["a", "b", "c"] {
         start(&sb, name, "sleep 30");
     }
+    // The shell tmux starts the command with is in front until it has exec'd sleep.
+    for name in ["a", "b", "c"] {
+        wait_for(&sb, name, "sleep in front", |_, command| command == "sleep");
+    }
     let output = sb
         .cmd()
         .args(["stall", "check", "--all-panes", "--state"])
@@ -485,7 +489,8 @@ fn all_panes_checks_every_pane_in_one_call() {
     assert!(
         reports
             .iter()
-            .all(|r| r["foreground"] == "sleep" && r["verdict"] == "progress")
+            .all(|r| r["foreground"] == "sleep" && r["verdict"] == "progress"),
+        "{reports:?}"
     );
     // One missing target among several: its error is one line, the others are still checked.
     let output = sb
