@@ -740,6 +740,8 @@ fn ready_means_a_shell_prompt_and_nothing_running() {
         (Some(0), "ready\n")
     );
     let busy = start(&sb, "busy", "sleep 30");
+    // The shell tmux starts the command with is in front until it has exec'd sleep.
+    wait_for(&sb, &busy, "sleep in front", |_, c| c == "sleep");
     let output = sb
         .cmd()
         .args(["pane", "ready", &busy, "--format", "json"])

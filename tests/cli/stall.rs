@@ -561,6 +561,10 @@ fn a_corrupt_truncated_or_symlinked_state_file_is_an_error_not_a_reset() {
 fn the_default_state_lives_in_the_state_dir_and_counts_across_runs() {
     let sb = Sandbox::new();
     start(&sb, "agent", "sleep 30");
+    // The same screen and foreground every time: the shell tmux starts sleep with first.
+    wait_for(&sb, "agent", "sleep in front", |_, command| {
+        command == "sleep"
+    });
     for expected in [0, 1, 2] {
         let output = sb
             .cmd()
