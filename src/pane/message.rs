@@ -13,11 +13,19 @@
 //!   `⎿` lines Claude Code attaches below it (`⎿  Interrupted · …`). `● API Error: …` lines
 //!   are the classifier's business (api-error, rate-limit), not messages.
 //!
+//! Claude Code's own lines are never the agent's words (issue 29): the summary it draws for a
+//! group of tool calls (`● Running 1 shell command… (ctrl+o to expand)`, `Read 3 files`,
+//! `Listed 1 directory`, `Searched for 2 patterns`, indented under the text before them or a
+//! block of their own) stands for tool calls, and hook lines, tips and notices are dropped.
+//!
 //! A screen gives its text messages in order, whether the agent's last word is a text
 //! message, and a fingerprint of all blocks. A new message is one that arrives with a new
 //! block list ending in a text message, so an idle screen that shows the same last message
-//! at every heartbeat is never counted twice; text messages separated only by tool calls are
-//! consecutive messages.
+//! at every heartbeat is never counted twice. Text messages separated only by tool calls are
+//! consecutive messages, and the same message repeats only while the calls between the copies
+//! repeat too: a model that writes the same preamble before different calls (`I'll run the
+//! next step.` → `Bash(rm a)`, `I'll run the next step.` → `Bash(rm b)`) is making progress,
+//! and a group summary hides which calls it stands for, so it never continues a run.
 //!
 //! Messages are compared as [`normalize_message`] prints them (terminal escapes removed,
 //! whitespace runs collapsed), so a re-rendered but identical message is the same message;
@@ -39,6 +47,12 @@ pub struct Messages {
     pub texts: Vec<String>,
     /// The last block is a text message (the agent's latest word, not a tool call).
     pub last_is_text: bool,
+    /// How many of the text messages at the end are the same message, with the same tool
+    /// calls between the copies (see the module doc).
+    pub repeats: u32,
+    /// The screen shows where that run of copies began (a text before it breaks it), so
+    /// `repeats` is the whole run; otherwise earlier copies may have scrolled away.
+    pub run_known: bool,
     /// The hashes of the last [`TAIL`] blocks on the screen (text and tool calls), as 16 hex
     /// digits each joined by `.`: compared with [`same_transcript`], it tells a new block
     /// from a screen that only scrolled.
@@ -72,27 +86,52 @@ impl Messages {
             .flatten()
     }
 
-    /// How many of the visible text messages at the end are the same message.
+    /// How many of the visible text messages at the end are the same message (with the same
+    /// tool calls between them).
     pub fn trailing_repeats(&self) -> u32 {
-        trailing_repeats(&self.texts)
+        self.repeats
     }
+}
+
+/// What a block of the transcript is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The agent's words.
+    Text,
+    /// One tool call and its results (`Bash(npm test)`).
+    Tool,
+    /// Claude Code's summary of a group of tool calls (`Running 1 shell command…`): calls
+    /// whose identity the screen does not show.
+    Summary,
 }
 
 struct Block {
     text: String,
-    tool: bool,
+    kind: Kind,
+}
+
+impl Block {
+    fn is_text(&self) -> bool {
+        self.kind == Kind::Text && !is_api_error(&self.text)
+    }
+
+    /// What a tool block stands for when two runs of calls are compared: the call itself
+    /// (its first line), not its results, which carry timings.
+    fn call(&self) -> &str {
+        self.text.split(" ⎿").next().unwrap_or(&self.text)
+    }
 }
 
 /// Read the messages of a Claude Code screen (plain text, as `capture-pane -p -J` gives it).
 pub fn claude(screen: &str) -> Messages {
     let mut blocks: Vec<Block> = Vec::new();
-    let mut current: Option<(Vec<&str>, bool)> = None;
+    let mut current: Option<(Vec<&str>, Kind)> = None;
     let mut results = false;
-    let flush = |current: &mut Option<(Vec<&str>, bool)>, blocks: &mut Vec<Block>| {
-        if let Some((lines, tool)) = current.take() {
+    let flush = |current: &mut Option<(Vec<&str>, Kind)>, blocks: &mut Vec<Block>| {
+        if let Some((lines, kind)) = current.take() {
             blocks.push(Block {
                 text: normalize_message(&lines.join("\n")),
-                tool,
+                kind,
             });
         }
     };
@@ -101,7 +140,14 @@ pub fn claude(screen: &str) -> Messages {
         if let Some(rest) = line.strip_prefix(MARKERS) {
             flush(&mut current, &mut blocks);
             let rest = rest.trim_start();
-            current = Some((vec![rest], is_tool_call(rest)));
+            let kind = if is_tool_call(rest) {
+                Kind::Tool
+            } else if is_group_summary(rest) {
+                Kind::Summary
+            } else {
+                Kind::Text
+            };
+            current = Some((vec![rest], kind));
             results = false;
             continue;
         }
@@ -109,16 +155,22 @@ pub fn claude(screen: &str) -> Messages {
             flush(&mut current, &mut blocks);
             continue;
         }
-        let Some((lines, tool)) = current.as_mut() else {
+        let Some((lines, kind)) = current.as_mut() else {
             continue;
         };
         let trimmed = line.trim_start();
+        if *kind == Kind::Text && !results && is_group_summary(trimmed) {
+            // The calls after the text, summarised under it: the text ends here.
+            flush(&mut current, &mut blocks);
+            current = Some((vec![trimmed], Kind::Summary));
+            continue;
+        }
         if trimmed.starts_with('⎿') {
             results = true;
         }
         // A tool's results are part of the call; a text message ends where Claude Code's
         // own notes under it (`⎿  Interrupted`) begin.
-        if *tool || !results {
+        if *kind != Kind::Text || !results {
             lines.push(line);
         }
     }
@@ -128,24 +180,65 @@ pub fn claude(screen: &str) -> Messages {
         .iter()
         .map(|block| {
             let mut hasher = Xxh3::new();
-            hasher.update(&[u8::from(block.tool)]);
+            hasher.update(&[u8::from(block.kind != Kind::Text)]);
             hasher.update(block.text.as_bytes());
             format!("{:016x}", hasher.digest())
         })
         .collect::<Vec<_>>()
         .join(".");
-    let last_is_text = blocks
-        .last()
-        .is_some_and(|b| !b.tool && !is_api_error(&b.text));
+    let last_is_text = blocks.last().is_some_and(Block::is_text);
+    let (repeats, run_known) = repeats(&blocks);
     Messages {
         texts: blocks
             .into_iter()
-            .filter(|b| !b.tool && !is_api_error(&b.text))
+            .filter(Block::is_text)
             .map(|b| b.text)
             .collect(),
         last_is_text,
+        repeats,
+        run_known,
         fingerprint,
     }
+}
+
+/// How many text messages at the end are the same message with the same calls between the
+/// copies: the run stops at a different text, at calls that differ from the calls after the
+/// last copy, and at a group summary (its calls are unknown). Empty texts are dropped before.
+/// Also: whether the screen shows what broke the run (else it may go on above the screen).
+fn repeats(blocks: &[Block]) -> (u32, bool) {
+    // Each text with the calls that follow it, up to the next text.
+    let mut segments: Vec<(&str, Vec<&Block>)> = Vec::new();
+    for block in blocks {
+        if block.is_text() {
+            segments.push((&block.text, Vec::new()));
+        } else if let Some((_, calls)) = segments.last_mut()
+            && !is_api_error(&block.text)
+        {
+            calls.push(block);
+        }
+    }
+    let Some(((last, _), earlier)) = segments.split_last() else {
+        return (0, false);
+    };
+    let calls_of = |calls: &[&Block]| -> Option<Vec<String>> {
+        calls
+            .iter()
+            .map(|b| (b.kind == Kind::Tool).then(|| b.call().to_string()))
+            .collect()
+    };
+    let mut count = 1;
+    let mut between: Option<Vec<String>> = None;
+    for (text, calls) in earlier.iter().rev() {
+        let Some(calls) = calls_of(calls) else {
+            return (count, true);
+        };
+        if text != last || between.as_ref().is_some_and(|b| *b != calls) {
+            return (count, true);
+        }
+        between = Some(calls);
+        count += 1;
+    }
+    (count, false)
 }
 
 /// `Bash(npm test)`, `Read(src/x.rs)`, `mcp__github__create_issue(…)`: a name and `(`.
@@ -184,6 +277,80 @@ fn is_claude_ui(text: &str) -> bool {
         || text.starts_with("Stop says:")
         || text.starts_with("Tip:")
         || text.starts_with("Notice:")
+}
+
+/// Claude Code's summary of a group of tool calls (2.1.332), as it draws it while the calls
+/// run and after: `Running 1 shell command…`, `Ran 2 shell commands`, `Read 3 files`,
+/// `Listed 1 directory`, `Searched for 2 patterns, read 1 file`, `Called 2 tools`, each
+/// perhaps followed by `(ctrl+o to expand)`. Its first item is a verb of Claude Code's list
+/// with a count and a noun of its list (so "Ran 3 checks", the model's words, is not one),
+/// or any of its verbs with the `(ctrl+o to expand)` hint.
+fn is_group_summary(line: &str) -> bool {
+    const VERBS: [&str; 24] = [
+        "Running",
+        "Ran",
+        "Reading",
+        "Read",
+        "Listing",
+        "Listed",
+        "Searching for",
+        "Searched for",
+        "Calling",
+        "Called",
+        "Recalling",
+        "Recalled",
+        "Writing",
+        "Wrote",
+        "Editing",
+        "Edited",
+        "Making",
+        "Made",
+        "Publishing",
+        "Published",
+        "Thinking",
+        "Thought",
+        "Did not run",
+        "No result recorded for",
+    ];
+    const NOUNS: [&str; 14] = [
+        "shell command",
+        "file",
+        "director",
+        "pattern",
+        "tool",
+        "agent",
+        "memor",
+        "call",
+        "other call",
+        "scratchpad edit",
+        "time",
+        "PreToolUse hook",
+        "MCP",
+        "hook",
+    ];
+    let line = line.trim();
+    let hinted = line.contains("(ctrl+o to expand)");
+    let Some(rest) = VERBS
+        .iter()
+        .find_map(|verb| line.strip_prefix(verb).filter(|r| r.starts_with(' ')))
+    else {
+        return false;
+    };
+    if hinted {
+        return true;
+    }
+    let rest = rest.trim_start();
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let noun = rest[digits..].trim_start();
+    // The item ends at the first `,` or `…`; nothing but more items may follow.
+    let item = noun.split([',', '…']).next().unwrap_or(noun).trim_end();
+    NOUNS.iter().any(|n| {
+        item.strip_prefix(n)
+            .is_some_and(|tail| matches!(tail, "" | "s" | "y" | "ies" | "es"))
+    })
 }
 
 fn is_api_error(text: &str) -> bool {
@@ -383,6 +550,106 @@ mod tests {
         let old = claude(&screen.replace('●', "⏺"));
         assert_eq!(old.trailing_repeats(), 3);
         assert_eq!(old.fingerprint, messages.fingerprint);
+    }
+
+    /// The same-preamble model of issue 29 (a real 2.1.332 screen, `tests/live/`): the same
+    /// words before each of several different calls are no repeated message.
+    #[test]
+    fn the_same_preamble_before_different_calls_is_no_repeat() {
+        let screen = "\
+❯ Clean up
+
+● I'll run the next step.
+
+● Bash(touch f0)
+  ⎿  Done
+  ⎿  Allowed by PermissionRequest hook
+
+● I'll run the next step.
+
+● Bash(rm -rf dir0)
+  ⎿  Done
+
+● I'll run the next step.
+";
+        let messages = claude(screen);
+        assert_eq!(messages.latest(), Some("I'll run the next step."));
+        assert_eq!(messages.texts.len(), 3);
+        assert_eq!(messages.trailing_repeats(), 2, "the last two copies");
+        assert!(
+            messages.run_known,
+            "the first copy, before other calls, breaks the run"
+        );
+        // The same call between every copy is a repeat (results and timings aside).
+        let same = claude(&screen.replace("rm -rf dir0", "touch f0"));
+        assert_eq!(same.trailing_repeats(), 3);
+        assert!(
+            !same.run_known,
+            "the first copy is the first text on screen"
+        );
+    }
+
+    #[test]
+    fn claude_codes_group_summaries_are_calls_not_words() {
+        // The line issue 29's run took for the agent's words, as its own block.
+        let screen = "\
+❯ Clean up
+
+● Running 1 shell command… (ctrl+o to expand)
+
+● Running 1 shell command…
+
+● Running 1 shell command… (ctrl+o to expand)
+";
+        let messages = claude(screen);
+        assert!(messages.texts.is_empty(), "{:?}", messages.texts);
+        assert_eq!(messages.latest(), None);
+        assert_eq!(messages.trailing_repeats(), 0);
+        // Under the text before it (a real 2.1.332 screen): the text ends at the summary,
+        // and the agent's last word is the call.
+        let under = "\
+● I'll run the next step.
+  Listed 1 directory (ctrl+o to expand)
+
+● I'll run the next step.
+  Read 2 files (ctrl+o to expand)
+
+● I'll run the next step.
+  Ran 1 shell command
+";
+        let messages = claude(under);
+        assert_eq!(messages.texts, ["I'll run the next step."; 3]);
+        assert_eq!(messages.latest(), None);
+        // A summary hides its calls: it never continues a run of copies.
+        assert_eq!(messages.trailing_repeats(), 1);
+        assert_eq!(
+            claude(&format!("{under}\n● I'll run the next step.\n")).trailing_repeats(),
+            1
+        );
+        for ui in [
+            "Running 1 shell command…",
+            "Running 1 shell command… (ctrl+o to expand)",
+            "Ran 2 shell commands",
+            "Read 1 file (ctrl+o to expand)",
+            "Reading 3 files…",
+            "Listed 2 directories",
+            "Searched for 2 patterns, read 1 file (ctrl+o to expand)",
+            "Called 3 tools",
+            "Thought for 4s (ctrl+o to expand)",
+            "Did not run 1 call",
+        ] {
+            assert!(is_group_summary(ui), "{ui}");
+        }
+        for words in [
+            "Ran 3 checks",
+            "Running the tests now.",
+            "Read the parser and found the bug.",
+            "Read 3 files and fixed the bug.",
+            "Listed the files.",
+            "I ran 1 shell command",
+        ] {
+            assert!(!is_group_summary(words), "{words}");
+        }
     }
 
     fn screen(blocks: &[String]) -> String {

@@ -199,6 +199,9 @@ pub struct MessageMark {
     pub latest: Option<String>,
     /// How many times in a row the screen shows it.
     pub visible: u32,
+    /// `visible` is the whole run of copies (the screen shows what came before it, or the
+    /// count comes from the hooks): a count kept between heartbeats gives way to it.
+    pub run_known: bool,
     /// Fingerprint of all blocks on screen.
     pub fingerprint: String,
 }
@@ -208,6 +211,7 @@ impl MessageMark {
         MessageMark {
             latest: messages.latest().map(str::to_string),
             visible: messages.trailing_repeats(),
+            run_known: messages.run_known,
             fingerprint: messages.fingerprint.clone(),
         }
     }

@@ -374,6 +374,8 @@ pub fn hook_messages(record: &Record) -> Option<MessageMark> {
     Some(MessageMark {
         latest: Some(message.text.clone()),
         visible: record.repeats.max(1),
+        // The hooks count every Stop: their run is the whole run.
+        run_known: true,
         fingerprint: format!(
             "hook{}{}",
             record.stops,

@@ -660,6 +660,96 @@ mod tests {
             state = next;
         }
     }
+
+    /// Issue 29's false `reasoning_loop`: a model that writes the same preamble before each
+    /// of several different calls, each call waiting for a person at a permission prompt.
+    /// Neither the preamble (different calls follow each copy), nor Claude Code's summary of
+    /// the pending call, nor any screen while the prompt waits is a loop.
+    #[test]
+    fn the_same_preamble_before_different_prompted_calls_is_no_reasoning_loop() {
+        let preamble = "I'll run the next step.";
+        let mut state = StallState::default();
+        let mut screen = String::from("❯ Clean up\n\n");
+        let mut at = 0;
+        let mut beat = |state: &mut StallState, shown: &str, class: Class, action: Action| {
+            at += 1;
+            let obs = Sample {
+                hash: format!("h{at}"),
+                class,
+                action,
+                observe_only: false,
+                answered_marker: None,
+                signal: None,
+                messages: Some(MessageMark::of(&crate::pane::message::claude(shown))),
+                status: None,
+                external_wait: None,
+                hint: Hint::Screen,
+            };
+            let (next, diagnosis) = heartbeat(
+                state,
+                &obs,
+                DateTime::from_timestamp(1_800_000_000 + at * 20, 0).unwrap(),
+                &Limits::default(),
+                ALL,
+            );
+            assert_ne!(
+                diagnosis.condition,
+                Condition::ReasoningLoop,
+                "{shown}\n{diagnosis:?}"
+            );
+            *state = next;
+        };
+        for i in 0..6 {
+            // The preamble has streamed, its call not drawn yet: the agent's latest word.
+            screen.push_str(&format!("● {preamble}\n\n"));
+            beat(&mut state, &screen, Class::Working, Action::None);
+            // The call waits for a person, under Claude Code's summary line or as itself.
+            let pending = if i % 2 == 0 {
+                "● Running 1 shell command… (ctrl+o to expand)\n\n".to_string()
+            } else {
+                format!("● Bash(rm -rf dir{i})\n  ⎿  Waiting…\n\n")
+            };
+            let prompt = format!(
+                "{screen}{pending}────────\n Bash command\n rm -rf dir{i}\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n"
+            );
+            for _ in 0..3 {
+                beat(&mut state, &prompt, Class::Permission, Action::Escalate);
+            }
+            screen.push_str(&format!("● Bash(rm -rf dir{i})\n  ⎿  Done\n\n"));
+            beat(&mut state, &screen, Class::Working, Action::None);
+        }
+        assert!(state.message_repeats <= 2, "{state:?}");
+        // The same words before the same call, again and again, still are a loop.
+        let mut state = StallState::default();
+        let mut screen = String::from("❯ Fix the test\n\n");
+        let mut looped = false;
+        for i in 0..4 {
+            screen.push_str("● Let me check the tests.\n\n");
+            let obs = Sample {
+                hash: format!("l{i}"),
+                class: Class::Working,
+                action: Action::None,
+                observe_only: false,
+                answered_marker: None,
+                signal: None,
+                messages: Some(MessageMark::of(&crate::pane::message::claude(&screen))),
+                status: None,
+                external_wait: None,
+                hint: Hint::Screen,
+            };
+            let (next, diagnosis) = heartbeat(
+                &state,
+                &obs,
+                DateTime::from_timestamp(1_800_000_000 + i * 60, 0).unwrap(),
+                &Limits::default(),
+                ALL,
+            );
+            looped |= diagnosis.condition == Condition::ReasoningLoop;
+            state = next;
+            screen.push_str("● Bash(cargo test)\n  ⎿  test result: FAILED\n\n");
+        }
+        assert!(looped, "{state:?}");
+    }
     use chrono::Duration;
     use proptest::prelude::*;
 

@@ -9,8 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Condition, Diagnosis, Effects, Limits, Response, Sample, StallState};
+use super::{Condition, Diagnosis, Effects, Hint, Limits, Response, Sample, StallState};
 use crate::pane::message::{self, normalize_message};
+use crate::pane::{Action, Class};
 
 /// Identical consecutive messages that make a reasoning loop (seed 002).
 pub const REPEAT_LIMIT: u32 = 3;
@@ -68,15 +69,21 @@ impl RepeatState {
     }
 
     /// The state after a new message that the screen shows `visible` times in a row (the
-    /// same text between tool calls, all still on screen): at least one more than before when
-    /// it repeats the last message, and never fewer than the screen shows.
-    pub fn observe_seen(self, message: &str, visible: u32) -> RepeatState {
+    /// same text between the same tool calls, all still on screen): at least one more than
+    /// before when it repeats the last message, and never fewer than the screen shows — or,
+    /// when the screen shows where the run began (`known`), exactly what it shows: a copy
+    /// after different calls starts a new run however the count stood.
+    pub fn observe_seen(self, message: &str, visible: u32, known: bool) -> RepeatState {
         let next = self.observe(message);
         if next.last.is_none() {
             return next;
         }
         RepeatState {
-            count: next.count.max(visible),
+            count: if known {
+                visible.max(1)
+            } else {
+                next.count.max(visible)
+            },
             ..next
         }
     }
@@ -110,6 +117,11 @@ pub(super) fn check(
     effects: Effects,
 ) -> Option<Diagnosis> {
     let messages = obs.messages.as_ref()?;
+    if waits_on_person(obs) {
+        // A prompt waits for a person or a permission: the agent is not looping, and what
+        // it said before the prompt is counted once the prompt is gone (issue 29).
+        return None;
+    }
     if messages.fingerprint.is_empty() {
         // No blocks on screen (a fresh start, a cleared screen): nothing new was said.
         return None;
@@ -123,7 +135,9 @@ pub(super) fn check(
     }
     next.transcript = Some(messages.fingerprint.clone());
     let latest = messages.latest.as_deref()?;
-    let repeats = next.repeats().observe_seen(latest, messages.visible);
+    let repeats = next
+        .repeats()
+        .observe_seen(latest, messages.visible, messages.run_known);
     next.message_hash = repeats.last_hex();
     next.message_repeats = repeats.count;
     if obs.observe_only || !repeats.is_loop(limits.repeat_limit) {
@@ -140,6 +154,16 @@ pub(super) fn check(
     );
     diagnosis.perform = effects.stop;
     Some(diagnosis)
+}
+
+/// The screen holds a question for a person or a permission: a prompt or dialog on screen,
+/// anything the classifier escalates, or the hooks' word that a prompt is up.
+fn waits_on_person(obs: &Sample) -> bool {
+    matches!(
+        obs.class,
+        Class::Permission | Class::YesNo | Class::Trust | Class::Auth | Class::Picker
+    ) || obs.action == Action::Escalate
+        || obs.hint != Hint::Screen
 }
 
 fn shorten(text: &str, max: usize) -> String {
@@ -221,15 +245,20 @@ mod tests {
         ) {
             let (mut plain, mut seen) = (RepeatState::default(), RepeatState::default());
             for (m, visible) in &messages {
-                let once = seen.observe_seen(m, 1);
+                let once = seen.observe_seen(m, 1, false);
                 prop_assert_eq!(once, seen.observe(m));
                 plain = plain.observe(m);
-                seen = seen.observe_seen(m, *visible);
+                seen = seen.observe_seen(m, *visible, false);
                 if !normalize_message(m).is_empty() {
                     prop_assert!(seen.count >= *visible);
                     prop_assert!(seen.count >= plain.count);
                 }
                 prop_assert_eq!(RepeatState::from_hex(seen.last_hex().as_deref(), seen.count), seen);
+                // A screen that shows where the run began has the last word on the count.
+                let known = seen.observe_seen(m, *visible, true);
+                if !normalize_message(m).is_empty() {
+                    prop_assert_eq!(known.count, (*visible).max(1));
+                }
             }
         }
 
