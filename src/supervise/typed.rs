@@ -362,6 +362,7 @@ fn failure(hook: &Record, window_exhausted: bool) -> HookFailure {
     let says_limit = banner.contains("hit your") || banner.contains("usage limit");
     HookFailure {
         usage_limit: kind == "rate_limit" && (says_limit || window_exhausted),
+        credit: banner.contains("credit balance"),
         kind,
         at: hook.since,
     }

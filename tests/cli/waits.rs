@@ -810,6 +810,62 @@ fn run_watch_resumes_at_the_reset_not_at_the_next_heartbeat() {
     );
 }
 
+/// Issue 29: a 401 was scheduled for resuming ("resume 1 of 5 at +60 s") although its screen
+/// read `auth` from the first second. The real Claude Code 2.1.332 recording (a key the API
+/// refuses, `tests/fixtures/hook/claude-code/auth-401`): its StopFailure
+/// `authentication_failed` and its screen escalate on the first tick; nothing is ever typed.
+#[test]
+fn a_401_is_escalated_at_once_and_never_resumed() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "login",
+        &["tests/fixtures/hook/claude-code/auth-401/screen-auth-401.txt"],
+    );
+    let t0 = time("2027-03-01T10:00:00Z");
+    start(&sb, "login", &target, &stamp(t0), &["--timeout", "1h"]);
+    let payload = fs::read(
+        "tests/fixtures/hook/claude-code/auth-401/04-StopFailure-authentication_failed.json",
+    )
+    .unwrap();
+    let output = crate::typed_tick::in_pane(
+        &sb,
+        &target,
+        &stamp(t0),
+        &["hook", "stop-failure"],
+        &payload,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let events = tick(&sb, "login", &stamp(t0 + chrono::Duration::seconds(1)), &[]);
+    assert_eq!(events[0]["decision"], "escalate", "{}", events[0]);
+    let reasons = events[0]["reasons"].to_string();
+    assert!(
+        reasons.contains("authentication_failed") && !reasons.contains("resume"),
+        "{reasons}"
+    );
+    assert!(events[0]["run"]["wait"].is_null(), "{}", events[0]);
+    assert_eq!(
+        events[0]["run"]["needs_person"]["kind"], "auth",
+        "{}",
+        events[0]
+    );
+    for secs in [30, 75, 200, 1000] {
+        let events = tick(
+            &sb,
+            "login",
+            &stamp(t0 + chrono::Duration::seconds(secs)),
+            &[],
+        );
+        assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+        assert!(
+            !events[0].to_string().contains("resume 1 of"),
+            "{}",
+            events[0]
+        );
+    }
+    assert_eq!(settle(&keys), "", "nothing typed");
+}
+
 #[test]
 fn a_stop_failure_the_hooks_recorded_is_resumed_once_after_its_backoff() {
     let sb = Sandbox::new();

@@ -17,7 +17,10 @@
 //! | unknown screen | the screen changes | `--unknown-after` | escalate once, with its last lines | runs |
 //!
 //! Weekly limits (unless `--wait-weekly`), billing and paid options are not waits: they
-//! escalate at once and nothing is typed.
+//! escalate at once and nothing is typed; so are StopFailure errors that cannot clear by
+//! themselves (a login, an account, a bill, an invalid request: [`HookFailure::needs_person`]),
+//! and a give-up whose screen a person must answer (the record and the screen must agree
+//! before a resume is planned).
 //!
 //! Resumes are exactly once: the decision says what to type ([`Act::Resume`]) and the state
 //! change it makes ([`resumed`]); the driver records that change in the registry under the
@@ -433,7 +436,32 @@ pub struct HookFailure {
     pub kind: String,
     /// It is a usage limit (its banner says so, or a status-line window is at 100%).
     pub usage_limit: bool,
+    /// Its banner (`last_assistant_message`) says the credit balance is too low.
+    pub credit: bool,
     pub at: Time,
+}
+
+impl HookFailure {
+    /// The escalation slug of a failure that cannot clear by itself — a login, an account, a
+    /// bill, a request the API refuses as made — so resuming would only fail again (issue
+    /// 29: a 401 was scheduled for resuming). `None`: a transient error (`rate_limit`,
+    /// `overloaded`, `server_error`, `max_output_tokens`, `unknown`), resumed with backoff.
+    /// The kinds are Claude Code 2.1.332's (its SDK's `error` enum).
+    pub fn needs_person(&self) -> Option<&'static str> {
+        if self.credit {
+            return Some("billing");
+        }
+        match self.kind.as_str() {
+            "authentication_failed"
+            | "oauth_org_not_allowed"
+            | "account_on_hold"
+            | "verification_required"
+            | "cloud_credential_error" => Some("auth"),
+            "billing_error" => Some("billing"),
+            "invalid_request" | "model_not_found" => Some("invalid-request"),
+            _ => None,
+        }
+    }
 }
 
 /// A wait recorded outside the screen (`hook stop-failure`'s quota-wait record).
@@ -677,6 +705,23 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
             "billing",
             format!(
                 "billing or a paid option on screen ({billing:?}): a person decides, autoctl never picks one"
+            ),
+        );
+    }
+    if let Some(failure) = &obs.failure
+        && let Some(kind) = failure.needs_person()
+    {
+        return escalate(
+            next,
+            kind,
+            format!(
+                "the agent's turn failed with StopFailure {}{}: it cannot clear by itself; a person decides, nothing is typed",
+                failure.kind,
+                if failure.credit {
+                    " (credit balance too low)"
+                } else {
+                    ""
+                }
             ),
         );
     }
@@ -972,6 +1017,19 @@ fn gave_up(
         }
         _ => return None,
     };
+    // A resume is planned only when the typed record and the screen agree that the agent
+    // gave up on an error it may get past: a screen a person must answer (a login, a
+    // dialog, a menu) is theirs, whatever the record says.
+    if !resumable_screen(obs.class) {
+        return Some(escalate(
+            next,
+            "gave-up",
+            format!(
+                "the agent gave up ({what}) but the screen shows {}: no resume, a person decides",
+                obs.class.as_str()
+            ),
+        ));
+    }
     if next.resumes >= limits.max_resumes {
         let why = format!(
             "the agent gave up again ({what}) after {} resumes this step (--max-resumes)",
@@ -1013,6 +1071,13 @@ fn gave_up(
         // Its maximum is the backoff: the clock runs again from the resume on.
         pauses: false,
     })
+}
+
+/// Screens a resume may be typed into after a give-up: the idle prompt, or the error the
+/// agent gave up on (the classifier's action there is `escalate`; the wait core resumes it
+/// within `--max-resumes`). A login, a dialog, a menu or a prompt is a person's.
+fn resumable_screen(class: Class) -> bool {
+    matches!(class, Class::Idle | Class::ApiError | Class::RateLimit)
 }
 
 fn stream(

@@ -561,6 +561,7 @@ fn failure(kind: &str, usage_limit: bool) -> HookFailure {
     HookFailure {
         kind: kind.into(),
         usage_limit,
+        credit: false,
         at: min(0),
     }
 }
@@ -778,5 +779,103 @@ proptest! {
                 prop_assert!(waited - before_waited <= between(start, end).as_secs());
             }
         }
+    }
+}
+
+/// Issue 29: a 401 (StopFailure `authentication_failed`) was scheduled for resuming. Errors
+/// that cannot clear by themselves escalate on the first tick that sees them, and nothing is
+/// ever typed.
+#[test]
+fn a_stop_failure_that_cannot_clear_escalates_at_once() {
+    for (kind, credit, slug) in [
+        ("authentication_failed", false, "auth"),
+        ("oauth_org_not_allowed", false, "auth"),
+        ("billing_error", false, "billing"),
+        ("invalid_request", false, "invalid-request"),
+        ("model_not_found", false, "invalid-request"),
+        // The API's "credit balance is too low" is a 400 invalid_request; its banner decides.
+        ("invalid_request", true, "billing"),
+        ("unknown", true, "billing"),
+    ] {
+        let mut sim = Sim::new();
+        sim.failure = Some(HookFailure {
+            credit,
+            ..failure(kind, false)
+        });
+        let v = sim.tick(&idle(), "idle", min(0));
+        assert_eq!(
+            v.act,
+            Act::Escalate {
+                kind: slug,
+                stall_limit: false
+            },
+            "{kind}: {}",
+            v.reason
+        );
+        assert!(v.reason.contains(kind), "{}", v.reason);
+        // The run waits for a person: nothing typed, however long.
+        for minute in 1..90 {
+            let v = sim.tick(&idle(), "idle", min(minute));
+            assert!(
+                !matches!(v.act, Act::Resume(_) | Act::Escalate { .. }),
+                "{kind} minute {minute}: {v:?}"
+            );
+        }
+        assert!(sim.typed.is_empty(), "{kind}: {:?}", sim.typed);
+        assert!(sim.state.open.is_none());
+    }
+    // The transient kinds are still resumed after their backoff.
+    for kind in [
+        "rate_limit",
+        "overloaded",
+        "server_error",
+        "max_output_tokens",
+        "unknown",
+    ] {
+        assert_eq!(failure(kind, false).needs_person(), None, "{kind}");
+    }
+}
+
+/// The record and the screen must agree before a resume is planned: a give-up (recorded or
+/// on screen) whose screen a person must answer (a login, a dialog) is escalated, never
+/// resumed; on the idle prompt or the error itself it is resumed as before.
+#[test]
+fn a_give_up_is_resumed_only_on_a_screen_that_agrees() {
+    for class in [
+        Class::Auth,
+        Class::Trust,
+        Class::Picker,
+        Class::Permission,
+        Class::Unknown,
+    ] {
+        for (screen, failure_kind) in [(idle(), Some("server_error")), (gave_up(), None)] {
+            let mut sim = Sim::new();
+            sim.failure = failure_kind.map(|k| failure(k, false));
+            let obs = WaitObs {
+                failure: sim.failure.clone(),
+                ..seen("h", class, &screen, "s1")
+            };
+            let v = sim.apply(&obs, min(0));
+            assert!(
+                matches!(
+                    v.act,
+                    Act::Escalate {
+                        kind: "gave-up",
+                        ..
+                    }
+                ),
+                "{class:?} {failure_kind:?}: {v:?}"
+            );
+            assert!(v.reason.contains(class.as_str()), "{}", v.reason);
+        }
+    }
+    for class in [Class::Idle, Class::ApiError, Class::RateLimit] {
+        let mut sim = Sim::new();
+        let screen = gave_up();
+        let obs = seen("h", class, &screen, "s1");
+        let v = sim.apply(&obs, min(0));
+        assert_eq!(v.act, Act::Wait, "{class:?}: {}", v.reason);
+        let v = sim.apply(&obs, min(1));
+        assert!(matches!(v.act, Act::Resume(_)), "{class:?}: {v:?}");
     }
 }
