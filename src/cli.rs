@@ -124,7 +124,7 @@ command_tree! {
         Task(cmd::task::TaskCommand),
         // The help text is LintArgs' doc comment (a variant doc comment would replace its details).
         Lint(cmd::lint::LintArgs),
-        /// Supervise loops from cron or a timer: register, tick, stop, recover, inspect
+        /// Supervise loops in tmux panes: start, watch, tick, status, stop, ack, recover
         #[command(subcommand)]
         Run(cmd::run::RunCommand),
         /// List and print the JSON Schemas of the protocol files
@@ -136,8 +136,7 @@ command_tree! {
         /// Run a loop inside one Claude Code session: init, status, route, teardown
         #[command(subcommand)]
         Loop(cmd::session_loop::LoopCommand),
-        /// Commands Claude Code runs as hooks (stop, stop-failure, event, permission-request), and
-        /// `hook install`
+        /// Claude Code's hook commands (stop, event, permission-request, ...) and `hook install`
         #[command(subcommand)]
         Hook(cmd::hook::HookCommand),
         // The help text is StatuslineArgs' doc comment.
@@ -196,7 +195,7 @@ command_tree! {
         /// Show and learn a `.type-profile.md` "## Auto Adaptation" section (task-ai)
         #[command(subcommand)]
         Profile(cmd::profile::ProfileCommand),
-        /// Track VH→HS cycles of exec steps; three steps without one call a mid-exec check (task-ai)
+        /// Count the exec steps that make a test stub pass (task-ai's VH→HS cycles)
         #[command(subcommand)]
         Vfp(cmd::vfp::VfpCommand),
         Route(cmd::route::RouteArgs),

@@ -7,7 +7,7 @@
 //! Where each concept lives:
 //! - the command line: [`cli`] (the clap tree and the two-stage parse), [`cmd`] (one module per group, `cmd/run/`
 //!   one file per command), [`docs`] (man pages, completions), [`output`] (the only writer
-//!   to stdout and stderr), [`progress`];
+//!   to stdout and stderr), [`progress`], [`help`] (bare `autoctl`, `autoctl help`);
 //! - the protocol files and routing: [`protocol`] (`.auto-signal`, `.auto-stop`,
 //!   `.index.md`, `.status.json`), [`schema`] (the embedded JSON Schemas), [`routing`]
 //!   (tables, `next`);
@@ -33,6 +33,7 @@ pub mod duration;
 pub mod error;
 pub mod failpoint;
 pub mod fsx;
+pub mod help;
 pub mod hook;
 pub mod lint;
 pub mod lock;
@@ -67,12 +68,30 @@ where
     if let Some(code) = hot_path(&args) {
         return code;
     }
+    if let Some(code) = help::before_parse(&args) {
+        return code;
+    }
     let cli = match cli::parse(&args) {
         Ok(cli) => cli,
         // --help and --version are "errors" that print to stdout and exit 0.
         Err(err) if !err.use_stderr() => {
             let _ = err.print();
             return ExitCode::SUCCESS;
+        }
+        Err(err)
+            if matches!(
+                err.kind(),
+                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                    | clap::error::ErrorKind::MissingSubcommand
+            ) =>
+        {
+            // A group without its subcommand (`autoctl run`): its help, as help reads, on
+            // stderr; the command line was wrong (exit 0 only for `hook`, see below).
+            help::missing_subcommand(&args);
+            if runs_under_claude_code(&args) {
+                return ExitCode::SUCCESS;
+            }
+            return ExitCode::from(error::EXIT_FAILURE);
         }
         Err(err) => {
             // Usage errors are one line like every other error, so logs stay line-oriented.

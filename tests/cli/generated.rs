@@ -136,6 +136,44 @@ fn help_shows_the_exit_code_table() {
     assert!(text.contains(autoctl::error::EXIT_CODE_TABLE), "{text}");
 }
 
+/// Help a person can read: bare `autoctl` is the short grouped usage on stderr (exit 2), the
+/// same on stdout when asked (`-h`, `help`); `help COMMAND...` is that command's `--help`; a
+/// group without its subcommand shows the group's help, with its line breaks, on stderr.
+#[test]
+fn help_is_grouped_and_keeps_its_line_breaks() {
+    let sb = Sandbox::new();
+    let bare = sb.cmd().output().unwrap();
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(bare.stdout.is_empty());
+    let usage = String::from_utf8(bare.stderr).unwrap();
+    assert!(usage.lines().count() > 30, "{usage}");
+    assert!(
+        usage.contains("\nSupervise (a loop running in a tmux pane):\n  run "),
+        "{usage}"
+    );
+    for asked in [&["-h"][..], &["help"][..]] {
+        let out = sb.cmd().args(asked).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{asked:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), usage, "{asked:?}");
+        assert!(out.stderr.is_empty());
+    }
+    let asked = sb.cmd().args(["help", "run", "start"]).output().unwrap();
+    let flag = sb.cmd().args(["run", "start", "--help"]).output().unwrap();
+    assert_eq!(asked.status.code(), Some(0));
+    assert_eq!(asked.stdout, flag.stdout);
+    let unknown = sb.cmd().args(["help", "run", "bogus"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(unknown.stderr).unwrap().lines().count(),
+        1,
+        "one line naming the command"
+    );
+    let group = sb.cmd().arg("run").output().unwrap();
+    assert_eq!(group.status.code(), Some(2));
+    let group = String::from_utf8(group.stderr).unwrap();
+    assert!(group.contains("\nCommands:\n  start "), "{group}");
+}
+
 #[test]
 fn schemas_are_listed_and_shown_verbatim() {
     let sb = Sandbox::new();
