@@ -331,6 +331,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         }
         'autoctl;run;watch' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Watch this session''s run (until it ends)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to print each decision [default: text on a terminal, json when piped]')
             [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s')
             [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart')
             [CompletionResult]::new('--notify-timeout', '--notify-timeout', [CompletionResultType]::ParameterName, 'Kill a notify command (and what it started) still running after this long')

@@ -2312,7 +2312,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2320,6 +2320,10 @@ _autoctl() {
             case "${prev}" in
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --heartbeat)

@@ -301,6 +301,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         }
         &'autoctl;run;watch'= {
             cand --session 'Watch this session''s run (until it ends)'
+            cand --format 'How to print each decision [default: text on a terminal, json when piped]'
             cand --heartbeat 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s'
             cand --notify 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart'
             cand --notify-timeout 'Kill a notify command (and what it started) still running after this long'

@@ -308,7 +308,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l session -d 'Only this session\'s run (exit 1 when there is none)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l task -d 'Only the run of this task module directory (exit 1 when there is none)' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'A tab-separated table with a header'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'A table with a header: aligned on a terminal, tab-separated when piped'
 json\t'One JSON object per run (JSON Lines; schema: autoctl schema show run-status)'
 prometheus\t'Prometheus text exposition (node_exporter textfile collector)'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -349,6 +349,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l session -d 'Watch this session\'s run (until it ends)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l format -d 'How to print each decision [default: text on a terminal, json when piped]' -r -f -a "text\t'One line per decision: time, session, decision, the reasons in words'
+json\t'One JSON object per decision (JSON Lines; schema: autoctl schema show tick-event)'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l heartbeat -d 'How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l notify -d 'Run CMD (with `sh -c`) once for each event: escalate, needs-person, resume, quota-wait-start, quota-wait-end, stop, finish, lost, exit, stall-limit, restart' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l notify-timeout -d 'Kill a notify command (and what it started) still running after this long' -r

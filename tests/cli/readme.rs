@@ -1,7 +1,8 @@
 //! The README cannot drift: every ```console block in README.md and in the reference pages
 //! under docs/ is a transcript that this test runs. Lines starting with `$ ` are commands (a line ending in `\`, a here-document or an
 //! unfinished `for`/`while`/`if`/`{` continues on the next lines); the lines after a command,
-//! up to the next `$ `, are what it prints (stdout and stderr together, as on a terminal).
+//! up to the next `$ `, are what it prints (stdout and stderr together, on a pseudo-terminal as
+//! a person sees them: what a carriage return redrew and escape sequences are not compared).
 //! A command must exit 0 unless its line says `# exit N`.
 //!
 //! Matching is by line, with runs of spaces and tabs read as one space (the README aligns
@@ -263,10 +264,16 @@ fn run_section(section: &Section) -> Ran {
         root.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut cmd = Command::new("bash");
-    cmd.arg("--noprofile")
-        .arg("--norc")
-        .arg(root.join("section.sh"))
+    // The section runs on a terminal, as a person pastes it: `script` (util-linux) gives it a
+    // pseudo-terminal, so commands that print differently for a terminal (`run watch`, `run
+    // status`) print what a person sees.
+    let mut cmd = Command::new("script");
+    cmd.arg("-qefc")
+        .arg(format!(
+            "bash --noprofile --norc {}",
+            root.join("section.sh").display()
+        ))
+        .arg("/dev/null")
         .env_clear()
         .env("PATH", path)
         .env("HOME", root.join("home"))
@@ -313,7 +320,8 @@ fn run_section(section: &Section) -> Ran {
         .status();
     let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     let mut outputs: Vec<(Vec<String>, Option<i32>)> = Vec::new();
-    for line in text.lines() {
+    for line in text.lines().map(as_displayed) {
+        let line = line.as_str();
         if line.starts_with('\u{1e}') {
             outputs.push((Vec::new(), None));
         } else if let Some(code) = line.strip_prefix('\u{1f}') {
@@ -325,6 +333,31 @@ fn run_section(section: &Section) -> Ran {
         }
     }
     Ran { outputs, timed_out }
+}
+
+/// A line of terminal output as the terminal shows it: what follows the last carriage return
+/// (a progress line redrawn and erased in place), without escape sequences.
+fn as_displayed(raw: &str) -> String {
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    let shown = raw.rsplit('\r').next().unwrap_or(raw);
+    let mut out = String::with_capacity(shown.len());
+    let mut chars = shown.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters, then one final byte in @..~.
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn check_section(section: &Section) -> Vec<String> {

@@ -581,6 +581,52 @@ fn status_formats_and_missing_runs() {
         .stderr(predicates::str::contains("--session"));
 }
 
+/// `run status` on a terminal lines its columns up; piped it stays tab-separated (for `cut`
+/// and `column`); every column of the table is explained in its help.
+#[test]
+fn status_is_aligned_on_a_terminal_and_every_column_is_in_its_help() {
+    let sb = Sandbox::new();
+    let a = sb.module("TASK/a");
+    start(&sb, "a-longer-name", &a);
+    let piped = stdout(&sb.cmd().args(["run", "status"]).output().unwrap());
+    assert!(piped.lines().all(|l| l.contains('\t')), "{piped}");
+    // `script` (util-linux) gives the command a terminal as its stdout, in the sandbox's
+    // environment.
+    let autoctl = sb.cmd();
+    let mut script = StdCommand::new("script");
+    script.args([
+        "-qec",
+        &format!("{} run status", autoctl.get_program().to_string_lossy()),
+        "/dev/null",
+    ]);
+    for (key, value) in autoctl.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    let shown = script.output().expect("script (util-linux) runs");
+    let shown = String::from_utf8(shown.stdout).unwrap().replace('\r', "");
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 2, "{shown}");
+    assert!(!shown.contains('\t'), "{shown}");
+    for column in ["STATE", "MODE", "TASK", "NEEDS-PERSON"] {
+        // Each column starts at the same place in the header and the row, after a gap.
+        let at = lines[0].find(column).unwrap();
+        assert!(lines[0][..at].ends_with("  "), "{column}: {shown}");
+        assert!(lines[1][..at].ends_with("  "), "{column}: {shown}");
+        assert_ne!(lines[1].as_bytes()[at], b' ', "{column}: {shown}");
+    }
+    let help = stdout(&sb.cmd().args(["run", "status", "--help"]).output().unwrap());
+    for column in autoctl::supervise::report::TEXT_HEADER.split('\t') {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{column} "))),
+            "{column} is not explained in run status --help"
+        );
+    }
+}
+
 #[test]
 fn stop_in_dispatch_mode_removes_the_signal_observe_mode_leaves_it_to_the_agent() {
     let sb = Sandbox::new();

@@ -795,6 +795,46 @@ fn a_session_watcher_exits_0_when_its_loop_ends() {
     assert!(stdout(&output).is_empty());
 }
 
+/// `--format text` (the default on a terminal): one line per decision, time (local, TZ),
+/// session, decision, the reasons in words; no JSON.
+#[test]
+fn the_text_format_is_one_readable_line_per_decision() {
+    let sb = Sandbox::new();
+    let dir = observe_run(&sb, "a", &[]);
+    let watcher = Watcher::start(
+        &sb,
+        &["--session", "a", "--format", "text"],
+        &[("TZ", "UTC")],
+    );
+    wait_until("the first line", || {
+        watcher.stdout.lock().unwrap().lines().count() >= 1
+    });
+    sb.cmd()
+        .args(["signal", "write"])
+        .arg(&dir)
+        .args(["--step", "report", "--result", "(done)"])
+        .assert()
+        .code(0);
+    let (code, out, err) = watcher.exit();
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() >= 2, "{out}");
+    for line in &lines {
+        let (time, rest) = line.split_at(8);
+        assert!(
+            chrono::NaiveTime::parse_from_str(time, "%H:%M:%S").is_ok(),
+            "{line}"
+        );
+        assert!(rest.starts_with("  a  "), "{line}");
+        assert!(!line.contains('{'), "{line}");
+    }
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("  finish    signal: report (done) -> (stop)"),
+        "{last}"
+    );
+}
+
 #[test]
 fn sigint_stops_the_watcher_with_130() {
     let sb = Sandbox::new();

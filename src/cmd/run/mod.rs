@@ -10,6 +10,7 @@ mod recover;
 mod start;
 mod status;
 mod stop;
+mod text;
 mod tick;
 mod wait_args;
 mod watch;

@@ -19,7 +19,8 @@ use crate::time;
 /// resets). Ended runs stay listed with their reason until their session or task dir is
 /// started again. `--format prometheus` writes the node_exporter textfile format.
 ///
-/// The text table's columns (tab-separated; `A/B` is a count and its limit):
+/// The text table's columns (aligned on a terminal, tab-separated when piped; `A/B` is a
+/// count and its limit):
 ///   SESSION                     the run's tmux session
 ///   STATE                       running, finished, stopped, exited or lost, with why
 ///                               (finished:complete, stopped:timeout, running:quota-wait)
@@ -39,6 +40,9 @@ use crate::time;
 ///                               idle/hook, waiting-for-permission/hook, permission/screen
 ///                               (hooks first, the screen when they are absent or stale)
 ///   TASK                        the task module directory
+///   NEEDS-PERSON                since when and why the run waits for a person (an
+///                               escalated prompt, a wait past its maximum), or -;
+///                               `autoctl run ack` clears it
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 #[command(group(clap::ArgGroup::new("which").args(["session", "task", "all"])))]
@@ -60,7 +64,7 @@ pub struct StatusArgs {
 /// `run status` formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum StatusFormat {
-    /// A tab-separated table with a header
+    /// A table with a header: aligned on a terminal, tab-separated when piped
     #[default]
     Text,
     /// One JSON object per run (JSON Lines; schema: autoctl schema show run-status)
@@ -91,9 +95,13 @@ pub fn run(args: &StatusArgs) -> Result<Verdict> {
     let reports: Vec<RunReport> = runs.iter().map(|run| RunReport::new(run, now)).collect();
     match args.format {
         StatusFormat::Text => {
-            output::line(report::TEXT_HEADER)?;
-            for report in &reports {
-                output::line(report::text_line(report))?;
+            let mut rows = vec![report::TEXT_HEADER.to_string()];
+            rows.extend(reports.iter().map(report::text_line));
+            if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                rows = super::text::aligned(&rows);
+            }
+            for row in rows {
+                output::line(row)?;
             }
         }
         StatusFormat::Json => {

@@ -23,7 +23,9 @@ use crate::tmux::Tmux;
 /// --all`. A run in a wait that ends at a known time (a resume due after a usage limit's
 /// reset or a backoff, a wait's maximum) is ticked at that time, not at the next heartbeat.
 /// Loops started or stopped while it runs are picked up at once (it also watches the
-/// registry's directory). It prints the same JSON lines as `run tick`.
+/// registry's directory). It prints one line per decision: on a terminal the time, the
+/// session, the decision and its reasons in words; piped (or with --format json) the same
+/// JSON lines as `run tick`.
 ///
 /// Safe beside cron ticks and other watchers: every decision claims its run in the
 /// registry first (a lease taken in a `BEGIN IMMEDIATE` transaction), so one decision is
@@ -49,6 +51,9 @@ pub struct WatchArgs {
     /// Watch every running run, and runs started later
     #[arg(long)]
     pub all: bool,
+    /// How to print each decision [default: text on a terminal, json when piped]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<super::text::EventFormat>,
     /// How often every run gets a heartbeat (stall checks, limits), as from cron; at least 1s
     #[arg(long, value_name = "DURATION", default_value = "60s",
           value_parser = parse_watch_heartbeat, allow_hyphen_values = true)]
@@ -109,6 +114,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         typed: args.typed.options(),
         waits: args.waits.options(),
     };
+    let format = super::text::EventFormat::or_by_stdout(args.format);
     let notifier = args.waits.notifier();
     let mut deliveries: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let mut config = Config::new(which, options);
@@ -117,7 +123,10 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         // Events go out on their own thread: the watcher keeps deciding meanwhile.
         deliveries.retain(|d| !d.is_finished());
         deliveries.extend(notifier.deliver_in_background(notifier.jobs(event)));
-        output::json_line(event)?;
+        match format {
+            super::text::EventFormat::Text => output::line(super::text::event_line(event))?,
+            super::text::EventFormat::Json => output::json_line(event)?,
+        }
         if event.decision == Decision::Error {
             output::error_line(&format!(
                 "session {:?}: {}",
