@@ -481,11 +481,12 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop')
             [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Record Claude Code''s StopFailure event (a turn that ended on an API error)')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Record any Claude Code hook event as the session''s typed state')
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks and status line into Claude Code''s settings.json')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks into an agent''s settings: Claude Code''s (with its status line), Codex CLI''s or Gemini CLI''s')
             [CompletionResult]::new('permission-request', 'permission-request', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless')
             break
         }
         'autoctl;hook;stop' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
             [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -494,6 +495,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;hook;stop-failure' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
             [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
@@ -502,20 +504,22 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;hook;event' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook;install' {
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose .claude/settings.json is changed [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hooks are wired')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]')
             [CompletionResult]::new('--autoctl', '--autoctl', [CompletionResultType]::ParameterName, 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
-            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Change ~/.claude/settings.json instead: every interactive session of this user')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Change the user''s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Confirm --user')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff and change nothing')
             [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove autoctl''s hooks and status line (a wrapped status line is given back)')
-            [CompletionResult]::new('--commands', '--commands', [CompletionResultType]::ParameterName, 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code')
+            [CompletionResult]::new('--commands', '--commands', [CompletionResultType]::ParameterName, 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code (Claude Code only)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -523,6 +527,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;hook;permission-request' {
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -830,12 +830,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__event)
-            opts="-h --tmux-socket --help"
+            opts="-h --agent --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -848,12 +852,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__install)
-            opts="-h --project --user --yes --dry-run --uninstall --commands --autoctl --tmux-socket --help"
+            opts="-h --agent --project --user --yes --dry-run --uninstall --commands --autoctl --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -874,7 +882,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__permission__subcmd__request)
-            opts="-h --policy --timeout --tmux-socket --help"
+            opts="-h --policy --timeout --agent --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,6 +894,10 @@ _autoctl() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --tmux-socket)
@@ -900,12 +912,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop)
-            opts="-h --dir --log --tmux-socket --help"
+            opts="-h --agent --dir --log --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -926,12 +942,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop__subcmd__failure)
-            opts="-h --dir --log --tmux-socket --help"
+            opts="-h --agent --dir --log --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -437,10 +437,11 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
             cand stop-failure 'Record Claude Code''s StopFailure event (a turn that ended on an API error)'
             cand event 'Record any Claude Code hook event as the session''s typed state'
-            cand install 'Wire autoctl''s hooks and status line into Claude Code''s settings.json'
+            cand install 'Wire autoctl''s hooks into an agent''s settings: Claude Code''s (with its status line), Codex CLI''s or Gemini CLI''s'
             cand permission-request 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless'
         }
         &'autoctl;hook;stop'= {
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
             cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -448,6 +449,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;stop-failure'= {
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
             cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -455,25 +457,28 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;event'= {
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;install'= {
-            cand --project 'The project whose .claude/settings.json is changed [default: the current directory]'
+            cand --agent 'The agent whose hooks are wired'
+            cand --project 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]'
             cand --autoctl 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
-            cand --user 'Change ~/.claude/settings.json instead: every interactive session of this user'
+            cand --user 'Change the user''s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user'
             cand --yes 'Confirm --user'
             cand --dry-run 'Print the diff and change nothing'
             cand --uninstall 'Remove autoctl''s hooks and status line (a wrapped status line is given back)'
-            cand --commands 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code'
+            cand --commands 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code (Claude Code only)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;permission-request'= {
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --timeout 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt'
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -450,29 +450,44 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks and status line into Claude Code\'s settings.json'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings: Claude Code\'s (with its status line), Codex CLI\'s or Gemini CLI\'s'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l log -d 'Append one JSON line per call to FILE: what was read and what was answered' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l log -d 'Append one JSON line per call to FILE: what was read and what was answered' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l project -d 'The project whose .claude/settings.json is changed [default: the current directory]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l agent -d 'The agent whose hooks are wired' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l project -d 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l autoctl -d 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary\'s absolute path]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l user -d 'Change ~/.claude/settings.json instead: every interactive session of this user'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l user -d 'Change the user\'s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l yes -d 'Confirm --user'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the diff and change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove autoctl\'s hooks and status line (a wrapped status line is given back)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l commands -d 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l commands -d 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code (Claude Code only)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l timeout -d 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l then -d 'Also run this status-line command and print its first line before autoctl\'s' -r

@@ -115,8 +115,8 @@ where
     }
 }
 
-/// The two commands Claude Code runs on every event and after every message, `hook event`
-/// and `statusline [--then CMD]`, exactly as `hook install` writes them: dispatched without
+/// The two commands Claude Code runs on every event and after every message, `hook event
+/// [--agent AGENT]` and `statusline [--then CMD]`, exactly as `hook install` writes them: dispatched without
 /// building the command tree, which is most of their start-up. Anything else (a flag, `--help`)
 /// goes through the parser as usual.
 fn hot_path(args: &[OsString]) -> Option<ExitCode> {
@@ -126,7 +126,12 @@ fn hot_path(args: &[OsString]) -> Option<ExitCode> {
         .map(|a| a.to_str())
         .collect::<Option<_>>()?;
     let verdict = match words.as_slice() {
-        ["hook", "event"] => cmd::hook::run(cmd::hook::HookCommand::Event),
+        ["hook", "event"] => cmd::hook::run(cmd::hook::HookCommand::Event(
+            cmd::hook::EventArgs::agent(None),
+        )),
+        ["hook", "event", "--agent", agent] => cmd::hook::run(cmd::hook::HookCommand::Event(
+            cmd::hook::EventArgs::agent(Some(crate::hook::agents::HookAgent::parse(agent)?)),
+        )),
         ["statusline"] => cmd::statusline::run(&cmd::statusline::StatuslineArgs { then: None }),
         ["statusline", "--then", then] => cmd::statusline::run(&cmd::statusline::StatuslineArgs {
             then: Some(then.to_string()),

@@ -15,6 +15,7 @@ use clap::{Args, Subcommand};
 
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
+use crate::hook::agents::{self, HookAgent};
 use crate::hook::event;
 use crate::hook::input::STDIN_LIMIT;
 use crate::hook::run::{self, Env, Outcome};
@@ -83,23 +84,40 @@ pub enum HookCommand {
     /// Exit status: always 0, with one line on stderr when nothing could be recorded (stdin
     /// is not a hook input, the state directory is not writable).
     #[command(verbatim_doc_comment)]
-    Event,
-    /// Wire autoctl's hooks and status line into Claude Code's settings.json
+    Event(EventArgs),
+    /// Wire autoctl's hooks into an agent's settings: Claude Code's (with its status line),
+    /// Codex CLI's or Gemini CLI's
     ///
-    /// Merges into DIR/.claude/settings.json (--project, default the current directory) or
-    /// ~/.claude/settings.json (--user, which applies to every interactive Claude Code
-    /// session of this user and needs --yes): PermissionRequest → `autoctl hook
-    /// permission-request`, Stop → `autoctl hook stop`, StopFailure → `autoctl hook
-    /// stop-failure`, SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse,
-    /// PostToolUseFailure, Notification, PreCompact and PostCompact → `autoctl hook event`,
-    /// and statusLine → `autoctl statusline`. A status line you already have is kept and
-    /// wrapped (`autoctl statusline --then CMD`), never dropped.
+    /// Claude Code (the default): merges into DIR/.claude/settings.json (--project, default
+    /// the current directory) or ~/.claude/settings.json (--user, which applies to every
+    /// interactive Claude Code session of this user and needs --yes): PermissionRequest →
+    /// `autoctl hook permission-request`, Stop → `autoctl hook stop`, StopFailure → `autoctl
+    /// hook stop-failure`, SessionStart, SessionEnd, UserPromptSubmit, PreToolUse,
+    /// PostToolUse, PostToolUseFailure, Notification, PreCompact and PostCompact → `autoctl
+    /// hook event`, and statusLine → `autoctl statusline`. A status line you already have is
+    /// kept and wrapped (`autoctl statusline --then CMD`), never dropped.
+    ///
+    /// --agent codex: DIR/.codex/hooks.json (or, with --user --yes, $CODEX_HOME/hooks.json,
+    /// default ~/.codex/hooks.json): PreToolUse → `autoctl hook pre-tool-use --agent codex`
+    /// (`hook event` where this autoctl has none), PermissionRequest → `hook
+    /// permission-request --agent codex`, Stop → `hook stop --agent codex`, SessionStart,
+    /// SessionEnd, UserPromptSubmit, PostToolUse, PreCompact, PostCompact and Interrupt →
+    /// `hook event --agent codex`. Codex runs a hook only once you have trusted it: open
+    /// /hooks in Codex and trust autoctl's (each change of a hook asks again); project
+    /// hooks load only in a project Codex trusts. `autoctl doctor` says what is missing.
+    ///
+    /// --agent gemini: DIR/.gemini/settings.json (or ~/.gemini/settings.json): BeforeTool →
+    /// `hook pre-tool-use --agent gemini` (`hook event` where this autoctl has none),
+    /// AfterAgent → `hook stop --agent gemini` (an AfterAgent block is Gemini's Stop-hook
+    /// loop), SessionStart, SessionEnd, BeforeAgent, AfterTool, Notification and PreCompress
+    /// → `hook event --agent gemini`. Gemini runs a project's hooks only in a folder it
+    /// trusts, and warns once when it first sees them.
     ///
     /// Every other key and every hook of yours stays, in its order; a second run changes no
     /// byte. A file that is not valid JSON (or whose hooks/statusLine have the wrong shape) is
-    /// refused and left untouched, as is a settings.json that is a symlink. --dry-run prints
-    /// the diff and changes nothing; --uninstall removes autoctl's hooks and gives a wrapped
-    /// status line back.
+    /// refused and left untouched, as is a file that is a symlink. --dry-run prints the diff
+    /// and changes nothing; --uninstall removes autoctl's hooks (and gives a wrapped status
+    /// line back).
     ///
     /// Exit status: 0 done (or nothing to change); 2 the file is invalid or cannot be
     /// written, or --user without --yes. (Unlike the hook commands, this one is run by a
@@ -129,10 +147,15 @@ pub enum HookCommand {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// The project whose .claude/settings.json is changed [default: the current directory]
+    /// The agent whose hooks are wired
+    #[arg(long, value_enum, value_name = "AGENT", default_value_t)]
+    pub agent: HookAgent,
+    /// The project whose settings are changed (.claude/settings.json, .codex/hooks.json,
+    /// .gemini/settings.json) [default: the current directory]
     #[arg(long, value_name = "DIR", conflicts_with = "user")]
     pub project: Option<PathBuf>,
-    /// Change ~/.claude/settings.json instead: every interactive session of this user
+    /// Change the user's settings instead (~/.claude/settings.json, ~/.codex/hooks.json,
+    /// ~/.gemini/settings.json): every interactive session of this user
     #[arg(long)]
     pub user: bool,
     /// Confirm --user
@@ -145,7 +168,7 @@ pub struct InstallArgs {
     #[arg(long)]
     pub uninstall: bool,
     /// Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which
-    /// runs the steps `run start --mode dispatch` types into Claude Code
+    /// runs the steps `run start --mode dispatch` types into Claude Code (Claude Code only)
     ///
     /// A file of that name that autoctl did not write is left untouched (exit 2); with
     /// --uninstall, autoctl's copy is removed.
@@ -158,7 +181,33 @@ pub struct InstallArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct EventArgs {
+    #[command(flatten)]
+    pub agent: AgentArg,
+}
+
+impl EventArgs {
+    /// `hook event [--agent AGENT]`, for the hot path that skips the parser.
+    pub fn agent(agent: Option<HookAgent>) -> EventArgs {
+        EventArgs {
+            agent: AgentArg { agent },
+        }
+    }
+}
+
+/// Whose hook runs the command.
+#[derive(Debug, Clone, Args)]
+pub struct AgentArg {
+    /// The agent whose hook this is: its payload is read in its own vocabulary [default: read
+    /// from the payload: Gemini CLI's event names, Codex CLI's turn_id, else Claude Code]
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub agent: Option<HookAgent>,
+}
+
+#[derive(Debug, Args)]
 pub struct HookArgs {
+    #[command(flatten)]
+    pub agent: AgentArg,
     /// The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input's cwd]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
@@ -176,9 +225,9 @@ pub struct HookArgs {
 pub fn run(command: HookCommand) -> Result<Verdict> {
     let result = match command {
         HookCommand::Install(args) => return install(&args),
-        HookCommand::Event => {
+        HookCommand::Event(args) => {
             let lines = match read_stdin() {
-                Ok(bytes) => event::record_bytes(&bytes, None),
+                Ok(bytes) => event::record_bytes(args.agent.agent, &bytes, None),
                 Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
             };
             for line in lines {
@@ -209,9 +258,18 @@ fn answer(command: HookCommand) -> Result<Verdict> {
     };
     let (stdin, args) = match &command {
         HookCommand::Stop(args) | HookCommand::StopFailure(args) => (read_stdin(), args),
-        HookCommand::Event | HookCommand::Install(_) | HookCommand::PermissionRequest(_) => {
+        HookCommand::Event(_) | HookCommand::Install(_) | HookCommand::PermissionRequest(_) => {
             unreachable!("answered by run")
         }
+    };
+    // Codex's and Gemini's payloads are read in Claude Code's vocabulary (AfterAgent is the
+    // Stop of a Gemini loop); Claude Code's bytes pass through as they are.
+    let (agent, stdin) = match stdin {
+        Ok(bytes) => match agents::canonical_bytes(args.agent.agent, &bytes) {
+            (agent, std::borrow::Cow::Borrowed(_)) => (agent, Ok(bytes)),
+            (agent, std::borrow::Cow::Owned(canonical)) => (agent, Ok(canonical)),
+        },
+        Err(problem) => (args.agent.agent.unwrap_or_default(), Err(problem)),
     };
     let mut env = Env {
         host: &host,
@@ -245,14 +303,17 @@ fn answer(command: HookCommand) -> Result<Verdict> {
                 .prompt
                 .as_ref()
                 .map(|_| event::Extra::Continued(outcome.iteration.unwrap_or(0)));
-            let recorded = event::record_quietly(&bytes, continued);
+            let recorded = event::record_quietly(Some(agent), &bytes, continued);
             (outcome, recorded)
         }
         (Ok(bytes), HookCommand::StopFailure(_)) => (
             run::stop_failure(&bytes, &env, Zone::from_env()),
-            event::record_quietly(&bytes, None),
+            event::record_quietly(Some(agent), &bytes, None),
         ),
-        (_, HookCommand::Event | HookCommand::Install(_) | HookCommand::PermissionRequest(_)) => {
+        (
+            _,
+            HookCommand::Event(_) | HookCommand::Install(_) | HookCommand::PermissionRequest(_),
+        ) => {
             unreachable!("answered by run")
         }
     };
@@ -358,26 +419,22 @@ fn read_stdin() -> std::result::Result<Vec<u8>, String> {
 
 fn install(args: &InstallArgs) -> Result<Verdict> {
     use crate::hook::settings;
-    if args.user && !args.yes && !args.dry_run {
+    if args.commands && args.agent != HookAgent::Claude {
         anyhow::bail!(
-            "--user changes ~/.claude/settings.json, which applies to every interactive Claude \
-             Code session of this user (PermissionRequest answers included); pass --yes to \
-             confirm, or use --project DIR"
+            "--commands installs a Claude Code slash command; it has no --agent {}",
+            args.agent.as_str()
         );
     }
-    let path = if args.user {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .context("--user needs $HOME")?;
-        PathBuf::from(home).join(".claude/settings.json")
-    } else {
-        let project = match &args.project {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().context("cannot read the current directory")?,
-        };
-        fsx::require_dir(&project)?;
-        project.join(".claude/settings.json")
-    };
+    let path = settings_path(args)?;
+    if args.user && !args.yes && !args.dry_run {
+        anyhow::bail!(
+            "--user changes {}, which applies to every interactive {} session of this user \
+             (its tool calls answered by autoctl's policy included); pass --yes to confirm, or \
+             use --project DIR",
+            path.display(),
+            args.agent.title()
+        );
+    }
     fsx::refuse_symlink(&path, "settings file", "--project")?;
     let original = match fsx::read_bounded(&path, fsx::DOCUMENT_LIMIT) {
         Ok(Bounded::Complete(bytes)) => String::from_utf8(bytes)
@@ -401,7 +458,8 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
             hook.as_ref()
                 .is_some_and(|h| h.find_subcommand(sub).is_some())
         };
-        settings::install(
+        settings::install_for(
+            args.agent,
             &mut value,
             &autoctl_command(args.autoctl.as_deref()),
             &available,
@@ -437,11 +495,60 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
             output::line(note)?;
         }
         output::line(format!("wrote {}", path.display()))?;
+        if !args.uninstall
+            && let Some(step) = by_hand(args.agent)
+        {
+            output::line(step)?;
+        }
     }
     if args.commands {
         commands(args, &path)?;
     }
     Ok(Verdict::Yes)
+}
+
+/// The file `hook install` changes for the agent: the project's (`--project`, default the
+/// current directory) or the user's (`--user`).
+fn settings_path(args: &InstallArgs) -> Result<PathBuf> {
+    let relative = match args.agent {
+        HookAgent::Claude => ".claude/settings.json",
+        HookAgent::Codex => ".codex/hooks.json",
+        HookAgent::Gemini => ".gemini/settings.json",
+    };
+    if args.user {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .context("--user needs $HOME")?;
+        // Codex keeps its user layer in $CODEX_HOME when that is set.
+        if args.agent == HookAgent::Codex
+            && let Some(codex_home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty())
+        {
+            return Ok(PathBuf::from(codex_home).join("hooks.json"));
+        }
+        return Ok(PathBuf::from(home).join(relative));
+    }
+    let project = match &args.project {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    fsx::require_dir(&project)?;
+    Ok(project.join(relative))
+}
+
+/// What a person must still do for the installed hooks to run.
+fn by_hand(agent: HookAgent) -> Option<&'static str> {
+    match agent {
+        HookAgent::Claude => None,
+        HookAgent::Codex => Some(
+            "next: Codex runs hooks only once they are trusted: start codex, open /hooks and \
+             trust autoctl's (project hooks load only in a project Codex trusts); autoctl \
+             doctor checks that they fire",
+        ),
+        HookAgent::Gemini => Some(
+            "next: Gemini runs a project's hooks only in a folder it trusts, and shows a \
+             warning the first time it sees them; autoctl doctor checks that they fire",
+        ),
+    }
 }
 
 /// `--commands`: the ai-cli-task slash command beside the settings file.

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::cli::Format;
 use crate::error::Verdict as Exit;
 use crate::fsx::{self, Bounded};
+use crate::hook::agents::HookAgent;
 use crate::hook::event;
 use crate::hook::session::Permission;
 use crate::output;
@@ -375,6 +376,8 @@ pub struct PermissionArgs {
     /// hook gives no decision, so Claude Code shows its prompt
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::duration::parse_positive)]
     pub timeout: Duration,
+    #[command(flatten)]
+    pub agent: crate::cmd::hook::AgentArg,
 }
 
 /// Largest payload read: a Write of a big file comes whole.
@@ -393,10 +396,11 @@ pub fn permission_request(args: &PermissionArgs) -> Exit {
     let deadline = started + args.timeout;
     let (sender, receiver) = mpsc::channel();
     let policy_file = args.policy.policy.clone();
+    let agent = args.agent.agent;
     // The work runs on its own thread so a stalled stdin or a hung file system cannot hold
     // the hook past its deadline: the process exits with the answer it has (or none).
     let worker = std::thread::spawn(move || {
-        let answer = answer(policy_file.as_deref());
+        let answer = answer(policy_file.as_deref(), agent);
         let (output_json, after) = match answer {
             Ok((output_json, after)) => (output_json, Some(after)),
             Err(problem) => {
@@ -439,6 +443,7 @@ type After = Box<dyn FnOnce() + Send>;
 /// after printing.
 fn answer(
     policy_file: Option<&std::path::Path>,
+    agent: Option<HookAgent>,
 ) -> Result<(Option<request::HookOutput>, After), String> {
     let bytes = match fsx::read_bounded_from(io::stdin().lock(), PAYLOAD_LIMIT) {
         Ok(Bounded::Complete(bytes)) => bytes,
@@ -460,15 +465,25 @@ fn answer(
     }
     let (policy, file) = config::load(policy_file).map_err(|err| format!("{err:#}"))?;
     let ctx = config::context(cwd, None, file.as_deref(), None);
-    let decision = policy::decide(&policy, &call.tool_name, &call.tool_input, &ctx);
+    // Codex asks here in Claude Code's shape (its shell calls are `Bash` too); a Codex patch
+    // or another agent's tool is decided part by part.
+    let agent = agent.unwrap_or_else(|| {
+        if call.turn_id.is_some() {
+            HookAgent::Codex
+        } else {
+            HookAgent::Claude
+        }
+    });
+    let decision =
+        crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
     let output_json = request::hook_output(&decision);
-    let after: After = Box::new(move || record(&call, &decision, &bytes));
+    let after: After = Box::new(move || record(&call, &decision, &bytes, agent));
     Ok((output_json, after))
 }
 
 /// After the answer is out: the decision log and the session's hook state (working when the
 /// call was allowed or denied, waiting-for-permission when Claude Code shows its prompt).
-fn record(call: &request::Call, decision: &Decision, payload: &[u8]) {
+fn record(call: &request::Call, decision: &Decision, payload: &[u8], agent: HookAgent) {
     if let Ok(state) = crate::supervise::state_dir() {
         let entry = log::Entry {
             time: crate::time::now()
@@ -491,7 +506,11 @@ fn record(call: &request::Call, decision: &Decision, payload: &[u8]) {
         Verdict::Deny => Permission::Denied,
         Verdict::NoDecision => Permission::Asked,
     };
-    for line in event::record_quietly(payload, Some(event::Extra::Permission(outcome))) {
+    for line in event::record_quietly(
+        Some(agent),
+        payload,
+        Some(event::Extra::Permission(outcome)),
+    ) {
         output::warn(&line);
     }
 }

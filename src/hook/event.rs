@@ -5,9 +5,13 @@
 //!
 //! Recording never blocks the agent: every failure (stdin that is not a hook input, no key, an
 //! unwritable state directory) comes back as lines for stderr, and the caller exits 0.
+//!
+//! Codex CLI's and Gemini CLI's payloads are read in Claude Code's vocabulary first
+//! ([`crate::hook::agents`]), and the record keeps whose hooks reported.
 
 use std::path::PathBuf;
 
+use super::agents::{self, HookAgent};
 use super::run;
 use super::session::{self, Payload, Permission, Transition};
 use super::state::LoopDir;
@@ -22,11 +26,11 @@ pub enum Extra {
     Continued(u64),
 }
 
-/// Record one hook payload (the bytes Claude Code wrote on stdin). Returns the lines to print
-/// on stderr (empty when all went well).
-pub fn record_bytes(bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
-    match session::parse(bytes) {
-        Ok(payload) => record(&payload, extra),
+/// Record one hook payload (the bytes the agent wrote on stdin; `agent`: `--agent`, else read
+/// from the payload). Returns the lines to print on stderr (empty when all went well).
+pub fn record_bytes(agent: Option<HookAgent>, bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
+    match parse(agent, bytes) {
+        Ok((agent, payload)) => record(agent, &payload, extra),
         Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
     }
 }
@@ -34,15 +38,25 @@ pub fn record_bytes(bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
 /// For the hook commands that answer the event themselves (`hook stop`, `hook
 /// stop-failure`, `hook permission-request`): record it too, staying silent about input
 /// they already report (not a hook input, no session to file it under).
-pub fn record_quietly(bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
-    match session::parse(bytes) {
-        Ok(payload) if HookEnv::from_env().key(&payload).is_some() => record(&payload, extra),
+pub fn record_quietly(agent: Option<HookAgent>, bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
+    match parse(agent, bytes) {
+        Ok((agent, payload)) if HookEnv::from_env().key(&payload).is_some() => {
+            record(agent, &payload, extra)
+        }
         _ => Vec::new(),
     }
 }
 
-/// Record one parsed payload (see [`record_bytes`]).
-pub fn record(payload: &Payload, extra: Option<Extra>) -> Vec<String> {
+/// A payload of any agent, in Claude Code's vocabulary, and whose it is.
+pub fn parse(agent: Option<HookAgent>, bytes: &[u8]) -> Result<(HookAgent, Payload), String> {
+    let value = session::parse_value(bytes)?;
+    let agent = HookAgent::of(agent, &value);
+    let value = agents::event_payload(agent, value);
+    session::from_value(value).map(|payload| (agent, payload))
+}
+
+/// Record one parsed payload of `agent` (see [`record_bytes`]).
+pub fn record(agent: HookAgent, payload: &Payload, extra: Option<Extra>) -> Vec<String> {
     let mut lines = Vec::new();
     let env = HookEnv::from_env();
     let Some(key) = env.key(payload) else {
@@ -70,6 +84,7 @@ pub fn record(payload: &Payload, extra: Option<Extra>) -> Vec<String> {
         if let Some(Extra::Continued(iteration)) = extra {
             session::mark_continued(&mut transition.record, iteration, now);
         }
+        transition.record.agent = Some(agent);
         transition
     });
     lines.extend(warnings.into_iter().map(|w| format!("hook event: {w}")));

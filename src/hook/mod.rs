@@ -17,10 +17,12 @@
 //! - [`store`]: where records live and the API to read and write them;
 //! - [`event`]: `hook event`, and the one call the other hook commands record with;
 //! - [`statusline`]: the status line's JSON, its record (rate limits, context) and its line;
+//! - [`agents`]: Codex CLI's and Gemini CLI's hook payloads, read in Claude Code's vocabulary;
 //! - [`settings`]: `hook install`'s merge into Claude Code's settings.json;
 //! - [`commands`]: the ai-cli-task slash command `hook install --commands` writes.
 
 pub mod admin;
+pub mod agents;
 pub mod commands;
 pub mod decide;
 pub mod event;

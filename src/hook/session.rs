@@ -15,6 +15,11 @@
 //! | `StopFailure` | failed:`error` |
 //! | `PreCompact` | compacting |
 //! | `SessionEnd` (any reason but `clear`) | ended |
+//! | `Interrupt` (Codex: Esc ended the turn) | idle |
+//! | `PreCompress` (Gemini: `manual` is a `/compress`, counted; `auto` is a check before every model call) | unchanged |
+//!
+//! Codex CLI and Gemini CLI payloads come here in Claude Code's vocabulary
+//! ([`crate::hook::agents::event_payload`]); the two events above are theirs alone.
 //!
 //! Only `Stop`'s `last_assistant_message` is the agent's message (the reasoning-loop check
 //! counts it); `StopFailure`'s is Claude Code's error banner and is kept apart. `SessionEnd`
@@ -32,6 +37,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::hook::agents::HookAgent;
 use crate::pane::message::normalize_message;
 
 pub use crate::time::Time;
@@ -231,14 +237,24 @@ impl Payload {
 
 /// Parse a hook payload. The message says in one line what was wrong.
 pub fn parse(bytes: &[u8]) -> Result<Payload, String> {
+    from_value(parse_value(bytes)?)
+}
+
+/// The payload as a JSON object (any agent's, before [`crate::hook::agents::event_payload`]).
+pub fn parse_value(bytes: &[u8]) -> Result<Value, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("stdin is empty: expected the hook's JSON input from Claude Code".into());
+        return Err("stdin is empty: expected the hook's JSON input from the agent".into());
     }
     let value: Value =
         serde_json::from_slice(bytes).map_err(|err| format!("stdin is not JSON ({err})"))?;
     if !value.is_object() {
         return Err("stdin is JSON but not an object: expected the hook's JSON input".into());
     }
+    Ok(value)
+}
+
+/// The fields a record uses, from a payload object.
+pub fn from_value(value: Value) -> Result<Payload, String> {
     serde_json::from_value(value).map_err(|err| format!("stdin is not a hook input: {err}"))
 }
 
@@ -320,6 +336,10 @@ pub struct Record {
     /// The last time of each event kind (for `doctor`).
     #[serde(default)]
     pub events: BTreeMap<String, Time>,
+    /// The agent whose hooks reported (Claude Code when absent: records written before
+    /// autoctl read Codex and Gemini hooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<HookAgent>,
     /// When `run tick` typed `/compact` for the current crossing of `--compact-at` (cleared
     /// once the context use is back under it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -368,6 +388,7 @@ impl Record {
             compactions: 0,
             events: BTreeMap::new(),
             compact_requested_at: None,
+            agent: None,
         }
     }
 }
@@ -535,6 +556,21 @@ fn apply_with(
             Some("auto") => AgentState::Working,
             _ => AgentState::Idle,
         }),
+        // Gemini fires PreCompress before every check of its context, with `auto`, whether it
+        // then compresses or not; `manual` is a `/compress`, which compresses. Neither comes
+        // with an end event, so the state stays what the turn's own events say.
+        "PreCompress" => {
+            if payload.trigger.as_deref() == Some("manual") {
+                record.compaction = Some("manual".to_string());
+                record.compactions = record.compactions.saturating_add(1);
+            }
+            None
+        }
+        // Codex: the person pressed Esc; the turn ended and the agent waits at its prompt.
+        "Interrupt" => {
+            record.tool_started_at = None;
+            Some(AgentState::Idle)
+        }
         _ => None,
     };
     // A subagent's events describe the subagent, not the session's prompt.

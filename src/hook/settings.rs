@@ -1,5 +1,8 @@
 //! `autoctl hook install`: merge autoctl's hooks and status line into a Claude Code
-//! `settings.json`, keeping every other key, every hook of the user's and the order of both.
+//! `settings.json`, keeping every other key, every hook of the user's and the order of both —
+//! and, with `--agent`, autoctl's hooks into Codex CLI's `hooks.json` or Gemini CLI's
+//! `settings.json`, which hold hooks in the same shape (`hooks.<Event>[].hooks[]` of `{"type":
+//! "command", "command": …}`) under their own event names ([`wiring_for`]).
 //!
 //! What is installed ([`wiring`]): `PermissionRequest` → `hook permission-request` (the
 //! policy's answer, which also records the state); `Stop` → `hook stop` and `StopFailure` →
@@ -15,6 +18,8 @@
 use std::fmt::Write as _;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::hook::agents::HookAgent;
 
 /// A JSON value that keeps the order of object keys.
 #[derive(Debug, Clone, PartialEq)]
@@ -182,8 +187,11 @@ pub struct Wire {
     pub event: &'static str,
     /// The `autoctl hook` subcommand.
     pub subcommand: &'static str,
-    /// Seconds Claude Code gives the hook.
+    /// Seconds the agent gives the hook.
     pub timeout: u64,
+    /// Another subcommand to wire when this binary lacks `subcommand` (a PreToolUse that
+    /// only records, before `hook pre-tool-use` existed).
+    pub fallback: Option<&'static str>,
 }
 
 /// The events `hook event` records.
@@ -199,31 +207,89 @@ pub const EVENT_HOOKS: [&str; 9] = [
     "PostCompact",
 ];
 
-/// Everything `hook install` wires, in the order it adds them.
-pub fn wiring() -> Vec<Wire> {
-    let mut wires: Vec<Wire> = EVENT_HOOKS
-        .iter()
-        .map(|event| Wire {
+/// The events `hook event` records for Codex CLI (its `Interrupt`: Esc ended the turn).
+pub const CODEX_EVENT_HOOKS: [&str; 7] = [
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "Interrupt",
+];
+
+/// The events `hook event` records for Gemini CLI (its names for Claude Code's
+/// UserPromptSubmit and PostToolUse; PreCompress comes before every context check).
+pub const GEMINI_EVENT_HOOKS: [&str; 6] = [
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterTool",
+    "Notification",
+    "PreCompress",
+];
+
+impl Wire {
+    const fn new(event: &'static str, subcommand: &'static str, timeout: u64) -> Wire {
+        Wire {
             event,
-            subcommand: "event",
-            timeout: 10,
-        })
+            subcommand,
+            timeout,
+            fallback: None,
+        }
+    }
+
+    /// The subcommand this binary can run for the wire, if any.
+    pub fn chosen(&self, available: &dyn Fn(&str) -> bool) -> Option<&'static str> {
+        if available(self.subcommand) {
+            Some(self.subcommand)
+        } else {
+            self.fallback.filter(|sub| available(sub))
+        }
+    }
+}
+
+/// Everything `hook install` wires into Claude Code, in the order it adds them.
+pub fn wiring() -> Vec<Wire> {
+    wiring_for(HookAgent::Claude)
+}
+
+/// Everything `hook install --agent AGENT` wires, in the order it adds them: every event the
+/// typed state reads → `hook event`, the turn's end → `hook stop`, the tool doors → `hook
+/// permission-request` (Claude Code, Codex) and `hook pre-tool-use` (Codex's PreToolUse,
+/// Gemini's BeforeTool; `hook event` where this binary has no `hook pre-tool-use`).
+pub fn wiring_for(agent: HookAgent) -> Vec<Wire> {
+    let events: &[&'static str] = match agent {
+        HookAgent::Claude => &EVENT_HOOKS,
+        HookAgent::Codex => &CODEX_EVENT_HOOKS,
+        HookAgent::Gemini => &GEMINI_EVENT_HOOKS,
+    };
+    let mut wires: Vec<Wire> = events
+        .iter()
+        .map(|event| Wire::new(event, "event", 10))
         .collect();
-    wires.push(Wire {
-        event: "PermissionRequest",
-        subcommand: "permission-request",
-        timeout: 30,
-    });
-    wires.push(Wire {
-        event: "Stop",
-        subcommand: "stop",
-        timeout: 30,
-    });
-    wires.push(Wire {
-        event: "StopFailure",
-        subcommand: "stop-failure",
-        timeout: 10,
-    });
+    match agent {
+        HookAgent::Claude => {
+            wires.push(Wire::new("PermissionRequest", "permission-request", 30));
+            wires.push(Wire::new("Stop", "stop", 30));
+            wires.push(Wire::new("StopFailure", "stop-failure", 10));
+        }
+        HookAgent::Codex => {
+            wires.push(Wire {
+                fallback: Some("event"),
+                ..Wire::new("PreToolUse", "pre-tool-use", 30)
+            });
+            wires.push(Wire::new("PermissionRequest", "permission-request", 30));
+            wires.push(Wire::new("Stop", "stop", 30));
+        }
+        HookAgent::Gemini => {
+            wires.push(Wire {
+                fallback: Some("event"),
+                ..Wire::new("BeforeTool", "pre-tool-use", 30)
+            });
+            wires.push(Wire::new("AfterAgent", "stop", 30));
+        }
+    }
     wires
 }
 
@@ -307,6 +373,11 @@ fn our_statusline(command: &str) -> Option<Option<String>> {
     }
 }
 
+/// Whether a hook command is one of autoctl's (`autoctl hook …`, by any path to autoctl).
+pub fn is_ours(command: &str) -> bool {
+    our_subcommand(command).is_some()
+}
+
 /// Whether `settings` runs `autoctl hook SUBCOMMAND` on `event` (by any path to autoctl).
 pub fn wires(settings: &Json, event: &str, subcommand: &str) -> bool {
     let Some(Json::Array(groups)) = settings.get("hooks").and_then(|h| h.get(event)) else {
@@ -354,10 +425,23 @@ pub struct Changes {
 /// `available` says which `autoctl hook` subcommands this binary has: a hook it lacks is not
 /// installed (a command that does not exist would fail on every event).
 pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> bool) -> Changes {
+    install_for(HookAgent::Claude, settings, autoctl, available)
+}
+
+/// [`install`] for `agent`'s hook file: Codex CLI's and Gemini CLI's commands carry `--agent`
+/// (so each is read in its own vocabulary), Gemini's entries a `name` (its `/hooks enable|disable
+/// NAME` and the key it trusts a project's hooks by) and a timeout in milliseconds, and only
+/// Claude Code gets the status line.
+pub fn install_for(
+    agent: HookAgent,
+    settings: &mut Json,
+    autoctl: &str,
+    available: &dyn Fn(&str) -> bool,
+) -> Changes {
     let mut changes = Changes::default();
-    let wires: Vec<Wire> = wiring()
+    let wires: Vec<(Wire, &'static str)> = wiring_for(agent)
         .into_iter()
-        .filter(|w| available(w.subcommand))
+        .filter_map(|w| w.chosen(available).map(|sub| (w, sub)))
         .collect();
     if settings.get("hooks").is_none() {
         settings.set("hooks", Json::Object(Vec::new()));
@@ -370,7 +454,7 @@ pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> b
             let keep = |sub: &str| {
                 wires
                     .iter()
-                    .any(|w| w.event == event && w.subcommand == sub)
+                    .any(|(w, chosen)| w.event == event && *chosen == sub)
             };
             let removed = retain_hooks(groups, |command| {
                 our_subcommand(command).is_none_or(|sub| keep(&sub))
@@ -380,13 +464,24 @@ pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> b
             }
         }
     }
-    for wire in &wires {
-        let command = format!("{autoctl} hook {}", wire.subcommand);
-        let wanted = Json::object(vec![
-            ("type", Json::str("command")),
-            ("command", Json::str(&command)),
-            ("timeout", Json::Number(wire.timeout.into())),
-        ]);
+    for (wire, subcommand) in &wires {
+        let command = match agent {
+            HookAgent::Claude => format!("{autoctl} hook {subcommand}"),
+            other => format!("{autoctl} hook {subcommand} --agent {}", other.as_str()),
+        };
+        let wanted = match agent {
+            HookAgent::Gemini => Json::object(vec![
+                ("name", Json::str(&format!("autoctl-{subcommand}"))),
+                ("type", Json::str("command")),
+                ("command", Json::str(&command)),
+                ("timeout", Json::Number((wire.timeout * 1000).into())),
+            ]),
+            _ => Json::object(vec![
+                ("type", Json::str("command")),
+                ("command", Json::str(&command)),
+                ("timeout", Json::Number(wire.timeout.into())),
+            ]),
+        };
         if hooks.get(wire.event).is_none() {
             hooks.set(wire.event, Json::Array(Vec::new()));
         }
@@ -402,7 +497,7 @@ pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> b
             // Exactly ours is there; drop any other copy of the same subcommand.
             let mut seen = false;
             retain_hooks(groups, |c| {
-                if our_subcommand(c).as_deref() != Some(wire.subcommand) {
+                if our_subcommand(c).as_deref() != Some(*subcommand) {
                     return true;
                 }
                 if c == command && !seen {
@@ -414,7 +509,7 @@ pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> b
             continue;
         }
         retain_hooks(groups, |c| {
-            our_subcommand(c).as_deref() != Some(wire.subcommand)
+            our_subcommand(c).as_deref() != Some(*subcommand)
         });
         if let Json::Array(list) = groups {
             list.push(Json::object(vec![("hooks", Json::Array(vec![wanted]))]));
@@ -422,6 +517,9 @@ pub fn install(settings: &mut Json, autoctl: &str, available: &dyn Fn(&str) -> b
         changes
             .notes
             .push(format!("added {} → {command}", wire.event));
+    }
+    if agent != HookAgent::Claude {
+        return changes;
     }
     let ours = format!("{autoctl} statusline");
     match settings.get("statusLine") {

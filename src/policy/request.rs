@@ -29,6 +29,9 @@ pub struct Call {
     pub hook_event_name: Option<String>,
     #[serde(default)]
     pub permission_mode: Option<String>,
+    /// Codex CLI's turn (Claude Code sends none).
+    #[serde(default)]
+    pub turn_id: Option<String>,
 }
 
 /// Read a payload: a JSON object with a `tool_name` string and a `tool_input` object (a

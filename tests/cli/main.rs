@@ -1,6 +1,7 @@
 //! The one integration test binary. Every test drives the built `autoctl` through
 //! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
 
+mod agent_hooks;
 mod crash;
 mod dispatch;
 mod examples;
