@@ -7,6 +7,8 @@
 //! The judging is pure ([`judge_hooks`], [`judge_status`], [`judge_driver`]); the edge in
 //! `cmd/doctor.rs` gathers what they judge.
 
+pub mod agents;
+
 use std::time::Duration;
 
 use serde::Serialize;

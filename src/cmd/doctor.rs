@@ -32,6 +32,12 @@ use crate::tmux::{CaptureOptions, Terminal, Tmux};
 /// reset times), and the last tick of whatever drives it (`run watch`, cron). Without runs,
 /// one table per Claude Code session the hooks recorded.
 ///
+/// Codex CLI and Gemini CLI get a section of their own when they are around (hook files,
+/// recorded events, or a run of theirs): autoctl's hooks in .codex/hooks.json or
+/// .gemini/settings.json (project and user), what the agent needs before it runs them (Codex:
+/// a trusted project and each hook trusted in /hooks; Gemini: a trusted folder, hooks not
+/// disabled), and the last event they sent.
+///
 /// Exit status: 0 when every check is OK, 1 when any is WARN or FAIL, 2 when doctor itself
 /// cannot run.
 #[derive(Debug, Args)]
@@ -101,11 +107,16 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
         }
         matched = true;
         checks.push(doctor::judge_hooks(&scope, found.hook.as_ref(), now));
-        checks.push(doctor::judge_status(&scope, found.status.as_ref(), now));
+        if run.agent == crate::pane::Agent::Claude {
+            checks.push(doctor::judge_status(&scope, found.status.as_ref(), now));
+        }
         checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
     }
     if runs.is_empty() || (!matched && args.session.is_some()) {
         sessions_without_runs(&store, args.session.as_deref(), now, &mut checks);
+    }
+    if args.session.is_none() {
+        agent_sections(&cwd, &store, &runs, now, &mut checks);
     }
     let all_ok = checks.iter().all(|c| c.level == Level::Ok);
     match args.format {
@@ -272,6 +283,68 @@ fn settings_check(project: &Path) -> Check {
     }
 }
 
+/// Codex CLI's and Gemini CLI's own section (their hook files, their trust steps, their events
+/// seen), for each agent that is around: its hook files exist, its hooks recorded something,
+/// or a run uses it.
+fn agent_sections(cwd: &Path, store: &Store, runs: &[Run], now: Time, checks: &mut Vec<Check>) {
+    use crate::doctor::agents::{self, Found, HookFile};
+    use crate::hook::agents::HookAgent;
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let project = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let read = |path: &Path| std::fs::read_to_string(path).ok();
+    let records = store.list();
+    for agent in [HookAgent::Codex, HookAgent::Gemini] {
+        let (relative, user_file, trust_file) = match agent {
+            HookAgent::Codex => {
+                let codex_home = std::env::var_os("CODEX_HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(PathBuf::from)
+                    .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+                (
+                    ".codex/hooks.json",
+                    codex_home.as_ref().map(|c| c.join("hooks.json")),
+                    codex_home.as_ref().map(|c| c.join("config.toml")),
+                )
+            }
+            _ => (
+                ".gemini/settings.json",
+                home.as_ref().map(|h| h.join(".gemini/settings.json")),
+                home.as_ref().map(|h| h.join(".gemini/trustedFolders.json")),
+            ),
+        };
+        let mut files = vec![HookFile {
+            layer: "project",
+            path: project.join(relative).display().to_string(),
+            text: read(&project.join(relative)),
+        }];
+        if let Some(user) = &user_file {
+            files.push(HookFile {
+                layer: "user",
+                path: user.display().to_string(),
+                text: read(user),
+            });
+        }
+        let found = Found {
+            project: project.display().to_string(),
+            files,
+            trust: trust_file.as_deref().and_then(read),
+            user_settings: match agent {
+                HookAgent::Gemini => user_file.as_deref().and_then(read),
+                _ => None,
+            },
+            newest: records
+                .iter()
+                .filter(|(_, r)| r.agent == Some(agent))
+                .max_by_key(|(_, r)| r.at)
+                .map(|(_, r)| r.clone()),
+        };
+        let run_uses_it = runs.iter().any(|r| r.agent.as_str() == agent.as_str());
+        checks.extend(agents::checks(agent, &found, run_uses_it, now));
+    }
+}
+
 /// Without runs (or when --session names a Claude Code session): one table per recorded
 /// session.
 fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &mut Vec<Check>) {
@@ -286,6 +359,12 @@ fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &
         );
         let status = store.status_of(&stem);
         checks.push(doctor::judge_hooks(&scope, Some(&record), now));
-        checks.push(doctor::judge_status(&scope, status.as_ref(), now));
+        // Only Claude Code has a status line.
+        if record
+            .agent
+            .is_none_or(|a| a == crate::hook::agents::HookAgent::Claude)
+        {
+            checks.push(doctor::judge_status(&scope, status.as_ref(), now));
+        }
     }
 }

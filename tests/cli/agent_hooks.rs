@@ -444,3 +444,75 @@ fn install_for_another_agent_refuses_what_it_cannot_do_safely() {
     assert_eq!(out.status.code(), Some(2));
     assert!(one_stderr_line(&out).contains("--commands"));
 }
+
+#[test]
+fn doctor_names_the_trust_steps_codex_and_gemini_still_need() {
+    let sb = Sandbox::new();
+    let project = sb.module("proj");
+    install(&sb, &project, &["--agent", "codex"]);
+    install(&sb, &project, &["--agent", "gemini"]);
+    let doctor = |sb: &Sandbox| -> Value {
+        let out = sb
+            .cmd()
+            .current_dir(&project)
+            .args(["doctor", "--format", "json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let level = |report: &Value, scope: &str, name: &str| -> String {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["scope"] == scope && c["name"] == name)
+            .unwrap_or_else(|| panic!("{scope}/{name}: {report}"))["level"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let report = doctor(&sb);
+    assert_eq!(level(&report, "codex", "hooks"), "ok");
+    assert_eq!(level(&report, "codex", "project trust"), "warn");
+    assert_eq!(level(&report, "codex", "hook trust"), "warn");
+    assert_eq!(level(&report, "codex", "events"), "warn");
+    assert_eq!(level(&report, "gemini", "folder trust"), "warn");
+    // The person trusted both (as the agents write it), and Codex's hooks fired once.
+    let canonical = project.canonicalize().unwrap().display().to_string();
+    let mut config = format!("[projects.\"{canonical}\"]\ntrust_level = \"trusted\"\n");
+    let hooks: Value =
+        serde_json::from_str(&fs::read_to_string(project.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    for event in hooks["hooks"].as_object().unwrap().keys() {
+        let snake: String = event
+            .chars()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                let lower = c.to_ascii_lowercase();
+                if c.is_ascii_uppercase() && i > 0 {
+                    vec!['_', lower]
+                } else {
+                    vec![lower]
+                }
+            })
+            .collect();
+        config.push_str(&format!(
+            "\n[hooks.state.\"{canonical}/.codex/hooks.json:{snake}:0:0\"]\ntrusted_hash = \"sha256:1\"\n"
+        ));
+    }
+    sb.write("home/.codex/config.toml", config);
+    sb.write(
+        "home/.gemini/trustedFolders.json",
+        format!("{{\"{canonical}\": \"TRUST_FOLDER\"}}"),
+    );
+    run(
+        &sb,
+        &["hook", "event", "--agent", "codex"],
+        &payload("codex", "session", "01-SessionStart"),
+    );
+    let report = doctor(&sb);
+    for name in ["hooks", "project trust", "hook trust", "events"] {
+        assert_eq!(level(&report, "codex", name), "ok", "{name}: {report}");
+    }
+    assert_eq!(level(&report, "gemini", "folder trust"), "ok");
+}
