@@ -31,6 +31,10 @@ pub struct PaneView {
     pub dead: bool,
     /// Normalized hash of the screen.
     pub hash: String,
+    /// What a person would be asked to decide on this screen: the classification's key (the
+    /// prompt's question and call), else the screen hash. Escalations, acknowledgements and
+    /// notifications are keyed by it, so a redrawn or blinking prompt is one event.
+    pub key: String,
     pub classification: Classification,
     /// The screen hash the pane remembers as answered (by any supervisor).
     pub answered_marker: Option<String>,
@@ -73,14 +77,17 @@ pub fn view_with(
         approval,
     };
     let screen = Screen::from_text(&snap.text, Some(snap.pane.command.clone()));
+    let hash = normalize::hash(&snap.text, &rules.masks);
+    let classification = classify::classify(&screen, rules, &ctx);
     PaneView {
         pane_id: snap.pane.id.clone(),
         pid: snap.pane.pid,
         foreground: snap.pane.command.clone(),
         foreground_is_shell: rules.is_shell(&snap.pane.command),
         dead: snap.pane.dead,
-        hash: normalize::hash(&snap.text, &rules.masks),
-        classification: classify::classify(&screen, rules, &ctx),
+        key: classification.key.clone().unwrap_or_else(|| hash.clone()),
+        hash,
+        classification,
         answered_marker: snap.pane.answered.clone(),
         messages: messages(agent, &snap.text),
         socket: snap.pane.socket.clone(),

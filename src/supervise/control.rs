@@ -372,7 +372,7 @@ pub fn acknowledge(
         }
         cleared = run.waits.needs_person.take();
         if let Some(needs) = &cleared {
-            run.waits.acked_hash = needs.hash.clone();
+            run.waits.acked_hash = needs.key().map(str::to_string);
             run.last_decision = format!("acknowledged: {}", needs.why);
         }
         cleared.is_some()

@@ -543,6 +543,7 @@ mod tests {
         assert!(line.ends_with("/t/a\\nfake\\trow\\u{1b}[2J\t-"), "{line}");
         // The reason of a needs-person stays in its column too.
         hostile.waits.needs_person = Some(crate::supervise::wait::NeedsPerson {
+            key: None,
             kind: "screen".into(),
             why: "a\nb\tc".into(),
             since: now,

@@ -492,6 +492,7 @@ mod tests {
             foreground: "claude".into(),
             foreground_is_shell: false,
             hash: "h".into(),
+            key: "h".into(),
             classification: Classification {
                 class,
                 action: crate::pane::Action::None,
@@ -505,6 +506,7 @@ mod tests {
                 reset_at: None,
                 approval: None,
                 foreground: None,
+                key: None,
                 observe_only: false,
                 pane_dead: false,
                 prompt_visible: false,

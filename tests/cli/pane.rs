@@ -544,30 +544,32 @@ fn pane_hash_of_real_captures_is_pinned_across_releases() {
         "✻ Orchestrating… (15s · ↓ 38 tokens)",
         "✶ Orchestrating… (2m 3s · ↓ 1.2k tokens)",
     );
+    // Pins moved once, on purpose: issue 29 masks the status dot in front of a tool line
+    // (`● ` / `  `, blinking while a prompt waits); a stored hash reads as one changed screen.
     for (what, args, input, pinned) in [
         (
             "working-streaming.txt",
             &["-"][..],
             working.clone().into_bytes(),
-            "c6ad579703ed5fcd",
+            "d7b807105125db75",
         ),
         (
             "working-streaming.txt, clock ticked",
             &["-"][..],
             ticked.into_bytes(),
-            "c6ad579703ed5fcd",
+            "d7b807105125db75",
         ),
         (
             "working-streaming.escapes.txt",
             &["-"][..],
             fixture("working-streaming.escapes.txt"),
-            "c6ad579703ed5fcd",
+            "d7b807105125db75",
         ),
         (
             "idle-after-reply.txt",
             &["-"][..],
             fixture("idle-after-reply.txt"),
-            "61d61cb399729940",
+            "6263cf9906e83c0c",
         ),
         (
             "working-streaming.txt --raw",

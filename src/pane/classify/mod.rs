@@ -85,6 +85,14 @@ pub struct Classification {
     pub approval: Option<ScreenDecision>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub foreground: Option<String>,
+    /// What a person is asked to decide, as 16 hex digits: the deciding rule and the lines it
+    /// reads (its question, the call or text under approval, its menu), masked like the
+    /// screen hash and with the glyphs a waiting prompt blinks (`●` of a pending tool line)
+    /// left out. A prompt that is redrawn, flickers or ticks a timer keeps its key; another
+    /// question, call or menu gets another. `None` when no rule decided (the screen hash
+    /// stands for an unknown screen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// The program in front is not the agent: the screen is read, never answered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observe_only: bool,
@@ -162,6 +170,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         if let Some(found) = try_rule(rule, &rules.chrome, &seen, &mut passed_over) {
             let mut result = safety::decide(rule, &found, &view, rules, ctx);
             result.reset_at = reset_at(rule, &found, &view, ctx);
+            result.key = Some(prompt_key(rule, &view, rules, result.approval.as_ref()));
             result.foreground = foreground.map(str::to_string);
             result.passed_over = passed_over;
             result.pane_dead = screen.dead || rule.def.dead == Some(true);
@@ -184,6 +193,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         reset_at: None,
         approval: None,
         foreground: foreground.map(str::to_string),
+        key: None,
         observe_only: false,
         pane_dead: screen.dead,
         prompt_visible: false,
@@ -317,6 +327,31 @@ fn try_rule<'s>(
     Some(found)
 }
 
+/// The key of what the deciding rule asks a person (see [`Classification::key`]): its id, the
+/// call the approval policy read, and the content lines of the rule's scope (the bottom of
+/// the screen it matched in), each masked and with a leading status glyph dropped.
+fn prompt_key(
+    rule: &Rule,
+    view: &View<'_>,
+    rules: &RuleSet,
+    approval: Option<&ScreenDecision>,
+) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(rule.id.as_bytes());
+    if let Some(approval) = approval {
+        for part in [&approval.tool, &approval.input] {
+            hasher.update(b"\n");
+            hasher.update(part.as_bytes());
+        }
+    }
+    for &(_, text) in view.scope(rule.last) {
+        let masked = super::normalize::mask_line(text, &rules.masks);
+        hasher.update(b"\n");
+        hasher.update(masked.trim_start().as_bytes());
+    }
+    super::normalize::format_hash(hasher.digest())
+}
+
 /// When a limit resets, for a rule whose banner names the time (`reset_at`).
 fn reset_at(rule: &Rule, found: &Found<'_>, view: &View<'_>, ctx: &Lens) -> Option<String> {
     if !rule.def.reset_at.unwrap_or(false) {
@@ -424,6 +459,33 @@ mod tests {
     fn every_rule_passes_its_examples_and_near_misses() {
         let failures = check_examples(RuleSet::embedded(), now());
         assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    /// What a person must decide keys an escalation: the pending tool line's blinking `●`,
+    /// the hash's masks (timers, spinners) and the history above the prompt leave it alone;
+    /// another command, question or menu changes it.
+    #[test]
+    fn a_prompt_keeps_its_key_when_redrawn_and_another_prompt_gets_another() {
+        let shown = include_str!(
+            "../../../tests/fixtures/panes/claude-code-2.1.332/permission-bash-rm-rf.txt"
+        );
+        let key = |text: &str| classify_text(text, Agent::Claude, Some("claude")).key;
+        let hash = |text: &str| crate::pane::normalize::hash(text, &RuleSet::embedded().masks);
+        let dimmed = shown.replacen("● Bash(rm -rf build)", "  Bash(rm -rf build)", 1);
+        assert_ne!(shown, dimmed);
+        assert!(key(shown).is_some());
+        assert_eq!(key(shown), key(&dimmed));
+        assert_eq!(hash(shown), hash(&dimmed), "the blinking dot is masked");
+        assert_ne!(
+            key(shown),
+            key(&shown.replace("rm -rf build", "rm -rf dist"))
+        );
+        assert_ne!(
+            key(shown),
+            key(&shown.replace("Do you want to proceed?", "Do you want to continue?"))
+        );
+        // An unknown screen has no key (the screen hash stands for it).
+        assert_eq!(key("compiling...\n  foo.rs"), None);
     }
 
     #[test]

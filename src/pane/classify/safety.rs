@@ -230,6 +230,7 @@ pub(super) fn decide(
         reset_at: None,
         approval,
         foreground: None,
+        key: None,
         observe_only: false,
         pane_dead: false,
         prompt_visible: rule.class == Class::Shell && !rule.patterns.is_empty(),

@@ -80,7 +80,8 @@ pub struct StallState {
     /// The screen last answered or restarted (its hash).
     #[serde(default)]
     pub answered_hash: Option<String>,
-    /// The screen last escalated (its hash): escalations are reported once per screen.
+    /// The prompt last escalated (its key, [`Sample::key`]): escalations are reported once
+    /// per prompt, however often it is redrawn.
     #[serde(default)]
     pub escalated_hash: Option<String>,
     /// A stop was requested for the recovery limits (not requested again until the budget
@@ -213,6 +214,9 @@ impl SignalMark {
 pub struct Sample {
     /// Normalized screen hash.
     pub hash: String,
+    /// What a person would be asked to decide ([`PaneView::key`]): a prompt is escalated
+    /// once per key, however often it is redrawn.
+    pub key: String,
     pub class: Class,
     /// The classification's action (already `escalate` for destructive prompts and `none`
     /// for observe-only screens).
@@ -259,6 +263,7 @@ impl Sample {
         let c = &view.classification;
         Sample {
             hash: view.hash.clone(),
+            key: view.key.clone(),
             class: c.class,
             action: c.action,
             observe_only: c.observe_only || view.dead,
@@ -570,10 +575,10 @@ pub fn heartbeat(
                 obs.class.as_str()
             ),
         ),
-        Action::Escalate => screen::escalate_once(&mut next, &obs.hash, "a person must decide"),
+        Action::Escalate => screen::escalate_once(&mut next, &obs.key, "a person must decide"),
         Action::Answer | Action::Restart if obs.hint == Hint::NowNoAnswer => screen::escalate_once(
             &mut next,
-            &obs.hash,
+            &obs.key,
             "the agent's hooks do not report this prompt: never answered, a person decides",
         ),
         Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
@@ -634,6 +639,7 @@ mod tests {
             let marks = MessageMark::of(&crate::pane::message::claude(&shown));
             let obs = Sample {
                 hash: format!("h{i}"),
+                key: format!("h{i}"),
                 class: Class::Working,
                 action: Action::None,
                 observe_only: false,
@@ -675,6 +681,7 @@ mod tests {
             at += 1;
             let obs = Sample {
                 hash: format!("h{at}"),
+                key: format!("h{at}"),
                 class,
                 action,
                 observe_only: false,
@@ -727,6 +734,7 @@ mod tests {
             screen.push_str("● Let me check the tests.\n\n");
             let obs = Sample {
                 hash: format!("l{i}"),
+                key: format!("l{i}"),
                 class: Class::Working,
                 action: Action::None,
                 observe_only: false,
@@ -768,6 +776,7 @@ mod tests {
     fn obs(hash: &str, class: Class, action: Action) -> Sample {
         Sample {
             hash: hash.to_string(),
+            key: hash.to_string(),
             class,
             action,
             observe_only: false,
@@ -1108,6 +1117,7 @@ mod tests {
         for (minute, hash) in [(2, "b"), (3, "c")] {
             transcript.extend(["Bash(cargo test)", "Let me check the tests."]);
             o.hash = hash.into();
+            o.key = o.hash.clone();
             o.messages = Some(said(&transcript));
             let d = run(&mut state, &o, minute, &limits, ALL);
             if minute == 2 {
@@ -1129,6 +1139,7 @@ mod tests {
         // Scrolled: the first blocks are gone, the end is the same — no new message.
         o.messages = Some(said(&transcript[2..]));
         o.hash = "scrolled".into();
+        o.key = o.hash.clone();
         let d = run(&mut state, &o, 5, &limits, ALL);
         assert_eq!(d.condition, Condition::Progress);
         assert_eq!(state.message_repeats, 3);
@@ -1136,6 +1147,7 @@ mod tests {
         transcript.push("Fixed it.");
         o.messages = Some(said(&transcript));
         o.hash = "d".into();
+        o.key = o.hash.clone();
         run(&mut state, &o, 6, &limits, ALL);
         assert_eq!(state.message_repeats, 1);
     }
@@ -1179,6 +1191,7 @@ mod tests {
         o.status = Some(status(0));
         for minute in 0..10 {
             o.hash = format!("w{minute}");
+            o.key = o.hash.clone();
             let d = run(&mut state, &o, minute, &limits, ALL);
             assert_eq!(
                 d.condition,
@@ -1189,6 +1202,7 @@ mod tests {
         }
         // A working screen at the timeout: a person should look; nothing typed or spent.
         o.hash = "w10".into();
+        o.key = o.hash.clone();
         let d = run(&mut state, &o, 10, &limits, ALL);
         assert_eq!(
             (d.condition, d.response),
@@ -1218,6 +1232,7 @@ mod tests {
         // The agent moved on: a new status restarts the step at its own time.
         idle.status = Some(status(24));
         idle.hash = "idle2".into();
+        idle.key = idle.hash.clone();
         let d = run(&mut state, &idle, 25, &limits, ALL);
         assert_eq!(d.condition, Condition::Progress);
         assert_eq!(
@@ -1262,6 +1277,7 @@ mod tests {
         // Back from the wait at 64: 5 minutes before it + 4 after is still under 10.
         for minute in 64..69 {
             idle.hash = format!("idle{minute}");
+            idle.key = idle.hash.clone();
             let d = run(&mut state, &idle, minute, &limits, ALL);
             assert_ne!(
                 d.response,
@@ -1288,6 +1304,7 @@ mod tests {
         let mut steps = Vec::new();
         for minute in 1..5 {
             idle.hash = format!("idle{minute}");
+            idle.key = idle.hash.clone();
             let d = run(&mut state, &idle, minute, &limits, ALL);
             steps.push((d.response, d.stop_reason()));
         }
@@ -1329,6 +1346,7 @@ mod tests {
             .prop_map(
                 |(hash, (class, action), observe_only, iteration, marked)| Sample {
                     hash: format!("h{hash}"),
+                    key: format!("h{hash}"),
                     class,
                     action,
                     observe_only,

@@ -9,15 +9,15 @@
 use super::{Condition, Diagnosis, Effects, Limits, Recovery, Response, Sample, StallState};
 use crate::pane::Action;
 
-pub(super) fn escalate_once(next: &mut StallState, hash: &str, why: &str) -> Diagnosis {
-    if next.escalated_hash.as_deref() == Some(hash) {
+pub(super) fn escalate_once(next: &mut StallState, key: &str, why: &str) -> Diagnosis {
+    if next.escalated_hash.as_deref() == Some(key) {
         return Diagnosis::new(
             Condition::Stalled,
             Response::None,
-            "already escalated this screen; waiting for a person",
+            "already escalated this prompt; waiting for a person",
         );
     }
-    next.escalated_hash = Some(hash.to_string());
+    next.escalated_hash = Some(key.to_string());
     Diagnosis::new(Condition::Stalled, Response::Escalate, why)
 }
 
@@ -35,7 +35,7 @@ pub(super) fn recover(
     if next.answered_hash.as_deref() == Some(hash) || obs.answered_marker.as_deref() == Some(hash) {
         return escalate_once(
             next,
-            hash,
+            &obs.key,
             "this screen was already answered and did not change",
         );
     }
@@ -46,7 +46,7 @@ pub(super) fn recover(
             "answer limit reached ({} of {} this step): a person decides",
             next.answers_step, limits.max_answers
         );
-        let mut diagnosis = escalate_once(next, hash, &why);
+        let mut diagnosis = escalate_once(next, &obs.key, &why);
         diagnosis.condition = Condition::Limit;
         return diagnosis;
     }

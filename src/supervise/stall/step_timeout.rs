@@ -109,7 +109,7 @@ pub(super) fn check(
         (_, Action::Answer | Action::Restart) => screen::recover(next, obs, limits, effects, &why),
         (Class::Idle, _) => screen::recover(next, obs, limits, effects, &why),
         (_, Action::Escalate) => {
-            screen::escalate_once(next, &obs.hash, &format!("{why}; a person must decide"))
+            screen::escalate_once(next, &obs.key, &format!("{why}; a person must decide"))
         }
         _ => Diagnosis::new(
             Condition::Stalled,

@@ -121,6 +121,10 @@ pub struct PaneSaw {
     pub reset_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+    /// What a person would be asked to decide on this screen (the prompt's key, else the
+    /// hash): an escalation stands while it stays the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -393,6 +397,7 @@ pub(super) fn saw(run: &Run, obs: &Observation) -> Saw {
                 destructive: c.destructive,
                 reset_at: c.reset_at.clone(),
                 hash: Some(view.hash.clone()),
+                key: Some(view.key.clone()),
                 error: None,
             }
         }
@@ -420,6 +425,7 @@ impl PaneSaw {
             destructive: false,
             reset_at: None,
             hash: None,
+            key: None,
             error: Some(error.to_string()),
         }
     }

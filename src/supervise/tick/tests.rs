@@ -59,6 +59,14 @@ fn pane(text: &str, foreground: &str) -> PaneObs {
     pane_as(Agent::Generic, text, foreground)
 }
 
+/// The escalation key a driver's view has ([`PaneView::key`]).
+fn key(text: &str, screen: &Screen, ctx: &Lens) -> String {
+    let rules = RuleSet::embedded();
+    classify(screen, rules, ctx)
+        .key
+        .unwrap_or_else(|| normalize::hash(text, &rules.masks))
+}
+
 fn pane_as(agent: Agent, text: &str, foreground: &str) -> PaneObs {
     let rules = RuleSet::embedded();
     let ctx = Lens::new(agent, at(0), Zone::Local);
@@ -69,6 +77,7 @@ fn pane_as(agent: Agent, text: &str, foreground: &str) -> PaneObs {
         foreground: foreground.into(),
         foreground_is_shell: rules.is_shell(foreground),
         hash: normalize::hash(text, &rules.masks),
+        key: key(text, &screen, &ctx),
         classification: classify(&screen, rules, &ctx),
         answered_marker: None,
         messages: None,
@@ -91,6 +100,7 @@ fn a_shell_in_front_is_ready_only_with_its_prompt_on_the_screen() {
             foreground: "bash".into(),
             foreground_is_shell: true,
             hash: normalize::hash(text, &rules.masks),
+            key: key(text, &screen, &ctx),
             classification: classify(&screen, rules, &ctx),
             answered_marker: None,
             messages: None,
@@ -976,4 +986,61 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
         "{:?}",
         out.event.reasons
     );
+}
+
+/// Issue 29: Claude Code blinks the `●` of the pending tool line (`● Bash(…)` / `  Bash(…)`)
+/// about every 3 s while its permission box waits. One prompt is one escalation and one
+/// notification however often it blinks; another prompt is another.
+#[test]
+fn a_blinking_permission_prompt_is_escalated_and_announced_once() {
+    let shown =
+        include_str!("../../../tests/fixtures/panes/claude-code-2.1.332/permission-bash-rm-rf.txt");
+    let dimmed = shown.replacen("● Bash(rm -rf build)", "  Bash(rm -rf build)", 1);
+    assert_ne!(shown, dimmed, "the capture shows the pending tool line");
+    let mut run = new_run(Mode::Observe);
+    run.agent = Agent::Claude;
+    let mut escalations = Vec::new();
+    for minute in 1..=6 {
+        let text = if minute % 2 == 0 { &dimmed } else { shown };
+        let out = step(
+            &mut run,
+            &obs(SignalObs::Missing, pane_as(Agent::Claude, text, "claude")),
+            minute,
+        );
+        assert!(out.answer.is_none() && out.effects.is_empty());
+        escalations.extend(
+            out.event
+                .notify
+                .iter()
+                .filter(|n| n.event == EventKind::Escalate)
+                .map(|n| n.key.clone().expect("an escalation has a key")),
+        );
+        if minute >= 3 {
+            assert!(run.waits.needs_person.is_some(), "minute {minute}");
+        }
+    }
+    assert_eq!(escalations.len(), 1, "{escalations:?}");
+    // Another call in the same box is another decision: announced again.
+    let other = shown.replace("rm -rf build", "rm -rf dist");
+    for minute in 7..=9 {
+        let out = step(
+            &mut run,
+            &obs(SignalObs::Missing, pane_as(Agent::Claude, &other, "claude")),
+            minute,
+        );
+        escalations.extend(
+            out.event
+                .notify
+                .iter()
+                .filter(|n| n.event == EventKind::Escalate)
+                .filter_map(|n| n.key.clone()),
+        );
+    }
+    assert_eq!(
+        escalations.len(),
+        2,
+        "{escalations:?} {:?}",
+        run.last_decision
+    );
+    assert_ne!(escalations[0], escalations[1]);
 }

@@ -50,14 +50,15 @@ fn step_key(run: &Run) -> String {
     }
 }
 
-/// A needs-person raised on another screen ends when the screen changes.
+/// A needs-person ends when the screen asks something else: its key changed (a prompt
+/// redrawn, or blinking its status dot, keeps its key).
 pub(super) fn screen_changed(t: &mut Tick<'_>, view: &PaneView) {
     let changed = t
         .run
         .waits
         .needs_person
         .as_ref()
-        .is_some_and(|n| n.hash.as_deref().is_some_and(|h| h != view.hash));
+        .is_some_and(|n| n.key().is_some_and(|k| k != view.key));
     if changed {
         t.run.waits.needs_person = None;
         t.event.decide(
@@ -80,6 +81,7 @@ pub(super) fn wait_stage(
     let inputs = &obs.waits;
     let wait_obs = WaitObs {
         hash: &view.hash,
+        key: &view.key,
         class: c.class,
         action: c.action,
         rule: c.rule.as_deref(),
@@ -127,8 +129,8 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
             .event
             .decide(Decision::Wait, format!("{}; {clock}", verdict.reason)),
         Act::Escalate { kind, stall_limit } => {
-            // The stall heartbeat must not escalate the same screen a second time.
-            t.run.stall.escalated_hash = Some(view.hash.clone());
+            // The stall heartbeat must not escalate the same prompt a second time.
+            t.run.stall.escalated_hash = Some(view.key.clone());
             t.escalate(kind, format!("escalate: {}", verdict.reason), stall_limit);
         }
         Act::Resume(resume) if t.answer.is_none() => {
@@ -187,6 +189,7 @@ pub(super) fn answered(run: &mut Run, event: &mut TickEvent, wait: &WaitAnswer, 
             event.notify.push(Notice {
                 event: EventKind::Resume,
                 reason: event.reasons.last().cloned().unwrap_or_default(),
+                key: None,
             });
         }
         WaitAnswer::Esc => wait::escaped(&mut run.waits, now),
@@ -212,42 +215,50 @@ pub(super) fn attend(t: &mut Tick<'_>) {
         notices.push(Notice {
             event: kind,
             reason: reason.clone(),
+            key: None,
         });
         if t.run.stop_reason.as_deref() == Some("stall_limit") {
             notices.push(Notice {
                 event: EventKind::StallLimit,
                 reason,
+                key: None,
             });
         }
     } else if t.run.status.is_active() {
-        let hash = match t.event.saw.as_ref().map(|s| &s.pane) {
-            Some(pane) => pane.hash.clone(),
-            None => None,
+        let (hash, key) = match t.event.saw.as_ref().map(|s| &s.pane) {
+            Some(pane) => (pane.hash.clone(), pane.key.clone()),
+            None => (None, None),
         };
         if let Some(escalation) = t.escalation.clone() {
+            // One escalation per decision: the same key (the prompt redrawn, its status dot
+            // blinking) is the escalation already raised.
             let raised = t
                 .run
                 .waits
                 .needs_person
                 .as_ref()
-                .is_some_and(|n| n.hash == hash);
+                .is_some_and(|n| n.key() == key.as_deref().or(hash.as_deref()));
             if !raised {
+                let key = key.or_else(|| hash.clone());
                 t.run.waits.needs_person = Some(NeedsPerson {
                     kind: escalation.kind.clone(),
                     why: escalation.why.clone(),
                     since: now,
                     hash,
+                    key: key.clone(),
                     announced_at: now,
                     announcements: 1,
                 });
                 notices.push(Notice {
                     event: EventKind::Escalate,
                     reason: escalation.why.clone(),
+                    key: key.clone(),
                 });
                 if escalation.stall_limit {
                     notices.push(Notice {
                         event: EventKind::StallLimit,
                         reason: escalation.why,
+                        key,
                     });
                 }
             }
@@ -258,6 +269,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             needs.announcements = needs.announcements.saturating_add(1);
             notices.push(Notice {
                 event: EventKind::NeedsPerson,
+                key: needs.key().map(str::to_string),
                 reason: format!(
                     "still needs a person since {}: {}",
                     crate::time::format_time(needs.since),
@@ -279,6 +291,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
         notices.push(Notice {
             event: EventKind::Restart,
             reason: why,
+            key: None,
         });
     }
     let quota = |run: &Run| {
@@ -292,10 +305,12 @@ pub(super) fn attend(t: &mut Tick<'_>) {
         (None, Some(reason)) => notices.push(Notice {
             event: EventKind::QuotaWaitStart,
             reason,
+            key: None,
         }),
         (Some(_), None) => notices.push(Notice {
             event: EventKind::QuotaWaitEnd,
             reason: t.event.reasons.last().cloned().unwrap_or_default(),
+            key: None,
         }),
         _ => {}
     }

@@ -317,13 +317,26 @@ pub struct NeedsPerson {
     pub why: String,
     #[serde(with = "crate::time::stamp")]
     pub since: Time,
-    /// The screen it was raised on: a different screen clears it.
+    /// The screen it was raised on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+    /// What the person is asked to decide ([`crate::pane::view::PaneView::key`]: the prompt's
+    /// question and call, else the screen hash): a screen with another key clears it, and a
+    /// redrawn or blinking prompt keeps it. Notifications about it carry it, so a receiver
+    /// (the outbox) can tell one event from another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// When it was last announced (a notification), and how many times.
     #[serde(with = "crate::time::stamp")]
     pub announced_at: Time,
     pub announcements: u32,
+}
+
+impl NeedsPerson {
+    /// What it was raised about: its key, or (raised by an older release) its screen hash.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref().or(self.hash.as_deref())
+    }
 }
 
 /// How a driver runs the waits (`run tick`/`run watch` flags).
@@ -394,7 +407,8 @@ pub struct WaitState {
     pub retyped: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needs_person: Option<NeedsPerson>,
-    /// The screen a person acknowledged (`run ack`): not escalated again.
+    /// The key of the screen a person acknowledged (`run ack`): not escalated again while
+    /// the screen keeps it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acked_hash: Option<String>,
 }
@@ -475,6 +489,9 @@ pub struct Recorded {
 #[derive(Debug, Clone)]
 pub struct WaitObs<'a> {
     pub hash: &'a str,
+    /// What a person would be asked to decide ([`crate::pane::view::PaneView::key`]): an
+    /// escalation and an acknowledgement stand while the screen keeps it.
+    pub key: &'a str,
     pub class: Class,
     pub action: Action,
     /// The classifier's deciding rule (`repl-prompt`, ...), when one decided.
@@ -598,7 +615,7 @@ pub fn decide(
         next.step = Some(obs.step.clone());
         next.resumes = 0;
     }
-    if next.acked_hash.as_deref().is_some_and(|h| h != obs.hash) {
+    if next.acked_hash.as_deref().is_some_and(|h| h != obs.key) {
         next.acked_hash = None;
     }
     if obs.observe_only {
@@ -650,8 +667,8 @@ fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Verdict) -> V
     let raised = next
         .needs_person
         .as_ref()
-        .is_some_and(|n| n.hash.as_deref() == Some(obs.hash));
-    if raised || next.acked_hash.as_deref() == Some(obs.hash) {
+        .is_some_and(|n| n.key() == Some(obs.key));
+    if raised || next.acked_hash.as_deref() == Some(obs.key) {
         return Verdict::none(format!("{}; waiting for a person", verdict.reason));
     }
     verdict

@@ -71,6 +71,13 @@ impl EventKind {
 pub struct Notice {
     pub event: EventKind,
     pub reason: String,
+    /// For `escalate`, `needs-person` and an escalation's `stall-limit`: what the person is
+    /// asked to decide ([`crate::pane::view::PaneView::key`] — the prompt's question and
+    /// call, else the screen's hash). A prompt that is redrawn or blinks keeps its key, so
+    /// one session's `escalate` notices with one key are one event: the key is what a
+    /// receiver (the notification outbox) dedupes on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// The object a notify command reads on stdin (schema: `autoctl schema show notify-event`).
@@ -81,6 +88,9 @@ pub struct NotifyEvent<'a> {
     pub session: &'a str,
     pub task: &'a str,
     pub reason: &'a str,
+    /// What the person is asked to decide, for an escalation (see [`Notice::key`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
     /// The tick's one-word decision.
     pub decision: &'a str,
     /// The run after the tick (status, iteration, needs-person, ...), as in `run tick`'s line.
@@ -95,6 +105,7 @@ impl<'a> NotifyEvent<'a> {
             session: &event.session,
             task: &event.task,
             reason: &notice.reason,
+            key: notice.key.as_deref(),
             decision: event.decision.as_str(),
             run: &event.run,
         }

@@ -62,6 +62,7 @@ fn retrying() -> Waiting {
 fn seen<'a>(hash: &'a str, class: Class, screen: &'a Waiting, step: &str) -> WaitObs<'a> {
     WaitObs {
         hash,
+        key: hash,
         class,
         action: Action::None,
         rule: None,
@@ -140,6 +141,7 @@ impl Sim {
                     why: verdict.reason.clone(),
                     since: now,
                     hash: Some(hash.to_string()),
+                    key: Some(hash.to_string()),
                     announced_at: now,
                     announcements: 1,
                 });
