@@ -26,11 +26,15 @@ use crate::tmux::{CaptureOptions, Terminal, Tmux};
 /// Checks, each OK, WARN or FAIL with a one-line fix: the state directory is writable; the
 /// run registry is readable; `claude --version`; autoctl's hooks and status line in the
 /// project's .claude/settings.json (the current directory) and ~/.claude/settings.json;
-/// then for each run (or the one --session names: a run's tmux session, or a Claude Code
-/// session_id): its tmux pane and foreground command, the agent's hook state and the age of
-/// its last event of each kind, its status line (fresh, with the 5-hour and 7-day usage and
-/// reset times), and the last tick of whatever drives it (`run watch`, cron). Without runs,
-/// one table per Claude Code session the hooks recorded.
+/// then for each running run (or the one --session names, whatever its state: a run's tmux
+/// session, or a Claude Code session_id): the run's state, its tmux pane and foreground
+/// command, the agent process in it and the session it runs, whether the hooks' autoctl
+/// resolves in the agent's own PATH (and no hook failed on its screen), the agent's hook
+/// state and the age of its last event of each kind, its status line (with the 5-hour and
+/// 7-day usage and reset times; judged against the agent's activity: idle is not stale), and
+/// the last tick of whatever drives it (`run watch`, cron). Records of another session than
+/// the one in the pane are history, never OK. Without runs, one table per Claude Code
+/// session the hooks or the status line recorded.
 ///
 /// Codex CLI and Gemini CLI get a section of their own when they are around (hook files,
 /// recorded events, or a run of theirs): autoctl's hooks in .codex/hooks.json or
@@ -60,14 +64,19 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     checks.push(settings_check(&cwd));
     let store = Store::new(&state_dir);
+    // The running runs, and the one --session names whatever its state (how it ended).
     let runs: Vec<Run> = runs
         .into_iter()
-        .filter(|run| run.status.is_active())
+        .filter(|run| run.status.is_active() || args.session.as_deref() == Some(&run.session))
         .collect();
     let tmux = Tmux::new(socket).ok();
+    let me = std::env::current_exe()
+        .map(|p| settings::shell_quote(&p.to_string_lossy()))
+        .unwrap_or_else(|_| "/path/to/autoctl".to_string());
     let mut matched = false;
     for run in &runs {
         let scope = format!("run {}", run.session);
+        let mut rows = vec![doctor::judge_run(&scope, run, now)];
         let snapshot = tmux.as_ref().map(|t| {
             t.snapshots(std::slice::from_ref(&run.target), CaptureOptions::default())
                 .map(|mut v| v.remove(0))
@@ -76,9 +85,10 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
             dir: Some(run.task_path().to_path_buf()),
             ..Lookup::default()
         };
+        let mut agent = None;
         match snapshot {
             Some(Ok(Ok(snap))) => {
-                checks.push(Check::new(
+                rows.push(Check::new(
                     &scope,
                     "pane",
                     Level::Ok,
@@ -90,27 +100,55 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
                 if let Some(socket) = &snap.pane.socket {
                     lookup.pane = Some((socket.clone(), snap.pane.id.clone()));
                 }
+                agent = Some(probe(&snap, run.task_path()));
             }
-            Some(Ok(Err(err))) | Some(Err(err)) => checks.push(
+            // An ended run's pane may well be gone: that is no failure of its own.
+            _ if !run.status.is_active() => {}
+            Some(Ok(Err(err))) | Some(Err(err)) => rows.push(
                 Check::new(&scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.target))
                     .fix("the run's pane is gone: `autoctl run recover` relaunches it, `autoctl run stop` ends the run"),
             ),
-            None => checks.push(Check::new(&scope, "pane", Level::Fail, "tmux cannot be run")),
+            None => rows.push(Check::new(&scope, "pane", Level::Fail, "tmux cannot be run")),
         }
         let found = store.find(&lookup);
         let selected = args.session.as_deref().is_none_or(|s| {
-            s == run.session || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
+            s == run.session
+                || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
+                || agent.as_ref().and_then(|a| a.session_id.as_deref()) == Some(s)
         });
         if !selected {
-            checks.retain(|c| c.scope != scope);
             continue;
         }
         matched = true;
-        checks.push(doctor::judge_hooks(&scope, found.hook.as_ref(), now));
-        if run.agent == crate::pane::Agent::Claude {
-            checks.push(doctor::judge_status(&scope, found.status.as_ref(), now));
+        checks.append(&mut rows);
+        // The process, the session and the hooks' command in its environment are Claude
+        // Code's checks; Codex and Gemini have their own section.
+        let claude = run.agent == crate::pane::Agent::Claude;
+        let agent = agent.filter(|_| claude);
+        if let Some(agent) = &agent {
+            checks.push(doctor::judge_agent(&scope, agent, now));
+            checks.push(doctor::judge_hook_command(&scope, agent, &me));
         }
-        checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
+        if agent.is_some() || run.status.is_active() {
+            checks.push(doctor::judge_hooks(
+                &scope,
+                found.hook.as_ref(),
+                agent.as_ref(),
+                now,
+            ));
+            if claude {
+                checks.push(doctor::judge_status(
+                    &scope,
+                    found.status.as_ref(),
+                    found.hook.as_ref(),
+                    agent.as_ref(),
+                    now,
+                ));
+            }
+        }
+        if run.status.is_active() {
+            checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
+        }
     }
     if runs.is_empty() || (!matched && args.session.is_some()) {
         sessions_without_runs(&store, args.session.as_deref(), now, &mut checks);
@@ -346,25 +384,141 @@ fn agent_sections(cwd: &Path, store: &Store, runs: &[Run], now: Time, checks: &m
 }
 
 /// Without runs (or when --session names a Claude Code session): one table per recorded
-/// session.
+/// session, a status line recorded without any hook event included.
 fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &mut Vec<Check>) {
-    for (stem, record) in store.list() {
-        if only.is_some_and(|s| record.session_id.as_deref() != Some(s)) {
+    for (stem, record, status) in store.agents() {
+        let session = record
+            .as_ref()
+            .and_then(|r| r.session_id.as_deref())
+            .or_else(|| status.as_ref().and_then(|s| s.session_id.as_deref()));
+        if only.is_some_and(|s| session != Some(s)) {
             continue;
         }
-        let scope = format!(
-            "session {} ({})",
-            record.session_id.as_deref().unwrap_or("?"),
-            record.key
-        );
-        let status = store.status_of(&stem);
-        checks.push(doctor::judge_hooks(&scope, Some(&record), now));
+        let key = record
+            .as_ref()
+            .map(|r| r.key.as_str())
+            .or_else(|| status.as_ref().map(|s| s.key.as_str()))
+            .unwrap_or(&stem);
+        let scope = format!("session {} ({key})", session.unwrap_or("?"));
+        checks.push(doctor::judge_hooks(&scope, record.as_ref(), None, now));
         // Only Claude Code has a status line.
         if record
-            .agent
+            .as_ref()
+            .and_then(|r| r.agent)
             .is_none_or(|a| a == crate::hook::agents::HookAgent::Claude)
         {
-            checks.push(doctor::judge_status(&scope, status.as_ref(), now));
+            checks.push(doctor::judge_status(
+                &scope,
+                status.as_ref(),
+                record.as_ref(),
+                None,
+                now,
+            ));
         }
     }
+}
+
+/// What doctor can learn about the agent in a pane: its process (from `/proc`), the session
+/// Claude Code says it runs, the `PATH` its hooks run with, the settings files it reads and
+/// the autoctl programs they name, where each resolves, and failed hooks on the screen.
+fn probe(snap: &crate::tmux::Snapshot, fallback_dir: &Path) -> doctor::AgentSeen {
+    let mut seen = doctor::AgentSeen {
+        failed_on_screen: doctor::hook_failures(&snap.text),
+        ..doctor::AgentSeen::default()
+    };
+    let processes = crate::proc::pane_processes(snap.pane.pid);
+    let (shell, agent) = match &processes {
+        Some((shell, agent)) => (Some(shell), agent.as_ref()),
+        None => (None, None),
+    };
+    if let Some(agent) = agent {
+        seen.process = Some((agent.pid, agent.comm.clone()));
+        seen.started_at = agent.started.map(Time::from);
+    }
+    // The hooks run with the agent's environment; before one starts, the shell's is what it
+    // would inherit.
+    let env = match (
+        agent.and_then(|a| a.env.as_ref()),
+        shell.and_then(|s| s.env.as_ref()),
+    ) {
+        (Some(env), _) => Some((env, "the agent's")),
+        (None, Some(env)) => Some((env, "the pane shell's")),
+        (None, None) => None,
+    };
+    seen.path = env.and_then(|(env, whose)| env.get("PATH").map(|p| (p.clone(), whose)));
+    let var = |name: &str| {
+        env.and_then(|(env, _)| env.get(name).cloned())
+            .or_else(|| std::env::var(name).ok())
+            .filter(|v| !v.is_empty())
+    };
+    // Claude Code's config dir: $CLAUDE_CONFIG_DIR, else ~/.claude.
+    let config = var("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| Path::new(&home).join(".claude")));
+    if let (Some(config), Some(agent)) = (&config, agent) {
+        seen.session_id = claude_session(&config.join("sessions"), agent.pid);
+    }
+    let cwd = agent
+        .and_then(|a| a.cwd.clone())
+        .or_else(|| shell.and_then(|s| s.cwd.clone()))
+        .unwrap_or_else(|| fallback_dir.to_path_buf());
+    let mut files = vec![
+        cwd.join(".claude/settings.json"),
+        cwd.join(".claude/settings.local.json"),
+    ];
+    files.extend(config.map(|c| c.join("settings.json")));
+    files.push(PathBuf::from("/etc/claude-code/managed-settings.json"));
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        match settings::parse(&text) {
+            Ok(value) => seen.settings.push((
+                file.display().to_string(),
+                settings::autoctl_programs(&value),
+            )),
+            Err(err) => seen
+                .unreadable
+                .push(format!("{} is invalid ({err})", file.display())),
+        }
+    }
+    let path = seen.path.as_ref().map(|(p, _)| p.as_str());
+    let programs: Vec<String> = seen
+        .settings
+        .iter()
+        .flat_map(|(_, programs)| programs.iter().cloned())
+        .collect();
+    for program in programs {
+        if seen.resolved.iter().any(|(p, _)| *p == program) {
+            continue;
+        }
+        if let Some(at) = doctor::resolve(&program, path, &cwd, &executable) {
+            seen.resolved.push((program, at));
+        }
+    }
+    seen
+}
+
+/// A regular file this user may run.
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The session Claude Code's process `pid` runs, from its own record of its live sessions
+/// (`<config>/sessions/<pid>.json`, `{"pid":…,"sessionId":…}` in 2.1.332).
+fn claude_session(dir: &Path, pid: u32) -> Option<String> {
+    let crate::fsx::Bounded::Complete(bytes) =
+        crate::fsx::read_bounded(&dir.join(format!("{pid}.json")), 64 * 1024).ok()?
+    else {
+        return None;
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    if value.get("pid").and_then(serde_json::Value::as_u64) != Some(u64::from(pid)) {
+        return None;
+    }
+    value
+        .get("sessionId")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
 }

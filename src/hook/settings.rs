@@ -394,6 +394,50 @@ pub fn wires(settings: &Json, event: &str, subcommand: &str) -> bool {
     })
 }
 
+/// How the hooks and the status line of `settings` name autoctl (`autoctl`,
+/// `/usr/local/bin/autoctl`, a quoted path), each once, in the order found: what must resolve
+/// in the agent's environment for them to run (`doctor`'s `hook command` check).
+pub fn autoctl_programs(settings: &Json) -> Vec<String> {
+    let mut commands: Vec<&str> = Vec::new();
+    if let Some(Json::Object(events)) = settings.get("hooks") {
+        for (_, groups) in events {
+            let Json::Array(groups) = groups else {
+                continue;
+            };
+            for group in groups {
+                if let Some(Json::Array(hooks)) = group.get("hooks") {
+                    commands.extend(
+                        hooks
+                            .iter()
+                            .filter_map(|h| h.get("command").and_then(Json::as_str)),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(command) = settings
+        .get("statusLine")
+        .and_then(|line| line.get("command"))
+        .and_then(Json::as_str)
+    {
+        commands.push(command);
+    }
+    let mut programs: Vec<String> = Vec::new();
+    for command in commands {
+        // The shell's own reading (quotes removed), as `/bin/sh` runs the command.
+        let program = crate::shell::commands(command)
+            .into_iter()
+            .flat_map(|c| c.words)
+            .find(|w| is_autoctl(w));
+        if let Some(program) = program
+            && !programs.contains(&program)
+        {
+            programs.push(program);
+        }
+    }
+    programs
+}
+
 /// Single-quote a string for `sh`.
 pub fn shell_quote(text: &str) -> String {
     if !text.is_empty()
@@ -735,6 +779,25 @@ mod tests {
         let mut s = parse(text).unwrap();
         install(&mut s, "autoctl", &|_| true);
         render(&s, text)
+    }
+
+    #[test]
+    fn the_programs_the_hooks_run_are_listed_once() {
+        let mut s = parse("{}").unwrap();
+        install(&mut s, "autoctl", &|_| true);
+        assert_eq!(autoctl_programs(&s), ["autoctl"]);
+        let s = parse(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/opt/my tools/autoctl' hook stop"},
+               {"type":"command","command":"jq . >/dev/null"}]}]},
+               "statusLine":{"type":"command","command":"/usr/local/bin/autoctl statusline"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            autoctl_programs(&s),
+            ["/opt/my tools/autoctl", "/usr/local/bin/autoctl"].map(String::from),
+            "unquoted as the shell reads them"
+        );
+        assert!(autoctl_programs(&parse(r#"{"hooks":{}}"#).unwrap()).is_empty());
     }
 
     #[test]

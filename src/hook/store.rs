@@ -293,6 +293,29 @@ impl Store {
             .collect()
     }
 
+    /// Every agent with a readable record, hook or status line (a status line recorded
+    /// without any hook event included): its file stem and both records.
+    pub fn agents(&self) -> Vec<(String, Option<Record>, Option<StatusRecord>)> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let stems: std::collections::BTreeSet<String> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                record_file(&name).map(|(stem, _)| stem.to_string())
+            })
+            .collect();
+        stems
+            .into_iter()
+            .filter_map(|stem| {
+                let hook = self.stem_files(&stem, RecordFile::Snapshot).load().record;
+                let status = self.status_of(&stem);
+                (hook.is_some() || status.is_some()).then_some((stem, hook, status))
+            })
+            .collect()
+    }
+
     /// The status-line record beside the hook record with file stem `stem` (from
     /// [`Store::list`]), if there is a readable one.
     pub fn status_of(&self, stem: &str) -> Option<StatusRecord> {

@@ -4,6 +4,7 @@
 mod agent_hooks;
 mod crash;
 mod dispatch;
+mod doctor;
 mod examples;
 mod generated;
 mod hook;

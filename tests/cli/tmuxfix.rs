@@ -173,6 +173,66 @@ pub fn fake_agent(sb: &Sandbox, name: &str, screen_fixture: &str) -> (String, Pa
     (target, log)
 }
 
+/// [`fake_agent`] started as a person starts Claude Code in a project: in `dir`, with the
+/// environment `env` (HOME, PATH: what its hooks run with).
+pub fn fake_agent_in(
+    sb: &Sandbox,
+    name: &str,
+    screen_fixture: &str,
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> (String, PathBuf) {
+    let log = sb.path(&format!("{name}.keys"));
+    let command = format!(
+        "python3 {} --as claude {} {}",
+        repo("tests/fixtures/agents/fake-agent.py").display(),
+        repo(screen_fixture).display(),
+        log.display()
+    );
+    let dir = dir.display().to_string();
+    let vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut args = vec![
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &dir,
+    ];
+    for var in &vars {
+        args.extend(["-e", var.as_str()]);
+    }
+    args.push(&command);
+    // tmux gives a new session the PATH of the client that creates it, whatever `-e` says:
+    // the PATH is the client's, as for a person who starts tmux from their shell.
+    let mut tmux = Command::new("tmux");
+    tmux.args(["-L", &sb.socket])
+        .args(&args)
+        .stdin(Stdio::null());
+    if let Some((_, path)) = env.iter().find(|(k, _)| *k == "PATH") {
+        tmux.env("PATH", path);
+    }
+    let out = tmux.output().expect("tmux runs");
+    assert!(out.status.success(), "{out:?}");
+    wait_for(sb, name, "the fake agent", |_, command| command == "claude");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !log.exists() {
+        assert!(Instant::now() < deadline, "fake agent did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (name.to_string(), log)
+}
+
+/// The pane's process id (`#{pane_pid}`).
+pub fn pane_pid(sb: &Sandbox, target: &str) -> u32 {
+    let out = tmux(sb, &["display-message", "-p", "-t", target, "#{pane_pid}"]);
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
 /// Give a program time to react to keys it was sent, then return what it received.
 pub fn settle(log: &Path) -> String {
     std::thread::sleep(Duration::from_millis(300));
