@@ -223,7 +223,7 @@ pub fn judge_run(scope: &str, run: &crate::supervise::run::Run, now: Time) -> Ch
                 "{} since {} ago ({} mode, iteration {})",
                 run.status.as_str(),
                 age(run.started_at, now),
-                run.mode.as_str(),
+                run.spec.mode.as_str(),
                 run.iteration_count
             ),
         );
@@ -242,7 +242,7 @@ pub fn judge_run(scope: &str, run: &crate::supervise::run::Run, now: Time) -> Ch
     }
     Check::new(scope, "run", Level::Warn, detail).fix(format!(
         "`autoctl run status --session {}` says more; `autoctl run start` supervises the pane again",
-        run.session
+        run.spec.session
     ))
 }
 

@@ -67,7 +67,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
     // The running runs, and the one --session names whatever its state (how it ended).
     let runs: Vec<Run> = runs
         .into_iter()
-        .filter(|run| run.status.is_active() || args.session.as_deref() == Some(&run.session))
+        .filter(|run| run.status.is_active() || args.session.as_deref() == Some(&run.spec.session))
         .collect();
     let tmux = Tmux::new(socket).ok();
     let me = std::env::current_exe()
@@ -75,11 +75,14 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
         .unwrap_or_else(|_| "/path/to/autoctl".to_string());
     let mut matched = false;
     for run in &runs {
-        let scope = format!("run {}", run.session);
+        let scope = format!("run {}", run.spec.session);
         let mut rows = vec![doctor::judge_run(&scope, run, now)];
         let snapshot = tmux.as_ref().map(|t| {
-            t.snapshots(std::slice::from_ref(&run.target), CaptureOptions::default())
-                .map(|mut v| v.remove(0))
+            t.snapshots(
+                std::slice::from_ref(&run.spec.target),
+                CaptureOptions::default(),
+            )
+            .map(|mut v| v.remove(0))
         });
         let mut lookup = Lookup {
             dir: Some(run.task_path().to_path_buf()),
@@ -105,14 +108,14 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
             // An ended run's pane may well be gone: that is no failure of its own.
             _ if !run.status.is_active() => {}
             Some(Ok(Err(err))) | Some(Err(err)) => rows.push(
-                Check::new(&scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.target))
+                Check::new(&scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.spec.target))
                     .fix("the run's pane is gone: `autoctl run recover` relaunches it, `autoctl run stop` ends the run"),
             ),
             None => rows.push(Check::new(&scope, "pane", Level::Fail, "tmux cannot be run")),
         }
         let found = store.find(&lookup);
         let selected = args.session.as_deref().is_none_or(|s| {
-            s == run.session
+            s == run.spec.session
                 || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
                 || agent.as_ref().and_then(|a| a.session_id.as_deref()) == Some(s)
         });
@@ -123,7 +126,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
         checks.append(&mut rows);
         // The process, the session and the hooks' command in its environment are Claude
         // Code's checks; Codex and Gemini have their own section.
-        let claude = run.agent == crate::pane::Agent::Claude;
+        let claude = run.spec.agent == crate::pane::Agent::Claude;
         let agent = agent.filter(|_| claude);
         if let Some(agent) = &agent {
             checks.push(doctor::judge_agent(&scope, agent, now));
@@ -378,7 +381,7 @@ fn agent_sections(cwd: &Path, store: &Store, runs: &[Run], now: Time, checks: &m
                 .max_by_key(|(_, r)| r.at)
                 .map(|(_, r)| r.clone()),
         };
-        let run_uses_it = runs.iter().any(|r| r.agent.as_str() == agent.as_str());
+        let run_uses_it = runs.iter().any(|r| r.spec.agent.as_str() == agent.as_str());
         checks.extend(agents::checks(agent, &found, run_uses_it, now));
     }
 }

@@ -24,14 +24,14 @@ impl Registry for MemoryRegistry {
         if let Some(owner) = self
             .runs
             .values()
-            .find(|r| r.task_dir == new.task_dir && r.status.is_active())
+            .find(|r| r.spec.task_dir == new.task_dir && r.status.is_active())
         {
             return Err(StartConflict::error(new, owner));
         }
         self.runs
-            .retain(|session, run| *session != new.session && run.task_dir != new.task_dir);
+            .retain(|session, run| *session != new.session && run.spec.task_dir != new.task_dir);
         let run = Run::new(new, now);
-        self.runs.insert(run.session.clone(), run.clone());
+        self.runs.insert(run.spec.session.clone(), run.clone());
         Ok(run)
     }
 
@@ -40,7 +40,11 @@ impl Registry for MemoryRegistry {
     }
 
     fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>> {
-        Ok(self.runs.values().find(|r| r.task_dir == task_dir).cloned())
+        Ok(self
+            .runs
+            .values()
+            .find(|r| r.spec.task_dir == task_dir)
+            .cloned())
     }
 
     fn list(&mut self) -> Result<Vec<Run>> {
@@ -51,7 +55,7 @@ impl Registry for MemoryRegistry {
         let mut claims = Vec::new();
         for run in self.runs.values_mut() {
             match selection {
-                Selection::Session(session) if run.session != session => continue,
+                Selection::Session(session) if run.spec.session != session => continue,
                 Selection::All if !run.status.is_active() => continue,
                 _ => {}
             }
@@ -68,7 +72,7 @@ impl Registry for MemoryRegistry {
     }
 
     fn save(&mut self, run: &Run, owner: &str) -> Result<bool> {
-        match self.runs.get_mut(&run.session) {
+        match self.runs.get_mut(&run.spec.session) {
             Some(stored) if stored.claimed_by.as_deref() == Some(owner) => {
                 *stored = run.clone();
                 stored.claimed_by = None;
@@ -80,7 +84,7 @@ impl Registry for MemoryRegistry {
     }
 
     fn record(&mut self, run: &Run, owner: &str) -> Result<bool> {
-        match self.runs.get_mut(&run.session) {
+        match self.runs.get_mut(&run.spec.session) {
             Some(stored) if stored.claimed_by.as_deref() == Some(owner) => {
                 let until = stored.claimed_until;
                 *stored = run.clone();

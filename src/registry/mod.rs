@@ -1,8 +1,9 @@
 //! Storage of the run registry: one row per supervised loop (seed 000's `task_auto` table
-//! plus what a tick needs) in SQLite ([`sqlite::SqliteRegistry`]), and an in-memory fake
+//! plus what a tick needs, laid out by [`row`]) in SQLite ([`sqlite::SqliteRegistry`]), and an in-memory fake
 //! (`memory`) for unit tests. Both implement [`crate::supervise::store::Registry`]; the
 //! types they store are the supervisor's ([`crate::supervise::run`]).
 
+pub mod row;
 pub mod sqlite;
 
 #[cfg(test)]

@@ -2,9 +2,12 @@
 //! never wait for a tick, a busy timeout so overlapping writers queue instead of failing, and
 //! schema migrations numbered by `PRAGMA user_version`.
 //!
-//! The table keeps seed 000's `task_auto` columns and names. One deliberate change: the seed's
-//! `timeout_minutes` is a generated column computed from `timeout_ms`, because the command line
-//! takes durations such as `90s` that whole minutes cannot hold.
+//! The table is seed 000's `task_auto`, stored as [`super::row`] lays a run out: columns for
+//! identity, limits, status and the claim, one JSON column per core. The seed's counters
+//! (`last_capture_hash`, `stall_count`, the recovery counts, `quota_wait_since`) are generated
+//! columns read from the stall core's JSON, and `timeout_minutes` from `timeout_ms` (the
+//! command line takes durations such as `90s` that whole minutes cannot hold), so the seed's
+//! queries still work.
 //!
 //! What the database file must be before autoctl writes to it: absent (it is created), or an
 //! autoctl registry (application id `auto`). Anything else — a corrupted file, someone else's
@@ -18,20 +21,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior, params};
-
-use crate::supervise::stall::StallState;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::DB_FILE;
-use crate::pane::Agent;
-use crate::supervise::run::{
-    AgentReading, DispatchInto, DispatchStep, Mode, NewRun, Run, SeenSignal, Status,
-};
-use crate::supervise::stall::Limits;
+use super::row::{self, Cell};
+use crate::supervise::run::{NewRun, Run, Status};
 use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
-use crate::supervise::typed::Source;
-use crate::supervise::wait::{WaitLimits, WaitState};
-use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, format_time, parse_time, plus};
 
 /// `PRAGMA application_id` of an autoctl registry: "auto" in ASCII.
@@ -158,28 +154,133 @@ ALTER TABLE task_auto ADD COLUMN answer_count_total INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE task_auto ADD COLUMN dispatch_into TEXT NOT NULL DEFAULT 'shell' CHECK (dispatch_into IN ('agent', 'shell'));
 ALTER TABLE task_auto ADD COLUMN dispatch_typing TEXT;
 "#,
+    // 9: a row of JSON per core. Columns stay for what a query looks at (identity, limits,
+    // status, the claim); each core's state is one JSON column, as it is in Rust; seed 000's
+    // counters are generated from the stall core's state, so the seed's queries still work.
+    r#"
+CREATE TABLE task_auto_v9 (
+  session_name         TEXT PRIMARY KEY,
+  task_dir             TEXT NOT NULL UNIQUE,
+  target               TEXT NOT NULL,
+  mode                 TEXT NOT NULL CHECK (mode IN ('observe', 'dispatch')),
+  agent                TEXT NOT NULL,
+  dispatch_into        TEXT NOT NULL CHECK (dispatch_into IN ('agent', 'shell')),
+  launch_command       TEXT,
+  command_template     TEXT NOT NULL,
+  routing_table        TEXT NOT NULL,
+  notify_command       TEXT,
+
+  max_iterations       INTEGER NOT NULL CHECK (max_iterations > 0),
+  timeout_ms           INTEGER NOT NULL CHECK (timeout_ms > 0),
+  timeout_minutes      REAL GENERATED ALWAYS AS (timeout_ms / 60000.0) VIRTUAL,
+  stall_threshold      INTEGER NOT NULL,
+  max_recoveries_step  INTEGER NOT NULL,
+  max_recoveries_total INTEGER NOT NULL,
+  max_answers          INTEGER NOT NULL CHECK (max_answers >= 0),
+  repeat_limit         INTEGER NOT NULL CHECK (repeat_limit >= 0),
+  step_timeout_ms      INTEGER NOT NULL CHECK (step_timeout_ms > 0),
+  max_compactions      INTEGER NOT NULL CHECK (max_compactions >= 0),
+  wait_limits          TEXT NOT NULL CHECK (json_valid(wait_limits)),
+
+  status               TEXT NOT NULL
+                       CHECK (status IN ('running', 'finished', 'stopped', 'exited', 'lost')),
+  started_at           TEXT NOT NULL,
+  iteration_count      INTEGER NOT NULL,
+  signals_seen         INTEGER NOT NULL,
+  last_signal_at       TEXT,
+  ticks                INTEGER NOT NULL,
+  heartbeats           INTEGER NOT NULL,
+  last_tick_at         TEXT,
+  last_heartbeat_at    TEXT,
+  last_decision        TEXT NOT NULL,
+  stop_reason          TEXT,
+  stop_message         TEXT,
+  ended_at             TEXT,
+
+  claimed_by           TEXT,
+  claimed_until        TEXT,
+
+  last_signal          TEXT CHECK (last_signal IS NULL OR json_valid(last_signal)),
+  stall                TEXT NOT NULL CHECK (json_valid(stall)),
+  waits                TEXT NOT NULL CHECK (json_valid(waits)),
+  dispatch             TEXT NOT NULL CHECK (json_valid(dispatch)),
+  agent_state          TEXT NOT NULL CHECK (json_valid(agent_state)),
+
+  last_capture_hash    TEXT GENERATED ALWAYS AS (coalesce(json_extract(stall, '$.last_hash'), '')) VIRTUAL,
+  stall_count          INTEGER GENERATED ALWAYS AS (json_extract(stall, '$.unchanged')) VIRTUAL,
+  recovery_count_step  INTEGER GENERATED ALWAYS AS (json_extract(stall, '$.recoveries_iteration')) VIRTUAL,
+  recovery_count_total INTEGER GENERATED ALWAYS AS (json_extract(stall, '$.recoveries_total')) VIRTUAL,
+  quota_wait_since     TEXT GENERATED ALWAYS AS (coalesce(json_extract(stall, '$.quota_wait_since'), '')) VIRTUAL
+) STRICT;
+INSERT INTO task_auto_v9 (
+  session_name, task_dir, target, mode, agent, dispatch_into, launch_command, command_template,
+  routing_table, notify_command, max_iterations, timeout_ms, stall_threshold,
+  max_recoveries_step, max_recoveries_total, max_answers, repeat_limit, step_timeout_ms,
+  max_compactions, wait_limits, status, started_at, iteration_count, signals_seen,
+  last_signal_at, ticks, heartbeats, last_tick_at, last_heartbeat_at, last_decision,
+  stop_reason, stop_message, ended_at, claimed_by, claimed_until, last_signal, stall, waits,
+  dispatch, agent_state)
+SELECT
+  session_name, task_dir, target, mode, agent, dispatch_into, launch_command, command_template,
+  routing_table, notify_command, max_iterations, timeout_ms, stall_threshold,
+  max_recoveries_step, max_recoveries_total, max_answers, repeat_limit, step_timeout_ms,
+  max_compactions, CASE WHEN json_valid(wait_limits) THEN wait_limits ELSE '{}' END, status,
+  started_at, iteration_count, signals_seen, NULLIF(last_signal_at, ''), ticks, heartbeats,
+  NULLIF(last_tick_at, ''), NULLIF(last_heartbeat_at, ''), last_decision, stop_reason,
+  stop_message, NULLIF(ended_at, ''), claimed_by, NULLIF(claimed_until, ''),
+  CASE WHEN signal_fingerprint = '' THEN NULL ELSE json_object(
+    'fingerprint', signal_fingerprint, 'step', signal_step, 'result', signal_result,
+    'next', signal_next, 'checkpoint', signal_checkpoint, 'iteration', signal_iteration) END,
+  json_object(
+    'last_hash', NULLIF(last_capture_hash, ''),
+    'unchanged', stall_count,
+    'unchanged_since', NULLIF(stall_unchanged_since, ''),
+    'recoveries_iteration', recovery_count_step,
+    'recoveries_total', recovery_count_total,
+    'answers_step', answer_count_step,
+    'answers_total', answer_count_total,
+    'quota_wait_since', NULLIF(quota_wait_since, ''),
+    'quota_waited_seconds', quota_waited_seconds,
+    'signal_iteration', stall_signal_iteration,
+    'signal_timestamp', stall_signal_timestamp,
+    'answered_hash', answered_hash,
+    'escalated_hash', escalated_hash,
+    'limit_reached', json(CASE WHEN stall_limit_reached THEN 'true' ELSE 'false' END),
+    'checks', stall_checks,
+    'last_check_at', NULLIF(last_check_at, ''),
+    'message_hash', message_hash,
+    'message_repeats', message_repeats,
+    'transcript', transcript_hash,
+    'status_updated_at', status_updated_at,
+    'step_since', NULLIF(step_since, ''),
+    'step_waited_base', step_waited_base,
+    'screen_class', screen_class,
+    'screen_changed_after', NULLIF(screen_changed_after, '')),
+  CASE WHEN json_valid(waits) THEN waits ELSE '{}' END,
+  json_object(
+    'pending', json(CASE WHEN pending_next IS NOT NULL THEN
+      json_object('next', pending_next, 'checkpoint', pending_checkpoint) END),
+    'dispatched', json(CASE WHEN dispatched_next IS NOT NULL THEN
+      json_object('next', dispatched_next, 'checkpoint', dispatched_checkpoint) END),
+    'dispatched_at', NULLIF(dispatched_at, ''),
+    'count', dispatch_count,
+    'typing', dispatch_typing),
+  json_object(
+    'reading', json(CASE WHEN agent_state IS NOT NULL AND agent_state_source IS NOT NULL
+        AND NULLIF(agent_state_at, '') IS NOT NULL THEN
+      json_object('state', agent_state, 'source', agent_state_source, 'at', agent_state_at) END),
+    'compactions', json_object('iteration', compaction_iteration, 'count', compaction_count),
+    'compactions_seen', compactions_seen,
+    'shell_seen', shell_seen)
+FROM task_auto;
+DROP TABLE task_auto;
+ALTER TABLE task_auto_v9 RENAME TO task_auto;
+CREATE INDEX task_auto_status ON task_auto (status);
+"#,
 ];
 
 /// The schema version this autoctl writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
-
-const COLUMN_COUNT: usize = 80;
-
-const COLUMNS: &str = "session_name, task_dir, status, max_iterations, timeout_ms, \
-    iteration_count, recovery_count_step, recovery_count_total, last_capture_hash, stall_count, \
-    quota_wait_since, started_at, last_signal_at, target, mode, agent, launch_command, \
-    command_template, routing_table, stall_threshold, max_recoveries_step, max_recoveries_total, \
-    quota_waited_seconds, stall_signal_iteration, stall_signal_timestamp, answered_hash, \
-    escalated_hash, stall_limit_reached, stall_checks, last_check_at, signals_seen, signal_fingerprint, signal_step, signal_result, \
-    signal_next, signal_checkpoint, signal_iteration, pending_next, pending_checkpoint, \
-    dispatched_next, dispatched_checkpoint, dispatched_at, dispatch_count, shell_seen, ticks, \
-    heartbeats, last_tick_at, last_heartbeat_at, last_decision, stop_reason, stop_message, \
-    ended_at, claimed_by, claimed_until, repeat_limit, step_timeout_ms, message_hash, \
-    message_repeats, transcript_hash, status_updated_at, step_since, step_waited_base, waits, \
-    wait_limits, notify_command, agent_state, agent_state_source, agent_state_at, \
-    max_compactions, compaction_iteration, compaction_count, compactions_seen, \
-    screen_changed_after, stall_unchanged_since, screen_class, max_answers, answer_count_step, \
-    answer_count_total, dispatch_into, dispatch_typing";
 
 /// The registry of one state directory.
 pub struct SqliteRegistry {
@@ -381,7 +482,7 @@ impl SqliteRegistry {
         let held: Option<(Option<String>, Option<String>)> = tx
             .query_row(
                 "SELECT claimed_by, claimed_until FROM task_auto WHERE session_name = ?1",
-                [&run.session],
+                [&run.spec.session],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()
@@ -400,25 +501,13 @@ impl SqliteRegistry {
             stored.claimed_by = None;
             stored.claimed_until = None;
         }
-        tx.execute(
-            "DELETE FROM task_auto WHERE session_name = ?1",
-            [&run.session],
-        )
-        .map_err(|err| describe(&path, err))?;
-        insert(&tx, &stored).map_err(|err| describe(&path, err))?;
+        replace(&tx, &path, &stored)?;
         tx.commit().map_err(|err| describe(&path, err))?;
         Ok(true)
     }
 
     fn select_one(&self, clause: &str, value: &str) -> Result<Option<Run>> {
-        self.conn
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM task_auto WHERE {clause}"),
-                [value],
-                from_row,
-            )
-            .optional()
-            .map_err(|err| describe(&self.path, err))
+        Ok(select(&self.conn, &self.path, clause, [value])?.pop())
     }
 }
 
@@ -429,21 +518,17 @@ impl Registry for SqliteRegistry {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|err| describe(&path, err))?;
-        let owners = {
-            let mut stmt = tx
-                .prepare(&format!(
-                    "SELECT {COLUMNS} FROM task_auto WHERE session_name = ?1 OR task_dir = ?2"
-                ))
-                .map_err(|err| describe(&path, err))?;
-            stmt.query_map(params![new.session, new.task_dir], from_row)
-                .and_then(Iterator::collect::<rusqlite::Result<Vec<Run>>>)
-                .map_err(|err| describe(&path, err))?
-        };
+        let owners = select(
+            &tx,
+            &path,
+            "WHERE session_name = ?1 OR task_dir = ?2",
+            params![new.session, new.task_dir],
+        )?;
         let active = |r: &&Run| r.status.is_active();
         let owner = owners
             .iter()
             .filter(active)
-            .find(|r| r.session == new.session)
+            .find(|r| r.spec.session == new.session)
             .or_else(|| owners.iter().find(active));
         if let Some(owner) = owner {
             return Err(StartConflict::error(new, owner));
@@ -455,29 +540,21 @@ impl Registry for SqliteRegistry {
         )
         .map_err(|err| describe(&path, err))?;
         let run = Run::new(new, now);
-        insert(&tx, &run).map_err(|err| describe(&path, err))?;
+        insert(&tx, &path, &run)?;
         tx.commit().map_err(|err| describe(&path, err))?;
         Ok(run)
     }
 
     fn get(&mut self, session: &str) -> Result<Option<Run>> {
-        self.select_one("session_name = ?1", session)
+        self.select_one("WHERE session_name = ?1", session)
     }
 
     fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>> {
-        self.select_one("task_dir = ?1", task_dir)
+        self.select_one("WHERE task_dir = ?1", task_dir)
     }
 
     fn list(&mut self) -> Result<Vec<Run>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM task_auto ORDER BY session_name"
-            ))
-            .map_err(|err| describe(&self.path, err))?;
-        stmt.query_map([], from_row)
-            .and_then(Iterator::collect::<rusqlite::Result<Vec<Run>>>)
-            .map_err(|err| describe(&self.path, err))
+        select(&self.conn, &self.path, "ORDER BY session_name", [])
     }
 
     fn claim(&mut self, selection: Selection<'_>, owner: &str, now: Time) -> Result<Vec<Claim>> {
@@ -486,26 +563,16 @@ impl Registry for SqliteRegistry {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|err| describe(&path, err))?;
-        let runs = {
-            let (sql, arg) = match selection {
-                Selection::Session(session) => (
-                    format!("SELECT {COLUMNS} FROM task_auto WHERE session_name = ?1"),
-                    Some(session),
-                ),
-                Selection::All => (
-                    format!(
-                        "SELECT {COLUMNS} FROM task_auto WHERE status = 'running' ORDER BY session_name"
-                    ),
-                    None,
-                ),
-            };
-            let mut stmt = tx.prepare(&sql).map_err(|err| describe(&path, err))?;
-            let rows = match arg {
-                Some(arg) => stmt.query_map([arg], from_row),
-                None => stmt.query_map([], from_row),
-            };
-            rows.and_then(Iterator::collect::<rusqlite::Result<Vec<Run>>>)
-                .map_err(|err| describe(&path, err))?
+        let runs = match selection {
+            Selection::Session(session) => {
+                select(&tx, &path, "WHERE session_name = ?1", [session])?
+            }
+            Selection::All => select(
+                &tx,
+                &path,
+                "WHERE status = 'running' ORDER BY session_name",
+                [],
+            )?,
         };
         let until = plus(now, LEASE);
         let mut claims = Vec::with_capacity(runs.len());
@@ -519,7 +586,7 @@ impl Registry for SqliteRegistry {
                 match claimable(&run, now) {
                     Ok(()) => {
                         update
-                            .execute(params![run.session, owner, format_time(until)])
+                            .execute(params![run.spec.session, owner, format_time(until)])
                             .map_err(|err| describe(&path, err))?;
                         run.claimed_by = Some(owner.to_string());
                         run.claimed_until = Some(until);
@@ -551,23 +618,13 @@ impl Registry for SqliteRegistry {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|err| describe(&path, err))?;
-        let stored = tx
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM task_auto WHERE session_name = ?1"),
-                [session],
-                from_row,
-            )
-            .optional()
-            .map_err(|err| describe(&path, err))?;
-        let Some(mut run) = stored else {
+        let Some(mut run) = select(&tx, &path, "WHERE session_name = ?1", [session])?.pop() else {
             return Ok(None);
         };
         if change(&mut run) {
             run.claimed_by = None;
             run.claimed_until = None;
-            tx.execute("DELETE FROM task_auto WHERE session_name = ?1", [session])
-                .map_err(|err| describe(&path, err))?;
-            insert(&tx, &run).map_err(|err| describe(&path, err))?;
+            replace(&tx, &path, &run)?;
             tx.commit().map_err(|err| describe(&path, err))?;
         }
         Ok(Some(run))
@@ -597,24 +654,14 @@ impl Registry for SqliteRegistry {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|err| describe(&path, err))?;
-        let stored = tx
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM task_auto WHERE session_name = ?1"),
-                [session],
-                from_row,
-            )
-            .optional()
-            .map_err(|err| describe(&path, err))?;
-        let Some(mut run) = stored else {
+        let Some(mut run) = select(&tx, &path, "WHERE session_name = ?1", [session])?.pop() else {
             return Ok(None);
         };
         if run.status.is_active() {
             run.end(status, reason, message.map(str::to_string), now);
             run.claimed_by = None;
             run.claimed_until = None;
-            tx.execute("DELETE FROM task_auto WHERE session_name = ?1", [session])
-                .map_err(|err| describe(&path, err))?;
-            insert(&tx, &run).map_err(|err| describe(&path, err))?;
+            replace(&tx, &path, &run)?;
             tx.commit().map_err(|err| describe(&path, err))?;
         }
         Ok(Some(run))
@@ -688,264 +735,91 @@ fn disk_is_full(db: &Path) -> bool {
     matches!(written, Err(err) if err.kind() == io::ErrorKind::StorageFull)
 }
 
-fn insert(conn: &Connection, run: &Run) -> rusqlite::Result<usize> {
-    let placeholders: Vec<String> = (1..=COLUMN_COUNT).map(|i| format!("?{i}")).collect();
-    let sql = format!(
-        "INSERT INTO task_auto ({COLUMNS}) VALUES ({})",
-        placeholders.join(", ")
-    );
-    let signal = run.last_signal.as_ref();
-    let mut stmt = conn.prepare_cached(&sql)?;
-    stmt.execute(params![
-        run.session,
-        run.task_dir,
-        run.status.as_str(),
-        to_i64(run.max_iterations),
-        to_i64(run.timeout.as_millis() as u64),
-        to_i64(run.iteration_count),
-        run.stall.recoveries_iteration,
-        run.stall.recoveries_total,
-        run.stall.last_hash.as_deref().unwrap_or(""),
-        run.stall.unchanged,
-        run.stall.quota_wait_since.as_deref().unwrap_or(""),
-        format_time(run.started_at),
-        run.last_signal_at.map(format_time),
-        run.target,
-        run.mode.as_str(),
-        run.agent.as_str(),
-        run.launch_command,
-        run.command_template,
-        run.table,
-        run.limits.threshold,
-        run.limits.recoveries_per_iteration,
-        run.limits.recoveries_total,
-        to_i64(run.stall.quota_waited_seconds),
-        run.stall.signal_iteration.map(to_i64),
-        run.stall.signal_timestamp,
-        run.stall.answered_hash,
-        run.stall.escalated_hash,
-        run.stall.limit_reached,
-        to_i64(run.stall.checks),
-        run.stall.last_check_at,
-        to_i64(run.signals_seen),
-        signal.map(|s| s.fingerprint.as_str()).unwrap_or(""),
-        signal.map(|s| s.step.as_str()).unwrap_or(""),
-        signal.map(|s| s.result.as_str()).unwrap_or(""),
-        signal.map(|s| s.next.as_str()).unwrap_or(""),
-        signal.map(|s| s.checkpoint.as_str()).unwrap_or(""),
-        signal.and_then(|s| s.iteration).map(to_i64),
-        run.pending.as_ref().map(|p| p.next.as_str()),
-        run.pending
-            .as_ref()
-            .map(|p| p.checkpoint.as_str())
-            .unwrap_or(""),
-        run.dispatched.as_ref().map(|d| d.next.as_str()),
-        run.dispatched
-            .as_ref()
-            .map(|d| d.checkpoint.as_str())
-            .unwrap_or(""),
-        run.dispatched_at.map(format_time),
-        to_i64(run.dispatch_count),
-        run.shell_seen,
-        to_i64(run.ticks),
-        to_i64(run.heartbeats),
-        run.last_tick_at.map(format_time),
-        run.last_heartbeat_at.map(format_time),
-        run.last_decision,
-        run.stop_reason,
-        run.stop_message,
-        run.ended_at.map(format_time),
-        run.claimed_by,
-        run.claimed_until.map(format_time),
-        run.limits.repeat_limit,
-        to_i64(run.limits.step_timeout.as_millis() as u64),
-        run.stall.message_hash,
-        run.stall.message_repeats,
-        run.stall.transcript,
-        run.stall.status_updated_at,
-        run.stall.step_since,
-        to_i64(run.stall.step_waited_base),
-        run.waits.to_json(),
-        run.wait_limits.to_json(),
-        run.notify,
-        run.agent_state.as_ref().map(|a| a.state.as_str()),
-        run.agent_state.as_ref().map(|a| a.source.as_str()),
-        run.agent_state.as_ref().map(|a| format_time(a.at)),
-        run.max_compactions,
-        to_i64(run.compactions.iteration),
-        run.compactions.count,
-        run.compactions_seen.map(to_i64),
-        run.stall.screen_changed_after,
-        run.stall.unchanged_since,
-        run.stall.screen_class,
-        run.limits.max_answers,
-        run.stall.answers_step,
-        run.stall.answers_total,
-        run.into.as_str(),
-        run.dispatch_typing,
-    ])
+/// The runs `SELECT … FROM task_auto {clause}` finds.
+fn select(
+    conn: &Connection,
+    path: &Path,
+    clause: &str,
+    args: impl rusqlite::Params,
+) -> Result<Vec<Run>> {
+    static NAMES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(row::names);
+    let mut stmt = conn
+        .prepare_cached(&format!("SELECT {names} FROM task_auto {clause}"))
+        .map_err(|err| describe(path, err))?;
+    let mut rows = stmt.query(args).map_err(|err| describe(path, err))?;
+    let mut runs = Vec::new();
+    while let Some(found) = rows.next().map_err(|err| describe(path, err))? {
+        let run = row::decode(&Fields(found))
+            .map_err(|err| anyhow!("registry {}: {err:#}", path.display()))?;
+        runs.push(run);
+    }
+    Ok(runs)
 }
 
-fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
+/// A SQLite row as [`row::decode`] reads it (times are text, see [`format_time`]).
+struct Fields<'a>(&'a rusqlite::Row<'a>);
+
+impl row::Fields for Fields<'_> {
+    fn text(&self, column: &str) -> Result<Option<String>> {
+        Ok(self.0.get(column)?)
+    }
+
+    fn int(&self, column: &str) -> Result<Option<i64>> {
+        Ok(self.0.get(column)?)
+    }
+
+    fn time(&self, column: &str) -> Result<Option<Time>> {
+        match self.text(column)? {
+            None => Ok(None),
+            Some(text) => parse_time(&text)
+                .map(Some)
+                .ok_or_else(|| anyhow!("column {column} holds {text:?}, not a time")),
+        }
+    }
 }
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<Run> {
-    let text = |name: &str| -> rusqlite::Result<String> { row.get(name) };
-    let opt_text = |name: &str| -> rusqlite::Result<Option<String>> { row.get(name) };
-    let count = |name: &str| -> rusqlite::Result<u64> {
-        row.get::<_, i64>(name)
-            .map(|v| u64::try_from(v).unwrap_or(0))
-    };
-    let small = |name: &str| -> rusqlite::Result<u32> {
-        row.get::<_, i64>(name)
-            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-    };
-    let time = |name: &str| -> rusqlite::Result<Option<Time>> {
-        Ok(opt_text(name)?
-            .filter(|t| !t.is_empty())
-            .and_then(|t| parse_time(&t)))
-    };
-    let invalid = |name: &str, value: String| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("column {name} holds {value:?}").into(),
+/// Insert a run's row.
+fn insert(conn: &Connection, path: &Path, run: &Run) -> Result<()> {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        let places: Vec<String> = (1..=row::COLUMNS.len()).map(|i| format!("?{i}")).collect();
+        format!(
+            "INSERT INTO task_auto ({}) VALUES ({})",
+            row::names(),
+            places.join(", ")
         )
-    };
-    let status_text = text("status")?;
-    let status = Status::parse(&status_text).ok_or_else(|| invalid("status", status_text))?;
-    let mode_text = text("mode")?;
-    let mode = Mode::parse(&mode_text).ok_or_else(|| invalid("mode", mode_text))?;
-    let agent_text = text("agent")?;
-    let agent = Agent::parse(&agent_text).ok_or_else(|| invalid("agent", agent_text))?;
-    let into_text = text("dispatch_into")?;
-    let into =
-        DispatchInto::parse(&into_text).ok_or_else(|| invalid("dispatch_into", into_text))?;
-    let started_text = text("started_at")?;
-    let started_at =
-        parse_time(&started_text).ok_or_else(|| invalid("started_at", started_text))?;
-    let fingerprint = text("signal_fingerprint")?;
-    let last_signal = if fingerprint.is_empty() {
-        None
-    } else {
-        Some(SeenSignal {
-            fingerprint,
-            step: text("signal_step")?,
-            result: text("signal_result")?,
-            next: text("signal_next")?,
-            checkpoint: text("signal_checkpoint")?,
-            iteration: row
-                .get::<_, Option<i64>>("signal_iteration")?
-                .map(|v| u64::try_from(v).unwrap_or(0)),
-        })
-    };
-    let step = |next: &str, checkpoint: &str| -> rusqlite::Result<Option<DispatchStep>> {
-        Ok(opt_text(next)?.map(|next| DispatchStep {
-            next,
-            checkpoint: text(checkpoint).unwrap_or_default(),
-        }))
-    };
-    Ok(Run {
-        session: text("session_name")?,
-        task_dir: text("task_dir")?,
-        status,
-        mode,
-        target: text("target")?,
-        agent,
-        launch_command: opt_text("launch_command")?,
-        command_template: text("command_template")?,
-        into,
-        table: text("routing_table")?,
-        max_iterations: count("max_iterations")?,
-        timeout: Duration::from_millis(count("timeout_ms")?),
-        limits: Limits {
-            threshold: small("stall_threshold")?,
-            recoveries_per_iteration: small("max_recoveries_step")?,
-            recoveries_total: small("max_recoveries_total")?,
-            max_answers: small("max_answers")?,
-            repeat_limit: small("repeat_limit")?,
-            step_timeout: Duration::from_millis(count("step_timeout_ms")?),
-            period: None,
-        },
-        wait_limits: WaitLimits::from_json(&text("wait_limits")?),
-        notify: opt_text("notify_command")?,
-        max_compactions: small("max_compactions")?,
-        iteration_count: count("iteration_count")?,
-        signals_seen: count("signals_seen")?,
-        last_signal,
-        last_signal_at: time("last_signal_at")?,
-        stall: StallState {
-            last_hash: Some(text("last_capture_hash")?).filter(|h| !h.is_empty()),
-            unchanged: small("stall_count")?,
-            recoveries_iteration: small("recovery_count_step")?,
-            recoveries_total: small("recovery_count_total")?,
-            answers_step: small("answer_count_step")?,
-            answers_total: small("answer_count_total")?,
-            quota_wait_since: Some(text("quota_wait_since")?).filter(|t| !t.is_empty()),
-            quota_waited_seconds: count("quota_waited_seconds")?,
-            signal_iteration: row
-                .get::<_, Option<i64>>("stall_signal_iteration")?
-                .map(|v| u64::try_from(v).unwrap_or(0)),
-            signal_timestamp: opt_text("stall_signal_timestamp")?,
-            answered_hash: opt_text("answered_hash")?,
-            escalated_hash: opt_text("escalated_hash")?,
-            limit_reached: row.get("stall_limit_reached")?,
-            checks: count("stall_checks")?,
-            last_check_at: opt_text("last_check_at")?,
-            message_hash: opt_text("message_hash")?,
-            message_repeats: small("message_repeats")?,
-            transcript: opt_text("transcript_hash")?,
-            status_updated_at: opt_text("status_updated_at")?,
-            step_since: opt_text("step_since")?,
-            step_waited_base: count("step_waited_base")?,
-            screen_changed_after: opt_text("screen_changed_after")?,
-            unchanged_since: opt_text("stall_unchanged_since")?,
-            screen_class: opt_text("screen_class")?,
-        },
-        waits: WaitState::from_json(&text("waits")?),
-        agent_state: match (
-            opt_text("agent_state")?,
-            opt_text("agent_state_source")?
-                .as_deref()
-                .and_then(Source::parse),
-            time("agent_state_at")?,
-        ) {
-            (Some(state), Some(source), Some(at)) => Some(AgentReading { state, source, at }),
-            _ => None,
-        },
-        compactions: CompactionCount {
-            iteration: count("compaction_iteration")?,
-            count: small("compaction_count")?,
-        },
-        compactions_seen: row
-            .get::<_, Option<i64>>("compactions_seen")?
-            .map(|v| u64::try_from(v).unwrap_or(0)),
-        pending: step("pending_next", "pending_checkpoint")?,
-        dispatched: step("dispatched_next", "dispatched_checkpoint")?,
-        dispatched_at: time("dispatched_at")?,
-        dispatch_count: count("dispatch_count")?,
-        dispatch_typing: opt_text("dispatch_typing")?,
-        shell_seen: small("shell_seen")?,
-        started_at,
-        ticks: count("ticks")?,
-        heartbeats: count("heartbeats")?,
-        last_tick_at: time("last_tick_at")?,
-        last_heartbeat_at: time("last_heartbeat_at")?,
-        last_decision: text("last_decision")?,
-        stop_reason: opt_text("stop_reason")?,
-        stop_message: opt_text("stop_message")?,
-        ended_at: time("ended_at")?,
-        claimed_by: opt_text("claimed_by")?,
-        claimed_until: time("claimed_until")?,
-    })
+    });
+    let cells = row::encode(run).map(|cell| match cell {
+        Cell::Text(value) | Cell::Json(value) => Value::from(value),
+        Cell::Int(value) => Value::from(value),
+        Cell::Time(value) => Value::from(value.map(format_time)),
+    });
+    conn.prepare_cached(sql)
+        .and_then(|mut stmt| stmt.execute(rusqlite::params_from_iter(cells)))
+        .map_err(|err| describe(path, err))?;
+    Ok(())
+}
+
+/// Replace a run's row with `run`.
+fn replace(conn: &Connection, path: &Path, run: &Run) -> Result<()> {
+    conn.execute(
+        "DELETE FROM task_auto WHERE session_name = ?1",
+        [&run.spec.session],
+    )
+    .map_err(|err| describe(path, err))?;
+    insert(conn, path, run)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::registry::memory::MemoryRegistry;
-    use crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS;
+    use crate::supervise::run::{AgentReading, DispatchInto, DispatchStep, Mode, SeenSignal};
+    use crate::supervise::stall::{Limits, StallState};
+    use crate::supervise::typed::Source;
+    use crate::supervise::wait::{WaitLimits, WaitState};
+    use crate::taskai::compaction::{CompactionCount, DEFAULT_MAX_COMPACTIONS};
     use chrono::DateTime;
     use proptest::prelude::*;
 
@@ -1006,7 +880,7 @@ mod tests {
             recoveries_total: 3,
             answers_step: 5,
             answers_total: 9,
-            quota_wait_since: Some("2026-01-01T00:00:00Z".into()),
+            quota_wait_since: Some(at(-10)),
             quota_waited_seconds: 12,
             signal_iteration: Some(3),
             signal_timestamp: Some("2026-01-01T00:00:01Z".into()),
@@ -1014,40 +888,40 @@ mod tests {
             escalated_hash: Some("e".into()),
             limit_reached: true,
             checks: 8,
-            last_check_at: Some("2026-01-01T00:00:02Z".into()),
+            last_check_at: Some(at(2)),
             message_hash: Some("00000000deadbeef".into()),
             message_repeats: 2,
             transcript: Some("0123456789abcdef".into()),
             status_updated_at: Some("2026-01-01T00:00:03+02:00".into()),
-            step_since: Some("2026-01-01T00:00:04Z".into()),
+            step_since: Some(at(4)),
             step_waited_base: 7,
-            screen_changed_after: Some("2026-01-01T00:00:05Z".into()),
-            unchanged_since: Some("2026-01-01T00:00:05.250Z".into()),
+            screen_changed_after: Some(at(1)),
+            unchanged_since: Some(at(5) + chrono::Duration::milliseconds(250)),
             screen_class: Some("permission".into()),
         };
-        run.agent_state = Some(AgentReading {
+        run.agent_state.reading = Some(AgentReading {
             state: "failed:rate_limit".into(),
             source: Source::Statusline,
             at: at(5),
         });
-        run.compactions = CompactionCount {
+        run.agent_state.compactions = CompactionCount {
             iteration: 3,
             count: 2,
         };
-        run.compactions_seen = Some(7);
-        run.max_compactions = 5;
-        run.pending = Some(DispatchStep {
+        run.agent_state.compactions_seen = Some(7);
+        run.spec.max_compactions = 5;
+        run.dispatch.pending = Some(DispatchStep {
             next: "check".into(),
             checkpoint: "post-exec".into(),
         });
-        run.dispatched = Some(DispatchStep {
+        run.dispatch.dispatched = Some(DispatchStep {
             next: "exec".into(),
             checkpoint: String::new(),
         });
-        run.dispatched_at = Some(at(4));
-        run.dispatch_count = 2;
-        run.dispatch_typing = Some("/ai-cli-task exec /t".into());
-        run.shell_seen = 1;
+        run.dispatch.dispatched_at = Some(at(4));
+        run.dispatch.count = 2;
+        run.dispatch.typing = Some("/ai-cli-task exec /t".into());
+        run.agent_state.shell_seen = 1;
         run.ticks = 9;
         run.heartbeats = 5;
         run.last_tick_at = Some(at(5));
@@ -1129,12 +1003,215 @@ mod tests {
             assert_eq!(reg.user_version().unwrap(), SCHEMA_VERSION);
             let run = reg.get("old").unwrap().unwrap();
             assert_eq!(run.iteration_count, 2, "from version {version}");
-            assert_eq!(run.agent_state, None);
-            assert_eq!(run.max_compactions, DEFAULT_MAX_COMPACTIONS);
-            assert_eq!(run.compactions, CompactionCount::default());
+            assert_eq!(run.agent_state.reading, None);
+            assert_eq!(run.spec.max_compactions, DEFAULT_MAX_COMPACTIONS);
+            assert_eq!(run.agent_state.compactions, CompactionCount::default());
             assert_eq!(run.stall.screen_changed_after, None);
             assert_eq!(run.stall.screen_class, None);
         }
+    }
+
+    /// The registry the last release wrote (schema version 8, `tests/fixtures/registry/v8/`,
+    /// runs in every state) migrates column by column: each old column's value is where the
+    /// row of JSON per core keeps it.
+    #[test]
+    fn the_last_release_registry_migrates_column_by_column() {
+        use rusqlite::types::Value;
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/registry/v8/autoctl.db"
+        );
+        fs::copy(fixture, dir.path().join(DB_FILE)).unwrap();
+        let old: Vec<std::collections::BTreeMap<String, Value>> = {
+            let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+            assert_eq!(
+                conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+                    .unwrap(),
+                8
+            );
+            let mut stmt = conn.prepare("SELECT * FROM task_auto").unwrap();
+            let names: Vec<String> = stmt.column_names().map(String::from).collect();
+            stmt.query_map([], |row| {
+                Ok(names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| (name.clone(), row.get::<_, Value>(i).unwrap()))
+                    .collect())
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        assert!(old.len() >= 9);
+        let mut reg = SqliteRegistry::open(dir.path()).unwrap();
+        assert_eq!(reg.user_version().unwrap(), SCHEMA_VERSION);
+        // Old text: empty is none; a time is compared as a time.
+        let text =
+            |row: &std::collections::BTreeMap<String, Value>, column: &str| match &row[column] {
+                Value::Text(t) if t.is_empty() => None,
+                Value::Text(t) => Some(parse_time(t).map_or(t.clone(), format_time)),
+                Value::Null => None,
+                other => panic!("{column}: {other:?}"),
+            };
+        let int = |row: &std::collections::BTreeMap<String, Value>, column: &str| match &row[column]
+        {
+            Value::Integer(i) => Some(*i),
+            Value::Null => None,
+            other => panic!("{column}: {other:?}"),
+        };
+        let time = |t: Option<Time>| t.map(format_time);
+        let num = |n: u64| Some(n as i64);
+        // The generated column needs no comparison; the key is how each row is found.
+        let mut compared = std::collections::BTreeSet::from(["session_name", "timeout_minutes"]);
+        for row in &old {
+            let session = text(row, "session_name").unwrap();
+            let run = reg.get(&session).unwrap().unwrap();
+            let (s, st, d, a) = (&run.spec, &run.stall, &run.dispatch, &run.agent_state);
+            let signal = run.last_signal.as_ref();
+            let texts: Vec<(&str, Option<String>)> = vec![
+                ("task_dir", Some(s.task_dir.clone())),
+                ("status", Some(run.status.as_str().into())),
+                ("target", Some(s.target.clone())),
+                ("mode", Some(s.mode.as_str().into())),
+                ("agent", Some(s.agent.as_str().into())),
+                ("launch_command", s.launch_command.clone()),
+                ("command_template", Some(s.command_template.clone())),
+                ("routing_table", Some(s.table.clone())),
+                ("notify_command", s.notify.clone()),
+                ("dispatch_into", Some(s.into.as_str().into())),
+                ("started_at", time(Some(run.started_at))),
+                ("last_signal_at", time(run.last_signal_at)),
+                ("last_tick_at", time(run.last_tick_at)),
+                ("last_heartbeat_at", time(run.last_heartbeat_at)),
+                (
+                    "last_decision",
+                    Some(run.last_decision.clone()).filter(|d| !d.is_empty()),
+                ),
+                ("stop_reason", run.stop_reason.clone()),
+                ("stop_message", run.stop_message.clone()),
+                ("ended_at", time(run.ended_at)),
+                ("claimed_by", run.claimed_by.clone()),
+                ("claimed_until", time(run.claimed_until)),
+                ("last_capture_hash", st.last_hash.clone()),
+                ("quota_wait_since", time(st.quota_wait_since)),
+                ("stall_unchanged_since", time(st.unchanged_since)),
+                ("stall_signal_timestamp", st.signal_timestamp.clone()),
+                ("answered_hash", st.answered_hash.clone()),
+                ("escalated_hash", st.escalated_hash.clone()),
+                ("last_check_at", time(st.last_check_at)),
+                ("message_hash", st.message_hash.clone()),
+                ("transcript_hash", st.transcript.clone()),
+                ("status_updated_at", st.status_updated_at.clone()),
+                ("step_since", time(st.step_since)),
+                ("screen_class", st.screen_class.clone()),
+                ("screen_changed_after", time(st.screen_changed_after)),
+                ("signal_fingerprint", signal.map(|g| g.fingerprint.clone())),
+                ("signal_step", signal.map(|g| g.step.clone())),
+                ("signal_result", signal.map(|g| g.result.clone())),
+                ("signal_next", signal.map(|g| g.next.clone())),
+                (
+                    "signal_checkpoint",
+                    signal
+                        .map(|g| g.checkpoint.clone())
+                        .filter(|c| !c.is_empty()),
+                ),
+                ("pending_next", d.pending.as_ref().map(|p| p.next.clone())),
+                (
+                    "pending_checkpoint",
+                    d.pending
+                        .as_ref()
+                        .map(|p| p.checkpoint.clone())
+                        .filter(|c| !c.is_empty()),
+                ),
+                (
+                    "dispatched_next",
+                    d.dispatched.as_ref().map(|p| p.next.clone()),
+                ),
+                (
+                    "dispatched_checkpoint",
+                    d.dispatched
+                        .as_ref()
+                        .map(|p| p.checkpoint.clone())
+                        .filter(|c| !c.is_empty()),
+                ),
+                ("dispatched_at", time(d.dispatched_at)),
+                ("dispatch_typing", d.typing.clone()),
+                ("agent_state", a.reading.as_ref().map(|r| r.state.clone())),
+                (
+                    "agent_state_source",
+                    a.reading.as_ref().map(|r| r.source.as_str().into()),
+                ),
+                ("agent_state_at", time(a.reading.as_ref().map(|r| r.at))),
+            ];
+            for (column, want) in texts {
+                compared.insert(column);
+                let want = want.map(|t| parse_time(&t).map_or(t, format_time));
+                assert_eq!(text(row, column), want, "{session}: {column}");
+            }
+            let ints: Vec<(&str, Option<i64>)> = vec![
+                ("max_iterations", num(s.max_iterations)),
+                ("timeout_ms", num(s.timeout.as_millis() as u64)),
+                ("stall_threshold", num(s.limits.threshold.into())),
+                (
+                    "max_recoveries_step",
+                    num(s.limits.recoveries_per_iteration.into()),
+                ),
+                (
+                    "max_recoveries_total",
+                    num(s.limits.recoveries_total.into()),
+                ),
+                ("max_answers", num(s.limits.max_answers.into())),
+                ("repeat_limit", num(s.limits.repeat_limit.into())),
+                (
+                    "step_timeout_ms",
+                    num(s.limits.step_timeout.as_millis() as u64),
+                ),
+                ("max_compactions", num(s.max_compactions.into())),
+                ("iteration_count", num(run.iteration_count)),
+                ("signals_seen", num(run.signals_seen)),
+                ("ticks", num(run.ticks)),
+                ("heartbeats", num(run.heartbeats)),
+                ("stall_count", num(st.unchanged.into())),
+                ("recovery_count_step", num(st.recoveries_iteration.into())),
+                ("recovery_count_total", num(st.recoveries_total.into())),
+                ("answer_count_step", num(st.answers_step.into())),
+                ("answer_count_total", num(st.answers_total.into())),
+                ("quota_waited_seconds", num(st.quota_waited_seconds)),
+                ("stall_signal_iteration", st.signal_iteration.and_then(num)),
+                ("stall_limit_reached", num(st.limit_reached.into())),
+                ("stall_checks", num(st.checks)),
+                ("message_repeats", num(st.message_repeats.into())),
+                ("step_waited_base", num(st.step_waited_base)),
+                (
+                    "signal_iteration",
+                    signal.and_then(|g| g.iteration).and_then(num),
+                ),
+                ("dispatch_count", num(d.count)),
+                ("shell_seen", num(a.shell_seen.into())),
+                ("compaction_iteration", num(a.compactions.iteration)),
+                ("compaction_count", num(a.compactions.count.into())),
+                ("compactions_seen", a.compactions_seen.and_then(num)),
+            ];
+            for (column, want) in ints {
+                compared.insert(column);
+                assert_eq!(int(row, column), want, "{session}: {column}");
+            }
+            assert_eq!(
+                text(row, "waits").map(|t| WaitState::from_json(&t)),
+                Some(run.waits.clone())
+            );
+            assert_eq!(
+                text(row, "wait_limits").map(|t| WaitLimits::from_json(&t)),
+                Some(s.wait_limits.clone())
+            );
+        }
+        compared.extend(["waits", "wait_limits"]);
+        let columns: std::collections::BTreeSet<&str> = old[0].keys().map(String::as_str).collect();
+        assert_eq!(
+            columns, compared,
+            "every column of schema version 8 is compared"
+        );
     }
 
     #[test]
@@ -1189,8 +1266,8 @@ mod tests {
         claims
             .into_iter()
             .map(|c| match c {
-                Claim::Claimed(run) => (run.session, true),
-                Claim::Skipped(run, _) => (run.session, false),
+                Claim::Claimed(run) => (run.spec.session, true),
+                Claim::Skipped(run, _) => (run.spec.session, false),
             })
             .collect()
     }

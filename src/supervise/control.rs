@@ -329,7 +329,7 @@ pub fn stop(
     if !run.status.is_active() {
         output::warn(&format!(
             "the run of session {:?} has already ended ({}{})",
-            run.session,
+            run.spec.session,
             run.status.as_str(),
             run.stop_reason
                 .as_deref()
@@ -346,16 +346,16 @@ pub fn stop(
             message: message.map(str::to_string),
         };
         stop::write(dir, &request)?;
-        if run.mode == Mode::Dispatch {
+        if run.spec.mode == Mode::Dispatch {
             crate::fsx::remove_if_exists(&signal::path_in(dir))?;
         }
     } else {
         output::warn(&format!(
             "task dir {} no longer exists; ending the run without a stop file",
-            run.task_dir
+            run.spec.task_dir
         ));
     }
-    registry.end(&run.session, Status::Stopped, reason, message, now)?;
+    registry.end(&run.spec.session, Status::Stopped, reason, message, now)?;
     Ok(())
 }
 
@@ -393,13 +393,13 @@ pub fn continue_run(
     if !run.status.is_active() {
         bail!(
             "the run of session {:?} has ended ({}); there is no loop to continue",
-            run.session,
+            run.spec.session,
             run.status.as_str()
         );
     }
     let dir = run.task_path();
     crate::fsx::require_dir(dir)?;
-    let pane = driver::pane_of(world.terminal, &run.target)?;
+    let pane = driver::pane_of(world.terminal, &run.spec.target)?;
     let _lock = typing::lock_pane(world.terminal, &world.state_dir, world.socket, &pane.id)?;
     if let Continuation::Abort { reason } = inputs::continuation_cas(if_unchanged, dir) {
         return Ok(Some(reason));
@@ -411,7 +411,7 @@ pub fn continue_run(
         world.terminal,
         world.rules,
         &pane.id,
-        run.agent,
+        run.spec.agent,
         Zone::from_env(),
         now,
     )?;

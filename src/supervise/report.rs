@@ -95,15 +95,15 @@ impl RunReport {
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let end = run.ended_at.unwrap_or(now);
         RunReport {
-            session: run.session.clone(),
-            task: run.task_dir.clone(),
+            session: run.spec.session.clone(),
+            task: run.spec.task_dir.clone(),
             status: run.status,
-            mode: run.mode,
-            target: run.target.clone(),
+            mode: run.spec.mode,
+            target: run.spec.target.clone(),
             iteration: run.iteration_count,
-            max_iterations: run.max_iterations,
+            max_iterations: run.spec.max_iterations,
             elapsed_ms: millis(run.elapsed(now)),
-            timeout_ms: millis(run.timeout),
+            timeout_ms: millis(run.spec.timeout),
             quota_wait_ms: millis(run.quota_waited(end)),
             quota_waiting: run.stall.quota_wait_since.is_some() && run.status.is_active(),
             step: run.current_step().map(str::to_string),
@@ -122,15 +122,15 @@ impl RunReport {
             stall_count: run.stall.unchanged,
             recoveries_iteration: run.stall.recoveries_iteration,
             recoveries_total: run.stall.recoveries_total,
-            stall_threshold: run.limits.threshold,
-            max_recoveries_iteration: run.limits.recoveries_per_iteration,
-            max_recoveries_total: run.limits.recoveries_total,
+            stall_threshold: run.spec.limits.threshold,
+            max_recoveries_iteration: run.spec.limits.recoveries_per_iteration,
+            max_recoveries_total: run.spec.limits.recoveries_total,
             answers_step: run.stall.answers_step,
             answers_total: run.stall.answers_total,
-            max_answers: run.limits.max_answers,
+            max_answers: run.spec.limits.max_answers,
             message_repeats: run.stall.message_repeats,
-            repeat_limit: run.limits.repeat_limit,
-            step_timeout_ms: millis(run.limits.step_timeout),
+            repeat_limit: run.spec.limits.repeat_limit,
+            step_timeout_ms: millis(run.spec.limits.step_timeout),
             ticks: run.ticks,
             last_tick_at: run.last_tick_at.map(format_time),
             last_decision: run.last_decision.clone(),
@@ -142,13 +142,13 @@ impl RunReport {
                 .filter(|_| run.status.is_active()),
             wait: run.waits.open.clone().filter(|_| run.status.is_active()),
             resumes: run.waits.resumes,
-            agent_state: run.agent_state.as_ref().map(|a| AgentStateReport {
+            agent_state: run.agent_state.reading.as_ref().map(|a| AgentStateReport {
                 state: a.state.clone(),
                 source: a.source,
                 at: format_time(a.at),
             }),
             compactions: run.compactions_this_iteration(),
-            max_compactions: run.max_compactions,
+            max_compactions: run.spec.max_compactions,
         }
     }
 
@@ -489,12 +489,12 @@ mod tests {
         let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
         let mut r = run("s");
         assert_eq!(RunReport::new(&r, now).agent_column(), "-");
-        r.agent_state = Some(crate::supervise::run::AgentReading {
+        r.agent_state.reading = Some(crate::supervise::run::AgentReading {
             state: "failed:rate_limit".into(),
             source: Source::Statusline,
             at: now,
         });
-        r.compactions = crate::taskai::compaction::CompactionCount {
+        r.agent_state.compactions = crate::taskai::compaction::CompactionCount {
             iteration: 0,
             count: 2,
         };
@@ -535,7 +535,7 @@ mod tests {
     fn a_task_path_with_line_breaks_and_tabs_stays_one_row() {
         let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
         let mut hostile = run("s\tx");
-        hostile.task_dir = "/t/a\nfake\trow\u{1b}[2J".into();
+        hostile.spec.task_dir = "/t/a\nfake\trow\u{1b}[2J".into();
         let line = text_line(&RunReport::new(&hostile, now));
         assert_eq!(line.lines().count(), 1, "{line}");
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());

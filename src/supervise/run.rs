@@ -15,7 +15,7 @@ use crate::supervise::stall::{self, StallState};
 use crate::supervise::typed::Source;
 use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::taskai::compaction::CompactionCount;
-use crate::time::{Time, between, parse_time};
+use crate::time::{Time, between};
 
 /// Seed defaults.
 pub const DEFAULT_MAX_ITERATIONS: u64 = 20;
@@ -150,7 +150,7 @@ pub struct DispatchStep {
     pub checkpoint: String,
 }
 
-/// What `run start` registers.
+/// What `run start` registers: the run's identity and limits. A tick never changes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRun {
     pub session: String,
@@ -187,29 +187,59 @@ pub struct AgentReading {
     pub state: String,
     pub source: Source,
     /// The tick that read it.
+    #[serde(with = "crate::time::stamp")]
     pub at: Time,
 }
 
-/// One registered loop: the row of `task_auto`.
+/// What the run knows about its agent between ticks (one JSON column of its row).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentState {
+    /// The agent's state at the last tick that saw its pane, and its source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<AgentReading>,
+    /// The iteration's context compactions: one counter for the proactive `/compact` and
+    /// every compaction the hooks report ([`crate::taskai::compaction`]).
+    pub compactions: CompactionCount,
+    /// The hook record's compaction total already counted into `compactions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compactions_seen: Option<u64>,
+    /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
+    /// command that is still starting is not mistaken for a dead agent).
+    pub shell_seen: u32,
+}
+
+/// Dispatch mode's state between ticks (one JSON column of its row).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DispatchState {
+    /// The step to type when the pane is ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<DispatchStep>,
+    /// The last step typed, and when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatched: Option<DispatchStep>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub dispatched_at: Option<Time>,
+    /// Steps typed.
+    pub count: u64,
+    /// The intent record of a dispatch: the command text, stored with the count and the
+    /// consumed signal before its keys are typed, and cleared once they are (at a shell) or
+    /// once the screen shows the agent took them (into the agent). Still set on the next
+    /// tick, the screen says whether the keys arrived ([`crate::supervise::tick`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typing: Option<String>,
+}
+
+/// One registered loop: the row of `task_auto`. What `run start` registered ([`NewRun`]),
+/// where the loop is, each core's state, and the claim of the tick that holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
-    pub session: String,
-    pub task_dir: String,
+    pub spec: NewRun,
     pub status: Status,
-    pub mode: Mode,
-    pub target: String,
-    pub agent: Agent,
-    pub launch_command: Option<String>,
-    pub command_template: String,
-    pub into: DispatchInto,
-    pub table: String,
-    pub max_iterations: u64,
-    pub timeout: Duration,
-    pub limits: stall::Limits,
-    pub wait_limits: WaitLimits,
-    pub notify: Option<String>,
-    /// `--max-compactions`: context compactions allowed in one iteration (0: no limit).
-    pub max_compactions: u32,
 
     /// The loop's own iteration count (the signal's `iteration`), else signals seen.
     pub iteration_count: u64,
@@ -217,32 +247,15 @@ pub struct Run {
     pub last_signal: Option<SeenSignal>,
     pub last_signal_at: Option<Time>,
 
-    /// The stall core's state, one column per field (seed 000's last_capture_hash,
-    /// stall_count, recovery counts and quota_wait_since among them).
+    /// The stall core's state (seed 000's last_capture_hash, stall_count, recovery counts
+    /// and quota_wait_since among them).
     pub stall: StallState,
     /// The wait core's state: the open wait, resumes, needs-person ([`crate::supervise::wait`]).
     pub waits: WaitState,
-    /// The agent's state at the last tick that saw its pane, and its source.
-    pub agent_state: Option<AgentReading>,
-    /// The iteration's context compactions: one counter for the proactive `/compact` and
-    /// every compaction the hooks report ([`crate::taskai::compaction`]).
-    pub compactions: CompactionCount,
-    /// The hook record's compaction total already counted into `compactions`.
-    pub compactions_seen: Option<u64>,
-
-    /// Dispatch mode: the step to type when the pane is ready, and the last one typed.
-    pub pending: Option<DispatchStep>,
-    pub dispatched: Option<DispatchStep>,
-    pub dispatched_at: Option<Time>,
-    pub dispatch_count: u64,
-    /// The intent record of a dispatch: the command text, stored with the count and the
-    /// consumed signal before its keys are typed, and cleared once they are (at a shell) or
-    /// once the screen shows the agent took them (into the agent). Still set on the next
-    /// tick, the screen says whether the keys arrived ([`crate::supervise::tick`]).
-    pub dispatch_typing: Option<String>,
-    /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
-    /// command that is still starting is not mistaken for a dead agent).
-    pub shell_seen: u32,
+    /// The agent's state at the last tick that saw its pane, its compactions, exit detection.
+    pub agent_state: AgentState,
+    /// Dispatch mode: the step to type, the last one typed, the intent record.
+    pub dispatch: DispatchState,
 
     pub started_at: Time,
     pub ticks: u64,
@@ -264,37 +277,16 @@ impl Run {
     /// The row `run start` inserts.
     pub fn new(new: &NewRun, now: Time) -> Run {
         Run {
-            session: new.session.clone(),
-            task_dir: new.task_dir.clone(),
+            spec: new.clone(),
             status: Status::Running,
-            mode: new.mode,
-            target: new.target.clone(),
-            agent: new.agent,
-            launch_command: new.launch_command.clone(),
-            command_template: new.command_template.clone(),
-            into: new.into,
-            table: new.table.clone(),
-            max_iterations: new.max_iterations,
-            timeout: new.timeout,
-            limits: new.limits,
-            wait_limits: new.wait_limits.clone(),
-            notify: new.notify.clone(),
-            max_compactions: new.max_compactions,
             iteration_count: 0,
             signals_seen: 0,
             last_signal: None,
             last_signal_at: None,
             stall: StallState::default(),
             waits: WaitState::default(),
-            agent_state: None,
-            compactions: CompactionCount::default(),
-            compactions_seen: None,
-            pending: None,
-            dispatched: None,
-            dispatched_at: None,
-            dispatch_count: 0,
-            dispatch_typing: None,
-            shell_seen: 0,
+            agent_state: AgentState::default(),
+            dispatch: DispatchState::default(),
             started_at: now,
             ticks: 0,
             heartbeats: 0,
@@ -310,12 +302,12 @@ impl Run {
     }
 
     pub fn task_path(&self) -> &Path {
-        Path::new(&self.task_dir)
+        Path::new(&self.spec.task_dir)
     }
 
     /// When the open quota wait began, if the run is waiting for a quota reset now.
     pub fn quota_wait_since(&self) -> Option<Time> {
-        self.stall.quota_wait_since.as_deref().and_then(parse_time)
+        self.stall.quota_wait_since
     }
 
     /// Time spent waiting for a quota to reset, including a wait still open at `now`.
@@ -337,19 +329,19 @@ impl Run {
 
     /// A stall recovery is still in the budget (per iteration and in total).
     pub fn recovery_left(&self) -> bool {
-        self.stall.recoveries_iteration < self.limits.recoveries_per_iteration
-            && self.stall.recoveries_total < self.limits.recoveries_total
+        self.stall.recoveries_iteration < self.spec.limits.recoveries_per_iteration
+            && self.stall.recoveries_total < self.spec.limits.recoveries_total
     }
 
     /// Compactions counted in the current iteration.
     pub fn compactions_this_iteration(&self) -> u32 {
-        self.compactions.at(self.iteration_count).count
+        self.agent_state.compactions.at(self.iteration_count).count
     }
 
     /// The step the loop is on, from the latest signal (its `next`), for status displays.
     pub fn current_step(&self) -> Option<&str> {
-        if let Some(dispatched) = &self.dispatched
-            && self.mode == Mode::Dispatch
+        if let Some(dispatched) = &self.dispatch.dispatched
+            && self.spec.mode == Mode::Dispatch
         {
             return Some(&dispatched.next);
         }
@@ -362,7 +354,7 @@ impl Run {
         self.stop_reason = Some(reason.to_string());
         self.stop_message = message;
         self.ended_at = Some(now);
-        self.pending = None;
+        self.dispatch.pending = None;
     }
 }
 
@@ -370,8 +362,6 @@ impl Run {
 pub(crate) mod tests {
     use super::*;
     use chrono::DateTime;
-
-    use crate::time::format_time;
 
     fn at(secs: i64) -> Time {
         DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()
@@ -401,12 +391,12 @@ pub(crate) mod tests {
     fn quota_waits_pause_the_clock() {
         let mut run = Run::new(&sample(), at(0));
         assert_eq!(run.elapsed(at(100)), Duration::from_secs(100));
-        run.stall.quota_wait_since = Some(format_time(at(100)));
+        run.stall.quota_wait_since = Some(at(100));
         assert_eq!(run.elapsed(at(160)), Duration::from_secs(100));
         run.stall.quota_wait_since = None;
         run.stall.quota_waited_seconds = 60;
         assert_eq!(run.elapsed(at(200)), Duration::from_secs(140));
-        run.stall.quota_wait_since = Some(format_time(at(200)));
+        run.stall.quota_wait_since = Some(at(200));
         run.end(Status::Stopped, "timeout", None, at(230));
         assert_eq!(run.elapsed(at(9_999)), Duration::from_secs(140));
     }

@@ -90,15 +90,15 @@ pub enum StartConflict {
 impl StartConflict {
     /// The conflict of starting `new` while `owner` runs, as an exit-3 error.
     pub fn error(new: &NewRun, owner: &Run) -> anyhow::Error {
-        let conflict = if owner.session == new.session {
+        let conflict = if owner.spec.session == new.session {
             StartConflict::Session {
-                session: owner.session.clone(),
-                task_dir: owner.task_dir.clone(),
+                session: owner.spec.session.clone(),
+                task_dir: owner.spec.task_dir.clone(),
             }
         } else {
             StartConflict::TaskDir {
-                task_dir: owner.task_dir.clone(),
-                owner: owner.session.clone(),
+                task_dir: owner.spec.task_dir.clone(),
+                owner: owner.spec.session.clone(),
             }
         };
         anyhow::Error::new(crate::error::Conflict(conflict.to_string()))

@@ -286,7 +286,8 @@ fn an_unknown_failpoint_changes_nothing() {
 fn dispatch_row(sb: &Sandbox, session: &str) -> (i64, i64, Option<String>) {
     let db = rusqlite::Connection::open(sb.path("state/autoctl.db")).unwrap();
     db.query_row(
-        "SELECT dispatch_count, iteration_count, dispatch_typing FROM task_auto WHERE session_name = ?1",
+        "SELECT json_extract(dispatch, '$.count'), iteration_count, json_extract(dispatch, '$.typing') \
+         FROM task_auto WHERE session_name = ?1",
         [session],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )

@@ -16,6 +16,7 @@ mod pane;
 mod policy;
 mod progress;
 mod readme;
+mod registry;
 mod run;
 mod run_tick;
 mod run_watch;

@@ -33,12 +33,12 @@ pub fn run(args: &AckArgs) -> Result<Verdict> {
     let Some(run) = control::find(&mut registry, session, task)? else {
         bail!("no run for {}", control::describe_selection(session, task));
     };
-    match control::acknowledge(&mut registry, &run.session)? {
+    match control::acknowledge(&mut registry, &run.spec.session)? {
         Some(_) => Ok(Verdict::Yes),
         None => {
             output::warn(&format!(
                 "the run of session {:?} does not need a person",
-                run.session
+                run.spec.session
             ));
             Ok(Verdict::No)
         }

@@ -63,7 +63,7 @@ pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
     match control::continue_run(&world, &run, &args.if_unchanged, &args.text, time::now()?)? {
         None => {
             // A person continued the loop: it no longer needs one.
-            control::acknowledge(&mut super::open()?, &run.session)?;
+            control::acknowledge(&mut super::open()?, &run.spec.session)?;
             Ok(Verdict::Yes)
         }
         Some(why) => {

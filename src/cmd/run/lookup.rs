@@ -34,9 +34,9 @@ pub fn run(args: &LookupArgs) -> Result<Verdict> {
         return Ok(Verdict::No);
     };
     match args.format {
-        Format::Text => output::line(&run.session)?,
+        Format::Text => output::line(&run.spec.session)?,
         Format::Json => output::json_line(&serde_json::json!({
-            "session_name": run.session,
+            "session_name": run.spec.session,
             "status": run.status,
         }))?,
     }

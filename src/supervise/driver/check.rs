@@ -89,7 +89,8 @@ pub struct CheckReport {
     pub recoveries: Recoveries,
     /// Harmless prompts answered (not recoveries).
     pub answers: Answers,
-    pub quota_wait_since: Option<String>,
+    #[serde(with = "crate::time::stamp::option")]
+    pub quota_wait_since: Option<Time>,
     pub quota_waited_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<String>,
@@ -357,7 +358,7 @@ fn report(
             total: state.answers_total,
             max_per_step: limits.max_answers,
         },
-        quota_wait_since: state.quota_wait_since.clone(),
+        quota_wait_since: state.quota_wait_since,
         quota_waited_seconds: state.quota_waited_seconds,
         reset_at: seen.reset_at.clone(),
         message_repeats: state.message_repeats,

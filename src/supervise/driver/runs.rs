@@ -119,7 +119,7 @@ fn for_each_claimed(
             Ok(event) => event,
             Err(err) => {
                 // The row is untouched; give the claim back so the next tick retries at once.
-                let _ = registry.release(&run.session, &owner);
+                let _ = registry.release(&run.spec.session, &owner);
                 TickEvent::failed(&run, now, options.dry_run, format!("{err:#}"))
             }
         };
@@ -155,7 +155,7 @@ fn drive(
         let planned = outcome.planned();
         let mut event = outcome.event;
         event.did = planned;
-        registry.release(&run.session, owner)?;
+        registry.release(&run.spec.session, owner)?;
         return Ok(event);
     }
     let mut did = Vec::new();
@@ -203,24 +203,31 @@ fn drive(
     }
     // A slash command typed into the agent gets its Enter after a pause; a shell takes both
     // in one read.
-    let pause = if next.mode == Mode::Dispatch && next.into == DispatchInto::Agent {
+    let pause = if next.spec.mode == Mode::Dispatch && next.spec.into == DispatchInto::Agent {
         crate::supervise::typing::PROMPT_SUBMIT_DELAY
     } else {
         std::time::Duration::ZERO
     };
     for effect in effects {
-        let result = perform(world, &next.target, next.task_path(), &effect, pause, now);
+        let result = perform(
+            world,
+            &next.spec.target,
+            next.task_path(),
+            &effect,
+            pause,
+            now,
+        );
         if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
             // Keys that did not reach the pane: keep the old row (or the dispatch's intent
             // record, which the next tick types again) so the next tick tries again.
-            return Err(anyhow!("cannot type into {}: {err:#}", run.target));
+            return Err(anyhow!("cannot type into {}: {err:#}", run.spec.target));
         }
         if dispatching && matches!(effect, tick::Effect::Send { .. }) {
             crate::failpoint::hit("dispatch-typed");
             // A shell runs what it was given. An agent may still hold the text in its input
             // box (an Enter its command menu took): the next tick confirms by the screen.
-            if next.into == DispatchInto::Shell {
-                next.dispatch_typing = None;
+            if next.spec.into == DispatchInto::Shell {
+                next.dispatch.typing = None;
             }
         }
         did.push(done(effect, result));
@@ -230,7 +237,7 @@ fn drive(
     if (typed_answer || event.decision == tick::Decision::Escalate)
         && let PaneObs::Seen(view) = &obs.pane
     {
-        super::log_approval(world, &run.session, view, typed_answer, now);
+        super::log_approval(world, &run.spec.session, view, typed_answer, now);
     }
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
@@ -264,7 +271,7 @@ fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
     if runs.is_empty() {
         return Vec::new();
     }
-    let targets: Vec<String> = runs.iter().map(|r| r.target.clone()).collect();
+    let targets: Vec<String> = runs.iter().map(|r| r.spec.target.clone()).collect();
     match world
         .terminal
         .snapshots(&targets, CaptureOptions::default())
@@ -298,7 +305,7 @@ fn pane_obs(world: &World<'_>, run: &Run, snapshot: Result<Snapshot>, now: Time)
     if snap.pane.dead {
         return PaneObs::Dead("its program exited and the pane is dead".to_string());
     }
-    PaneObs::Seen(Box::new(world.view(&snap, run.agent, now)))
+    PaneObs::Seen(Box::new(world.view(&snap, run.spec.agent, now)))
 }
 
 /// Read a run's task files. Only I/O failures other than "missing" or "invalid" are errors;
@@ -389,9 +396,9 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         StopState::Requested(request) => StopObs::Requested(request.reason),
         StopState::Unreadable { why } => StopObs::Unreadable(why),
     };
-    let entry = (run.mode == Mode::Dispatch
-        && run.pending.is_none()
-        && run.dispatched.is_none()
+    let entry = (run.spec.mode == Mode::Dispatch
+        && run.dispatch.pending.is_none()
+        && run.dispatch.dispatched.is_none()
         && matches!(signal, SignalObs::Missing))
     .then(|| entry_step(run));
     Ok(Observation {
@@ -400,7 +407,8 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         stop,
         pane,
         entry,
-        annotations: run.mode == Mode::Dispatch && crate::routing::command::has_annotations(dir),
+        annotations: run.spec.mode == Mode::Dispatch
+            && crate::routing::command::has_annotations(dir),
         status,
         quota_wait,
         notes,
@@ -447,7 +455,7 @@ fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
 
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
 fn entry_step(run: &Run) -> Result<DispatchStep, String> {
-    let table = routing::load(&run.table).map_err(|e| format!("{e:#}"))?;
+    let table = routing::load(&run.spec.table).map_err(|e| format!("{e:#}"))?;
     routing::resume::resume(&table, run.task_path())
         .map(|entry| DispatchStep {
             next: entry.next,

@@ -39,8 +39,7 @@ pub mod step_timeout;
 
 use crate::pane::view::{MessageMark, PaneView};
 use crate::pane::{Action, Class};
-use crate::protocol::signal::now_timestamp;
-use crate::time::parse_time;
+use crate::time::Time;
 use reasoning::RepeatState;
 
 /// What one stall monitor remembers between heartbeats.
@@ -53,9 +52,9 @@ pub struct StallState {
     /// Consecutive captures equal to the one before.
     #[serde(default)]
     pub unchanged: u32,
-    /// When the current screen was first seen unchanged from (RFC 3339): the stall clock.
-    #[serde(default)]
-    pub unchanged_since: Option<String>,
+    /// When the current screen was first seen unchanged from: the stall clock.
+    #[serde(default, with = "crate::time::stamp::option")]
+    pub unchanged_since: Option<Time>,
     #[serde(default)]
     pub recoveries_iteration: u32,
     #[serde(default)]
@@ -66,13 +65,14 @@ pub struct StallState {
     /// Prompts answered in all.
     #[serde(default)]
     pub answers_total: u32,
-    /// When the current quota or rate-limit wait began (RFC 3339).
-    #[serde(default)]
-    pub quota_wait_since: Option<String>,
+    /// When the current quota or rate-limit wait began.
+    #[serde(default, with = "crate::time::stamp::option")]
+    pub quota_wait_since: Option<Time>,
     /// Seconds spent in finished waits (the timeout clock does not count them).
     #[serde(default)]
     pub quota_waited_seconds: u64,
-    /// The signal iteration seen last (or, for signals without one, its timestamp).
+    /// The signal iteration seen last (or, for signals without one, its timestamp: the
+    /// document's text, compared as text, so a rewritten signal is a new one).
     #[serde(default)]
     pub signal_iteration: Option<u64>,
     #[serde(default)]
@@ -90,8 +90,8 @@ pub struct StallState {
     pub limit_reached: bool,
     #[serde(default)]
     pub checks: u64,
-    #[serde(default)]
-    pub last_check_at: Option<String>,
+    #[serde(default, with = "crate::time::stamp::option")]
+    pub last_check_at: Option<Time>,
     /// The last new agent message (stable hash, 16 hex digits) and how many times in a row it
     /// was said.
     #[serde(default)]
@@ -102,22 +102,23 @@ pub struct StallState {
     /// list, not once per heartbeat.
     #[serde(default)]
     pub transcript: Option<String>,
-    /// `.status.json`'s `updated_at` as last seen (or its file's modification time).
+    /// `.status.json`'s `updated_at` as last seen (or its file's modification time): the
+    /// document's text, which `run continue --if-unchanged` compares as text.
     #[serde(default)]
     pub status_updated_at: Option<String>,
     /// When the step clock started: the status update, or the last step-timeout recovery.
-    #[serde(default)]
-    pub step_since: Option<String>,
+    #[serde(default, with = "crate::time::stamp::option")]
+    pub step_since: Option<Time>,
     /// `quota_waited_seconds` when the step clock started (waits after it do not count).
     #[serde(default)]
     pub step_waited_base: u64,
     /// The class of the last capture (what the screen showed: `idle`, `permission`, ...).
     #[serde(default)]
     pub screen_class: Option<String>,
-    /// The last heartbeat that still saw the screen's previous class (RFC 3339): what the
+    /// The last heartbeat that still saw the screen's previous class: what the
     /// screen shows changed after it. `None` while no other class was seen.
-    #[serde(default)]
-    pub screen_changed_after: Option<String>,
+    #[serde(default, with = "crate::time::stamp::option")]
+    pub screen_changed_after: Option<Time>,
 }
 
 impl StallState {
@@ -129,13 +130,12 @@ impl StallState {
     /// with no hook event, and such a redraw says nothing new about the agent; a menu that
     /// appears, or work that starts, does.
     pub fn screen_changed_after(&self, class: Class) -> Option<DateTime<Utc>> {
-        let after = if self.screen_class.as_deref() == Some(class.as_str()) {
-            self.screen_changed_after.as_deref()
+        if self.screen_class.as_deref() == Some(class.as_str()) {
+            self.screen_changed_after
         } else {
             // A class the last heartbeat did not see appeared after that heartbeat.
-            self.last_check_at.as_deref()
-        };
-        after.and_then(parse_time)
+            self.last_check_at
+        }
     }
 
     fn repeats(&self) -> RepeatState {
@@ -145,14 +145,12 @@ impl StallState {
     /// How long the current step has gone without a status update, quota waits excluded;
     /// `None` before a status was seen.
     pub fn step_elapsed(&self, now: DateTime<Utc>) -> Option<Duration> {
-        let since = parse_time(self.step_since.as_deref()?)?;
+        let since = self.step_since?;
         let closed = self
             .quota_waited_seconds
             .saturating_sub(self.step_waited_base);
         let open = self
             .quota_wait_since
-            .as_deref()
-            .and_then(parse_time)
             .map_or(0, |wait| seconds(wait.max(since), now));
         let waited = Duration::from_secs(closed.saturating_add(open));
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
@@ -177,14 +175,10 @@ impl StallState {
     }
 
     fn restart_step_clock(&mut self, start: DateTime<Utc>) {
-        self.step_since = Some(now_timestamp(start));
+        self.step_since = Some(start);
         // A wait still open counts in full when it closes; its part before the start is not
         // this step's.
-        let before_start = self
-            .quota_wait_since
-            .as_deref()
-            .and_then(parse_time)
-            .map_or(0, |wait| seconds(wait, start));
+        let before_start = self.quota_wait_since.map_or(0, |wait| seconds(wait, start));
         self.step_waited_base = self.quota_waited_seconds.saturating_add(before_start);
     }
 }
@@ -439,9 +433,9 @@ pub fn heartbeat(
 ) -> (StallState, Diagnosis) {
     let mut next = state.clone();
     next.checks = next.checks.saturating_add(1);
-    next.last_check_at = Some(now_timestamp(now));
+    next.last_check_at = Some(now);
     if state.screen_class.as_deref() != Some(obs.class.as_str()) {
-        next.screen_changed_after = state.last_check_at.clone();
+        next.screen_changed_after = state.last_check_at;
         next.screen_class = Some(obs.class.as_str().to_string());
     }
 
@@ -474,10 +468,7 @@ pub fn heartbeat(
         // time before anyone watched is not held against the agent. A later one starts it
         // at its own time, but never before the step it replaces started (an `updated_at`
         // written late or by a skewed clock must not time the new step out at once).
-        let start = match (
-            &next.status_updated_at,
-            next.step_since.as_deref().and_then(parse_time),
-        ) {
+        let start = match (&next.status_updated_at, next.step_since) {
             (None, _) => now,
             (Some(_), previous) => status
                 .at
@@ -490,10 +481,10 @@ pub fn heartbeat(
 
     if obs.action == Action::Wait || obs.external_wait.is_some() {
         if next.quota_wait_since.is_none() {
-            next.quota_wait_since = Some(now_timestamp(now));
+            next.quota_wait_since = Some(now);
         }
         next.unchanged = 0;
-        next.unchanged_since = Some(crate::time::format_time(now));
+        next.unchanged_since = Some(now);
         next.last_hash = Some(obs.hash.clone());
         let reason = match &obs.external_wait {
             Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
@@ -505,7 +496,7 @@ pub fn heartbeat(
         );
     }
     if let Some(since) = next.quota_wait_since.take() {
-        let waited = parse_time(&since).map_or(0, |since| seconds(since, now));
+        let waited = seconds(since, now);
         next.quota_waited_seconds = next.quota_waited_seconds.saturating_add(waited);
     }
 
@@ -513,16 +504,11 @@ pub fn heartbeat(
     if changed {
         next.last_hash = Some(obs.hash.clone());
         next.unchanged = 0;
-        next.unchanged_since = Some(crate::time::format_time(now));
+        next.unchanged_since = Some(now);
     } else {
         next.unchanged = next.unchanged.saturating_add(1);
-        if next
-            .unchanged_since
-            .as_deref()
-            .and_then(parse_time)
-            .is_none()
-        {
-            next.unchanged_since = Some(crate::time::format_time(now));
+        if next.unchanged_since.is_none() {
+            next.unchanged_since = Some(now);
         }
     }
     if let Some(diagnosis) = reasoning::check(&mut next, obs, limits, effects) {
@@ -591,7 +577,7 @@ pub fn heartbeat(
 fn below_threshold(state: &StallState, limits: &Limits, now: DateTime<Utc>) -> Option<String> {
     match limits.stall_after() {
         Some(after) => {
-            let Some(since) = state.unchanged_since.as_deref().and_then(parse_time) else {
+            let Some(since) = state.unchanged_since else {
                 return Some("the stall clock starts now".to_string());
             };
             // A clock that went back counts as no time: never a stall early.
@@ -1052,8 +1038,8 @@ mod tests {
             );
         }
         assert_eq!(
-            state.quota_wait_since.as_deref(),
-            Some("2026-01-01T00:00:00Z")
+            state.quota_wait_since,
+            crate::time::parse_time("2026-01-01T00:00:00Z")
         );
         assert_eq!(state.unchanged, 0);
         run(
@@ -1441,7 +1427,7 @@ mod tests {
                     prop_assert_eq!(*class, Class::Idle);
                     prop_assert!(timed_out);
                 }
-                if state.step_since.as_deref() == Some(now_timestamp(t0() + Duration::minutes(minute)).as_str()) {
+                if state.step_since == Some(t0() + Duration::minutes(minute)) {
                     start = Some(minute);
                 }
                 let elapsed = state.step_elapsed(t0() + Duration::minutes(minute)).map(|d| d.as_secs() / 60);
@@ -1482,7 +1468,7 @@ mod tests {
                 if i > 0 {
                     prop_assert_eq!(next.unchanged, before.unchanged + 1);
                 }
-                prop_assert_eq!(next.unchanged_since.clone(), Some(crate::time::format_time(first)));
+                prop_assert_eq!(next.unchanged_since, Some(first));
                 let elapsed = (now - first).num_seconds();
                 if i > 0 && elapsed >= after {
                     prop_assert_eq!(d.condition, Condition::Stalled, "{} s: {}", elapsed, d.reason);

@@ -200,9 +200,9 @@ impl RunAfter {
         RunAfter {
             status: run.status,
             iteration: run.iteration_count,
-            max_iterations: run.max_iterations,
+            max_iterations: run.spec.max_iterations,
             elapsed_ms: millis(run.elapsed(now)),
-            timeout_ms: millis(run.timeout),
+            timeout_ms: millis(run.spec.timeout),
             quota_waiting: run.stall.quota_wait_since.is_some() && run.status.is_active(),
             stall_count: run.stall.unchanged,
             recoveries_iteration: run.stall.recoveries_iteration,
@@ -262,9 +262,9 @@ impl TickEvent {
     pub(super) fn new(run: &Run, now: Time, dry_run: bool) -> TickEvent {
         TickEvent {
             time: format_time(now),
-            session: run.session.clone(),
-            task: run.task_dir.clone(),
-            mode: run.mode,
+            session: run.spec.session.clone(),
+            task: run.spec.task_dir.clone(),
+            mode: run.spec.mode,
             dry_run,
             heartbeat: false,
             saw: None,
@@ -274,7 +274,7 @@ impl TickEvent {
             run: RunAfter::of(run, now),
             state: None,
             notify: Vec::new(),
-            notify_command: run.notify.clone(),
+            notify_command: run.spec.notify.clone(),
             decided: Vec::new(),
         }
     }

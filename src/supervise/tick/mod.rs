@@ -143,7 +143,7 @@ impl Outcome {
             .effects
             .iter()
             .any(|e| matches!(e, Effect::Send { .. }));
-        (self.run.mode == Mode::Dispatch && self.run.dispatch_typing.is_some() && sends)
+        (self.run.spec.mode == Mode::Dispatch && self.run.dispatch.typing.is_some() && sends)
             .then_some(&self.run)
     }
 
@@ -287,7 +287,7 @@ impl Tick<'_> {
             reason: reason.to_string(),
             message: Some(why.clone()),
         });
-        if self.run.mode == Mode::Dispatch {
+        if self.run.spec.mode == Mode::Dispatch {
             self.remove_signal();
         }
         self.end(Status::Stopped, Decision::Stop, reason, why);
@@ -344,18 +344,18 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
 
     if !obs.task_dir {
-        let why = format!("the task dir {} no longer exists", before.task_dir);
+        let why = format!("the task dir {} no longer exists", before.spec.task_dir);
         t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
         return finish(t);
     }
     let pane = match &obs.pane {
         PaneObs::Gone(why) => {
-            let why = format!("the pane {} is gone: {why}", before.target);
+            let why = format!("the pane {} is gone: {why}", before.spec.target);
             t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             return finish(t);
         }
         PaneObs::Dead(why) => {
-            let why = format!("the pane {} is dead: {why}", before.target);
+            let why = format!("the pane {} is dead: {why}", before.spec.target);
             if !restart(&mut t, true, &why) {
                 t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             }
@@ -386,7 +386,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
                 );
             }
             t.event.state = Some(reading.clone());
-            t.run.agent_state = Some(AgentReading {
+            t.run.agent_state.reading = Some(AgentReading {
                 state: reading.state.clone(),
                 source: reading.source,
                 at: now,
@@ -396,9 +396,12 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         None => (None, Use::default()),
     };
     // One compaction counter per iteration: every compaction the hooks report counts.
-    (t.run.compactions, t.run.compactions_seen) = typed::count_compactions(
-        t.run.compactions,
-        t.run.compactions_seen,
+    (
+        t.run.agent_state.compactions,
+        t.run.agent_state.compactions_seen,
+    ) = typed::count_compactions(
+        t.run.agent_state.compactions,
+        t.run.agent_state.compactions_seen,
         obs.typed
             .as_ref()
             .and_then(|ty| ty.hook.as_ref())
@@ -436,7 +439,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.active()
         && let Some(view) = pane
     {
-        match t.run.mode {
+        match t.run.spec.mode {
             Mode::Observe => detect_exit(&mut t, view, due),
             Mode::Dispatch => dispatch(&mut t, view, obs, due),
         }
@@ -470,7 +473,7 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
             );
         }
         SignalObs::Missing => {
-            let vanished = t.run.mode == Mode::Observe
+            let vanished = t.run.spec.mode == Mode::Observe
                 && t.before
                     .last_signal
                     .as_ref()
@@ -500,7 +503,7 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                 checkpoint: signal.checkpoint_or_empty().to_string(),
                 iteration: signal.iteration,
             });
-            run.shell_seen = 0;
+            run.agent_state.shell_seen = 0;
             let summary = format!(
                 "signal: {} {} -> {}{} (iteration {})",
                 signal.step,
@@ -513,7 +516,7 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                 run.iteration_count
             );
             if signal.next == STOP {
-                if run.mode == Mode::Dispatch {
+                if run.spec.mode == Mode::Dispatch {
                     // Seed 001's cleanup: the daemon removes the signal (and a stop file).
                     t.remove_signal();
                     t.effects.push(Effect::RemoveStop);
@@ -526,14 +529,14 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                 );
                 return;
             }
-            if run.mode == Mode::Dispatch {
-                run.pending = Some(DispatchStep {
+            if run.spec.mode == Mode::Dispatch {
+                run.dispatch.pending = Some(DispatchStep {
                     next: signal.next.clone(),
                     checkpoint: signal.checkpoint_or_empty().to_string(),
                 });
-                run.dispatched = None;
+                run.dispatch.dispatched = None;
                 // The step ran far enough to write its signal: its keys arrived.
-                run.dispatch_typing = None;
+                run.dispatch.typing = None;
             }
             t.event.decide(Decision::Continue, summary);
         }
@@ -548,7 +551,7 @@ fn read_stop_file(t: &mut Tick<'_>, obs: &Observation) {
         StopObs::Requested(reason) => reason.clone(),
         StopObs::Unreadable(_) => "unknown".to_string(),
     };
-    if t.run.mode == Mode::Dispatch {
+    if t.run.spec.mode == Mode::Dispatch {
         t.remove_signal();
     }
     let why = format!(".auto-stop requests a stop ({reason})");
@@ -557,20 +560,20 @@ fn read_stop_file(t: &mut Tick<'_>, obs: &Observation) {
 
 /// Max iterations and the timeout (quota waits excluded) write `.auto-stop`.
 fn enforce_limits(t: &mut Tick<'_>) {
-    if t.run.iteration_count >= t.run.max_iterations {
+    if t.run.iteration_count >= t.run.spec.max_iterations {
         let why = format!(
             "iteration {} reached the limit of {}",
-            t.run.iteration_count, t.run.max_iterations
+            t.run.iteration_count, t.run.spec.max_iterations
         );
         t.stop("max_iterations", why);
         return;
     }
     let elapsed = t.run.elapsed(t.now);
-    if elapsed >= t.run.timeout {
+    if elapsed >= t.run.spec.timeout {
         let why = format!(
             "{} of supervised time reached the timeout of {} (quota waits excluded: {})",
             crate::duration::format(Duration::from_secs(elapsed.as_secs())),
-            crate::duration::format(t.run.timeout),
+            crate::duration::format(t.run.spec.timeout),
             crate::duration::format(Duration::from_secs(t.run.quota_waited(t.now).as_secs())),
         );
         t.stop("timeout", why);
@@ -578,9 +581,9 @@ fn enforce_limits(t: &mut Tick<'_>) {
     }
     // Seed 002: this many compactions in one iteration mean the task does not fit the
     // context window; one counter for the agent's own compactions and autoctl's /compact.
-    let compactions = t.run.compactions.at(t.run.iteration_count);
-    if compactions.exhausted(t.run.max_compactions) {
-        let why = compactions.limit_message(t.run.max_compactions);
+    let compactions = t.run.agent_state.compactions.at(t.run.iteration_count);
+    if compactions.exhausted(t.run.spec.max_compactions) {
+        let why = compactions.limit_message(t.run.spec.max_compactions);
         t.stop(COMPACTION_LIMIT, why);
     }
 }
@@ -617,9 +620,9 @@ fn compact(
         return;
     }
     let budget = Budget {
-        count: t.run.compactions,
+        count: t.run.agent_state.compactions,
         iteration: t.run.iteration_count,
-        max: t.run.max_compactions,
+        max: t.run.spec.max_compactions,
     };
     let why = match typed::compaction(
         reading,
@@ -694,7 +697,7 @@ fn stall_heartbeat(
     // the ticks come (issue 15: ticks every 30 s stalled after 90 s, not the seed's 3 × 60 s).
     let limits = stall::Limits {
         period: Some(options.heartbeat),
-        ..t.run.limits
+        ..t.run.spec.limits
     };
     let (state, decision) = stall::heartbeat(&t.run.stall, &observation, t.now, &limits, effects);
     t.run.stall = state;
@@ -770,13 +773,13 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
 /// command that is still starting shows the prompt for a moment), ends the run.
 fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
     if !view.shell_ready() {
-        t.run.shell_seen = 0;
+        t.run.agent_state.shell_seen = 0;
         return;
     }
     if due {
-        t.run.shell_seen = t.run.shell_seen.saturating_add(1);
+        t.run.agent_state.shell_seen = t.run.agent_state.shell_seen.saturating_add(1);
     }
-    if t.run.shell_seen < 2 {
+    if t.run.agent_state.shell_seen < 2 {
         t.event.decide(
             Decision::Continue,
             "a shell prompt is in front; the agent exits if it is still there next heartbeat",
@@ -801,10 +804,10 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
 /// no launch command (the caller ends it). Past the recovery budget a person is asked and
 /// the run stays as it is.
 fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
-    let Some(command) = t.run.launch_command.clone() else {
+    let Some(command) = t.run.spec.launch_command.clone() else {
         return false;
     };
-    if t.run.mode != Mode::Observe && t.run.into != DispatchInto::Agent {
+    if t.run.spec.mode != Mode::Observe && t.run.spec.into != DispatchInto::Agent {
         return false;
     }
     if !t.run.recovery_left() {
@@ -813,9 +816,9 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
             format!(
                 "escalate: {why}; no stall recovery left to start it again ({} of {} this iteration, {} of {} in total)",
                 t.run.stall.recoveries_iteration,
-                t.run.limits.recoveries_per_iteration,
+                t.run.spec.limits.recoveries_per_iteration,
                 t.run.stall.recoveries_total,
-                t.run.limits.recoveries_total
+                t.run.spec.limits.recoveries_total
             ),
             true,
         );
@@ -826,17 +829,17 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
             .decide(Decision::Relaunch, format!("{why}: would start it again"));
         return true;
     }
-    if t.run.mode == Mode::Dispatch
-        && let Some(step) = t.run.dispatched.take()
+    if t.run.spec.mode == Mode::Dispatch
+        && let Some(step) = t.run.dispatch.dispatched.take()
     {
         // The step in flight died with the agent: type it again into the new one.
-        t.run.pending = Some(step);
+        t.run.dispatch.pending = Some(step);
     }
     t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
     t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
     t.run.stall.last_hash = None;
     t.run.stall.unchanged = 0;
-    t.run.shell_seen = 0;
+    t.run.agent_state.shell_seen = 0;
     t.effects.push(if dead {
         Effect::Respawn {
             command: command.clone(),
@@ -850,7 +853,7 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
     let how = if dead { "respawned the pane" } else { "typed" };
     let why = format!(
         "{why}: started the agent again ({how}: {command}); stall recovery {} of {}",
-        t.run.stall.recoveries_total, t.run.limits.recoveries_total
+        t.run.stall.recoveries_total, t.run.spec.limits.recoveries_total
     );
     t.event.decide(Decision::Relaunch, why.clone());
     t.restarted = Some(why);
@@ -867,25 +870,25 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
 /// screen ([`unconfirmed`]), so a driver killed anywhere in between neither loses the step
 /// nor types it twice.
 fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
-    let into = t.run.into;
+    let into = t.run.spec.into;
     if into == DispatchInto::Agent && view.foreground_is_shell {
         // The agent exited: relaunch it (--launch) or end the run, as observe mode does.
-        t.run.dispatch_typing = None;
+        t.run.dispatch.typing = None;
         detect_exit(t, view, due);
         return;
     }
-    if let Some(text) = t.run.dispatch_typing.clone() {
+    if let Some(text) = t.run.dispatch.typing.clone() {
         unconfirmed(t, view, &text);
         return;
     }
-    if t.run.pending.is_none() && t.run.dispatched.is_none() {
+    if t.run.dispatch.pending.is_none() && t.run.dispatch.dispatched.is_none() {
         match &obs.entry {
             Some(Ok(step)) if step.next == STOP => {
                 let why = "the task's status says there is nothing to run".to_string();
                 t.end(Status::Finished, Decision::Finish, "complete", why);
                 return;
             }
-            Some(Ok(step)) => t.run.pending = Some(step.clone()),
+            Some(Ok(step)) => t.run.dispatch.pending = Some(step.clone()),
             Some(Err(why)) => {
                 t.event.decide(
                     Decision::Error,
@@ -896,20 +899,26 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
             None => {}
         }
     }
-    let Some(step) = t.run.pending.clone() else {
+    let Some(step) = t.run.dispatch.pending.clone() else {
         // A step is running. If the shell is back and no signal came, the step died. (An
         // agent idle after its step without a signal is the stall core's: a step timeout.)
-        if into == DispatchInto::Shell && view.shell_ready() && t.run.dispatched.is_some() {
+        if into == DispatchInto::Shell && view.shell_ready() && t.run.dispatch.dispatched.is_some()
+        {
             if due {
-                t.run.shell_seen = t.run.shell_seen.saturating_add(1);
+                t.run.agent_state.shell_seen = t.run.agent_state.shell_seen.saturating_add(1);
             }
-            if t.run.shell_seen >= 2 {
-                let step = t.run.dispatched.as_ref().map_or("", |d| d.next.as_str());
+            if t.run.agent_state.shell_seen >= 2 {
+                let step = t
+                    .run
+                    .dispatch
+                    .dispatched
+                    .as_ref()
+                    .map_or("", |d| d.next.as_str());
                 let why = format!("the dispatched step {step} ended without writing a signal");
                 t.end(Status::Exited, Decision::Exit, "agent_exited", why);
             }
         } else {
-            t.run.shell_seen = 0;
+            t.run.agent_state.shell_seen = 0;
         }
         return;
     };
@@ -943,12 +952,12 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         if_unchanged: None,
     });
     t.remove_signal();
-    t.run.pending = None;
-    t.run.dispatched = Some(step);
-    t.run.dispatched_at = Some(t.now);
-    t.run.dispatch_count = t.run.dispatch_count.saturating_add(1);
-    t.run.dispatch_typing = Some(text.clone());
-    t.run.shell_seen = 0;
+    t.run.dispatch.pending = None;
+    t.run.dispatch.dispatched = Some(step);
+    t.run.dispatch.dispatched_at = Some(t.now);
+    t.run.dispatch.count = t.run.dispatch.count.saturating_add(1);
+    t.run.dispatch.typing = Some(text.clone());
+    t.run.agent_state.shell_seen = 0;
     t.event.decide(Decision::Dispatch, format!("typed: {text}"));
 }
 
@@ -957,11 +966,11 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, annotations: bool) -> Opti
     let vars = command::step_vars(
         &step.next,
         &step.checkpoint,
-        Some(&t.run.task_dir),
+        Some(&t.run.spec.task_dir),
         Some(t.run.iteration_count + 1),
         annotations,
     );
-    match command::render(&t.run.command_template, &vars) {
+    match command::render(&t.run.spec.command_template, &vars) {
         Ok(text) => Some(text),
         Err(err) => {
             t.event.decide(
@@ -987,10 +996,11 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, annotations: bool) -> Opti
 fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
     let step = t
         .run
+        .dispatch
         .dispatched
         .as_ref()
         .map_or(String::new(), |d| d.next.clone());
-    let (ready, half_typed) = match t.run.into {
+    let (ready, half_typed) = match t.run.spec.into {
         DispatchInto::Shell => (
             view.shell_ready(),
             view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, text),
@@ -1003,7 +1013,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         ),
     };
     if half_typed {
-        if t.run.waits.retyped == Some(t.run.dispatch_count) || !t.run.recovery_left() {
+        if t.run.waits.retyped == Some(t.run.dispatch.count) || !t.run.recovery_left() {
             let why = format!(
                 "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
                 view.waiting.last_line
@@ -1011,10 +1021,10 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             t.escalate("half-typed", why, false);
             return;
         }
-        t.run.waits.retyped = Some(t.run.dispatch_count);
+        t.run.waits.retyped = Some(t.run.dispatch.count);
         t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
         t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
-        let (keys, how) = match t.run.into {
+        let (keys, how) = match t.run.spec.into {
             DispatchInto::Shell => (
                 vec![
                     Key::Key("C-u".to_string()),
@@ -1046,12 +1056,12 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             Decision::Dispatch,
             format!(
                 "a recorded dispatch never reached the pane (a tick killed before its keys): typed it now (dispatch {} counted once): {text}",
-                t.run.dispatch_count
+                t.run.dispatch.count
             ),
         );
         return;
     }
-    t.run.dispatch_typing = None;
+    t.run.dispatch.typing = None;
     // The signal this dispatch consumed, if the crash left it behind.
     t.remove_signal();
     t.event.decide(
@@ -1069,7 +1079,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     let mut t = Tick::new(before, now, options);
     t.event.saw = Some(saw(before, obs));
     if !obs.task_dir {
-        let why = format!("the task dir {} no longer exists", before.task_dir);
+        let why = format!("the task dir {} no longer exists", before.spec.task_dir);
         t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
         return finish(t);
     }
@@ -1084,12 +1094,12 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     }
     let view = match &obs.pane {
         PaneObs::Gone(why) => {
-            let why = format!("the pane {} is gone: {why}", before.target);
+            let why = format!("the pane {} is gone: {why}", before.spec.target);
             t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             return finish(t);
         }
         PaneObs::Dead(why) => {
-            let why = format!("the pane {} is dead: {why}", before.target);
+            let why = format!("the pane {} is dead: {why}", before.spec.target);
             if !restart(&mut t, true, &why) {
                 t.end(Status::Lost, Decision::Lost, "pane_gone", why);
             }
@@ -1104,7 +1114,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     };
     t.run.stall.last_hash = None;
     t.run.stall.unchanged = 0;
-    t.run.shell_seen = 0;
+    t.run.agent_state.shell_seen = 0;
     if !view.shell_ready() {
         t.event.decide(
             Decision::Continue,
@@ -1115,22 +1125,23 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
         );
         return finish(t);
     }
-    if t.run.mode == Mode::Dispatch {
+    if t.run.spec.mode == Mode::Dispatch {
         // The step in flight died with the restart (its intent record with it): type again
         // what the module's files say comes next — its signal's next step, else (no
         // signal) its entry step.
-        t.run.dispatch_typing = None;
-        t.run.dispatched = None;
-        t.run.pending = match &obs.signal {
+        t.run.dispatch.typing = None;
+        t.run.dispatch.dispatched = None;
+        t.run.dispatch.pending = match &obs.signal {
             SignalObs::Valid { signal, .. } if signal.next != STOP => Some(DispatchStep {
                 next: signal.next.clone(),
                 checkpoint: signal.checkpoint_or_empty().to_string(),
             }),
             _ => None,
         };
-        if t.run.into == DispatchInto::Shell {
+        if t.run.spec.into == DispatchInto::Shell {
             let what = t
                 .run
+                .dispatch
                 .pending
                 .as_ref()
                 .map_or("its entry step".to_string(), |p| p.next.clone());
@@ -1142,7 +1153,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
         }
     }
     // The agent itself exited (observe mode, or dispatch mode into the agent).
-    match t.run.launch_command.clone() {
+    match t.run.spec.launch_command.clone() {
         Some(command) => {
             t.effects.push(Effect::Send {
                 keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],

@@ -173,7 +173,7 @@ fn step(run: &mut Run, obs: &Observation, minute: i64) -> Outcome {
     }
     *run = outcome.run.clone();
     if outcome.dispatch_intent().is_some() {
-        run.dispatch_typing = None;
+        run.dispatch.typing = None;
     }
     outcome
 }
@@ -200,7 +200,7 @@ fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
     ))
     .unwrap();
     let mut run = new_run(Mode::Observe);
-    run.limits.step_timeout = Duration::from_secs(5 * 60);
+    run.spec.limits.step_timeout = Duration::from_secs(5 * 60);
     let mut o = obs(SignalObs::Missing, pane(&idle, "claude"));
     o.status = status_at(0);
     let PaneObs::Seen(view) = &o.pane else {
@@ -233,7 +233,7 @@ fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
     }
     // A recorded quota wait is a wait: nothing is sent and the timeout clock pauses.
     let mut run = new_run(Mode::Observe);
-    run.limits.step_timeout = Duration::from_secs(60);
+    run.spec.limits.step_timeout = Duration::from_secs(60);
     o.quota_wait = Some("quota: a rate_limit wait".into());
     o.waits.recorded = Some(crate::supervise::wait::Recorded {
         reset: None,
@@ -436,7 +436,7 @@ fn a_stop_file_someone_else_wrote_ends_the_run_with_its_reason() {
 #[test]
 fn a_shell_in_front_on_two_heartbeats_is_an_exit() {
     let mut run = new_run(Mode::Observe);
-    run.launch_command = None;
+    run.spec.launch_command = None;
     let out = step(&mut run, &obs(SignalObs::Missing, shell()), 1);
     assert_eq!(run.status, Status::Running, "{:?}", out.event.reasons);
     // A second tick at the same moment is not a second heartbeat.
@@ -486,7 +486,7 @@ fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_a_pers
             command: "agent go".into()
         }]
     );
-    run.launch_command = None;
+    run.spec.launch_command = None;
     step(
         &mut run,
         &obs(SignalObs::Missing, PaneObs::Dead("dead".into())),
@@ -584,7 +584,7 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
         }
     );
     assert_eq!(
-        out.dispatch_intent().map(|r| r.dispatch_count),
+        out.dispatch_intent().map(|r| r.dispatch.count),
         Some(1),
         "recorded before the keys"
     );
@@ -606,13 +606,13 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
         matches!(&out.effects[1], Effect::RemoveSignal { fingerprint } if fingerprint == "plan-(generated)-check-4")
     );
     assert_eq!(run.iteration_count, 1);
-    assert_eq!(run.dispatch_count, 2);
+    assert_eq!(run.dispatch.count, 2);
 }
 
 #[test]
 fn a_dispatched_step_that_dies_without_a_signal_ends_the_run() {
     let mut run = new_run(Mode::Dispatch);
-    run.dispatched = Some(DispatchStep {
+    run.dispatch.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
@@ -665,15 +665,15 @@ fn recovery_relaunches_removes_a_stale_stop_and_resets_the_baseline() {
 #[test]
 fn recovery_in_dispatch_mode_types_the_resume_point_again() {
     let mut run = new_run(Mode::Dispatch);
-    run.dispatched = Some(DispatchStep {
+    run.dispatch.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
     let o = obs(signal("check", "PASS", "exec", None, 3), shell());
     let out = recover(&run, &o, at(60), &OPTIONS);
-    assert_eq!(out.run.dispatched, None);
+    assert_eq!(out.run.dispatch.dispatched, None);
     assert_eq!(
-        out.run.pending.as_ref().map(|p| p.next.as_str()),
+        out.run.dispatch.pending.as_ref().map(|p| p.next.as_str()),
         Some("exec")
     );
     // The next tick types it without counting the old signal again.
@@ -749,8 +749,8 @@ proptest! {
                 prop_assert_eq!(after.status, before.status);
             }
             if after.status.is_active() {
-                prop_assert!(after.iteration_count < after.max_iterations);
-                prop_assert!(after.elapsed(at(clock)) < after.timeout);
+                prop_assert!(after.iteration_count < after.spec.max_iterations);
+                prop_assert!(after.elapsed(at(clock)) < after.spec.timeout);
             }
             prop_assert!(after.elapsed(at(clock)) <= between(after.started_at, at(clock)));
             if out.effects.iter().any(|e| matches!(e, Effect::WriteStop { .. })) {
@@ -784,10 +784,10 @@ fn claude_working() -> PaneObs {
 
 fn agent_run() -> Run {
     let mut run = new_run(Mode::Dispatch);
-    run.agent = Agent::Claude;
-    run.into = DispatchInto::Agent;
-    run.command_template = command::AGENT_TEMPLATE.into();
-    run.launch_command = Some("claude".into());
+    run.spec.agent = Agent::Claude;
+    run.spec.into = DispatchInto::Agent;
+    run.spec.command_template = command::AGENT_TEMPLATE.into();
+    run.spec.launch_command = Some("claude".into());
     run
 }
 
@@ -856,7 +856,7 @@ fn into_agent_types_each_step_at_the_idle_agent_prompt_with_its_arguments() {
         sent(&out)[0],
         Key::Text("/ai-cli-task check /t --checkpoint post-plan".into())
     );
-    assert_eq!(run.dispatch_count, 2);
+    assert_eq!(run.dispatch.count, 2);
     // An idle agent after its step without a signal is not an exit (the stall core's).
     let out = step(&mut run, &obs(SignalObs::Missing, claude_idle("● done")), 5);
     assert_ne!(out.event.decision, Decision::Exit);
@@ -866,7 +866,7 @@ fn into_agent_types_each_step_at_the_idle_agent_prompt_with_its_arguments() {
 #[test]
 fn into_agent_relaunches_an_agent_that_exited_and_types_its_step_again() {
     let mut run = agent_run();
-    run.dispatched = Some(DispatchStep {
+    run.dispatch.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
@@ -881,13 +881,13 @@ fn into_agent_relaunches_an_agent_that_exited_and_types_its_step_again() {
     );
     assert_eq!(sent(&out)[0], Key::Text("claude".into()));
     assert_eq!(
-        run.pending.as_ref().map(|p| p.next.as_str()),
+        run.dispatch.pending.as_ref().map(|p| p.next.as_str()),
         Some("exec"),
         "the step in flight is typed into the new agent"
     );
     // Without a launch command the run ends as exited, like observe mode.
     let mut run = agent_run();
-    run.launch_command = None;
+    run.spec.launch_command = None;
     step(&mut run, &obs(SignalObs::Missing, shell()), 1);
     let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
     assert_eq!(out.event.decision, Decision::Exit);
@@ -900,12 +900,12 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
     let text = r#"claude -p "/ai-cli-task exec /t""#;
     let recorded = || {
         let mut run = new_run(Mode::Dispatch);
-        run.dispatched = Some(DispatchStep {
+        run.dispatch.dispatched = Some(DispatchStep {
             next: "exec".into(),
             checkpoint: String::new(),
         });
-        run.dispatch_count = 3;
-        run.dispatch_typing = Some(text.to_string());
+        run.dispatch.count = 3;
+        run.dispatch.typing = Some(text.to_string());
         run.last_signal = Some(SeenSignal {
             fingerprint: "check-PASS-exec-3".into(),
             step: "check".into(),
@@ -933,7 +933,7 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
         out.dispatch_intent().is_some(),
         "recorded again before typing"
     );
-    assert_eq!((run.dispatch_count, run.dispatch_typing.clone()), (3, None));
+    assert_eq!((run.dispatch.count, run.dispatch.typing.clone()), (3, None));
     // Killed after the keys: the command is on screen (it ran), or the step is running.
     for pane in [
         pane(&format!("$ {text}\n✓ exec → (done)\n$ "), "bash"),
@@ -946,8 +946,8 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
             "never typed twice: {:?}",
             out.effects
         );
-        assert_eq!(run.dispatch_typing, None);
-        assert_eq!(run.dispatch_count, 3);
+        assert_eq!(run.dispatch.typing, None);
+        assert_eq!(run.dispatch.count, 3);
         assert!(out.effects.contains(&Effect::RemoveSignal {
             fingerprint: "check-PASS-exec-3".into()
         }));
@@ -958,7 +958,7 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
     let out = step(&mut run, &obs(SignalObs::Missing, half.clone()), 1);
     assert_eq!(sent(&out)[0], Key::Key("C-u".into()));
     assert_eq!(run.stall.recoveries_total, 1);
-    assert_eq!(run.dispatch_count, 3);
+    assert_eq!(run.dispatch.count, 3);
     // The step's own signal settles it whatever the screen shows.
     let mut run = recorded();
     let out = step(
@@ -966,15 +966,18 @@ fn an_unconfirmed_dispatch_is_typed_once_by_what_the_screen_shows() {
         &obs(signal("exec", "(done)", "check", None, 9), claude_working()),
         1,
     );
-    assert_eq!(run.dispatch_typing, None, "{:?}", out.event.reasons);
-    assert_eq!(run.pending.as_ref().map(|p| p.next.as_str()), Some("check"));
+    assert_eq!(run.dispatch.typing, None, "{:?}", out.event.reasons);
+    assert_eq!(
+        run.dispatch.pending.as_ref().map(|p| p.next.as_str()),
+        Some("check")
+    );
     // Into the agent: a command left in its input box gets its Enter.
     let mut run = agent_run();
-    run.dispatched = Some(DispatchStep {
+    run.dispatch.dispatched = Some(DispatchStep {
         next: "exec".into(),
         checkpoint: String::new(),
     });
-    run.dispatch_typing = Some("/ai-cli-task exec /t".into());
+    run.dispatch.typing = Some("/ai-cli-task exec /t".into());
     let out = step(
         &mut run,
         &obs(SignalObs::Missing, claude_typed("/ai-cli-task exec /t")),
@@ -998,7 +1001,7 @@ fn a_blinking_permission_prompt_is_escalated_and_announced_once() {
     let dimmed = shown.replacen("● Bash(rm -rf build)", "  Bash(rm -rf build)", 1);
     assert_ne!(shown, dimmed, "the capture shows the pending tool line");
     let mut run = new_run(Mode::Observe);
-    run.agent = Agent::Claude;
+    run.spec.agent = Agent::Claude;
     let mut escalations = Vec::new();
     for minute in 1..=6 {
         let text = if minute % 2 == 0 { &dimmed } else { shown };

@@ -44,8 +44,8 @@ fn step_key(run: &Run) -> String {
         .last_signal
         .as_ref()
         .map_or("", |s| s.fingerprint.as_str());
-    match run.mode {
-        Mode::Dispatch => format!("{signal}#{}", run.dispatch_count),
+    match run.spec.mode {
+        Mode::Dispatch => format!("{signal}#{}", run.dispatch.count),
         Mode::Observe => signal.to_string(),
     }
 }
@@ -98,7 +98,7 @@ pub(super) fn wait_stage(
         recovery_left,
     };
     let before_max = t.run.waits.open.as_ref().map(|o| o.max_at);
-    let (state, verdict) = wait::decide(&t.run.waits, &wait_obs, t.now, &t.run.wait_limits);
+    let (state, verdict) = wait::decide(&t.run.waits, &wait_obs, t.now, &t.run.spec.wait_limits);
     t.run.waits = state;
     let max_at = if verdict.pauses {
         t.run.waits.open.as_ref().map(|o| o.max_at)
@@ -134,7 +134,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
             t.escalate(kind, format!("escalate: {}", verdict.reason), stall_limit);
         }
         Act::Resume(resume) if t.answer.is_none() => {
-            let mut keys = vec![Key::Text(t.run.wait_limits.resume_text.clone())];
+            let mut keys = vec![Key::Text(t.run.spec.wait_limits.resume_text.clone())];
             keys.push(Key::Key("Enter".to_string()));
             let answer = Answer {
                 pane_id: view.pane_id.clone(),
@@ -144,7 +144,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
             };
             let why = format!(
                 "resume: {}: type {:?}",
-                verdict.reason, t.run.wait_limits.resume_text
+                verdict.reason, t.run.spec.wait_limits.resume_text
             );
             t.plan(
                 Decision::Resume,

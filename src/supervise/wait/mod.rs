@@ -1228,18 +1228,18 @@ pub fn half_typed(prompt_line: &str, text: &str) -> bool {
 
 /// The timeout clock's bookkeeping for a verdict: open a pause while the wait pauses it,
 /// close it when it stops — at the wait's maximum when that has passed, so a wait past its
-/// maximum never keeps the clock paused. `since` is the open pause (RFC 3339 in the stall
-/// state), `waited` the seconds of closed pauses.
+/// maximum never keeps the clock paused. `since` is the open pause (in the stall state),
+/// `waited` the seconds of closed pauses.
 pub fn settle_clock(
-    since: &mut Option<String>,
+    since: &mut Option<Time>,
     waited: &mut u64,
     pauses: bool,
     max_at: Option<Time>,
     now: Time,
 ) {
-    match (pauses, since.as_deref().and_then(crate::time::parse_time)) {
+    match (pauses, *since) {
         (true, Some(_)) => {}
-        (true, None) => *since = Some(crate::protocol::signal::now_timestamp(now)),
+        (true, None) => *since = Some(now),
         (false, Some(start)) => {
             let end = max_at.map_or(now, |max| max.clamp(start, now));
             *waited = waited.saturating_add(between(start, end).as_secs());

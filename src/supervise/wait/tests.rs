@@ -749,7 +749,7 @@ proptest! {
         sim.wait_weekly = wait_weekly;
         let limits = sim.limits.clone();
         let mut now = at(0);
-        let mut since: Option<String> = None;
+        let mut since: Option<Time> = None;
         let mut waited = 0u64;
         let mut resets: Vec<Time> = Vec::new();
         for ((screen, hash), (failure, recorded), dt) in steps {
@@ -758,7 +758,7 @@ proptest! {
             sim.recorded = recorded;
             let before_max = sim.state.open.as_ref().map(|o| o.max_at);
             let before_waited = waited;
-            let before_since = since.as_deref().and_then(crate::time::parse_time);
+            let before_since = since;
             let v = sim.tick(&screen, &hash, now);
             // No wait outlives its maximum.
             if v.act == Act::Wait || v.pauses {

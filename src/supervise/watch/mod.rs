@@ -476,17 +476,17 @@ impl<'a, 'w> Loop<'a, 'w> {
         let mut live = BTreeSet::new();
         for run in rows
             .iter()
-            .filter(|r| r.status.is_active() && self.config.which.covers(&r.session))
+            .filter(|r| r.status.is_active() && self.config.which.covers(&r.spec.session))
         {
-            live.insert(run.session.clone());
-            match self.runs.get(&run.session) {
+            live.insert(run.spec.session.clone());
+            match self.runs.get(&run.spec.session) {
                 Some(known) if known.identity == identity(run) => continue,
-                Some(_) => self.drop_run(&run.session),
+                Some(_) => self.drop_run(&run.spec.session),
                 None => {}
             }
             self.add_run(run);
             if !initial {
-                self.schedule.notice(&run.session, now);
+                self.schedule.notice(&run.spec.session, now);
             }
         }
         let gone: Vec<String> = self
@@ -518,21 +518,21 @@ impl<'a, 'w> Loop<'a, 'w> {
     }
 
     fn add_run(&mut self, run: &Run) {
-        let dir = PathBuf::from(&run.task_dir);
+        let dir = PathBuf::from(&run.spec.task_dir);
         let mut watched = Watched {
             dir: dir.clone(),
             identity: identity(run),
-            dispatch: run.mode == Mode::Dispatch,
+            dispatch: run.spec.mode == Mode::Dispatch,
             arm: Arm::Poll(None),
             baseline: None,
             warned_limit: false,
             stale: false,
         };
         if let Some(id) = Stamps::of(&dir).dir {
-            watched.arm = self.arm(&run.session, &dir, id, &mut watched.warned_limit);
+            watched.arm = self.arm(&run.spec.session, &dir, id, &mut watched.warned_limit);
         }
-        self.dirs.insert(dir, run.session.clone());
-        self.runs.insert(run.session.clone(), watched);
+        self.dirs.insert(dir, run.spec.session.clone());
+        self.runs.insert(run.spec.session.clone(), watched);
     }
 
     /// Watch a task dir, or fall back to polling it (with a warning, once per run).
@@ -813,7 +813,8 @@ impl<'a, 'w> Loop<'a, 'w> {
     fn awaits_ready_pane(&mut self, session: &str) -> bool {
         match self.registry.get(session) {
             Ok(Some(run)) => {
-                run.status.is_active() && (run.pending.is_some() || run.dispatch_typing.is_some())
+                run.status.is_active()
+                    && (run.dispatch.pending.is_some() || run.dispatch.typing.is_some())
             }
             Ok(None) => false,
             Err(_) => true,
@@ -835,7 +836,7 @@ fn wait_deadline(event: &TickEvent) -> Option<Duration> {
 }
 
 fn identity(run: &Run) -> (String, Time) {
-    (run.task_dir.clone(), run.started_at)
+    (run.spec.task_dir.clone(), run.started_at)
 }
 
 fn describe(refused: &Refused) -> String {

@@ -1,0 +1,84 @@
+//! The run registry across releases: a registry written by the release before the row of
+//! JSON per core (schema version 8, `tests/fixtures/registry/v8/`, made by `make-v8.sh` with
+//! runs in every state) is migrated by the first writing command and then reads as that
+//! release read it.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{Sandbox, json_lines, one_stderr_line};
+
+/// The fixture's directory.
+fn v8() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/registry/v8"
+    ))
+}
+
+/// The fixture's status, read by the old release at this time.
+const STATUS_AT: &str = "2030-01-01T00:00:00Z";
+
+fn status(sb: &Sandbox) -> Vec<Value> {
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", STATUS_AT)
+        .args(["run", "status", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    json_lines(&output)
+}
+
+#[test]
+fn a_registry_written_by_the_last_release_migrates_and_reads_the_same() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.path("state")).unwrap();
+    fs::copy(v8().join("autoctl.db"), sb.path("state/autoctl.db")).unwrap();
+    let before: Vec<Value> = fs::read_to_string(v8().join("status.json"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let states: Vec<&str> = before
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    for status in ["running", "finished", "stopped", "exited", "lost"] {
+        assert!(states.contains(&status), "the fixture has no {status} run");
+    }
+
+    // A reader never migrates: it says how.
+    let output = sb.cmd().args(["run", "status"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(one_stderr_line(&output).contains("to migrate it to"));
+
+    // The first writing command migrates (this one then finds nothing to acknowledge).
+    sb.cmd()
+        .args(["run", "ack", "--session", "observe"])
+        .assert()
+        .code(1);
+    assert_eq!(status(&sb), before);
+
+    // The migrated runs are ticked as any others: their task dirs are gone here, so every
+    // running one ends lost, and the ended ones keep their outcome.
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", STATUS_AT)
+        .args(["run", "tick", "--all"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let after = status(&sb);
+    for (old, new) in before.iter().zip(&after) {
+        assert_eq!(old["session"], new["session"]);
+        if old["status"] == "running" {
+            assert_eq!(new["status"], "lost", "{new}");
+            assert_eq!(new["stop_reason"], "task_dir_gone", "{new}");
+        } else {
+            assert_eq!(old, new);
+        }
+    }
+}
