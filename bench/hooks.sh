@@ -33,9 +33,15 @@ export TMUX="/tmp/tmux-bench/default,1,0" TMUX_PANE="%1"
 # round so load changes hit them alike, in a shuffled order each round so that none always
 # runs right after jq (whose 20 ms run leaves the caches cold for the next command); medians
 # of 300 runs after 30 warm-up rounds.
-python3 - "$AUTOCTL" "$work/status.json" "$work/status2.json" "$work/pre.json" <<'PY'
-import random, statistics, subprocess, sys, time
-autoctl, status, status2, pre = sys.argv[1:]
+# With AUTOCTL_BASELINE (see lib.sh) the older build runs the same calls in the same rounds,
+# on a state dir of its own.
+if baseline; then
+  AUTOCTL_STATE_DIR="$work/state-before" "$AUTOCTL_BASELINE" statusline < "$work/status.json" >/dev/null
+  AUTOCTL_STATE_DIR="$work/state-before" "$AUTOCTL_BASELINE" hook event < "$work/pre.json"
+fi
+python3 - "$AUTOCTL" "$work/status.json" "$work/status2.json" "$work/pre.json" "${AUTOCTL_BASELINE:-}" "$work/state-before" <<'PY'
+import os, random, statistics, subprocess, sys, time
+autoctl, status, status2, pre, before, before_state = sys.argv[1:]
 cmds = [
     ("statusline", [autoctl, "statusline"], [status]),
     ("statusline Δ", [autoctl, "statusline"], [status2, status]),
@@ -43,6 +49,12 @@ cmds = [
     ("true", ["/bin/true"], [status]),
     ("jq", ["jq", "-r", ".model.display_name"], [status]),
 ]
+env = {name: None for name, _, _ in cmds}
+if before:
+    before_env = dict(os.environ, AUTOCTL_STATE_DIR=before_state)
+    for name, argv, payloads in cmds[:3]:
+        cmds.append((name + "@before", [before] + argv[1:], payloads))
+        env[name + "@before"] = before_env
 times = {name: [] for name, _, _ in cmds}
 shuffle = random.Random(18).shuffle
 for round_ in range(330):
@@ -51,15 +63,18 @@ for round_ in range(330):
     for name, argv, payloads in order:
         with open(payloads[round_ % len(payloads)], "rb") as f:
             t0 = time.perf_counter()
-            subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL, check=True, env=env.get(name))
             t1 = time.perf_counter()
         if round_ >= 30:
             times[name].append(t1 - t0)
 med = {name: statistics.median(v) for name, v in times.items()}
-print(f"{'command':<12} {'median':>9} {'vs true':>8} {'vs jq':>7}")
+print(f"{'command':<19} {'median':>9} {'vs true':>8} {'vs jq':>7}")
 for name in times:
-    print(f"{name:<12} {med[name]*1000:>7.2f}ms {med[name]/med['true']:>7.2f}x {med[name]/med['jq']:>6.2f}x")
+    print(f"{name:<19} {med[name]*1000:>7.2f}ms {med[name]/med['true']:>7.2f}x {med[name]/med['jq']:>6.2f}x")
 print()
 for name in ("statusline", "statusline Δ", "hook event"):
     print(f"{name} / true: {med[name]/med['true']:.2f}x (goal <= 2); / jq: {med[name]/med['jq']:.2f}x (goal <= 0.2)")
+if before:
+    for name in ("statusline", "statusline Δ", "hook event"):
+        print(f"{name} / {name}@before: {med[name]/med[name + '@before']:.2f}x (no regression: <= 1.05)")
 PY

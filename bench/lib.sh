@@ -23,6 +23,18 @@ build_release() {
   export AUTOCTL
 }
 
+# AUTOCTL_BASELINE=PATH: a binary built before a change (say `cp target/release/autoctl
+# /tmp/before` on the old commit). startup.sh, tick.sh and hooks.sh then run it beside the
+# current build in the same run, as `NAME@before` rows, and print after/before per command:
+# the one fair comparison on a machine whose load moves.
+baseline() {
+  if [ -n "${AUTOCTL_BASELINE:-}" ]; then
+    [ -x "$AUTOCTL_BASELINE" ] || { echo "bench: AUTOCTL_BASELINE=$AUTOCTL_BASELINE is not an executable" >&2; exit 2; }
+    return 0
+  fi
+  return 1
+}
+
 # ratios JSON_FILE REFERENCE_NAME: print median, and median / reference median, per command.
 ratios() {
   python3 - "$1" "$2" <<'PY'

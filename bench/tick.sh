@@ -10,7 +10,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require hyperfine tmux sqlite3 sha256sum python3
-build_release
+# AUTOCTL=PATH benchmarks a binary built already (a release build takes minutes here).
+[ -x "${AUTOCTL:-}" ] || build_release
 
 work=$(mktemp -d)
 socket="autoctl-bench-$$"
@@ -25,12 +26,18 @@ for i in $(seq 1 100); do
 done
 sleep 1
 
-# Three registries (1, 10, 100 runs) and the naive loop's database, with the same rows.
-for n in 1 10 100; do
-  for i in $(seq 1 "$n"); do
-    AUTOCTL_STATE_DIR="$work/state-$n" "$AUTOCTL" run start --session "s$i" --task "$work/tasks/t$i" --agent generic
+# Three registries (1, 10, 100 runs) and the naive loop's database, with the same rows; with
+# AUTOCTL_BASELINE, three more that the older build registers and ticks (see lib.sh).
+builds=("$AUTOCTL=")
+if baseline; then builds+=("$AUTOCTL_BASELINE=@before"); fi
+for build in "${builds[@]}"; do
+  binary=${build%=*} suffix=${build##*=}
+  for n in 1 10 100; do
+    for i in $(seq 1 "$n"); do
+      AUTOCTL_STATE_DIR="$work/state-$n$suffix" "$binary" run start --session "s$i" --task "$work/tasks/t$i" --agent generic
+    done
+    AUTOCTL_STATE_DIR="$work/state-$n$suffix" "$binary" run tick --all --heartbeat 1ms >/dev/null
   done
-  AUTOCTL_STATE_DIR="$work/state-$n" "$AUTOCTL" run tick --all --heartbeat 1ms >/dev/null
 done
 sqlite3 "$work/naive.db" "CREATE TABLE task_auto (session_name TEXT PRIMARY KEY, task_dir TEXT, last_capture_hash TEXT DEFAULT '', stall_count INTEGER DEFAULT 0); PRAGMA journal_mode=WAL;" >/dev/null
 for i in $(seq 1 100); do
@@ -49,7 +56,10 @@ chmod +x "$work/naive.sh"
 
 commands=()
 for n in 1 10 100; do
-  commands+=(-n "autoctl-$n" "env AUTOCTL_STATE_DIR=$work/state-$n $AUTOCTL run tick --all --heartbeat 1ms")
+  for build in "${builds[@]}"; do
+    binary=${build%=*} suffix=${build##*=}
+    commands+=(-n "autoctl-$n$suffix" "env AUTOCTL_STATE_DIR=$work/state-$n$suffix $binary run tick --all --heartbeat 1ms")
+  done
   commands+=(-n "naive-$n" "$work/naive.sh $work/naive.db $n")
 done
 hyperfine --warmup 2 --min-runs 10 -N --export-json "$work/tick.json" "${commands[@]}" >/dev/null
@@ -60,3 +70,8 @@ echo "autoctl-100 / autoctl-10:  $(ratio "$work/tick.json" autoctl-100 autoctl-1
 echo "naive-100 / naive-10:      $(ratio "$work/tick.json" naive-100 naive-10)x"
 echo "autoctl-10 / naive-10:     $(ratio "$work/tick.json" autoctl-10 naive-10)x"
 echo "autoctl-1 / naive-1:       $(ratio "$work/tick.json" autoctl-1 naive-1)x"
+if baseline; then
+  for n in 1 10 100; do
+    echo "autoctl-$n / autoctl-$n@before: $(ratio "$work/tick.json" "autoctl-$n" "autoctl-$n@before")x (no regression: <= 1.05)"
+  done
+fi

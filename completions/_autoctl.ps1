@@ -65,15 +65,16 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;signal;validate' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table for --strict: a built-in name or a JSON file')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints one object per document, as JSON Lines)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Also require `next` and `checkpoint` to be what the routing table gives')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;signal;write' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'The step that just completed')
             [CompletionResult]::new('--result', '--result', [CompletionResultType]::ParameterName, 'The step''s result: one of the whitelist, or (step-N) for any step number N')
             [CompletionResult]::new('--next', '--next', [CompletionResultType]::ParameterName, 'What runs next; computed from the table when omitted')
@@ -81,15 +82,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--iteration', '--iteration', [CompletionResultType]::ParameterName, 'The loop''s iteration count (auto mode); omitted in manual runs')
             [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Routing table used to compute next: a built-in name or a JSON file')
             [CompletionResult]::new('--attempt', '--attempt', [CompletionResultType]::ParameterName, 'How many times in a row the step gave this result [default: counted in .auto-retry]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--print', '--print', [CompletionResultType]::ParameterName, 'Print the document that was written')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;signal;read' {
-            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -110,16 +110,16 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;stop;write' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the loop must stop')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'A human-readable detail, kept in the file')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;stop;check' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -156,8 +156,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;table;list' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -169,8 +169,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;table;check' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -183,10 +183,10 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;task;new' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The task''s title [default: the module''s name]')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read')
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What to build, written into .target.md [default: a stub to fill in]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -378,40 +378,40 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;lock;acquire' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Record PID as the process whose life the lock stands for [default: none]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;lock;refresh' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Record PID as the process whose life the lock stands for [default: none]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;lock;release' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Who takes the lock, e.g. session:<id> or cron:nightly')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Record PID as the process whose life the lock stands for [default: none]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;lock;status' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--owner', '--owner', [CompletionResultType]::ParameterName, 'Answer yes only when this owner holds the lock')
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'A lock with no heartbeat for longer than this is stale and may be taken over')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -427,6 +427,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;loop;init' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Bind the loop to this session id [default: the first session that stops]')
             [CompletionResult]::new('--max-iterations', '--max-iterations', [CompletionResultType]::ParameterName, 'Turns the session may finish inside the loop')
@@ -442,34 +443,33 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'The loop lock is stale after this long without a heartbeat')
             [CompletionResult]::new('--transcript-wait', '--transcript-wait', [CompletionResultType]::ParameterName, 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json prints the activation file''s settings)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace a loop that is still running for another session')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;loop;status' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;loop;route' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session asking [default: the bound session, or a new one when unbound]')
             [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)')
             [CompletionResult]::new('--last-message', '--last-message', [CompletionResultType]::ParameterName, 'The last assistant message, as Claude Code passes it')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;loop;teardown' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -478,43 +478,43 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop')
-            [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Record Claude Code''s StopFailure event (a turn that ended on an API error)')
-            [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Record any Claude Code hook event as the session''s typed state')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Whose hook runs the command')
+            [CompletionResult]::new('stop-failure', 'stop-failure', [CompletionResultType]::ParameterValue, 'Whose hook runs the command')
+            [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Whose hook runs the command')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks into an agent''s settings: Claude Code''s (with its status line), Codex CLI''s or Gemini CLI''s')
-            [CompletionResult]::new('permission-request', 'permission-request', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless')
+            [CompletionResult]::new('permission-request', 'permission-request', [CompletionResultType]::ParameterValue, 'Whose hook runs the command')
             break
         }
         'autoctl;hook;stop' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
             [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook;stop-failure' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]')
             [CompletionResult]::new('--log', '--log', [CompletionResultType]::ParameterName, 'Append one JSON line per call to FILE: what was read and what was answered')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook;event' {
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;hook;install' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hooks are wired')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]')
             [CompletionResult]::new('--autoctl', '--autoctl', [CompletionResultType]::ParameterName, 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Change the user''s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Confirm --user')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the diff and change nothing')
@@ -525,10 +525,10 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;hook;permission-request' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -558,6 +558,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;policy;check' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others')
             [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The directory the call runs in [default: the current directory]')
@@ -565,24 +566,23 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--screen', '--screen', [CompletionResultType]::ParameterName, 'Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor would: a Claude Code permission box read back into its tool call, or a program''s yes/no question')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;policy;show' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;policy;log' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Only the last N decisions')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per line)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -600,47 +600,47 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;capture' {
-            [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Print only the last N lines, reaching into the scrollback when N is larger than the pane')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Print only the last N lines, reaching into the scrollback when N is larger than the pane')
             [CompletionResult]::new('--escapes', '--escapes', [CompletionResultType]::ParameterName, 'Keep colour and attribute escape sequences (capture-pane -e)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;pane;hash' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Hash the bytes exactly as captured, without normalizing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;pane;classify' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered')
             [CompletionResult]::new('--foreground', '--foreground', [CompletionResultType]::ParameterName, 'The pane''s foreground command, for a capture on stdin (tmux reports it for a TARGET)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Also say why: the rule''s explanation, destructive markers, and rules passed over')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;pane;ready' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;pane;send' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--text', '--text', [CompletionResultType]::ParameterName, 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)')
             [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'tmux key names to press (Enter, Escape, C-c, Up, y)')
             [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'The pause between the text and the Enter of --submit')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--submit', '--submit', [CompletionResultType]::ParameterName, 'Press Enter after the text, separately, after --delay')
             [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -648,10 +648,10 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;rules' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Run every rule''s examples and near misses; exit 1 if one fails')
             [CompletionResult]::new('--dump', '--dump', [CompletionResultType]::ParameterName, 'Print the embedded rules file (a starting point for --rules FILE)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -660,12 +660,12 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;pane;rules;test' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent for captures whose meta file and expected.tsv line do not name one')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Read quota reset times relative to TIME (RFC 3339) instead of now')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per capture, then a summary object)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--failures-only', '--failures-only', [CompletionResultType]::ParameterName, 'Print only misses, unsafe answers and the summary')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -679,6 +679,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;stall;check' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'A pane to check (repeat for several)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Where the state is kept [default: $AUTOCTL_STATE_DIR/stall/SOCKET.json]')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Unchanged captures that make a stall')
@@ -693,7 +694,6 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--all-panes', '--all-panes', [CompletionResultType]::ParameterName, 'Check every pane of the tmux server')
             [CompletionResult]::new('--apply', '--apply', [CompletionResultType]::ParameterName, 'Carry the decision out: type the answer, write .auto-stop past the limits')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -749,14 +749,15 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;profile;show' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;profile;learn' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'The profile (created if missing; a symlink is refused, exit 2)')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Read the metrics from a JSON file (`-` for standard input); flags override its values')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)')
@@ -767,7 +768,6 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task type: with it, the same metrics are also learned into the shared library''s profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this profile when missing), under the library''s lock LIBRARY/.memory/.type-profiles/.lock')
             [CompletionResult]::new('--library', '--library', [CompletionResultType]::ParameterName, 'The shared workspaces library that --type syncs into')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: the section as it is after learning)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -781,11 +781,11 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;vfp;step' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file (a symlink is refused)')
             [CompletionResult]::new('--anomaly-after', '--anomaly-after', [CompletionResultType]::ParameterName, 'Steps in a row without a transition that raise the anomaly (0: never)')
             [CompletionResult]::new('--stubs-total', '--stubs-total', [CompletionResultType]::ParameterName, 'The VH stubs the plan generated (vh-baseline.md), for the progress display')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--transition', '--transition', [CompletionResultType]::ParameterName, 'The step made a VH→HS transition')
             [CompletionResult]::new('--no-transition', '--no-transition', [CompletionResultType]::ParameterName, 'The step made none')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -793,9 +793,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;vfp;show' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -825,37 +825,37 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;graph;levels' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed (repeatable, or comma separated); they and their dependents are not run')
             [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'The most issues run at once (AUTO_MAX_CONCURRENT)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;graph;aggregate' {
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;graph;close' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'The parent issue')
             [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'The parent issue''s body (markdown), or `-` for standard input')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;graph;run' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run')
             [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)')
             [CompletionResult]::new('--schedule', '--schedule', [CompletionResultType]::ParameterName, 'window: start the next as soon as one finishes; batches: wait for a whole batch')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest one sub-issue''s command may run')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -875,65 +875,65 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;checkpoint;write-single' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;checkpoint;read-single' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--live-phase', '--live-phase', [CompletionResultType]::ParameterName, 'The issue''s live phase label; `done` discards (and deletes) the checkpoint')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;delete-single' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'autoctl;checkpoint;write-batch' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--remaining', '--remaining', [CompletionResultType]::ParameterName, 'Issues still to process, in order')
             [CompletionResult]::new('--completed', '--completed', [CompletionResultType]::ParameterName, 'Issues already completed')
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Issues that failed')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;update-batch' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;read-batch' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;delete-batch' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'autoctl;checkpoint;list-batches' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The checkpoint directory')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -946,9 +946,9 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             break
         }
         'autoctl;plan;validate' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--protected', '--protected', [CompletionResultType]::ParameterName, 'Branches no step may push to (repeatable, or comma separated; replaces main, master)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json: one object per plan, as JSON Lines)')
-            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

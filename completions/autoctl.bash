@@ -326,22 +326,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__delete__subcmd__batch)
-            opts="-h --dir --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -352,17 +352,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__delete__subcmd__single)
-            opts="-h --dir --tmux-socket --help"
+            opts="-h --tmux-socket --dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dir)
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -374,22 +374,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__list__subcmd__batches)
-            opts="-h --dir --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -400,22 +400,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__read__subcmd__batch)
-            opts="-h --dir --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -426,12 +426,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__read__subcmd__single)
-            opts="-h --live-phase --dir --format --tmux-socket --help"
+            opts="-h --tmux-socket --live-phase --dir --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --live-phase)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -444,10 +448,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -456,17 +456,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__update__subcmd__batch)
-            opts="-h --dir --tmux-socket --help complete fail"
+            opts="-h --tmux-socket --dir --help complete fail"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dir)
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -478,12 +478,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__write__subcmd__batch)
-            opts="-h --remaining --completed --failed --dir --tmux-socket --help"
+            opts="-h --tmux-socket --remaining --completed --failed --dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --remaining)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -500,10 +504,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -512,17 +512,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__checkpoint__subcmd__write__subcmd__single)
-            opts="-h --dir --tmux-socket --help"
+            opts="-h --tmux-socket --dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dir)
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -692,18 +692,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__aggregate)
-            opts="-h --format --tmux-socket --help"
+            opts="-h --tmux-socket --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -714,12 +714,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__close)
-            opts="-h --parent --body --format --tmux-socket --help"
+            opts="-h --tmux-socket --parent --body --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --parent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -732,10 +736,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -744,12 +744,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__levels)
-            opts="-h --failed --max-concurrent --format --tmux-socket --help"
+            opts="-h --tmux-socket --failed --max-concurrent --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --failed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -762,10 +766,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -774,12 +774,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph__subcmd__run)
-            opts="-h --failed --max-concurrent --schedule --timeout --format --tmux-socket --help"
+            opts="-h --tmux-socket --failed --max-concurrent --schedule --timeout --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --failed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -798,10 +802,6 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -830,18 +830,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__event)
-            opts="-h --agent --tmux-socket --help"
+            opts="-h --tmux-socket --agent --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --agent)
-                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -852,12 +852,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__install)
-            opts="-h --agent --project --user --yes --dry-run --uninstall --commands --autoctl --tmux-socket --help"
+            opts="-h --tmux-socket --agent --project --user --yes --dry-run --uninstall --commands --autoctl --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
@@ -870,10 +874,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -882,12 +882,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__permission__subcmd__request)
-            opts="-h --policy --timeout --agent --tmux-socket --help"
+            opts="-h --tmux-socket --policy --timeout --agent --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -900,10 +904,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -912,12 +912,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop)
-            opts="-h --agent --dir --log --tmux-socket --help"
+            opts="-h --tmux-socket --agent --dir --log --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
@@ -927,10 +931,6 @@ _autoctl() {
                     return 0
                     ;;
                 --log)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -942,12 +942,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook__subcmd__stop__subcmd__failure)
-            opts="-h --agent --dir --log --tmux-socket --help"
+            opts="-h --tmux-socket --agent --dir --log --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
                     return 0
@@ -957,10 +961,6 @@ _autoctl() {
                     return 0
                     ;;
                 --log)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1028,12 +1028,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__acquire)
-            opts="-h --owner --stale --format --pid --tmux-socket --help"
+            opts="-h --tmux-socket --owner --stale --format --pid --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --owner)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1047,10 +1051,6 @@ _autoctl() {
                     return 0
                     ;;
                 --pid)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1062,12 +1062,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__refresh)
-            opts="-h --owner --stale --format --pid --tmux-socket --help"
+            opts="-h --tmux-socket --owner --stale --format --pid --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --owner)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1081,10 +1085,6 @@ _autoctl() {
                     return 0
                     ;;
                 --pid)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1096,12 +1096,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__release)
-            opts="-h --owner --stale --format --pid --tmux-socket --help"
+            opts="-h --tmux-socket --owner --stale --format --pid --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --owner)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1118,10 +1122,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1130,12 +1130,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__lock__subcmd__status)
-            opts="-h --owner --stale --format --tmux-socket --help"
+            opts="-h --tmux-socket --owner --stale --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --owner)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1146,10 +1150,6 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1178,12 +1178,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__init)
-            opts="-h --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --max-compactions --stale --transcript-wait --force --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --session --max-iterations --budget --sentinel --prompt --prompt-file --task --table --template --max-idle --max-compactions --stale --transcript-wait --force --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1244,10 +1248,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1256,12 +1256,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__route)
-            opts="-h --dir --session --transcript --last-message --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --session --transcript --last-message --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1282,10 +1286,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1294,22 +1294,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__status)
-            opts="-h --dir --format --tmux-socket --help"
+            opts="-h --tmux-socket --dir --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1320,17 +1320,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__loop__subcmd__teardown)
-            opts="-h --dir --tmux-socket --help"
+            opts="-h --tmux-socket --dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dir)
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1440,17 +1440,17 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__capture)
-            opts="-h --lines --escapes --tmux-socket --help"
+            opts="-h --tmux-socket --lines --escapes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --lines)
+                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
+                --lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1462,12 +1462,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__classify)
-            opts="-h --agent --foreground --rules --policy --explain --now --format --tmux-socket --help"
+            opts="-h --tmux-socket --agent --foreground --rules --policy --explain --now --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
                     return 0
@@ -1492,10 +1496,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1504,18 +1504,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__hash)
-            opts="-h --raw --format --tmux-socket --help"
+            opts="-h --tmux-socket --raw --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1526,22 +1526,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__ready)
-            opts="-h --wait --format --tmux-socket --help"
+            opts="-h --tmux-socket --wait --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1552,12 +1552,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__rules)
-            opts="-h --rules --policy --check --dump --format --tmux-socket --help test"
+            opts="-h --tmux-socket --rules --policy --check --dump --format --help test"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --rules)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1570,10 +1574,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1582,12 +1582,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__rules__subcmd__test)
-            opts="-h --agent --rules --policy --failures-only --now --format --tmux-socket --help"
+            opts="-h --tmux-socket --agent --rules --policy --failures-only --now --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -W "claude codex gemini generic" -- "${cur}"))
                     return 0
@@ -1608,10 +1612,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1620,12 +1620,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__pane__subcmd__send)
-            opts="-h --text --keys --submit --delay --verify --tmux-socket --help"
+            opts="-h --tmux-socket --text --keys --submit --delay --verify --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --text)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1635,10 +1639,6 @@ _autoctl() {
                     return 0
                     ;;
                 --delay)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1668,22 +1668,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__plan__subcmd__validate)
-            opts="-h --protected --format --tmux-socket --help"
+            opts="-h --tmux-socket --protected --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --protected)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1712,12 +1712,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy__subcmd__check)
-            opts="-h --tool --input --cwd --project --batch --screen --policy --format --tmux-socket --help"
+            opts="-h --tmux-socket --tool --input --cwd --project --batch --screen --policy --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1746,10 +1750,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1758,22 +1758,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy__subcmd__log)
-            opts="-h --tail --format --tmux-socket --help"
+            opts="-h --tmux-socket --tail --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tail)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1784,22 +1784,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy__subcmd__show)
-            opts="-h --policy --format --tmux-socket --help"
+            opts="-h --tmux-socket --policy --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1828,12 +1828,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile__subcmd__learn)
-            opts="-h --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --type --library --format --tmux-socket --help"
+            opts="-h --tmux-socket --profile --metrics --retries --iterations --mid-exec-checks --compactions --duration --type --library --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1874,10 +1878,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1886,22 +1886,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__profile__subcmd__show)
-            opts="-h --profile --format --tmux-socket --help"
+            opts="-h --tmux-socket --profile --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2480,18 +2480,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__read)
-            opts="-h --field --tmux-socket --help"
+            opts="-h --tmux-socket --field --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --field)
-                    COMPREPLY=($(compgen -W "step result next checkpoint iteration timestamp" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -W "step result next checkpoint iteration timestamp" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2502,22 +2502,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__validate)
-            opts="-h --strict --table --format --tmux-socket --help"
+            opts="-h --tmux-socket --strict --table --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --table)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2528,12 +2528,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__signal__subcmd__write)
-            opts="-h --step --result --next --checkpoint --iteration --table --attempt --print --tmux-socket --help"
+            opts="-h --tmux-socket --step --result --next --checkpoint --iteration --table --attempt --print --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --step)
                     COMPREPLY=($(compgen -W "plan check exec merge report" -- "${cur}"))
                     return 0
@@ -2559,10 +2563,6 @@ _autoctl() {
                     return 0
                     ;;
                 --attempt)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2592,12 +2592,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stall__subcmd__check)
-            opts="-h --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --tmux-socket --help"
+            opts="-h --tmux-socket --target --all-panes --state --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --apply --task --agent --repeat-limit --step-timeout --continue-text --rules --policy --hook-fresh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --target)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2654,10 +2658,6 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2706,18 +2706,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__check)
-            opts="-h --format --tmux-socket --help"
+            opts="-h --tmux-socket --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2746,21 +2746,21 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__stop__subcmd__write)
-            opts="-h --reason --message --tmux-socket --help"
+            opts="-h --tmux-socket --reason --message --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --reason)
                     COMPREPLY=($(compgen -W "timeout max_iterations user_stop stall_limit reasoning_loop compaction_limit" -- "${cur}"))
                     return 0
                     ;;
                 --message)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2790,18 +2790,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__check)
-            opts="-h --format --tmux-socket --help"
+            opts="-h --tmux-socket --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2812,18 +2812,18 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__table__subcmd__list)
-            opts="-h --format --tmux-socket --help"
+            opts="-h --tmux-socket --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2870,12 +2870,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__task__subcmd__new)
-            opts="-h --title --type --goal --tmux-socket --help"
+            opts="-h --tmux-socket --title --type --goal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --title)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2885,10 +2889,6 @@ _autoctl() {
                     return 0
                     ;;
                 --goal)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2918,22 +2918,22 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__vfp__subcmd__show)
-            opts="-h --state --format --tmux-socket --help"
+            opts="-h --tmux-socket --state --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2944,12 +2944,16 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__vfp__subcmd__step)
-            opts="-h --state --transition --no-transition --anomaly-after --stubs-total --format --tmux-socket --help"
+            opts="-h --tmux-socket --state --transition --no-transition --anomaly-after --stubs-total --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2964,10 +2968,6 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --tmux-socket)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -60,14 +60,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand clear 'Remove a module''s `.auto-signal` and `.auto-retry` (succeeds when there are none)'
         }
         &'autoctl;signal;validate'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --table 'Routing table for --strict: a built-in name or a JSON file'
             cand --format 'Output format (json prints one object per document, as JSON Lines)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --strict 'Also require `next` and `checkpoint` to be what the routing table gives'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;write'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --step 'The step that just completed'
             cand --result 'The step''s result: one of the whitelist, or (step-N) for any step number N'
             cand --next 'What runs next; computed from the table when omitted'
@@ -75,14 +76,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --iteration 'The loop''s iteration count (auto mode); omitted in manual runs'
             cand --table 'Routing table used to compute next: a built-in name or a JSON file'
             cand --attempt 'How many times in a row the step gave this result [default: counted in .auto-retry]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --print 'Print the document that was written'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;signal;read'= {
-            cand --field 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --field 'Print only this field''s value (step, result, next, checkpoint, iteration, timestamp)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -100,15 +100,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand clear 'Withdraw a stop request (succeeds when there is none)'
         }
         &'autoctl;stop;write'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --reason 'Why the loop must stop'
             cand --message 'A human-readable detail, kept in the file'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;stop;check'= {
-            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -141,8 +141,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand check 'Prove a table''s properties, printing a counterexample for each that fails'
         }
         &'autoctl;table;list'= {
-            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -152,8 +152,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help'
         }
         &'autoctl;table;check'= {
-            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -164,10 +164,10 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand new 'Create a task module: .index.md, .target.md, and its line in the root listing'
         }
         &'autoctl;task;new'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --title 'The task''s title [default: the module''s name]'
             cand --type 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read'
             cand --goal 'What to build, written into .target.md [default: a stub to fill in]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -343,37 +343,37 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand status 'Who holds FILE, and is it alive?'
         }
         &'autoctl;lock;acquire'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'Record PID as the process whose life the lock stands for [default: none]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;lock;refresh'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'Record PID as the process whose life the lock stands for [default: none]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;lock;release'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --owner 'Who takes the lock, e.g. session:<id> or cron:nightly'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
             cand --pid 'Record PID as the process whose life the lock stands for [default: none]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;lock;status'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --owner 'Answer yes only when this owner holds the lock'
             cand --stale 'A lock with no heartbeat for longer than this is stale and may be taken over'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -387,6 +387,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand teardown 'Remove the loop: its activation file and its lock, whoever holds it'
         }
         &'autoctl;loop;init'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --session 'Bind the loop to this session id [default: the first session that stops]'
             cand --max-iterations 'Turns the session may finish inside the loop'
@@ -402,31 +403,30 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --stale 'The loop lock is stale after this long without a heartbeat'
             cand --transcript-wait 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message'
             cand --format 'Output format (json prints the activation file''s settings)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --force 'Replace a loop that is still running for another session'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop;status'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop;route'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --session 'The session asking [default: the bound session, or a new one when unbound]'
             cand --transcript 'A transcript to observe (completion, tool calls, tokens since the loop''s cursor)'
             cand --last-message 'The last assistant message, as Claude Code passes it'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;loop;teardown'= {
-            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --dir 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -434,39 +434,39 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand stop 'Answer Claude Code''s Stop event: continue the loop with its next prompt, or let the session stop'
-            cand stop-failure 'Record Claude Code''s StopFailure event (a turn that ended on an API error)'
-            cand event 'Record any Claude Code hook event as the session''s typed state'
+            cand stop 'Whose hook runs the command'
+            cand stop-failure 'Whose hook runs the command'
+            cand event 'Whose hook runs the command'
             cand install 'Wire autoctl''s hooks into an agent''s settings: Claude Code''s (with its status line), Codex CLI''s or Gemini CLI''s'
-            cand permission-request 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless'
+            cand permission-request 'Whose hook runs the command'
         }
         &'autoctl;hook;stop'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
             cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;stop-failure'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --dir 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input''s cwd]'
             cand --log 'Append one JSON line per call to FILE: what was read and what was answered'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;event'= {
-            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;install'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --agent 'The agent whose hooks are wired'
             cand --project 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]'
             cand --autoctl 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary''s absolute path]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --user 'Change the user''s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user'
             cand --yes 'Confirm --user'
             cand --dry-run 'Print the diff and change nothing'
@@ -476,10 +476,10 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;hook;permission-request'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --timeout 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt'
             cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -505,6 +505,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand log 'Print the decision log (oldest first)'
         }
         &'autoctl;policy;check'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --tool 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others'
             cand --input 'The tool''s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)'
             cand --cwd 'The directory the call runs in [default: the current directory]'
@@ -512,22 +513,21 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --screen 'Decide the prompt on a captured screen (a file, or - for stdin) the way a supervisor would: a Claude Code permission box read back into its tool call, or a program''s yes/no question'
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --batch 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;policy;show'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;policy;log'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --tail 'Only the last N decisions'
             cand --format 'Output format (json: one object per line)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -543,53 +543,53 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand rules 'List the classification rules, run each rule''s own examples, or test them on captures'
         }
         &'autoctl;pane;capture'= {
-            cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --lines 'Print only the last N lines, reaching into the scrollback when N is larger than the pane'
             cand --escapes 'Keep colour and attribute escape sequences (capture-pane -e)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;hash'= {
-            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --format 'Output format'
             cand --raw 'Hash the bytes exactly as captured, without normalizing'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;classify'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --agent 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered'
             cand --foreground 'The pane''s foreground command, for a capture on stdin (tmux reports it for a TARGET)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --explain 'Also say why: the rule''s explanation, destructive markers, and rules passed over'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;ready'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --wait 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;send'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --text 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)'
             cand --keys 'tmux key names to press (Enter, Escape, C-c, Up, y)'
             cand --delay 'The pause between the text and the Enter of --submit'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --submit 'Press Enter after the text, separately, after --delay'
             cand --verify 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;pane;rules'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --check 'Run every rule''s examples and near misses; exit 1 if one fails'
             cand --dump 'Print the embedded rules file (a starting point for --rules FILE)'
             cand -h 'Print help (see more with ''--help'')'
@@ -597,12 +597,12 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand test 'Classify a directory of labelled captures; exit 1 on any miss or unsafe answer'
         }
         &'autoctl;pane;rules;test'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --agent 'The agent for captures whose meta file and expected.tsv line do not name one'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --now 'Read quota reset times relative to TIME (RFC 3339) instead of now'
             cand --format 'Output format (json: one object per capture, then a summary object)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --failures-only 'Print only misses, unsafe answers and the summary'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -614,6 +614,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand check 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
         }
         &'autoctl;stall;check'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --target 'A pane to check (repeat for several)'
             cand --state 'Where the state is kept [default: $AUTOCTL_STATE_DIR/stall/SOCKET.json]'
             cand --threshold 'Unchanged captures that make a stall'
@@ -628,7 +629,6 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
             cand --hook-fresh 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --all-panes 'Check every pane of the tmux server'
             cand --apply 'Carry the decision out: type the answer, write .auto-stop past the limits'
             cand -h 'Print help (see more with ''--help'')'
@@ -678,13 +678,14 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand learn 'Write one loop''s metrics into the profile''s "## Auto Adaptation" section'
         }
         &'autoctl;profile;show'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --profile 'The profile'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;profile;learn'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --profile 'The profile (created if missing; a symlink is refused, exit 2)'
             cand --metrics 'Read the metrics from a JSON file (`-` for standard input); flags override its values'
             cand --retries 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)'
@@ -695,7 +696,6 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --type 'The task type: with it, the same metrics are also learned into the shared library''s profile of that type, LIBRARY/.memory/.type-profiles/TYPE.md (created from this profile when missing), under the library''s lock LIBRARY/.memory/.type-profiles/.lock'
             cand --library 'The shared workspaces library that --type syncs into'
             cand --format 'Output format (json: the section as it is after learning)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -707,20 +707,20 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand show 'Print the cycles completed (of the VH stubs, when known) and the steps since the last transition'
         }
         &'autoctl;vfp;step'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --state 'The state file (a symlink is refused)'
             cand --anomaly-after 'Steps in a row without a transition that raise the anomaly (0: never)'
             cand --stubs-total 'The VH stubs the plan generated (vh-baseline.md), for the progress display'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --transition 'The step made a VH→HS transition'
             cand --no-transition 'The step made none'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;vfp;show'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --state 'The state file'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -747,34 +747,34 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand run 'Run COMMAND for every sub-issue, level by level, at most N at once'
         }
         &'autoctl;graph;levels'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --failed 'Issues that failed (repeatable, or comma separated); they and their dependents are not run'
             cand --max-concurrent 'The most issues run at once (AUTO_MAX_CONCURRENT)'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;aggregate'= {
-            cand --format 'Output format'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;close'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --parent 'The parent issue'
             cand --body 'The parent issue''s body (markdown), or `-` for standard input'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;graph;run'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --failed 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run'
             cand --max-concurrent 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)'
             cand --schedule 'window: start the next as soon as one finishes; batches: wait for a whole batch'
             cand --timeout 'The longest one sub-issue''s command may run'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -792,58 +792,58 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand list-batches 'Print the active batch ids, oldest first (resume takes the last)'
         }
         &'autoctl;checkpoint;write-single'= {
-            cand --dir 'The checkpoint directory'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --dir 'The checkpoint directory'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;checkpoint;read-single'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --live-phase 'The issue''s live phase label; `done` discards (and deletes) the checkpoint'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-single'= {
-            cand --dir 'The checkpoint directory'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --dir 'The checkpoint directory'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'autoctl;checkpoint;write-batch'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --remaining 'Issues still to process, in order'
             cand --completed 'Issues already completed'
             cand --failed 'Issues that failed'
             cand --dir 'The checkpoint directory'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;update-batch'= {
-            cand --dir 'The checkpoint directory'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --dir 'The checkpoint directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;read-batch'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;delete-batch'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'autoctl;checkpoint;list-batches'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --dir 'The checkpoint directory'
             cand --format 'Output format'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -854,9 +854,9 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand validate 'Check a recovery plan before running it'
         }
         &'autoctl;plan;validate'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --protected 'Branches no step may push to (repeatable, or comma separated; replaces main, master)'
             cand --format 'Output format (json: one object per plan, as JSON Lines)'
-            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

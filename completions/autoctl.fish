@@ -59,12 +59,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "write" -d 'Write `.auto-signal` into a task module, atomically'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "read" -d 'Print a module\'s `.auto-signal` (or one field of it)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and not __fish_seen_subcommand_from validate write read clear" -f -a "clear" -d 'Remove a module\'s `.auto-signal` and `.auto-retry` (succeeds when there are none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l table -d 'Routing table for --strict: a built-in name or a JSON file' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json prints one object per document, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -l strict -d 'Also require `next` and `checkpoint` to be what the routing table gives'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l step -d 'The step that just completed' -r -f -a "plan\t''
 check\t''
 exec\t''
@@ -81,16 +82,15 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l iteration -d 'The loop\'s iteration count (auto mode); omitted in manual runs' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l table -d 'Routing table used to compute next: a built-in name or a JSON file' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l attempt -d 'How many times in a row the step gave this result [default: counted in .auto-retry]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -l print -d 'Print the document that was written'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l field -d 'Print only this field\'s value (step, result, next, checkpoint, iteration, timestamp)' -r -f -a "step\t''
 result\t''
 next\t''
 checkpoint\t''
 iteration\t''
 timestamp\t''"
-complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand signal; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
@@ -99,6 +99,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "write" -d 'Ask the loop in DIR to stop at its next iteration boundary'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "check" -d 'Is a stop requested in DIR? Prints the reason and exits 0 if so, exits 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and not __fish_seen_subcommand_from write check clear" -f -a "clear" -d 'Withdraw a stop request (succeeds when there is none)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l reason -d 'Why the loop must stop' -r -f -a "timeout\t''
 max_iterations\t''
 user_stop\t''
@@ -106,11 +107,10 @@ stall_limit\t''
 reasoning_loop\t''
 compaction_limit\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l message -d 'A human-readable detail, kept in the file' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stop; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
@@ -132,23 +132,23 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_se
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "list" -d 'List the built-in routing tables'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "show" -d 'Print a routing table as JSON (a built-in name or a file)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and not __fish_seen_subcommand_from list show check" -f -a "check" -d 'Prove a table\'s properties, printing a counterexample for each that fails'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand table; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_seen_subcommand_from new" -f -a "new" -d 'Create a task module: .index.md, .target.md, and its line in the root listing'
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l title -d 'The task\'s title [default: the module\'s name]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l type -d 'The task\'s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l goal -d 'What to build, written into .target.md [default: a stub to fill in]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l format -d 'Output format' -r -f -a "text\t'`PATH:LINE:COL: error[RULE]: message`, one line per finding'
 json\t'One JSON array of findings'
@@ -377,32 +377,32 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "refresh" -d 'Renew OWNER\'s heartbeat in FILE'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "release" -d 'Give FILE up; only its owner may'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and not __fish_seen_subcommand_from acquire refresh release status" -f -a "status" -d 'Who holds FILE, and is it alive?'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from acquire" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l owner -d 'Who takes the lock, e.g. session:<id> or cron:nightly' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l pid -d 'Record PID as the process whose life the lock stands for [default: none]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from release" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l owner -d 'Answer yes only when this owner holds the lock' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l stale -d 'A lock with no heartbeat for longer than this is stale and may be taken over' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -s h -l help -d 'Print help'
@@ -410,6 +410,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "status" -d 'Show the loop: bound session, iterations, tokens, lock, quota wait, how it ended'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "route" -d 'Print what `hook stop` would answer now, changing nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and not __fish_seen_subcommand_from init status route teardown" -f -a "teardown" -d 'Remove the loop: its activation file and its lock, whoever holds it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l session -d 'Bind the loop to this session id [default: the first session that stops]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l max-iterations -d 'Turns the session may finish inside the loop' -r
@@ -426,69 +427,68 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l transcript-wait -d 'How long `hook stop` waits for a transcript that lags behind the session when the hook input has no last_assistant_message' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l format -d 'Output format (json prints the activation file\'s settings)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l force -d 'Replace a loop that is still running for another session'
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l session -d 'The session asking [default: the bound session, or a new one when unbound]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l transcript -d 'A transcript to observe (completion, tool calls, tokens since the loop\'s cursor)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l last-message -d 'The last assistant message, as Claude Code passes it' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from route" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let the session stop'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Whose hook runs the command'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Whose hook runs the command'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Whose hook runs the command'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings: Claude Code\'s (with its status line), Codex CLI\'s or Gemini CLI\'s'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Whose hook runs the command'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l log -d 'Append one JSON line per call to FILE: what was read and what was answered' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l dir -d 'The project whose loop answers [default: $CLAUDE_PROJECT_DIR, else the input\'s cwd]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l log -d 'Append one JSON line per call to FILE: what was read and what was answered' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop-failure" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from event" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l agent -d 'The agent whose hooks are wired' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l project -d 'The project whose settings are changed (.claude/settings.json, .codex/hooks.json, .gemini/settings.json) [default: the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l autoctl -d 'How the hooks run autoctl [default: `autoctl` when that is this binary on PATH, else this binary\'s absolute path]' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l user -d 'Change the user\'s settings instead (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json): every interactive session of this user'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l yes -d 'Confirm --user'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the diff and change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l uninstall -d 'Remove autoctl\'s hooks and status line (a wrapped status line is given back)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -l commands -d 'Also install the ai-cli-task slash command (.claude/commands/ai-cli-task.md), which runs the steps `run start --mode dispatch` types into Claude Code (Claude Code only)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l timeout -d 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l then -d 'Also run this status-line command and print its first line before autoctl\'s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
@@ -503,6 +503,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "check" -d 'Decide one tool call and print the decision and the rule that made it'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "show" -d 'Print the effective rules: the built-in rules and the policy file\'s'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log" -f -a "log" -d 'Print the decision log (oldest first)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tool -d 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l input -d 'The tool\'s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l cwd -d 'The directory the call runs in [default: the current directory]' -r -F
@@ -511,18 +512,17 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l batch -d 'Read hook payloads as JSON lines on stdin; print one decision (JSON) per line'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l tail -d 'Only the last N decisions' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l format -d 'Output format (json: one object per line)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -s h -l help -d 'Print help'
@@ -532,15 +532,16 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "ready" -d 'Is a shell prompt in front and no command running? Exits 0 if so, 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "send" -d 'Type text or press keys in a pane'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "rules" -d 'List the classification rules, run each rule\'s own examples, or test them on captures'
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l lines -d 'Print only the last N lines, reaching into the scrollback when N is larger than the pane' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l lines -d 'Print only the last N lines, reaching into the scrollback when N is larger than the pane' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -l escapes -d 'Keep colour and attribute escape sequences (capture-pane -e)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from capture" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -l raw -d 'Hash the bytes exactly as captured, without normalizing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from hash" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l agent -d 'Whose screen it is: with claude, a foreground command other than the agent is observed, never answered' -r -f -a "claude\t'Claude Code: act only when the agent itself is the pane\'s foreground command'
 codex\t'OpenAI Codex CLI: act only when Codex\'s own screen is in front (it runs under node)'
 gemini\t'Google Gemini CLI: act only when Gemini\'s own screen is in front (it runs under node)'
@@ -551,26 +552,25 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l now -d 'Read quota reset times relative to TIME (RFC 3339) instead of now' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -l explain -d 'Also say why: the rule\'s explanation, destructive markers, and rules passed over'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from classify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l wait -d 'Keep checking until ready or DURATION has passed (backoff 1, 2, 4 ... 30 s)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from ready" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l text -d 'Text to type literally (no control characters: a newline would run the line; submit with --submit, press other keys with --keys)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l keys -d 'tmux key names to press (Enter, Escape, C-c, Up, y)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l delay -d 'The pause between the text and the Enter of --submit' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l submit -d 'Press Enter after the text, separately, after --delay'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -l verify -d 'Check the result: with --submit, that the text left the input line; without, that it arrived there. Exits 1 if not'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from send" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l check -d 'Run every rule\'s examples and near misses; exit 1 if one fails'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -l dump -d 'Print the embedded rules file (a starting point for --rules FILE)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_subcommand_from rules" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -578,6 +578,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and not __fish_seen_subcommand_from check" -f -a "check" -d 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover'
+complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l target -d 'A pane to check (repeat for several)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l state -d 'Where the state is kept [default: $AUTOCTL_STATE_DIR/stall/SOCKET.json]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l threshold -d 'Unchanged captures that make a stall' -r
@@ -595,7 +596,6 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_s
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l hook-fresh -d 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l all-panes -d 'Check every pane of the tmux server'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -l apply -d 'Carry the decision out: type the answer, write .auto-stop past the limits'
 complete -c autoctl -n "__fish_autoctl_using_subcommand stall; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -631,11 +631,12 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "show" -d 'Print the thresholds and limits a profile gives each checkpoint'
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and not __fish_seen_subcommand_from show learn" -f -a "learn" -d 'Write one loop\'s metrics into the profile\'s "## Auto Adaptation" section'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l profile -d 'The profile' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l profile -d 'The profile (created if missing; a symlink is refused, exit 2)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l metrics -d 'Read the metrics from a JSON file (`-` for standard input); flags override its values' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l retries -d 'Retries used at a checkpoint, as CHECKPOINT=N (repeatable)' -r
@@ -647,25 +648,24 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l library -d 'The shared workspaces library that --type syncs into' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l format -d 'Output format (json: the section as it is after learning)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand profile; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -f -a "step" -d 'Record one exec step: did it turn a VH stub into a passing test (a VH→HS transition)?'
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and not __fish_seen_subcommand_from step show" -f -a "show" -d 'Print the cycles completed (of the VH stubs, when known) and the steps since the last transition'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l state -d 'The state file (a symlink is refused)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l anomaly-after -d 'Steps in a row without a transition that raise the anomaly (0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l stubs-total -d 'The VH stubs the plan generated (vh-baseline.md), for the progress display' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l transition -d 'The step made a VH→HS transition'
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -l no-transition -d 'The step made none'
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from step" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l state -d 'The state file' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand vfp; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand route" -l size -d 'The issue\'s Size (omit when it has none)' -r -f -a "XS\t''
 S\t''
@@ -697,22 +697,23 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_se
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "aggregate" -d 'Print the parent issue\'s phase from its children\'s phases'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "close" -d 'Decide the XL parent\'s close flow from its sub-issues and its issue body'
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and not __fish_seen_subcommand_from levels aggregate close run" -f -a "run" -d 'Run COMMAND for every sub-issue, level by level, at most N at once'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l failed -d 'Issues that failed (repeatable, or comma separated); they and their dependents are not run' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l max-concurrent -d 'The most issues run at once (AUTO_MAX_CONCURRENT)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from levels" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from aggregate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l parent -d 'The parent issue' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l body -d 'The parent issue\'s body (markdown), or `-` for standard input' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from close" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l failed -d 'Issues that already failed (repeatable, or comma separated): they and their dependents are not run' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l max-concurrent -d 'The most sub-issues running at once (AUTO_MAX_CONCURRENT)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l schedule -d 'window: start the next as soon as one finishes; batches: wait for a whole batch' -r -f -a "window\t'Start the next issue as soon as a running one finishes (`wait -n`)'
@@ -720,7 +721,6 @@ batches\t'Start N, wait for all of them, then the next N (the batches `graph lev
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l timeout -d 'The longest one sub-issue\'s command may run' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand graph; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -s h -l help -d 'Print help'
@@ -732,47 +732,47 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fi
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "read-batch" -d 'Print a batch\'s remaining issues (exit 1 when there is no such batch)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "delete-batch" -d 'Delete a batch\'s state and drop it from the active index'
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and not __fish_seen_subcommand_from write-single read-single delete-single write-batch update-batch read-batch delete-batch list-batches" -f -a "list-batches" -d 'Print the active batch ids, oldest first (resume takes the last)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-single" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l live-phase -d 'The issue\'s live phase label; `done` discards (and deletes) the checkpoint' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-single" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-single" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l remaining -d 'Issues still to process, in order' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l completed -d 'Issues already completed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l failed -d 'Issues that failed' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l dir -d 'The checkpoint directory' -r -F
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from write-batch" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from update-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from read-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from delete-batch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l dir -d 'The checkpoint directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand checkpoint; and __fish_seen_subcommand_from list-batches" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and not __fish_seen_subcommand_from validate" -f -a "validate" -d 'Check a recovery plan before running it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l protected -d 'Branches no step may push to (repeatable, or comma separated; replaces main, master)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l format -d 'Output format (json: one object per plan, as JSON Lines)' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
-complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand plan; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -14,6 +14,7 @@ use crate::wholework::checkpoint::{self, DEFAULT_DIR, Outcome, Single};
 use crate::wholework::graph::Phase;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum CheckpointCommand {
     /// Save an issue's verify iteration count (auto-state-N.json)
     WriteSingle(WriteSingleArgs),

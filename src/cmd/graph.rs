@@ -22,6 +22,7 @@ use crate::wholework::window::Schedule;
 pub const GRAPH_LIMIT: u64 = 256 * 1024 * 1024;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum GraphCommand {
     /// Print a sub-issue graph's execution levels, in batches of at most --max-concurrent
     ///

@@ -25,6 +25,7 @@ use crate::output;
 use crate::pane::reset::Zone;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum HookCommand {
     /// Answer Claude Code's Stop event: continue the loop with its next prompt, or let the
     /// session stop

@@ -105,7 +105,7 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
         args.paths.clone()
     };
     let options = walk::Options {
-        table: table.name.clone(),
+        table: table.name.to_string(),
         statuses: table.status_names().into_iter().map(String::from).collect(),
         follow: args.follow,
         git: !args.no_git,

@@ -14,6 +14,7 @@ use crate::lock::{self, HeartbeatLock, Host, LockRecord, Observed, System};
 use crate::output;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum LockCommand {
     /// Take FILE for OWNER: free, stale, or held by a recorded process that is gone
     ///

@@ -108,7 +108,7 @@ pub fn run(args: &NextArgs) -> Result<Verdict> {
     print(args, answer)
 }
 
-fn require_in(kind: &str, value: &str, allowed: &[String], table: &Table) -> Result<()> {
+fn require_in(kind: &str, value: &str, allowed: &[routing::Text], table: &Table) -> Result<()> {
     if allowed.iter().any(|a| a == value) {
         return Ok(());
     }
@@ -118,7 +118,7 @@ fn require_in(kind: &str, value: &str, allowed: &[String], table: &Table) -> Res
             if a.is_empty() {
                 "\"\"".to_string()
             } else {
-                a.clone()
+                a.to_string()
             }
         })
         .collect();

@@ -26,6 +26,7 @@ use crate::supervise::driver;
 use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PaneCommand {
     /// Print a pane's text (wrapped lines joined, trailing blank rows dropped)
     ///
@@ -215,6 +216,7 @@ pub struct RulesArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum RulesCommand {
     /// Classify a directory of labelled captures; exit 1 on any miss or unsafe answer
     ///

@@ -15,6 +15,7 @@ use crate::protocol::document;
 use crate::wholework::plan::{self, PROTECTED, PlanProblem};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PlanCommand {
     /// Check a recovery plan before running it
     ///

@@ -21,6 +21,7 @@ use crate::output;
 use crate::policy::{self, Decision, Policy, Verdict, config, log, request};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PolicyCommand {
     /// Decide one tool call and print the decision and the rule that made it
     ///
@@ -367,7 +368,9 @@ fn print_log(args: &LogArgs) -> Result<Exit> {
     Ok(Exit::Yes)
 }
 
-/// Arguments of `autoctl hook permission-request`.
+// Arguments of `autoctl hook permission-request`. A plain comment: a doc comment would
+// replace the command's help text (its arguments are built on first use, after the variant's
+// doc comment is applied).
 #[derive(Debug, Args)]
 pub struct PermissionArgs {
     #[command(flatten)]

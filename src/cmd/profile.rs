@@ -21,6 +21,7 @@ use crate::taskai::profile::{self, Adaptation, PHASES, Resolved, RunMetrics};
 pub const DEFAULT_PROFILE: &str = profile::FILE_NAME;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ProfileCommand {
     /// Print the thresholds and limits a profile gives each checkpoint
     ///

@@ -8,6 +8,7 @@ use crate::output;
 use crate::schema::{self, SCHEMAS};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SchemaCommand {
     /// List the schemas: name, file, what it describes
     List,

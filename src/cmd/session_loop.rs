@@ -22,6 +22,7 @@ use crate::protocol::signal::now_timestamp;
 use crate::routing::DEFAULT_TABLE;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum LoopCommand {
     /// Activate a loop in the project: write D/.autoctl/loop.json and reset the loop state
     ///

@@ -17,6 +17,7 @@ use crate::protocol::signal::{self, CHECKPOINTS, MAX_ITERATION, NEXTS, RESULTS, 
 use crate::routing::{self, DEFAULT_TABLE, Lookup};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SignalCommand {
     /// Validate `.auto-signal` documents against the schema and the protocol's rules
     ///
@@ -188,7 +189,7 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
     // the order of the arguments.
     crate::parallel::map_in_order(
         &args.paths,
-        |path| check_one(path, table.as_ref(), args.format),
+        |path| check_one(path, table.as_deref(), args.format),
         |checked| -> Result<()> {
             if let Some(error) = &checked.error {
                 any_error = true;

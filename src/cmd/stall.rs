@@ -18,6 +18,7 @@ use crate::tmux::{self, Tmux};
 use super::pane::{RulesOption, load_rules};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum StallCommand {
     /// Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover
     ///

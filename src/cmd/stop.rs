@@ -13,6 +13,7 @@ use crate::protocol::signal::now_timestamp;
 use crate::protocol::stop::{self, REASONS, StopRequest, StopState};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum StopCommand {
     /// Ask the loop in DIR to stop at its next iteration boundary
     Write(WriteArgs),

@@ -15,6 +15,7 @@ use crate::protocol::document;
 use crate::routing::{self, BUILTINS, DEFAULT_TABLE, check};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TableCommand {
     /// List the built-in routing tables
     List(FormatArg),
@@ -58,8 +59,8 @@ pub struct CheckArgs {
 struct Listed<'a> {
     name: &'a str,
     default: bool,
-    description: String,
-    source: String,
+    description: &'a str,
+    source: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -72,13 +73,12 @@ struct CheckReport {
 pub fn run(command: TableCommand) -> Result<Verdict> {
     match command {
         TableCommand::List(args) => {
-            for builtin in BUILTINS {
-                let table = routing::builtin(builtin.name).expect("built-in tables parse");
+            for table in BUILTINS {
                 let listed = Listed {
-                    name: builtin.name,
-                    default: builtin.name == DEFAULT_TABLE,
-                    description: table.description,
-                    source: table.source,
+                    name: &table.name,
+                    default: table.name == DEFAULT_TABLE,
+                    description: &table.description,
+                    source: &table.source,
                 };
                 match args.format {
                     Format::Json => output::json_line(&listed)?,
@@ -102,7 +102,7 @@ pub fn run(command: TableCommand) -> Result<Verdict> {
 
 fn run_check(args: &CheckArgs) -> Result<Verdict> {
     let (name, violations) = match routing::builtin(&args.table) {
-        Some(table) => (table.name.clone(), check::check(&table)),
+        Some(table) => (table.name.to_string(), check::check(table)),
         None => check_file(Path::new(&args.table))?,
     };
     let report = CheckReport {
@@ -137,7 +137,7 @@ fn check_file(path: &Path) -> Result<(String, Vec<check::Violation>)> {
     let label = path.display().to_string();
     let bounded = fsx::read_bounded(path, fsx::DOCUMENT_LIMIT).map_err(|err| {
         if err.kind() == ErrorKind::NotFound {
-            let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+            let names: Vec<&str> = BUILTINS.iter().map(|table| table.name.as_ref()).collect();
             anyhow::anyhow!(
                 "no routing table named {label:?} and no such file (built-in tables: {})",
                 names.join(", ")

@@ -19,6 +19,7 @@ use crate::protocol::scaffold::{self, NewModule};
 use crate::protocol::{index, target};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TaskCommand {
     /// Create a task module: .index.md, .target.md, and its line in the root listing
     ///

@@ -19,6 +19,7 @@ use crate::taskai::vfp::{self, Anomaly, DEFAULT_ANOMALY_AFTER, VfpState};
 pub const DEFAULT_STATE: &str = ".vfp-state.json";
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum VfpCommand {
     /// Record one exec step: did it turn a VH stub into a passing test (a VH→HS transition)?
     ///

@@ -175,7 +175,7 @@ pub fn strict_problems(signal: &Signal, table: &Table) -> Vec<Problem> {
     let mut decisions = Vec::new();
     // A retried result has two answers: the step again (while retries are left) and the
     // row's next (once they are spent); the signal may carry either.
-    for checkpoint in &table.checkpoints {
+    for checkpoint in table.checkpoints.iter() {
         for attempt in [1, u32::MAX] {
             match table.route_attempt(&signal.step, family, checkpoint, attempt) {
                 Lookup::Next(decision) => decisions.push(decision),

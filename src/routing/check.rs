@@ -74,9 +74,9 @@ fn violation(property: &'static str, message: String) -> Violation {
 }
 
 fn vocabulary(table: &Table) -> Vec<Violation> {
-    let steps: BTreeSet<&str> = table.steps.iter().map(String::as_str).collect();
-    let results: BTreeSet<&str> = table.results.iter().map(String::as_str).collect();
-    let checkpoints: BTreeSet<&str> = table.checkpoints.iter().map(String::as_str).collect();
+    let steps: BTreeSet<&str> = table.steps.iter().map(AsRef::as_ref).collect();
+    let results: BTreeSet<&str> = table.results.iter().map(AsRef::as_ref).collect();
+    let checkpoints: BTreeSet<&str> = table.checkpoints.iter().map(AsRef::as_ref).collect();
     let is_next = |next: &str| next == STOP || steps.contains(next);
     let mut out = Vec::new();
     let mut bad = |message: String| out.push(violation("vocabulary", message));
@@ -85,13 +85,13 @@ fn vocabulary(table: &Table) -> Vec<Violation> {
     }
     for (i, route) in table.routes.iter().enumerate() {
         let row = i + 1;
-        if !steps.contains(route.step.as_str()) {
+        if !steps.contains(route.step.as_ref()) {
             bad(format!(
                 "route {row}: step {:?} is not in steps",
                 route.step
             ));
         }
-        if route.result != ANY_RESULT && !results.contains(route.result.as_str()) {
+        if route.result != ANY_RESULT && !results.contains(route.result.as_ref()) {
             bad(format!(
                 "route {row}: result {:?} is not in results",
                 route.result
@@ -102,7 +102,7 @@ fn vocabulary(table: &Table) -> Vec<Violation> {
             ("next_checkpoint", &route.next_checkpoint),
         ] {
             if let Some(value) = value
-                && !checkpoints.contains(value.as_str())
+                && !checkpoints.contains(value.as_ref())
             {
                 bad(format!(
                     "route {row}: {field} {value:?} is not in checkpoints"
@@ -119,34 +119,34 @@ fn vocabulary(table: &Table) -> Vec<Violation> {
     }
     for (i, allowed) in table.whitelist.iter().enumerate() {
         let entry = i + 1;
-        if !steps.contains(allowed.step.as_str()) {
+        if !steps.contains(allowed.step.as_ref()) {
             bad(format!(
                 "whitelist {entry}: step {:?} is not in steps",
                 allowed.step
             ));
         }
-        if !checkpoints.contains(allowed.checkpoint.as_str()) {
+        if !checkpoints.contains(allowed.checkpoint.as_ref()) {
             bad(format!(
                 "whitelist {entry}: checkpoint {:?} is not in checkpoints",
                 allowed.checkpoint
             ));
         }
-        for result in &allowed.results {
-            if !results.contains(result.as_str()) {
+        for result in allowed.results.iter() {
+            if !results.contains(result.as_ref()) {
                 bad(format!(
                     "whitelist {entry}: result {result:?} is not in results"
                 ));
             }
         }
     }
-    for entry in &table.statuses {
+    for entry in table.statuses.iter() {
         if !is_next(&entry.next) {
             bad(format!(
                 "status {}: next {:?} is neither a step nor (stop)",
                 entry.status, entry.next
             ));
         }
-        if !checkpoints.contains(entry.checkpoint.as_str()) {
+        if !checkpoints.contains(entry.checkpoint.as_ref()) {
             bad(format!(
                 "status {}: checkpoint {:?} is not in checkpoints",
                 entry.status, entry.checkpoint
@@ -154,8 +154,8 @@ fn vocabulary(table: &Table) -> Vec<Violation> {
         }
     }
     let statuses = table.status_names();
-    for terminal in &table.terminal_statuses {
-        if !statuses.contains(&terminal.as_str()) {
+    for terminal in table.terminal_statuses.iter() {
+        if !statuses.contains(&terminal.as_ref()) {
             bad(format!(
                 "terminal status {terminal:?} has no entry in statuses"
             ));
@@ -199,7 +199,7 @@ fn status_exits(table: &Table) -> Vec<Violation> {
 
 fn terminal_statuses(table: &Table) -> Vec<Violation> {
     let mut out = Vec::new();
-    for terminal in &table.terminal_statuses {
+    for terminal in table.terminal_statuses.iter() {
         for entry in table.statuses.iter().filter(|e| &e.status == terminal) {
             if entry.next != STOP {
                 out.push(violation(
@@ -221,7 +221,7 @@ fn triples(table: &Table) -> impl Iterator<Item = (&str, &str, &str)> {
             table
                 .checkpoints
                 .iter()
-                .map(move |checkpoint| (step.as_str(), result.as_str(), checkpoint.as_str()))
+                .map(move |checkpoint| (step.as_ref(), result.as_ref(), checkpoint.as_ref()))
         })
     })
 }
@@ -267,9 +267,9 @@ fn totality_and_shadowing(table: &Table) -> Vec<Violation> {
 /// allowed (so the one-line error tells the agent what to answer instead).
 fn whitelist(table: &Table) -> Vec<Violation> {
     let mut out = Vec::new();
-    for allowed in &table.whitelist {
+    for allowed in table.whitelist.iter() {
         let at = format!("{} at {}", allowed.step, shown(&allowed.checkpoint));
-        for result in &table.results {
+        for result in table.results.iter() {
             let listed = allowed.results.contains(result);
             match (
                 listed,
@@ -284,7 +284,7 @@ fn whitelist(table: &Table) -> Vec<Violation> {
                     let unnamed: Vec<&str> = allowed
                         .results
                         .iter()
-                        .map(String::as_str)
+                        .map(AsRef::as_ref)
                         .filter(|r| !names(&reason, r))
                         .collect();
                     if !unnamed.is_empty() {
@@ -342,7 +342,7 @@ fn step_graph(table: &Table) -> Graph {
     let mut graph: Graph = table
         .steps
         .iter()
-        .map(|s| (s.clone(), BTreeSet::new()))
+        .map(|s| (s.to_string(), BTreeSet::new()))
         .collect();
     for (step, result, checkpoint) in triples(table) {
         if let Lookup::Next(decision) = table.route_attempt(step, result, checkpoint, u32::MAX) {
@@ -371,9 +371,9 @@ fn stop_reachable(table: &Table, graph: &Graph) -> Vec<Violation> {
     table
         .steps
         .iter()
-        .filter(|step| !reaches.contains(step.as_str()))
+        .filter(|step| !reaches.contains(step.as_ref()))
         .map(|step| {
-            let nexts: Vec<&str> = graph[step].iter().map(String::as_str).collect();
+            let nexts: Vec<&str> = graph[step.as_ref()].iter().map(String::as_str).collect();
             violation(
                 "stop-reachable",
                 format!(
@@ -445,14 +445,19 @@ mod tests {
 
     #[test]
     fn builtin_tables_are_sound() {
-        for b in BUILTINS {
-            let table = builtin(b.name).unwrap();
-            assert_eq!(check(&table), Vec::<Violation>::new(), "table {}", b.name);
+        for table in BUILTINS {
+            assert_eq!(
+                check(table),
+                Vec::<Violation>::new(),
+                "table {}",
+                table.name
+            );
         }
     }
 
-    fn with_route(mut table: Table, index: usize, route: Route) -> Table {
-        table.routes.insert(index, route);
+    fn with_route(table: &Table, index: usize, route: Route) -> Table {
+        let mut table = table.clone();
+        table.routes.to_mut().insert(index, route);
         table
     }
 
@@ -469,7 +474,7 @@ mod tests {
                 next_checkpoint: None,
                 reject: None,
                 retry: None,
-                rationale: String::new(),
+                rationale: "".into(),
             },
         );
         let violations = check(&table);
@@ -494,7 +499,7 @@ mod tests {
                 next_checkpoint: None,
                 reject: None,
                 retry: None,
-                rationale: String::new(),
+                rationale: "".into(),
             },
         );
         let violations = check(&table);
@@ -506,10 +511,10 @@ mod tests {
                     .to_string()
             }]
         );
-        let mut vague = builtin("ai-cli-task").unwrap();
-        for route in &mut vague.routes {
+        let mut vague = builtin("ai-cli-task").unwrap().clone();
+        for route in vague.routes.to_mut() {
             if route.checkpoint.as_deref() == Some("post-plan") && route.reject.is_some() {
-                route.reject = Some("not here".to_string());
+                route.reject = Some("not here".into());
             }
         }
         assert!(
@@ -524,9 +529,9 @@ mod tests {
     fn a_counted_retry_is_not_a_cycle_but_an_uncounted_one_is() {
         let table = builtin("ai-cli-task").unwrap();
         assert!(table.routes.iter().any(|r| r.retry == Some(3)));
-        assert_eq!(check(&table), Vec::<Violation>::new());
-        let mut forever = table;
-        for route in &mut forever.routes {
+        assert_eq!(check(table), Vec::<Violation>::new());
+        let mut forever = table.clone();
+        for route in forever.routes.to_mut() {
             if route.retry.is_some() {
                 route.retry = None;
                 route.next = Some("merge".into());
@@ -549,7 +554,7 @@ mod tests {
             entry in 0usize..8,
             result in 0usize..32,
         ) {
-            let table = builtin(BUILTINS[table_index].name).unwrap();
+            let table = &BUILTINS[table_index];
             proptest::prop_assume!(!table.whitelist.is_empty());
             let allowed = &table.whitelist[entry % table.whitelist.len()];
             let result = &table.results[result % table.results.len()];
@@ -557,8 +562,8 @@ mod tests {
                 Lookup::Next(_) => proptest::prop_assert!(allowed.results.contains(result)),
                 Lookup::Rejected { reason } => {
                     proptest::prop_assert!(!allowed.results.contains(result));
-                    for name in &allowed.results {
-                        proptest::prop_assert!(reason.contains(name.as_str()), "{reason}");
+                    for name in allowed.results.iter() {
+                        proptest::prop_assert!(reason.contains(name.as_ref()), "{reason}");
                     }
                 }
                 Lookup::Unknown { reason } => proptest::prop_assert!(false, "{reason}"),
@@ -568,8 +573,8 @@ mod tests {
 
     #[test]
     fn a_gap_and_a_dead_end_are_reported() {
-        let mut table = builtin("ai-cli-task").unwrap();
-        table.routes.retain(|r| r.step != "merge");
+        let mut table = builtin("ai-cli-task").unwrap().clone();
+        table.routes.to_mut().retain(|r| r.step != "merge");
         let violations = check(&table);
         assert!(
             violations
@@ -585,8 +590,11 @@ mod tests {
 
     #[test]
     fn terminal_mismatch_is_reported() {
-        let mut table = builtin("ai-cli-task").unwrap();
-        table.terminal_statuses.retain(|s| s != "cancelled");
+        let mut table = builtin("ai-cli-task").unwrap().clone();
+        table
+            .terminal_statuses
+            .to_mut()
+            .retain(|s| s != "cancelled");
         let violations = check(&table);
         assert!(
             violations

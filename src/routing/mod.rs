@@ -2,10 +2,12 @@
 //! it enters for a task status. The built-in tables come from the seeds; users may bring their
 //! own JSON file (validated by `schemas/routing-table.schema.json`).
 
+mod builtin;
 pub mod check;
 pub mod command;
 pub mod resume;
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -18,74 +20,89 @@ use crate::protocol::signal::{STOP, result_family};
 /// A route's result that matches any result.
 pub const ANY_RESULT: &str = "*";
 
+/// A table's text: borrowed from the binary for a built-in table (compiled in, see
+/// [`builtin`]), owned for a table read from a file.
+pub type Text = Cow<'static, str>;
+
+/// A table's list: borrowed for a built-in table, owned for one read from a file.
+pub type List<T> = Cow<'static, [T]>;
+
 /// A routing table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Table {
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<String>,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub source: String,
-    pub steps: Vec<String>,
-    pub results: Vec<String>,
-    pub checkpoints: Vec<String>,
-    pub statuses: Vec<StatusEntry>,
-    pub terminal_statuses: Vec<String>,
+    pub schema: Option<Text>,
+    pub name: Text,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub description: Text,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub source: Text,
+    pub steps: List<Text>,
+    pub results: List<Text>,
+    pub checkpoints: List<Text>,
+    pub statuses: List<StatusEntry>,
+    pub terminal_statuses: List<Text>,
     /// The results a step may give at a checkpoint (seed 000's state machine: a check at
     /// mid-exec answers CONTINUE, NEEDS_FIX, REPLAN or BLOCKED, never ACCEPT). Every other
     /// result at that checkpoint must be rejected by the routes; `table check` proves it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub whitelist: Vec<Allowed>,
-    pub routes: Vec<Route>,
+    #[serde(default, skip_serializing_if = "is_none_listed")]
+    pub whitelist: List<Allowed>,
+    pub routes: List<Route>,
 }
 
 /// One whitelist entry: the results `step` may give when it ran at `checkpoint`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Allowed {
-    pub step: String,
-    pub checkpoint: String,
-    pub results: Vec<String>,
+    pub step: Text,
+    pub checkpoint: Text,
+    pub results: List<Text>,
 }
 
 /// Where a loop enters for a task status (and, optionally, phase).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusEntry {
-    pub status: String,
+    pub status: Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
-    pub next: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub checkpoint: String,
+    pub phase: Option<Text>,
+    pub next: Text,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub checkpoint: Text,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_target: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub derived_phase: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub rationale: String,
+    pub derived_phase: Option<Text>,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub rationale: Text,
 }
 
 /// One row of the result table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Route {
-    pub step: String,
-    pub result: String,
+    pub step: Text,
+    pub result: Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<String>,
+    pub checkpoint: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
+    pub next: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_checkpoint: Option<String>,
+    pub next_checkpoint: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reject: Option<String>,
+    pub reject: Option<Text>,
     /// Run the same step again this many times in a row before going to `next` (seed 000:
     /// a merge conflict is retried 3 times, then the loop stops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<u32>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub rationale: String,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub rationale: Text,
+}
+
+fn is_empty(text: &Text) -> bool {
+    text.is_empty()
+}
+
+fn is_none_listed<T: Clone>(list: &List<T>) -> bool {
+    list.is_empty()
 }
 
 impl Route {
@@ -166,7 +183,7 @@ impl Table {
                 reject: Some(reason),
                 ..
             }) => Lookup::Rejected {
-                reason: reason.clone(),
+                reason: reason.to_string(),
             },
             Some(Route {
                 retry: Some(limit),
@@ -182,11 +199,11 @@ impl Table {
                 }),
             }),
             Some(route) => Lookup::Next(NextStep {
-                next: route.next.clone().unwrap_or_else(|| STOP.to_string()),
-                checkpoint: route.next_checkpoint.clone().unwrap_or_default(),
+                next: route.next.as_deref().unwrap_or(STOP).to_string(),
+                checkpoint: route.next_checkpoint.as_deref().unwrap_or("").to_string(),
                 rationale: match route.retry {
                     Some(limit) => format!("{} after {limit} retries", route.rationale),
-                    None => route.rationale.clone(),
+                    None => route.rationale.to_string(),
                 },
                 retry: None,
             }),
@@ -223,8 +240,8 @@ impl Table {
     /// The distinct statuses the table knows, in table order.
     pub fn status_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
-        for entry in &self.statuses {
-            if !names.contains(&entry.status.as_str()) {
+        for entry in self.statuses.iter() {
+            if !names.contains(&entry.status.as_ref()) {
                 names.push(&entry.status);
             }
         }
@@ -232,53 +249,35 @@ impl Table {
     }
 }
 
-/// A built-in table: its name and JSON text (checked in under `tables/`).
-pub struct Builtin {
-    pub name: &'static str,
-    pub text: &'static str,
-}
-
-/// The built-in tables; the first is the default.
-pub static BUILTINS: &[Builtin] = &[
-    Builtin {
-        name: "ai-cli-task",
-        text: include_str!("../../tables/ai-cli-task.json"),
-    },
-    Builtin {
-        name: "ai-cli-task-v1",
-        text: include_str!("../../tables/ai-cli-task-v1.json"),
-    },
-    Builtin {
-        name: "task-ai",
-        text: include_str!("../../tables/task-ai.json"),
-    },
-];
+/// The built-in tables, the default first: `tables/*.json`, compiled in at build time (see
+/// `routing/builtin.rs`: generated from the data files, each checked by the routing-table
+/// schema, and a test fails when the two differ). Looking one up parses nothing, which is
+/// most of what `next` used to spend starting.
+pub static BUILTINS: &[Table] = &builtin::TABLES;
 
 /// The name of the default table.
 pub const DEFAULT_TABLE: &str = "ai-cli-task";
 
-/// Parse a built-in table by name.
-pub fn builtin(name: &str) -> Option<Table> {
-    BUILTINS.iter().find(|b| b.name == name).map(|b| {
-        serde_json::from_str(b.text)
-            .unwrap_or_else(|err| panic!("built-in table {name} does not parse: {err}"))
-    })
+/// A built-in table by name.
+pub fn builtin(name: &str) -> Option<&'static Table> {
+    BUILTINS.iter().find(|table| table.name == name)
 }
 
-/// Load `--table NAME|FILE`: a built-in name, else a JSON file validated by its schema.
-pub fn load(name_or_file: &str) -> Result<Table> {
+/// Load `--table NAME|FILE`: a built-in name (borrowed), else a JSON file validated by its
+/// schema.
+pub fn load(name_or_file: &str) -> Result<Cow<'static, Table>> {
     if let Some(table) = builtin(name_or_file) {
-        return Ok(table);
+        return Ok(Cow::Borrowed(table));
     }
     let path = Path::new(name_or_file);
     if !path.exists() {
-        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+        let names: Vec<&str> = BUILTINS.iter().map(|table| table.name.as_ref()).collect();
         bail!(
             "no routing table named {name_or_file:?} and no such file (built-in tables: {})",
             names.join(", ")
         );
     }
-    load_file(path)
+    load_file(path).map(Cow::Owned)
 }
 
 /// Load a user table from a file, with the schema's verdict as the error.
@@ -349,7 +348,7 @@ mod tests {
         ];
         for &(step, result, cp, want_next, want_cp) in rows {
             assert_eq!(
-                next(&t, step, result, cp),
+                next(t, step, result, cp),
                 (want_next.to_string(), want_cp.to_string()),
                 "{step} {result} at {cp:?}"
             );
@@ -395,7 +394,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // Other rows ignore the attempt.
-        assert_eq!(next(&t, "merge", "success", "").0, "report");
+        assert_eq!(next(t, "merge", "success", "").0, "report");
         assert!(matches!(
             t.route_attempt("merge", "success", "", 9),
             Lookup::Next(d) if d.next == "report"
@@ -406,13 +405,13 @@ mod tests {
     #[test]
     fn v1_table_reproduces_seed_001() {
         let t = builtin("ai-cli-task-v1").unwrap();
-        assert_eq!(next(&t, "check", "ACCEPT", "").0, "report");
-        assert_eq!(next(&t, "check", "NEEDS_FIX", "").0, "exec");
+        assert_eq!(next(t, "check", "ACCEPT", "").0, "report");
+        assert_eq!(next(t, "check", "NEEDS_FIX", "").0, "exec");
         assert_eq!(
-            next(&t, "exec", "(done)", ""),
+            next(t, "exec", "(done)", ""),
             ("check".into(), "post-exec".into())
         );
-        assert_eq!(next(&t, "plan", "(generated)", "").0, "check");
+        assert_eq!(next(t, "plan", "(generated)", "").0, "check");
         assert_eq!(t.entry("re-planning", "").unwrap().next, "check");
     }
 

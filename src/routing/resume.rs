@@ -58,11 +58,11 @@ pub fn on_entry(table: &Table, status: &str, phase: &str, task: Option<&Path>) -
         );
     };
     let mut answer = Entry {
-        next: entry.next.clone(),
-        checkpoint: entry.checkpoint.clone(),
-        rationale: entry.rationale.clone(),
+        next: entry.next.to_string(),
+        checkpoint: entry.checkpoint.to_string(),
+        rationale: entry.rationale.to_string(),
         iteration: None,
-        phase: entry.derived_phase.clone(),
+        phase: entry.derived_phase.as_deref().map(String::from),
         warning: None,
     };
     if entry.requires_target {
@@ -172,7 +172,7 @@ mod tests {
     use super::*;
 
     fn table() -> Table {
-        crate::routing::load("ai-cli-task").unwrap()
+        crate::routing::load("ai-cli-task").unwrap().into_owned()
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Checked-in generated files (completions, man pages) match what the binary generates, and
-//! the clap tree is sound. `AUTOCTL_UPDATE=1 cargo test` rewrites them.
+//! Checked-in generated files (completions, man pages, the compiled-in routing tables) match
+//! what they are generated from, and the clap tree is sound. `AUTOCTL_UPDATE=1 cargo test` rewrites them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use autoctl::routing::{self, DEFAULT_TABLE, Table};
 use clap::CommandFactory;
 
 use crate::util::Sandbox;
@@ -226,4 +227,158 @@ fn man_pages_render_without_warnings() {
             page.display()
         );
     }
+}
+
+/// The built-in routing tables are compiled in: `src/routing/builtin.rs` is generated from
+/// the data files under `tables/` (the default table first, then by name), each of which
+/// must be valid by the routing-table schema and named after its file.
+#[test]
+fn builtin_routing_tables_are_the_data_files() {
+    let mut files: Vec<PathBuf> = fs::read_dir(repo("tables"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort_by_key(|p| (p.file_stem().unwrap() != DEFAULT_TABLE, p.clone()));
+    let tables: Vec<Table> = files
+        .iter()
+        .map(|path| {
+            let table = routing::parse_table(&fs::read(path).unwrap())
+                .unwrap_or_else(|problems| panic!("{}: {problems:?}", path.display()));
+            assert_eq!(
+                table.name.as_ref(),
+                path.file_stem().unwrap().to_str().unwrap(),
+                "{} must be named after its file",
+                path.display()
+            );
+            table
+        })
+        .collect();
+    assert_eq!(tables[0].name, DEFAULT_TABLE);
+    let mut drift = Vec::new();
+    check_file(
+        &repo("src/routing/builtin.rs"),
+        compiled_tables(&tables).as_bytes(),
+        &mut drift,
+    );
+    fail_on_drift(drift);
+    if !updating() {
+        assert_eq!(routing::BUILTINS, &tables[..]);
+    }
+}
+
+/// The Rust source of `src/routing/builtin.rs`: the tables as one static, built from
+/// borrowed text, so looking up a built-in table parses nothing.
+fn compiled_tables(tables: &[Table]) -> String {
+    fn text(s: &str) -> String {
+        format!("B({s:?})")
+    }
+    fn maybe(s: &Option<routing::Text>) -> String {
+        s.as_deref()
+            .map_or("None".into(), |s| format!("Some({})", text(s)))
+    }
+    fn texts(list: &[routing::Text]) -> String {
+        let items: Vec<String> = list.iter().map(|s| text(s)).collect();
+        format!("B(&[{}])", items.join(", "))
+    }
+    fn rows(out: &mut String, field: &str, rows: Vec<String>) {
+        out.push_str(&format!("        {field}: B(&[\n"));
+        for row in rows {
+            out.push_str(&format!("            {row},\n"));
+        }
+        out.push_str("        ]),\n");
+    }
+    let mut out = String::from(
+        "//! The built-in routing tables, compiled in. Generated from `tables/*.json` (each valid by\n\
+         //! `schemas/routing-table.schema.json`) by `AUTOCTL_UPDATE=1 cargo test --test cli generated`;\n\
+         //! a test fails when this file and the data files differ. Do not edit it by hand.\n\
+         \n\
+         use std::borrow::Cow::Borrowed as B;\n\
+         \n\
+         use super::{Allowed, Route, StatusEntry, Table};\n\
+         \n",
+    );
+    out.push_str(&format!(
+        "#[rustfmt::skip]\npub static TABLES: [Table; {}] = [\n",
+        tables.len()
+    ));
+    for t in tables {
+        out.push_str("    Table {\n");
+        out.push_str(&format!("        schema: {},\n", maybe(&t.schema)));
+        for (field, value) in [
+            ("name", &t.name),
+            ("description", &t.description),
+            ("source", &t.source),
+        ] {
+            out.push_str(&format!("        {field}: {},\n", text(value)));
+        }
+        for (field, value) in [
+            ("steps", &t.steps),
+            ("results", &t.results),
+            ("checkpoints", &t.checkpoints),
+        ] {
+            out.push_str(&format!("        {field}: {},\n", texts(value)));
+        }
+        rows(
+            &mut out,
+            "statuses",
+            t.statuses
+                .iter()
+                .map(|e| {
+                    format!(
+                        "StatusEntry {{ status: {}, phase: {}, next: {}, checkpoint: {}, requires_target: {}, derived_phase: {}, rationale: {} }}",
+                        text(&e.status),
+                        maybe(&e.phase),
+                        text(&e.next),
+                        text(&e.checkpoint),
+                        e.requires_target,
+                        maybe(&e.derived_phase),
+                        text(&e.rationale)
+                    )
+                })
+                .collect(),
+        );
+        out.push_str(&format!(
+            "        terminal_statuses: {},\n",
+            texts(&t.terminal_statuses)
+        ));
+        rows(
+            &mut out,
+            "whitelist",
+            t.whitelist
+                .iter()
+                .map(|a| {
+                    format!(
+                        "Allowed {{ step: {}, checkpoint: {}, results: {} }}",
+                        text(&a.step),
+                        text(&a.checkpoint),
+                        texts(&a.results)
+                    )
+                })
+                .collect(),
+        );
+        rows(
+            &mut out,
+            "routes",
+            t.routes
+                .iter()
+                .map(|r| {
+                    format!(
+                        "Route {{ step: {}, result: {}, checkpoint: {}, next: {}, next_checkpoint: {}, reject: {}, retry: {:?}, rationale: {} }}",
+                        text(&r.step),
+                        text(&r.result),
+                        maybe(&r.checkpoint),
+                        maybe(&r.next),
+                        maybe(&r.next_checkpoint),
+                        maybe(&r.reject),
+                        r.retry,
+                        text(&r.rationale)
+                    )
+                })
+                .collect(),
+        );
+        out.push_str("    },\n");
+    }
+    out.push_str("];\n");
+    out
 }

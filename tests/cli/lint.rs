@@ -550,7 +550,7 @@ fn table_flag_selects_the_status_set() {
         .assert()
         .code(0)
         .stdout("");
-    let table = sb.write("mine.json", autoctl::routing::BUILTINS[2].text);
+    let table = sb.write("mine.json", include_str!("../../tables/task-ai.json"));
     sb.cmd()
         .args(["lint", "--table"])
         .arg(&table)

@@ -30,16 +30,13 @@ fn list_shows_every_builtin_with_the_default_marked() {
 fn every_builtin_passes_check_and_show_round_trips_through_check() {
     let sb = Sandbox::new();
     for builtin in BUILTINS {
+        let name: &str = &builtin.name;
         sb.cmd()
-            .args(["table", "check", builtin.name])
+            .args(["table", "check", name])
             .assert()
             .code(0)
             .stdout(format!("{}: ok (8 properties hold)\n", builtin.name));
-        let shown = sb
-            .cmd()
-            .args(["table", "show", builtin.name])
-            .output()
-            .unwrap();
+        let shown = sb.cmd().args(["table", "show", name]).output().unwrap();
         let file = sb.write(&format!("{}.json", builtin.name), &shown.stdout);
         sb.cmd()
             .args(["table", "check"])
@@ -159,7 +156,7 @@ fn can_reach_stop(table: &routing::Table, step: &str, checkpoint: &str) -> bool 
         if !seen.insert((step.clone(), checkpoint.clone())) {
             continue;
         }
-        for result in &table.results {
+        for result in table.results.iter() {
             if let Lookup::Next(decision) = table.route(&step, result, &checkpoint) {
                 if decision.is_stop() {
                     return true;
@@ -172,8 +169,8 @@ fn can_reach_stop(table: &routing::Table, step: &str, checkpoint: &str) -> bool 
 }
 
 fn tables() -> impl Strategy<Value = routing::Table> {
-    prop::sample::select(BUILTINS.iter().map(|b| b.name).collect::<Vec<_>>())
-        .prop_map(|name| routing::builtin(name).unwrap())
+    prop::sample::select((0..BUILTINS.len()).collect::<Vec<_>>())
+        .prop_map(|index| BUILTINS[index].clone())
 }
 
 proptest! {
@@ -186,7 +183,7 @@ proptest! {
         start in 0usize..16,
         outcomes in prop::collection::vec((0usize..32, 0usize..8), 1..64),
     ) {
-        let mut step = table.steps[start % table.steps.len()].clone();
+        let mut step = table.steps[start % table.steps.len()].to_string();
         let mut checkpoint = String::new();
         for (r, c) in outcomes {
             prop_assert!(
@@ -195,15 +192,15 @@ proptest! {
             );
             let result = &table.results[r % table.results.len()];
             if c % 2 == 0 {
-                checkpoint = table.checkpoints[c % table.checkpoints.len()].clone();
+                checkpoint = table.checkpoints[c % table.checkpoints.len()].to_string();
             }
             match table.route(&step, result, &checkpoint) {
                 Lookup::Next(decision) => {
                     if decision.is_stop() {
                         break;
                     }
-                    prop_assert!(table.steps.contains(&decision.next));
-                    prop_assert!(table.checkpoints.contains(&decision.checkpoint));
+                    prop_assert!(table.steps.iter().any(|s| *s == decision.next));
+                    prop_assert!(table.checkpoints.iter().any(|c| *c == decision.checkpoint));
                     step = decision.next;
                     checkpoint = decision.checkpoint;
                 }
@@ -219,7 +216,7 @@ proptest! {
     /// retries included.
     #[test]
     fn blocked_always_stops_quickly(table in tables(), start in 0usize..16) {
-        let mut step = table.steps[start % table.steps.len()].clone();
+        let mut step = table.steps[start % table.steps.len()].to_string();
         let mut stopped = false;
         let retries: u32 = table.routes.iter().filter_map(|r| r.retry).sum();
         let mut last: Option<(String, String)> = None;

@@ -40,6 +40,9 @@ pub use tick::{HookFreshArg, TickArgs};
 pub use wait_args::{NotifyArgs, WaitArgs};
 pub use watch::WatchArgs;
 
+// Built whole, unlike the other groups (`defer`): each command's help is its Args' doc
+// comment, which a deferred build applies only when that command is parsed, so `run --help`
+// would list the commands without it.
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
     Start(Box<StartArgs>),

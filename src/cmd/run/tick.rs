@@ -69,8 +69,10 @@ pub struct TypedArgs {
     pub fresh: HookFreshArg,
 }
 
-/// `--hook-fresh`, for every command that reads the agent's hook state against its screen
-/// (`run tick`, `run watch`, `stall check`).
+// `--hook-fresh`, for every command that reads the agent's hook state against its screen
+// (`run tick`, `run watch`, `stall check`). A plain comment: a doc comment would become the
+// help text of every command this is flattened into (their arguments are built on first use,
+// after the command's own doc comment is applied).
 #[derive(Debug, Args)]
 pub struct HookFreshArg {
     /// A hook state older than this, or older than the last change of what the screen shows
