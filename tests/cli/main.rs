@@ -9,6 +9,7 @@ mod examples;
 mod generated;
 mod hook;
 mod hook_state;
+mod layout;
 mod lint;
 mod lock;
 mod next;
