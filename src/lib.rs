@@ -7,7 +7,7 @@
 //! Where each concept lives:
 //! - the command line: [`cli`] (the clap tree and the two-stage parse), [`cmd`] (one module per group, `cmd/run/`
 //!   one file per command), [`docs`] (man pages, completions), [`output`] (the only writer
-//!   to stdout and stderr), [`progress`], [`help`] (bare `autoctl`, `autoctl help`);
+//!   to stdout and stderr, and its [`output::progress`] line), [`help`] (bare `autoctl`, `autoctl help`);
 //! - the protocol files and routing: [`protocol`] (`.auto-signal`, `.auto-stop`,
 //!   `.index.md`, `.status.json`), [`schema`] (the embedded JSON Schemas), [`routing`]
 //!   (tables, `next`);
@@ -42,7 +42,6 @@ pub mod pane;
 pub mod parallel;
 pub mod policy;
 pub mod proc;
-pub mod progress;
 pub mod protocol;
 pub mod registry;
 pub mod routing;

@@ -2,8 +2,10 @@
 //!
 //! stdout carries the answer and nothing else; every diagnostic goes through [`warn`] or
 //! [`error_line`] to stderr as a single line, so `$(autoctl …)` captures exactly the answer and
-//! log collectors see one event per line. (The one other writer is [`crate::progress`]: a
+//! log collectors see one event per line. (The one other writer is [`progress`], this module's child: a
 //! progress line on a terminal's stderr, which every diagnostic here erases first.)
+
+pub mod progress;
 
 use std::io::{self, Write};
 
@@ -53,7 +55,7 @@ pub fn error_line(message: &str) {
 /// One line on stderr, erasing a progress line first so the two never share a line.
 fn diagnostic(line: std::fmt::Arguments) {
     let mut err = io::stderr().lock();
-    crate::progress::erase_for_diagnostic(&mut err);
+    progress::erase_for_diagnostic(&mut err);
     let _ = writeln!(err, "{line}");
 }
 

@@ -10,7 +10,7 @@ use crate::cli::Format;
 use crate::error::Verdict;
 use crate::fsx::{self, Bounded};
 use crate::output;
-use crate::progress::Progress;
+use crate::output::progress::Progress;
 use crate::protocol::document;
 use crate::wholework::close::{self, ChildState};
 use crate::wholework::graph::{self, DEFAULT_MAX_CONCURRENT, Phase};

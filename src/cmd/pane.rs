@@ -14,6 +14,7 @@ use crate::cli::Format;
 use crate::duration;
 use crate::error::Verdict;
 use crate::output;
+use crate::output::progress::Progress;
 use crate::pane::Agent;
 use crate::pane::classify::{self, Classification, Lens};
 use crate::pane::normalize::{self, StreamHasher, clean_line, for_each_line};
@@ -21,7 +22,6 @@ use crate::pane::reset::Zone;
 use crate::pane::rules::{self, RuleSet};
 use crate::pane::screen::Screen;
 use crate::policy::screen::Approval;
-use crate::progress::Progress;
 use crate::supervise::driver;
 use crate::tmux::{self, CaptureOptions, Snapshot, Terminal, Tmux};
 

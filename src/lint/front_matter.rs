@@ -9,9 +9,8 @@ use chrono::DateTime;
 
 use serde_json::{Map, Value};
 
-use super::Finding;
-use super::module::{Context, ModuleFs, Summary, read};
 use super::rules::{self, Rule};
+use super::{Context, Finding, ModuleFs, Summary, read};
 use crate::protocol::index;
 
 pub(super) struct IndexOutcome {
@@ -394,7 +393,7 @@ pub fn locate_key(yaml: &str, first_line: usize, key: &str) -> Option<(usize, us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::module::FileState;
+    use crate::lint::FileState;
     use crate::lint::module::tests::{FakeModule, TARGET, ids, run};
 
     #[test]

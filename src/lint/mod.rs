@@ -3,7 +3,7 @@
 //! The pieces, from pure to effectful:
 //! - [`rules`]: the registry of rule ids, severities and explanations;
 //! - [`module`]: the checks of one module, a function of its directory listing and the files
-//!   it reads through [`module::ModuleFs`] (a fake in unit tests, the file system in the walk);
+//!   it reads through [`ModuleFs`] (a fake in unit tests, the file system in the walk);
 //! - [`deps`]: the `depends_on` graph and its cycles; [`root_index`]: the root `.index.md`;
 //! - [`git`]: transient files tracked by or not ignored by git (the only part that runs git);
 //! - [`walk`]: finds task roots and modules under the PATHs and drives the checks;
@@ -19,9 +19,14 @@ pub mod rules;
 pub mod walk;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use rules::{Rule, Severity};
+
+use crate::fsx;
+use crate::protocol::{index, signal, status, stop};
+use crate::taskai::profile;
 
 /// Directory names that are task roots (ai-cli-task v1 used `TASK/`, later versions
 /// `AiTasks/`).
@@ -175,6 +180,118 @@ impl Policy {
 
 fn lookup(id: &str) -> Result<&'static Rule, String> {
     rules::find(id).ok_or_else(|| format!("no lint rule named {id:?} (rules: {})", rules::ids()))
+}
+
+// The types the checks of one module share (its files, its surroundings, what the root
+// checks need from it) and the bounded read every check goes through: [`module`] and
+// [`front_matter`] both use them, so they live here rather than in either.
+
+/// What a directory entry is (from the listing, without following symlinks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// One entry of a module's directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: OsString,
+    pub kind: EntryKind,
+}
+
+impl Entry {
+    pub fn new(name: impl Into<OsString>, kind: EntryKind) -> Entry {
+        Entry {
+            name: name.into(),
+            kind,
+        }
+    }
+}
+
+/// What a bounded read of a module file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    Missing,
+    Bytes(Vec<u8>),
+    TooLarge { limit: u64 },
+    Failed(String),
+}
+
+/// The module's files, as the checks may read them.
+pub trait ModuleFs {
+    /// Read a file of the module (a path relative to the module directory), bounded.
+    fn read(&self, relative: &str) -> FileState;
+    /// List a subdirectory of the module (task-ai's `.working/`).
+    fn list(&self, relative: &str) -> Result<Vec<Entry>, String>;
+}
+
+/// What the checks know about the module's surroundings.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The routing table whose statuses are allowed.
+    pub table: &'a str,
+    pub statuses: &'a [String],
+    /// The module names of the task root, when the root could be listed.
+    pub modules: Option<&'a ModuleNames>,
+}
+
+/// What the root-level checks need from a module.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Modules this one depends on (first path component, deduplicated, valid ones only).
+    pub deps: Vec<String>,
+    /// Where `depends_on` is written (line, column of its value) in `.index.md`.
+    pub deps_at: Option<(usize, usize)>,
+}
+
+/// Read a module file the check needs; problems reading it become findings.
+pub(crate) fn read(
+    fs: &dyn ModuleFs,
+    relative: &str,
+    path: &Path,
+    out: &mut Vec<Finding>,
+) -> Option<Vec<u8>> {
+    match fs.read(relative) {
+        FileState::Bytes(bytes) => Some(bytes),
+        FileState::Missing => {
+            out.push(Finding::new(
+                &rules::UNREADABLE,
+                path,
+                "listed in the module but cannot be opened (a dangling symlink?)",
+            ));
+            None
+        }
+        FileState::Failed(why) => {
+            out.push(Finding::new(
+                &rules::UNREADABLE,
+                path,
+                format!("cannot read: {why}"),
+            ));
+            None
+        }
+        FileState::TooLarge { limit } => {
+            let rule = match relative.rsplit('/').next() {
+                Some(index::FILE_NAME) => &rules::INDEX_NOT_TEXT,
+                Some(signal::FILE_NAME) => &rules::SIGNAL_INVALID,
+                Some(stop::FILE_NAME) => &rules::STOP_INVALID,
+                Some(status::FILE_NAME) => &rules::STATUS_JSON_INVALID,
+                Some(profile::FILE_NAME) => &rules::PROFILE_ADAPTATION,
+                _ => &rules::UNREADABLE,
+            };
+            out.push(Finding::new(
+                rule,
+                path,
+                format!(
+                    "larger than the {} read limit; not read",
+                    fsx::human_size(limit)
+                ),
+            ));
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,77 +6,16 @@
 //! file in the module directory) and task-ai (`.status.json` holds the status; system files in
 //! `.working/` or the module directory itself).
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::rules::{self, Rule};
-use super::{Finding, ModuleNames};
+use super::{Context, Entry, EntryKind, Finding, ModuleFs, Summary, read};
 use crate::fsx;
 use crate::protocol::document::{Location, Problem};
 use crate::protocol::{index, signal, status, stop, target};
 use crate::taskai::profile;
-
-/// What a directory entry is (from the listing, without following symlinks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    File,
-    Dir,
-    Symlink,
-    Other,
-}
-
-/// One entry of a module's directory listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub name: OsString,
-    pub kind: EntryKind,
-}
-
-impl Entry {
-    pub fn new(name: impl Into<OsString>, kind: EntryKind) -> Entry {
-        Entry {
-            name: name.into(),
-            kind,
-        }
-    }
-}
-
-/// What a bounded read of a module file found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileState {
-    Missing,
-    Bytes(Vec<u8>),
-    TooLarge { limit: u64 },
-    Failed(String),
-}
-
-/// The module's files, as the checks may read them.
-pub trait ModuleFs {
-    /// Read a file of the module (a path relative to the module directory), bounded.
-    fn read(&self, relative: &str) -> FileState;
-    /// List a subdirectory of the module (task-ai's `.working/`).
-    fn list(&self, relative: &str) -> Result<Vec<Entry>, String>;
-}
-
-/// What the checks know about the module's surroundings.
-#[derive(Debug, Clone)]
-pub struct Context<'a> {
-    /// The routing table whose statuses are allowed.
-    pub table: &'a str,
-    pub statuses: &'a [String],
-    /// The module names of the task root, when the root could be listed.
-    pub modules: Option<&'a ModuleNames>,
-}
-
-/// What the root-level checks need from a module.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Modules this one depends on (first path component, deduplicated, valid ones only).
-    pub deps: Vec<String>,
-    /// Where `depends_on` is written (line, column of its value) in `.index.md`.
-    pub deps_at: Option<(usize, usize)>,
-}
 
 /// Statuses that promise a plan document.
 const NEEDS_PLAN: &[&str] = &["review", "executing", "re-planning"];
@@ -270,53 +209,6 @@ pub fn valid_module_name(name: &OsStr) -> Result<(), String> {
     }
 }
 
-/// Read a module file the check needs; problems reading it become findings.
-pub(super) fn read(
-    fs: &dyn ModuleFs,
-    relative: &str,
-    path: &Path,
-    out: &mut Vec<Finding>,
-) -> Option<Vec<u8>> {
-    match fs.read(relative) {
-        FileState::Bytes(bytes) => Some(bytes),
-        FileState::Missing => {
-            out.push(Finding::new(
-                &rules::UNREADABLE,
-                path,
-                "listed in the module but cannot be opened (a dangling symlink?)",
-            ));
-            None
-        }
-        FileState::Failed(why) => {
-            out.push(Finding::new(
-                &rules::UNREADABLE,
-                path,
-                format!("cannot read: {why}"),
-            ));
-            None
-        }
-        FileState::TooLarge { limit } => {
-            let rule = match relative.rsplit('/').next() {
-                Some(index::FILE_NAME) => &rules::INDEX_NOT_TEXT,
-                Some(signal::FILE_NAME) => &rules::SIGNAL_INVALID,
-                Some(stop::FILE_NAME) => &rules::STOP_INVALID,
-                Some(status::FILE_NAME) => &rules::STATUS_JSON_INVALID,
-                Some(profile::FILE_NAME) => &rules::PROFILE_ADAPTATION,
-                _ => &rules::UNREADABLE,
-            };
-            out.push(Finding::new(
-                rule,
-                path,
-                format!(
-                    "larger than the {} read limit; not read",
-                    fsx::human_size(limit)
-                ),
-            ));
-            None
-        }
-    }
-}
-
 fn push_problems(rule: &'static Rule, path: &Path, problems: Vec<Problem>, out: &mut Vec<Finding>) {
     for problem in problems {
         let finding = match problem.location {
@@ -406,6 +298,7 @@ fn is_plan_document(entry: &Entry) -> bool {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::lint::{FileState, ModuleNames};
     use std::collections::HashMap;
 
     /// A module in memory: file contents by relative path.

@@ -21,10 +21,11 @@ use std::sync::Arc;
 
 use walkdir::WalkDir;
 
-use super::module::{self, Context, Entry, EntryKind, FileState, ModuleFs};
+use super::module;
+use super::{Context, Entry, EntryKind, FileState, ModuleFs};
 use super::{Finding, ModuleNames, ROOT_NAMES, deps, git, root_index, rules};
 use crate::fsx::{self, Bounded};
-use crate::progress::Progress;
+use crate::output::progress::Progress;
 use crate::protocol::{index, status, target};
 
 /// Directories the repository walk never enters (besides hidden ones).
@@ -351,7 +352,7 @@ impl Run<'_> {
         dir: &Path,
         name: &OsStr,
         modules: Option<&ModuleNames>,
-    ) -> Option<module::Summary> {
+    ) -> Option<super::Summary> {
         let entries = match list(dir) {
             Ok(entries) => entries,
             Err(err) => {

@@ -5,7 +5,7 @@
 //! before [`DELAY`]: a command that answers quickly, or whose stderr is a pipe or a log,
 //! prints exactly what it printed before. stdout is never touched. The line is redrawn in
 //! place (`\r`, erase line) by a background thread a few times a second and erased when the
-//! work ends; diagnostics printed meanwhile ([`crate::output`]) erase it first, so a
+//! work ends; diagnostics printed meanwhile (by the parent, [`crate::output`]) erase it first, so a
 //! warning never lands in the middle of it.
 
 use std::io::{self, IsTerminal, Write};
