@@ -1,8 +1,7 @@
 //! The JSON Schemas of every protocol document, embedded in the binary, and the one validator
 //! per schema compiled on first use (commands that need no schema never pay for compiling one;
-//! a valid signal or stop file never needs one, see [`quick`]).
-
-pub mod quick;
+//! a valid signal or stop file never needs one: their readers hand a quick proof to
+//! [`crate::protocol::document::parse_with_quick_schema`]). A leaf: it knows no document.
 
 use std::sync::{LazyLock, OnceLock};
 
@@ -219,17 +218,8 @@ pub struct Violation {
     pub message: String,
 }
 
-/// Validate `doc` against the named embedded schema; empty when valid. A document of a small
-/// per-call schema that [`quick`] proves valid never compiles the library's validator.
+/// Validate `doc` against the named embedded schema; empty when valid.
 pub fn violations(name: &str, doc: &Value) -> Vec<Violation> {
-    if quick::proves_valid(name, doc) {
-        return Vec::new();
-    }
-    library_violations(name, doc)
-}
-
-/// Validate `doc` with the JSON Schema library alone.
-fn library_violations(name: &str, doc: &Value) -> Vec<Violation> {
     let validator = validator(name);
     if validator.is_valid(doc) {
         return Vec::new();

@@ -235,7 +235,9 @@ fn check_one(path: &Path, table: Option<&routing::Table>, format: Format) -> Che
         Ok(bytes) => bytes,
     };
     let checked = outcome.and_then(|bytes| match table {
-        Some(table) => signal::parse(&bytes).map(|parsed| signal::strict_problems(&parsed, table)),
+        Some(table) => {
+            signal::parse(&bytes).map(|parsed| routing::check::strict_problems(&parsed, table))
+        }
         None => signal::check(&bytes).map(|()| Vec::new()),
     });
     let problems = checked.unwrap_or_else(|problems| problems);

@@ -9,9 +9,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod quick;
+
 use super::document::{self, Problem};
 use crate::fsx;
-use crate::routing::{Lookup, Table};
 
 /// The file name inside a task module.
 pub const FILE_NAME: &str = ".auto-signal";
@@ -115,7 +116,7 @@ pub fn is_known_result(result: &str) -> bool {
 
 /// Validate the bytes of a signal: JSON, schema, then the checks the schema cannot express.
 pub fn parse(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
-    if let Some(text) = crate::schema::quick::signal_text(bytes) {
+    if let Some(text) = quick::signal_text(bytes) {
         return Ok(text.to_signal());
     }
     parse_in_full(bytes)
@@ -124,7 +125,7 @@ pub fn parse(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
 /// [`parse`] when only the verdict is wanted: a valid signal is read without a single
 /// allocation.
 pub fn check(bytes: &[u8]) -> Result<(), Vec<Problem>> {
-    if crate::schema::quick::signal_text(bytes).is_some() {
+    if quick::signal_text(bytes).is_some() {
         return Ok(());
     }
     parse_in_full(bytes).map(drop)
@@ -133,10 +134,11 @@ pub fn check(bytes: &[u8]) -> Result<(), Vec<Problem>> {
 /// [`parse`] without the quick path: what decides, and words the problems of, every document
 /// the quick path leaves.
 pub(crate) fn parse_in_full(bytes: &[u8]) -> Result<Signal, Vec<Problem>> {
-    let value = document::parse_with_schema(bytes, "auto-signal").map_err(|problems| {
-        let doc = document::parse_json(bytes).unwrap_or(Value::Null);
-        document::explain_whitelists(problems, &doc, WHITELISTS)
-    })?;
+    let value = document::parse_with_quick_schema(bytes, "auto-signal", quick::proves_valid)
+        .map_err(|problems| {
+            let doc = document::parse_json(bytes).unwrap_or(Value::Null);
+            document::explain_whitelists(problems, &doc, WHITELISTS)
+        })?;
     let problems = semantic_problems(&value);
     if !problems.is_empty() {
         return Err(problems);
@@ -163,79 +165,6 @@ fn semantic_problems(value: &Value) -> Vec<Problem> {
             "/iteration",
             format!("{iteration} must be written as a whole number (no fraction or exponent)"),
         ));
-    }
-    problems
-}
-
-/// Extra checks of `--strict`: `next` (and `checkpoint`, when present) must be what the table
-/// answers for (step, result) at some checkpoint the step may have run at.
-pub fn strict_problems(signal: &Signal, table: &Table) -> Vec<Problem> {
-    let family = result_family(&signal.result);
-    let mut rejections = Vec::new();
-    let mut decisions = Vec::new();
-    // A retried result has two answers: the step again (while retries are left) and the
-    // row's next (once they are spent); the signal may carry either.
-    for checkpoint in table.checkpoints.iter() {
-        for attempt in [1, u32::MAX] {
-            match table.route_attempt(&signal.step, family, checkpoint, attempt) {
-                Lookup::Next(decision) => decisions.push(decision),
-                Lookup::Rejected { reason } => rejections.push(reason),
-                Lookup::Unknown { reason } => rejections.push(reason),
-            }
-        }
-    }
-    if decisions.is_empty() {
-        let reason = rejections
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| format!("table {} has no checkpoints", table.name));
-        return vec![Problem::at(
-            "/result",
-            format!(
-                "table {}: {} {}: {reason}",
-                table.name, signal.step, signal.result
-            ),
-        )];
-    }
-    let mut problems = Vec::new();
-    let mut nexts: Vec<&str> = Vec::new();
-    for decision in &decisions {
-        if !nexts.contains(&decision.next.as_str()) {
-            nexts.push(&decision.next);
-        }
-    }
-    if !nexts.contains(&signal.next.as_str()) {
-        problems.push(Problem::at(
-            "/next",
-            format!(
-                "table {} routes {} {} to {}, not {}",
-                table.name,
-                signal.step,
-                signal.result,
-                nexts.join(" or "),
-                signal.next
-            ),
-        ));
-    } else if let Some(checkpoint) = &signal.checkpoint {
-        let mut allowed: Vec<&str> = decisions
-            .iter()
-            .filter(|d| d.next == signal.next)
-            .map(|d| d.checkpoint.as_str())
-            .collect();
-        allowed.sort_unstable();
-        allowed.dedup();
-        if !allowed.contains(&checkpoint.as_str()) {
-            let shown: Vec<String> = allowed.iter().map(|c| format!("{c:?}")).collect();
-            problems.push(Problem::at(
-                "/checkpoint",
-                format!(
-                    "table {} gives {} checkpoint {}, not {checkpoint:?}",
-                    table.name,
-                    signal.next,
-                    shown.join(" or ")
-                ),
-            ));
-        }
     }
     problems
 }

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::{ANY_RESULT, Lookup, Table};
-use crate::protocol::signal::STOP;
+use crate::protocol::document::Problem;
+use crate::protocol::signal::{STOP, Signal, result_family};
 
 /// The step every loop must pass through to break a cycle.
 pub const VERIFY_STEP: &str = "check";
@@ -436,6 +437,81 @@ fn cycles_without_check(graph: &Graph) -> Vec<Violation> {
         }
     }
     Vec::new()
+}
+
+/// The checks of `signal validate --strict`: a signal's `next` (and `checkpoint`, when
+/// present) must be what the table answers for its (step, result) at some checkpoint the step
+/// may have run at. (Here, beside the table's own properties, so the protocol layer that reads
+/// signals knows nothing of routing tables.)
+pub fn strict_problems(signal: &Signal, table: &Table) -> Vec<Problem> {
+    let family = result_family(&signal.result);
+    let mut rejections = Vec::new();
+    let mut decisions = Vec::new();
+    // A retried result has two answers: the step again (while retries are left) and the
+    // row's next (once they are spent); the signal may carry either.
+    for checkpoint in table.checkpoints.iter() {
+        for attempt in [1, u32::MAX] {
+            match table.route_attempt(&signal.step, family, checkpoint, attempt) {
+                Lookup::Next(decision) => decisions.push(decision),
+                Lookup::Rejected { reason } => rejections.push(reason),
+                Lookup::Unknown { reason } => rejections.push(reason),
+            }
+        }
+    }
+    if decisions.is_empty() {
+        let reason = rejections
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| format!("table {} has no checkpoints", table.name));
+        return vec![Problem::at(
+            "/result",
+            format!(
+                "table {}: {} {}: {reason}",
+                table.name, signal.step, signal.result
+            ),
+        )];
+    }
+    let mut problems = Vec::new();
+    let mut nexts: Vec<&str> = Vec::new();
+    for decision in &decisions {
+        if !nexts.contains(&decision.next.as_str()) {
+            nexts.push(&decision.next);
+        }
+    }
+    if !nexts.contains(&signal.next.as_str()) {
+        problems.push(Problem::at(
+            "/next",
+            format!(
+                "table {} routes {} {} to {}, not {}",
+                table.name,
+                signal.step,
+                signal.result,
+                nexts.join(" or "),
+                signal.next
+            ),
+        ));
+    } else if let Some(checkpoint) = &signal.checkpoint {
+        let mut allowed: Vec<&str> = decisions
+            .iter()
+            .filter(|d| d.next == signal.next)
+            .map(|d| d.checkpoint.as_str())
+            .collect();
+        allowed.sort_unstable();
+        allowed.dedup();
+        if !allowed.contains(&checkpoint.as_str()) {
+            let shown: Vec<String> = allowed.iter().map(|c| format!("{c:?}")).collect();
+            problems.push(Problem::at(
+                "/checkpoint",
+                format!(
+                    "table {} gives {} checkpoint {}, not {checkpoint:?}",
+                    table.name,
+                    signal.next,
+                    shown.join(" or ")
+                ),
+            ));
+        }
+    }
+    problems
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
-//! Hand-written checks that prove a document of one of the small per-call schemas
-//! (`auto-signal`, `auto-stop`) valid without compiling a JSON Schema validator.
+//! Hand-written checks that prove an `.auto-signal` valid without compiling a JSON Schema
+//! validator (and the pieces `.auto-stop`'s proof, [`crate::protocol::stop::proves_valid`],
+//! shares). The reader hands the proof to [`crate::protocol::document`], so the schema module
+//! knows no document.
 //!
 //! Compiling the library's validator costs about 4 million instructions (most of it checking
 //! the schema against the draft 2020-12 meta-schema), three times everything else a
@@ -22,33 +24,23 @@ use serde::Deserializer as _;
 use serde::de::{self, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::protocol::signal::{CHECKPOINTS, MAX_ITERATION, NEXTS, STEPS, Signal, is_known_result};
-use crate::protocol::stop::REASONS;
-
-/// Whether the quick check proves `doc` valid against the named schema. `false` says nothing:
-/// there is no quick check for that schema, or the document is outside what the check decides.
-pub fn proves_valid(schema: &str, doc: &Value) -> bool {
-    match schema {
-        "auto-signal" => signal(doc),
-        "auto-stop" => stop(doc),
-        _ => false,
-    }
-}
+use super::{CHECKPOINTS, MAX_ITERATION, NEXTS, STEPS, Signal, is_known_result};
 
 /// Every key of `object` is one of `allowed` and every one of `required` is present.
-fn keys_are(object: &Map<String, Value>, allowed: &[&str], required: &[&str]) -> bool {
+pub(crate) fn keys_are(object: &Map<String, Value>, allowed: &[&str], required: &[&str]) -> bool {
     object.keys().all(|key| allowed.contains(&key.as_str()))
         && required.iter().all(|key| object.contains_key(*key))
 }
 
-fn string_in(value: Option<&Value>, allowed: &[&str]) -> bool {
+pub(crate) fn string_in(value: Option<&Value>, allowed: &[&str]) -> bool {
     value
         .and_then(Value::as_str)
         .is_some_and(|s| allowed.contains(&s))
 }
 
-/// `.auto-signal`: see `schemas/auto-signal.schema.json`.
-fn signal(doc: &Value) -> bool {
+/// Whether the quick check proves `doc` valid by `schemas/auto-signal.schema.json`. `false`
+/// says nothing: the document is outside what the check decides.
+pub fn proves_valid(doc: &Value) -> bool {
     let Some(object) = doc.as_object() else {
         return false;
     };
@@ -64,22 +56,6 @@ fn signal(doc: &Value) -> bool {
         ],
         &["step", "result", "next", "timestamp"],
     ) && SignalText::from_object(object).is_some_and(|text| text.fits_schema())
-}
-
-/// `.auto-stop`: see `schemas/auto-stop.schema.json`.
-fn stop(doc: &Value) -> bool {
-    let Some(object) = doc.as_object() else {
-        return false;
-    };
-    keys_are(
-        object,
-        &["reason", "timestamp", "message"],
-        &["reason", "timestamp"],
-    ) && string_in(object.get("reason"), REASONS)
-        && is_date_time(object.get("timestamp"))
-        && object
-            .get("message")
-            .is_none_or(|m| m.as_str().is_some_and(|m| m.chars().count() <= 4096))
 }
 
 /// The fields of an `.auto-signal` read in place from its text.
@@ -194,7 +170,7 @@ impl<'de> Visitor<'de> for SignalTextVisitor {
 
 /// A string in the RFC 3339 form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)`, upper-case
 /// `T` and `Z`, with a real calendar date and seconds below 60.
-fn is_date_time(value: Option<&Value>) -> bool {
+pub(crate) fn is_date_time(value: Option<&Value>) -> bool {
     value.and_then(Value::as_str).is_some_and(is_date_time_str)
 }
 
@@ -256,10 +232,20 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::protocol::stop::REASONS;
 
-    /// The library's verdict, compiled as `schema::violations` compiles it.
+    /// The library's verdict.
     fn library_valid(schema: &str, doc: &Value) -> bool {
-        crate::schema::library_violations(schema, doc).is_empty()
+        crate::schema::violations(schema, doc).is_empty()
+    }
+
+    /// The quick proof of the named schema, as each document's reader hands it in.
+    fn proves_valid(schema: &str, doc: &Value) -> bool {
+        match schema {
+            "auto-signal" => super::proves_valid(doc),
+            "auto-stop" => crate::protocol::stop::proves_valid(doc),
+            _ => false,
+        }
     }
 
     fn check(schema: &str, doc: &Value) {
