@@ -69,9 +69,10 @@ pub struct NextArgs {
     pub table: String,
     /// Print the command a daemon would type for the next step, from TEMPLATE
     ///
-    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}. A value may only hold
-    /// letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no shell
-    /// metacharacters, no spaces); the template may not contain `!`. When the answer is (stop)
+    /// Placeholders: {next}, {checkpoint}, {task}, {iteration}, and {args}, the step's
+    /// ai-cli-task arguments (`--checkpoint post-exec`, `--generate` for a plan). A value may
+    /// only hold letters, digits and `. _ - / : @ % + , =` and may not start with `-` (no
+    /// shell metacharacters, no spaces); the template may not contain `!`. When the answer is (stop)
     /// nothing is printed and the exit code is 1 (there is no command to send).
     #[arg(long, value_name = "TEMPLATE")]
     pub command: Option<String>,

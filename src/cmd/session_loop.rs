@@ -106,8 +106,7 @@ pub struct InitArgs {
     pub max_idle: u64,
     /// End the loop when this many context compactions happen within one iteration (0: never)
     ///
-    /// Seed 002: three compactions in one iteration mean the task does not fit the context
-    /// window. Counted from the transcript's compaction boundaries (by /compact or by Claude
+    /// Three compactions in one iteration mean the task does not fit the context window. Counted from the transcript's compaction boundaries (by /compact or by Claude
     /// Code itself), with any proactive /compact a supervisor types.
     #[arg(long, value_name = "N", default_value_t = crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS)]
     pub max_compactions: u32,

@@ -121,8 +121,8 @@ pub struct StartArgs {
     ///
     /// One counter per iteration for every compaction the agent's hooks report (PreCompact:
     /// its own automatic ones, a person's /compact, and the /compact `run tick --compact-at`
-    /// types). Reaching N stops the run with an `.auto-stop` of reason compaction_limit (seed
-    /// 002: the task does not fit the context window; break it into smaller sub-tasks), and
+    /// types). Reaching N stops the run with an `.auto-stop` of reason compaction_limit (the
+    /// task does not fit the context window; break it into smaller sub-tasks), and
     /// the tick never types the /compact that would reach N. Needs `autoctl hook install`:
     /// without hooks no compaction is counted.
     #[arg(long, value_name = "N", default_value_t = crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS)]

@@ -19,10 +19,11 @@ use crate::tmux::Tmux;
 /// per-iteration recovery budget; an invalid signal is reported, not fatal), enforce
 /// --max-iterations and --timeout (quota waits excluded) by writing `.auto-stop`, run the
 /// stall heartbeat (answer safe prompts within --max-answers per step, given at run start;
-/// escalate the rest; stop past the stall-recovery limits), in dispatch mode type the next command when the pane shows a ready shell, and
-/// detect the loop's end: a `(stop)` signal, a signal the agent removed at loop exit, a
-/// stop file, a shell prompt in front of a dead agent (two heartbeats in a row), a pane or
-/// task dir that is gone.
+/// escalate the rest; stop past the stall-recovery limits), in dispatch mode type the next
+/// step's command where the run dispatches (`--into agent`: at the agent's empty input box;
+/// `--into shell`: at a shell prompt), and detect the loop's end: a `(stop)` signal, a
+/// signal the agent removed at loop exit, a stop file, a shell prompt in front of a dead agent
+/// (two heartbeats in a row), a pane or task dir that is gone.
 ///
 /// Safe every minute from cron and when ticks overlap: each run is claimed in the registry
 /// (a lease of two minutes) so one tick at a time decides for it, and stall heartbeats
