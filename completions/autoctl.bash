@@ -2084,7 +2084,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2159,6 +2159,10 @@ _autoctl() {
                     return 0
                     ;;
                 --max-compactions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compact-at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -117,6 +117,28 @@ pub fn agent_of(stats: &[Stat], pane_pid: u32) -> Option<&Stat> {
         .max_by_key(|s| (s.start, s.pid))
 }
 
+/// A variable of the agent's environment in a pane: the pane's process when it is not a
+/// shell, else the newest child of the shell (read from `/proc/PID/task/PID/children`, so no
+/// scan of every process). `None`: not set, or not readable.
+pub fn agent_var(pane_pid: u32, name: &str) -> Option<String> {
+    if pane_pid == 0 {
+        return None;
+    }
+    let comm = fs::read_to_string(format!("/proc/{pane_pid}/comm")).ok()?;
+    let pid = if SHELLS.contains(&comm.trim()) {
+        let children =
+            fs::read_to_string(format!("/proc/{pane_pid}/task/{pane_pid}/children")).ok()?;
+        children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+            .max()?
+    } else {
+        pane_pid
+    };
+    let env = environ(&fs::read(format!("/proc/{pid}/environ")).ok()?);
+    env.get(name).cloned()
+}
+
 /// One process as `doctor` sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Process {
@@ -235,6 +257,10 @@ mod tests {
         if std::path::Path::new("/proc/self/stat").exists() {
             assert!(child_cpu(std::process::id()).is_some());
             let (me, _) = pane_processes(std::process::id()).unwrap();
+            assert_eq!(
+                agent_var(std::process::id(), "PATH"),
+                std::env::var("PATH").ok()
+            );
             assert_eq!(me.pid, std::process::id());
             let env = me.env.unwrap();
             assert_eq!(env.get("PATH"), std::env::var("PATH").ok().as_ref());

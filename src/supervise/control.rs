@@ -92,6 +92,9 @@ pub struct StartRequest {
     pub notify: Option<String>,
     /// Context compactions allowed in one iteration (0: no limit).
     pub max_compactions: u32,
+    /// Claude Code's own compaction threshold (percent) for the agent `--launch` starts
+    /// (`None`: not set).
+    pub compact_at: Option<u8>,
 }
 
 /// A start request checked and rendered: what [`start`] registers.
@@ -153,7 +156,14 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
                 ("", Mode::Dispatch) => AGENT_LAUNCH,
                 (template, _) => template,
             };
-            Some(command::render(template, &sample).context("--launch")?)
+            let line = command::render(template, &sample).context("--launch")?;
+            Some(match request.agent {
+                // Claude Code's own retries and compaction first (issue 28).
+                Agent::Claude => {
+                    crate::supervise::launch::with_claude_env(&line, request.compact_at)
+                }
+                _ => line,
+            })
         }
         (None, ..) => None,
     };

@@ -1,5 +1,6 @@
-//! `run start --launch`'s check that the program it will type exists where it will run: on
-//! the pane shell's `PATH`, or known to that shell. A typo (`cluade`) or an agent installed
+//! `run start --launch`: the environment Claude Code is started with ([`with_claude_env`]),
+//! and the check that the program it will type exists where it will run: on the pane shell's
+//! `PATH`, or known to that shell. A typo (`cluade`) or an agent installed
 //! only in another user's PATH would otherwise be typed into the pane, fail there, and leave
 //! a loop that supervises a shell prompt.
 //!
@@ -39,6 +40,60 @@ pub fn programs(command: &str) -> Vec<String> {
         })
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// Claude Code's own retry watchdog (2.1.332: `CLAUDE_CODE_RETRY_WATCHDOG`, a boolean):
+/// retries 429 and 529 for as long as they last (its screen counts the attempts, `attempt
+/// 4/300`) and waits out a known reset, where it would otherwise give up after ten tries.
+pub const RETRY_WATCHDOG: &str = "CLAUDE_CODE_RETRY_WATCHDOG";
+/// Claude Code's auto-compaction threshold (2.1.332: `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, a
+/// percentage of the context window, honoured when 0 < value ≤ 100): it compacts by itself,
+/// mid-turn if need be, where `run tick --compact-at` can only type `/compact` at an idle
+/// prompt.
+pub const AUTOCOMPACT_PCT: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
+
+/// Whether Claude Code honours `value` of [`AUTOCOMPACT_PCT`] (it reads it with
+/// `parseFloat` and takes 0 < value ≤ 100), as the percentage.
+pub fn autocompact_pct(value: &str) -> Option<f64> {
+    let number: f64 = value.trim().parse().ok()?;
+    (number > 0.0 && number <= 100.0).then_some(number)
+}
+
+/// The launch command with Claude Code's own features switched on (issue 28: use them
+/// instead of imitating them): `CLAUDE_CODE_RETRY_WATCHDOG=1`, and
+/// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=<compact_at>` unless `compact_at` is `None`, as
+/// assignments before the command. Only when the line's first program is `claude` (the
+/// assignments reach that command alone, in sh, bash, zsh and fish); a variable the template
+/// already assigns is the template's. Anything else is returned as it is.
+pub fn with_claude_env(command: &str, compact_at: Option<u8>) -> String {
+    let Some(first) = shell::commands(command).into_iter().next() else {
+        return command.to_string();
+    };
+    let assigned: Vec<String> = first
+        .words
+        .iter()
+        .map_while(|w| shell::assignment(w).map(|(name, _)| name))
+        .collect();
+    let program = programs(command).into_iter().next().unwrap_or_default();
+    let is_claude = Path::new(&program)
+        .file_name()
+        .is_some_and(|n| n == "claude")
+        && command
+            .trim_start()
+            .starts_with(first.words.first().map_or("", String::as_str));
+    if !is_claude {
+        return command.to_string();
+    }
+    let mut vars = vec![(RETRY_WATCHDOG, "1".to_string())];
+    if let Some(at) = compact_at.filter(|at| *at > 0) {
+        vars.push((AUTOCOMPACT_PCT, at.min(100).to_string()));
+    }
+    let prefix: String = vars
+        .into_iter()
+        .filter(|(name, _)| !assigned.iter().any(|a| a == name))
+        .map(|(name, value)| format!("{name}={value} "))
+        .collect();
+    format!("{prefix}{}", command.trim_start())
 }
 
 /// The environment and directory of a running process (`/proc/PID/environ`, `/cwd`).
@@ -179,6 +234,42 @@ pub fn check(pane_pid: u32, command: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claude_is_launched_with_its_own_features_on() {
+        assert_eq!(
+            with_claude_env(r#"claude "/ai-cli-task auto TASK/x""#, Some(70)),
+            r#"CLAUDE_CODE_RETRY_WATCHDOG=1 CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=70 claude "/ai-cli-task auto TASK/x""#
+        );
+        assert_eq!(
+            with_claude_env("/usr/bin/claude --permission-mode default", None),
+            "CLAUDE_CODE_RETRY_WATCHDOG=1 /usr/bin/claude --permission-mode default"
+        );
+        // The template's own choice wins; 0 is no compaction threshold.
+        assert_eq!(
+            with_claude_env("CLAUDE_CODE_RETRY_WATCHDOG=0 claude", Some(0)),
+            "CLAUDE_CODE_RETRY_WATCHDOG=0 claude"
+        );
+        assert_eq!(
+            with_claude_env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50 claude", Some(70)),
+            "CLAUDE_CODE_RETRY_WATCHDOG=1 CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50 claude"
+        );
+        // Not Claude Code, or not the line's first command: left alone.
+        for other in [
+            "codex",
+            "cd proj && claude",
+            "my-claude-wrapper",
+            "",
+            "(claude)",
+        ] {
+            assert_eq!(with_claude_env(other, Some(70)), other);
+        }
+        assert_eq!(autocompact_pct("70"), Some(70.0));
+        assert_eq!(autocompact_pct(" 12.5"), Some(12.5));
+        for ignored in ["0", "101", "-5", "x", ""] {
+            assert_eq!(autocompact_pct(ignored), None, "{ignored}");
+        }
+    }
 
     #[test]
     fn the_programs_of_a_launch_line() {

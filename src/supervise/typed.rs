@@ -89,6 +89,9 @@ pub struct TypedObs {
     pub by: Option<&'static str>,
     pub hook: Option<Record>,
     pub status: Option<StatusRecord>,
+    /// Claude Code compacts by itself at this percentage: its environment holds an honoured
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (`run start --launch` sets it).
+    pub agent_compacts_at: Option<f64>,
 }
 
 /// Where the agent's state came from.
@@ -530,6 +533,7 @@ mod tests {
             by: Some("pane"),
             hook: record,
             status: None,
+            agent_compacts_at: None,
         }
     }
 

@@ -90,6 +90,12 @@ fn into_agent_types_each_step_with_its_arguments_at_the_idle_agent_prompt() {
         .count();
     assert_eq!(typed, 8);
     assert_eq!(last["iteration"], 8);
+    // Started with Claude Code's own retry watchdog and compaction threshold (issue 28).
+    let log_text = fs::read_to_string(&log).unwrap();
+    assert!(
+        log_text.contains("env: CLAUDE_CODE_RETRY_WATCHDOG=1 CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=70\n"),
+        "{log_text}"
+    );
     // The agent stays open at its prompt; the loop's files are cleaned up.
     assert!(!task.join(".auto-signal").exists());
     assert_eq!(crate::tmuxfix::foreground(&sb, &pane), "claude");

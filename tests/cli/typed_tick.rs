@@ -295,6 +295,43 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     assert_eq!(settle(&log), "/compact\n");
 }
 
+/// Issue 28: an agent started with `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (as `run start
+/// --launch` starts Claude Code) compacts by itself: the tick never types `/compact` for it.
+#[test]
+fn an_agent_that_compacts_by_itself_gets_no_compact() {
+    let sb = Sandbox::new();
+    let project = sb.module("project");
+    let home = sb.path("home").display().to_string();
+    let (agent, log) = crate::tmuxfix::fake_agent_in(
+        &sb,
+        "agent",
+        IDLE,
+        &project,
+        &[("HOME", &home), ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "70")],
+    );
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    let status = fs::read(recorded("big-context/statusline-05.json")).unwrap();
+    let out = in_pane(
+        &sb,
+        &agent,
+        "2027-03-01T10:00:01Z",
+        &["statusline"],
+        &status,
+    );
+    assert!(out.status.success());
+    let event = tick_at(&sb, "2027-03-01T10:00:03Z", &["--compact-at", "70"]);
+    assert_eq!(event["state"]["context_percent"], 72, "{event}");
+    assert_ne!(event["decision"], "answer", "{event}");
+    assert!(
+        event["reasons"]
+            .to_string()
+            .contains("Claude Code compacts by itself at 70%"),
+        "{event}"
+    );
+    assert_eq!(settle(&log), "", "nothing typed");
+}
+
 #[test]
 fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
     let sb = Sandbox::new();

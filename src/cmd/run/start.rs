@@ -127,6 +127,18 @@ pub struct StartArgs {
     /// without hooks no compaction is counted.
     #[arg(long, value_name = "N", default_value_t = crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS)]
     pub max_compactions: u32,
+    /// With --launch and --agent claude: Claude Code compacts its context by itself at this
+    /// percentage of the window (0: left to Claude Code's default)
+    ///
+    /// --launch starts Claude Code with its own features instead of imitating them:
+    /// `CLAUDE_CODE_RETRY_WATCHDOG=1` (it retries 429 and 529 and waits out a known reset by
+    /// itself) and `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=PCT` (it compacts mid-turn; `run tick`
+    /// types `/compact` only for an agent whose environment lacks it), as assignments before
+    /// the command when its first program is `claude`. A variable the template assigns itself
+    /// is left as written (`CLAUDE_CODE_RETRY_WATCHDOG=0 claude` turns the watchdog off).
+    #[arg(long, value_name = "PCT", default_value_t = crate::supervise::typed::DEFAULT_COMPACT_AT,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compact_at: u8,
     #[command(flatten)]
     pub waits: super::WaitArgs,
 }
@@ -158,6 +170,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         wait_limits: args.waits.limits()?,
         notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),
         max_compactions: args.max_compactions,
+        compact_at: (args.compact_at > 0).then_some(args.compact_at),
     };
     let prepared = control::prepare(&request)?;
     let mut registry = super::open()?;

@@ -65,8 +65,8 @@ pub struct WaitArgs {
     #[arg(long, value_name = "N", default_value_t = wait::DEFAULT_MAX_RESUMES,
           value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_resumes: u32,
-    /// After a usage limit's reset, wait this long before resuming (the agent's own
-    /// automatic continue goes first)
+    /// After a usage limit's reset, wait this long before resuming (while Claude Code's own
+    /// automatic continue is armed, at least 4m: it goes first)
     #[arg(long, value_name = "DURATION", default_value = wait::DEFAULT_RESUME_MARGIN,
           value_parser = crate::duration::parse, allow_hyphen_values = true)]
     pub resume_margin: Duration,

@@ -189,10 +189,16 @@ pub fn typed_state(
         lookup.pane = Some((socket.clone(), view.pane_id.clone()));
     }
     let found = Store::new(&world.state_dir).find(&lookup);
+    // Only a status line gives the context use the compaction decision reads.
+    let agent_compacts_at = view
+        .filter(|_| found.status.is_some())
+        .and_then(|v| crate::proc::agent_var(v.pid, crate::supervise::launch::AUTOCOMPACT_PCT))
+        .and_then(|value| crate::supervise::launch::autocompact_pct(&value));
     (found.hook.is_some() || found.status.is_some()).then_some(TypedObs {
         by: found.by,
         hook: found.hook,
         status: found.status,
+        agent_compacts_at,
     })
 }
 

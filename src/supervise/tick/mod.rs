@@ -594,7 +594,8 @@ pub const COMPACTION_LIMIT: &str = "compaction_limit";
 /// Proactive compaction (seed 000): type `/compact` once per crossing of `--compact-at`
 /// while the agent is idle at its own prompt by both its hooks and its screen, within the
 /// iteration's compaction budget (`--max-compactions`; the compaction is counted when the
-/// hooks report it, like any other).
+/// hooks report it, like any other). Never for an agent that compacts by itself (its
+/// environment holds `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as `run start --launch` sets it).
 fn compact(
     t: &mut Tick<'_>,
     view: &PaneView,
@@ -639,6 +640,18 @@ fn compact(
         }
         Some(Compaction::Type(why)) => why,
     };
+    if let Some(at) = obs.typed.as_ref().and_then(|ty| ty.agent_compacts_at) {
+        // The agent compacts by itself (issue 28: Claude Code's own feature first): the
+        // typed `/compact` is only for an agent whose environment does not ask for it. Said
+        // once a heartbeat, not at every tick.
+        if t.event.heartbeat {
+            t.event.decide(
+                Decision::Continue,
+                format!("compact: {why}, but Claude Code compacts by itself at {at}% (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE): nothing typed"),
+            );
+        }
+        return;
+    }
     t.compaction = Some(true);
     t.plan_answer(
         Answer {

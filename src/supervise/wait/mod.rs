@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pane::waiting::{Input, Waiting};
+use crate::pane::waiting::{AutoContinue, Input, Waiting};
 use crate::pane::{Action, Class};
 use crate::time::{Time, between, format_time, plus};
 
@@ -44,6 +44,11 @@ pub const BACKOFF_CAP: Duration = Duration::from_secs(30 * 60);
 /// After an Esc (a wedged stream), how long the idle prompt may take to come back before a
 /// person is asked.
 pub const ESC_SETTLE: Duration = Duration::from_secs(2 * 60);
+/// While Claude Code's own automatic continue is armed (`Continuing automatically at …`),
+/// how long after the reset autoctl leaves it to fire before resuming itself: it fired at the
+/// reset +64 s, +84 s and +94 s in detached tmux panes with 2.1.332 (issue 29), so a resume at
+/// the reset + `--resume-margin` (1m) could come first and make two.
+pub const AUTO_CONTINUE_GRACE: Duration = Duration::from_secs(4 * 60);
 /// Two reset times closer than this are the same reset (the banner says 12:50pm, the status
 /// line 12:50:37).
 pub const SAME_RESET: Duration = Duration::from_secs(10 * 60);
@@ -136,7 +141,7 @@ pub const TABLE: &[Row] = &[
         kind: WaitKind::UsageLimit,
         name: "usage-limit",
         what: "a usage limit with a reset time (status line to the second, else the banner)",
-        ends: "reset + `--resume-margin` (1m): the resume text is typed once per reset if the agent still sits idle on the limit",
+        ends: "reset + `--resume-margin` (1m; 4m while Claude Code's own automatic continue is armed): the resume text is typed once per reset if the agent still sits idle on the limit",
         maximum: "reset + margin + `--resume-check` (5m); a reset beyond `--max-quota-wait` (6h) escalates at once",
         outcome: "resume once, then escalate",
         pauses_clock: true,
@@ -926,7 +931,15 @@ fn usage_limit(
         );
         return Some(escalate(next, "quota-wait-max", why));
     }
-    let resume_at = plus(reset, limits.resume_margin);
+    // Claude Code's own automatic continue goes first while it is armed; autoctl's resume is
+    // the fallback (cancelled, not firing, or an agent without one).
+    let armed = obs.screen.auto_continue == AutoContinue::Armed;
+    let margin = if armed {
+        limits.resume_margin.max(AUTO_CONTINUE_GRACE)
+    } else {
+        limits.resume_margin
+    };
+    let resume_at = plus(reset, margin);
     let resumed = next.resumed_reset.is_some_and(|r| same_reset(r, reset));
     let max_at = plus(
         if resumed {
@@ -937,10 +950,15 @@ fn usage_limit(
         limits.resume_check,
     );
     let reason = format!(
-        "usage limit: resets at {} ({}); resume at {}",
+        "usage limit: resets at {} ({}); resume at {}{}",
         format_time(reset),
         seen.source,
-        format_time(resume_at)
+        format_time(resume_at),
+        if armed {
+            " unless Claude Code's own automatic continue fires first"
+        } else {
+            ""
+        }
     );
     let wait = open(next, WaitKind::UsageLimit, now, &reason);
     wait.reset = Some(reset);

@@ -262,6 +262,49 @@ fn a_usage_limit_resumes_once_after_its_reset_and_never_before() {
     assert_eq!(sim.typed.len(), 2);
 }
 
+/// Claude Code's own automatic continue goes first (issue 28: it fired in detached tmux at
+/// the reset +64 s, +84 s, +94 s with 2.1.332): while it is armed, autoctl's resume waits
+/// [`AUTO_CONTINUE_GRACE`] after the reset, and when the agent resumed by itself nothing is
+/// ever typed; when it never fires, autoctl resumes once, as the fallback.
+#[test]
+fn claude_codes_automatic_continue_goes_first() {
+    let armed = Waiting {
+        auto_continue: AutoContinue::Armed,
+        ..limit(120, false)
+    };
+    // It fires at the reset +84 s: the agent works, then replies (the limit is gone).
+    let mut sim = Sim::new();
+    for secs in (0..=(120 * 60 + 80)).step_by(20) {
+        let v = sim.tick(&armed, "armed", at(secs));
+        assert_eq!(v.act, Act::Wait, "{secs}s: {}", v.reason);
+    }
+    sim.tick(&working(), "resumed", at(120 * 60 + 90));
+    for minute in 122..200 {
+        let v = sim.tick(&idle(), "replied", min(minute));
+        assert_eq!(v.act, Act::None, "minute {minute}: {}", v.reason);
+    }
+    assert!(sim.typed.is_empty(), "{:?}", sim.typed);
+    // It never fires: one resume at the reset + 4m, not at the reset + --resume-margin.
+    let mut sim = Sim::new();
+    let mut resumed = Vec::new();
+    for minute in 0..140 {
+        let v = sim.tick(&armed, "armed", min(minute));
+        if matches!(v.act, Act::Resume(_)) {
+            resumed.push(minute);
+        }
+    }
+    assert_eq!(resumed, [124]);
+    // Cancelled (Esc): the margin alone, as before.
+    let mut sim = Sim::new();
+    let first = (0..140).find(|m| {
+        matches!(
+            sim.tick(&limit(120, false), "c", min(*m)).act,
+            Act::Resume(_)
+        )
+    });
+    assert_eq!(first, Some(121));
+}
+
 #[test]
 fn the_reset_read_first_is_kept_while_the_banner_stays() {
     let mut sim = Sim::new();
