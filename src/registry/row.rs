@@ -6,6 +6,10 @@
 //!
 //! Times are [`Time`]: SQLite keeps them as text in one format ([`crate::time::format_time`],
 //! so text order is time order), PostgreSQL as `timestamptz`.
+//!
+//! [`StallState`]: crate::supervise::stall::StallState
+//! [`DispatchState`]: crate::supervise::run::DispatchState
+//! [`AgentState`]: crate::supervise::run::AgentState
 
 use std::time::Duration;
 

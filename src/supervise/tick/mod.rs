@@ -136,8 +136,8 @@ impl Outcome {
 
     /// The intent record of a dispatch: the row to store (keeping the claim) before the
     /// command's keys are typed — the consumed signal, the count and the command text in
-    /// one write. Once the keys are typed the driver clears the text ([`Run::dispatch_typing`])
-    /// and saves.
+    /// one write. Once the keys are typed the driver clears the text
+    /// ([`DispatchState::typing`](crate::supervise::run::DispatchState::typing)) and saves.
     pub fn dispatch_intent(&self) -> Option<&Run> {
         let sends = self
             .effects
