@@ -14,6 +14,8 @@
 #                        an agent in manual permission mode asks before every tool call
 #   --danger-at N        before finishing step N, ask to run `rm -rf` (a supervisor must escalate)
 #   --quota-at N         before step N, hit a usage limit for --quota-seconds (default 4)
+#   --quota-until FILE   instead, the usage limit shows no reset time and lasts until FILE
+#                        exists (a test on a fixed clock ends it when it wants)
 #   --fixes N            the post-exec check asks for N fixes before it accepts (default 1)
 #   --checkpoint C       dispatch mode: the checkpoint the step runs at
 #   --log FILE           append what happened (one line per event) to FILE; each signal also
@@ -32,7 +34,7 @@ fi
 
 AUTOCTL=${AUTOCTL:-autoctl}
 command -v "$AUTOCTL" >/dev/null || { echo "fake-agent: $AUTOCTL not found (set AUTOCTL or PATH)" >&2; exit 2; }
-delay=1 ask_at="" asks=1 danger_at="" quota_at="" quota_seconds=4 fixes=1 step="" checkpoint="" log=/dev/null
+delay=1 ask_at="" asks=1 danger_at="" quota_at="" quota_seconds=4 quota_until="" fixes=1 step="" checkpoint="" log=/dev/null
 while [ $# -gt 0 ]; do
   case "$1" in
     --delay) delay=$2; shift 2 ;;
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --danger-at) danger_at=$2; shift 2 ;;
     --quota-at) quota_at=$2; shift 2 ;;
     --quota-seconds) quota_seconds=$2; shift 2 ;;
+    --quota-until) quota_until=$2; shift 2 ;;
     --fixes) fixes=$2; shift 2 ;;
     --step) step=$2; shift 2 ;;
     --checkpoint) checkpoint=$2; shift 2 ;;
@@ -78,10 +81,16 @@ run_step() {
   local s=$1 c=$2 n=$((iteration + 1))
   if [ "$quota_at" = "$n" ] && [ ! -e "$state/quota-done" ]; then
     : >"$state/quota-done"
-    local reset=$(( $(date +%s) + quota_seconds ))
-    note "quota iteration=$n reset=$reset"
-    echo "Claude AI usage limit reached|$reset"
-    while [ "$(date +%s)" -lt "$reset" ]; do pause 0.2; done
+    if [ -n "$quota_until" ]; then
+      note "quota iteration=$n until=$quota_until"
+      echo "Claude AI usage limit reached"
+      until [ -e "$quota_until" ]; do pause 0.2; done
+    else
+      local reset=$(( $(date +%s) + quota_seconds ))
+      note "quota iteration=$n reset=$reset"
+      echo "Claude AI usage limit reached|$reset"
+      while [ "$(date +%s)" -lt "$reset" ]; do pause 0.2; done
+    fi
     echo "Usage limit reset; resuming."
   fi
   think "$s" "$c"

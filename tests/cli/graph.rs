@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::time::{Duration, Instant};
 
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
@@ -191,10 +190,10 @@ fn bad_graphs_are_named() {
     assert!(one_stderr_line(&out).contains("--failed 2: not a node of the graph"));
 }
 
-/// 100,000 sub-issues in a wide-and-deep graph. The bound is generous on purpose (a debug
-/// build on a loaded CI machine); `bench/graph.sh` measures the release build.
+/// 100,000 sub-issues in a wide-and-deep graph are levelled (how fast is measured by
+/// `bench/graph.sh` on the release build, not asserted here).
 #[test]
-fn a_hundred_thousand_nodes_stay_fast() {
+fn a_hundred_thousand_nodes_are_levelled() {
     let sb = Sandbox::new();
     let n = 100_000u64;
     let mut json = String::with_capacity(6 * 1024 * 1024);
@@ -216,14 +215,12 @@ fn a_hundred_thousand_nodes_stay_fast() {
     }
     json.push_str("]}");
     let path = sb.write("big.json", json);
-    let started = Instant::now();
     let out = sb
         .cmd()
         .args(["graph", "levels", "--format", "json", "--failed", "50000"])
         .arg(&path)
         .output()
         .unwrap();
-    let elapsed = started.elapsed();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -233,10 +230,6 @@ fn a_hundred_thousand_nodes_stay_fast() {
     let levels = json_lines(&out).remove(0);
     assert_eq!(levels["nodes"], n);
     assert!(levels["skipped"].as_u64().unwrap() > 0);
-    assert!(
-        elapsed < Duration::from_secs(30),
-        "100,000 nodes took {elapsed:?}"
-    );
 }
 
 /// The parent-phase aggregation rules, row by row.

@@ -277,6 +277,7 @@ fn every_command_reads_the_one_clock() {
 
 /// Item 9 (DESIGN "Locks"): `lock acquire` from a short-lived shell holds until its
 /// heartbeat is stale; it used to record the shell's pid, so owner b took it a second later.
+/// Each command runs at its own `AUTOCTL_NOW`, so the test waits for no clock.
 #[test]
 fn a_lock_taken_from_a_short_lived_shell_holds_until_its_heartbeat_is_stale() {
     let sb = Sandbox::new();
@@ -288,20 +289,22 @@ fn a_lock_taken_from_a_short_lived_shell_holds_until_its_heartbeat_is_stale() {
         ))
         .current_dir(sb.root())
         .env("AUTOCTL_STATE_DIR", sb.path("state"))
+        .env("AUTOCTL_NOW", "2027-03-01T10:00:00.000Z")
         .status()
         .unwrap();
     assert!(status.success());
-    // The shell that took it is gone; the lock still holds.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // The shell that took it is gone; a second later the lock still holds.
     let output = sb
         .cmd()
+        .env("AUTOCTL_NOW", "2027-03-01T10:00:01.100Z")
         .args(["lock", "acquire", "l", "--owner", "b", "--stale", "3s"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(3));
     assert!(one_stderr_line(&output).contains("held by a (on "));
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // Past the staleness limit it is taken over.
     sb.cmd()
+        .env("AUTOCTL_NOW", "2027-03-01T10:00:03.200Z")
         .args(["lock", "acquire", "l", "--owner", "b", "--stale", "3s"])
         .assert()
         .code(0)

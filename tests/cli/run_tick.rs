@@ -123,8 +123,20 @@ fn tick_at(sb: &Sandbox, args: &[&str], now: Option<&str>) -> Vec<Value> {
 }
 
 pub fn status(sb: &Sandbox, session: &str) -> Value {
-    let output = sb
-        .cmd()
+    status_with(sb, session, None)
+}
+
+/// [`status`] on the clock `AUTOCTL_NOW` names.
+fn status_at(sb: &Sandbox, session: &str, now: &str) -> Value {
+    status_with(sb, session, Some(now))
+}
+
+fn status_with(sb: &Sandbox, session: &str, now: Option<&str>) -> Value {
+    let mut cmd = sb.cmd();
+    if let Some(now) = now {
+        cmd.env("AUTOCTL_NOW", now);
+    }
+    let output = cmd
         .args(["run", "status", "--format", "json", "--session", session])
         .output()
         .unwrap();
@@ -400,44 +412,74 @@ fn the_timeout_stops_the_loop() {
     });
 }
 
+/// A usage limit pauses the timeout clock: an hour at the limit is not supervised time, and
+/// the clock runs again once the screen moves on. The ticks run on a fixed clock
+/// (`AUTOCTL_NOW`), so no tick races the agent's real time; the limit lasts until the test
+/// ends it.
 #[test]
 fn a_quota_wait_pauses_the_timeout() {
     let sb = Sandbox::new();
     let task = task(&sb, "quota");
     let log_file = sb.path("agent.log");
+    let over = sb.path("quota-over");
     session(&sb, "quota");
-    // A 2 s timeout and a 4 s usage limit on the first step: only a paused clock survives it.
-    // Steps of 1 s: the seven after the limit outlast the timeout's remaining running time
-    // however fast the machine (at 0.3 s they took about 2.1 s, and the loop could finish
-    // before the timeout fired).
+    let t0 = chrono::DateTime::parse_from_rfc3339("2027-03-01T10:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let at = |seconds: i64| {
+        (t0 + chrono::Duration::seconds(seconds))
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    // Steps of 5 s: the loop cannot finish between the ticks below however slow the machine.
     sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
         .args(["run", "start", "--session", "quota", "--agent", "generic"])
-        .args(["--timeout", "2s", "--launch"])
+        .args(["--timeout", "2m", "--launch"])
         .arg(agent_command(
-            "--quota-at 1 --quota-seconds 4 --delay 1",
+            &format!("--quota-at 1 --quota-until {} --delay 5", over.display()),
             &log_file,
         ))
         .arg("--task")
         .arg(&task)
         .assert()
         .code(0);
-    let started = Instant::now();
-    let mut waited_past_the_timeout = false;
-    let events = tick_until(&sb, "quota", |s| {
-        if s["quota_waiting"] == true && started.elapsed() > Duration::from_millis(2500) {
-            assert_eq!(s["status"], "running");
-            waited_past_the_timeout = true;
-        }
-        s["status"] != "running"
+    wait_for("the usage limit on screen", || {
+        capture(&sb, "=quota:").contains("usage limit reached")
     });
-    assert!(waited_past_the_timeout, "{:?}", decisions(&events));
-    let last = status(&sb, "quota");
+    let mut events = tick_at(&sb, &["--session", "quota"], Some(&at(10)));
+    let now = status_at(&sb, "quota", &at(10));
+    assert_eq!(now["quota_waiting"], true, "{now}");
+    // An hour later, far past the 2 m timeout, the run still waits: the clock is paused.
+    events.extend(tick_at(&sb, &["--session", "quota"], Some(&at(3600))));
+    let now = status_at(&sb, "quota", &at(3600));
+    assert_eq!(
+        (&now["status"], &now["quota_waiting"]),
+        (&"running".into(), &true.into()),
+        "{now}"
+    );
+    // The limit lifts; the first tick to see the screen move on closes the pause.
+    fs::write(&over, "").unwrap();
+    wait_for("the agent to resume", || {
+        capture(&sb, "=quota:").contains("Usage limit reset; resuming.")
+    });
+    events.extend(tick_at(&sb, &["--session", "quota"], Some(&at(3610))));
+    let now = status_at(&sb, "quota", &at(3610));
+    assert_eq!(
+        (&now["status"], &now["quota_waiting"]),
+        (&"running".into(), &false.into()),
+        "{now}"
+    );
+    // The clock runs again: 10 min later the supervised time is past the timeout.
+    events.extend(tick_at(&sb, &["--session", "quota"], Some(&at(4210))));
+    let last = status_at(&sb, "quota", &at(4210));
     assert_eq!(last["stop_reason"], "timeout", "{last}");
-    assert!(last["quota_wait_ms"].as_u64().unwrap() >= 2000, "{last}");
+    assert_eq!(last["quota_wait_ms"], 3_600_000, "{last}");
     assert!(
         events
             .iter()
-            .any(|e| e["decision"] == "wait" && e["saw"]["pane"]["class"] == "quota")
+            .any(|e| e["decision"] == "wait" && e["saw"]["pane"]["class"] == "quota"),
+        "{:?}",
+        decisions(&events)
     );
     // Quota waits are not stalls: no recovery was spent.
     assert_eq!(last["recoveries_total"], 0);
