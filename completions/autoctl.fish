@@ -37,7 +37,7 @@ complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "run" -d 'Supervise 
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "schema" -d 'List and print the JSON Schemas of the protocol files'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "lock" -d 'Take, refresh, release and inspect a heartbeat lock file'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "loop" -d 'Run a loop inside one Claude Code session: init, status, route, teardown'
-complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'Claude Code\'s hook commands (stop, event, permission-request, ...) and `hook install`'
+complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "hook" -d 'The agents\' hook commands (stop, event, permission-request, ...) and `hook install`'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "statusline" -d 'Print Claude Code\'s status line and record its rate limits and context use'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "doctor" -d 'Say which of autoctl\'s channels are wired and live, with the fix for each that is not'
 complete -c autoctl -n "__fish_autoctl_needs_command" -f -a "policy" -d 'The approval policy every door uses: check a call, show the rules, print the log'
@@ -421,7 +421,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l prompt-file -d 'A file holding the prompt, read again at every turn (edit it to steer the loop)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l task -d 'A task module: the prompt is the command the routing table gives for its .auto-signal (else its .index.md status); its .auto-stop or a (stop) route ends the loop' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l table -d 'Routing table for --task: a built-in name or a JSON file' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l template -d 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l template -d 'The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}, {args}' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l max-idle -d 'End the loop after this many consecutive turns without a tool call (0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l max-compactions -d 'End the loop when this many context compactions happen within one iteration (0: never)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from init" -l stale -d 'The loop lock is stale after this long without a heartbeat' -r
@@ -448,11 +448,11 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Whose hook runs the command'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Whose hook runs the command'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Whose hook runs the command'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings: Claude Code\'s (with its status line), Codex CLI\'s or Gemini CLI\'s'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Whose hook runs the command'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let it stop'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings (Claude Code, Codex CLI, Gemini CLI)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'

@@ -136,7 +136,7 @@ command_tree! {
         /// Run a loop inside one Claude Code session: init, status, route, teardown
         #[command(subcommand)]
         Loop(cmd::session_loop::LoopCommand),
-        /// Claude Code's hook commands (stop, event, permission-request, ...) and `hook install`
+        /// The agents' hook commands (stop, event, permission-request, ...) and `hook install`
         #[command(subcommand)]
         Hook(cmd::hook::HookCommand),
         // The help text is StatuslineArgs' doc comment.

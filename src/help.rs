@@ -29,7 +29,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         &["run", "pane", "stall", "lock"],
     ),
     (
-        "Agents and hooks (inside Claude Code)",
+        "Agents and hooks (inside Claude Code, Codex CLI, Gemini CLI)",
         &["hook", "loop", "statusline", "doctor", "policy"],
     ),
     (

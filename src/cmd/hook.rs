@@ -27,8 +27,7 @@ use crate::pane::reset::Zone;
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum HookCommand {
-    /// Answer Claude Code's Stop event: continue the loop with its next prompt, or let the
-    /// session stop
+    /// Answer Claude Code's Stop event: continue the loop with its next prompt, or let it stop
     ///
     /// Reads the Stop hook's JSON on stdin (session_id, transcript_path, cwd,
     /// hook_event_name, stop_hook_active, last_assistant_message). With no loop in the
@@ -86,8 +85,7 @@ pub enum HookCommand {
     /// is not a hook input, the state directory is not writable).
     #[command(verbatim_doc_comment)]
     Event(EventArgs),
-    /// Wire autoctl's hooks into an agent's settings: Claude Code's (with its status line),
-    /// Codex CLI's or Gemini CLI's
+    /// Wire autoctl's hooks into an agent's settings (Claude Code, Codex CLI, Gemini CLI)
     ///
     /// Claude Code (the default): merges into DIR/.claude/settings.json (--project, default
     /// the current directory) or ~/.claude/settings.json (--user, which applies to every
@@ -196,7 +194,8 @@ impl EventArgs {
     }
 }
 
-/// Whose hook runs the command.
+// Whose hook runs the command. (No doc comment: a flattened struct's doc becomes the about of
+// every command that flattens it, in place of the command's own.)
 #[derive(Debug, Clone, Args)]
 pub struct AgentArg {
     /// The agent whose hook this is: its payload is read in its own vocabulary [default: read

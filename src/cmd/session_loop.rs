@@ -93,7 +93,7 @@ pub struct InitArgs {
     /// Routing table for --task: a built-in name or a JSON file
     #[arg(long, value_name = "NAME|FILE", default_value = DEFAULT_TABLE, requires = "task")]
     pub table: String,
-    /// The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}
+    /// The prompt for --task; placeholders {next}, {checkpoint}, {task}, {iteration}, {args}
     #[arg(long, value_name = "TEMPLATE", default_value = state::DEFAULT_TEMPLATE, requires = "task")]
     pub template: String,
     /// End the loop after this many consecutive turns without a tool call (0: never)

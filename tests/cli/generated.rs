@@ -400,3 +400,23 @@ fn no_help_page_names_a_seed() {
     }
     assert!(found.is_empty(), "help names a seed: {found:?}");
 }
+
+/// Each command says what it does itself: no two pages share a one-line description (a
+/// flattened argument struct's doc comment once replaced four hook commands' own).
+#[test]
+fn every_command_has_its_own_description() {
+    let mut seen = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for (name, page) in autoctl::docs::man_pages() {
+        let text = String::from_utf8_lossy(&page).into_owned();
+        let description = text
+            .split(".SH NAME\n")
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .and_then(|line| line.split_once(" \\- "))
+            .map(|(_, about)| about.to_string())
+            .unwrap_or_else(|| panic!("{name}: no NAME section"));
+        seen.entry(description).or_default().push(name);
+    }
+    let shared: Vec<_> = seen.iter().filter(|(_, pages)| pages.len() > 1).collect();
+    assert!(shared.is_empty(), "pages sharing a description: {shared:?}");
+}
