@@ -5,7 +5,9 @@
 //!
 //! What this module owns is *when* to tick, never *what* a tick decides:
 //! - one inotify watch (via `notify`, non-recursive) per running run's task dir, plus one on
-//!   the state dir so runs registered or ended by other processes are picked up at once;
+//!   the state dir so runs registered or ended by other processes are picked up at once, and
+//!   one on its `hooks/` dir so what an agent's hooks record (a permission it asks for, a
+//!   turn that ended) is looked at within a second, not at the next heartbeat;
 //! - a debounce window per run ([`schedule`]) that turns a burst of events into one look, and
 //!   stamps ([`stamp`]) that tell news from the echoes of the watcher's own reads and writes;
 //! - retries with backoff for what no event announces: a dispatch step due while the pane is
@@ -57,6 +59,12 @@ pub const REGISTRY_POLL: Duration = Duration::from_secs(1);
 /// How long one registry statement waits for another writer before the watcher backs off
 /// and retries (shorter than a tick's five seconds, so SIGTERM is served promptly).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(1);
+/// After a hook record changes, how long the watcher waits for the rest of the burst (a tool
+/// call records PreToolUse, PermissionRequest and Notification within milliseconds)...
+pub const HOOK_SETTLE: Duration = Duration::from_millis(100);
+/// ...and how far apart two such looks are at least, so a busy agent's stream of tool calls
+/// costs at most one look per second.
+pub const HOOK_SPACING: Duration = Duration::from_secs(1);
 /// Test hook: the largest number of inotify watches the watcher adds; past it, dirs are
 /// polled exactly as when the kernel's `fs.inotify.max_user_watches` is reached.
 pub const WATCH_LIMIT_VAR: &str = "AUTOCTL_WATCH_LIMIT";
@@ -263,6 +271,12 @@ struct Loop<'a, 'w> {
     /// The canonical state dir, watched for registry writes when `registry_watched`.
     state_dir: PathBuf,
     registry_watched: bool,
+    /// The hook records' dir (`STATE/hooks`), watched when `hooks_watched`.
+    hooks_dir: PathBuf,
+    hooks_watched: bool,
+    /// When every run gets a look because a hook record changed, and the last such look.
+    hooks_due: Option<Instant>,
+    hooks_looked: Option<Instant>,
     runs: BTreeMap<String, Watched>,
     /// Task dir -> session, to route events.
     dirs: HashMap<PathBuf, String>,
@@ -296,8 +310,12 @@ impl<'a, 'w> Loop<'a, 'w> {
             config,
             emit,
             notifier: Notifier::new(tx, config.watch_limit),
+            hooks_dir: state_dir.join(crate::hook::store::DIR_NAME),
             state_dir,
             registry_watched: false,
+            hooks_watched: false,
+            hooks_due: None,
+            hooks_looked: None,
             runs: BTreeMap::new(),
             dirs: HashMap::new(),
             schedule: Schedule::new(config.debounce),
@@ -335,6 +353,7 @@ impl<'a, 'w> Loop<'a, 'w> {
                 crate::duration::format(REGISTRY_POLL)
             )),
         }
+        self.arm_hooks();
         // Arm every run first, so a write during the first heartbeat is not missed.
         if let Err(err) = self.reload(true) {
             self.reload_failed(&err);
@@ -364,6 +383,14 @@ impl<'a, 'w> Loop<'a, 'w> {
                 self.poll()?;
                 continue;
             }
+            if self.hooks_due.is_some_and(|at| at <= now) {
+                self.hooks_due = None;
+                self.hooks_looked = Some(now);
+                for session in self.runs.keys() {
+                    self.schedule.wake(session, now);
+                }
+                continue;
+            }
             let due = self.schedule.take_due(now);
             if !due.is_empty() {
                 for (session, why) in due {
@@ -389,6 +416,7 @@ impl<'a, 'w> Loop<'a, 'w> {
                 Some(self.heartbeat_at),
                 self.reload_at,
                 self.poll_at,
+                self.hooks_due,
                 self.schedule.next(),
             ]
             .into_iter()
@@ -446,6 +474,19 @@ impl<'a, 'w> Loop<'a, 'w> {
             let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
                 continue;
             };
+            if parent == self.hooks_dir {
+                self.hook_recorded(now);
+                continue;
+            }
+            if path == &self.hooks_dir {
+                // Created after the watcher started (the first hook call), or removed.
+                if self.hooks_watched && !self.hooks_dir.is_dir() {
+                    self.notifier.unwatch(&self.hooks_dir.clone());
+                    self.hooks_watched = false;
+                }
+                self.arm_hooks();
+                continue;
+            }
             if name == signal::FILE_NAME || name == stop::FILE_NAME {
                 if let Some(session) = self.dirs.get(parent) {
                     self.schedule.notice(session, now);
@@ -457,6 +498,23 @@ impl<'a, 'w> Loop<'a, 'w> {
                 self.reload_at = Some(now + self.config.debounce);
             }
         }
+    }
+
+    /// Watch the hook records' dir once it exists. A dir that cannot be watched is left to
+    /// the heartbeat, as before hooks were watched.
+    fn arm_hooks(&mut self) {
+        if !self.hooks_watched && self.hooks_dir.is_dir() {
+            let dir = self.hooks_dir.clone();
+            self.hooks_watched = self.notifier.watch(&dir).is_ok();
+        }
+    }
+
+    /// A hook record changed: every run gets a look once the burst has settled, at most one
+    /// look per [`HOOK_SPACING`].
+    fn hook_recorded(&mut self, now: Instant) {
+        let spaced = self.hooks_looked.map(|at| at + HOOK_SPACING);
+        let at = spaced.map_or(now + HOOK_SETTLE, |spaced| spaced.max(now + HOOK_SETTLE));
+        self.hooks_due = Some(self.hooks_due.map_or(at, |due| due.min(at)));
     }
 
     fn notice_all(&mut self, now: Instant) {
@@ -693,6 +751,7 @@ impl<'a, 'w> Loop<'a, 'w> {
         if let Err(err) = self.reload(false) {
             self.reload_failed(&err);
         }
+        self.arm_hooks();
         let sessions: Vec<String> = self.runs.keys().cloned().collect();
         let mut before = BTreeMap::new();
         for session in sessions {
