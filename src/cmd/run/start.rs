@@ -90,10 +90,12 @@ pub struct StartArgs {
     /// checking that its program exists on the pane's PATH
     #[arg(long, requires = "launch")]
     pub force: bool,
-    /// How panes are read: `claude` acts only on the agent's own screen; `generic` reads any
-    /// program's prompts (same safety policy)
-    #[arg(long, value_enum, default_value_t)]
-    pub agent: Agent,
+    /// How panes are read: `claude`, `codex`, `gemini` act only on that agent's own screen;
+    /// `generic` reads any program's prompts (same safety policy) [default: the program
+    /// --launch starts when it is claude, codex or gemini, generic for any other program,
+    /// claude without --launch]
+    #[arg(long, value_enum)]
+    pub agent: Option<Agent>,
     /// Heartbeats a screen stays unchanged before it is examined as a suspected stall,
     /// counted by elapsed time: N × `run tick --heartbeat` (3 × 60s), however often ticks come
     #[arg(long, value_name = "N", default_value_t = stall::DEFAULT_THRESHOLD,
@@ -149,7 +151,9 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         task: args.task.clone(),
         target: args.target.clone(),
         mode: args.mode,
-        agent: args.agent,
+        agent: args
+            .agent
+            .unwrap_or_else(|| agent_of_launch(args.launch.as_deref())),
         into: args.into,
         command: args.command.clone(),
         table: args.table.clone(),
@@ -176,4 +180,47 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
     let mut registry = super::open()?;
     control::start(&mut registry, || Tmux::new(socket), &prepared, time::now)?;
     Ok(Verdict::Yes)
+}
+
+/// The agent a launch command starts: its last program's name when that is claude, codex or
+/// gemini, generic for any other program (a script, a stand-in of your own), and claude when
+/// there is no launch command or it is the default one.
+fn agent_of_launch(launch: Option<&str>) -> Agent {
+    let Some(launch) = launch.filter(|l| !l.trim().is_empty()) else {
+        return Agent::Claude;
+    };
+    let programs = crate::supervise::launch::programs(launch);
+    let name = programs
+        .last()
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match name.as_str() {
+        "claude" => Agent::Claude,
+        "codex" => Agent::Codex,
+        "gemini" => Agent::Gemini,
+        _ => Agent::Generic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_agent_is_what_the_launch_command_starts() {
+        assert_eq!(agent_of_launch(None), Agent::Claude);
+        assert_eq!(agent_of_launch(Some("")), Agent::Claude);
+        assert_eq!(
+            agent_of_launch(Some(r#"claude "/ai-cli-task auto {task}""#)),
+            Agent::Claude
+        );
+        assert_eq!(agent_of_launch(Some("/opt/bin/codex --yolo")), Agent::Codex);
+        assert_eq!(agent_of_launch(Some("cd {task} && gemini")), Agent::Gemini);
+        assert_eq!(
+            agent_of_launch(Some("examples/fake-agent.sh --delay 1 {task}")),
+            Agent::Generic
+        );
+        assert_eq!(agent_of_launch(Some("FOO=1 exec claude")), Agent::Claude);
+    }
 }
