@@ -2336,7 +2336,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --until-needs-person --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -763,6 +763,29 @@ fn the_text_format_is_one_readable_line_per_decision() {
     );
 }
 
+/// What an agent's hooks record (a permission it asks for, a turn that ended) is looked at
+/// soon, not at the next heartbeat: the watcher follows the hook records' dir too, the dir
+/// made by the first hook call after the watcher started included.
+#[test]
+fn a_hook_record_gets_its_runs_looked_at_before_the_heartbeat() {
+    let sb = Sandbox::new();
+    observe_run(&sb, "a", &[]);
+    let mut watcher = Watcher::spawn(&sb, &["run", "watch", "--heartbeat", "1h", "--all"], &[]);
+    watcher.wait_for("the first heartbeat", |e| of(e, "a").count() == 1);
+    assert!(!sb.path("state/hooks").exists());
+    let payload = r#"{"session_id":"s1","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
+    for round in 2..=3 {
+        sb.cmd()
+            .args(["hook", "event"])
+            .write_stdin(payload)
+            .assert()
+            .code(0);
+        watcher.wait_for("a look after the hook record", |e| {
+            of(e, "a").count() >= round
+        });
+    }
+}
+
 #[test]
 fn sigint_stops_the_watcher_with_130() {
     let sb = Sandbox::new();

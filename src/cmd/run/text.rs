@@ -11,7 +11,8 @@ use crate::supervise::tick::TickEvent;
 /// How `run watch` prints its decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EventFormat {
-    /// One line per decision: time, session, decision, the reasons in words
+    /// One line per decision: time, session, decision, the reasons in words (a decision
+    /// repeated with the same reasons is shown once)
     Text,
     /// One JSON object per decision (JSON Lines; schema: autoctl schema show tick-event)
     Json,

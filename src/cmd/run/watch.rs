@@ -37,7 +37,8 @@ use crate::tmux::Tmux;
 ///
 /// SIGTERM stops it between two decisions and exits 0 (a service stopped on purpose);
 /// SIGINT (Ctrl-C) and SIGHUP do the same and exit 130. With --session it also exits 0
-/// once that loop has ended, and 1 when there is no such run.
+/// once that loop has ended (or, with --until-needs-person, once it needs a person), and 1
+/// when there is no such run.
 ///
 /// Cron or watcher? Cron is simpler, the watcher saves the up to 60 s a loop waits for
 /// the next tick after each step; both may run together (README: "cron or run watch?"; docs/run.md).
@@ -51,6 +52,10 @@ pub struct WatchArgs {
     /// Watch every running run, and runs started later
     #[arg(long)]
     pub all: bool,
+    /// With --session: also exit (0) as soon as the loop needs a person (an escalated
+    /// prompt), so you can answer it in its pane and run `run watch` again
+    #[arg(long, requires = "session")]
+    pub until_needs_person: bool,
     /// How to print each decision [default: text on a terminal, json when piped]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<super::text::EventFormat>,
@@ -117,6 +122,9 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
     let format = super::text::EventFormat::or_by_stdout(args.format);
     let notifier = args.waits.notifier();
     let mut deliveries: Vec<std::thread::JoinHandle<()>> = Vec::new();
+    // Text: the last line shown per session, so a decision repeated with the same reasons
+    // (a step waiting for the agent's prompt, looked at again) is one line, not many.
+    let mut shown: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;
     let mut emit = |event: &TickEvent| -> Result<()> {
@@ -124,7 +132,14 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         deliveries.retain(|d| !d.is_finished());
         deliveries.extend(notifier.deliver_in_background(notifier.jobs(event)));
         match format {
-            super::text::EventFormat::Text => output::line(super::text::event_line(event))?,
+            super::text::EventFormat::Text => {
+                let line = super::text::event_line(event);
+                let what = line.split_once("  ").map_or(line.as_str(), |(_, w)| w);
+                if shown.get(&event.session).map(String::as_str) != Some(what) {
+                    shown.insert(event.session.clone(), what.to_string());
+                    output::line(&line)?;
+                }
+            }
             super::text::EventFormat::Json => output::json_line(event)?,
         }
         if event.decision == Decision::Error {
@@ -134,6 +149,10 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
                 event.reasons.join("; ")
             ));
         }
+        if args.until_needs_person && event.run.needs_person.is_some() {
+            // Ends the watcher between two decisions, as a closed stdout does.
+            return Err(NeedsPerson.into());
+        }
         Ok(())
     };
     let ended = watch::watch(&mut registry, &world, &config, &mut emit);
@@ -141,6 +160,18 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
     for delivery in deliveries {
         let _ = delivery.join();
     }
+    let ended = match ended {
+        Err(err) if err.is::<NeedsPerson>() => {
+            output::note(&format!(
+                "session {:?} needs a person: answer in its pane (tmux attach -t {}), then run `autoctl run watch --session {}` again",
+                args.session.as_deref().unwrap_or(""),
+                args.session.as_deref().unwrap_or(""),
+                args.session.as_deref().unwrap_or("")
+            ));
+            return Ok(Verdict::Yes);
+        }
+        other => other,
+    };
     match ended? {
         Ended::Finished => Ok(Verdict::Yes),
         Ended::NoRun => {
@@ -154,3 +185,8 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         Ended::Signal(_) => Err(crate::error::Interrupted.into()),
     }
 }
+
+/// `--until-needs-person`: the watched loop needs a person, so the watcher stops.
+#[derive(Debug, thiserror::Error)]
+#[error("the loop needs a person")]
+struct NeedsPerson;
