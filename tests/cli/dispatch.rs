@@ -1,7 +1,7 @@
 //! Dispatch mode end to end (issue 15, item 1): each step typed with its arguments, into a
 //! Claude Code stand-in idle at its own prompt (`--into agent`, the default with `--agent
 //! claude`) or at a shell prompt as a command that returns (`--into shell`, `claude -p`). The
-//! stand-in is tests/fixtures/readme/claude (the README test's), run in a real tmux pane: it
+//! stand-in is examples/stand-in/claude (the README test's), run in a real tmux pane: it
 //! draws Claude Code's input box, reads each prompt, and runs the step with
 //! examples/fake-agent.sh, which writes the signal the real skill would.
 
@@ -32,19 +32,19 @@ fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
     let path = format!(
         "PATH={}:{}:{}",
         bin_dir().display(),
-        repo("tests/fixtures/readme").display(),
+        repo("examples/stand-in").display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let home = format!("HOME={}", sb.path("home").display());
     let state = format!("AUTOCTL_STATE_DIR={}", sb.path("state").display());
-    let logged = format!("FAKE_CLAUDE_LOG={}", log.display());
+    let logged = format!("STAND_IN_LOG={}", log.display());
     let command = [
         "env",
         &path,
         &home,
         &state,
         &logged,
-        "README_AGENT_DELAY=0.1",
+        "STAND_IN_DELAY=0.1",
         "PS1=$ ",
         "bash",
         "--norc",

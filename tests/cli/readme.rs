@@ -14,7 +14,7 @@
 //! a temporary HOME (autoctl's state goes to its default place under it), a private tmux
 //! server (TMUX_TMPDIR, panes running a non-login bash so they keep the PATH), no AUTOCTL_*
 //! variables, and a PATH that starts with autoctl and a stand-in `claude`
-//! (tests/fixtures/readme/claude: it runs `examples/fake-agent.sh` for `/ai-cli-task auto DIR`
+//! (examples/stand-in/claude: it runs `examples/fake-agent.sh` for `/ai-cli-task auto DIR`
 //! and never talks to any model). Blocks marked ```sh are not run: the README says what they
 //! need.
 
@@ -218,9 +218,9 @@ fn lines_match(expected: &[String], actual: &[String]) -> bool {
     }
 }
 
-/// The stand-in `claude` (tests/fixtures/readme/claude), first on the section's PATH.
+/// The stand-in `claude` (examples/stand-in/claude), first on the section's PATH.
 fn fake_claude(bin: &Path) {
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/readme/claude");
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/stand-in/claude");
     std::os::unix::fs::symlink(fixture, bin.join("claude")).unwrap();
 }
 
