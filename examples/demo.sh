@@ -9,9 +9,11 @@
 #                                    # takes about 3 minutes); needs tmux
 #   AUTOCTL=/path/to/autoctl examples/demo.sh
 #
-# Everything lives in a temporary directory and a private tmux server (tmux -L), both removed
-# on exit; your own tmux sessions and autoctl state are never touched. To watch the agent's
-# pane live, run the `tmux -L ... attach` line it prints, in another terminal.
+# Everything lives in a temporary directory ($DEMO in what it prints), with a private tmux
+# server whose socket is in it too (TMUX_TMPDIR); all of it is removed on exit, and your own
+# tmux sessions and autoctl state are never touched. Every command it runs is printed first
+# (`$ …`), so you can run the same yourself. To watch the agent's pane live, run the
+# `TMUX_TMPDIR=… tmux attach` line it prints, in another terminal.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,10 +35,12 @@ fi
 AUTOCTL=$(cd "$(dirname "$AUTOCTL")" && pwd)/$(basename "$AUTOCTL")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-demo.XXXXXX")
-export AUTOCTL_TMUX_SOCKET="autoctl-demo-$$"     # a private tmux server
-export AUTOCTL_STATE_DIR="$work/state"           # a private registry
+export TMUX_TMPDIR="$work/tmux"          # a private tmux server, its socket inside $work
+export AUTOCTL_STATE_DIR="$work/state"   # a private registry
+unset TMUX TMUX_PANE AUTOCTL_TMUX_SOCKET # not the tmux server this script may run in
+mkdir -p "$TMUX_TMPDIR"
 cleanup() {
-  tmux -L "$AUTOCTL_TMUX_SOCKET" kill-server 2>/dev/null || true
+  tmux kill-server 2>/dev/null || true
   # The agent gets SIGHUP with its server; give it a moment before its files go.
   sleep 0.3
   rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
@@ -53,6 +57,24 @@ else
 fi
 started=$SECONDS
 say() { printf '%s[%2ds]%s %s\n' "$dim" $((SECONDS - started)) "$off" "$*"; }
+# typed WORD: the word as you would type it, quoted only when it has to be.
+typed() {
+  if [[ $1 =~ ^[A-Za-z0-9_./:=@%+,{}-]+$ ]]; then
+    printf '%s' "$1"
+  else
+    printf "'%s'" "${1//\'/\'\\\'\'}"
+  fi
+}
+# show CMD...: print the command as typed (the demo's directory as $DEMO), then run it.
+show() {
+  local line="" word
+  for word in "$@"; do line+="${line:+ }$(typed "$word")"; done
+  line=${line//":$PATH"/:\$PATH}
+  line=${line//"$work"/\$DEMO}
+  line=${line//"$here"/examples}
+  printf '%s$ %s%s\n' "$b" "$line" "$off"
+  "$@"
+}
 
 # A task module, as ai-cli-task lays it out.
 task="$work/TASK/login-rate-limit"
@@ -70,20 +92,23 @@ cat >"$task/.target.md" <<'TARGET'
 Limit failed logins to five per minute per account and per IP, with a clear error message.
 TARGET
 
-# The agent's terminal: a plain shell in a private tmux server, with autoctl on its PATH.
-tmux -L "$AUTOCTL_TMUX_SOCKET" new-session -d -s agent -x 120 -y 30 -- \
-  env PATH="$(dirname "$AUTOCTL"):$PATH" PS1='$ ' HOME="$work" bash --norc --noprofile
 echo "${b}autoctl demo${off}: a supervised agent loop in a private tmux server"
-echo "${dim}watch the agent live: tmux -L $AUTOCTL_TMUX_SOCKET attach -t agent${off}"
+echo "${dim}\$DEMO is $work: its files and tmux server go at the end${off}"
+echo "${dim}watch the agent live: TMUX_TMPDIR=$TMUX_TMPDIR tmux attach -t agent${off}"
 echo
+
+# The agent's terminal: a plain shell in the private tmux server, with autoctl on its PATH.
+show tmux new-session -d -s agent -x 120 -y 30 -- \
+  env "PATH=$(dirname "$AUTOCTL"):$PATH" 'PS1=$ ' "HOME=$work" bash --norc --noprofile
 
 # Register the loop and launch the (scripted) agent in the pane. Its script: a harmless
 # question at step 2, a usage limit at step 3 (resetting 4 s later), an rm -rf at step 4.
+# autoctl reads the pane as any program's (fake-agent.sh is not claude, codex or gemini).
 agent="$here/fake-agent.sh --delay 1.2 --ask-at 2 --quota-at 3 --quota-seconds 4 --danger-at 4 --log $work/agent.log {task}"
-autoctl run start --session agent --task "$task" --agent generic --threshold 2 \
+show autoctl run start --session agent --task "$task" --threshold 2 \
   --max-iterations 20 --timeout 10m --launch "$agent"
-say "registered the loop: ${b}autoctl run start --session agent --task TASK/login-rate-limit --launch …${off}"
-say "ticking every second: ${b}autoctl run tick --all --heartbeat 1s${off} (cron would run it every minute)"
+say "registered the loop; from now on, every second (cron would run it every minute):"
+printf '%s$ %s%s\n' "$b" "autoctl run tick --all --heartbeat 1s" "$off"
 
 # Read one field of a compact JSON line (enough for autoctl's own output).
 field() { [[ $1 =~ \"$2\":\"(([^\"\\]|\\.)*)\" ]] && printf '%s' "${BASH_REMATCH[1]//\\\"/\"}"; }
@@ -109,15 +134,15 @@ for _ in $(seq 1 90); do
   case "$decision" in
     answer)
       say "${green}answered a safe prompt${off}: $reason"
-      say "  the agent's screen: ${yellow}$(tmux -L "$AUTOCTL_TMUX_SOCKET" capture-pane -p -t agent | grep -m1 'left-pad' || true)${off}" ;;
+      say "  the agent's screen: ${yellow}$(tmux capture-pane -p -t agent | grep -m1 'left-pad' || true)${off}" ;;
     escalate)
       say "${red}escalated${off}: $reason"
-      say "  the agent's screen: ${yellow}$(tmux -L "$AUTOCTL_TMUX_SOCKET" capture-pane -p -t agent | grep -m1 'rm -rf' || true)${off}"
+      say "  the agent's screen: ${yellow}$(tmux capture-pane -p -t agent | grep -m1 'rm -rf' || true)${off}"
       if [ -z "$human_done" ]; then
         sleep 1
-        say "${blue}human (this demo)${off}: reads it and declines — typing 'n' into the pane"
-        tmux -L "$AUTOCTL_TMUX_SOCKET" send-keys -t agent -l n
-        tmux -L "$AUTOCTL_TMUX_SOCKET" send-keys -t agent Enter
+        say "${blue}human (this demo)${off}: reads it and declines, typing 'n' into the pane:"
+        show tmux send-keys -t agent -l n
+        show tmux send-keys -t agent Enter
         human_done=1
       fi ;;
     wait)
@@ -135,7 +160,7 @@ for _ in $(seq 1 90); do
 done
 
 echo
-autoctl run status | column -t -s $'\t' 2>/dev/null || autoctl run status
+show autoctl run status
 echo
 echo "${dim}what the agent logged:${off}"
 sed 's/^/  /' "$work/agent.log"

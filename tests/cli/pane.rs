@@ -1052,6 +1052,7 @@ fn empty_stdin_is_no_screen_and_blank_lines_are_a_blank_screen() {
             sb.socket
         ))
         .arg(crate::util::bin())
+        .env("TMUX_TMPDIR", sb.tmux_tmpdir())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));

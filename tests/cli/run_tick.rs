@@ -838,17 +838,25 @@ fn the_demo_tells_the_whole_story_and_cleans_up() {
     ] {
         assert!(text.contains(beat), "{beat:?} missing from:\n{text}");
     }
-    // Its tmux server and its temporary directory are gone.
-    let socket = text
-        .split("tmux -L ")
+    // It prints the commands it runs, as typed.
+    assert!(
+        text.contains("$ autoctl run start --session agent --task $DEMO/TASK/login-rate-limit"),
+        "{text}"
+    );
+    assert!(text.contains("$ tmux send-keys -t agent -l n"), "{text}");
+    // Its tmux server (socket in its own TMUX_TMPDIR) and its temporary directory are gone.
+    let tmpdir = text
+        .split("TMUX_TMPDIR=")
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap();
-    let alive = tmux_on(socket, &["list-sessions"]);
+    assert!(tmpdir.starts_with(sb.root().to_str().unwrap()), "{tmpdir}");
+    let alive = tmux_on(Path::new(tmpdir), "default", &["list-sessions"]);
     assert!(
         !alive.status.success(),
         "the demo left its tmux server running"
     );
+    assert!(!Path::new(tmpdir).exists(), "the demo left {tmpdir}");
     let leftovers: Vec<_> = fs::read_dir(sb.root())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -599,6 +599,7 @@ fn all_panes_over_a_hundred_and_twenty_panes_takes_a_few_tmux_calls() {
         args.extend([";", "new-window", "-d", "-t", "many", "cat"].map(String::from));
     }
     let out = std::process::Command::new(&real)
+        .env("TMUX_TMPDIR", sb.tmux_tmpdir())
         .args(["-L", &sb.socket])
         .args(&args)
         .output()

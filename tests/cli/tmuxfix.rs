@@ -14,12 +14,14 @@ pub fn repo(relative: &str) -> PathBuf {
 
 /// Run tmux on the sandbox's socket.
 pub fn tmux(sb: &Sandbox, args: &[&str]) -> Output {
-    tmux_on(&sb.socket, args)
+    tmux_on(&sb.tmux_tmpdir(), &sb.socket, args)
 }
 
-/// Run tmux on a named socket (a server a program under test started itself).
-pub fn tmux_on(socket: &str, args: &[&str]) -> Output {
+/// Run tmux on a named socket in a `TMUX_TMPDIR` (the sandbox's, or that of a server a
+/// program under test started itself).
+pub fn tmux_on(tmpdir: &Path, socket: &str, args: &[&str]) -> Output {
     Command::new("tmux")
+        .env("TMUX_TMPDIR", tmpdir)
         .args(["-L", socket])
         .args(args)
         .stdin(Stdio::null())

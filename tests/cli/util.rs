@@ -66,7 +66,7 @@ impl Sandbox {
             .expect("temp dir");
         // World-traversable so tests that drop privileges (see `unprivileged`) can reach it.
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        for sub in ["home", "state"] {
+        for sub in ["home", "state", "tmux"] {
             fs::create_dir(dir.path().join(sub)).unwrap();
         }
         let socket = format!(
@@ -75,6 +75,12 @@ impl Sandbox {
             COUNTER.fetch_add(1, Ordering::SeqCst)
         );
         Sandbox { dir, socket }
+    }
+
+    /// The `TMUX_TMPDIR` of this sandbox's tmux server: its socket lives (and goes) with the
+    /// sandbox, never in the user's own tmux directory.
+    pub fn tmux_tmpdir(&self) -> PathBuf {
+        self.path("tmux")
     }
 
     pub fn root(&self) -> &Path {
@@ -161,7 +167,8 @@ impl Sandbox {
             .env("XDG_DATA_HOME", self.path("home/.local/share"))
             .env("XDG_CACHE_HOME", self.path("home/.cache"))
             .env("XDG_STATE_HOME", self.path("state"))
-            .env("AUTOCTL_STATE_DIR", self.path("state"));
+            .env("AUTOCTL_STATE_DIR", self.path("state"))
+            .env("TMUX_TMPDIR", self.tmux_tmpdir());
     }
 
     /// `autoctl` run as an unprivileged user when the tests run as root, so permission checks
@@ -200,6 +207,7 @@ impl Drop for Sandbox {
         // was none.
         let _ = StdCommand::new("tmux")
             .args(["-L", &self.socket, "kill-server"])
+            .env("TMUX_TMPDIR", self.tmux_tmpdir())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .status();
