@@ -353,6 +353,7 @@ impl<'a, 'w> Loop<'a, 'w> {
                 crate::duration::format(REGISTRY_POLL)
             )),
         }
+        // Records written before the watcher started are the first heartbeat's.
         self.arm_hooks();
         // Arm every run first, so a write during the first heartbeat is not missed.
         if let Err(err) = self.reload(true) {
@@ -484,7 +485,10 @@ impl<'a, 'w> Loop<'a, 'w> {
                     self.notifier.unwatch(&self.hooks_dir.clone());
                     self.hooks_watched = false;
                 }
-                self.arm_hooks();
+                if self.arm_hooks() {
+                    // The first record may be written before the watch was in place.
+                    self.hook_recorded(now);
+                }
                 continue;
             }
             if name == signal::FILE_NAME || name == stop::FILE_NAME {
@@ -500,13 +504,15 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
     }
 
-    /// Watch the hook records' dir once it exists. A dir that cannot be watched is left to
-    /// the heartbeat, as before hooks were watched.
-    fn arm_hooks(&mut self) {
+    /// Watch the hook records' dir once it exists; true when the watch was armed just now.
+    /// A dir that cannot be watched is left to the heartbeat, as before hooks were watched.
+    fn arm_hooks(&mut self) -> bool {
         if !self.hooks_watched && self.hooks_dir.is_dir() {
             let dir = self.hooks_dir.clone();
             self.hooks_watched = self.notifier.watch(&dir).is_ok();
+            return self.hooks_watched;
         }
+        false
     }
 
     /// A hook record changed: every run gets a look once the burst has settled, at most one
@@ -751,6 +757,7 @@ impl<'a, 'w> Loop<'a, 'w> {
         if let Err(err) = self.reload(false) {
             self.reload_failed(&err);
         }
+        // This heartbeat looks at every run anyway.
         self.arm_hooks();
         let sessions: Vec<String> = self.runs.keys().cloned().collect();
         let mut before = BTreeMap::new();
