@@ -28,9 +28,12 @@ pub enum TaskCommand {
     /// matter: title, status draft, created, updated), DIR/.target.md (the --goal, else a
     /// stub to fill), DIR/.type-profile.md with --type, a `- [NAME](./NAME/.index.md) — TITLE`
     /// line in the root's .index.md, and the transient files (.auto-signal, .auto-stop,
-    /// .tmp-annotations.json) in the root's .gitignore. Then `autoctl lint` finds nothing to
-    /// report and `autoctl next --task DIR` answers `plan` (or, while .target.md is the stub,
-    /// `(stop)`: say what to build first).
+    /// .tmp-annotations.json) in the root's .gitignore. Then `autoctl next --task DIR` answers
+    /// `plan` and `autoctl lint` finds nothing to report (while .target.md is the stub, `next`
+    /// answers `(stop)` and lint warns target-empty: say what to build first).
+    ///
+    /// A --goal with fewer than three words of content (`autoctl next` would answer `(stop)`:
+    /// nothing to plan) is refused, exit 2; --force creates the module anyway, with a warning.
     ///
     /// Prints DIR. An existing DIR is never touched: exit 3 (a conflict, like a second `run
     /// start` for one task dir: the name is taken, by you earlier or by a concurrent `task
@@ -51,9 +54,13 @@ pub struct NewArgs {
     /// "## Auto Adaptation" section `gate` and `profile` read
     #[arg(long = "type", value_name = "TYPE")]
     pub task_type: Option<String>,
-    /// What to build, written into .target.md [default: a stub to fill in]
+    /// What to build, written into .target.md [default: a stub to fill in]; at least three
+    /// words of content
     #[arg(long, value_name = "TEXT")]
     pub goal: Option<String>,
+    /// Create the module even though its --goal is too short for `autoctl next` to plan
+    #[arg(long, requires = "goal")]
+    pub force: bool,
 }
 
 pub fn run(command: TaskCommand) -> Result<Verdict> {
@@ -74,8 +81,21 @@ fn new(args: &NewArgs) -> Result<Verdict> {
             anyhow::anyhow!("--type {kind:?}: {}", why.replace("module name", "type"))
         })?;
     }
+    let mut short_goal = None;
     if let Some(goal) = &args.goal {
         scaffold::check_goal(goal).map_err(anyhow::Error::msg)?;
+        let words = target::substantive_words(&scaffold::target_text(Some(goal)));
+        if words < target::MIN_WORDS {
+            let why = format!(
+                "--goal {goal:?} has {words} word{} of content; `autoctl next` plans a target of {} or more, so the loop would stop at once",
+                if words == 1 { "" } else { "s" },
+                target::MIN_WORDS
+            );
+            if !args.force {
+                bail!("{why} (say what to build, or --force to create it anyway)");
+            }
+            short_goal = Some(why);
+        }
     }
     let now = crate::time::now()?.to_rfc3339_opts(SecondsFormat::Secs, true);
     let module = NewModule {
@@ -126,6 +146,12 @@ fn new(args: &NewArgs) -> Result<Verdict> {
         scaffold::INITIAL_STATUS,
         listing.display()
     ));
+    if let Some(why) = short_goal {
+        output::warn(&format!(
+            "{why}: fill {} before starting it",
+            dir.join(target::FILE_NAME).display()
+        ));
+    }
     if args.goal.is_none() {
         output::note(&format!(
             "next: say what to build in {}, then `autoctl next --task {shown}` answers plan",

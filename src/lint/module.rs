@@ -245,12 +245,30 @@ fn check_target(
         return;
     }
     let Some(status) = status else { return };
-    if status == "draft" || status == "cancelled" {
+    if status == "cancelled" {
         return;
     }
     let Some(bytes) = read(fs, &relative, &path, out) else {
         return;
     };
+    if status == "draft" {
+        // Not planned yet, so not wrong; but `next` would stop the loop at once.
+        if let Ok(text) = std::str::from_utf8(&bytes)
+            && !target::has_substantive_content(text)
+        {
+            let words = target::substantive_words(text);
+            out.push(Finding::new(
+                &rules::TARGET_EMPTY,
+                path,
+                format!(
+                    "{words} word{} of content ({} needed): `autoctl next` answers (stop) for this draft until .target.md says what to build",
+                    if words == 1 { "" } else { "s" },
+                    target::MIN_WORDS
+                ),
+            ));
+        }
+        return;
+    }
     let message = match std::str::from_utf8(&bytes) {
         Ok(text) if target::has_substantive_content(text) => return,
         Ok(text) => format!(

@@ -275,6 +275,18 @@ rule!(
 );
 
 rule!(
+    TARGET_EMPTY,
+    "target-empty",
+    Warning,
+    "a draft's .target.md says too little to plan, so the loop would stop at once",
+    "`autoctl next --task` plans a draft only when its .target.md holds at least three words \
+     of real content besides headings, comments and placeholders ({...}, <...>, TODO). Until \
+     then it answers (stop): a loop started on the module ends before its first step. A stub \
+     waiting to be written is normal; this says why the loop would not run.",
+    "Write what to build into .target.md (the goal, the requirements, how to check it is done)."
+);
+
+rule!(
     STATUS_CONTRADICTED,
     "status-contradicted",
     Warning,
@@ -433,6 +445,7 @@ pub static RULES: &[&Rule] = &[
     &INDEX_WORKTREE,
     &TARGET_MISSING,
     &TARGET_TEMPLATE,
+    &TARGET_EMPTY,
     &STATUS_CONTRADICTED,
     &SIGNAL_INVALID,
     &STOP_INVALID,

@@ -123,7 +123,19 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     crate::fsx::require_dir(&request.task)?;
     let task_dir = task_key(&request.task)?;
     // Fail now, not at the first tick: the table must load and the template must render.
-    routing::load(&request.table)?;
+    let table = routing::load(&request.table)?;
+    // A loop whose first answer is (stop) ends at once (or, run by the agent, is relaunched
+    // until a person is asked, the cause only in its pane): say why now, at the door. A module
+    // `next` cannot read (no .index.md yet) is the loop's to find out.
+    if let Ok(entry) = routing::resume::resume(&table, &request.task)
+        && entry.next == signal::STOP
+    {
+        bail!(
+            "{}: the loop would stop at once: {} (nothing was started)",
+            request.task.display(),
+            entry.rationale
+        );
+    }
     let table_ref = if routing::builtin(&request.table).is_some() {
         request.table.clone()
     } else {

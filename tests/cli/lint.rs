@@ -711,7 +711,7 @@ fn non_utf8_names_are_reported_and_printed_safely() {
         "---\ntitle: odd\nstatus: draft\ncreated: 2024-01-01T00:00:00Z\nupdated: 2024-01-01T00:00:00Z\n---\n",
     )
     .unwrap();
-    fs::write(odd.join(".target.md"), "# T\n").unwrap();
+    fs::write(odd.join(".target.md"), "# T\nShow odd names safely.\n").unwrap();
     fs::write(
         odd.join(std::ffi::OsStr::from_bytes(b"pl\xfean.md")),
         "# Plan\n",

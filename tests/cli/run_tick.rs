@@ -3,6 +3,7 @@
 //! it the way cron would (only faster: every quarter second).
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
@@ -355,6 +356,38 @@ fn a_dispatched_loop_types_each_step_until_report_and_cleans_up() {
         8,
         "{}",
         log(&log_file)
+    );
+}
+
+/// A step that fails in the pane without writing a signal ends the run with the cause a
+/// person would otherwise find only by attaching: the pane's last non-blank lines.
+#[test]
+fn a_step_that_dies_without_a_signal_ends_the_run_with_the_panes_last_lines() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "failing");
+    let step = sb.write(
+        "failing-step.sh",
+        "#!/bin/sh\necho \"bash: line 1: autoctl: command not found\"\nexit 127\n",
+    );
+    fs::set_permissions(&step, fs::Permissions::from_mode(0o755)).unwrap();
+    session(&sb, "steps");
+    sb.cmd()
+        .args(["run", "start", "--session", "steps", "--mode", "dispatch"])
+        .args(["--agent", "generic", "--command"])
+        .arg(format!("{} {{next}}", step.display()))
+        .arg("--task")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "steps", |s| s["status"] != "running");
+    let last = status(&sb, "steps");
+    assert_eq!(last["status"], "exited", "{last}");
+    let exit = events.iter().find(|e| e["decision"] == "exit").unwrap();
+    let why = exit["reasons"].to_string();
+    assert!(why.contains("ended without writing a signal"), "{why}");
+    assert!(
+        why.contains("the pane's last lines:") && why.contains("autoctl: command not found"),
+        "{why}"
     );
 }
 

@@ -37,18 +37,22 @@ fn a_new_module_lints_clean_and_routes() {
         "{stderr}"
     );
 
-    // Lint: no findings (the git checks included: the root's .gitignore covers the
-    // transient files).
+    // Lint: nothing but the stub's one warning (the git checks included: the root's
+    // .gitignore covers the transient files): the loop would stop until the target is written.
     let lint = sb
         .cmd()
-        .args(["lint", "--deny", "warnings"])
+        .args(["lint", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(lint.status.code(), Some(0), "{lint:?}");
-    assert_eq!(
-        String::from_utf8_lossy(&lint.stderr),
-        "autoctl: no findings in 1 module (1 task root)\n"
-    );
+    let findings: serde_json::Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let rules: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["target-empty"], "{findings}");
     // The stub says nothing yet: the loop stops and says why.
     let next = sb
         .cmd()
@@ -101,6 +105,12 @@ fn a_new_module_lints_clean_and_routes() {
         fs::read_to_string(sb.path("TASK/.index.md")).unwrap(),
         "# TASK\n\n- [hello](./hello/.index.md) — Say hello\n- [api](./api/.index.md) — Add the API\n"
     );
+    // Filled in, the stub lints clean too.
+    fs::write(
+        sb.path("TASK/hello/.target.md"),
+        "# Target\n\nWrite hello.txt saying hello.\n",
+    )
+    .unwrap();
     sb.cmd()
         .args(["lint", "--deny", "warnings"])
         .assert()
@@ -196,6 +206,51 @@ fn bad_input_is_one_line_and_leaves_nothing() {
     assert!(!sb.path("TASK/b").exists());
 }
 
+/// A goal `next` would call empty ("Notify test.": two words) is refused with the reason, so
+/// the loop does not stop at once later with the cause only in the pane; --force creates the
+/// module anyway and warns; lint reports the draft's empty target.
+#[test]
+fn a_goal_too_short_to_plan_is_refused_unless_forced() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["task", "new", "TASK/n", "--goal", "Notify test."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_stderr_line(&out);
+    assert!(line.contains("2 words of content"), "{line}");
+    assert!(line.contains("--force"), "{line}");
+    assert!(!sb.path("TASK/n").exists());
+    let out = sb
+        .cmd()
+        .args(["task", "new", "TASK/n", "--goal", "Notify test.", "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("warning: --goal \"Notify test.\" has 2 words"),
+        "{out:?}"
+    );
+    sb.cmd()
+        .args(["next", "--task", "TASK/n"])
+        .assert()
+        .code(0)
+        .stdout("(stop)\n");
+    let lint = sb
+        .cmd()
+        .args(["lint", "--deny", "warnings"])
+        .output()
+        .unwrap();
+    assert_eq!(lint.status.code(), Some(1));
+    assert!(
+        stdout(&lint).contains("warning[target-empty]")
+            || stdout(&lint).contains("error[target-empty]"),
+        "{lint:?}"
+    );
+}
+
 /// A read-only task root: exit 2, one line, nothing half made.
 #[test]
 fn a_read_only_root_fails_cleanly() {
@@ -217,6 +272,7 @@ fn concurrent_creations_are_all_listed() {
         .map(|n| {
             sb.std_cmd()
                 .args(["task", "new", &format!("TASK/m{n}")])
+                .args(["--goal", "Build part {n} of the whole."])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()

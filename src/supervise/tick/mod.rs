@@ -805,11 +805,29 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
         .as_ref()
         .map(|s| format!("last step {} {} -> {}", s.step, s.result, s.next))
         .unwrap_or_else(|| "no signal was written".to_string());
-    let why =
-        format!("the agent exited (a shell prompt is in front) before the loop finished; {last}");
+    let why = format!(
+        "the agent exited (a shell prompt is in front) before the loop finished; {last}; {}",
+        last_lines(view)
+    );
     if !restart(t, false, &why) {
         t.end(Status::Exited, Decision::Exit, "agent_exited", why);
     }
+}
+
+/// The pane's last non-blank lines, for the reason of an end or an escalation that no signal
+/// explains (the step's error, the agent's last words, the shell's message): what a person
+/// would otherwise find only by attaching to the pane.
+fn last_lines(view: &PaneView) -> String {
+    if view.waiting.tail.is_empty() {
+        return "the pane shows nothing".to_string();
+    }
+    let lines: Vec<String> = view
+        .waiting
+        .tail
+        .iter()
+        .map(|line| format!("{line:?}"))
+        .collect();
+    format!("the pane's last lines: {}", lines.join(" | "))
 }
 
 /// The agent exited: start it again with the run's `--launch` (typed at the shell prompt,
@@ -927,7 +945,10 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
                     .dispatched
                     .as_ref()
                     .map_or("", |d| d.next.as_str());
-                let why = format!("the dispatched step {step} ended without writing a signal");
+                let why = format!(
+                    "the dispatched step {step} ended without writing a signal; {}",
+                    last_lines(view)
+                );
                 t.end(Status::Exited, Decision::Exit, "agent_exited", why);
             }
         } else {
