@@ -422,13 +422,13 @@ pub(super) mod tests {
                     "depends_on: [db]\ntags: []\nbranch: \"task/auth\"\nworktree: \"\"\n",
                 ),
             )
-            .with(".target.md", "# Target\n\n<!-- todo -->\n");
+            .with(".target.md", TARGET);
         let (findings, summary) = run("auth", &module, &["auth", "db"]);
         assert_eq!(findings, vec![]);
         assert_eq!(summary.deps, vec!["db"]);
         assert_eq!(summary.deps_at, Some((6, 13)));
-        // A draft's target is not read: only the template check needs it, and it skips drafts.
-        assert_eq!(*module.reads.borrow(), vec![".index.md"]);
+        // A draft's target is read (is there enough to plan?), and nothing else.
+        assert_eq!(*module.reads.borrow(), vec![".index.md", ".target.md"]);
     }
 
     #[test]
