@@ -212,7 +212,8 @@ pub fn fake_agent_in(
     // tmux gives a new session the PATH of the client that creates it, whatever `-e` says:
     // the PATH is the client's, as for a person who starts tmux from their shell.
     let mut tmux = Command::new("tmux");
-    tmux.args(["-L", &sb.socket])
+    tmux.env("TMUX_TMPDIR", sb.tmux_tmpdir())
+        .args(["-L", &sb.socket])
         .args(&args)
         .stdin(Stdio::null());
     if let Some((_, path)) = env.iter().find(|(k, _)| *k == "PATH") {
