@@ -40,6 +40,11 @@ pub fn run_man(args: &ManArgs) -> Result<Verdict> {
             for (name, page) in &pages {
                 fsx::atomic_write(&dir.join(name), page)?;
             }
+            crate::output::note(&format!(
+                "wrote {} man pages to {} (`man autoctl` finds them when that is a man/man1 directory beside a bin directory on your PATH, or in MANPATH)",
+                pages.len(),
+                dir.display()
+            ));
         }
     }
     Ok(Verdict::Yes)

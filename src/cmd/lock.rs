@@ -144,7 +144,12 @@ pub fn run(command: LockCommand) -> Result<Verdict> {
         }
         LockCommand::Release(args) => {
             let (lock, _) = open(&args, &host)?;
-            lock.release(&args.owner, &host)?;
+            if !lock.release(&args.owner, &host)? {
+                output::note(&format!(
+                    "{} is not held: nothing to release",
+                    lock.path().display()
+                ));
+            }
             Ok(Verdict::Yes)
         }
         LockCommand::Status(args) => {

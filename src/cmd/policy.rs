@@ -345,6 +345,12 @@ fn print_log(args: &LogArgs) -> Result<Exit> {
             "{bad} lines of the decision log do not parse; skipped"
         ));
     }
+    if entries.is_empty() {
+        output::note(&format!(
+            "no decision logged yet in {} (the hook and the supervisors log each one)",
+            log::path(&state).display()
+        ));
+    }
     let skip = args.tail.map_or(0, |n| entries.len().saturating_sub(n));
     for entry in &entries[skip..] {
         match args.format {

@@ -119,11 +119,23 @@ fn the_binary_prints_the_same_files() {
     assert_eq!(top.stdout, autoctl::docs::man_pages()[0].1);
     let text = String::from_utf8(top.stdout).unwrap();
     assert!(text.contains(".SH \"EXIT STATUS\""));
-    sb.cmd()
+    let wrote = sb
+        .cmd()
         .args(["man", "--out"])
         .arg(sb.path("man"))
-        .assert()
-        .code(0);
+        .output()
+        .unwrap();
+    assert_eq!(wrote.status.code(), Some(0));
+    assert!(wrote.stdout.is_empty());
+    let said = String::from_utf8(wrote.stderr).unwrap();
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with(&format!(
+            "autoctl: wrote {} man pages to ",
+            autoctl::docs::man_pages().len()
+        )),
+        "{said}"
+    );
     assert!(sb.path("man/autoctl-signal-validate.1").exists());
     sb.cmd().args(["completions", "tcsh"]).assert().code(2);
 }

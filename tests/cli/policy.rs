@@ -407,6 +407,14 @@ fn an_unwritable_state_dir_never_costs_the_answer() {
 #[test]
 fn decisions_are_logged_without_file_contents() {
     let sb = Sandbox::new();
+    // Nothing logged yet: one line says so, and where the log lives.
+    let empty = sb.cmd().args(["policy", "log"]).output().unwrap();
+    assert_eq!(empty.status.code(), Some(0));
+    assert!(empty.stdout.is_empty());
+    assert!(
+        one_stderr_line(&empty).starts_with("autoctl: no decision logged yet in "),
+        "{empty:?}"
+    );
     let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
     let proj = project(&sb);
     for call in [

@@ -639,6 +639,8 @@ fn runs_started_later_are_picked_up_and_stopped_runs_dropped() {
     wait_until("the watcher to create the registry", || {
         sb.path("state/autoctl.db").exists()
     });
+    // It says it is watching, not silent: one line on stderr.
+    watcher.wait_for_stderr("no loop is running yet; watching for new ones");
     let a = observe_run(&sb, "a", &[]);
     watcher.wait_for("run a's first tick", |e| of(e, "a").count() > 0);
     rename_write(&a, 1);

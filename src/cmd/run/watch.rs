@@ -105,6 +105,14 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         return Ok(Verdict::No);
     };
     registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
+    if args.all {
+        use crate::supervise::store::Registry as _;
+        if !registry.list()?.iter().any(|run| run.status.is_active()) {
+            output::note(
+                "no loop is running yet; watching for new ones (autoctl run start registers one)",
+            );
+        }
+    }
     let tmux = Tmux::new(socket.clone())?;
     let world = super::world(
         &tmux,
