@@ -186,7 +186,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The task''s title [default: the module''s name]')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read')
-            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What to build, written into .target.md [default: a stub to fill in]')
+            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What to build, written into .target.md [default: a stub to fill in]; at least three words of content')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Create the module even though its --goal is too short for `autoctl next` to plan')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -983,15 +983,15 @@ _autoctl() {
                     return 0
                     ;;
                 --deny)
-                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted warnings" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template target-empty status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted warnings" -- "${cur}"))
                     return 0
                     ;;
                 --allow)
-                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template target-empty status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
                     return 0
                     ;;
                 --explain)
-                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "unreadable module-not-directory module-name index-missing index-not-text index-no-front-matter index-yaml index-required-field index-field-type index-status index-timestamp depends-missing depends-self depends-cycle index-branch index-worktree target-missing target-template target-empty status-contradicted signal-invalid stop-invalid transient-tracked transient-not-ignored transient-leftover status-json-invalid profile-adaptation root-index-missing root-index-stale root-index-unlisted" -- "${cur}"))
                     return 0
                     ;;
                 --table)
@@ -2874,7 +2874,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__task__subcmd__new)
-            opts="-h --tmux-socket --title --type --goal --help"
+            opts="-h --tmux-socket --title --type --goal --force --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -167,7 +167,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --title 'The task''s title [default: the module''s name]'
             cand --type 'The task''s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read'
-            cand --goal 'What to build, written into .target.md [default: a stub to fill in]'
+            cand --goal 'What to build, written into .target.md [default: a stub to fill in]; at least three words of content'
+            cand --force 'Create the module even though its --goal is too short for `autoctl next` to plan'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

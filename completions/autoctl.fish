@@ -148,7 +148,8 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand task; and not __fish_see
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l title -d 'The task\'s title [default: the module\'s name]' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l type -d 'The task\'s type (feature, bugfix, ...): its first tag, and a .type-profile.md whose "## Auto Adaptation" section `gate` and `profile` read' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l goal -d 'What to build, written into .target.md [default: a stub to fill in]' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l goal -d 'What to build, written into .target.md [default: a stub to fill in]; at least three words of content' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -l force -d 'Create the module even though its --goal is too short for `autoctl next` to plan'
 complete -c autoctl -n "__fish_autoctl_using_subcommand task; and __fish_seen_subcommand_from new" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l format -d 'Output format' -r -f -a "text\t'`PATH:LINE:COL: error[RULE]: message`, one line per finding'
 json\t'One JSON array of findings'
@@ -172,6 +173,7 @@ index-branch\t''
 index-worktree\t''
 target-missing\t''
 target-template\t''
+target-empty\t''
 status-contradicted\t''
 signal-invalid\t''
 stop-invalid\t''
@@ -202,6 +204,7 @@ index-branch\t''
 index-worktree\t''
 target-missing\t''
 target-template\t''
+target-empty\t''
 status-contradicted\t''
 signal-invalid\t''
 stop-invalid\t''
@@ -231,6 +234,7 @@ index-branch\t''
 index-worktree\t''
 target-missing\t''
 target-template\t''
+target-empty\t''
 status-contradicted\t''
 signal-invalid\t''
 stop-invalid\t''
