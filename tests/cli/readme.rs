@@ -229,7 +229,25 @@ struct Ran {
     timed_out: bool,
 }
 
-fn run_section(section: &Section) -> Ran {
+/// The unprivileged user (nobody) a root test run also runs every section as, so each
+/// example is proven to work for someone without root's home, PATH or permissions.
+const UNPRIVILEGED: u32 = 65534;
+
+/// A command run as `uid` (through setpriv) when that is not who runs the test.
+fn as_user(uid: Option<u32>, program: &str) -> Command {
+    match uid {
+        Some(uid) => {
+            let mut cmd = Command::new("setpriv");
+            cmd.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--", program]);
+            cmd
+        }
+        None => Command::new(program),
+    }
+}
+
+fn run_section(section: &Section, uid: Option<u32>) -> Ran {
     let sandbox = tempfile::Builder::new()
         .prefix("autoctl-readme-")
         .tempdir()
@@ -259,6 +277,13 @@ fn run_section(section: &Section) -> Ran {
         ));
     }
     fs::write(root.join("section.sh"), &script).unwrap();
+    if let Some(uid) = uid {
+        // The sandbox is the user's: its home, its work dir, its tmux directory.
+        for entry in walkdir::WalkDir::new(root) {
+            let entry = entry.unwrap();
+            std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid)).unwrap();
+        }
+    }
     let path = format!(
         "{}:{}",
         root.join("bin").display(),
@@ -267,7 +292,7 @@ fn run_section(section: &Section) -> Ran {
     // The section runs on a terminal, as a person pastes it: `script` (util-linux) gives it a
     // pseudo-terminal, so commands that print differently for a terminal (`run watch`, `run
     // status`) print what a person sees.
-    let mut cmd = Command::new("script");
+    let mut cmd = as_user(uid, "script");
     cmd.arg("-qefc")
         .arg(format!(
             "bash --noprofile --norc {}",
@@ -311,7 +336,7 @@ fn run_section(section: &Section) -> Ran {
         std::thread::sleep(Duration::from_millis(50));
     }
     // The section's tmux server, if it started one.
-    let _ = Command::new("tmux")
+    let _ = as_user(uid, "tmux")
         .arg("kill-server")
         .env("TMUX_TMPDIR", root.join("tmux"))
         .env_remove("TMUX")
@@ -360,13 +385,14 @@ fn as_displayed(raw: &str) -> String {
     out
 }
 
-fn check_section(section: &Section) -> Vec<String> {
-    let ran = run_section(section);
+fn check_section(section: &Section, uid: Option<u32>) -> Vec<String> {
+    let ran = run_section(section, uid);
+    let who = uid.map_or(String::new(), |uid| format!(" [as uid {uid}]"));
     let mut failures = Vec::new();
     for (n, command) in section.commands.iter().enumerate() {
         let Some((actual, code)) = ran.outputs.get(n) else {
             failures.push(format!(
-                "{}:{}: never ran{}",
+                "{}:{}{who}: never ran{}",
                 section.file,
                 command.line,
                 if ran.timed_out {
@@ -389,7 +415,7 @@ fn check_section(section: &Section) -> Vec<String> {
         let code_ok = *code == Some(command.exit);
         if !code_ok || !lines_match(&expected, &actual) {
             failures.push(format!(
-                "{}:{} ({}): $ {}\n  exit: expected {}, got {}\n  expected:\n{}\n  got:\n{}",
+                "{}:{}{who} ({}): $ {}\n  exit: expected {}, got {}\n  expected:\n{}\n  got:\n{}",
                 section.file,
                 command.line,
                 section.title,
@@ -436,11 +462,19 @@ fn the_parser_reads_commands_continuations_and_output() {
 
 /// Every console transcript in README.md and docs/*.md runs as shown.
 #[test]
+#[allow(clippy::print_stderr)] // the counts are the test's report (bench/newcomer.sh reads them)
 fn every_readme_transcript_runs_as_shown() {
-    let sections: Vec<Section> = documents()
+    let documents = documents();
+    let sections: Vec<Section> = documents
         .iter()
         .flat_map(|(file, text)| parse(file, text))
         .collect();
+    let blocks = documents
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter(|line| line.trim() == "```console")
+        .count();
+    let commands: usize = sections.iter().map(|s| s.commands.len()).sum();
     assert!(
         sections.iter().any(|s| s.title == "Getting started"),
         "the README has a Getting started section with console transcripts"
@@ -448,13 +482,35 @@ fn every_readme_transcript_runs_as_shown() {
     let failures: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = sections
             .iter()
-            .map(|section| scope.spawn(move || check_section(section)))
+            .flat_map(|section| {
+                // As whoever runs the tests, and, when that is root, as an ordinary user too.
+                let users = if crate::util::is_root() {
+                    vec![None, Some(UNPRIVILEGED)]
+                } else {
+                    vec![None]
+                };
+                users
+                    .into_iter()
+                    .map(move |uid| scope.spawn(move || check_section(section, uid)))
+            })
             .collect();
         handles
             .into_iter()
             .flat_map(|h| h.join().unwrap())
             .collect()
     });
+    // What bench/newcomer.sh reports (shown with --nocapture).
+    eprintln!(
+        "README test: {blocks} console blocks ({commands} commands) in {} documents run as uid {}{}; {} failed",
+        documents.len(),
+        own_uid(),
+        if crate::util::is_root() {
+            format!(" and as uid {UNPRIVILEGED}")
+        } else {
+            String::new()
+        },
+        failures.len()
+    );
     assert!(
         failures.is_empty(),
         "{} README transcript(s) differ from what the commands do:\n\n{}",
@@ -556,4 +612,10 @@ fn readme_and_docs_links_resolve() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
     assert_eq!(anchor("In CI: `autoctl lint`"), "in-ci-autoctl-lint");
     assert_eq!(anchor("cron or `run watch`?"), "cron-or-run-watch");
+}
+
+/// The uid the tests run as (from /proc, without libc).
+fn own_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").map_or(0, |m| m.uid())
 }
