@@ -684,6 +684,15 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
         zone: Zone::Utc,
         approval: load_approval(&args.rules, false)?,
     };
+    // The rules' own examples first (every rule's, every fact's): a corpus is only read with
+    // rules that say what their examples say.
+    let own = classify::check_examples(rules, ctx.now);
+    for f in &own {
+        output::line(output::one_line(&format!(
+            "RULES\t{}: {} {} classified as {}",
+            f.rule, f.kind, f.index, f.got
+        )))?;
+    }
     let mut rows = Vec::new();
     for dir in corpus::corpus_dirs(&args.dir)? {
         let cases = corpus::load_dir(&args.dir, &dir, args.agent)?;
@@ -737,7 +746,9 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
             rows.len()
         ))?,
     }
-    Ok(Verdict::from_bool(missed == 0 && unsafe_answers == 0))
+    Ok(Verdict::from_bool(
+        missed == 0 && unsafe_answers == 0 && own.is_empty(),
+    ))
 }
 
 fn list_rules(args: &RulesArgs) -> Result<Verdict> {
@@ -770,9 +781,16 @@ fn list_rules(args: &RulesArgs) -> Result<Verdict> {
                     )))?;
                 }
                 if failures.is_empty() {
+                    let facts: usize = set
+                        .facts
+                        .iter()
+                        .map(|f| f.examples.len() + f.near_misses.len())
+                        .sum();
                     output::line(format!(
-                        "ok: {} rules, {examples} examples and near misses",
-                        set.rules.len()
+                        "ok: {} rules, {examples} examples and near misses; {} facts, {facts} examples and near misses; {} box examples",
+                        set.rules.len(),
+                        set.facts.iter().count(),
+                        set.boxes.examples.len()
                     ))?;
                 }
             }

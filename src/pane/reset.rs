@@ -1,7 +1,8 @@
 //! When a quota resets, read from the banner that announced it.
 //!
 //! Banners seen in the wild: "Your limit will reset at 3pm (America/Bogota).", "resets 1am",
-//! "resets 3:45pm", "resets Mon 12:00am", "resets Nov 27, 9am (Europe/Berlin)", and the
+//! "resets 3:45pm", "resets Mon 12:00am", "resets Nov 27, 9am (Europe/Berlin)", Codex 0.171's
+//! "… or try again at 1:18 PM.", and the
 //! machine form "Claude AI usage limit reached|1750708800" (epoch seconds). A zone named in
 //! the banner wins; otherwise the banner speaks the machine's local time (the caller passes
 //! it). A time already past means the next occurrence: tomorrow, next week, next year.
@@ -45,7 +46,7 @@ fn banner_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(concat!(
-            r"(?i)\b(?:resets?(?:\s+at)?|(?:continue|continuing) automatically at)\s+",
+            r"(?i)\b(?:resets?(?:\s+at)?|(?:continue|continuing) automatically at|try again at)\s+",
             r"(?:(?P<wday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?",
             r"(?:(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<day>[0-9]{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?)?",
             r"(?P<hour>[0-9]{1,2})(?::(?P<minute>[0-9]{2}))?\s*(?P<ampm>am|pm)?",
@@ -221,6 +222,24 @@ mod tests {
             )
             .as_deref(),
             Some("2025-01-10T15:00:00+01:00")
+        );
+    }
+
+    /// Codex 0.171's usage limit (a real capture, the banner wrapped at the pane's edge).
+    #[test]
+    fn codex_says_try_again_at_a_time() {
+        assert_eq!(
+            reset(
+                "usage to purchase more credits or try again at 1:18 PM.",
+                "2026-11-28T11:21:27Z",
+                Zone::Utc
+            )
+            .as_deref(),
+            Some("2026-11-28T13:18:00+00:00")
+        );
+        assert_eq!(
+            reset("please try again later", "2026-11-28T11:21:27Z", Zone::Utc),
+            None
         );
     }
 

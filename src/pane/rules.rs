@@ -26,6 +26,9 @@ pub const EMBEDDED: &str = include_str!("../../rules/pane-rules.json");
 /// How many non-blank lines from the bottom a rule looks at when it does not say.
 const DEFAULT_LAST: usize = 10;
 
+/// How many lines further up a `block` rule's view may reach to the start of its block.
+pub const BLOCK_LINES: usize = 40;
+
 /// A regular expression compiled on first use: a command that classifies one screen only
 /// pays for the rules it reaches.
 #[derive(Debug)]
@@ -167,12 +170,89 @@ pub fn mask_set(masks: &[Mask]) -> Option<&'static regex::RegexSet> {
     }))
 }
 
+/// A fact: wording that says one thing about a screen line (an agent's exit text, a usage
+/// limit, a footer saying it is busy), as data so a new agent release is a data change. The
+/// readers of a screen ([`super::waiting`], [`super::classify`]) ask for facts by id; every
+/// fact carries examples that must match and near misses that must not
+/// ([`RuleSet::check_facts`]).
+#[derive(Debug)]
+pub struct Fact {
+    pub id: String,
+    pub patterns: Vec<Pattern>,
+    pub explanation: String,
+    pub examples: Vec<String>,
+    pub near_misses: Vec<String>,
+}
+
+impl Fact {
+    /// Does one of the fact's patterns match `text`?
+    pub fn is_match(&self, text: &str) -> bool {
+        self.patterns.iter().any(|p| p.is_match(text))
+    }
+
+    /// The first match of the first pattern that matches `text`.
+    pub fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
+        self.patterns.iter().find_map(|p| p.regex().find(text))
+    }
+}
+
+/// The facts of a rule set, by id.
+#[derive(Debug, Default)]
+pub struct Facts(BTreeMap<String, Fact>);
+
+/// The facts the readers of a screen ask for: a rules file without one of them is invalid.
+pub const REQUIRED_FACTS: &[&str] = &[
+    "exit-text",
+    "shell-prompt",
+    "input-placeholder",
+    "usage-limit",
+    "weekly-window",
+    "api-error",
+    "billing",
+    "spinner",
+    "busy-footer",
+    "retrying",
+    "tool-running",
+    "auto-continue-armed",
+    "auto-continue-cancelled",
+    "menu-hint",
+    "question-aside",
+    "no-loss",
+    "prompt-echo",
+];
+
+impl Facts {
+    /// The fact with this id. Every id in [`REQUIRED_FACTS`] is present in a loaded rule set.
+    pub fn get(&self, id: &str) -> &Fact {
+        self.0
+            .get(id)
+            .unwrap_or_else(|| panic!("fact {id:?} is required and was checked at load"))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Fact> {
+        self.0.values()
+    }
+}
+
+/// A fact example that did not come out as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactFailure {
+    pub fact: String,
+    /// `example` (did not match) or `near-miss` (matched).
+    pub kind: &'static str,
+    pub text: String,
+}
+
 /// A destructive marker: text that makes the action under approval destructive.
 #[derive(Debug)]
 pub struct Marker {
     pub id: String,
     /// Applies only to rules that name it (a rule's default `markers` leave it out).
     pub opt_in: bool,
+    /// Also tested on the path of these file tools' calls (`Read`, `Write`, `Edit`) when the
+    /// approval policy read them from a permission box: a path is exact where a description
+    /// is not.
+    pub on_paths: Vec<String>,
     pub pattern: Pattern,
     pub explanation: String,
 }
@@ -239,6 +319,11 @@ pub struct RuleDef {
     pub dead: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<usize>,
+    /// The rule's view reaches up through the block its first line sits in (the lines above
+    /// it with no blank line between, at most [`BLOCK_LINES`] more): an error message that
+    /// wraps over many lines is read whole, wherever its first line is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -279,6 +364,23 @@ struct MaskDef {
     explanation: Option<String>,
 }
 
+/// A fact as written: named wording one line of a screen is tested for, with its examples.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FactDef {
+    id: String,
+    #[serde(default)]
+    disabled: bool,
+    #[serde(default)]
+    patterns: Vec<String>,
+    #[serde(default)]
+    explanation: Option<String>,
+    #[serde(default)]
+    examples: Vec<String>,
+    #[serde(default)]
+    near_misses: Vec<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MarkerDef {
@@ -287,6 +389,8 @@ struct MarkerDef {
     disabled: bool,
     #[serde(default)]
     opt_in: bool,
+    #[serde(default)]
+    on_paths: Vec<String>,
     #[serde(default)]
     pattern: Option<String>,
     #[serde(default)]
@@ -312,6 +416,10 @@ struct RulesFile {
     chrome: Option<Vec<String>>,
     #[serde(default)]
     menu_hints: Option<Vec<String>>,
+    #[serde(default)]
+    facts: Vec<FactDef>,
+    #[serde(default)]
+    boxes: Option<crate::policy::screen::BoxShapesDef>,
     #[serde(default)]
     masks: Vec<MaskDef>,
     #[serde(default)]
@@ -370,6 +478,10 @@ pub struct RuleSet {
     pub masks: Vec<Mask>,
     pub markers: Vec<Marker>,
     pub rules: Vec<Rule>,
+    /// Named wording the screen readers test lines for ([`Fact`]).
+    pub facts: Facts,
+    /// How the agent's permission boxes are drawn ([`crate::policy::screen::BoxShapes`]).
+    pub boxes: crate::policy::screen::BoxShapes,
     /// Where the user rules came from, if any (for messages).
     pub source: Option<String>,
 }
@@ -402,6 +514,39 @@ impl RuleSet {
         }
         load_from(&bytes, Some(path.display().to_string()))
             .with_context(|| format!("rules {}", path.display()))
+    }
+
+    /// Every fact's examples and near misses, run: the failures (none for a sound file).
+    pub fn check_facts(&self) -> Vec<FactFailure> {
+        let mut failures = Vec::new();
+        for fact in self.facts.iter() {
+            if fact.examples.is_empty() {
+                failures.push(FactFailure {
+                    fact: fact.id.clone(),
+                    kind: "missing",
+                    text: "a fact needs at least one example".to_string(),
+                });
+            }
+            for text in &fact.examples {
+                if !fact.is_match(text) {
+                    failures.push(FactFailure {
+                        fact: fact.id.clone(),
+                        kind: "example",
+                        text: text.clone(),
+                    });
+                }
+            }
+            for text in &fact.near_misses {
+                if fact.is_match(text) {
+                    failures.push(FactFailure {
+                        fact: fact.id.clone(),
+                        kind: "near-miss",
+                        text: text.clone(),
+                    });
+                }
+            }
+        }
+        failures
     }
 
     /// The rule with this id.
@@ -460,6 +605,8 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     let mut menu_hints = base.menu_hints.clone().unwrap_or_default();
     let mut masks = base.masks;
     let mut markers = base.destructive;
+    let mut facts = base.facts;
+    let mut boxes = base.boxes;
     let mut rules = base.rules;
     if let Some(user) = user {
         if user.version.is_some_and(|v| v != 1) {
@@ -487,6 +634,10 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
             menu_hints = user_hints;
         }
         merge(&mut masks, user.masks, |m| &m.id, |m| m.disabled);
+        merge(&mut facts, user.facts, |f| &f.id, |f| f.disabled);
+        if user.boxes.is_some() {
+            boxes = user.boxes;
+        }
         merge(&mut markers, user.destructive, |m| &m.id, |m| m.disabled);
         merge(
             &mut rules,
@@ -499,7 +650,7 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
     // before anything runs; the embedded patterns are compiled by a unit test and lazily at
     // run time.
     let validate = source.is_some();
-    compile(
+    let set = compile(
         Lists {
             agents,
             hosts,
@@ -510,10 +661,36 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         },
         masks,
         markers,
+        facts,
         rules,
         source,
         validate,
+    )?;
+    let boxes = crate::policy::screen::BoxShapes::compile(
+        boxes.ok_or_else(|| anyhow!("the rules have no boxes section"))?,
     )
+    .map_err(|err| anyhow!("{err}"))?;
+    let mut set = set;
+    set.boxes = boxes;
+    // A user file's facts are held to their examples at load, like the embedded ones in the
+    // unit tests: a fact that does not say what its examples say is an error, not a guess.
+    if validate && let Some(failure) = set.boxes.check().first() {
+        bail!("boxes: example {} reads as {}", failure.index, failure.got);
+    }
+    if validate && let Some(failure) = set.check_facts().first() {
+        bail!(
+            "fact {}: {} {:?} {}",
+            failure.fact,
+            failure.kind,
+            failure.text,
+            match failure.kind {
+                "near-miss" => "matches",
+                "missing" => "",
+                _ => "does not match",
+            }
+        );
+    }
+    Ok(set)
 }
 
 /// Replace entries with the same id, drop disabled ones, append new ones.
@@ -563,6 +740,7 @@ fn compile(
     lists: Lists,
     masks: Vec<MaskDef>,
     markers: Vec<MarkerDef>,
+    facts: Vec<FactDef>,
     rules: Vec<RuleDef>,
     source: Option<String>,
     v: bool,
@@ -622,6 +800,7 @@ fn compile(
                 )?,
                 explanation: m.explanation.unwrap_or_default(),
                 opt_in: m.opt_in,
+                on_paths: m.on_paths,
                 id: m.id,
             })
         })
@@ -633,9 +812,10 @@ fn compile(
             .map(|m| &mut m.pattern)
             .collect::<Vec<_>>(),
     );
+    let facts = compile_facts(facts, v)?;
     let mut compiled = Vec::with_capacity(rules.len());
     for def in rules {
-        compiled.push(compile_rule(def, &shells, &markers, v)?);
+        compiled.push(compile_rule(def, &shells, &markers, &facts, v)?);
     }
     // Stable: equal priorities keep file order.
     compiled.sort_by_key(|rule| rule.priority);
@@ -649,11 +829,59 @@ fn compile(
         masks,
         markers,
         rules: compiled,
+        facts,
+        boxes: crate::policy::screen::BoxShapes::empty(),
         source,
     })
 }
 
-fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) -> Result<Rule> {
+fn compile_facts(defs: Vec<FactDef>, v: bool) -> Result<Facts> {
+    let mut facts = BTreeMap::new();
+    for def in defs {
+        let what = format!("fact {}", def.id);
+        if def.patterns.is_empty() {
+            bail!("{what}: no patterns");
+        }
+        let fact = Fact {
+            patterns: patterns(&def.patterns, &what, v)?,
+            explanation: def.explanation.unwrap_or_default(),
+            examples: def.examples,
+            near_misses: def.near_misses,
+            id: def.id.clone(),
+        };
+        facts.insert(def.id, fact);
+    }
+    if let Some(missing) = REQUIRED_FACTS.iter().find(|id| !facts.contains_key(**id)) {
+        bail!("fact {missing:?} is required (it cannot be disabled)");
+    }
+    Ok(Facts(facts))
+}
+
+/// A rule's pattern list with `@FACT` entries replaced by that fact's patterns.
+fn expand(sources: &[String], facts: &Facts, what: &str, v: bool) -> Result<Vec<Pattern>> {
+    let mut out = Vec::with_capacity(sources.len());
+    for source in sources {
+        match source.strip_prefix('@') {
+            Some(id) => {
+                let fact = facts
+                    .0
+                    .get(id)
+                    .ok_or_else(|| anyhow!("{what}: unknown fact {source:?}"))?;
+                out.extend(fact.patterns.iter().map(|p| Pattern::new(p.source.clone())));
+            }
+            None => out.push(pattern(source, what, v)?),
+        }
+    }
+    Ok(out)
+}
+
+fn compile_rule(
+    def: RuleDef,
+    shells: &[String],
+    markers: &[Marker],
+    facts: &Facts,
+    v: bool,
+) -> Result<Rule> {
     let what = format!("rule {}", def.id);
     let class = def.class.ok_or_else(|| anyhow!("{what}: no class"))?;
     let action = def.action.ok_or_else(|| anyhow!("{what}: no action"))?;
@@ -709,7 +937,7 @@ fn compile_rule(def: RuleDef, shells: &[String], markers: &[Marker], v: bool) ->
         priority,
         explanation,
         last: def.last.unwrap_or(DEFAULT_LAST).max(1),
-        patterns: patterns(&def.patterns, &what, v)?,
+        patterns: expand(&def.patterns, facts, &what, v)?,
         with: patterns(&def.with, &what, v)?,
         unless: patterns(&def.unless, &what, v)?,
         not_followed_by: patterns(&def.not_followed_by, &what, v)?,
@@ -858,6 +1086,20 @@ mod tests {
                 "invalid pattern",
             ),
             ("{", "invalid JSON"),
+            // A fact must say what its examples say, at load.
+            (
+                r#"{"version": 1, "facts": [{"id": "exit-text", "patterns": ["^Bye$"], "explanation": "e", "examples": ["Goodbye!"]}]}"#,
+                "fact exit-text: example \"Goodbye!\" does not match",
+            ),
+            (
+                r#"{"version": 1, "facts": [{"id": "busy-footer", "disabled": true}]}"#,
+                "fact \"busy-footer\" is required",
+            ),
+            // Box shapes replace the embedded ones whole, and their examples must read.
+            (
+                r#"{"version": 1, "boxes": {"frame": "^─", "bordered": "^╭", "borders": "│", "dashes": "╌", "tools": [{"header": "Bash command", "tool": "Bash", "field": "command", "value": "command"}], "examples": [{"lines": ["────", " Bash command", " ╌╌╌", " ls", " ╌╌╌", " Do you want to proceed?"], "tool": "Bash", "readings": [{"command": "rm -rf /"}]}]}}"#,
+                "boxes: example 0 reads as Bash",
+            ),
         ] {
             std::fs::write(&path, text).unwrap();
             let err = format!("{:#}", RuleSet::with_user_file(&path).unwrap_err());

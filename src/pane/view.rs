@@ -91,7 +91,7 @@ pub fn view_with(
         answered_marker: snap.pane.answered.clone(),
         messages: messages(agent, &snap.text),
         socket: snap.pane.socket.clone(),
-        waiting: waiting::read(&snap.text, now, zone),
+        waiting: waiting::read_with(&snap.text, now, zone, &rules.facts),
         text: snap.text.clone(),
     }
 }

@@ -22,15 +22,19 @@
 //!
 //! Old text stays on screen: an error or a limit counts only when nothing the agent said
 //! after it replaced it (a later reply clears it).
-
-use std::sync::OnceLock;
+//!
+//! The wording is data: each phrase is a fact of the rules file (`rules/pane-rules.json`,
+//! [`super::rules::Fact`], with its examples) — `input-placeholder`, `usage-limit`,
+//! `weekly-window`, `api-error`, `billing`, `spinner`, `busy-footer`, `retrying`,
+//! `tool-running`, `auto-continue-armed`, `auto-continue-cancelled`, `menu-hint`. What stays
+//! here is the layout: where the input box, the current turn and the footer are.
 
 use chrono::{DateTime, Utc};
-use regex::Regex;
 use serde::Serialize;
 
 use super::normalize::clean_line;
 use super::reset::{self, Zone};
+use super::rules::{Facts, RuleSet};
 
 /// The agent's input box.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -120,12 +124,8 @@ impl Waiting {
 const TAIL_LINES: usize = 120;
 
 /// Text Claude Code shows in an empty input box.
-fn placeholder(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    text.is_empty()
-        || lower == "resend your message to try again"
-        || lower == "once fixed, resend your message"
-        || text.starts_with("Try \"")
+fn placeholder(text: &str, facts: &Facts) -> bool {
+    text.is_empty() || facts.get("input-placeholder").is_match(text)
 }
 
 /// A prompt the person (or autoctl) sent: not a menu option (`1. Yes`) and not a slash
@@ -153,48 +153,6 @@ fn input_line(line: &str) -> Option<&str> {
         .then(|| rest.trim_matches(|c: char| c.is_whitespace()))
 }
 
-fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).expect("valid"))
-}
-
-fn limit_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &RE,
-        r"(?i)you(?:'|’)ve (?:hit|reached) your (?:[\w-]+ )?limit\b|usage limit reached|\b(?:5-hour|weekly|daily|monthly|session|opus|sonnet) limit reached|limit will reset at",
-    )
-}
-
-fn weekly_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex(&RE, r"(?i)\bweekly\b|\b7-day\b|\bseven[ _-]day\b")
-}
-
-fn error_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &RE,
-        r"(?i)\bapi error\b|request rejected|\boverloaded\b|internal server error",
-    )
-}
-
-fn billing_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &RE,
-        r"(?i)credit balance (?:is )?too low|add funds|usage credits|credits? required|extra usage|purchase (?:more )?credits|\bbilling\b(?:[^·]*\b(?:required|issue|problem|error|update)\b)",
-    )
-}
-
-fn spinner(text: &str) -> bool {
-    let mut chars = text.chars();
-    matches!(
-        chars.next(),
-        Some('·' | '✢' | '✳' | '✶' | '✻' | '✽' | '✺' | '✹' | '✷' | '⋆' | '*')
-    ) && chars.next() == Some(' ')
-        && text.contains('…')
-}
-
 fn strip_bullet(text: &str) -> String {
     text.trim_start_matches(|c: char| matches!(c, '●' | '⏺' | '⎿') || c.is_whitespace())
         .to_string()
@@ -204,8 +162,25 @@ fn bullet(text: &str) -> bool {
     text.starts_with(['●', '⏺', '⎿'])
 }
 
-/// Read the waiting facts of one screen (`now` and `zone` place a reset phrase in time).
+/// Read the waiting facts of one screen (`now` and `zone` place a reset phrase in time) with
+/// the embedded rules' wording.
 pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
+    read_with(text, now, zone, &RuleSet::embedded().facts)
+}
+
+/// [`read`] with the wording of a rule set (the embedded rules extended by a user file).
+pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> Waiting {
+    let limit = facts.get("usage-limit");
+    let weekly = facts.get("weekly-window");
+    let api_error = facts.get("api-error");
+    let billing = facts.get("billing");
+    let spinner = facts.get("spinner");
+    let busy = facts.get("busy-footer");
+    let retrying = facts.get("retrying");
+    let tool_running = facts.get("tool-running");
+    let armed = facts.get("auto-continue-armed");
+    let cancelled = facts.get("auto-continue-cancelled");
+    let menu_hint = facts.get("menu-hint");
     // The live part of a screen is its bottom; a long capture's history is not read.
     let mut lines: Vec<String> = text
         .rsplit('\n')
@@ -239,7 +214,7 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
     let (region_end, footer): (usize, &[String]) = match input_at {
         Some(i) => {
             let text = input_line(&lines[i]).unwrap_or_default();
-            w.input = if placeholder(text) {
+            w.input = if placeholder(text, facts) {
                 Input::Empty
             } else {
                 Input::Typed(text.to_string())
@@ -248,12 +223,10 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
         }
         None => (last + 1, &[]),
     };
-    let footer_text = footer.join("\n").to_lowercase();
-    w.busy =
-        footer_text.contains("esc to interrupt") || footer_text.contains("ctrl+c to interrupt");
-    if footer_text.contains("continuing automatically") {
+    w.busy = footer.iter().any(|line| busy.is_match(line));
+    if footer.iter().any(|line| armed.is_match(line)) {
         w.auto_continue = AutoContinue::Armed;
-    } else if footer_text.contains("automatic continue cancelled") {
+    } else if footer.iter().any(|line| cancelled.is_match(line)) {
         w.auto_continue = AutoContinue::Cancelled;
     }
     // The current turn: from the person's last prompt (a `❯ text` line) to the input box.
@@ -275,24 +248,23 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
         if t.is_empty() || is_rule(t) {
             continue;
         }
-        if spinner(t) {
+        if spinner.is_match(t) {
             w.busy = true;
         }
-        let lower = t.to_lowercase();
-        if lower.contains("retrying in") {
+        if retrying.is_match(t) {
             w.retrying = Some(t.to_string());
         }
-        if t.starts_with('⎿') && t.contains("Running…") {
+        if tool_running.is_match(t) {
             w.tool_running = true;
         }
-        if let Some(m) = billing_regex().find(t) {
+        if let Some(m) = billing.find(t) {
             w.billing = Some(m.as_str().to_string());
         }
-        if lower.contains("automatic continue cancelled") {
+        if cancelled.is_match(t) {
             w.auto_continue = AutoContinue::Cancelled;
             continue;
         }
-        if lower.contains("continue automatically") {
+        if armed.is_match(t) {
             if w.auto_continue == AutoContinue::None {
                 w.auto_continue = AutoContinue::Armed;
             }
@@ -301,21 +273,21 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
         if !bullet(t) {
             continue;
         }
-        if limit_regex().is_match(t) {
+        if limit.is_match(t) {
             let found = reset::find(t, now, zone);
             // The first limit line of a turn names the window and its reset; the lines
             // after it ("Usage limit reached · set to continue…") repeat it.
             if said != Said::Limit || w.limit.as_ref().is_some_and(|l| l.reset_text.is_none()) {
                 w.limit = Some(Limit {
                     text: strip_bullet(t),
-                    weekly: weekly_regex().is_match(t),
+                    weekly: weekly.is_match(t),
                     reset_text: found.as_ref().map(|f| f.text.clone()),
                     reset_at: found.and_then(|f| f.at).map(|at| at.with_timezone(&Utc)),
                 });
             }
             said = Said::Limit;
             w.error = None;
-        } else if error_regex().is_match(t) {
+        } else if api_error.is_match(t) {
             w.error = Some(strip_bullet(t));
             said = Said::Error;
         } else {
@@ -330,17 +302,16 @@ pub fn read(text: &str, now: DateTime<Utc>, zone: Zone) -> Waiting {
     let tail_start = last.saturating_sub(14);
     for line in &lines[tail_start..=last] {
         let t = line.trim();
-        let lower = t.to_lowercase();
         let numbered_cursor = t
             .strip_prefix(['❯', '›', '>'])
             .map(str::trim_start)
             .is_some_and(numbered);
-        let hint = (lower.contains("enter to confirm") || lower.contains("enter to select"))
-            || (lower.contains("esc to cancel") && !lower.contains("continuing automatically"));
+        // The armed automatic continue's "Esc to cancel" is no menu.
+        let hint = menu_hint.is_match(t) && !armed.is_match(t);
         if numbered_cursor || hint {
             w.menu = true;
         }
-        if let Some(m) = billing_regex().find(t) {
+        if let Some(m) = billing.find(t) {
             w.billing = Some(m.as_str().to_string());
         }
     }

@@ -12,10 +12,212 @@
 //! every way its lines can join (a newline, a space, nothing) and allowed only when every
 //! reading is; past [`MAX_LINES`] lines nothing is proven. A box whose tool cannot be read is
 //! no decision.
+//!
+//! The shapes — what starts a box, its borders, the dashed lines, each header and where its
+//! call's value is — are data: the `boxes` section of the pane rules
+//! (`rules/pane-rules.json`, [`BoxShapes`]), with examples that must read as written. What
+//! stays here is how a command's lines join.
 
+use regex::Regex;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Context, Decision, Policy, Verdict, decide};
+
+/// Where a header's call value is in the box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueAt {
+    /// A command: between the first two dashed lines (one line, or `│ `-prefixed lines of a
+    /// long or multi-line command), else (an older box) the indented lines after the header
+    /// with the description last; read every way its lines can join.
+    Command,
+    /// The first non-blank line after the header (a file path).
+    FirstLine,
+    /// The lines between the first two dashed lines, trimmed and joined without a separator
+    /// (a path wrapped at the box's edge), matched whole by the pattern.
+    DashedJoined,
+    /// The first line between the first two dashed lines the pattern matches.
+    DashedLine,
+}
+
+/// One header of a permission box as written in the rules file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxToolDef {
+    /// The header line as drawn ("Bash command", "Read file").
+    pub header: String,
+    /// The tool it asks about (`Bash`, `Read`, …), as the hook's payload names it.
+    pub tool: String,
+    /// The input field the value goes to (`command`, `file_path`, `url`).
+    pub field: String,
+    pub value: ValueAt,
+    /// For the dashed values: group 1 of this pattern is the value.
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// An example box of the rules file: its lines read as `tool` with these readings, or (with
+/// `error`) not read, for a reason containing that text.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxExample {
+    pub lines: Vec<String>,
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub readings: Vec<Value>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// The `boxes` section of the pane rules as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxShapesDef {
+    #[serde(default)]
+    pub explanation: Option<String>,
+    /// A line that starts a box, tested on the line as drawn (the frame starts in column 0
+    /// while a command inside is indented).
+    pub frame: String,
+    /// A frame line of a box with side borders (`╭…╮` then `│ … │`).
+    pub bordered: String,
+    /// The side border glyphs.
+    pub borders: String,
+    /// The glyphs a dashed separator is drawn of.
+    pub dashes: String,
+    pub tools: Vec<BoxToolDef>,
+    #[serde(default)]
+    pub examples: Vec<BoxExample>,
+}
+
+/// A header, compiled.
+#[derive(Debug, Clone)]
+struct BoxTool {
+    def: BoxToolDef,
+    pattern: Option<Regex>,
+}
+
+/// The shapes of the agent's permission boxes (see the module doc), compiled.
+#[derive(Debug, Clone)]
+pub struct BoxShapes {
+    frame: Regex,
+    bordered: Regex,
+    borders: Vec<char>,
+    dashes: Vec<char>,
+    tools: Vec<BoxTool>,
+    pub examples: Vec<BoxExample>,
+}
+
+/// One box example that did not read as written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BoxFailure {
+    pub index: usize,
+    pub got: String,
+}
+
+impl BoxShapes {
+    /// Compile the shapes; `Err` names the bad pattern.
+    pub fn compile(def: BoxShapesDef) -> Result<BoxShapes, String> {
+        let regex = |what: &str, source: &str| {
+            Regex::new(source)
+                .map_err(|err| format!("boxes.{what}: invalid pattern {source:?}: {err}"))
+        };
+        let tools = def
+            .tools
+            .iter()
+            .map(|tool| {
+                let pattern = match (&tool.pattern, tool.value) {
+                    (Some(source), _) => Some(regex(&format!("tools.{}", tool.header), source)?),
+                    (None, ValueAt::DashedJoined | ValueAt::DashedLine) => {
+                        return Err(format!(
+                            "boxes.tools.{}: a dashed value needs a pattern",
+                            tool.header
+                        ));
+                    }
+                    (None, _) => None,
+                };
+                Ok(BoxTool {
+                    def: tool.clone(),
+                    pattern,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(BoxShapes {
+            frame: regex("frame", &def.frame)?,
+            bordered: regex("bordered", &def.bordered)?,
+            borders: def.borders.chars().collect(),
+            dashes: def.dashes.chars().collect(),
+            tools,
+            examples: def.examples,
+        })
+    }
+
+    /// No shapes at all: no box is read (a placeholder until a rules file's are compiled).
+    pub fn empty() -> BoxShapes {
+        BoxShapes {
+            frame: Regex::new("$^").expect("valid"),
+            bordered: Regex::new("$^").expect("valid"),
+            borders: Vec::new(),
+            dashes: Vec::new(),
+            tools: Vec::new(),
+            examples: Vec::new(),
+        }
+    }
+
+    /// The shapes of a rules file's text (its `boxes` section), for callers without a rule set.
+    pub fn from_rules_file(text: &str) -> Result<BoxShapes, String> {
+        #[derive(Deserialize)]
+        struct File {
+            boxes: BoxShapesDef,
+        }
+        let file: File = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        BoxShapes::compile(file.boxes)
+    }
+
+    /// A dashed separator line (`╌╌╌`) of a permission box.
+    pub fn dashed(&self, line: &str) -> bool {
+        let t = line.trim();
+        !t.is_empty() && t.chars().all(|c| self.dashes.contains(&c))
+    }
+
+    fn frame(&self, line: &str) -> bool {
+        self.frame.is_match(line.trim_end())
+    }
+
+    /// Run every example: the failures (none for sound shapes).
+    pub fn check(&self) -> Vec<BoxFailure> {
+        let mut failures = Vec::new();
+        for (index, example) in self.examples.iter().enumerate() {
+            let lines: Vec<&str> = example.lines.iter().map(String::as_str).collect();
+            let got = read_box(&lines, self);
+            let fine = match (&got, &example.error) {
+                (Ok(asked), None) => {
+                    example.tool.as_deref() == Some(asked.tool.as_str())
+                        && asked.readings == example.readings
+                }
+                (Err(why), Some(expected)) => why.contains(expected.as_str()),
+                _ => false,
+            };
+            if !fine {
+                failures.push(BoxFailure {
+                    index,
+                    got: match got {
+                        Ok(asked) => format!("{} {:?}", asked.tool, asked.readings),
+                        Err(why) => why,
+                    },
+                });
+            }
+        }
+        if self.examples.is_empty() {
+            failures.push(BoxFailure {
+                index: 0,
+                got: "the boxes need at least one example".to_string(),
+            });
+        }
+        failures
+    }
+}
 
 /// More lines than this of one command on screen are not read (3^(n-1) readings).
 pub const MAX_LINES: usize = 5;
@@ -27,36 +229,26 @@ pub struct Asked {
     pub readings: Vec<Value>,
 }
 
-/// A dashed separator line (`╌╌╌`) of a permission box.
-pub fn dashed(line: &str) -> bool {
-    let t = line.trim();
-    !t.is_empty() && t.chars().all(|c| c == '╌' || c == '┄' || c == '┈')
-}
-
-fn frame(line: &str) -> bool {
-    let t = line.trim_end();
-    t.starts_with(['─', '━', '═', '╭', '┌'])
-}
-
 /// Read a permission box: `lines` are the screen lines as drawn from the box's frame line
 /// down to the question. `Err` says why the call cannot be read.
-pub fn read_box(lines: &[&str]) -> Result<Asked, String> {
-    let (body, bordered): (Vec<&str>, bool) = match lines.iter().position(|l| frame(l)) {
+pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
+    let (body, bordered): (Vec<&str>, bool) = match lines.iter().position(|l| shapes.frame(l)) {
         Some(at) => (
             lines[at + 1..].to_vec(),
-            lines[at].trim_start().starts_with(['╭', '┌']),
+            shapes.bordered.is_match(lines[at]),
         ),
         None => (lines.to_vec(), false),
     };
     // A box with side borders (`╭…╮` then `│ … │`): the borders are not the content; in a
     // box without them a `│ ` starts each line of a long or multi-line command.
+    let borders = shapes.borders.as_slice();
     let body: Vec<&str> = if bordered {
         body.iter()
             .map(|l| {
                 let t = l.trim_end();
-                let t = t.strip_suffix(['│', '┃', '║']).unwrap_or(t).trim_end();
+                let t = t.strip_suffix(borders).unwrap_or(t).trim_end();
                 let s = t.trim_start();
-                s.strip_prefix(['│', '┃', '║']).unwrap_or(s)
+                s.strip_prefix(borders).unwrap_or(s)
             })
             .collect()
     } else {
@@ -66,80 +258,72 @@ pub fn read_box(lines: &[&str]) -> Result<Asked, String> {
     let Some(header) = rest.next() else {
         return Err("the permission box has no header".to_string());
     };
-    let header = header.trim().trim_matches('│').trim();
+    let header = header.trim().trim_matches(borders).trim();
     let after: Vec<&str> = rest.collect();
     let dashes: Vec<usize> = after
         .iter()
         .enumerate()
-        .filter(|(_, l)| dashed(l))
+        .filter(|(_, l)| shapes.dashed(l))
         .map(|(i, _)| i)
         .collect();
     let block = |from: usize, to: usize| -> Vec<&str> { after[from + 1..to].to_vec() };
-    match header {
-        "Bash command" => {
+    let Some(known) = shapes.tools.iter().find(|t| t.def.header == header) else {
+        return Err(format!("a {header:?} box: no rule reads it"));
+    };
+    let tool = known.def.tool.clone();
+    let field = known.def.field.as_str();
+    let inside = || match dashes.as_slice() {
+        [first, second, ..] => Ok(block(*first, *second)),
+        _ => Err(format!(
+            "the {header:?} box shows no call between dashed lines"
+        )),
+    };
+    let captured = |text: &str| {
+        known
+            .pattern
+            .as_ref()
+            .and_then(|p| p.captures(text))
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().to_string())
+    };
+    let readings = match known.def.value {
+        ValueAt::Command => {
             let lines = match dashes.as_slice() {
                 [first, second, ..] => block(*first, *second),
                 _ => older_bash_block(&after),
             };
-            let readings = command_readings(&lines)?;
-            Ok(Asked {
-                tool: "Bash".to_string(),
-                readings: readings
-                    .into_iter()
-                    .map(|c| json!({"command": c}))
-                    .collect(),
-            })
+            command_readings(&lines)?
         }
-        "Create file" | "Edit file" | "Write file" | "Overwrite file" => {
-            let path = after
+        ValueAt::FirstLine => {
+            let value = after
                 .iter()
-                .map(|l| l.trim().trim_matches('│').trim())
+                .map(|l| l.trim().trim_matches(borders).trim())
                 .find(|l| !l.is_empty())
                 .ok_or("the box names no file")?;
-            if dashed(path) {
+            if shapes.dashed(value) {
                 return Err("the box names no file".to_string());
             }
-            let tool = if header == "Edit file" {
-                "Edit"
-            } else {
-                "Write"
-            };
-            Ok(Asked {
-                tool: tool.to_string(),
-                readings: vec![json!({"file_path": path})],
-            })
+            vec![value.to_string()]
         }
-        "Read file" => {
-            let inside = match dashes.as_slice() {
-                [first, second, ..] => block(*first, *second),
-                _ => return Err("the Read box shows no file".to_string()),
-            };
-            let text: String = inside.iter().map(|l| l.trim()).collect::<Vec<_>>().join("");
-            let path = text
-                .strip_prefix("Read(")
-                .and_then(|t| t.strip_suffix(')'))
-                .ok_or("the Read box shows no Read(PATH)")?;
-            Ok(Asked {
-                tool: "Read".to_string(),
-                readings: vec![json!({"file_path": path})],
-            })
+        ValueAt::DashedJoined => {
+            let text: String = inside()?.iter().map(|l| l.trim()).collect();
+            vec![captured(&text).ok_or_else(|| format!("the {header:?} box shows no value"))?]
         }
-        "Fetch" => {
-            let inside = match dashes.as_slice() {
-                [first, second, ..] => block(*first, *second),
-                _ => return Err("the Fetch box shows no URL".to_string()),
-            };
-            let url = inside
+        ValueAt::DashedLine => {
+            let value = inside()?
                 .iter()
-                .find_map(|l| l.trim().strip_prefix("url: "))
-                .ok_or("the Fetch box shows no URL")?;
-            Ok(Asked {
-                tool: "WebFetch".to_string(),
-                readings: vec![json!({"url": url})],
-            })
+                .find_map(|l| captured(l.trim()))
+                .ok_or_else(|| format!("the {header:?} box shows no value"))?;
+            vec![value]
         }
-        other => Err(format!("a {other:?} box: no rule reads it")),
-    }
+    };
+    Ok(Asked {
+        tool,
+        readings: readings
+            .into_iter()
+            .map(|value| json!({ field: value }))
+            .collect(),
+    })
 }
 
 /// 2.1.197's Bash box: after the header, the command's indented lines, the description last.
@@ -285,11 +469,11 @@ impl Approval {
     }
 
     /// Decide what a screen rule shows: `lines` run from the subject's first line (the frame
-    /// of a permission box) to the question, as drawn.
-    pub fn screen(&self, door: Door, lines: &[&str]) -> ScreenDecision {
+    /// of a permission box) to the question, as drawn; `shapes` say how a box is drawn.
+    pub fn screen(&self, door: Door, lines: &[&str], shapes: &BoxShapes) -> ScreenDecision {
         let (decision, tool, input) = match door {
             Door::ToolCall => {
-                let (decision, asked) = decide_box(&self.policy, lines, &self.context);
+                let (decision, asked) = decide_box(&self.policy, lines, &self.context, shapes);
                 match asked {
                     Some(asked) => {
                         let input = asked
@@ -328,8 +512,13 @@ impl Approval {
 }
 
 /// Decide a permission box: allowed only when every reading of its call is.
-pub fn decide_box(policy: &Policy, lines: &[&str], ctx: &Context) -> (Decision, Option<Asked>) {
-    let asked = match read_box(lines) {
+pub fn decide_box(
+    policy: &Policy,
+    lines: &[&str],
+    ctx: &Context,
+    shapes: &BoxShapes,
+) -> (Decision, Option<Asked>) {
+    let asked = match read_box(lines, shapes) {
         Ok(asked) => asked,
         Err(why) => {
             return (
@@ -355,7 +544,7 @@ pub fn decide_box(policy: &Policy, lines: &[&str], ctx: &Context) -> (Decision, 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const HARMLESS: &str = include_str!("../../tests/fixtures/policy/screens/bash-harmless.txt");
@@ -369,6 +558,15 @@ mod tests {
     const READ: &str = include_str!("../../tests/fixtures/policy/screens/read-outside.txt");
     const FETCH: &str = include_str!("../../tests/fixtures/policy/screens/webfetch.txt");
 
+    /// The box shapes of the embedded pane rules.
+    pub(crate) fn shapes() -> &'static BoxShapes {
+        static SHAPES: std::sync::OnceLock<BoxShapes> = std::sync::OnceLock::new();
+        SHAPES.get_or_init(|| {
+            BoxShapes::from_rules_file(include_str!("../../rules/pane-rules.json"))
+                .expect("the embedded box shapes compile")
+        })
+    }
+
     /// The box of a captured screen: from its frame line to the question.
     fn the_box(screen: &str) -> Vec<&str> {
         let lines: Vec<&str> = screen.lines().collect();
@@ -378,9 +576,16 @@ mod tests {
             .expect("a question");
         let start = lines[..question]
             .iter()
-            .rposition(|l| frame(l))
+            .rposition(|l| shapes().frame(l))
             .expect("a frame");
         lines[start..=question].to_vec()
+    }
+
+    /// The shapes of the rules file read their own examples as written.
+    #[test]
+    fn the_box_shapes_read_their_examples() {
+        assert_eq!(shapes().check(), Vec::new());
+        assert!(shapes().examples.len() >= 5);
     }
 
     fn screen_ctx() -> Context {
@@ -392,7 +597,7 @@ mod tests {
 
     #[test]
     fn the_real_boxes_of_2_1_332_are_read() {
-        let read = |screen| read_box(&the_box(screen)).unwrap();
+        let read = |screen| read_box(&the_box(screen), shapes()).unwrap();
         assert_eq!(
             read(HARMLESS).readings,
             [json!({"command": "cargo test --workspace"})]
@@ -430,7 +635,7 @@ mod tests {
     #[test]
     fn the_real_boxes_are_decided_like_the_hook() {
         let policy = Policy::builtin();
-        let decided = |screen| decide_box(&policy, &the_box(screen), &screen_ctx()).0;
+        let decided = |screen| decide_box(&policy, &the_box(screen), &screen_ctx(), shapes()).0;
         assert_eq!(decided(HARMLESS).decision, Verdict::Allow);
         assert_eq!(decided(WRITE).rule, "write-in-project");
         assert_eq!(decided(EDIT).decision, Verdict::Allow);
@@ -459,11 +664,17 @@ mod tests {
         assert_eq!(paragraph(&pip), &pip[1..]);
         let approval = Approval::builtin();
         assert_eq!(
-            approval.screen(Door::Question, &screen).decision.decision,
+            approval
+                .screen(Door::Question, &screen, shapes())
+                .decision
+                .decision,
             Verdict::Allow
         );
         assert_eq!(
-            approval.screen(Door::Question, &pip).decision.rule,
+            approval
+                .screen(Door::Question, &pip, shapes())
+                .decision
+                .rule,
             "words-of-loss"
         );
     }
@@ -475,7 +686,7 @@ mod tests {
             let mut screen = vec!["────────", " Bash command", " A step", " ╌╌╌╌╌╌"];
             screen.extend(lines.iter().copied());
             screen.extend([" ╌╌╌╌╌╌", " Do you want to proceed?"]);
-            decide_box(&policy, &screen, &screen_ctx()).0
+            decide_box(&policy, &screen, &screen_ctx(), shapes()).0
         };
         assert_eq!(boxed(&[" mkdir -p a"]).decision, Verdict::Allow);
         // Each line alone is harmless, but joined without a space it is `rm -rf x`.

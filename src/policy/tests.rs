@@ -429,7 +429,12 @@ proptest! {
         let screen = permission_box(&script, width);
         let lines: Vec<&str> = screen.iter().map(String::as_str).collect();
         let question = lines.iter().position(|l| l.contains("Do you want")).unwrap();
-        let (d, _) = screen::decide_box(&Policy::builtin(), &lines[..=question], &ctx());
+        let (d, _) = screen::decide_box(
+            &Policy::builtin(),
+            &lines[..=question],
+            &ctx(),
+            screen::tests::shapes(),
+        );
         prop_assert_ne!(d.decision, Verdict::Allow, "{:?}: {:?}", screen, d);
     }
 
@@ -441,7 +446,12 @@ proptest! {
     ) {
         let screen = permission_box(&command, 200);
         let lines: Vec<&str> = screen.iter().map(String::as_str).collect();
-        let (d, _) = screen::decide_box(&Policy::builtin(), &lines[..lines.len() - 2], &ctx());
+        let (d, _) = screen::decide_box(
+            &Policy::builtin(),
+            &lines[..lines.len() - 2],
+            &ctx(),
+            screen::tests::shapes(),
+        );
         prop_assert_eq!(d.decision, Verdict::Allow, "{}: {:?}", command, d);
     }
 

@@ -510,6 +510,7 @@ mod tests {
                 approval: None,
                 foreground: None,
                 key: None,
+                said: None,
                 observe_only: false,
                 pane_dead: false,
                 prompt_visible: false,

@@ -93,6 +93,10 @@ pub struct Classification {
     /// stands for an unknown screen).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// For a shell back in front of an exited agent: what the agent left on the screen above
+    /// the prompt (its exit text, the dialog it exited from), the reason it exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
     /// The program in front is not the agent: the screen is read, never answered.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub observe_only: bool,
@@ -109,6 +113,23 @@ pub struct Classification {
     pub explanation: String,
     #[serde(skip)]
     pub passed_over: Vec<PassedOver>,
+}
+
+impl Classification {
+    /// Only a person can answer this screen, so it goes to one on the first read, not after
+    /// the unchanged threshold: a folder-trust or bypass dialog, a login, API-key or
+    /// credential prompt, a picker or menu (a paid option among them), and every prompt the
+    /// classifier escalates (destructive, or not proven harmless). Limits, billing and errors
+    /// are the wait core's, which escalates them at once itself. Another program in front
+    /// keeps only its dialogs, logins and pickers escalated (the rest is observed: action
+    /// `none`).
+    pub fn person_only(&self) -> bool {
+        self.action == Action::Escalate
+            && matches!(
+                self.class,
+                Class::Trust | Class::Auth | Class::Picker | Class::Permission | Class::YesNo
+            )
+    }
 }
 
 /// One line as the rules see it: the index on screen and its content with box borders
@@ -147,6 +168,37 @@ impl<'s> View<'s> {
     fn scope(&self, n: usize) -> &[(usize, &'s str)] {
         &self.content[self.content.len().saturating_sub(n)..]
     }
+
+    /// The last `n` non-blank lines, reaching further up (at most
+    /// [`BLOCK_LINES`](crate::pane::rules::BLOCK_LINES) more) to what they belong to: the
+    /// current turn, below the person's last prompt (the `prompt-echo` fact, the agent's
+    /// empty input box and placeholders — its chrome — aside), else the block the first of
+    /// them sits in (lines with no blank line between).
+    fn block_scope(&self, n: usize, rules: &RuleSet) -> &[(usize, &'s str)] {
+        let mut start = self.content.len().saturating_sub(n);
+        let lowest = start.saturating_sub(crate::pane::rules::BLOCK_LINES);
+        let echo = rules.facts.get("prompt-echo");
+        let prompt = (lowest..start).rev().find(|&i| {
+            let text = self.content[i].1;
+            echo.is_match(text) && !rules.chrome.iter().any(|p| p.is_match(text))
+        });
+        if let Some(prompt) = prompt {
+            return &self.content[prompt + 1..];
+        }
+        while start > lowest && self.content[start - 1].0 + 1 == self.content[start].0 {
+            start -= 1;
+        }
+        &self.content[start..]
+    }
+
+    /// The view of `rule`: its last lines, or (a `block` rule) its turn or block.
+    fn rule_scope(&self, rule: &Rule, rules: &RuleSet) -> &[(usize, &'s str)] {
+        if rule.def.block == Some(true) {
+            self.block_scope(rule.last, rules)
+        } else {
+            self.scope(rule.last)
+        }
+    }
 }
 
 struct Found<'s> {
@@ -167,10 +219,18 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         dead: screen.dead,
     };
     for rule in &rules.rules {
-        if let Some(found) = try_rule(rule, &rules.chrome, &seen, &mut passed_over) {
+        if let Some(found) = try_rule(rule, rules, &seen, &mut passed_over) {
             let mut result = safety::decide(rule, &found, &view, rules, ctx);
-            result.reset_at = reset_at(rule, &found, &view, ctx);
+            result.reset_at = reset_at(rule, &found, &view, rules, ctx);
             result.key = Some(prompt_key(rule, &view, rules, result.approval.as_ref()));
+            if result.class == Class::Shell {
+                result.said = last_words(&view, found.index, rules);
+                if let Some(said) = &result.said {
+                    result
+                        .reason
+                        .push_str(&format!("; the agent left: {said:?}"));
+                }
+            }
             result.foreground = foreground.map(str::to_string);
             result.passed_over = passed_over;
             result.pane_dead = screen.dead || rule.def.dead == Some(true);
@@ -194,6 +254,7 @@ pub fn classify(screen: &Screen, rules: &RuleSet, ctx: &Lens) -> Classification 
         approval: None,
         foreground: foreground.map(str::to_string),
         key: None,
+        said: None,
         observe_only: false,
         pane_dead: screen.dead,
         prompt_visible: false,
@@ -214,7 +275,7 @@ struct Seen<'v, 's> {
 
 fn try_rule<'s>(
     rule: &Rule,
-    chrome: &[Pattern],
+    rules: &RuleSet,
     seen: &Seen<'_, 's>,
     passed_over: &mut Vec<PassedOver>,
 ) -> Option<Found<'s>> {
@@ -241,7 +302,7 @@ fn try_rule<'s>(
         None if rule.foreground_required => return None,
         _ => {}
     }
-    let scope = view.scope(rule.last);
+    let scope = view.rule_scope(rule, rules);
     let found = if !rule.default_option.is_empty() {
         // The rule is about the live menu's highlighted option.
         let menu = view.menu.as_ref()?;
@@ -312,7 +373,7 @@ fn try_rule<'s>(
         .content
         .iter()
         .filter(|&&(index, _)| index > found.index && !view.in_menu(index))
-        .filter(|&&(_, text)| !chrome.iter().any(|p| p.is_match(text)))
+        .filter(|&&(_, text)| !rules.chrome.iter().any(|p| p.is_match(text)))
         .find(|&&(_, text)| rule.not_followed_by.iter().any(|p| p.is_match(text)))
     {
         passed_over.push(PassedOver {
@@ -344,7 +405,7 @@ fn prompt_key(
             hasher.update(part.as_bytes());
         }
     }
-    for &(_, text) in view.scope(rule.last) {
+    for &(_, text) in view.rule_scope(rule, rules) {
         let masked = super::normalize::mask_line(text, &rules.masks);
         hasher.update(b"\n");
         hasher.update(masked.trim_start().as_bytes());
@@ -352,8 +413,56 @@ fn prompt_key(
     super::normalize::format_hash(hasher.digest())
 }
 
+/// What an exited agent left above the shell prompt at `prompt`: the nearest line of its exit
+/// text (the `exit-text` fact: Claude Code's "didn't start because this folder isn't
+/// trusted", Codex's "Disconnected from this task", Gemini's "Agent powering down"), else
+/// the nearest line above the prompt that is not itself a command at a prompt. Lines further
+/// up than [`LAST_WORDS`] belong to an earlier command.
+fn last_words(view: &View<'_>, prompt: usize, rules: &RuleSet) -> Option<String> {
+    let above: Vec<&str> = view
+        .content
+        .iter()
+        .filter(|&&(index, _)| index < prompt)
+        .rev()
+        .take(LAST_WORDS)
+        .map(|&(_, text)| text)
+        .collect();
+    let exit = rules.facts.get("exit-text");
+    let shell = rules.facts.get("shell-prompt");
+    above
+        .iter()
+        .find(|text| exit.is_match(text))
+        .or_else(|| {
+            above
+                .iter()
+                .take_while(|text| !shell.is_match(text) && !is_command_line(text))
+                .next()
+        })
+        .map(|text| text.to_string())
+}
+
+/// Content lines above a shell prompt read for an exited agent's last words.
+const LAST_WORDS: usize = 15;
+
+/// A command typed at a shell prompt (`dev@box:~/app$ claude`): the start of the agent's
+/// run, above which nothing is its exit text.
+fn is_command_line(text: &str) -> bool {
+    text.split_once(['$', '#', '%'])
+        .is_some_and(|(head, rest)| {
+            (head.contains('@') || head.is_empty() || head.ends_with(['~', '/']))
+                && !head.contains(' ')
+                && rest.starts_with(' ')
+        })
+}
+
 /// When a limit resets, for a rule whose banner names the time (`reset_at`).
-fn reset_at(rule: &Rule, found: &Found<'_>, view: &View<'_>, ctx: &Lens) -> Option<String> {
+fn reset_at(
+    rule: &Rule,
+    found: &Found<'_>,
+    view: &View<'_>,
+    rules: &RuleSet,
+    ctx: &Lens,
+) -> Option<String> {
     if !rule.def.reset_at.unwrap_or(false) {
         return None;
     }
@@ -367,7 +476,7 @@ fn reset_at(rule: &Rule, found: &Found<'_>, view: &View<'_>, ctx: &Lens) -> Opti
     // match is a later notice such as "Automatic continue cancelled") the nearest line
     // above it within the rule's view.
     let above = view
-        .scope(rule.last)
+        .rule_scope(rule, rules)
         .iter()
         .rev()
         .filter(|&&(index, _)| index < found.index)
@@ -389,9 +498,25 @@ pub struct ExampleFailure {
 }
 
 /// Run every rule's own test: each example must be decided by that rule, each near miss must
-/// not. A rule without both is a failure too.
+/// not. A rule without both is a failure too. The facts' examples run too (reported as rule
+/// `fact ID`).
 pub fn check_examples(rules: &RuleSet, now: DateTime<Utc>) -> Vec<ExampleFailure> {
-    let mut failures = Vec::new();
+    let mut failures: Vec<ExampleFailure> = rules
+        .check_facts()
+        .into_iter()
+        .map(|f| ExampleFailure {
+            rule: format!("fact {}", f.fact),
+            kind: f.kind,
+            index: 0,
+            got: f.text,
+        })
+        .chain(rules.boxes.check().into_iter().map(|f| ExampleFailure {
+            rule: "boxes".to_string(),
+            kind: "example",
+            index: f.index,
+            got: f.got,
+        }))
+        .collect();
     let run = |example: &Example| {
         let screen = Screen::from_text(&example.screen, example.foreground.clone());
         let ctx = Lens::new(example.agent.unwrap_or_default(), now, Zone::Utc);

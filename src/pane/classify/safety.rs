@@ -35,9 +35,12 @@ pub(super) fn decide(
     let mut approval = None;
 
     if rule.action == Action::Answer {
-        // A program's own question looks as far up as the policy's screen door does
-        // (`QUESTION_WINDOW`, one definition for both): what the classifier reads for
-        // destructive commands and what the policy reads for words of loss are the same lines.
+        // A program's own question is read with its own paragraph (up to a blank line or the
+        // shell prompt it was started at, at most `QUESTION_WINDOW` lines, as the policy's
+        // screen door reads it): what the classifier reads for destructive commands and what
+        // the policy reads for words of loss are the same lines, and output above the
+        // paragraph is not the question's.
+        let question = rule.def.policy == Some(Door::Question);
         let subject = rule.def.subject.clone().unwrap_or(SubjectDef {
             above: match rule.def.policy {
                 Some(Door::Question) => QUESTION_WINDOW,
@@ -47,6 +50,14 @@ pub(super) fn decide(
         });
         let lowest = found.index.saturating_sub(subject.above);
         let start = match &rule.subject_start {
+            // A question without a subject of its own reads its paragraph.
+            None if question && rule.def.subject.is_none() => {
+                let window: Vec<&str> = view.lines[lowest..=found.index]
+                    .iter()
+                    .map(String::as_str)
+                    .collect();
+                Some(found.index + 1 - crate::policy::screen::paragraph(&window).len())
+            }
             None => Some(lowest),
             Some(start) => (lowest..found.index)
                 .rev()
@@ -59,15 +70,12 @@ pub(super) fn decide(
             // The policy decides on the prompt as drawn, from its subject's first line (a
             // permission box's frame) to the question; a question with the lines above it
             // (a package manager lists what it would remove before asking).
-            let from = match door {
-                Door::ToolCall => start,
-                Door::Question => found.index.saturating_sub(QUESTION_WINDOW),
+            let owned: Vec<String> = match door {
+                Door::ToolCall => view.lines[start..=found.index].to_vec(),
+                Door::Question => question_lines(&view.lines[start..=found.index], rules),
             };
-            let lines: Vec<&str> = view.lines[from..=found.index]
-                .iter()
-                .map(String::as_str)
-                .collect();
-            let screened = ctx.approval.screen(door, &lines);
+            let lines: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let screened = ctx.approval.screen(door, &lines, &rules.boxes);
             let decision = &screened.decision;
             if decision.decision != Verdict::Allow {
                 action = Action::Escalate;
@@ -87,10 +95,32 @@ pub(super) fn decide(
             && start.is_some_and(|start| {
                 view.lines[start..=found.index]
                     .iter()
-                    .any(|l| crate::policy::screen::dashed(l))
+                    .any(|l| rules.boxes.dashed(l))
             });
         match start {
-            _ if read_by_policy && start.is_some() => {}
+            _ if read_by_policy && start.is_some() => {
+                // The policy read the call; the path of a file call is still held to the
+                // path markers (a read of ~/.bashrc, an edit of .git/config): secrets and
+                // start-up files are a person's call whatever a policy rule allows.
+                if let Some(asked) = approval.as_ref() {
+                    for &m in &rule.markers {
+                        let marker = &rules.markers[m];
+                        if let Some(hit) = marker
+                            .on_paths
+                            .contains(&asked.tool)
+                            .then(|| marker.pattern.find(&asked.input))
+                            .flatten()
+                        {
+                            destructive = true;
+                            markers.push(MarkerHit {
+                                id: marker.id.clone(),
+                                matched: hit.as_str().trim().to_string(),
+                                explanation: marker.explanation.clone(),
+                            });
+                        }
+                    }
+                }
+            }
             None => {
                 destructive = true;
                 markers.push(MarkerHit {
@@ -106,12 +136,21 @@ pub(super) fn decide(
                 // edge) or spans lines is only whole when its lines are joined: with newlines
                 // (a multi-line script), spaces (a wrap between words) and nothing (a wrap
                 // inside a word, `r` / `m -rf /`).
-                let mut texts: Vec<String> = view.lines[start..]
+                // A question's lines as the policy reads them: its asides dropped, phrases that
+                // say nothing is lost ("0 to remove") masked.
+                let mut read: Vec<String> = if question {
+                    question_lines(&view.lines[start..=found.index], rules)
+                } else {
+                    view.lines[start..=found.index].to_vec()
+                };
+                let asked = read.len();
+                read.extend(view.lines[found.index + 1..].iter().cloned());
+                let mut texts: Vec<String> = read
                     .iter()
                     .map(|line| content(line).to_string())
                     .filter(|text| !text.is_empty())
                     .collect();
-                let subject: Vec<&str> = view.lines[start..=found.index]
+                let subject: Vec<&str> = read[..asked]
                     .iter()
                     .map(|line| content(line))
                     .filter(|text| !text.is_empty())
@@ -231,12 +270,31 @@ pub(super) fn decide(
         approval,
         foreground: None,
         key: None,
+        said: None,
         observe_only: false,
         pane_dead: false,
         prompt_visible: rule.class == Class::Shell && !rule.patterns.is_empty(),
         explanation: rule.explanation.clone(),
         passed_over: Vec::new(),
     }
+}
+
+/// A program question's lines as they are read for loss: without the lines the `question-aside`
+/// fact names (apt's `N:` notices, printed among its summary), and with the phrases the
+/// `no-loss` fact names ("0 to remove", "nothing to remove") taken out — they say that nothing
+/// is lost.
+fn question_lines(lines: &[String], rules: &RuleSet) -> Vec<String> {
+    let aside = rules.facts.get("question-aside");
+    let no_loss = rules.facts.get("no-loss");
+    lines
+        .iter()
+        .filter(|line| !aside.is_match(content(line)))
+        .map(|line| {
+            no_loss.patterns.iter().fold(line.clone(), |text, p| {
+                p.regex().replace_all(&text, "").into_owned()
+            })
+        })
+        .collect()
 }
 
 /// DESIGN.md "Who may be answered": with an agent (`claude`, `codex`, `gemini`), only the
@@ -260,6 +318,18 @@ pub(super) fn apply_foreground_policy(
         return;
     }
     result.observe_only = true;
+    result.keys.clear();
+    // A dialog, login or picker is a person's to answer whatever the program in front is
+    // called (a launcher script, `node` with no line of the agent's own screen showing):
+    // never typed into, still escalated.
+    if result.action == Action::Escalate
+        && matches!(result.class, Class::Trust | Class::Auth | Class::Picker)
+    {
+        result.reason.push_str(&format!(
+            "; the foreground command is {command:?}: escalated, never typed into"
+        ));
+        return;
+    }
     if result.action != Action::None {
         result.reason.push_str(&format!(
             "; observe only: the foreground command is {command:?}, not the agent"
@@ -276,8 +346,9 @@ mod tests {
     use crate::policy::screen::QUESTION_WINDOW;
 
     /// One lookback for a program's own question: the classifier's subject (read for
-    /// destructive commands) and the policy's screen door (read for words of loss) both
-    /// reach exactly `QUESTION_WINDOW` lines above it, no further.
+    /// destructive commands) and the policy's screen door (read for words of loss) read the
+    /// same lines, the question's paragraph of at most `QUESTION_WINDOW` lines (the question
+    /// included), no further.
     #[test]
     fn a_question_looks_back_as_far_as_the_policy_does() {
         for (above, what) in [
@@ -290,12 +361,79 @@ mod tests {
                 lines.push("Proceed (Y/n)?".to_string());
                 lines.join("\n")
             };
-            // `above` is QUESTION_WINDOW lines over the question: inside, escalated.
-            let inside = classify_text(&screen(QUESTION_WINDOW - 1), Agent::Generic, Some("bash"));
+            // `above` is the first of the QUESTION_WINDOW lines: inside, escalated.
+            let inside = classify_text(&screen(QUESTION_WINDOW - 2), Agent::Generic, Some("bash"));
             assert_eq!(inside.action, Action::Escalate, "{what}: {}", inside.reason);
             // One line further up: outside both, the question is answered.
-            let outside = classify_text(&screen(QUESTION_WINDOW), Agent::Generic, Some("bash"));
+            let outside = classify_text(&screen(QUESTION_WINDOW - 1), Agent::Generic, Some("bash"));
             assert_eq!(outside.action, Action::Answer, "{what}: {}", outside.reason);
+        }
+    }
+
+    /// Issue 28: words of risk count inside the question's own paragraph, not in output above
+    /// it; a phrase that says nothing is lost is not a word of loss; the destructive variants
+    /// still escalate.
+    #[test]
+    fn words_of_risk_count_only_inside_the_question() {
+        let apt = include_str!("../../../tests/fixtures/panes/programs/apt-install-continue.txt");
+        assert!(apt.contains("0 to remove") && apt.contains("/etc/apt/") && apt.contains(".env"));
+        let got = classify_text(apt, Agent::Generic, Some("apt-get"));
+        assert_eq!(got.action, Action::Answer, "{}", got.reason);
+        assert_eq!(
+            got.keys,
+            vec![Key::Text("y".into()), Key::Key("Enter".into())]
+        );
+        // Something is removed: escalated.
+        let removes = apt.replace("0 to remove", "2 to remove");
+        let got = classify_text(&removes, Agent::Generic, Some("apt-get"));
+        assert_eq!(got.action, Action::Escalate, "{}", got.reason);
+        // Words of loss inside the paragraph (pip's "Would remove:"): escalated.
+        let pip = include_str!("../../../tests/fixtures/panes/programs/pip-uninstall-proceed.txt");
+        let got = classify_text(pip, Agent::Generic, Some("pip"));
+        assert_eq!(got.action, Action::Escalate, "{}", got.reason);
+        // The same words above the shell prompt the program was started at do not count.
+        for above in [
+            "DROP TABLE users;",
+            "rm -rf build",
+            "cat .env",
+            "Would remove: all",
+        ] {
+            let screen = format!(
+                "{above}\ndev@box:~/app$ ./install.sh\nInstalling 3 packages\nContinue? [Y/n]"
+            );
+            let got = classify_text(&screen, Agent::Generic, Some("bash"));
+            assert_eq!(got.action, Action::Answer, "{above}: {}", got.reason);
+            let inside = format!("dev@box:~/app$ ./install.sh\n{above}\nContinue? [Y/n]");
+            let got = classify_text(&inside, Agent::Generic, Some("bash"));
+            assert_eq!(
+                got.action,
+                Action::Escalate,
+                "{above} inside: {}",
+                got.reason
+            );
+        }
+    }
+
+    /// Issue 28: Claude Code's box for a read of the person's ~/.bashrc is never answered
+    /// (the screen side; whatever the policy's read rule says); a read of /etc/hosts is the
+    /// policy's to decide.
+    #[test]
+    fn a_read_of_a_private_file_is_never_answered_on_screen() {
+        let shown = include_str!(
+            "../../../tests/fixtures/panes/claude-code-2.1.332/permission-read-home-bashrc.txt"
+        );
+        let got = classify_text(shown, Agent::Claude, Some("claude"));
+        assert_eq!(got.action, Action::Escalate, "{}", got.reason);
+        assert!(got.markers.iter().any(|m| m.id == "private-path"));
+        for path in [
+            "/home/dev/.bashrc",
+            "/home/dev/.ssh/id_ed25519",
+            "/srv/app/.env",
+        ] {
+            let screen = shown.replace("/tmp/ccap-hs/read-bashrc/home/.bashrc", path);
+            let got = classify_text(&screen, Agent::Claude, Some("claude"));
+            assert_eq!(got.action, Action::Escalate, "{path}: {}", got.reason);
+            assert!(got.keys.is_empty());
         }
     }
 

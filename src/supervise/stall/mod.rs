@@ -542,7 +542,9 @@ pub fn heartbeat(
         );
     }
 
-    if obs.observe_only {
+    // Another program in front is never typed into; what it still escalates (a dialog, a
+    // login, a picker) goes to a person like any escalation.
+    if obs.observe_only && obs.action != Action::Escalate {
         return (
             next,
             Diagnosis::new(

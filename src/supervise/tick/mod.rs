@@ -416,13 +416,25 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),
         _ => None,
     };
-    // A prompt the hooks confirm (or contradict) is examined at once, not only on a due
-    // heartbeat.
-    let prompt_now = typed_use.act_now && t.active();
+    // A prompt the hooks confirm (or contradict), and a screen only a person can answer, are
+    // examined at once, not only on a due heartbeat. (An escalation of the wait core — a
+    // weekly limit, billing, an error that cannot clear — speaks for itself.)
+    let waits_escalate = verdict
+        .as_ref()
+        .is_some_and(|v| matches!(v.act, wait::Act::Escalate { .. }));
+    let person_only =
+        !waits_escalate && pane.is_some_and(|view| view.classification.person_only() && !view.dead);
+    let prompt_now = (typed_use.act_now || person_only) && t.active();
     let stall = match (pane, t.active() && (due || prompt_now)) {
-        (Some(view), true) => {
-            stall_heartbeat(&mut t, view, obs, verdict.as_ref(), options, &typed_use)
-        }
+        (Some(view), true) => stall_heartbeat(
+            &mut t,
+            view,
+            obs,
+            verdict.as_ref(),
+            options,
+            &typed_use,
+            person_only,
+        ),
         _ => None,
     };
     if t.active() {
@@ -676,6 +688,7 @@ fn stall_heartbeat(
     verdict: Option<&wait::Verdict>,
     options: &TickOptions,
     typed_use: &Use,
+    person_only: bool,
 ) -> Option<stall::Diagnosis> {
     // A shell prompt in front is readiness (dispatch mode rests there between steps) or an
     // exited agent (observe mode: restarted or ended by the exit detection), never a stall.
@@ -700,6 +713,10 @@ fn stall_heartbeat(
     // The hooks' record of the model's messages, when they keep one (Claude Code's own
     // lines on the screen are not the agent's), and their word on the screen's prompt.
     typed_use.apply_to(&mut observation);
+    // Only a person can answer it: decided on this read, not after the threshold (issue 29).
+    if person_only && observation.hint == stall::Hint::Screen {
+        observation.hint = stall::Hint::Now;
+    }
     // Restarts are `run recover`'s (observe mode ends the run on a dead agent instead).
     let effects = stall::Effects {
         answer: options.answers && !options.dry_run,
@@ -805,8 +822,16 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
         .as_ref()
         .map(|s| format!("last step {} {} -> {}", s.step, s.result, s.next))
         .unwrap_or_else(|| "no signal was written".to_string());
+    // What the agent left above the prompt (the dialog it exited from, its exit text) says
+    // why it is gone.
+    let said = view
+        .classification
+        .said
+        .as_deref()
+        .map(|said| format!("; it left: {said:?}"))
+        .unwrap_or_default();
     let why = format!(
-        "the agent exited (a shell prompt is in front) before the loop finished; {last}; {}",
+        "the agent exited (a shell prompt is in front) before the loop finished{said}; {last}; {}",
         last_lines(view)
     );
     if !restart(t, false, &why) {

@@ -521,23 +521,27 @@ fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() 
     let outs: Vec<Outcome> = (1..=4)
         .map(|m| step(&mut run, &obs(SignalObs::Missing, danger.clone()), m))
         .collect();
+    // Only a person can answer it: escalated on the first tick that reads it (issue 29).
     assert_eq!(
-        outs[2].event.decision,
+        outs[0].event.decision,
         Decision::Escalate,
         "{:?}",
-        outs[2].event.reasons
+        outs[0].event.reasons
     );
-    assert!(outs[2].event.reasons[0].contains("destructive"));
+    assert!(outs[0].event.reasons[0].contains("destructive"));
     assert!(
         outs.iter()
             .all(|o| o.effects.is_empty() && o.answer.is_none()),
         "nothing is ever typed"
     );
-    assert_eq!(
-        outs[3].event.decision,
-        Decision::Continue,
-        "escalated once per screen"
-    );
+    for out in &outs[1..] {
+        assert_eq!(
+            out.event.decision,
+            Decision::Continue,
+            "escalated once per prompt: {:?}",
+            out.event.reasons
+        );
+    }
 }
 
 #[test]
@@ -1046,4 +1050,157 @@ fn a_blinking_permission_prompt_is_escalated_and_announced_once() {
         run.last_decision
     );
     assert_ne!(escalations[0], escalations[1]);
+}
+
+/// Issue 29: what only a person can answer (a folder-trust dialog, an API-key approval, a
+/// picker, a destructive prompt) is escalated on the first tick that reads it, on a tick that
+/// is not a heartbeat too, and announced once.
+#[test]
+fn a_dialog_only_a_person_can_answer_is_escalated_on_the_first_read() {
+    for (fixture, class) in [
+        ("trust-dialog.txt", Class::Trust),
+        ("auth-api-key-approval.txt", Class::Auth),
+        ("picker-model.txt", Class::Picker),
+        ("bypass-permissions-warning.txt", Class::Trust),
+        ("permission-bash-rm-rf.txt", Class::Permission),
+    ] {
+        let text = std::fs::read_to_string(format!(
+            "{}/tests/fixtures/panes/claude-code-2.1.332/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let mut run = new_run(Mode::Dispatch);
+        run.spec.agent = Agent::Claude;
+        run.spec.into = crate::supervise::run::DispatchInto::Agent;
+        let seen = entering_at_plan(pane_as(Agent::Claude, &text, "claude"));
+        // The first tick reads the screen on a heartbeat; a second one in the same minute is
+        // no heartbeat and has nothing new to say.
+        let first = step(&mut run, &seen, 1);
+        if let PaneObs::Seen(view) = &seen.pane {
+            assert_eq!(view.classification.class, class, "{fixture}");
+        }
+        assert_eq!(
+            first.event.decision,
+            Decision::Escalate,
+            "{fixture}: {:?}",
+            first.event.reasons
+        );
+        let announced = |out: &Outcome| {
+            out.event
+                .notify
+                .iter()
+                .filter(|n| n.event == EventKind::Escalate)
+                .count()
+        };
+        assert_eq!(announced(&first), 1, "{fixture}");
+        assert!(
+            first.answer.is_none() && first.effects.is_empty(),
+            "{fixture}"
+        );
+        for minute in 2..=4 {
+            let out = step(&mut run, &seen, minute);
+            assert_eq!(announced(&out), 0, "{fixture} minute {minute}");
+            assert!(out.answer.is_none() && out.effects.is_empty(), "{fixture}");
+        }
+        assert!(run.waits.needs_person.is_some(), "{fixture}");
+    }
+    // Off a heartbeat (a tick 10 s after the last one) the first read still escalates.
+    let text = include_str!("../../../tests/fixtures/panes/claude-code-2.1.332/trust-dialog.txt");
+    let mut run = new_run(Mode::Observe);
+    run.spec.agent = Agent::Claude;
+    run.last_heartbeat_at = Some(at(55));
+    let out = decide(
+        &run,
+        &obs(SignalObs::Missing, pane_as(Agent::Claude, text, "claude")),
+        at(65),
+        &OPTIONS,
+    );
+    assert!(!out.event.heartbeat);
+    assert_eq!(
+        out.event.decision,
+        Decision::Escalate,
+        "{:?}",
+        out.event.reasons
+    );
+}
+
+/// Issue 29: the agent answered its folder-trust dialog with "No, exit" (its default) and
+/// left the dialog's text above the shell prompt: the run sees a shell, not the dialog, and
+/// ends as exited within two heartbeats, the dialog's words as the reason.
+#[test]
+fn an_agent_that_exited_under_its_dialog_is_noticed_with_the_dialogs_words() {
+    let text = include_str!(
+        "../../../tests/fixtures/panes/claude-code-2.1.332/shell-after-trust-dialog-no-exit.txt"
+    );
+    let mut run = new_run(Mode::Observe);
+    run.spec.agent = Agent::Claude;
+    run.spec.launch_command = None;
+    let seen = obs(SignalObs::Missing, pane_as(Agent::Claude, text, "bash"));
+    if let PaneObs::Seen(view) = &seen.pane {
+        assert_eq!(
+            view.classification.class,
+            Class::Shell,
+            "{}",
+            view.classification.reason
+        );
+        assert!(view.shell_ready());
+    }
+    let first = step(&mut run, &seen, 1);
+    assert_eq!(run.status, Status::Running, "{:?}", first.event.reasons);
+    assert!(
+        first.event.notify.is_empty(),
+        "no escalation of the dialog's remains"
+    );
+    let second = step(&mut run, &seen, 2);
+    assert_eq!(
+        (second.event.decision, run.status),
+        (Decision::Exit, Status::Exited)
+    );
+    let exit = &second.event.notify[0];
+    assert_eq!(exit.event, EventKind::Exit);
+    assert!(
+        exit.reason
+            .contains("Claude Code didn't start because this folder isn't trusted."),
+        "{}",
+        exit.reason
+    );
+}
+
+/// Issue 28: a picker of the agent's own escalates whatever the program in front is called
+/// (node, with none of Codex's own lines on the screen), on the first read, and nothing is
+/// typed — not Enter into Codex's "Sign in another way" menu either.
+#[test]
+fn an_agents_picker_under_node_is_escalated_never_answered() {
+    for fixture in [
+        "picker-permissions.txt",
+        "picker-rate-limit-switch-model.txt",
+        "sign-in-another-way.txt",
+    ] {
+        let text = std::fs::read_to_string(format!(
+            "{}/tests/fixtures/panes/codex-0.171/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let mut run = new_run(Mode::Observe);
+        run.spec.agent = Agent::Codex;
+        let seen = obs(SignalObs::Missing, pane_as(Agent::Codex, &text, "node"));
+        let first = step(&mut run, &seen, 1);
+        assert_eq!(
+            first.event.decision,
+            Decision::Escalate,
+            "{fixture}: {:?}",
+            first.event.reasons
+        );
+        for minute in 1..=3 {
+            let out = step(&mut run, &seen, minute + 1);
+            assert!(out.answer.is_none() && out.effects.is_empty(), "{fixture}");
+            assert!(
+                !out.event
+                    .notify
+                    .iter()
+                    .any(|n| n.event == EventKind::Escalate),
+                "{fixture}: announced once"
+            );
+        }
+    }
 }
