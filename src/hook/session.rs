@@ -267,6 +267,17 @@ pub struct AgentMessage {
     /// xxh3 of the whole normalized message, so two long messages that share their first
     /// 2000 characters are still told apart.
     pub hash: String,
+    /// Gemini: the normalized text its hook gave, every continued turn's responses joined
+    /// (characters and xxh3), from which the next turn's own words are told apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined: Option<Joined>,
+}
+
+/// The length and hash of a joined text (see [`AgentMessage::joined`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Joined {
+    pub chars: usize,
+    pub hash: String,
 }
 
 /// One session's record (`<state>/hooks/<stem>.json`).
@@ -521,7 +532,19 @@ fn apply_with(
             record.stops += 1;
             record.tool_started_at = None;
             if let Some(text) = payload.last_assistant_message.as_deref() {
-                let message = agent_message(text, now);
+                let message = match (&record.message, record.agent, payload.stop_hook_active) {
+                    // Gemini's AfterAgent gives the responses of every turn its hook
+                    // continued, joined: this turn's words are what follows the last one's.
+                    (Some(last), Some(HookAgent::Gemini), Some(true)) => {
+                        after_previous(last, text, now)
+                    }
+                    (_, Some(HookAgent::Gemini), _) => {
+                        let mut message = agent_message(text, now);
+                        message.joined = Some(joined(&normalize_message(text)));
+                        message
+                    }
+                    _ => agent_message(text, now),
+                };
                 record.repeats = match &record.message {
                     Some(last) if last.hash == message.hash => record.repeats.saturating_add(1),
                     _ => 1,
@@ -618,6 +641,30 @@ fn agent_message(text: &str, at: Time) -> AgentMessage {
         at,
         hash: format!("{:016x}", hash(&normalized)),
         text: bounded(&normalized),
+        joined: None,
+    }
+}
+
+/// Gemini's joined responses (see [`AgentMessage::joined`]): this turn's words are what
+/// follows the text the previous Stop gave, when `text` starts with it; else the whole text.
+fn after_previous(previous: &AgentMessage, text: &str, at: Time) -> AgentMessage {
+    let whole = normalize_message(text);
+    let rest = previous.joined.as_ref().and_then(|joined| {
+        let (head, tail) = whole.split_at(whole.char_indices().nth(joined.chars)?.0);
+        (format!("{:016x}", hash(head)) == joined.hash).then_some(tail.trim())
+    });
+    let mut message = match rest {
+        Some(rest) if !rest.is_empty() => agent_message(rest, at),
+        _ => agent_message(text, at),
+    };
+    message.joined = Some(joined(&whole));
+    message
+}
+
+fn joined(normalized: &str) -> Joined {
+    Joined {
+        chars: normalized.chars().count(),
+        hash: format!("{:016x}", hash(normalized)),
     }
 }
 
@@ -913,6 +960,43 @@ mod tests {
             at(1),
         );
         assert_eq!(sub.record.state, AgentState::Working);
+    }
+
+    #[test]
+    fn geminis_joined_responses_count_this_turns_words() {
+        let k = pane();
+        let after = |text: &str, active: bool| {
+            payload(&format!(
+                r#"{{"hook_event_name":"Stop","session_id":"s","stop_hook_active":{active},"last_assistant_message":{}}}"#,
+                serde_json::to_string(text).unwrap()
+            ))
+        };
+        let mut r = apply(
+            None,
+            &k,
+            &payload(r#"{"hook_event_name":"SessionStart","session_id":"s"}"#),
+            at(0),
+        )
+        .record;
+        r.agent = Some(HookAgent::Gemini);
+        let r = apply(Some(r), &k, &after("Step done.", false), at(0)).record;
+        let r = apply(Some(r), &k, &after("Step done.\nStep done.", true), at(1)).record;
+        assert_eq!(r.message.as_ref().unwrap().text, "Step done.");
+        assert_eq!(r.repeats, 2, "the same words twice");
+        let r = apply(
+            Some(r),
+            &k,
+            &after("Step done.\nStep done.\nSomething new.", true),
+            at(2),
+        )
+        .record;
+        assert_eq!(r.message.as_ref().unwrap().text, "Something new.");
+        assert_eq!(r.repeats, 1);
+        // Claude Code's and Codex's messages are the turn's own: never cut.
+        let mut c = apply(None, &k, &after("a", false), at(0)).record;
+        c.agent = Some(HookAgent::Codex);
+        let c = apply(Some(c), &k, &after("a b", true), at(1)).record;
+        assert_eq!(c.message.unwrap().text, "a b");
     }
 
     #[test]

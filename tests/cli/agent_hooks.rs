@@ -516,3 +516,15 @@ fn doctor_names_the_trust_steps_codex_and_gemini_still_need() {
     }
     assert_eq!(level(&report, "gemini", "folder trust"), "ok");
 }
+
+#[test]
+fn geminis_joined_responses_leave_each_turns_own_words() {
+    // The recorded AfterAgents of a loop give "Step done.", "Step done.\nStep done.", ...:
+    // the record keeps this turn's words, so three identical turns are three repeats.
+    let sb = Sandbox::new();
+    replay(&sb, "gemini", "stop-loop", true);
+    let record = only_record(&sb);
+    assert_eq!(record["message"]["text"], "Step done.", "{record}");
+    assert_eq!(record["repeats"], 3, "{record}");
+    assert_eq!(record["stops"], 3);
+}
