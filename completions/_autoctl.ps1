@@ -220,6 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('ack', 'ack', [CompletionResultType]::ParameterValue, 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)')
             [CompletionResult]::new('recover', 'recover', [CompletionResultType]::ParameterValue, 'Recover running loops after a restart (ai-cli-task''s server recovery)')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Tick each loop the moment its signal or stop file changes; heartbeat the rest')
+            [CompletionResult]::new('turn', 'turn', [CompletionResultType]::ParameterValue, 'Send one step to Codex CLI as a turn over its app-server, and wait for the turn to end')
             break
         }
         'autoctl;run;start' {
@@ -346,6 +347,20 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Watch every running run, and runs started later')
             [CompletionResult]::new('--until-needs-person', '--until-needs-person', [CompletionResultType]::ParameterName, 'With --session: also exit (0) as soon as the loop needs a person (an escalated prompt), so you can answer it in its pane and run `run watch` again')
             [CompletionResult]::new('--wait-weekly', '--wait-weekly', [CompletionResultType]::ParameterName, 'Wait out a weekly usage limit (the status line''s seven_day at 100%) instead of escalating it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;run;turn' {
+            [CompletionResult]::new('--app-server', '--app-server', [CompletionResultType]::ParameterName, 'How to run the app-server (a shell command)')
+            [CompletionResult]::new('--approval-policy', '--approval-policy', [CompletionResultType]::ParameterName, 'Codex''s approval policy for a new thread')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'Codex''s sandbox for a new thread')
+            [CompletionResult]::new('--ask-timeout', '--ask-timeout', [CompletionResultType]::ParameterName, 'How long a question to the person may wait before it is declined')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest the turn may take; past it the turn is interrupted')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--new-thread', '--new-thread', [CompletionResultType]::ParameterName, 'Start a new thread even when this pane''s previous step left one')
+            [CompletionResult]::new('--unattended', '--unattended', [CompletionResultType]::ParameterName, 'Decline what the policy names destructive instead of asking: nobody will answer')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -232,6 +232,9 @@ _autoctl() {
             autoctl__subcmd__run,tick)
                 cmd="autoctl__subcmd__run__subcmd__tick"
                 ;;
+            autoctl__subcmd__run,turn)
+                cmd="autoctl__subcmd__run__subcmd__turn"
+                ;;
             autoctl__subcmd__run,watch)
                 cmd="autoctl__subcmd__run__subcmd__watch"
                 ;;
@@ -1954,7 +1957,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run)
-            opts="-h --tmux-socket --help start stop status lookup tick continue ack recover watch"
+            opts="-h --tmux-socket --help start stop status lookup tick continue ack recover watch turn"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2321,6 +2324,48 @@ _autoctl() {
                     return 0
                     ;;
                 --hook-fresh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__run__subcmd__turn)
+            opts="-h --app-server --approval-policy --sandbox --new-thread --unattended --ask-timeout --timeout --policy --tmux-socket --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --app-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --approval-policy)
+                    COMPREPLY=($(compgen -W "untrusted on-request never" -- "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -W "read-only workspace-write danger-full-access" -- "${cur}"))
+                    return 0
+                    ;;
+                --ask-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -199,6 +199,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand ack 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)'
             cand recover 'Recover running loops after a restart (ai-cli-task''s server recovery)'
             cand watch 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
+            cand turn 'Send one step to Codex CLI as a turn over its app-server, and wait for the turn to end'
         }
         &'autoctl;run;start'= {
             cand --session 'The tmux session the agent runs in (the run''s name; any text, never run by a shell)'
@@ -316,6 +317,19 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --all 'Watch every running run, and runs started later'
             cand --until-needs-person 'With --session: also exit (0) as soon as the loop needs a person (an escalated prompt), so you can answer it in its pane and run `run watch` again'
             cand --wait-weekly 'Wait out a weekly usage limit (the status line''s seven_day at 100%) instead of escalating it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;run;turn'= {
+            cand --app-server 'How to run the app-server (a shell command)'
+            cand --approval-policy 'Codex''s approval policy for a new thread'
+            cand --sandbox 'Codex''s sandbox for a new thread'
+            cand --ask-timeout 'How long a question to the person may wait before it is declined'
+            cand --timeout 'The longest the turn may take; past it the turn is interrupted'
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --new-thread 'Start a new thread even when this pane''s previous step left one'
+            cand --unattended 'Decline what the policy names destructive instead of asking: nobody will answer'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

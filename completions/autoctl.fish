@@ -252,17 +252,18 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l list-rules -d '
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s L -l follow -d 'Follow symlinks while looking for task roots'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -l no-git -d 'Skip the git checks of transient files'
 complete -c autoctl -n "__fish_autoctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "start" -d 'Register a loop for a tmux session and a task module'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "continue" -d 'Send a continuation into a run\'s pane unless the task moved on (exit 1, nothing sent)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "ack" -d 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "recover" -d 'Recover running loops after a restart (ai-cli-task\'s server recovery)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch" -f -a "watch" -d 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "start" -d 'Register a loop for a tmux session and a task module'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "stop" -d 'Stop a loop: write `.auto-stop` and end the run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "status" -d 'Show runs: iteration, elapsed time and timeout, current step, state, stalls, recoveries'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "lookup" -d 'Print the session whose loop owns a task dir (exit 1 when no loop runs there)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "tick" -d 'One heartbeat for running loops; prints one JSON line per run'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "continue" -d 'Send a continuation into a run\'s pane unless the task moved on (exit 1, nothing sent)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "ack" -d 'Acknowledge a run that needs a person: clear its needs-person state (the loop goes on)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "recover" -d 'Recover running loops after a restart (ai-cli-task\'s server recovery)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "watch" -d 'Tick each loop the moment its signal or stop file changes; heartbeat the rest'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and not __fish_seen_subcommand_from start stop status lookup tick continue ack recover watch turn" -f -a "turn" -d 'Send one step to Codex CLI as a turn over its app-server, and wait for the turn to end'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l session -d 'The tmux session the agent runs in (the run\'s name; any text, never run by a shell)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l task -d 'The task module directory (stored as its canonical path)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l target -d 'The tmux pane to watch and type into [default: the session\'s active pane]' -r
@@ -369,6 +370,20 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l until-needs-person -d 'With --session: also exit (0) as soon as the loop needs a person (an escalated prompt), so you can answer it in its pane and run `run watch` again'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l wait-weekly -d 'Wait out a weekly usage limit (the status line\'s seven_day at 100%) instead of escalating it'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l app-server -d 'How to run the app-server (a shell command)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l approval-policy -d 'Codex\'s approval policy for a new thread' -r -f -a "untrusted\t''
+on-request\t''
+never\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l sandbox -d 'Codex\'s sandbox for a new thread' -r -f -a "read-only\t''
+workspace-write\t''
+danger-full-access\t''"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l ask-timeout -d 'How long a question to the person may wait before it is declined' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l timeout -d 'The longest the turn may take; past it the turn is interrupted' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l new-thread -d 'Start a new thread even when this pane\'s previous step left one'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -l unattended -d 'Decline what the policy names destructive instead of asking: nobody will answer'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from turn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand schema; and not __fish_seen_subcommand_from list show" -f -a "list" -d 'List the schemas: name, file, what it describes'

@@ -24,6 +24,7 @@
 //!   [`parallel`] (many files on every core, answers in order), [`duration`], [`failpoint`],
 //!   [`debuglog`].
 
+pub mod appserver;
 pub mod cli;
 pub mod cmd;
 pub mod debuglog;

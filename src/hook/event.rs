@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use super::agents::{self, HookAgent};
 use super::run;
-use super::session::{self, Payload, Permission, Transition};
+use super::session::{self, Channel, Payload, Permission, Transition};
 use super::state::LoopDir;
 use super::store::{HookEnv, Store};
 
@@ -57,6 +57,17 @@ pub fn parse(agent: Option<HookAgent>, bytes: &[u8]) -> Result<(HookAgent, Paylo
 
 /// Record one parsed payload of `agent` (see [`record_bytes`]).
 pub fn record(agent: HookAgent, payload: &Payload, extra: Option<Extra>) -> Vec<String> {
+    record_via(agent, None, payload, extra)
+}
+
+/// [`record`] for an event that came through another channel than the agent's hooks (Codex's
+/// app-server).
+pub fn record_via(
+    agent: HookAgent,
+    channel: Option<Channel>,
+    payload: &Payload,
+    extra: Option<Extra>,
+) -> Vec<String> {
     let mut lines = Vec::new();
     let env = HookEnv::from_env();
     let Some(key) = env.key(payload) else {
@@ -85,6 +96,7 @@ pub fn record(agent: HookAgent, payload: &Payload, extra: Option<Extra>) -> Vec<
             session::mark_continued(&mut transition.record, iteration, now);
         }
         transition.record.agent = Some(agent);
+        transition.record.channel = channel;
         transition
     });
     lines.extend(warnings.into_iter().map(|w| format!("hook event: {w}")));

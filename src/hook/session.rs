@@ -76,6 +76,14 @@ impl AgentState {
     }
 }
 
+/// A typed channel other than the agent's hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Channel {
+    /// Codex CLI's app-server (JSON-RPC), driven by `autoctl run turn`.
+    AppServer,
+}
+
 /// Where a record lives: the pane first, then the session, then the working directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Key {
@@ -351,6 +359,10 @@ pub struct Record {
     /// autoctl read Codex and Gemini hooks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<HookAgent>,
+    /// The channel the events came through when it is not the agent's hooks: Codex's
+    /// app-server (`autoctl run turn`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<Channel>,
     /// When `run tick` typed `/compact` for the current crossing of `--compact-at` (cleared
     /// once the context use is back under it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -400,6 +412,7 @@ impl Record {
             events: BTreeMap::new(),
             compact_requested_at: None,
             agent: None,
+            channel: None,
         }
     }
 }

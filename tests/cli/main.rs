@@ -2,6 +2,7 @@
 //! [`util::Sandbox`], which gives it a private HOME, state dir and tmux socket.
 
 mod agent_hooks;
+mod app_server;
 mod crash;
 mod dispatch;
 mod doctor;

@@ -12,6 +12,7 @@ mod status;
 mod stop;
 mod text;
 mod tick;
+mod turn;
 mod wait_args;
 mod watch;
 
@@ -37,6 +38,7 @@ pub use start::StartArgs;
 pub use status::{StatusArgs, StatusFormat};
 pub use stop::StopArgs;
 pub use tick::{HookFreshArg, TickArgs};
+pub use turn::TurnArgs;
 pub use wait_args::{NotifyArgs, WaitArgs};
 pub use watch::WatchArgs;
 
@@ -54,6 +56,7 @@ pub enum RunCommand {
     Ack(AckArgs),
     Recover(RecoverArgs),
     Watch(WatchArgs),
+    Turn(TurnArgs),
 }
 
 pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
@@ -67,6 +70,7 @@ pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
         RunCommand::Ack(args) => ack::run(&args),
         RunCommand::Recover(args) => recover::run(&args, socket),
         RunCommand::Watch(args) => watch::run(&args, socket),
+        RunCommand::Turn(args) => turn::run(&args),
     }
 }
 
