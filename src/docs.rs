@@ -94,6 +94,10 @@ pub const DOC_PAGES: &[(&str, &str)] = &[
         "hooks.md",
         "Claude Code hooks, the status line, doctor, the Stop-hook loop",
     ),
+    (
+        "agents.md",
+        "Codex CLI and Gemini CLI hooks, their doors, Codex's app-server",
+    ),
     ("lint.md", "lint options, exit status and rules"),
     ("locks.md", "heartbeat locks"),
     (
@@ -108,12 +112,13 @@ fn doc_pages_for(group: &str) -> &'static [&'static str] {
     match group {
         "signal" | "stop" | "task" | "schema" => &["protocol-files.md"],
         "next" | "table" => &["routing.md", "protocol-files.md"],
-        "run" => &["run.md", "waits.md", "safety.md"],
+        "run" => &["run.md", "waits.md", "safety.md", "agents.md"],
         "stall" => &["waits.md", "safety.md"],
         "pane" => &["screens.md", "safety.md"],
         "policy" => &["policy.md"],
-        "hook" => &["hooks.md", "policy.md"],
-        "loop" | "statusline" | "doctor" => &["hooks.md"],
+        "hook" => &["hooks.md", "policy.md", "agents.md"],
+        "loop" | "doctor" => &["hooks.md", "agents.md"],
+        "statusline" => &["hooks.md"],
         "lint" => &["lint.md"],
         "lock" => &["locks.md"],
         "gate" | "converge" | "profile" | "vfp" | "route" | "graph" | "plan" | "checkpoint" => {
