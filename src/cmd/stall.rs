@@ -37,7 +37,7 @@ pub enum StallCommand {
     /// the last change of what the screen shows) it decides a prompt at once instead of after --threshold
     /// captures, and the agent's messages come from its Stop hooks; when hooks and screen
     /// disagree about a prompt it is escalated, never answered. Each line's `state` says
-    /// what the heartbeat went by and where it came from (hook, statusline, screen).
+    /// what the heartbeat went by and where it came from (hook, statusline, app-server, screen).
     ///
     /// Content-based stalls (task-ai's): on a Claude Code screen, the same agent message
     /// --repeat-limit times in a row is a reasoning loop (`.auto-stop` with reason

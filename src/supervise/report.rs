@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::supervise::run::{Mode, Run, Status};
-use crate::supervise::typed::Source;
+use crate::supervise::typed::{Source, SourceCounts};
 use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
 
@@ -76,9 +76,37 @@ pub struct RunReport {
     pub resumes: u32,
     /// The agent's state at the last tick that saw its pane, and its source.
     pub agent_state: Option<AgentStateReport>,
+    /// Every reading of the agent so far (one per tick that saw its pane), by where it came
+    /// from, and the typed channels' share of them.
+    pub sources: SourcesReport,
     /// Context compactions counted in the current iteration, of `max_compactions`.
     pub compactions: u32,
     pub max_compactions: u32,
+}
+
+/// The run's readings by source, as `run status` reports them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourcesReport {
+    pub hook: u64,
+    pub statusline: u64,
+    #[serde(rename = "app-server")]
+    pub app_server: u64,
+    pub screen: u64,
+    /// Readings from a typed channel (hooks, status line, app-server), in percent of all;
+    /// null before the first.
+    pub typed_percent: Option<f64>,
+}
+
+impl SourcesReport {
+    fn of(counts: &SourceCounts) -> SourcesReport {
+        SourcesReport {
+            hook: counts.hook,
+            statusline: counts.statusline,
+            app_server: counts.app_server,
+            screen: counts.screen,
+            typed_percent: counts.typed_percent(),
+        }
+    }
 }
 
 /// The agent's state as `run status` reports it.
@@ -147,6 +175,7 @@ impl RunReport {
                 source: a.source,
                 at: format_time(a.at),
             }),
+            sources: SourcesReport::of(&run.agent_state.sources),
             compactions: run.compactions_this_iteration(),
             max_compactions: run.spec.max_compactions,
         }
@@ -321,7 +350,7 @@ pub fn prometheus(reports: &[RunReport], now: Time) -> String {
     );
     family(
         "autoctl_run_agent_state",
-        "The agent's state at the last tick (always 1 while running), labelled with the state and where it came from (hook, statusline, screen).",
+        "The agent's state at the last tick (always 1 while running), labelled with the state and where it came from (hook, statusline, app-server, screen).",
         reports
             .iter()
             .filter(|r| r.status.is_active())
@@ -336,6 +365,33 @@ pub fn prometheus(reports: &[RunReport], now: Time) -> String {
                 Some((labels, "1".to_string()))
             })
             .collect(),
+    );
+    family(
+        "autoctl_run_readings",
+        "Readings of the agent's state so far (one per tick that saw its pane), labelled with where they came from (hook, statusline, app-server, screen).",
+        reports
+            .iter()
+            .flat_map(|r| {
+                let s = &r.sources;
+                [
+                    ("hook", s.hook),
+                    ("statusline", s.statusline),
+                    ("app-server", s.app_server),
+                    ("screen", s.screen),
+                ]
+                .map(|(source, n)| {
+                    (
+                        [label("session", &r.session), label("source", source)].join(","),
+                        n.to_string(),
+                    )
+                })
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_run_typed_share",
+        "The share (0 to 1) of the agent's readings that came from a typed channel (hooks, status line, app-server) rather than the screen.",
+        per_run(&|r| r.sources.typed_percent.map(|p| format!("{}", p / 100.0))),
     );
     family(
         "autoctl_run_compactions",
@@ -471,6 +527,38 @@ mod tests {
             let value = line.rsplit(' ').next().unwrap();
             assert!(value.parse::<f64>().is_ok(), "{line}");
         }
+    }
+
+    #[test]
+    fn the_readings_by_source_and_the_typed_share_are_reported() {
+        let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
+        let mut r = run("s");
+        let empty = RunReport::new(&r, now);
+        let json = serde_json::to_value(&empty).unwrap();
+        assert_eq!(json["sources"]["typed_percent"], serde_json::Value::Null);
+        for source in [
+            Source::Screen,
+            Source::Hook,
+            Source::Hook,
+            Source::AppServer,
+        ] {
+            r.agent_state.sources.count(source);
+        }
+        let report = RunReport::new(&r, now);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sources"]["hook"], 2);
+        assert_eq!(json["sources"]["app-server"], 1);
+        assert_eq!(json["sources"]["screen"], 1);
+        assert_eq!(json["sources"]["typed_percent"], 75.0);
+        let text = prometheus(&[report], now);
+        assert!(
+            text.contains("autoctl_run_readings{session=\"s\",source=\"app-server\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("autoctl_run_typed_share{session=\"s\"} 0.75\n"),
+            "{text}"
+        );
     }
 
     #[test]

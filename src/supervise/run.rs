@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
 use crate::supervise::stall::{self, StallState};
-use crate::supervise::typed::Source;
+use crate::supervise::typed::{Source, SourceCounts};
 use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, between};
@@ -207,6 +207,10 @@ pub struct AgentState {
     /// Consecutive ticks that saw a shell prompt in front (exit detection needs two, so a
     /// command that is still starting is not mistaken for a dead agent).
     pub shell_seen: u32,
+    /// How many readings of the agent came from each source (one per tick that saw its
+    /// pane): the typed channels' share of the run's decisions.
+    #[serde(skip_serializing_if = "SourceCounts::is_empty")]
+    pub sources: SourceCounts,
 }
 
 /// Dispatch mode's state between ticks (one JSON column of its row).

@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::hook::session::{AgentState, Record};
+use crate::hook::session::{AgentState, Channel, Record};
 use crate::hook::statusline::{StatusRecord, WindowKind};
 use crate::pane::Class;
 use crate::pane::view::MessageMark;
@@ -96,29 +96,96 @@ pub struct TypedObs {
 
 /// Where the agent's state came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Source {
     /// Its hooks (`autoctl hook event`), fresh and newer than the screen.
     Hook,
     /// Its status line: a usage limit read from the exhausted window.
     Statusline,
+    /// Codex's app-server (`autoctl run turn`): its items, approvals, limits and errors.
+    AppServer,
     /// The screen: no typed state, a stale one, or one the screen contradicts.
     Screen,
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Hook, Source::Statusline, Source::Screen];
+    pub const ALL: [Source; 4] = [
+        Source::Hook,
+        Source::Statusline,
+        Source::AppServer,
+        Source::Screen,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Hook => "hook",
             Source::Statusline => "statusline",
+            Source::AppServer => "app-server",
             Source::Screen => "screen",
         }
     }
 
     pub fn parse(text: &str) -> Option<Source> {
         Source::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// A typed channel of the agent's own (anything but the screen).
+    pub fn typed(self) -> bool {
+        self != Source::Screen
+    }
+}
+
+/// How many of a run's readings of its agent (one per tick that saw its pane) came from each
+/// source: the typed channels' share of the decisions (`run status`, the metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SourceCounts {
+    pub hook: u64,
+    pub statusline: u64,
+    pub app_server: u64,
+    pub screen: u64,
+}
+
+impl SourceCounts {
+    /// Count one reading.
+    pub fn count(&mut self, source: Source) {
+        let slot = match source {
+            Source::Hook => &mut self.hook,
+            Source::Statusline => &mut self.statusline,
+            Source::AppServer => &mut self.app_server,
+            Source::Screen => &mut self.screen,
+        };
+        *slot = slot.saturating_add(1);
+    }
+
+    pub fn of(&self, source: Source) -> u64 {
+        match source {
+            Source::Hook => self.hook,
+            Source::Statusline => self.statusline,
+            Source::AppServer => self.app_server,
+            Source::Screen => self.screen,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        Source::ALL
+            .iter()
+            .fold(0u64, |sum, s| sum.saturating_add(self.of(*s)))
+    }
+
+    /// Readings from the agent's typed channels (hooks, status line, app-server).
+    pub fn typed(&self) -> u64 {
+        self.total().saturating_sub(self.screen)
+    }
+
+    /// The typed share in percent, rounded to a tenth; None before the first reading.
+    pub fn typed_percent(&self) -> Option<f64> {
+        let total = self.total();
+        (total > 0).then(|| (self.typed() as f64 * 1000.0 / total as f64).round() / 10.0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
     }
 }
 
@@ -260,7 +327,11 @@ pub fn read(
         return (reading, usage);
     }
     let state = hook.state;
-    reading.source = Source::Hook;
+    let typed_source = match hook.channel {
+        Some(Channel::AppServer) => Source::AppServer,
+        None => Source::Hook,
+    };
+    reading.source = typed_source;
     reading.state = hook.state_label();
     reading.tool = hook.tool.clone();
     let prompt_on_screen = matches!(
@@ -338,7 +409,9 @@ pub fn read(
     }
     if state == AgentState::Failed {
         usage.failure = Some(failure(hook, usage.window.is_some()));
-        if usage.window.is_some() {
+        // The windows of an app-server came with its messages; an agent's own status line is
+        // a channel of its own.
+        if usage.window.is_some() && typed_source == Source::Hook {
             reading.source = Source::Statusline;
         }
     }
@@ -735,6 +808,39 @@ mod tests {
         assert_eq!(
             (failure.kind.as_str(), failure.usage_limit),
             ("rate_limit", false)
+        );
+    }
+
+    #[test]
+    fn app_server_records_read_as_their_own_source_and_every_reading_is_counted() {
+        let mut typed = hook(&[STOP], 0);
+        typed.hook.as_mut().unwrap().channel = Some(Channel::AppServer);
+        let (r, _) = read(
+            &typed,
+            &view(Class::Idle),
+            None,
+            at(5),
+            &TypedOptions::default(),
+        );
+        assert_eq!(r.source, Source::AppServer);
+        let mut counts = SourceCounts::default();
+        assert_eq!(counts.typed_percent(), None);
+        for source in [
+            Source::Screen,
+            Source::Hook,
+            Source::AppServer,
+            Source::Hook,
+        ] {
+            counts.count(source);
+        }
+        assert_eq!((counts.total(), counts.typed()), (4, 3));
+        assert_eq!(counts.typed_percent(), Some(75.0));
+        counts.count(Source::Statusline);
+        assert_eq!(counts.typed_percent(), Some(80.0));
+        assert_eq!(Source::parse("app-server"), Some(Source::AppServer));
+        assert_eq!(
+            serde_json::to_string(&Source::AppServer).unwrap(),
+            "\"app-server\""
         );
     }
 

@@ -160,6 +160,10 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
     );
     assert_eq!(report["agent_state"]["state"], "waiting-for-permission");
     assert_eq!(report["agent_state"]["at"], "2027-03-01T10:00:22.000Z");
+    // Every reading is counted by its source: the screen's first, then the hooks'.
+    assert_eq!(report["sources"]["screen"], 1, "{report}");
+    assert_eq!(report["sources"]["hook"], 1, "{report}");
+    assert_eq!(report["sources"]["typed_percent"], 50.0, "{report}");
     let _ = settle(&log);
 }
 

@@ -19,6 +19,11 @@ use crate::time;
 /// resets). Ended runs stay listed with their reason until their session or task dir is
 /// started again. `--format prometheus` writes the node_exporter textfile format.
 ///
+/// JSON and Prometheus also count every reading of the agent (one per tick that saw its
+/// pane) by where it came from — hooks, status line, app-server, screen — with the share of
+/// the typed channels: how many of the run's decisions went by what the agent said, not by
+/// its screen (`sources`, `autoctl_run_readings`, `autoctl_run_typed_share`).
+///
 /// The text table's columns (aligned on a terminal, tab-separated when piped; `A/B` is a
 /// count and its limit):
 ///   SESSION                     the run's tmux session
@@ -37,8 +42,9 @@ use crate::time;
 ///                               --max-recoveries-per-iteration
 ///   RECOVERIES(TOTAL)/MAX       stall recoveries spent in the whole run / --max-recoveries
 ///   AGENT                       the agent's state at the last tick and where it came from:
-///                               idle/hook, waiting-for-permission/hook, permission/screen
-///                               (hooks first, the screen when they are absent or stale)
+///                               idle/hook, waiting-for-permission/hook, idle/app-server,
+///                               permission/screen (typed channels first, the screen when they
+///                               are absent or stale)
 ///   TASK                        the task module directory
 ///   NEEDS-PERSON                since when and why the run waits for a person (an
 ///                               escalated prompt, a wait past its maximum), or -;

@@ -386,6 +386,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
                 );
             }
             t.event.state = Some(reading.clone());
+            t.run.agent_state.sources.count(reading.source);
             t.run.agent_state.reading = Some(AgentReading {
                 state: reading.state.clone(),
                 source: reading.source,
