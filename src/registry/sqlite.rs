@@ -362,13 +362,17 @@ impl SqliteRegistry {
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(|err| describe(&path, err))?;
         // The first statement that reads the file is where a corrupted or foreign file shows.
-        let application_id: i64 = self
+        // One statement, so one snapshot: read apart, another autoctl's first migration could
+        // commit between them, and its tables would look foreign beside the id read before.
+        let (application_id, user_version, tables): (i64, i64, bool) = self
             .conn
-            .pragma_query_value(None, "application_id", |row| row.get(0))
-            .map_err(|err| describe(&path, err))?;
-        let user_version: i64 = self
-            .conn
-            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .query_row(
+                "SELECT (SELECT application_id FROM pragma_application_id()), \
+                        (SELECT user_version FROM pragma_user_version()), \
+                        (SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table')",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
             .map_err(|err| describe(&path, err))?;
         if application_id != APPLICATION_ID && !(application_id == 0 && user_version == 0) {
             bail!(
@@ -377,7 +381,7 @@ impl SqliteRegistry {
             );
         }
         // Checked before anything is written (even the journal mode lives in the file header).
-        if application_id == 0 && foreign_tables(&self.conn).map_err(|err| describe(&path, err))? {
+        if application_id == 0 && tables {
             bail!(
                 "{} is a SQLite database that autoctl did not create; move it aside",
                 path.display()
