@@ -2118,7 +2118,7 @@ _autoctl() {
                     return 0
                     ;;
                 --into)
-                    COMPREPLY=($(compgen -W "agent shell" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "agent shell app-server" -- "${cur}"))
                     return 0
                     ;;
                 --command)

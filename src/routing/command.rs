@@ -38,6 +38,11 @@ pub const DEFAULT_TEMPLATE: &str = r#"claude -p "/ai-cli-task {next} {task} {arg
 /// The default for `--into agent`: the slash command typed at the agent's own prompt.
 pub const AGENT_TEMPLATE: &str = "/ai-cli-task {next} {task} {args}";
 
+/// The default for `--into app-server`: `autoctl run turn`, typed at the shell, sends the step
+/// to Codex CLI as a turn over its app-server. Codex has no ai-cli-task command, so the step
+/// is said in words (the project's AGENTS.md says how a step is done).
+pub const APP_SERVER_TEMPLATE: &str = r#"autoctl run turn "Run the {next} step of the task in {task} {args}. When it is done, write its signal with autoctl signal write.""#;
+
 /// The placeholders a template may use.
 pub const PLACEHOLDERS: &[&str] = &["next", "checkpoint", "task", "iteration", "args"];
 

@@ -50,11 +50,15 @@ pub struct StartArgs {
     /// stays open after each step — start it once with --launch (or yourself), and each step's
     /// slash command is typed when the pane shows its empty input box. `shell`: at a shell
     /// prompt, for a command that runs one step and returns to the shell (`claude -p`).
+    /// `app-server`: at a shell prompt too, each step sent to Codex CLI as a turn over its
+    /// app-server by `autoctl run turn` (read as typed messages, no screen; --agent defaults
+    /// to codex).
     #[arg(long, value_enum, value_name = "WHERE")]
-    pub into: Option<DispatchInto>,
+    pub into: Option<IntoArg>,
     /// Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task}
     /// {args}` with --into agent, `claude -p "/ai-cli-task {next} {task} {args}"` with --into
-    /// shell]
+    /// shell, `autoctl run turn "Run the {next} step of the task in {task} {args}. When it is
+    /// done, write its signal with autoctl signal write."` with --into app-server]
     ///
     /// Placeholders: {next}, {checkpoint}, {task}, {iteration}, and {args}, the step's
     /// ai-cli-task arguments (`--checkpoint post-exec`, `--generate` for a plan, or the
@@ -145,17 +149,48 @@ pub struct StartArgs {
     pub waits: super::WaitArgs,
 }
 
+/// Where dispatch mode types each step, as `--into` says it: `app-server` is a shell
+/// dispatch of `autoctl run turn` (the run is registered as `shell` with that command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IntoArg {
+    /// Into the agent idle at its own prompt
+    Agent,
+    /// At a shell prompt: a command that runs the step and returns to the shell
+    Shell,
+    /// At a shell prompt: `autoctl run turn`, the step sent to Codex CLI over its app-server
+    AppServer,
+}
+
+/// What `--into`, `--command` and `--agent` register: where steps are typed, the command
+/// (`None`: the default for where), and the agent (`None`: the one --launch starts).
+fn dispatch_of(
+    into: Option<IntoArg>,
+    command: Option<&str>,
+    agent: Option<Agent>,
+) -> (Option<DispatchInto>, Option<String>, Option<Agent>) {
+    let command = command.map(str::to_string);
+    match into {
+        None => (None, command, agent),
+        Some(IntoArg::Agent) => (Some(DispatchInto::Agent), command, agent),
+        Some(IntoArg::Shell) => (Some(DispatchInto::Shell), command, agent),
+        Some(IntoArg::AppServer) => (
+            Some(DispatchInto::Shell),
+            command.or_else(|| Some(crate::routing::command::APP_SERVER_TEMPLATE.to_string())),
+            agent.or(Some(Agent::Codex)),
+        ),
+    }
+}
+
 pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
+    let (into, command, agent) = dispatch_of(args.into, args.command.as_deref(), args.agent);
     let request = StartRequest {
         session: args.session.clone(),
         task: args.task.clone(),
         target: args.target.clone(),
         mode: args.mode,
-        agent: args
-            .agent
-            .unwrap_or_else(|| agent_of_launch(args.launch.as_deref())),
-        into: args.into,
-        command: args.command.clone(),
+        agent: agent.unwrap_or_else(|| agent_of_launch(args.launch.as_deref())),
+        into,
+        command,
         table: args.table.clone(),
         launch: args.launch.clone(),
         force: args.force,
@@ -206,6 +241,41 @@ fn agent_of_launch(launch: Option<&str>) -> Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn into_app_server_is_a_shell_dispatch_of_run_turn_for_codex() {
+        let (into, command, agent) = dispatch_of(Some(IntoArg::AppServer), None, None);
+        assert_eq!(into, Some(DispatchInto::Shell));
+        assert_eq!(agent, Some(Agent::Codex));
+        let command = command.unwrap();
+        assert!(command.starts_with("autoctl run turn \""), "{command}");
+        let vars = crate::routing::command::step_vars(
+            "check",
+            "post-exec",
+            Some("TASK/x"),
+            Some(3),
+            false,
+        );
+        assert_eq!(
+            crate::routing::command::render(&command, &vars).unwrap(),
+            "autoctl run turn \"Run the check step of the task in TASK/x --checkpoint post-exec. \
+             When it is done, write its signal with autoctl signal write.\""
+        );
+        // A command or agent of the user's own is kept.
+        let (_, command, agent) = dispatch_of(
+            Some(IntoArg::AppServer),
+            Some("autoctl run turn {next}"),
+            Some(Agent::Generic),
+        );
+        assert_eq!(command.as_deref(), Some("autoctl run turn {next}"));
+        assert_eq!(agent, Some(Agent::Generic));
+        // The other values pass through.
+        assert_eq!(dispatch_of(None, None, None), (None, None, None));
+        assert_eq!(
+            dispatch_of(Some(IntoArg::Agent), None, None).0,
+            Some(DispatchInto::Agent)
+        );
+    }
 
     #[test]
     fn the_agent_is_what_the_launch_command_starts() {
