@@ -7,7 +7,9 @@
 //!
 //! - **agree**: the state's source is `hook` (or `statusline` for a usage limit read from
 //!   its windows); a permission prompt both report is acted on at once, without waiting for
-//!   the unchanged-capture threshold;
+//!   the unchanged-capture threshold — also when the agent announced the box just before
+//!   drawing it ([`PERMISSION_DRAW_LEAD`]: Gemini's Notification comes first, so a heartbeat
+//!   in between still saw it working);
 //! - **disagree**: the event says so and the safer reading wins: a prompt on the screen that
 //!   the hooks do not report is never answered (escalated at once); a prompt the hooks report
 //!   but the screen no longer shows (a person pressed Esc, which fires no hook) is the
@@ -53,6 +55,10 @@ pub const DEFAULT_FRESH: Duration = Duration::from_secs(10 * 60);
 /// How long after a tool starts its permission box may be on the screen while the
 /// PermissionRequest hook decides (twice the hook's own default `--timeout`).
 pub const PERMISSION_HOOK_GRACE: Duration = Duration::from_secs(10);
+/// How long before its permission box shows an agent may announce it: Gemini CLI fires its
+/// Notification (`ToolPermission`) and then draws the box — 0.6 s apart in a live 0.61 loop
+/// on a loaded machine, so a heartbeat between the two saw the old screen after the event.
+pub const PERMISSION_DRAW_LEAD: Duration = Duration::from_secs(3);
 /// Context use (percent) at which an idle agent is sent `/compact` (seed 000).
 pub const DEFAULT_COMPACT_AT: u8 = 70;
 
@@ -322,6 +328,12 @@ pub fn read(
     // An event at or after the last sighting of the old screen may have caused the change;
     // an earlier one describes a screen that is gone.
     let newer_than_screen = changed_after.is_none_or(|after| hook.at >= after);
+    // The box the permission event announced, drawn just after it: the event caused the
+    // change even though a heartbeat between the two still saw the old screen.
+    let announced_box = hook.state == AgentState::WaitingForPermission
+        && matches!(screen, Class::Permission | Class::YesNo)
+        && changed_after.is_some_and(|after| between(hook.at, after) <= PERMISSION_DRAW_LEAD);
+    let newer_than_screen = newer_than_screen || announced_box;
     if age > options.fresh || !newer_than_screen {
         reading.stale = true;
         return (reading, usage);
@@ -341,6 +353,14 @@ pub fn read(
     match state {
         AgentState::WaitingForPermission if matches!(screen, Class::Permission | Class::YesNo) => {
             usage.act_now = true;
+        }
+        AgentState::WaitingForPermission
+            if screen == Class::Working && age <= PERMISSION_DRAW_LEAD =>
+        {
+            reading.disagreement = Some(
+                "hooks say waiting-for-permission, the screen still shows the agent working: the box is being drawn"
+                    .to_string(),
+            );
         }
         AgentState::WaitingForPermission if screen != Class::Unknown => {
             // Esc on a permission menu fires no hook: the screen knows better.
@@ -559,6 +579,10 @@ mod tests {
         chrono::DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
     }
 
+    fn ms(n: i64) -> chrono::TimeDelta {
+        chrono::TimeDelta::milliseconds(n)
+    }
+
     fn view(class: Class) -> PaneView {
         PaneView {
             pane_id: "%1".into(),
@@ -702,6 +726,61 @@ mod tests {
             &options,
         );
         assert!(u.act_now && u.no_answer);
+    }
+
+    #[test]
+    fn a_box_drawn_just_after_its_permission_event_is_the_hooks() {
+        // Gemini 0.61: Notification at 0, a heartbeat at 0.6 s still sees it working, the box
+        // is drawn by the next one.
+        let options = TypedOptions::default();
+        let announced = hook(&[PERMISSION], 0);
+        let (r, u) = read(
+            &announced,
+            &view(Class::Working),
+            None,
+            at(0) + ms(600),
+            &options,
+        );
+        assert_eq!(
+            (r.source, r.state.as_str()),
+            (Source::Hook, "waiting-for-permission")
+        );
+        assert!(r.disagreement.unwrap().contains("being drawn"));
+        assert!(!u.act_now && !u.no_answer);
+        let (r, u) = read(
+            &announced,
+            &view(Class::Permission),
+            Some(at(0) + ms(600)),
+            at(2),
+            &options,
+        );
+        assert_eq!(
+            (r.source, r.state.as_str(), r.stale),
+            (Source::Hook, "waiting-for-permission", false)
+        );
+        assert!(u.act_now && !u.no_answer);
+        // Working long after the event: the box was dismissed, the screen's.
+        let (r, _) = read(&announced, &view(Class::Working), None, at(4), &options);
+        assert_eq!(r.source, Source::Screen);
+        // An event well before the change describes another screen: stale.
+        let (r, u) = read(
+            &announced,
+            &view(Class::Permission),
+            Some(at(4)),
+            at(6),
+            &options,
+        );
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
+        assert!(!u.act_now);
+        // Only a permission announces a box.
+        let (r, _) = read(
+            &hook(&[STOP], 0),
+            &view(Class::Permission),
+            Some(at(0) + ms(600)),
+            at(2),
+            &options,
+        );
+        assert!(r.stale);
     }
 
     #[test]
