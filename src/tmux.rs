@@ -242,6 +242,10 @@ impl Tmux {
 
     fn command(&self) -> Command {
         let mut cmd = Command::new(&self.binary);
+        // UTF-8 whatever the locale: without LANG/LC_* (cron, a new user on a machine with
+        // no default locale) tmux prints tabs and every non-ASCII character as `_`, so
+        // autoctl could read no pane's metadata and no agent's `❯`.
+        cmd.arg("-u");
         if let Some(socket) = &self.socket {
             cmd.arg("-L").arg(socket);
         }

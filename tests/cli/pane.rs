@@ -623,6 +623,34 @@ fn capture_prints_the_pane_and_escapes_only_when_asked() {
     assert_eq!(last, "bell\n");
 }
 
+/// cron and a new user on a machine with no default locale run autoctl without LANG or
+/// LC_*: tmux then prints tabs and non-ASCII characters as `_` unless told its client is
+/// UTF-8, and autoctl could read neither the pane's metadata nor the agent's screen.
+#[test]
+fn capture_and_ready_work_without_a_locale() {
+    let sb = Sandbox::new();
+    let target = start(&sb, "nolocale", "printf '\u{276f} tab\n'; sleep 30");
+    wait_for(&sb, &target, "output", |screen, _| screen.contains("tab"));
+    let without_locale = |args: &[&str]| {
+        sb.cmd()
+            .env_remove("LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = without_locale(&["pane", "capture", &target]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout(&output).starts_with("\u{276f} tab"),
+        "{:?}",
+        stdout(&output)
+    );
+    let ready = without_locale(&["pane", "ready", &target, "--format", "json"]);
+    assert_eq!(ready.status.code(), Some(1), "sleep is running: {ready:?}");
+}
+
 #[test]
 fn hash_ignores_a_ticking_clock_but_raw_does_not() {
     let sb = Sandbox::new();

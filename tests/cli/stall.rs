@@ -609,10 +609,11 @@ fn all_panes_over_a_hundred_and_twenty_panes_takes_a_few_tmux_calls() {
     fs::create_dir_all(&bin).unwrap();
     let calls = sb.path("tmux-calls.log");
     let shim = bin.join("tmux");
+    // autoctl runs `tmux -u -L SOCKET SUBCOMMAND …`: the subcommand is the fourth word.
     fs::write(
         &shim,
         format!(
-            "#!/bin/sh\necho \"$3\" >> '{}'\nexec '{}' \"$@\"\n",
+            "#!/bin/sh\necho \"$4\" >> '{}'\nexec '{}' \"$@\"\n",
             calls.display(),
             real
         ),
