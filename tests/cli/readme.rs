@@ -12,7 +12,7 @@
 //! Each `## ` section runs in its own sandbox, from an empty working directory, in one bash
 //! process (so a section's commands share their shell variables, like a person's terminal):
 //! a temporary HOME (autoctl's state goes to its default place under it), a private tmux
-//! server (TMUX_TMPDIR, panes running a non-login bash so they keep the PATH), no AUTOCTL_*
+//! server (TMUX_TMPDIR; tmux's own defaults, as a person has them), no AUTOCTL_*
 //! variables, and a PATH that starts with autoctl and a stand-in `claude`
 //! (examples/stand-in/claude: it runs `examples/fake-agent.sh` for `/ai-cli-task auto DIR`
 //! and never talks to any model). Blocks marked ```sh are not run: the README says what they
@@ -259,14 +259,6 @@ fn run_section(section: &Section, uid: Option<u32>) -> Ran {
     fs::set_permissions(root.join("tmux"), fs::Permissions::from_mode(0o700)).unwrap();
     std::os::unix::fs::symlink(crate::util::bin(), root.join("bin/autoctl")).unwrap();
     fake_claude(&root.join("bin"));
-    // tmux starts a login shell by default, and a login shell's profile resets PATH, which
-    // would put the real `claude` (if one is installed) before the stand-in. The sandbox's
-    // own tmux.conf keeps the section's PATH in every pane.
-    fs::write(
-        root.join("home/.tmux.conf"),
-        "set -g default-command \"exec bash --norc --noprofile\"\n",
-    )
-    .unwrap();
     let mut script = String::from("cd \"$README_WORK\"\n");
     for (n, command) in section.commands.iter().enumerate() {
         // A record separator before each command's output, a unit separator and the exit
