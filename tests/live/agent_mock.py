@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The fake model for the Codex CLI and Gemini CLI live checks (agents_live.py).
+
+    python3 agent_mock.py codex|gemini PORT SCENARIO_JSON LOG
+
+`tests/fixtures/panes/capture-tools/mock_agents.py` (the Responses API for Codex, the
+generateContent API for Gemini) with two modes of its own, read from the scenario file on every
+request like the others:
+
+- `loop`: a model that works through a task's steps. On a main request (one that offers tools)
+  it counts the steps already done in the conversation (the shell results it got back) and asks
+  the shell to write the next step's signal — `AUTOCTL signal write TASK --step S --result R
+  --next N` from `steps` — then, once the result is back, answers `step S done.`; past the last
+  step it only answers text. `limit_at`: the step whose first request gets the usage limit
+  instead (while `limit_until` is ahead: an epoch; the error carries it).
+- the other modes are mock_agents.py's (`shell`, `text`, `error`, ...).
+
+Every main request is appended to LOG as one JSON line (`{"t", "kind", "steps_done", "last"}`)
+so the check can count turns and see what the model got back (a hook's refusal).
+"""
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "fixtures", "panes", "capture-tools"))
+KIND, PORT, SCEN, LOG = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+sys.argv = [sys.argv[0], KIND, str(PORT), SCEN, LOG + ".mock"]
+import mock_agents as m  # noqa: E402
+
+
+def scenario():
+    return m.scenario()
+
+
+def note(entry):
+    entry["t"] = time.time()
+    with open(LOG, "a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+def signal_command(sc, done):
+    step = sc["steps"][done]
+    return (f"{sc['autoctl']} signal write {sc['task']} --step {step[0]} --result '{step[1]}' "
+            f"--next '{step[2]}'" + (f" --checkpoint '{step[3]}'" if len(step) > 3 else ""))
+
+
+def limited(sc, done):
+    return (sc.get("limit_at") is not None and done == sc["limit_at"]
+            and time.time() < float(sc.get("limit_until", 0)))
+
+
+class Codex(m.Codex):
+    def do_POST(self):
+        sc = scenario()
+        if sc.get("mode") != "loop":
+            return super().do_POST()
+        raw, body = self.read_body()
+        inp = body.get("input") or []
+        tools = [t.get("name") for t in body.get("tools") or []]
+        if not tools:
+            self.stream([{"type": "message", "text": "Loop"}], {})
+            return
+        outputs = [i.get("output") for i in inp if isinstance(i, dict)
+                   and i.get("type") in ("function_call_output", "custom_tool_call_output")]
+        last = inp[-1] if inp else {}
+        tool_done = isinstance(last, dict) and last.get("type") in (
+            "function_call_output", "custom_tool_call_output")
+        done = len(outputs)
+        if sc.get("delay"):
+            time.sleep(float(sc["delay"]))
+        note({"kind": "codex", "steps_done": done, "tool_done": tool_done,
+              "last": outputs[-1] if tool_done else None})
+        if tool_done:
+            self.stream([{"type": "message",
+                          "text": sc.get("done_text", "step {n} done.").format(n=done)}], sc)
+            return
+        if limited(sc, done):
+            self.send_json(429, {"error": {"type": "usage_limit_reached",
+                                           "message": "The usage limit has been reached",
+                                           "plan_type": "plus",
+                                           "resets_at": int(float(sc["limit_until"]))}})
+            return
+        if done >= len(sc["steps"]):
+            self.stream([{"type": "message", "text": "All steps are done."}], sc)
+            return
+        args = {"cmd": signal_command(sc, done)}
+        if sc.get("escalate"):
+            args.update(sandbox_permissions="require_escalated",
+                        justification="Write the step's signal")
+        self.stream([{"type": "message", "text": "Writing the step's signal."},
+                     {"type": "function_call", "id": "fc_%d_%d" % (done, time.time_ns()),
+                      "call_id": "call_%d_%d" % (done, time.time_ns()),
+                      "name": "exec_command", "arguments": json.dumps(args)}], sc)
+
+
+class Gemini(m.Gemini):
+    def do_POST(self):
+        sc = scenario()
+        if sc.get("mode") != "loop":
+            return super().do_POST()
+        raw, body = self.read_body()
+        contents = body.get("contents") or []
+        tools = [fd.get("name") for t in body.get("tools") or []
+                 for fd in t.get("functionDeclarations") or []]
+        streaming = ":streamGenerateContent" in self.path
+        if ":countTokens" in self.path:
+            self.send_json(200, {"totalTokens": 1200})
+            return
+        if not tools:
+            gcfg = body.get("generationConfig") or {}
+            if gcfg.get("responseMimeType") == "application/json" or gcfg.get("responseJsonSchema"):
+                txt = json.dumps({"reasoning": "simple", "next_speaker": "user",
+                                  "model_choice": "flash", "complexity_reasoning": "simple",
+                                  "complexity_score": 10})
+            else:
+                txt = "ok"
+            self.reply(streaming, [{"text": txt}], {})
+            return
+        responses = [p["functionResponse"] for c in contents for p in c.get("parts") or []
+                     if "functionResponse" in p]
+        last = contents[-1] if contents else {}
+        tool_done = any("functionResponse" in p for p in last.get("parts") or [])
+        done = len(responses)
+        if sc.get("delay"):
+            time.sleep(float(sc["delay"]))
+        note({"kind": "gemini", "steps_done": done, "tool_done": tool_done,
+              "last": responses[-1] if tool_done else None})
+        if tool_done:
+            self.reply(streaming, [{"text": sc.get("done_text", "step {n} done.").format(n=done)}],
+                       sc)
+            return
+        if done >= len(sc["steps"]):
+            self.reply(streaming, [{"text": "All steps are done."}], sc)
+            return
+        self.reply(streaming, [{"text": "Writing the step's signal."},
+                               {"functionCall": {"name": "run_shell_command",
+                                                 "args": {"command": signal_command(sc, done),
+                                                          "description": "Write the signal"}}}],
+                   sc)
+
+
+if __name__ == "__main__":
+    srv = m.http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Codex if KIND == "codex" else Gemini)
+    srv.daemon_threads = True
+    srv.serve_forever()

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Live check (not in CI): the real Codex CLI and Gemini CLI, typed-first, under `autoctl run watch`.
+
+    python3 tests/live/agents_live.py [--agent codex|gemini|both] [--only loop,deny]
+                                      [--autoctl PATH] [--scratch DIR]
+
+Offline like every live script (a private network namespace; the fake model is
+tests/live/agent_mock.py on loopback), a fresh HOME and project per check, a tmux server on a
+private socket. Each check prints one `ok`/`FAIL` line per assertion and the numbers it measured;
+the script exits 1 when one fails.
+
+- **loop**: `autoctl hook install --agent AGENT` in the project, `loop init --task TASK/hello`
+  (the Stop-hook loop: Codex's Stop, Gemini's AfterAgent), the agent started by `run start
+  --mode observe --launch` with a first prompt, `run watch` until the run ends. The fake model
+  works through three steps (plan, check, exec), writing each step's signal through the agent's
+  shell tool; the loop's Stop hook routes the next step. Checks: three steps, the run finished,
+  the agent's hooks recorded every turn, and the share of `run watch`'s readings that came
+  from typed sources (hooks, app-server) rather than the screen is at least 95 %, counted
+  twice: from `run watch`'s tick events and from `run status`'s own `sources`.
+- **deny**: the agent in its most permissive mode (Codex `--dangerously-bypass-approvals-and-
+  sandbox`, Gemini `--yolo`) with autoctl's hooks; the model asks for `rm -rf build`; the
+  PreToolUse/BeforeTool door must refuse it (nothing executed: `build/` survives, and the model
+  reads the refusal as the tool's result). Needs `autoctl hook pre-tool-use` (issue 24): an
+  autoctl without it wires these events to `hook event`, which only records.
+- **limit** (not written yet): Codex only — the fake model answers one step with HTTP 429
+  `usage_limit_reached` (reset 2 minutes ahead; agent_mock.py's `limit_at`/`limit_until`
+  already serve it); autoctl must wait out the reset and resume once.
+
+Codex runs a hook only once a person trusted it in /hooks: these checks start it with
+`--dangerously-bypass-hook-trust` (its flag for automation that vets its hook files itself),
+as the person would after trusting them. Gemini trusts a project's hooks the first time.
+"""
+import argparse
+import json
+import shlex
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "panes", "capture-tools"))
+from capture import Tmux  # noqa: E402
+from capture_agents import codex_config  # noqa: E402
+
+PORTS = {"codex": 18590, "gemini": 18591}
+STEPS = [["plan", "(generated)", "check", "post-plan"], ["check", "PASS", "exec"],
+         ["exec", "(done)", "(stop)"]]
+FAILURES = 0
+
+
+def check(ok, what):
+    global FAILURES
+    FAILURES += 0 if ok else 1
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+class Live:
+    """One check's world: scratch dirs, the fake model, tmux, the agent's home."""
+
+    def __init__(self, a, agent, name):
+        self.a, self.agent, self.name = a, agent, name
+        self.base = os.path.join(a.scratch, f"{agent}-{name}")
+        shutil.rmtree(self.base, ignore_errors=True)
+        self.home, self.proj, self.state = (os.path.join(self.base, d)
+                                            for d in ("home", "proj", "state"))
+        for d in (self.home, self.state, os.path.join(self.proj, "build")):
+            os.makedirs(d)
+        with open(os.path.join(self.proj, "build", "out.o"), "w") as f:
+            f.write("object\n")
+        subprocess.run(["git", "init", "-q", self.proj], check=True)
+        self.scen = os.path.join(self.base, "scenario.json")
+        self.log = os.path.join(self.base, "model.jsonl")
+        self.port = PORTS[agent]
+        self.sock = f"autoctl-live-{agent}-{os.getpid()}-{time.time_ns()}"
+        self.env = {"HOME": self.home, "LANG": "C.UTF-8", "TZ": "UTC",
+                    "PATH": f"{os.path.dirname(a.autoctl)}:/usr/local/bin:/usr/bin:/bin",
+                    "AUTOCTL_STATE_DIR": self.state, "AUTOCTL_TMUX_SOCKET": self.sock,
+                    "PS1": r"\u@live:\w\$ "}
+        if agent == "codex":
+            os.makedirs(os.path.join(self.home, ".codex"))
+            with open(os.path.join(self.home, ".codex", "config.toml"), "w") as f:
+                f.write(codex_config(self.proj).replace("8490", str(self.port)))
+            self.env["OPENAI_API_KEY"] = "sk-mock"
+        else:
+            os.makedirs(os.path.join(self.home, ".gemini"))
+            with open(os.path.join(self.home, ".gemini", "trustedFolders.json"), "w") as f:
+                json.dump({self.proj: "TRUST_FOLDER"}, f)
+            with open(os.path.join(self.home, ".gemini", "settings.json"), "w") as f:
+                json.dump({"privacy": {"usageStatisticsEnabled": False},
+                           "security": {"auth": {"selectedType": "gemini-api-key"}}}, f)
+            self.env.update(GEMINI_API_KEY="mock-gemini-key",
+                            GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{self.port}")
+        self.tm = Tmux(self.sock)
+        self.server = None
+        self.watch = None
+
+    def scenario(self, value):
+        with open(self.scen, "w") as f:
+            json.dump(value, f)
+
+    def start_model(self, value):
+        self.scenario(value)
+        self.server = subprocess.Popen([sys.executable, os.path.join(HERE, "agent_mock.py"),
+                                        self.agent, str(self.port), self.scen, self.log],
+                                       stderr=open(os.path.join(self.base, "mock.err"), "w"))
+        time.sleep(1)
+
+    def autoctl(self, *args, check_rc=True):
+        r = subprocess.run([self.a.autoctl, *args], cwd=self.proj, env=self.env,
+                           capture_output=True, text=True)
+        if check_rc and r.returncode != 0:
+            print(f"     autoctl {' '.join(args)}: {r.returncode} {r.stderr.strip()}")
+        return r
+
+    def pane(self):
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        self.tm.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "live", "-c", self.proj,
+                    "sh", "-c", f'exec env -i {env} TERM=tmux-256color TMUX="$TMUX" '
+                    f'TMUX_PANE="$TMUX_PANE" bash --norc --noprofile')
+        time.sleep(0.5)
+
+    def launch_line(self, extra, prompt):
+        if self.agent == "codex":
+            return f"codex --dangerously-bypass-hook-trust {extra} {shlex.quote(prompt)}".replace("  ", " ")
+        return f"gemini {extra} -i {shlex.quote(prompt)}".replace("  ", " ")
+
+    def watch_run(self, timeout):
+        out = open(os.path.join(self.base, "watch.jsonl"), "w")
+        self.watch = subprocess.Popen([self.a.autoctl, "run", "watch", "--session", "live",
+                                       "--heartbeat", "2s", "--format", "json"],
+                                      cwd=self.proj, env=self.env, stdout=out,
+                                      stderr=open(os.path.join(self.base, "watch.err"), "w"))
+        end = time.time() + timeout
+        status = None
+        while time.time() < end:
+            time.sleep(3)
+            r = self.autoctl("run", "status", "--session", "live", "--format", "json",
+                             check_rc=False)
+            try:
+                status = json.loads(r.stdout.splitlines()[0])
+            except (ValueError, IndexError):
+                continue
+            if status.get("status") != "running":
+                break
+        self.watch.terminate()
+        self.watch.wait()
+        return status
+
+    def readings(self):
+        sources = []
+        with open(os.path.join(self.base, "watch.jsonl")) as f:
+            for line in f:
+                try:
+                    tick = json.loads(line)
+                except ValueError:
+                    continue
+                state = tick.get("state") or {}
+                if state.get("source"):
+                    sources.append(state["source"])
+        return sources
+
+    def model_log(self):
+        try:
+            return [json.loads(line) for line in open(self.log)]
+        except OSError:
+            return []
+
+    def model_saw(self):
+        """Everything mock_agents.py logged of the requests (modes other than loop)."""
+        text = ""
+        for f in (self.log + ".mock", self.log + ".mock.lastbody.json"):
+            try:
+                text += open(f, errors="replace").read()
+            except OSError:
+                pass
+        return text
+
+    def close(self):
+        self.tm.run("kill-server", check=False)
+        if self.watch and self.watch.poll() is None:
+            self.watch.terminate()
+        if self.server:
+            self.server.terminate()
+        time.sleep(1)
+        end_leftovers(self.home)
+
+
+def end_leftovers(home):
+    """End what the agent left running for this HOME (Codex's app-server), by PID."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if f"HOME={home}".encode() in environ:
+            try:
+                os.kill(int(pid), 15)
+            except OSError:
+                pass
+
+
+def typed_share(sources):
+    typed = sum(1 for s in sources if s in ("hook", "statusline", "app-server"))
+    return typed, len(sources)
+
+
+def loop(a, agent):
+    print(f"== {agent}: a 3-step loop under run watch, hooks installed")
+    w = Live(a, agent, "loop")
+    try:
+        # Each answer takes a few seconds, as a model's would: enough heartbeats to measure.
+        w.start_model({"mode": "loop", "autoctl": a.autoctl, "task": "TASK/hello",
+                       "steps": STEPS, "delay": a.delay})
+        r = w.autoctl("task", "new", "TASK/hello", "--title", "Say hello")
+        check(r.returncode == 0, f"task new")
+        with open(os.path.join(w.proj, "TASK", "hello", ".target.md"), "w") as f:
+            f.write("# Target\nSay hello in hello.txt.\n")
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        r = w.autoctl("loop", "init", "--task", "TASK/hello", "--max-iterations", "6")
+        check(r.returncode == 0, "loop init --task TASK/hello")
+        w.pane()
+        launch = w.launch_line("", "Run the task TASK/hello: plan it first.")
+        r = w.autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--agent",
+                      agent, "--mode", "observe", "--launch", launch)
+        check(r.returncode == 0, f"run start --agent {agent} --launch {launch!r}")
+        status = w.watch_run(a.timeout)
+        # The run ends at the last signal; the agent's last turn ends just after it.
+        end = time.time() + 30
+        while time.time() < end and len([e for e in w.model_log() if e.get("tool_done")]) < 3:
+            time.sleep(1)
+        time.sleep(3)
+        steps = [e for e in w.model_log() if e.get("tool_done")]
+        check(len(steps) >= 3, f"the model wrote {len(steps)} step signals (want 3)")
+        check(status is not None and status.get("status") == "finished",
+              f"run status: {status and status.get('status')}:{status and status.get('stop_reason')}")
+        sources = w.readings()
+        typed, total = typed_share(sources)
+        share = typed / total if total else 0.0
+        counts = {s: sources.count(s) for s in sorted(set(sources))}
+        check(total > 0 and share >= 0.95,
+              f"typed share of run watch's readings {typed}/{total} = {share:.1%} "
+              f"(want >= 95%): {counts}")
+        # The product's own count (run status's sources), which is what a user sees.
+        own = (status or {}).get("sources") or {}
+        check(own.get("typed_percent") is not None and own["typed_percent"] >= 95.0,
+              f"run status sources: {json.dumps(own)}")
+        print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
+        records = []
+        hooks = os.path.join(w.state, "hooks")
+        for f in os.listdir(hooks) if os.path.isdir(hooks) else []:
+            if ".status." in f or not f.endswith((".json", ".log")):
+                continue
+            for line in open(os.path.join(hooks, f)):
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    pass
+        stops = max((r.get("stops", 0) for r in records), default=0)
+        check(stops >= 3, f"the agent's hooks recorded {stops} Stops")
+        check(any(r.get("agent") == agent for r in records),
+              f"the hook record says agent {agent}")
+        print(f"     run status: {json.dumps(status)[:400]}")
+    finally:
+        w.close()
+
+
+def deny(a, agent):
+    print(f"== {agent}: the most permissive mode, a destructive call refused by the hook")
+    w = Live(a, agent, "deny")
+    try:
+        w.start_model({"mode": "shell", "command": "rm -rf build", "done_text": "Tried it."})
+        # Unattended, so the floor denies (attended, Gemini would draw its own confirmation
+        # and wait for a person; Codex cannot ask, so it is denied either way).
+        w.env["AUTOCTL_UNATTENDED"] = "1"
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        w.pane()
+        extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
+        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, "Clean the build."))
+        w.tm.run("send-keys", "-t", "live", "Enter")
+        end = time.time() + a.timeout
+        refused = ""
+        while time.time() < end:
+            time.sleep(2)
+            saw = w.model_saw()
+            refused = next((line for line in saw.splitlines() if "rm -rf build" in line
+                            and ("blocked" in line.lower() or "denied" in line.lower()
+                                 or "refused" in line.lower())), "")
+            if refused or not os.path.isdir(os.path.join(w.proj, "build")):
+                break
+        time.sleep(2)
+        survived = os.path.exists(os.path.join(w.proj, "build", "out.o"))
+        check(survived, "build/out.o survived: nothing was executed")
+        low = refused.lower()
+        at = max(low.find("blocked"), low.find("denied"), low.find("refused"), 0)
+        check(bool(refused), f"the model read the refusal as the tool's result: "
+                             f"{refused[max(at - 60, 0):at + 160] if refused else '(none)'}")
+        log = w.autoctl("policy", "log", "--format", "json", check_rc=False).stdout
+        check("destructive" in log, f"the decision log has the refusal: {log.strip()[-200:]}")
+    finally:
+        w.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--agent", default="both", choices=["codex", "gemini", "both"])
+    ap.add_argument("--only", default="loop,deny")
+    ap.add_argument("--autoctl", default=os.path.join(ROOT, "target", "debug", "autoctl"))
+    ap.add_argument("--scratch", default="/root/autoctl-live-agents")
+    ap.add_argument("--timeout", type=int, default=240)
+    ap.add_argument("--delay", type=float, default=6.0,
+                    help="seconds the fake model takes for each answer")
+    a = ap.parse_args()
+    a.autoctl = os.path.abspath(a.autoctl)
+    if a.scratch.startswith("/tmp/"):
+        sys.exit("--scratch must not be under /tmp (Codex refuses to start there)")
+    if os.environ.get("CAPTURE_NETNS") != "1":
+        cmd = ["unshare", "-n", "-p", "-f", "--mount-proc"]
+        os.execvpe(cmd[0], cmd + [sys.executable, *sys.argv], dict(os.environ, CAPTURE_NETNS="1"))
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    agents = ["codex", "gemini"] if a.agent == "both" else [a.agent]
+    for agent in agents:
+        version = subprocess.run([agent, "--version"], capture_output=True, text=True).stdout
+        print(f"{agent} {version.strip()}; autoctl {a.autoctl}")
+        for name in a.only.split(","):
+            {"loop": loop, "deny": deny}[name](a, agent)
+    sys.exit(1 if FAILURES else 0)
+
+
+if __name__ == "__main__":
+    main()
