@@ -7,8 +7,9 @@
 //!
 //! The points: `fsx-before-rename` (every atomic write, temp file complete),
 //! `type-before-enter` (keys typed into a pane: the text is in, its Enter not yet),
-//! `dispatch-recorded` (a dispatch's intent record is saved, no key typed yet),
-//! `dispatch-typed` (its keys are typed, the signal not removed, the row not saved), and the
+//! `dispatch-recorded` (a dispatch's intent record is saved, its signal not consumed, no key
+//! typed yet), `signal-consume-aside` (the consumed signal is renamed aside, not yet checked
+//! or removed), `dispatch-typed` (the signal consumed, the keys typed, the row not saved), and the
 //! checkpoint steps `checkpoint-write-batch-indexed` (the index names the batch, its file is
 //! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
 //! names it).

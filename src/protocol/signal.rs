@@ -206,6 +206,165 @@ pub fn write(dir: &Path, signal: &Signal) -> Result<()> {
     fsx::atomic_write(&path_in(dir), &signal.to_document())
 }
 
+/// A fingerprint of one signal file: `{xxh3 of the content}-{mtime}.{nanoseconds}@{device}:{inode}`.
+///
+/// The part before `@` says which signal it is (a rewrite with equal content is still a new
+/// signal: its time stamp moved); the part after says which file holds it, so the tick
+/// removes exactly the file it read and never a newer one written over it. Rows stored
+/// before the file identity was recorded hold only the first part ([`same_signal`]).
+pub fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    format!(
+        "{:016x}-{}.{:09}@{:x}:{:x}",
+        xxhash_rust::xxh3::xxh3_64(bytes),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.dev(),
+        meta.ino()
+    )
+}
+
+/// The part of a fingerprint that names the signal (content and time stamp).
+pub fn signal_part(fingerprint: &str) -> &str {
+    fingerprint
+        .split_once('@')
+        .map_or(fingerprint, |(signal, _)| signal)
+}
+
+/// Do two fingerprints name the same signal (content and time stamp; the file identity is
+/// not part of it, so a row written before it was recorded still knows its signal)?
+pub fn same_signal(a: &str, b: &str) -> bool {
+    signal_part(a) == signal_part(b)
+}
+
+/// Is the file with fingerprint `current` the one `seen` names: the same signal and, when
+/// both record it, the same file?
+fn same_file(seen: &str, current: &str) -> bool {
+    match (seen.split_once('@'), current.split_once('@')) {
+        (Some(_), Some(_)) => seen == current,
+        _ => same_signal(seen, current),
+    }
+}
+
+/// A signal file read whole (up to [`fsx::DOCUMENT_LIMIT`]) with the fingerprint of the
+/// very file the bytes came from. `Ok(None)` when there is no file.
+pub fn read_file(path: &Path) -> std::io::Result<Option<(fsx::Bounded, String)>> {
+    let file = match fsx::open_regular(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let meta = file.metadata()?;
+    let bounded = fsx::read_bounded_sized(file, fsx::DOCUMENT_LIMIT, meta.len())?;
+    let bytes: &[u8] = match &bounded {
+        fsx::Bounded::Complete(bytes) => bytes,
+        fsx::Bounded::TooLarge { .. } => &[],
+    };
+    let fingerprint = fingerprint(bytes, &meta);
+    Ok(Some((bounded, fingerprint)))
+}
+
+/// What [`consume`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consumed {
+    /// The signal the fingerprint names was removed.
+    Removed,
+    /// No signal file was there.
+    Missing,
+    /// Another signal is there (written after the one decided on): it was left in place.
+    Newer,
+}
+
+/// Remove the signal file `seen` names from `dir`, and nothing else: the one signal a tick
+/// decided on, never a newer one a step wrote meanwhile.
+///
+/// There is no "unlink this file only if it is still the one at this name" in POSIX, and a
+/// check followed by `unlink(2)` removes whatever a concurrent writer renamed into place in
+/// between (a step that signals fast, a delayed unlink). So the file is renamed aside first —
+/// one atomic step that takes exactly one file off the name — and the file taken is checked:
+/// when it is the one decided on it is removed; when it is not (a newer signal arrived in the
+/// instant between the check and the rename) it is linked back under its name, unless an even
+/// newer signal is already there, which replaced it as any rename-based write would have.
+///
+/// The aside name is a temporary-file name of [`fsx::atomic_write`] (`..auto-signal.XXXXXX.tmp`),
+/// so a consumer killed in between leaves a file the next write into the directory sweeps
+/// (and `lint` reports). The one loss left needs two misfortunes in the same microseconds: a
+/// newer signal renamed into place between the check and the rename, and the consumer killed
+/// before it linked that signal back.
+pub fn consume(dir: &Path, seen: &str) -> Result<Consumed> {
+    consume_with(dir, seen, || {})
+}
+
+/// [`consume`], calling `between` after the check and before the rename (tests put a
+/// concurrent writer there).
+fn consume_with(dir: &Path, seen: &str, between: impl FnOnce()) -> Result<Consumed> {
+    let path = path_in(dir);
+    let what = || format!("cannot remove {}", path.display());
+    let Some((_, current)) = read_file(&path).with_context(what)? else {
+        return Ok(Consumed::Missing);
+    };
+    if !same_file(seen, &current) {
+        return Ok(Consumed::Newer);
+    }
+    between();
+    let aside = dir.join(aside_name());
+    match std::fs::rename(&path, &aside) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Consumed::Missing),
+        Err(err) => return Err(err).with_context(what),
+    }
+    crate::failpoint::hit("signal-consume-aside");
+    let taken = read_file(&aside).with_context(what)?;
+    let ours = taken.as_ref().is_some_and(|(_, taken)| *taken == current);
+    if !ours && taken.is_some() {
+        // Not the file decided on: give it back its name, unless a newer one has it now.
+        match std::fs::hard_link(&aside, &path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => {
+                return Err(err).with_context(|| {
+                    format!(
+                        "cannot put a newer signal back at {} (it is at {})",
+                        path.display(),
+                        aside.display()
+                    )
+                });
+            }
+        }
+    }
+    fsx::remove_if_exists(&aside)?;
+    Ok(match (ours, taken.is_some()) {
+        (true, _) => Consumed::Removed,
+        (false, true) => Consumed::Newer,
+        // Gone before it could be checked: the next write's sweep took it as a leftover,
+        // which only a file with a time stamp over a minute old is (the one read, not a new one).
+        (false, false) => Consumed::Missing,
+    })
+}
+
+/// A fresh temporary-file name for a signal taken aside (see [`fsx::is_temp_name`]).
+fn aside_name() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let seed = format!(
+        "{}:{nanos}:{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut hash = xxhash_rust::xxh3::xxh3_64(seed.as_bytes());
+    let mut random = String::with_capacity(6);
+    for _ in 0..6 {
+        random.push(ALPHABET[(hash % 62) as usize] as char);
+        hash /= 62;
+    }
+    format!(".{FILE_NAME}.{random}.tmp")
+}
+
 /// The timestamp format every document autoctl writes uses: RFC 3339, UTC, whole seconds.
 pub fn now_timestamp(now: DateTime<Utc>) -> String {
     now.to_rfc3339_opts(SecondsFormat::Secs, true)
@@ -266,5 +425,108 @@ mod tests {
         let problems = doc(r#"{"step":"plan","result":"(generated)","next":"check","iteration":3.0,"timestamp":"2024-01-01T00:00:00Z"}"#).unwrap_err();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].message.contains("whole number"), "{problems:?}");
+    }
+
+    /// Write a signal document the way a step does (rename over the name); its fingerprint.
+    fn step_writes(dir: &Path, iteration: u64) -> String {
+        let doc = format!(
+            r#"{{"step":"check","result":"PASS","next":"exec","iteration":{iteration},"timestamp":"2024-01-01T00:00:00Z"}}"#
+        );
+        fsx::atomic_write_volatile(&path_in(dir), doc.as_bytes()).unwrap();
+        read_file(&path_in(dir)).unwrap().unwrap().1
+    }
+
+    fn on_disk(dir: &Path) -> Option<String> {
+        read_file(&path_in(dir)).unwrap().map(|(_, fp)| fp)
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != FILE_NAME)
+            .collect()
+    }
+
+    #[test]
+    fn consume_removes_the_signal_read_and_only_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(consume(dir.path(), "x").unwrap(), Consumed::Missing);
+        let first = step_writes(dir.path(), 1);
+        assert_eq!(consume(dir.path(), &first).unwrap(), Consumed::Removed);
+        assert_eq!(on_disk(dir.path()), None);
+        // A newer signal (other content, or the same content written again) stays.
+        let old = step_writes(dir.path(), 1);
+        let newer = step_writes(dir.path(), 2);
+        assert_eq!(consume(dir.path(), &old).unwrap(), Consumed::Newer);
+        assert_eq!(on_disk(dir.path()), Some(newer.clone()));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let same_content = step_writes(dir.path(), 2);
+        assert_ne!(same_content, newer, "a rewrite is a new signal");
+        assert_eq!(consume(dir.path(), &newer).unwrap(), Consumed::Newer);
+        // A row stored before fingerprints named the file: content and time stamp decide.
+        let legacy = signal_part(&same_content).to_string();
+        assert!(same_signal(&legacy, &same_content));
+        assert_eq!(consume(dir.path(), &legacy).unwrap(), Consumed::Removed);
+        assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_equal_copy_in_another_file_is_not_the_signal_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = step_writes(dir.path(), 1);
+        // `cp -p`: the same bytes and time stamp in a new file (a new inode).
+        let path = path_in(dir.path());
+        let bytes = std::fs::read(&path).unwrap();
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let copy = dir.path().join("copy");
+        std::fs::write(&copy, &bytes).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&copy)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        std::fs::rename(&copy, &path).unwrap();
+        let now = on_disk(dir.path()).unwrap();
+        assert!(same_signal(&seen, &now) && seen != now, "{seen} {now}");
+        assert_eq!(consume(dir.path(), &seen).unwrap(), Consumed::Newer);
+        assert_eq!(on_disk(dir.path()), Some(now));
+    }
+
+    proptest::proptest! {
+        /// Whatever a concurrent step writes, and whenever (before the check, in the instant
+        /// between the check and the rename, or not at all), the signal consumed is exactly
+        /// the one decided on: a newer signal is never lost, and nothing is left behind.
+        #[test]
+        fn consume_never_removes_a_newer_signal(
+            before in proptest::bool::ANY,
+            between in 0usize..3,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let seen = step_writes(dir.path(), 1);
+            let mut newest = seen.clone();
+            if before {
+                newest = step_writes(dir.path(), 2);
+            }
+            let mut written = Vec::new();
+            let consumed = consume_with(dir.path(), &seen, || {
+                for i in 0..between {
+                    written.push(step_writes(dir.path(), 10 + i as u64));
+                }
+            })
+            .unwrap();
+            if let Some(last) = written.last() {
+                newest = last.clone();
+            }
+            if newest == seen {
+                proptest::prop_assert_eq!(consumed, Consumed::Removed);
+                proptest::prop_assert_eq!(on_disk(dir.path()), None);
+            } else {
+                proptest::prop_assert_eq!(consumed, Consumed::Newer);
+                proptest::prop_assert_eq!(on_disk(dir.path()), Some(newest));
+            }
+            proptest::prop_assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+        }
     }
 }

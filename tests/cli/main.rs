@@ -34,6 +34,7 @@ mod util;
 mod waits;
 
 mod checkpoint;
+mod consume;
 mod content_stall;
 mod gate;
 mod graph;

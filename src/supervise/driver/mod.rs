@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::fsx;
 use crate::hook::store::{Lookup, Store};
 use crate::pane::Agent;
 use crate::pane::reset::Zone;
@@ -31,7 +30,7 @@ use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
 use crate::supervise::inputs;
 use crate::supervise::stall::step_timeout::Continuation;
-use crate::supervise::tick::{Effect, SignalObs};
+use crate::supervise::tick::Effect;
 use crate::supervise::typed::TypedObs;
 use crate::supervise::typing::{self, Answer, Typist};
 use crate::time::Time;
@@ -157,15 +156,7 @@ pub fn perform(
         Effect::Respawn { command } => world.terminal.respawn(target, command),
         Effect::RemoveSignal { fingerprint } => {
             // Only the signal this tick read: a newer one is the next step's news.
-            if let SignalObs::Valid {
-                fingerprint: current,
-                ..
-            } = runs::read_signal(dir)?
-                && &current == fingerprint
-            {
-                fsx::remove_if_exists(&signal::path_in(dir))?;
-            }
-            Ok(())
+            signal::consume(dir, fingerprint).map(|_| ())
         }
         Effect::RemoveStop => stop::clear(dir).map(|_| ()),
     }

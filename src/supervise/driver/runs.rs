@@ -6,14 +6,11 @@
 //! for one run; [`tick_runs`] is the same over a selection, batched; [`recover_runs`] is
 //! `run recover`.
 
-use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 
 use super::{World, owner, perform, type_answer};
-use crate::fsx;
 use crate::hook::session::{Key, Record, Transition};
 use crate::hook::store::Store;
 use crate::protocol::document;
@@ -417,20 +414,14 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
     })
 }
 
-/// Read `.auto-signal` with a fingerprint of this very file: its content and its
-/// modification time, so a rewrite with equal content is still a new signal.
+/// Read `.auto-signal` with a fingerprint of this very file (see [`signal::fingerprint`]).
 pub fn read_signal(dir: &Path) -> Result<SignalObs> {
     let path = signal::path_in(dir);
-    let file = match fsx::open_regular(&path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(SignalObs::Missing),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    let Some((bounded, fingerprint)) =
+        signal::read_file(&path).with_context(|| format!("cannot read {}", path.display()))?
+    else {
+        return Ok(SignalObs::Missing);
     };
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let bounded = fsx::read_bounded_sized(file, fsx::DOCUMENT_LIMIT, meta.len())
-        .with_context(|| format!("cannot read {}", path.display()))?;
     let bytes = match document::bounded_bytes(bounded) {
         Ok(bytes) => bytes,
         Err(problem) => return Ok(SignalObs::Invalid(problem.to_string())),
@@ -438,19 +429,10 @@ pub fn read_signal(dir: &Path) -> Result<SignalObs> {
     Ok(match signal::parse(&bytes) {
         Ok(signal) => SignalObs::Valid {
             signal,
-            fingerprint: fingerprint(&bytes, &meta),
+            fingerprint,
         },
         Err(problems) => SignalObs::Invalid(problems[0].to_string()),
     })
-}
-
-fn fingerprint(bytes: &[u8], meta: &std::fs::Metadata) -> String {
-    format!(
-        "{:016x}-{}.{:09}",
-        xxhash_rust::xxh3::xxh3_64(bytes),
-        meta.mtime(),
-        meta.mtime_nsec()
-    )
 }
 
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).

@@ -435,5 +435,5 @@ impl PaneSaw {
 pub(super) fn is_new(run: &Run, fingerprint: &str) -> bool {
     run.last_signal
         .as_ref()
-        .is_none_or(|seen| seen.fingerprint != fingerprint)
+        .is_none_or(|seen| !crate::protocol::signal::same_signal(&seen.fingerprint, fingerprint))
 }

@@ -1007,11 +1007,13 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         t.event.decide(Decision::Wait, why);
         return;
     }
+    // The signal asking for this step goes before the keys: once they are typed the step may
+    // write its own signal at any moment, and that one must never be the one removed.
+    t.remove_signal();
     t.effects.push(Effect::Send {
         keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
         if_unchanged: None,
     });
-    t.remove_signal();
     t.run.dispatch.pending = None;
     t.run.dispatch.dispatched = Some(step);
     t.run.dispatch.dispatched_at = Some(t.now);
@@ -1095,11 +1097,11 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             ),
             DispatchInto::Agent => (vec![Key::Key("Enter".to_string())], "pressed Enter"),
         };
+        t.remove_signal();
         t.effects.push(Effect::Send {
             keys,
             if_unchanged: None,
         });
-        t.remove_signal();
         t.event.decide(
             Decision::Dispatch,
             format!("the command was half-typed at the prompt (no Enter): {how}: {text}"),
@@ -1107,11 +1109,11 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         return;
     }
     if ready && !view.shows_submitted(text) {
+        t.remove_signal();
         t.effects.push(Effect::Send {
             keys: vec![Key::Text(text.to_string()), Key::Key("Enter".to_string())],
             if_unchanged: None,
         });
-        t.remove_signal();
         t.event.decide(
             Decision::Dispatch,
             format!(

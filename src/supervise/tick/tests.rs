@@ -601,13 +601,17 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
     let o = obs(next, shell());
     let out = step(&mut run, &o, 4);
     assert_eq!(out.event.decision, Decision::Dispatch);
+    // The signal that asked for the step is consumed before its keys are typed: once they
+    // are, the step may write its own signal at any moment.
     assert!(
-        matches!(&out.effects[0], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude -p "/ai-cli-task check /t --checkpoint post-plan""#.into())),
+        matches!(&out.effects[0], Effect::RemoveSignal { fingerprint } if fingerprint == "plan-(generated)-check-4"),
         "{:?}",
         out.effects
     );
     assert!(
-        matches!(&out.effects[1], Effect::RemoveSignal { fingerprint } if fingerprint == "plan-(generated)-check-4")
+        matches!(&out.effects[1], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude -p "/ai-cli-task check /t --checkpoint post-plan""#.into())),
+        "{:?}",
+        out.effects
     );
     assert_eq!(run.iteration_count, 1);
     assert_eq!(run.dispatch.count, 2);
@@ -759,6 +763,13 @@ proptest! {
             prop_assert!(after.elapsed(at(clock)) <= between(after.started_at, at(clock)));
             if out.effects.iter().any(|e| matches!(e, Effect::WriteStop { .. })) {
                 prop_assert_eq!(after.status, Status::Stopped);
+            }
+            // A signal is consumed before any key is typed: once keys are in, the step they
+            // start may write its own signal, which must never be the one removed.
+            let first_send = out.effects.iter().position(|e| matches!(e, Effect::Send { .. }));
+            let last_removal = out.effects.iter().rposition(|e| matches!(e, Effect::RemoveSignal { .. }));
+            if let (Some(send), Some(removal)) = (first_send, last_removal) {
+                prop_assert!(removal < send, "{:?}", out.effects);
             }
             run = out.run;
         }

@@ -43,7 +43,7 @@ fn step_key(run: &Run) -> String {
     let signal = run
         .last_signal
         .as_ref()
-        .map_or("", |s| s.fingerprint.as_str());
+        .map_or("", |s| crate::protocol::signal::signal_part(&s.fingerprint));
     match run.spec.mode {
         Mode::Dispatch => format!("{signal}#{}", run.dispatch.count),
         Mode::Observe => signal.to_string(),
