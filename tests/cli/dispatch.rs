@@ -118,7 +118,12 @@ fn into_shell_types_a_command_that_returns_to_the_shell() {
     let want: Vec<String> = STEPS.iter().map(|s| format!("/ai-cli-task {s}")).collect();
     assert_eq!(prompts(&log, &task), want);
     let first = events.iter().find(|e| e["decision"] == "dispatch").unwrap();
-    let text = first["did"][0]["keys"][0]["text"].as_str().unwrap();
+    let send = first["did"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["effect"] == "send");
+    let text = send.unwrap()["keys"][0]["text"].as_str().unwrap();
     assert!(
         text.starts_with("claude -p \"/ai-cli-task plan /") && text.ends_with(" --generate\""),
         "{text}"

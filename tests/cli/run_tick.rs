@@ -303,6 +303,16 @@ fn past_max_answers_a_person_decides_and_the_loop_goes_on() {
     assert_eq!(last["recoveries_total"], 0, "{last}");
 }
 
+/// The keys an event's tick typed (its `send` effect; a dispatch consumes its signal first).
+fn sent(event: &Value) -> &Value {
+    event["did"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|did| did["effect"] == "send")
+        .unwrap_or_else(|| panic!("nothing typed: {event}"))
+}
+
 #[test]
 fn a_dispatched_loop_types_each_step_until_report_and_cleans_up() {
     let sb = Sandbox::new();
@@ -326,7 +336,7 @@ fn a_dispatched_loop_types_each_step_until_report_and_cleans_up() {
     let typed: Vec<String> = events
         .iter()
         .filter(|e| e["decision"] == "dispatch")
-        .map(|e| e["did"][0]["keys"][0]["text"].as_str().unwrap().to_string())
+        .map(|e| sent(e)["keys"][0]["text"].as_str().unwrap().to_string())
         .collect();
     let steps: Vec<&str> = typed
         .iter()

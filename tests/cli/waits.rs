@@ -554,7 +554,13 @@ fn a_tick_killed_between_the_command_and_its_enter_is_recovered_by_the_next() {
     );
     assert_eq!(events[0]["decision"], "dispatch", "{}", events[0]);
     assert_eq!(
-        events[0]["did"][0]["keys"][0]["key"], "C-u",
+        events[0]["did"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["effect"] == "send")
+            .unwrap()["keys"][0]["key"],
+        "C-u",
         "{}",
         events[0]
     );
