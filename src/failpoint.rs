@@ -13,6 +13,10 @@
 //! checkpoint steps `checkpoint-write-batch-indexed` (the index names the batch, its file is
 //! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
 //! names it).
+//!
+//! `AUTOCTL_FAILPOINT=tick-panic=SESSION` makes the tick of that one run panic instead (a bug
+//! stand-in: the other runs must still be ticked and every claim released), and
+//! `tick-sigterm=SESSION` sends the process a SIGTERM during that run's tick ([`armed_for`]).
 
 /// The environment variable that arms failpoints.
 pub const ENV: &str = "AUTOCTL_FAILPOINT";
@@ -33,4 +37,23 @@ pub fn hit(name: &str) {
 #[cfg(debug_assertions)]
 fn armed(name: &str) -> bool {
     std::env::var(ENV).is_ok_and(|names| names.split(',').any(|armed| armed.trim() == name))
+}
+
+/// Whether `NAME=value` is armed (debug builds only; always false in release builds): the
+/// caller stands in for a bug or an event in the code that handles `value` (one run of many).
+/// `tick-panic=SESSION` panics in that run's tick; `tick-sigterm=SESSION` sends the process
+/// a SIGTERM there.
+#[inline]
+pub fn armed_for(name: &str, value: &str) -> bool {
+    #[cfg(debug_assertions)]
+    return std::env::var(ENV).is_ok_and(|names| {
+        names
+            .split(',')
+            .any(|armed| armed.trim().split_once('=') == Some((name, value)))
+    });
+    #[cfg(not(debug_assertions))]
+    {
+        let _ = (name, value);
+        false
+    }
 }

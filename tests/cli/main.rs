@@ -10,6 +10,7 @@ mod examples;
 mod generated;
 mod hook;
 mod hook_state;
+mod isolation;
 mod layout;
 mod lint;
 mod lock;

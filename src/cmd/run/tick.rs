@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::error::Verdict;
@@ -27,9 +27,12 @@ use crate::tmux::Tmux;
 ///
 /// Safe every minute from cron and when ticks overlap: each run is claimed in the registry
 /// (a lease of two minutes) so one tick at a time decides for it, and stall heartbeats
-/// are spaced by --heartbeat, so overlapping ticks never count one minute twice. Exit 0
-/// when every selected run was ticked, 1 when --session names no run, 2 when a run's tick
-/// failed (each failure is also one line on stderr).
+/// are spaced by --heartbeat, so overlapping ticks never count one minute twice. Runs are
+/// isolated: one run's error, or a bug in autoctl while ticking it, is that run's `error`
+/// event and the others are still ticked; SIGINT, SIGTERM or SIGHUP ends the tick between
+/// runs (a second one at once), every claim given back. Exit 0 when every selected run was
+/// ticked, 1 when --session names no run, 2 when a run's tick failed (each failure is also
+/// one line on stderr), 130 when interrupted.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["session", "all"])))]
 pub struct TickArgs {
@@ -130,6 +133,9 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
     };
     let notifier = args.waits.notifier();
     let now = time::now()?;
+    // From here on a SIGINT/SIGTERM/SIGHUP ends the tick between runs, every claim given back.
+    crate::supervise::driver::isolation::install_interrupts()
+        .context("cannot install the signal handlers")?;
     let events = match &args.session {
         // The per-run decision a notification-driven driver calls, one run at a time.
         Some(session) => match runs::tick_session(&mut registry, &world, session, &options, now)? {
@@ -145,5 +151,8 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
     // delays the tick's answer (it is bounded by --notify-timeout).
     let printed = super::print_events(&events);
     notifier.deliver(events.iter().flat_map(|e| notifier.jobs(e)).collect());
+    if crate::supervise::driver::isolation::interrupted() {
+        return Err(crate::error::Interrupted.into());
+    }
     printed
 }

@@ -13,6 +13,7 @@
 //!   ([`crate::supervise::stall::heartbeat`]).
 
 pub mod check;
+pub mod isolation;
 pub mod runs;
 
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 
+use super::isolation::{self, isolated};
 use super::{World, owner, perform, type_answer};
 use crate::hook::session::{Key, Record, Transition};
 use crate::hook::store::Store;
@@ -86,6 +87,12 @@ type Decide = fn(&Run, &Observation, Time, &TickOptions) -> Outcome;
 
 /// Claim the selected runs, capture their panes in one tmux call, and decide and act for
 /// each; runs another driver holds are reported as skipped. Events come in session order.
+///
+/// Runs are isolated from each other: one run's error — or a bug, a panic while reading its
+/// screen or deciding — is that run's `error` event, and the others are still ticked. Every
+/// claim this call took is given back on every way out ([`Held`]): saved with the run's new
+/// state, released after an error or a panic, released when the process is asked to stop
+/// ([`isolation::interrupted`]) before the run's turn, released if this function itself unwinds.
 fn for_each_claimed(
     registry: &mut dyn Registry,
     world: &World<'_>,
@@ -110,20 +117,90 @@ fn for_each_claimed(
             )),
         }
     }
-    let panes = capture(world, &claimed, now);
-    for (run, pane) in claimed.into_iter().zip(panes) {
-        let event = match drive(registry, world, &run, pane, options, now, &owner, decide) {
-            Ok(event) => event,
-            Err(err) => {
+    let mut held = Held {
+        registry,
+        owner: &owner,
+        sessions: claimed.iter().map(|run| run.spec.session.clone()).collect(),
+    };
+    let snapshots = isolated(|| snapshots(world, &claimed)).unwrap_or_else(|why| {
+        let why = format!("cannot capture the panes: {why}");
+        claimed.iter().map(|_| Err(anyhow!("{why}"))).collect()
+    });
+    for (run, snapshot) in claimed.into_iter().zip(snapshots) {
+        if isolation::interrupted() {
+            events.push(TickEvent::skipped(
+                &run,
+                now,
+                options.dry_run,
+                "interrupted before this run's turn; its claim is released".to_string(),
+            ));
+            continue;
+        }
+        let result = isolated(|| {
+            let pane = pane_obs(world, &run, snapshot, now);
+            drive(
+                &mut *held.registry,
+                world,
+                &run,
+                pane,
+                options,
+                now,
+                &owner,
+                decide,
+            )
+            .map_err(|err| format!("{err:#}"))
+        });
+        let event = match result.and_then(|event| event) {
+            Ok(event) => {
+                held.done(&run.spec.session);
+                event
+            }
+            Err(why) => {
                 // The row is untouched; give the claim back so the next tick retries at once.
-                let _ = registry.release(&run.spec.session, &owner);
-                TickEvent::failed(&run, now, options.dry_run, format!("{err:#}"))
+                held.release(&run.spec.session);
+                TickEvent::failed(&run, now, options.dry_run, why)
             }
         };
         events.push(event);
     }
+    drop(held);
     events.sort_by(|a, b| a.session.cmp(&b.session));
     Ok(events)
+}
+
+/// The claims one driver call holds and has not given back yet; dropping it releases them
+/// (a claim already saved or taken over is not ours to release, and release says so by
+/// changing nothing).
+struct Held<'r, 'o> {
+    registry: &'r mut dyn Registry,
+    owner: &'o str,
+    sessions: Vec<String>,
+}
+
+impl Held<'_, '_> {
+    /// The run's claim was given back by its save.
+    fn done(&mut self, session: &str) {
+        self.sessions.retain(|held| held != session);
+    }
+
+    fn release(&mut self, session: &str) {
+        self.done(session);
+        let owner = self.owner;
+        let registry = &mut *self.registry;
+        let _ = isolated(|| {
+            registry
+                .release(session, owner)
+                .map_err(|e| format!("{e:#}"))
+        });
+    }
+}
+
+impl Drop for Held<'_, '_> {
+    fn drop(&mut self) {
+        for session in std::mem::take(&mut self.sessions) {
+            self.release(&session);
+        }
+    }
 }
 
 /// Observe → decide → answer → effects → save, for one claimed run.
@@ -138,6 +215,12 @@ fn drive(
     owner: &str,
     decide: Decide,
 ) -> Result<TickEvent> {
+    if crate::failpoint::armed_for("tick-panic", &run.spec.session) {
+        panic!("failpoint tick-panic={}", run.spec.session);
+    }
+    if crate::failpoint::armed_for("tick-sigterm", &run.spec.session) {
+        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTERM);
+    }
     let obs = observe(world, run, pane, now)?;
     let mut outcome = decide(run, &obs, now, options);
     // A resume is typed at most once even if this process dies mid-way: its intent is in
@@ -263,8 +346,8 @@ fn done(effect: tick::Effect, result: Result<()>) -> Did {
 }
 
 /// Capture every run's pane in one tmux call (tmux.rs splits it into calls that fit tmux's
-/// command limit).
-fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
+/// command limit); one result per run.
+fn snapshots(world: &World<'_>, runs: &[Run]) -> Vec<Result<Snapshot>> {
     if runs.is_empty() {
         return Vec::new();
     }
@@ -273,16 +356,10 @@ fn capture(world: &World<'_>, runs: &[Run], now: Time) -> Vec<PaneObs> {
         .terminal
         .snapshots(&targets, CaptureOptions::default())
     {
-        Ok(snapshots) => runs
-            .iter()
-            .zip(snapshots)
-            .map(|(run, snapshot)| pane_obs(world, run, snapshot, now))
-            .collect(),
+        Ok(snapshots) => snapshots,
         Err(err) => {
             let why = crate::output::one_line(&format!("{err:#}"));
-            runs.iter()
-                .map(|_| PaneObs::Unavailable(why.clone()))
-                .collect()
+            runs.iter().map(|_| Err(anyhow!("{why}"))).collect()
         }
     }
 }
