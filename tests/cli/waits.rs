@@ -579,6 +579,89 @@ fn a_tick_killed_between_the_command_and_its_enter_is_recovered_by_the_next() {
     );
 }
 
+/// Issue 23 item 4: a second kill during the retype of a half-typed dispatch wedged the loop
+/// for good on main c968843 — every tick escalated again, `run ack` did not clear it, only an
+/// Enter typed by hand did. Now any number of kills during the retype are followed by one
+/// more retype (a retype counts once its keys are all in), and with no stall recovery left a
+/// person's `run ack` buys one.
+#[test]
+fn any_number_of_kills_during_a_retype_never_wedge_the_loop_and_ack_really_clears() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
+    for recoveries in ["10", "0"] {
+        let sb = Sandbox::new();
+        let task = task(&sb, "wedge");
+        let target = crate::tmuxfix::start_in_shell(&sb, "wedge", "true");
+        let log = sb.path("ran.log");
+        let template = format!("echo ran {{next}} >> {}", log.display());
+        let t0 = time("2027-03-01T10:00:00Z");
+        let at = |minutes: i64| stamp(t0 + chrono::Duration::minutes(minutes));
+        sb.cmd()
+            .env("AUTOCTL_NOW", at(0))
+            .args(["run", "start", "--session", "wedge", "--target", &target])
+            .args(["--mode", "dispatch", "--agent", "generic"])
+            .args(["--command", &template, "--max-recoveries", recoveries])
+            .arg("--task")
+            .arg(&task)
+            .assert()
+            .code(0);
+        // The dispatch, then two retypes, each killed between the text and its Enter.
+        for minute in [0, 3, 6] {
+            let output = sb
+                .cmd()
+                .env("AUTOCTL_NOW", at(minute))
+                .env("AUTOCTL_FAILPOINT", "type-before-enter")
+                .args(["run", "tick", "--session", "wedge"])
+                .output()
+                .unwrap();
+            if recoveries == "0" && minute > 0 {
+                // No recovery to retype with: the line is escalated, nothing typed.
+                assert_eq!(output.status.code(), Some(0), "{output:?}");
+                let event: Value = serde_json::from_slice(&output.stdout).unwrap();
+                assert_eq!(event["decision"], "escalate", "{event}");
+                break;
+            }
+            assert_eq!(
+                output.status.code(),
+                None,
+                "killed at minute {minute}: {output:?}"
+            );
+            crate::tmuxfix::wait_for(&sb, &target, "the half-typed line", |s, _| {
+                s.trim_end().ends_with("ran.log")
+            });
+        }
+        assert!(!log.exists(), "nothing ran yet");
+        if recoveries == "0" {
+            // The person looks and acknowledges: the line is cleared and typed once more.
+            sb.cmd()
+                .env("AUTOCTL_NOW", at(7))
+                .args(["run", "ack", "--session", "wedge"])
+                .assert()
+                .code(0);
+        }
+        let events = tick(&sb, "wedge", &at(9), &[]);
+        assert_eq!(events[0]["decision"], "dispatch", "{}", events[0]);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while fs::read_to_string(&log).unwrap_or_default() != "ran plan\n" {
+            assert!(
+                Instant::now() < deadline,
+                "the command did not run: {:?}",
+                fs::read_to_string(&log)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let events = tick(&sb, "wedge", &at(10), &[]);
+        assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
+        let now = status(&sb, "wedge", &at(10));
+        assert!(now["needs_person"].is_null(), "{now}");
+        let spent = if recoveries == "0" { 0 } else { 1 };
+        assert_eq!(now["recoveries_total"], spent, "one retype counted: {now}");
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(fs::read_to_string(&log).unwrap(), "ran plan\n", "ran once");
+    }
+}
+
 #[test]
 fn run_start_refuses_a_launch_program_the_pane_cannot_run() {
     let sb = Sandbox::new();

@@ -14,7 +14,9 @@ use crate::supervise::control;
 /// An escalated run is in `needs-person` (`run status`, the autoctl_run_needs_person
 /// metric, a reminder every --renotify) until its screen changes or a person runs `run ack`
 /// (or `run continue`). The acknowledged screen is not escalated again; a new screen that
-/// needs a person is. Exit 1, with a warning, when the run does not need a person.
+/// needs a person is. A dispatched command left half-typed at the prompt and escalated is
+/// cleared and typed once more after the acknowledgement. Exit 1, with a warning, when the
+/// run does not need a person.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["session", "task"])))]
 pub struct AckArgs {

@@ -272,6 +272,7 @@ fn drive(
         effects,
         mut event,
         compaction,
+        mut retype,
         ..
     } = outcome;
     // A `/compact` is marked once typed; the marker is dropped once the context is back
@@ -303,6 +304,11 @@ fn drive(
             return Err(anyhow!("cannot type into {}: {err:#}", run.spec.target));
         }
         if dispatching && matches!(effect, tick::Effect::Send { .. }) {
+            // A retype counts only now that its keys are all in (see tick::Retype).
+            if let Some(retype) = retype.take() {
+                retype.typed(&mut next);
+                event.run = tick::RunAfter::of(&next, now);
+            }
             crate::failpoint::hit("dispatch-typed");
             // A shell runs what it was given. An agent may still hold the text in its input
             // box (an Enter its command menu took): the next tick confirms by the screen.

@@ -109,6 +109,32 @@ pub struct Outcome {
     /// the answer (`/compact`) is typed (one per threshold crossing), `Some(false)` when the
     /// context is back under the threshold.
     pub compaction: Option<bool>,
+    /// A half-typed dispatch cleared and typed again: what it changes in the row once its
+    /// keys are all typed ([`Retype::typed`]) — never before, so a retype killed midway is
+    /// not counted and the next tick clears the line again.
+    pub retype: Option<Retype>,
+}
+
+/// The marks of a half-typed dispatch's retype, kept only once its keys are all typed: the
+/// retype of this dispatch is done (once per step), a stall recovery is spent — or, when a
+/// person acknowledged the escalation of the line (`run ack`), that acknowledgement is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retype {
+    /// The acknowledgement, not a stall recovery, pays for it.
+    pub acknowledged: bool,
+}
+
+impl Retype {
+    /// The retype's keys are typed: keep its marks in the row to save.
+    pub fn typed(self, run: &mut Run) {
+        run.waits.retyped = Some(run.dispatch.count);
+        if self.acknowledged {
+            run.waits.acked_hash = None;
+        } else {
+            run.stall.recoveries_iteration = run.stall.recoveries_iteration.saturating_add(1);
+            run.stall.recoveries_total = run.stall.recoveries_total.saturating_add(1);
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -205,6 +231,7 @@ struct Tick<'a> {
     event: TickEvent,
     now: Time,
     compaction: Option<bool>,
+    retype: Option<Retype>,
     /// A person must decide (the run enters `needs-person`): the slug and why.
     escalation: Option<waits::Escalation>,
     /// The agent was started again (announced as `restart`), and why.
@@ -223,6 +250,7 @@ impl Tick<'_> {
             event: TickEvent::new(before, now, options.dry_run),
             now,
             compaction: None,
+            retype: None,
             escalation: None,
             restarted: None,
             options: *options,
@@ -238,6 +266,7 @@ impl Tick<'_> {
             planned: self.planned,
             now: self.now,
             compaction: self.compaction,
+            retype: self.retype,
         }
     }
 
@@ -1075,7 +1104,12 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         ),
     };
     if half_typed {
-        if t.run.waits.retyped == Some(t.run.dispatch.count) || !t.run.recovery_left() {
+        // A person who acknowledged this very screen's escalation (`run ack`, `run continue`)
+        // gets the line cleared and typed once more, whatever the budgets say.
+        let acknowledged = t.run.waits.acked_hash.as_deref() == Some(view.key.as_str());
+        if !acknowledged
+            && (t.run.waits.retyped == Some(t.run.dispatch.count) || !t.run.recovery_left())
+        {
             let why = format!(
                 "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
                 view.waiting.last_line
@@ -1083,9 +1117,9 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             t.escalate("half-typed", why, false);
             return;
         }
-        t.run.waits.retyped = Some(t.run.dispatch.count);
-        t.run.stall.recoveries_iteration = t.run.stall.recoveries_iteration.saturating_add(1);
-        t.run.stall.recoveries_total = t.run.stall.recoveries_total.saturating_add(1);
+        // Counted once its keys are all typed (see Retype): a driver killed midway leaves the
+        // row as it was, and the next tick clears the line again.
+        t.retype = Some(Retype { acknowledged });
         let (keys, how) = match t.run.spec.into {
             DispatchInto::Shell => (
                 vec![

@@ -167,13 +167,20 @@ fn entering_at_plan(pane: PaneObs) -> Observation {
 /// Tick once a minute, feeding the outcome's row back in; an answer is typed, and so is a
 /// dispatch (its intent record cleared, as the driver does once the keys are in).
 fn step(run: &mut Run, obs: &Observation, minute: i64) -> Outcome {
-    let mut outcome = decide(run, obs, at(minute * 60), &OPTIONS);
+    step_at(run, obs, at(minute * 60))
+}
+
+fn step_at(run: &mut Run, obs: &Observation, now: Time) -> Outcome {
+    let mut outcome = decide(run, obs, now, &OPTIONS);
     if outcome.answer.is_some() {
         outcome.answered();
     }
     *run = outcome.run.clone();
     if outcome.dispatch_intent().is_some() {
         run.dispatch.typing = None;
+        if let Some(retype) = outcome.retype {
+            retype.typed(run);
+        }
     }
     outcome
 }
@@ -906,6 +913,112 @@ fn into_agent_relaunches_an_agent_that_exited_and_types_its_step_again() {
     step(&mut run, &obs(SignalObs::Missing, shell()), 1);
     let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
     assert_eq!(out.event.decision, Decision::Exit);
+}
+
+/// Issue 23 item 4: a half-typed line after any number of kills during its retype is cleared
+/// and typed again (a retype counts once its keys are all in); past the one retype per step
+/// it is escalated, and a person's `run ack` of that screen buys one more retype, budgets or
+/// not.
+#[test]
+fn a_half_typed_line_is_retyped_after_any_number_of_kills_and_after_an_ack() {
+    let text = r#"claude -p "/ai-cli-task exec /t""#;
+    let mut recorded = new_run(Mode::Dispatch);
+    recorded.dispatch.dispatched = Some(DispatchStep {
+        next: "exec".into(),
+        checkpoint: String::new(),
+    });
+    recorded.dispatch.count = 3;
+    recorded.dispatch.typing = Some(text.to_string());
+    let mut run = recorded.clone();
+    let half = pane(&format!("✓ check → PASS\n$ {text}"), "bash");
+    // Ticks ten seconds apart: the unchanged screen stays short of --unknown-after.
+    let quick = |run: &mut Run, o: &Observation, tick: i64| step_at(run, o, at(tick * 10));
+    // Killed during each retype: the next tick only ever sees the intent record, and clears
+    // and types the line again, spending nothing.
+    for tick in 1..=5 {
+        let out = decide(
+            &run,
+            &obs(SignalObs::Missing, half.clone()),
+            at(tick * 10),
+            &OPTIONS,
+        );
+        assert_eq!(
+            out.event.decision,
+            Decision::Dispatch,
+            "{:?}",
+            out.event.reasons
+        );
+        assert_eq!(sent(&out)[0], Key::Key("C-u".into()));
+        assert_eq!(
+            out.retype,
+            Some(Retype {
+                acknowledged: false
+            })
+        );
+        let intent = out
+            .dispatch_intent()
+            .expect("recorded before the keys")
+            .clone();
+        assert_eq!(
+            intent.stall.recoveries_total, 0,
+            "a retype not typed is not counted"
+        );
+        assert_eq!(intent.waits.retyped, None);
+        run = intent;
+    }
+    // This time the retype's keys all go in: counted once.
+    let out = quick(&mut run, &obs(SignalObs::Missing, half.clone()), 6);
+    assert_eq!(sent(&out)[0], Key::Key("C-u".into()));
+    assert_eq!(
+        (run.stall.recoveries_total, run.waits.retyped),
+        (1, Some(3))
+    );
+    // At a shell the keys are taken at their word: the dispatch is done.
+    assert_eq!(run.dispatch.typing, None);
+    // With no stall recovery left a half-typed line is escalated, once, and waits.
+    let mut run = recorded.clone();
+    run.stall.recoveries_total = run.spec.limits.recoveries_total;
+    let out = quick(&mut run, &obs(SignalObs::Missing, half.clone()), 7);
+    assert_eq!(
+        out.event.decision,
+        Decision::Escalate,
+        "{:?}",
+        out.event.reasons
+    );
+    assert!(sent(&out).is_empty());
+    let needs = run.waits.needs_person.clone().expect("needs a person");
+    let out = quick(&mut run, &obs(SignalObs::Missing, half.clone()), 8);
+    assert!(sent(&out).is_empty(), "waits for the person");
+    assert!(
+        out.event.notify.is_empty(),
+        "announced once: {:?}",
+        out.event.notify
+    );
+    // The person acknowledges (run ack): the line is cleared and typed once more, and no
+    // stall recovery pays for it.
+    run.waits.needs_person = None;
+    run.waits.acked_hash = needs.key().map(str::to_string);
+    let intent = decide(
+        &run,
+        &obs(SignalObs::Missing, half.clone()),
+        at(90),
+        &OPTIONS,
+    );
+    assert_eq!(intent.retype, Some(Retype { acknowledged: true }));
+    assert_eq!(
+        intent.dispatch_intent().unwrap().waits.acked_hash,
+        run.waits.acked_hash,
+        "a retype killed midway keeps the acknowledgement for the next tick"
+    );
+    let out = quick(&mut run, &obs(SignalObs::Missing, half), 9);
+    assert_eq!(
+        sent(&out)[0],
+        Key::Key("C-u".into()),
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(run.stall.recoveries_total, run.spec.limits.recoveries_total);
+    assert_eq!(run.waits.acked_hash, None, "the acknowledgement is used");
 }
 
 /// Item 11: a dispatch's intent (count, consumed signal, command) is recorded before its
