@@ -14,6 +14,8 @@
 //! not written yet) and `checkpoint-delete-batch-removed` (the file is gone, the index still
 //! names it).
 //!
+//! `decision-log-half-written` writes half of a decision-log line, then kills.
+//!
 //! `AUTOCTL_FAILPOINT=tick-panic=SESSION` makes the tick of that one run panic instead (a bug
 //! stand-in: the other runs must still be ticked and every claim released), and
 //! `tick-sigterm=SESSION` sends the process a SIGTERM during that run's tick ([`armed_for`]).
@@ -32,6 +34,19 @@ pub fn hit(name: &str) {
     }
     #[cfg(not(debug_assertions))]
     let _ = name;
+}
+
+/// Whether the failpoint `name` is armed (debug builds only; always false in release builds),
+/// for a failpoint that must do something before it kills (write half a line).
+#[inline]
+pub fn is_armed(name: &str) -> bool {
+    #[cfg(debug_assertions)]
+    return armed(name);
+    #[cfg(not(debug_assertions))]
+    {
+        let _ = name;
+        false
+    }
 }
 
 #[cfg(debug_assertions)]

@@ -468,6 +468,82 @@ fn decisions_are_logged_without_file_contents() {
     assert!(line.contains("write-in-project"), "{line}");
 }
 
+/// Issue 23 item 5: on main c968843 ~31,000 concurrent permission-request calls left a torn
+/// line in the decision log (two entries unreadable). Writers now take turns under the log's
+/// lock and cut off a line a killed writer left unfinished: after a hook killed half-way
+/// through its line and 40 hooks at once, every line of the log is a whole entry.
+#[test]
+fn decision_log_lines_stay_whole_after_a_kill_and_under_concurrency() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    project(&sb);
+    let call = |n: usize| {
+        let command = format!("cargo test case_{n} {}", "x".repeat(n * 37 % 3000));
+        payload(&sb, &template, Some(("Bash", bash(&command))))
+    };
+    let spawn = |n: usize, failpoint: Option<&str>| {
+        let mut cmd = hook_cmd(&sb, &[]);
+        if let Some(failpoint) = failpoint {
+            cmd.env("AUTOCTL_FAILPOINT", failpoint);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        let _ = pipe.write_all(call(n).as_bytes());
+        drop(pipe);
+        child
+    };
+    let killed = finish(spawn(0, Some("decision-log-half-written")));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&killed.status),
+        Some(9),
+        "{killed:?}"
+    );
+    let log = sb.path("state/policy/decisions.jsonl");
+    assert!(!fs::read(&log).unwrap().ends_with(b"\n"), "half a line");
+    let children: Vec<Child> = (1..=40).map(|n| spawn(n, None)).collect();
+    for child in children {
+        let out = finish(child);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    let out = sb
+        .cmd()
+        .args(["policy", "log", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut seen: Vec<String> = json_lines(&out)
+        .iter()
+        .map(|e| {
+            e["input"]
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .nth(2)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    seen.sort();
+    let mut want: Vec<String> = (1..=40).map(|n| format!("case_{n}")).collect();
+    want.sort();
+    assert_eq!(seen, want, "every entry once, the killed one cut off");
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.ends_with('\n'));
+    assert!(
+        text.lines()
+            .all(|l| serde_json::from_str::<Value>(l).is_ok()),
+        "{text}"
+    );
+}
+
 #[test]
 fn policy_check_prints_the_decision_and_its_rule() {
     let sb = Sandbox::new();
