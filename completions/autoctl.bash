@@ -2087,7 +2087,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --account --priority --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2169,6 +2169,14 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --account)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --resume-text)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2221,7 +2229,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__status)
-            opts="-h --session --task --all --format --tmux-socket --help"
+            opts="-h --session --task --all --accounts --format --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2285,7 +2293,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__tick)
-            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2324,6 +2332,26 @@ _autoctl() {
                     return 0
                     ;;
                 --hook-fresh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pace-stop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume-burst)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weekly-reserve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weekly-priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2381,7 +2409,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --until-needs-person --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --tmux-socket --help"
+            opts="-h --session --all --until-needs-person --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2424,6 +2452,26 @@ _autoctl() {
                     return 0
                     ;;
                 --hook-fresh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pace-stop)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume-burst)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weekly-reserve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weekly-priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host-lease)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

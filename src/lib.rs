@@ -36,6 +36,7 @@ pub mod failpoint;
 pub mod fsx;
 pub mod help;
 pub mod hook;
+pub mod host;
 pub mod lint;
 pub mod lock;
 pub mod output;

@@ -174,6 +174,11 @@ pub static SCHEMAS: &[Schema] = &[
         "autoctl run status --format json"
     ),
     schema!(
+        "account-status",
+        "account-status.schema.json",
+        "autoctl run status --accounts --format json"
+    ),
+    schema!(
         "tick-event",
         "tick-event.schema.json",
         "autoctl run tick / run recover output lines"

@@ -123,6 +123,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
         rules,
         approval: crate::cmd::pane::load_approval(&args.rules, true)?,
         state_dir: crate::supervise::state_dir()?,
+        host: crate::host::this_host()?,
     };
     let options = CheckOptions {
         targets: (!args.all_panes).then(|| args.targets.clone()),

@@ -5,13 +5,19 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
+use crate::supervise::governor::{self, Account, Fleet};
 use crate::supervise::run::{NewRun, Run, Status};
-use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
+use crate::supervise::store::{
+    AccountView, Claim, Host, LEASE, PermitAsk, Registry, Selection, StartConflict, Written,
+    claimable,
+};
 use crate::time::{Time, plus};
 
 #[derive(Debug, Default)]
 pub struct MemoryRegistry {
     pub runs: BTreeMap<String, Run>,
+    pub accounts: BTreeMap<String, Account>,
+    pub hosts: BTreeMap<String, Host>,
 }
 
 impl Registry for MemoryRegistry {
@@ -51,16 +57,30 @@ impl Registry for MemoryRegistry {
         Ok(self.runs.values().cloned().collect())
     }
 
-    fn claim(&mut self, selection: Selection<'_>, owner: &str, now: Time) -> Result<Vec<Claim>> {
+    fn claim(
+        &mut self,
+        selection: Selection<'_>,
+        owner: &str,
+        host: &str,
+        now: Time,
+    ) -> Result<Vec<Claim>> {
         let mut claims = Vec::new();
         for run in self.runs.values_mut() {
             match selection {
                 Selection::Session(session) if run.spec.session != session => continue,
-                Selection::All if !run.status.is_active() => continue,
+                Selection::All
+                    if !run.status.is_active()
+                        || !(run.spec.host.is_empty() || run.spec.host == host) =>
+                {
+                    continue;
+                }
                 _ => {}
             }
-            match claimable(run, now) {
+            match claimable(run, host, now) {
                 Ok(()) => {
+                    if run.spec.host.is_empty() {
+                        run.spec.host = host.to_string();
+                    }
                     run.claimed_by = Some(owner.to_string());
                     run.claimed_until = Some(plus(now, LEASE));
                     claims.push(Claim::Claimed(Box::new(run.clone())));
@@ -83,17 +103,36 @@ impl Registry for MemoryRegistry {
         }
     }
 
-    fn record(&mut self, run: &Run, owner: &str) -> Result<bool> {
-        match self.runs.get_mut(&run.spec.session) {
-            Some(stored) if stored.claimed_by.as_deref() == Some(owner) => {
-                let until = stored.claimed_until;
-                *stored = run.clone();
-                stored.claimed_by = Some(owner.to_string());
-                stored.claimed_until = until;
-                Ok(true)
-            }
-            _ => Ok(false),
+    fn record(
+        &mut self,
+        run: &Run,
+        owner: &str,
+        permit: Option<&PermitAsk>,
+        now: Time,
+    ) -> Result<Written> {
+        let held = self
+            .runs
+            .get(&run.spec.session)
+            .is_some_and(|stored| stored.claimed_by.as_deref() == Some(owner));
+        if !held {
+            return Ok(Written::NotHeld);
         }
+        if let Some(ask) = permit {
+            let name = &run.spec.account;
+            let fleet = Fleet::of(self.runs.values().filter(|r| r.spec.account == *name));
+            let account = self.accounts.entry(name.clone()).or_default();
+            let answer = governor::permit(account, &fleet, &ask.asker, &ask.options, now);
+            if let governor::Permit::Wait { reason, .. } = &answer {
+                return Ok(Written::Refused(reason.clone()));
+            }
+            governor::grant(account, &answer, now);
+        }
+        let stored = self.runs.get_mut(&run.spec.session).expect("held");
+        let until = stored.claimed_until;
+        *stored = run.clone();
+        stored.claimed_by = Some(owner.to_string());
+        stored.claimed_until = until;
+        Ok(Written::Stored)
     }
 
     fn amend(
@@ -140,5 +179,56 @@ impl Registry for MemoryRegistry {
             stored.claimed_until = None;
         }
         Ok(Some(stored.clone()))
+    }
+
+    fn account(&mut self, name: &str) -> Result<AccountView> {
+        Ok(AccountView {
+            state: self.accounts.get(name).cloned().unwrap_or_default(),
+            fleet: Fleet::of(self.runs.values().filter(|r| r.spec.account == name)),
+        })
+    }
+
+    fn accounts(&mut self) -> Result<Vec<(String, Account)>> {
+        Ok(self
+            .accounts
+            .iter()
+            .map(|(name, state)| (name.clone(), state.clone()))
+            .collect())
+    }
+
+    fn note_account(&mut self, name: &str, events: &[governor::Event], now: Time) -> Result<bool> {
+        if events.is_empty() {
+            return Ok(false);
+        }
+        let account = self.accounts.entry(name.to_string()).or_default();
+        Ok(governor::apply(account, events, now))
+    }
+
+    fn hosts(&mut self) -> Result<Vec<Host>> {
+        Ok(self.hosts.values().cloned().collect())
+    }
+
+    fn host_alive(&mut self, name: &str, lease: std::time::Duration, now: Time) -> Result<()> {
+        self.hosts.insert(
+            name.to_string(),
+            Host {
+                name: name.to_string(),
+                seen_at: now,
+                lease_until: plus(now, lease),
+                lost_announced_at: None,
+            },
+        );
+        Ok(())
+    }
+
+    fn announce_lost_hosts(&mut self, now: Time) -> Result<Vec<Host>> {
+        let mut lost = Vec::new();
+        for host in self.hosts.values_mut() {
+            if host.lost(now) && host.lost_announced_at.is_none() {
+                host.lost_announced_at = Some(now);
+                lost.push(host.clone());
+            }
+        }
+        Ok(lost)
     }
 }

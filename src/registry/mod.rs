@@ -3,6 +3,7 @@
 //! (`memory`) for unit tests. Both implement [`crate::supervise::store::Registry`]; the
 //! types they store are the supervisor's ([`crate::supervise::run`]).
 
+pub mod backend;
 pub mod row;
 pub mod sqlite;
 

@@ -1,7 +1,7 @@
 //! A run as one registry row, the same for every backend: columns for what a query looks at
 //! (identity, limits, status, the claim) and one JSON column per core for its state as it is
-//! in Rust (the stall core's [`StallState`], the wait core's [`WaitState`], [`DispatchState`],
-//! [`AgentState`], the last signal). A core that gains a field changes no column; a backend
+//! in Rust (the stall core's `StallState`, the wait core's `WaitState`, `DispatchState`,
+//! `AgentState`, the governor's `RunState`, the last signal). A core that gains a field changes no column; a backend
 //! only says how it binds a [`Cell`] and reads a column ([`Fields`]).
 //!
 //! Times are [`Time`]: SQLite keeps them as text in one format ([`crate::time::format_time`],
@@ -43,7 +43,7 @@ pub enum Cell {
 }
 
 /// The columns a run is stored in, in [`encode`]'s order.
-pub const COLUMNS: [(&str, Kind); 40] = [
+pub const COLUMNS: [(&str, Kind); 44] = [
     // What `run start` registered: identity.
     ("session_name", Kind::Text),
     ("task_dir", Kind::Text),
@@ -55,6 +55,9 @@ pub const COLUMNS: [(&str, Kind); 40] = [
     ("command_template", Kind::Text),
     ("routing_table", Kind::Text),
     ("notify_command", Kind::Text),
+    ("account", Kind::Text),
+    ("priority", Kind::Int),
+    ("host", Kind::Text),
     // ... and limits.
     ("max_iterations", Kind::Int),
     ("timeout_ms", Kind::Int),
@@ -89,6 +92,7 @@ pub const COLUMNS: [(&str, Kind); 40] = [
     ("waits", Kind::Json),
     ("dispatch", Kind::Json),
     ("agent_state", Kind::Json),
+    ("governor", Kind::Json),
 ];
 
 /// The column names, comma-separated, in [`COLUMNS`] order.
@@ -114,6 +118,9 @@ pub fn encode(run: &Run) -> [Cell; COLUMNS.len()] {
         text(&spec.command_template),
         text(&spec.table),
         opt_text(&spec.notify),
+        text(&spec.account),
+        Cell::Int(Some(spec.priority.into())),
+        text(&spec.host),
         int(spec.max_iterations),
         millis(spec.timeout),
         int(spec.limits.threshold.into()),
@@ -147,6 +154,7 @@ pub fn encode(run: &Run) -> [Cell; COLUMNS.len()] {
         json(&run.waits),
         json(&run.dispatch),
         json(&run.agent_state),
+        json(&run.governor),
     ]
 }
 
@@ -193,6 +201,10 @@ fn decode_fields(row: &dyn Fields, session: String) -> Result<Run> {
             command_template: text("command_template")?,
             table: text("routing_table")?,
             notify: row.text("notify_command")?,
+            account: text("account")?,
+            priority: i32::try_from(need(row.int("priority"), "priority")?)
+                .map_err(|_| anyhow!("column priority is out of range"))?,
+            host: text("host")?,
             max_iterations: count("max_iterations")?,
             timeout: millis("timeout_ms")?,
             limits: Limits {
@@ -230,6 +242,7 @@ fn decode_fields(row: &dyn Fields, session: String) -> Result<Run> {
         waits: lenient::<WaitState>(row, "waits")?,
         dispatch: from_json(&text("dispatch")?, "dispatch")?,
         agent_state: from_json(&text("agent_state")?, "agent_state")?,
+        governor: from_json(&text("governor")?, "governor")?,
     })
 }
 

@@ -25,10 +25,12 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::DB_FILE;
+use super::backend::{Backend, End, Tx, Which};
 use super::row::{self, Cell};
-use crate::supervise::run::{NewRun, Run, Status};
-use crate::supervise::store::{Claim, LEASE, Registry, Selection, StartConflict, claimable};
-use crate::time::{Time, format_time, parse_time, plus};
+use crate::supervise::governor::Account;
+use crate::supervise::run::Run;
+use crate::supervise::store::Host;
+use crate::time::{Time, format_time, parse_time};
 
 /// `PRAGMA application_id` of an autoctl registry: "auto" in ASCII.
 const APPLICATION_ID: i64 = 0x6175_746f;
@@ -277,6 +279,26 @@ DROP TABLE task_auto;
 ALTER TABLE task_auto_v9 RENAME TO task_auto;
 CREATE INDEX task_auto_status ON task_auto (status);
 "#,
+    // 10: accounts and hosts (issue 25). A run spends an account's usage windows and
+    // belongs to the host whose tmux runs its pane (empty: the first host that ticks it
+    // adopts it); the governor keeps each account's state and each run's permit.
+    r#"
+ALTER TABLE task_auto ADD COLUMN account TEXT NOT NULL DEFAULT 'default';
+ALTER TABLE task_auto ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE task_auto ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE task_auto ADD COLUMN governor TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(governor));
+CREATE INDEX task_auto_account ON task_auto (account, status);
+CREATE TABLE accounts (
+  name  TEXT PRIMARY KEY,
+  state TEXT NOT NULL CHECK (json_valid(state))
+) STRICT;
+CREATE TABLE hosts (
+  name              TEXT PRIMARY KEY,
+  seen_at           TEXT NOT NULL,
+  lease_until       TEXT NOT NULL,
+  lost_announced_at TEXT
+) STRICT;
+"#,
 ];
 
 /// The schema version this autoctl writes.
@@ -474,202 +496,215 @@ impl SqliteRegistry {
             .map_err(|err| describe(&path, err))?;
         tx.commit().map_err(|err| describe(&path, err))
     }
+}
 
-    /// Store a claimed run's row if `owner` still holds the claim; release the claim unless
-    /// `keep_claim` (an intent recorded before keys are typed).
-    fn store(&mut self, run: &Run, owner: &str, keep_claim: bool) -> Result<bool> {
+impl Backend for SqliteRegistry {
+    fn transaction(
+        &mut self,
+        write: bool,
+        work: &mut dyn FnMut(&mut dyn Tx) -> Result<End>,
+    ) -> Result<()> {
         let path = self.path.clone();
+        // A writer takes the write lock at once, so what it read cannot change before it
+        // writes; a reader takes none (WAL: it never waits for a writer).
+        let behavior = if write {
+            TransactionBehavior::Immediate
+        } else {
+            TransactionBehavior::Deferred
+        };
         let tx = self
             .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .transaction_with_behavior(behavior)
             .map_err(|err| describe(&path, err))?;
-        let held: Option<(Option<String>, Option<String>)> = tx
-            .query_row(
-                "SELECT claimed_by, claimed_until FROM task_auto WHERE session_name = ?1",
-                [&run.spec.session],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()
-            .map_err(|err| describe(&path, err))?;
-        let Some((Some(holder), until)) = held else {
-            return Ok(false);
-        };
-        if holder != owner {
-            return Ok(false);
+        let end = work(&mut SqliteTx {
+            tx: &tx,
+            path: &path,
+        })?;
+        match end {
+            End::Commit => tx.commit().map_err(|err| describe(&path, err)),
+            End::Rollback => tx.rollback().map_err(|err| describe(&path, err)),
         }
-        let mut stored = run.clone();
-        if keep_claim {
-            stored.claimed_by = Some(holder);
-            stored.claimed_until = until.as_deref().and_then(parse_time);
-        } else {
-            stored.claimed_by = None;
-            stored.claimed_until = None;
-        }
-        replace(&tx, &path, &stored)?;
-        tx.commit().map_err(|err| describe(&path, err))?;
-        Ok(true)
-    }
-
-    fn select_one(&self, clause: &str, value: &str) -> Result<Option<Run>> {
-        Ok(select(&self.conn, &self.path, clause, [value])?.pop())
     }
 }
 
-impl Registry for SqliteRegistry {
-    fn start(&mut self, new: &NewRun, now: Time) -> Result<Run> {
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|err| describe(&path, err))?;
-        let owners = select(
-            &tx,
-            &path,
+/// One SQLite transaction.
+struct SqliteTx<'a> {
+    tx: &'a rusqlite::Transaction<'a>,
+    path: &'a Path,
+}
+
+impl SqliteTx<'_> {
+    fn err(&self, err: rusqlite::Error) -> anyhow::Error {
+        describe(self.path, err)
+    }
+}
+
+/// The `WHERE` clause of a selection, and its arguments.
+fn clause<'a>(which: Which<'a>) -> (&'static str, Vec<&'a str>) {
+    match which {
+        Which::Session(session) => ("WHERE session_name = ?1", vec![session]),
+        Which::Task(task) => ("WHERE task_dir = ?1", vec![task]),
+        Which::SessionOrTask(session, task) => (
             "WHERE session_name = ?1 OR task_dir = ?2",
-            params![new.session, new.task_dir],
-        )?;
-        let active = |r: &&Run| r.status.is_active();
-        let owner = owners
-            .iter()
-            .filter(active)
-            .find(|r| r.spec.session == new.session)
-            .or_else(|| owners.iter().find(active));
-        if let Some(owner) = owner {
-            return Err(StartConflict::error(new, owner));
-        }
-        // Ended rows keep their outcome until the session or the task dir is reused.
-        tx.execute(
-            "DELETE FROM task_auto WHERE session_name = ?1 OR task_dir = ?2",
-            params![new.session, new.task_dir],
+            vec![session, task],
+        ),
+        Which::RunningOn(host) => (
+            "WHERE status = 'running' AND (host = ?1 OR host = '')",
+            vec![host],
+        ),
+        Which::RunningOf(account) => ("WHERE status = 'running' AND account = ?1", vec![account]),
+        Which::All => ("", vec![]),
+    }
+}
+
+impl Tx for SqliteTx<'_> {
+    fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+        let (clause, args) = clause(which);
+        select(
+            self.tx,
+            self.path,
+            &format!("{clause} ORDER BY session_name"),
+            rusqlite::params_from_iter(args),
         )
-        .map_err(|err| describe(&path, err))?;
-        let run = Run::new(new, now);
-        insert(&tx, &path, &run)?;
-        tx.commit().map_err(|err| describe(&path, err))?;
-        Ok(run)
     }
 
-    fn get(&mut self, session: &str) -> Result<Option<Run>> {
-        self.select_one("WHERE session_name = ?1", session)
-    }
-
-    fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>> {
-        self.select_one("WHERE task_dir = ?1", task_dir)
-    }
-
-    fn list(&mut self) -> Result<Vec<Run>> {
-        select(&self.conn, &self.path, "ORDER BY session_name", [])
-    }
-
-    fn claim(&mut self, selection: Selection<'_>, owner: &str, now: Time) -> Result<Vec<Claim>> {
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|err| describe(&path, err))?;
-        let runs = match selection {
-            Selection::Session(session) => {
-                select(&tx, &path, "WHERE session_name = ?1", [session])?
-            }
-            Selection::All => select(
-                &tx,
-                &path,
-                "WHERE status = 'running' ORDER BY session_name",
-                [],
-            )?,
-        };
-        let until = plus(now, LEASE);
-        let mut claims = Vec::with_capacity(runs.len());
-        {
-            let mut update = tx
-                .prepare(
-                    "UPDATE task_auto SET claimed_by = ?2, claimed_until = ?3 WHERE session_name = ?1",
-                )
-                .map_err(|err| describe(&path, err))?;
-            for mut run in runs {
-                match claimable(&run, now) {
-                    Ok(()) => {
-                        update
-                            .execute(params![run.spec.session, owner, format_time(until)])
-                            .map_err(|err| describe(&path, err))?;
-                        run.claimed_by = Some(owner.to_string());
-                        run.claimed_until = Some(until);
-                        claims.push(Claim::Claimed(Box::new(run)));
-                    }
-                    Err(why) => claims.push(Claim::Skipped(Box::new(run), why)),
-                }
-            }
-        }
-        tx.commit().map_err(|err| describe(&path, err))?;
-        Ok(claims)
-    }
-
-    fn save(&mut self, run: &Run, owner: &str) -> Result<bool> {
-        self.store(run, owner, false)
-    }
-
-    fn record(&mut self, run: &Run, owner: &str) -> Result<bool> {
-        self.store(run, owner, true)
-    }
-
-    fn amend(
-        &mut self,
-        session: &str,
-        change: &mut dyn FnMut(&mut Run) -> bool,
-    ) -> Result<Option<Run>> {
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|err| describe(&path, err))?;
-        let Some(mut run) = select(&tx, &path, "WHERE session_name = ?1", [session])?.pop() else {
-            return Ok(None);
-        };
-        if change(&mut run) {
-            run.claimed_by = None;
-            run.claimed_until = None;
-            replace(&tx, &path, &run)?;
-            tx.commit().map_err(|err| describe(&path, err))?;
-        }
-        Ok(Some(run))
-    }
-
-    fn release(&mut self, session: &str, owner: &str) -> Result<()> {
-        self.conn
+    fn delete(&mut self, which: Which<'_>) -> Result<()> {
+        let (clause, args) = clause(which);
+        self.tx
             .execute(
-                "UPDATE task_auto SET claimed_by = NULL, claimed_until = NULL \
-                 WHERE session_name = ?1 AND claimed_by = ?2",
-                params![session, owner],
+                &format!("DELETE FROM task_auto {clause}"),
+                rusqlite::params_from_iter(args),
             )
-            .map_err(|err| describe(&self.path, err))?;
+            .map_err(|err| self.err(err))?;
         Ok(())
     }
 
-    fn end(
+    fn insert(&mut self, run: &Run) -> Result<()> {
+        insert(self.tx, self.path, run)
+    }
+
+    fn set_claim(
         &mut self,
         session: &str,
-        status: Status,
-        reason: &str,
-        message: Option<&str>,
-        now: Time,
-    ) -> Result<Option<Run>> {
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|err| describe(&path, err))?;
-        let Some(mut run) = select(&tx, &path, "WHERE session_name = ?1", [session])?.pop() else {
-            return Ok(None);
-        };
-        if run.status.is_active() {
-            run.end(status, reason, message.map(str::to_string), now);
-            run.claimed_by = None;
-            run.claimed_until = None;
-            replace(&tx, &path, &run)?;
-            tx.commit().map_err(|err| describe(&path, err))?;
-        }
-        Ok(Some(run))
+        owner: Option<&str>,
+        until: Option<Time>,
+        host: Option<&str>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE task_auto SET claimed_by = ?2, claimed_until = ?3, \
+                 host = coalesce(?4, host) WHERE session_name = ?1",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![session, owner, until.map(format_time), host])
+            })
+            .map_err(|err| self.err(err))?;
+        Ok(())
     }
+
+    fn account(&mut self, name: &str) -> Result<Option<Account>> {
+        let text: Option<String> = self
+            .tx
+            .query_row(
+                "SELECT state FROM accounts WHERE name = ?1",
+                [name],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|err| self.err(err))?;
+        text.map(|text| read_account(self.path, name, &text))
+            .transpose()
+    }
+
+    fn put_account(&mut self, name: &str, state: &Account) -> Result<()> {
+        let text = serde_json::to_string(state).expect("an account serializes");
+        self.tx
+            .execute(
+                "INSERT INTO accounts (name, state) VALUES (?1, ?2) \
+                 ON CONFLICT (name) DO UPDATE SET state = excluded.state",
+                params![name, text],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn accounts(&mut self) -> Result<Vec<(String, Account)>> {
+        let mut stmt = self
+            .tx
+            .prepare("SELECT name, state FROM accounts ORDER BY name")
+            .map_err(|err| self.err(err))?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|err| self.err(err))?;
+        rows.into_iter()
+            .map(|(name, text)| {
+                let state = read_account(self.path, &name, &text)?;
+                Ok((name, state))
+            })
+            .collect()
+    }
+
+    fn hosts(&mut self) -> Result<Vec<Host>> {
+        let mut stmt = self
+            .tx
+            .prepare(
+                "SELECT name, seen_at, lease_until, lost_announced_at FROM hosts ORDER BY name",
+            )
+            .map_err(|err| self.err(err))?;
+        let rows: Vec<(String, String, String, Option<String>)> = stmt
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|err| self.err(err))?;
+        let time = |text: &str| {
+            parse_time(text).ok_or_else(|| {
+                anyhow!(
+                    "registry {}: hosts holds {text:?}, not a time",
+                    self.path.display()
+                )
+            })
+        };
+        rows.into_iter()
+            .map(|(name, seen, until, announced)| {
+                Ok(Host {
+                    seen_at: time(&seen)?,
+                    lease_until: time(&until)?,
+                    lost_announced_at: announced.as_deref().map(time).transpose()?,
+                    name,
+                })
+            })
+            .collect()
+    }
+
+    fn put_host(&mut self, host: &Host) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT INTO hosts (name, seen_at, lease_until, lost_announced_at) \
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET \
+                 seen_at = excluded.seen_at, lease_until = excluded.lease_until, \
+                 lost_announced_at = excluded.lost_announced_at",
+                params![
+                    host.name,
+                    format_time(host.seen_at),
+                    format_time(host.lease_until),
+                    host.lost_announced_at.map(format_time)
+                ],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+}
+
+/// An account's stored state; one this build cannot read is an error naming it.
+fn read_account(path: &Path, name: &str, text: &str) -> Result<Account> {
+    serde_json::from_str(text).map_err(|err| {
+        anyhow!(
+            "registry {}: the state of account {name:?} is not readable ({err}): {text:?}",
+            path.display()
+        )
+    })
 }
 
 /// Whether a database that autoctl never initialised already holds tables.
@@ -805,22 +840,14 @@ fn insert(conn: &Connection, path: &Path, run: &Run) -> Result<()> {
     Ok(())
 }
 
-/// Replace a run's row with `run`.
-fn replace(conn: &Connection, path: &Path, run: &Run) -> Result<()> {
-    conn.execute(
-        "DELETE FROM task_auto WHERE session_name = ?1",
-        [&run.spec.session],
-    )
-    .map_err(|err| describe(path, err))?;
-    insert(conn, path, run)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::registry::memory::MemoryRegistry;
     use crate::supervise::run::{AgentReading, DispatchInto, DispatchStep, Mode, SeenSignal};
+    use crate::supervise::run::{NewRun, Status};
     use crate::supervise::stall::{Limits, StallState};
+    use crate::supervise::store::{Claim, Registry, Selection};
     use crate::supervise::typed::Source;
     use crate::supervise::wait::{WaitLimits, WaitState};
     use crate::taskai::compaction::{CompactionCount, DEFAULT_MAX_COMPACTIONS};
@@ -856,6 +883,9 @@ mod tests {
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
             max_compactions: 3,
+            account: "acct".into(),
+            priority: -2,
+            host: "here".into(),
         }
     }
 
@@ -864,7 +894,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut reg = SqliteRegistry::open(dir.path()).unwrap();
         let mut run = reg.start(&new_run("a b;$(x)", "/t/1"), at(0)).unwrap();
-        let claims = reg.claim(Selection::All, "me", at(1)).unwrap();
+        let claims = reg.claim(Selection::All, "me", "here", at(1)).unwrap();
         assert!(matches!(&claims[..], [Claim::Claimed(_)]));
         run.iteration_count = 3;
         run.signals_seen = 4;
@@ -995,13 +1025,23 @@ mod tests {
                 conn.execute_batch(migration).unwrap();
             }
             conn.pragma_update(None, "user_version", version).unwrap();
-            conn.execute(
+            // A row as that version's `run start` left it (from 9 on, nothing has defaults).
+            let insert = if version < 9 {
                 "INSERT INTO task_auto (session_name, task_dir, started_at, target, \
                  command_template, routing_table, iteration_count) \
-                 VALUES ('old', '/t/old', '2026-01-01T00:00:00Z', 'old', '', 'ai-cli-task', 2)",
-                [],
-            )
-            .unwrap();
+                 VALUES ('old', '/t/old', '2026-01-01T00:00:00Z', 'old', '', 'ai-cli-task', 2)"
+            } else {
+                "INSERT INTO task_auto (session_name, task_dir, target, mode, agent, \
+                 dispatch_into, command_template, routing_table, max_iterations, timeout_ms, \
+                 stall_threshold, max_recoveries_step, max_recoveries_total, max_answers, \
+                 repeat_limit, step_timeout_ms, max_compactions, wait_limits, status, \
+                 started_at, iteration_count, signals_seen, ticks, heartbeats, last_decision, \
+                 stall, waits, dispatch, agent_state) \
+                 VALUES ('old', '/t/old', 'old', 'observe', 'claude', 'shell', '', \
+                 'ai-cli-task', 20, 1800000, 3, 3, 10, 50, 3, 600000, 3, '{}', 'running', \
+                 '2026-01-01T00:00:00.000Z', 2, 0, 0, 0, '', '{}', '{}', '{}', '{}')"
+            };
+            conn.execute(insert, []).unwrap();
             drop(conn);
             let mut reg = SqliteRegistry::open(dir.path()).unwrap();
             assert_eq!(reg.user_version().unwrap(), SCHEMA_VERSION);
@@ -1012,6 +1052,8 @@ mod tests {
             assert_eq!(run.agent_state.compactions, CompactionCount::default());
             assert_eq!(run.stall.screen_changed_after, None);
             assert_eq!(run.stall.screen_class, None);
+            assert_eq!(run.spec.account, "default");
+            assert_eq!(run.spec.host, "", "adopted by the first host that ticks it");
         }
     }
 
@@ -1298,8 +1340,8 @@ mod tests {
                         let name = s.map(|s| format!("s{s}"));
                         let sel = match &name { Some(n) => Selection::Session(n), None => Selection::All };
                         let owner = format!("o{o}");
-                        let a = summary(real.claim(sel, &owner, at(t)).unwrap());
-                        let b = summary(model.claim(sel, &owner, at(t)).unwrap());
+                        let a = summary(real.claim(sel, &owner, "here", at(t)).unwrap());
+                        let b = summary(model.claim(sel, &owner, "here", at(t)).unwrap());
                         prop_assert_eq!(a, b);
                     }
                     Op::Save(s, o) => {

@@ -95,6 +95,12 @@ pub struct StartRequest {
     /// Claude Code's own compaction threshold (percent) for the agent `--launch` starts
     /// (`None`: not set).
     pub compact_at: Option<u8>,
+    /// The subscription account the agent spends.
+    pub account: String,
+    /// Release order after a reset, and use of the weekly reserve.
+    pub priority: i32,
+    /// The host that runs the pane.
+    pub host: String,
 }
 
 /// A start request checked and rendered: what [`start`] registers.
@@ -110,6 +116,7 @@ pub struct Prepared {
 /// table and the templates (they must load and render now, not at the first tick).
 pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     check_name("--session", &request.session)?;
+    check_name("--account", &request.account)?;
     // `=NAME:` is tmux's exact-match form (so `demo` never means `demo2`); it is checked
     // against the pane it resolves to below, since tmux reads some names (`$1`) as ids.
     let target = request
@@ -195,6 +202,9 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         wait_limits: request.wait_limits.clone(),
         notify: request.notify.clone(),
         max_compactions: request.max_compactions,
+        account: request.account.clone(),
+        priority: request.priority,
+        host: request.host.clone(),
     };
     Ok(Prepared {
         new,

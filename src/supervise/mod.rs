@@ -15,6 +15,7 @@
 
 pub mod control;
 pub mod driver;
+pub mod governor;
 pub mod inputs;
 pub mod launch;
 pub mod notify;

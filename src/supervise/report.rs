@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::supervise::governor::{self, ReadingSource, WindowKind};
 use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::store::Host;
 use crate::supervise::typed::{Source, SourceCounts};
 use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
@@ -82,6 +84,146 @@ pub struct RunReport {
     /// Context compactions counted in the current iteration, of `max_compactions`.
     pub compactions: u32,
     pub max_compactions: u32,
+    /// The subscription account the run spends (`run start --account`).
+    pub account: String,
+    /// `run start --priority`: release order after a reset, use of the weekly reserve.
+    pub priority: i32,
+    /// The host whose tmux server runs its pane (`AUTOCTL_HOST`).
+    pub host: String,
+    /// Since when its current step (or resume) holds the quota governor's permit.
+    pub permit_since: Option<String>,
+    /// The run's host stopped renewing its lease: it is not ticked or typed into from
+    /// elsewhere until the host is back.
+    pub host_lost: bool,
+    /// The windows of its account (the freshest reading of each, from any of its sessions).
+    pub account_windows: Vec<WindowReport>,
+}
+
+/// One usage window of an account as `run status` shows it (`schemas/account-status.schema.json`): the freshest reading from any
+/// of the account's sessions, with its source and age.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WindowReport {
+    pub account: String,
+    pub window: WindowKind,
+    /// Percent used now (0 once its reset has passed: a new, unread window).
+    pub used_percentage: f64,
+    pub resets_at: String,
+    pub source: ReadingSource,
+    /// When the session read it, and how long ago.
+    pub read_at: String,
+    pub age_ms: u64,
+    /// The run whose session it came from.
+    pub session: String,
+}
+
+/// An account as `run status` shows it: its windows, who holds a permit, who waits.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AccountReport {
+    pub account: String,
+    pub windows: Vec<WindowReport>,
+    /// The learned cost of one step, in percent of the 5-hour window.
+    pub cost_per_step: Option<f64>,
+    /// Running runs whose step (or resume) holds a permit.
+    pub permits: Vec<String>,
+    /// Running runs in a quota wait (paced, or on a usage limit), in release order.
+    pub waiting: Vec<String>,
+}
+
+/// Every account that has a stored state or a running run, by name.
+pub fn accounts(
+    stored: &[(String, governor::Account)],
+    runs: &[Run],
+    now: Time,
+) -> Vec<AccountReport> {
+    let mut names: Vec<&str> = stored.iter().map(|(name, _)| name.as_str()).collect();
+    names.extend(
+        runs.iter()
+            .filter(|r| r.status.is_active())
+            .map(|r| r.spec.account.as_str()),
+    );
+    names.sort_unstable();
+    names.dedup();
+    let millis = |d: chrono::TimeDelta| u64::try_from(d.num_milliseconds()).unwrap_or(0);
+    names
+        .into_iter()
+        .map(|name| {
+            let state = stored
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, a)| a.clone())
+                .unwrap_or_default();
+            let windows = WindowKind::ALL
+                .iter()
+                .filter_map(|kind| {
+                    let r = state.window(*kind)?;
+                    Some(WindowReport {
+                        account: name.to_string(),
+                        window: *kind,
+                        used_percentage: r.used_at(now),
+                        resets_at: format_time(r.resets_at),
+                        source: r.source,
+                        read_at: format_time(r.at),
+                        age_ms: millis(now - r.at),
+                        session: r.session.clone(),
+                    })
+                })
+                .collect();
+            let fleet = governor::Fleet::of(runs.iter().filter(|r| r.spec.account == name));
+            let mut waiting = fleet.waiting;
+            waiting.sort_by(|a, b| {
+                b.priority
+                    .cmp(&a.priority)
+                    .then(a.since.cmp(&b.since))
+                    .then(a.session.cmp(&b.session))
+            });
+            AccountReport {
+                account: name.to_string(),
+                windows,
+                cost_per_step: state.cost_per_step,
+                permits: fleet.in_flight,
+                waiting: waiting.into_iter().map(|w| w.session).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The header of the accounts table (`run status --accounts`).
+pub const ACCOUNTS_HEADER: &str =
+    "ACCOUNT\tWINDOW\tUSED\tRESETS-AT\tSOURCE\tAGE\tCOST/STEP\tPERMITS\tWAITING";
+
+impl AccountReport {
+    /// Its lines of the accounts table: one per window read (or one line of `-`).
+    pub fn text_lines(&self) -> Vec<String> {
+        let cost = self
+            .cost_per_step
+            .map_or("-".to_string(), |c| format!("{c:.1}%"));
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                crate::output::printable(&v.join(","))
+            }
+        };
+        let tail = format!("{cost}\t{}\t{}", list(&self.permits), list(&self.waiting));
+        let name = crate::output::printable(&self.account);
+        if self.windows.is_empty() {
+            return vec![format!("{name}\t-\t-\t-\t-\t-\t{tail}")];
+        }
+        self.windows
+            .iter()
+            .map(|w| {
+                format!(
+                    "{name}\t{}\t{:.0}%\t{}\t{}\t{}\t{}",
+                    w.window.as_str(),
+                    w.used_percentage,
+                    w.resets_at,
+                    w.source.as_str(),
+                    short(w.age_ms),
+                    tail
+                )
+            })
+            .collect()
+    }
 }
 
 /// The run's readings by source, as `run status` reports them.
@@ -178,7 +320,33 @@ impl RunReport {
             sources: SourcesReport::of(&run.agent_state.sources),
             compactions: run.compactions_this_iteration(),
             max_compactions: run.spec.max_compactions,
+            account: run.spec.account.clone(),
+            priority: run.spec.priority,
+            host: run.spec.host.clone(),
+            permit_since: run
+                .governor
+                .permit
+                .filter(|_| run.status.is_active())
+                .map(format_time),
+            host_lost: false,
+            account_windows: Vec::new(),
         }
+    }
+
+    /// What the run's fleet says of it: its account's windows, and whether its host's lease
+    /// ran out (host-lost).
+    pub fn with_fleet(
+        mut self,
+        accounts: &[AccountReport],
+        hosts: &[Host],
+        now: Time,
+    ) -> RunReport {
+        if let Some(account) = accounts.iter().find(|a| a.account == self.account) {
+            self.account_windows = account.windows.clone();
+        }
+        self.host_lost =
+            self.status.is_active() && hosts.iter().any(|h| h.name == self.host && h.lost(now));
+        self
     }
 
     /// The state column of the text table: the status, with why it ended or what it waits on.
@@ -191,6 +359,12 @@ impl RunReport {
         ) {
             (Some(reason), ..) => format!("{}:{reason}", self.status.as_str()),
             (None, Some(_), ..) => "needs-person".to_string(),
+            _ if self.host_lost => "running:host-lost".to_string(),
+            (None, None, _, Some(wait))
+                if wait.kind == crate::supervise::wait::WaitKind::QuotaPaced =>
+            {
+                "running:quota-paced".to_string()
+            }
             (None, None, true, _) => "running:quota-wait".to_string(),
             (None, None, false, Some(wait)) => format!("running:{}", wait.kind.as_str()),
             (None, None, false, None) => self.status.as_str().to_string(),
@@ -253,7 +427,7 @@ fn short(millis: u64) -> String {
 
 /// The whole registry in the Prometheus text exposition format (node_exporter's textfile
 /// collector reads it from `*.prom` files).
-pub fn prometheus(reports: &[RunReport], now: Time) -> String {
+pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) -> String {
     let mut out = String::new();
     let mut family = |name: &str, help: &str, samples: Vec<(String, String)>| {
         let _ = writeln!(out, "# HELP {name} {help}");
@@ -437,6 +611,103 @@ pub fn prometheus(reports: &[RunReport], now: Time) -> String {
         "When the run was last ticked (Unix time).",
         per_run(&|r| r.last_tick_at.as_deref().and_then(unix_seconds)),
     );
+    family(
+        "autoctl_run_host_lost",
+        "1 while the run's host has stopped renewing its lease (its pane is not ticked from elsewhere).",
+        reports
+            .iter()
+            .filter(|r| r.status.is_active())
+            .map(|r| {
+                (
+                    [label("session", &r.session), label("host", &r.host)].join(","),
+                    u8::from(r.host_lost).to_string(),
+                )
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_account_window_used_ratio",
+        "The share of an account's usage window used (0 to 1), from the freshest reading of any of its sessions.",
+        accounts
+            .iter()
+            .flat_map(|a| &a.windows)
+            .map(|w| {
+                (
+                    [
+                        label("account", &w.account),
+                        label("window", w.window.as_str()),
+                    ]
+                    .join(","),
+                    format!("{:.4}", w.used_percentage / 100.0),
+                )
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_account_reset_seconds",
+        "Seconds until an account's usage window resets (0 once it has).",
+        accounts
+            .iter()
+            .flat_map(|a| &a.windows)
+            .map(|w| {
+                let left = crate::time::parse_time(&w.resets_at)
+                    .map_or(0, |t| (t - now).num_milliseconds().max(0));
+                (
+                    [
+                        label("account", &w.account),
+                        label("window", w.window.as_str()),
+                    ]
+                    .join(","),
+                    seconds(u64::try_from(left).unwrap_or(0)),
+                )
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_account_reading_age_seconds",
+        "How old an account window's freshest reading is.",
+        accounts
+            .iter()
+            .flat_map(|a| &a.windows)
+            .map(|w| {
+                (
+                    [
+                        label("account", &w.account),
+                        label("window", w.window.as_str()),
+                    ]
+                    .join(","),
+                    seconds(w.age_ms),
+                )
+            })
+            .collect(),
+    );
+    family(
+        "autoctl_account_permits",
+        "Running runs of the account whose step or resume holds the quota governor's permit.",
+        accounts
+            .iter()
+            .map(|a| (label("account", &a.account), a.permits.len().to_string()))
+            .collect(),
+    );
+    family(
+        "autoctl_runs_paced",
+        "Running runs of the account that the quota governor holds (quota-paced).",
+        accounts
+            .iter()
+            .map(|a| {
+                let paced = reports
+                    .iter()
+                    .filter(|r| r.account == a.account && r.status.is_active())
+                    .filter(|r| {
+                        r.wait
+                            .as_ref()
+                            .is_some_and(|w| w.kind == crate::supervise::wait::WaitKind::QuotaPaced)
+                    })
+                    .count();
+                (label("account", &a.account), paced.to_string())
+            })
+            .collect(),
+    );
     let _ = writeln!(
         out,
         "# HELP autoctl_status_timestamp_seconds When this file was written (Unix time).\n# TYPE autoctl_status_timestamp_seconds gauge\nautoctl_status_timestamp_seconds {}",
@@ -495,6 +766,9 @@ mod tests {
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
             max_compactions: 3,
+            account: "default".into(),
+            priority: 0,
+            host: "here".into(),
         };
         Run::new(&new, DateTime::from_timestamp(1_700_000_000, 0).unwrap())
     }
@@ -511,7 +785,7 @@ mod tests {
             RunReport::new(&run("a;b $(x)"), now),
             RunReport::new(&run("c"), now),
         ];
-        let text = prometheus(&reports, now);
+        let text = prometheus(&reports, &[], now);
         assert!(
             text.contains("autoctl_runs{status=\"running\"} 2\n"),
             "{text}"
@@ -603,7 +877,7 @@ mod tests {
             ),
             (Some(2), Some(3))
         );
-        let prom = prometheus(&[report], now);
+        let prom = prometheus(&[report], &[], now);
         assert!(
             prom.contains(
                 "autoctl_run_agent_state{session=\"s\",state=\"failed:rate_limit\",source=\"statusline\"} 1\n"

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
+use crate::supervise::governor;
 use crate::supervise::stall::{self, StallState};
 use crate::supervise::typed::{Source, SourceCounts};
 use crate::supervise::wait::{WaitLimits, WaitState};
@@ -177,6 +178,16 @@ pub struct NewRun {
     pub notify: Option<String>,
     /// Context compactions allowed in one iteration (seed 002; 0: no limit).
     pub max_compactions: u32,
+    /// The subscription account its agent spends (`--account`, `AUTOCTL_ACCOUNT`): runs of
+    /// one account share its usage windows and are paced together ([`governor`]).
+    pub account: String,
+    /// `--priority`: who the governor releases first after a reset, and who may use the
+    /// weekly reserve.
+    pub priority: i32,
+    /// The host whose tmux server runs its pane (`AUTOCTL_HOST`, default the hostname): only
+    /// that host observes and types into it. Empty in a registry written before hosts: the
+    /// first host that ticks it adopts it.
+    pub host: String,
 }
 
 /// The agent's state as a tick went by it, and where that came from.
@@ -260,6 +271,8 @@ pub struct Run {
     pub agent_state: AgentState,
     /// Dispatch mode: the step to type, the last one typed, the intent record.
     pub dispatch: DispatchState,
+    /// The governor's state of the run: the permit its current step holds.
+    pub governor: governor::RunState,
 
     pub started_at: Time,
     pub ticks: u64,
@@ -291,6 +304,7 @@ impl Run {
             waits: WaitState::default(),
             agent_state: AgentState::default(),
             dispatch: DispatchState::default(),
+            governor: governor::RunState::default(),
             started_at: now,
             ticks: 0,
             heartbeats: 0,
@@ -388,6 +402,9 @@ pub(crate) mod tests {
             wait_limits: WaitLimits::default(),
             notify: None,
             max_compactions: crate::taskai::compaction::DEFAULT_MAX_COMPACTIONS,
+            account: governor::DEFAULT_ACCOUNT.into(),
+            priority: 0,
+            host: "here".into(),
         }
     }
 

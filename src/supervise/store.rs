@@ -14,12 +14,17 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use crate::supervise::governor;
 use crate::supervise::run::{NewRun, Run, Status};
 use crate::time::{Time, format_time};
 
 /// How long a claim protects a run from other ticks. A tick's work on one run takes
 /// milliseconds; the lease only matters when a tick is killed mid-way.
 pub const LEASE: Duration = Duration::from_secs(120);
+
+/// How long a host's lease lasts by default (`--host-lease`): a host whose ticks and watcher
+/// stopped renewing it for this long is host-lost.
+pub const HOST_LEASE: Duration = Duration::from_secs(120);
 
 /// Why a run was not claimed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +33,8 @@ pub enum NotClaimed {
     Ended(Status),
     /// Another tick holds it.
     Busy { owner: String, until: Time },
+    /// Its pane is on another host: only that host observes and types into it.
+    Foreign { host: String },
 }
 
 impl std::fmt::Display for NotClaimed {
@@ -39,15 +46,25 @@ impl std::fmt::Display for NotClaimed {
                 "another tick ({owner}) holds the run until {}",
                 format_time(*until)
             ),
+            NotClaimed::Foreign { host } => write!(
+                f,
+                "the run's pane is on host {host:?}: only that host ticks it"
+            ),
         }
     }
 }
 
-/// The claim rule, shared by every [`Registry`] implementation: a running run whose claim is
-/// free or expired can be claimed.
-pub fn claimable(run: &Run, now: Time) -> Result<(), NotClaimed> {
+/// The claim rule, shared by every [`Registry`] implementation: a running run of this
+/// `host` (or of none yet: the claim adopts it) whose claim is free or expired can be
+/// claimed.
+pub fn claimable(run: &Run, host: &str, now: Time) -> Result<(), NotClaimed> {
     if !run.status.is_active() {
         return Err(NotClaimed::Ended(run.status));
+    }
+    if !run.spec.host.is_empty() && run.spec.host != host {
+        return Err(NotClaimed::Foreign {
+            host: run.spec.host.clone(),
+        });
     }
     match (&run.claimed_by, run.claimed_until) {
         (Some(owner), Some(until)) if until > now => Err(NotClaimed::Busy {
@@ -71,7 +88,53 @@ pub enum Claim {
 #[derive(Debug, Clone, Copy)]
 pub enum Selection<'a> {
     Session(&'a str),
+    /// Every running run of the claiming host.
     All,
+}
+
+/// The permit a dispatch or resume record asks the governor for, decided again on the
+/// stored account in the record's transaction.
+#[derive(Debug, Clone)]
+pub struct PermitAsk {
+    pub asker: governor::Asker,
+    pub options: governor::Options,
+}
+
+/// What [`Registry::record`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written {
+    /// Stored, the claim kept (and the permit granted, when one was asked).
+    Stored,
+    /// Nothing stored: the claim is no longer the owner's (stopped, or taken over).
+    NotHeld,
+    /// Nothing stored: the governor refused the permit on the stored state (another run
+    /// took the last one first), with its reason.
+    Refused(String),
+}
+
+/// What the governor reads of an account: its stored state and its running runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AccountView {
+    pub state: governor::Account,
+    pub fleet: governor::Fleet,
+}
+
+/// A host of the fleet: when its ticks or watcher last renewed its lease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host {
+    pub name: String,
+    pub seen_at: Time,
+    /// Past it, the host is lost: its runs are shown `host-lost`, never typed into from
+    /// elsewhere.
+    pub lease_until: Time,
+    /// When its loss was announced (once per loss).
+    pub lost_announced_at: Option<Time>,
+}
+
+impl Host {
+    pub fn lost(&self, now: Time) -> bool {
+        self.lease_until <= now
+    }
 }
 
 /// A `run start` that collides with a live run (exit 3). Its message names the owner.
@@ -117,17 +180,31 @@ pub trait Registry {
     fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>>;
     /// Every row, ordered by session name.
     fn list(&mut self) -> Result<Vec<Run>>;
-    /// Claim the selected running runs for `owner` until `now + LEASE`. Ended runs are not
-    /// returned for [`Selection::All`]; for a session they come back as skipped.
-    fn claim(&mut self, selection: Selection<'_>, owner: &str, now: Time) -> Result<Vec<Claim>>;
+    /// Claim the selected running runs of `host` for `owner` until `now + LEASE`. Ended
+    /// runs and other hosts' runs are not returned for [`Selection::All`]; for a session
+    /// they come back as skipped. A run of no host yet is adopted by `host`.
+    fn claim(
+        &mut self,
+        selection: Selection<'_>,
+        owner: &str,
+        host: &str,
+        now: Time,
+    ) -> Result<Vec<Claim>>;
     /// Store a claimed run's new state and release the claim. Returns false (and stores
     /// nothing) when `owner` no longer holds the claim: the run was stopped or the lease
     /// expired and another tick took it.
     fn save(&mut self, run: &Run, owner: &str) -> Result<bool>;
     /// Store a claimed run's row and keep the claim: the intent of keys about to be typed
-    /// (a resume), so a driver killed between this and the keys never types them twice.
-    /// False (nothing stored) when `owner` no longer holds the claim.
-    fn record(&mut self, run: &Run, owner: &str) -> Result<bool>;
+    /// (a dispatch, a resume), so a driver killed between this and the keys never types
+    /// them twice. With `permit`, the governor decides again on the stored account in the
+    /// same transaction, and the grant is stored with the row, or nothing is.
+    fn record(
+        &mut self,
+        run: &Run,
+        owner: &str,
+        permit: Option<&PermitAsk>,
+        now: Time,
+    ) -> Result<Written>;
     /// Change a run now whoever holds it (`run ack`, `run continue`): `change` returns
     /// whether it changed anything; a changed row is stored and its claim dropped, so a
     /// claimed tick's save is discarded (as for [`Registry::end`]). Returns the row as it is
@@ -149,6 +226,20 @@ pub trait Registry {
         message: Option<&str>,
         now: Time,
     ) -> Result<Option<Run>>;
+    /// An account's stored state (the default when none is stored) and its running runs.
+    fn account(&mut self, name: &str) -> Result<AccountView>;
+    /// Every stored account, by name.
+    fn accounts(&mut self) -> Result<Vec<(String, governor::Account)>>;
+    /// Apply one tick's events to an account in one step. True when a weekly escalation in
+    /// them is the account's first for that reset (only the first is announced).
+    fn note_account(&mut self, name: &str, events: &[governor::Event], now: Time) -> Result<bool>;
+    /// Every host, by name.
+    fn hosts(&mut self) -> Result<Vec<Host>>;
+    /// A host's ticks or watcher are alive: renew its lease until `now + lease`.
+    fn host_alive(&mut self, name: &str, lease: Duration, now: Time) -> Result<()>;
+    /// Hosts whose lease ran out and whose loss was not announced yet: marked announced now,
+    /// in one step, so whichever host notices first announces it, once.
+    fn announce_lost_hosts(&mut self, now: Time) -> Result<Vec<Host>>;
 }
 
 #[cfg(test)]
@@ -163,17 +254,24 @@ mod tests {
     #[test]
     fn claim_rule() {
         let mut run = Run::new(&crate::supervise::run::tests::sample(), at(0));
-        assert!(claimable(&run, at(0)).is_ok());
+        assert!(claimable(&run, "here", at(0)).is_ok());
+        assert!(matches!(
+            claimable(&run, "there", at(0)),
+            Err(NotClaimed::Foreign { .. })
+        ));
         run.claimed_by = Some("a".into());
         run.claimed_until = Some(at(10));
         assert!(matches!(
-            claimable(&run, at(5)),
+            claimable(&run, "here", at(5)),
             Err(NotClaimed::Busy { .. })
         ));
-        assert!(claimable(&run, at(11)).is_ok(), "an expired lease is free");
+        assert!(
+            claimable(&run, "here", at(11)).is_ok(),
+            "an expired lease is free"
+        );
         run.end(Status::Finished, "done", None, at(11));
         assert_eq!(
-            claimable(&run, at(12)),
+            claimable(&run, "here", at(12)),
             Err(NotClaimed::Ended(Status::Finished))
         );
     }

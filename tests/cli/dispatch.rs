@@ -27,7 +27,7 @@ const STEPS: [&str; 8] = [
 
 /// A session whose shell finds autoctl and the stand-in `claude` on its PATH; every prompt
 /// the stand-in receives is logged to the returned file.
-fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
+pub fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
     let log = sb.path(&format!("{name}-prompts.log"));
     let path = format!(
         "PATH={}:{}:{}",
@@ -54,7 +54,7 @@ fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
 }
 
 /// The prompts the stand-in received, with the task dir written as TASK.
-fn prompts(log: &Path, task: &Path) -> Vec<String> {
+pub fn prompts(log: &Path, task: &Path) -> Vec<String> {
     let task = task.canonicalize().unwrap();
     fs::read_to_string(log)
         .unwrap_or_default()

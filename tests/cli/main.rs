@@ -8,6 +8,7 @@ mod dispatch;
 mod doctor;
 mod examples;
 mod generated;
+mod governor;
 mod hook;
 mod hook_state;
 mod isolation;

@@ -104,6 +104,7 @@ fn world<'a>(
         rules,
         approval,
         state_dir: state_dir()?,
+        host: crate::host::this_host()?,
     })
 }
 

@@ -44,6 +44,8 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
         answers: false,
         typed: Default::default(),
         waits: crate::supervise::wait::WaitOptions::default(),
+        governor: crate::supervise::governor::Options::DEFAULT,
+        host_lease: crate::supervise::store::HOST_LEASE,
     };
     let events = runs::recover_runs(&mut registry, &world, &options, time::now()?)?;
     // A run found lost is announced to $AUTOCTL_NOTIFY and the run's own command.

@@ -145,6 +145,20 @@ pub struct StartArgs {
     #[arg(long, value_name = "PCT", default_value_t = crate::supervise::typed::DEFAULT_COMPACT_AT,
           value_parser = clap::value_parser!(u8).range(0..=100))]
     pub compact_at: u8,
+    /// The subscription account the agent spends: runs of one account share its usage
+    /// windows and are paced together by the quota governor (`run tick --pace-stop`)
+    #[arg(long, value_name = "NAME", env = "AUTOCTL_ACCOUNT",
+          default_value = crate::supervise::governor::DEFAULT_ACCOUNT)]
+    pub account: String,
+    /// Who the governor releases first after a usage window resets (higher first), and who
+    /// may start steps in the weekly reserve (above `run tick --weekly-priority`)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_hyphen_values = true
+    )]
+    pub priority: i32,
     #[command(flatten)]
     pub waits: super::WaitArgs,
 }
@@ -210,6 +224,9 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),
         max_compactions: args.max_compactions,
         compact_at: (args.compact_at > 0).then_some(args.compact_at),
+        account: args.account.clone(),
+        priority: args.priority,
+        host: crate::host::this_host()?,
     };
     let prepared = control::prepare(&request)?;
     let mut registry = super::open()?;

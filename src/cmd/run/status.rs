@@ -49,6 +49,17 @@ use crate::time;
 ///   NEEDS-PERSON                since when and why the run waits for a person (an
 ///                               escalated prompt, a wait past its maximum), or -;
 ///                               `autoctl run ack` clears it
+///
+/// --accounts shows one line per account and usage window read instead:
+///   ACCOUNT      the subscription account (run start --account)
+///   WINDOW       five_hour or seven_day (- before any session read one)
+///   USED         percent used now (0 once its reset has passed)
+///   RESETS-AT    when it resets
+///   SOURCE       where the freshest reading came from: statusline, stop-failure, banner
+///   AGE          how old that reading is
+///   COST/STEP    what one step costs, learned from the window's movement between steps
+///   PERMITS      runs whose step or resume holds the quota governor's permit
+///   WAITING      runs in a quota wait (paced or on a usage limit), in release order
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 #[command(group(clap::ArgGroup::new("which").args(["session", "task", "all"])))]
@@ -62,6 +73,12 @@ pub struct StatusArgs {
     /// Every run (the default)
     #[arg(long)]
     pub all: bool,
+    /// Show the accounts instead of the runs: each account's usage windows (the freshest
+    /// reading from any of its sessions, with its source and age), the runs whose step holds
+    /// the quota governor's permit, and who waits, in release order (with --session or
+    /// --task: that run's account). Prometheus output always has them.
+    #[arg(long)]
+    pub accounts: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: StatusFormat,
@@ -82,14 +99,15 @@ pub enum StatusFormat {
 pub fn run(args: &StatusArgs) -> Result<Verdict> {
     let now = time::now()?;
     let selected = args.session.is_some() || args.task.is_some();
-    let runs = match SqliteRegistry::open_existing(&super::state_dir()?)? {
+    let mut registry = SqliteRegistry::open_existing(&super::state_dir()?)?;
+    let runs = match registry.as_mut() {
         None => Vec::new(),
-        Some(mut registry) if selected => {
-            control::find(&mut registry, args.session.as_deref(), args.task.as_deref())?
+        Some(registry) if selected => {
+            control::find(registry, args.session.as_deref(), args.task.as_deref())?
                 .into_iter()
                 .collect()
         }
-        Some(mut registry) => registry.list()?,
+        Some(registry) => registry.list()?,
     };
     if selected && runs.is_empty() {
         output::warn(&format!(
@@ -98,8 +116,43 @@ pub fn run(args: &StatusArgs) -> Result<Verdict> {
         ));
         return Ok(Verdict::No);
     }
-    let reports: Vec<RunReport> = runs.iter().map(|run| RunReport::new(run, now)).collect();
+    // The accounts of the runs shown (every account without a selection), counted over
+    // all their runs; the hosts, for host-lost.
+    let (accounts, hosts) = match registry.as_mut() {
+        None => (Vec::new(), Vec::new()),
+        Some(registry) => {
+            let all = if selected {
+                registry.list()?
+            } else {
+                runs.clone()
+            };
+            let mut accounts = report::accounts(&registry.accounts()?, &all, now);
+            if selected {
+                accounts.retain(|a| runs.iter().any(|r| r.spec.account == a.account));
+            }
+            (accounts, registry.hosts()?)
+        }
+    };
+    let reports: Vec<RunReport> = runs
+        .iter()
+        .map(|run| RunReport::new(run, now).with_fleet(&accounts, &hosts, now))
+        .collect();
     match args.format {
+        StatusFormat::Text if args.accounts => {
+            let mut rows = vec![report::ACCOUNTS_HEADER.to_string()];
+            rows.extend(accounts.iter().flat_map(|a| a.text_lines()));
+            if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                rows = super::text::aligned(&rows);
+            }
+            for row in rows {
+                output::line(row)?;
+            }
+        }
+        StatusFormat::Json if args.accounts => {
+            for account in &accounts {
+                output::json_line(account)?;
+            }
+        }
         StatusFormat::Text => {
             let mut rows = vec![report::TEXT_HEADER.to_string()];
             rows.extend(reports.iter().map(report::text_line));
@@ -115,7 +168,9 @@ pub fn run(args: &StatusArgs) -> Result<Verdict> {
                 output::json_line(report)?;
             }
         }
-        StatusFormat::Prometheus => output::raw(report::prometheus(&reports, now).as_bytes())?,
+        StatusFormat::Prometheus => {
+            output::raw(report::prometheus(&reports, &accounts, now).as_bytes())?
+        }
     }
     Ok(Verdict::Yes)
 }

@@ -8,6 +8,7 @@ use clap::Args;
 use crate::error::Verdict;
 use crate::output;
 use crate::supervise::driver::runs;
+use crate::supervise::governor;
 use crate::supervise::store::Selection;
 use crate::supervise::tick::TickOptions;
 use crate::time;
@@ -55,6 +56,53 @@ pub struct TickArgs {
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
     pub typed: TypedArgs,
+    #[command(flatten)]
+    pub governor: GovernorArgs,
+}
+
+/// The quota governor and the fleet's hosts, for `run tick` and `run watch`.
+#[derive(Debug, Args)]
+pub struct GovernorArgs {
+    /// No new step starts (and no resume is typed) while the account's 5-hour window is at
+    /// PERCENT or a step would take it past PERCENT (the cost of a step is learned from the
+    /// windows' movement); the run waits, quota-paced, for the reset
+    #[arg(long, value_name = "PERCENT", default_value_t = governor::DEFAULT_PACE_STOP,
+          value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub pace_stop: u8,
+    /// After a reset, release waiting runs of an account in priority order, at most N a
+    /// minute (a session that continued by itself counts as one)
+    #[arg(long, value_name = "N", default_value_t = governor::DEFAULT_RESUME_BURST,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub resume_burst: u32,
+    /// With PERCENT or less of the 7-day window left, only runs with a priority above
+    /// --weekly-priority start steps; the account is escalated once
+    #[arg(long, value_name = "PERCENT", default_value_t = governor::DEFAULT_WEEKLY_RESERVE,
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub weekly_reserve: u8,
+    /// The priority (`run start --priority`) a run needs above it to use the weekly reserve
+    #[arg(long, value_name = "N", default_value_t = governor::DEFAULT_WEEKLY_PRIORITY,
+          allow_hyphen_values = true)]
+    pub weekly_priority: i32,
+    /// Do not pace: every step and resume goes ahead whatever the account's windows say
+    #[arg(long)]
+    pub no_governor: bool,
+    /// A host whose ticks and watcher have not renewed its lease for this long is shown
+    /// host-lost and announced once (its runs are never typed into from elsewhere)
+    #[arg(long, value_name = "DURATION", default_value = "2m",
+          value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
+    pub host_lease: Duration,
+}
+
+impl GovernorArgs {
+    pub fn options(&self) -> governor::Options {
+        governor::Options {
+            enabled: !self.no_governor,
+            pace_stop: self.pace_stop,
+            resume_burst: self.resume_burst,
+            weekly_reserve: self.weekly_reserve,
+            weekly_priority: self.weekly_priority,
+        }
+    }
 }
 
 /// How `run tick` and `run watch` use the agent's hooks and status line.
@@ -130,6 +178,8 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
         answers: true,
         typed: args.typed.options(),
         waits: args.waits.options(),
+        governor: args.governor.options(),
+        host_lease: args.governor.host_lease,
     };
     let notifier = args.waits.notifier();
     let now = time::now()?;

@@ -69,6 +69,8 @@ pub struct WatchArgs {
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
     pub typed: super::tick::TypedArgs,
+    #[command(flatten)]
+    pub governor: super::tick::GovernorArgs,
 }
 
 /// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
@@ -126,6 +128,8 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
         answers: true,
         typed: args.typed.options(),
         waits: args.waits.options(),
+        governor: args.governor.options(),
+        host_lease: args.governor.host_lease,
     };
     let format = super::text::EventFormat::or_by_stdout(args.format);
     let notifier = args.waits.notifier();

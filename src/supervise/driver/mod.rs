@@ -46,6 +46,8 @@ pub struct World<'a> {
     /// The approval policy prompts are answered by.
     pub approval: &'static Approval,
     pub state_dir: PathBuf,
+    /// This host ([`crate::host`]): the driver claims only the runs whose panes are here.
+    pub host: String,
 }
 
 impl World<'_> {

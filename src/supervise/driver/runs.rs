@@ -6,6 +6,8 @@
 //! for one run; [`tick_runs`] is the same over a selection, batched; [`recover_runs`] is
 //! `run recover`.
 
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
@@ -20,12 +22,13 @@ use crate::protocol::stop::{self, StopState};
 use crate::routing;
 use crate::supervise::inputs;
 use crate::supervise::run::{DispatchInto, DispatchStep, Mode, Run};
-use crate::supervise::store::{Claim, Registry, Selection};
+use crate::supervise::store::{AccountView, Claim, Registry, Selection, Written};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
     WaitInputs,
 };
 use crate::supervise::wait::Recorded;
+use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
 
@@ -103,7 +106,11 @@ fn for_each_claimed(
     decide: Decide,
 ) -> Result<Vec<TickEvent>> {
     let owner = owner(what);
-    let claims = registry.claim(selection, &owner, now)?;
+    if !options.dry_run {
+        // This host is alive: its ticks renew its lease in the registry.
+        registry.host_alive(&world.host, options.host_lease, now)?;
+    }
+    let claims = registry.claim(selection, &owner, &world.host, now)?;
     let mut events = Vec::with_capacity(claims.len());
     let mut claimed = Vec::new();
     for claim in claims {
@@ -126,6 +133,9 @@ fn for_each_claimed(
         let why = format!("cannot capture the panes: {why}");
         claimed.iter().map(|_| Err(anyhow!("{why}"))).collect()
     });
+    // The governor's view of each account, read once and kept current across the runs of
+    // this batch (the registry decides again on its own state when a permit is stored).
+    let mut accounts: BTreeMap<String, AccountView> = BTreeMap::new();
     for (run, snapshot) in claimed.into_iter().zip(snapshots) {
         if isolation::interrupted() {
             events.push(TickEvent::skipped(
@@ -136,6 +146,22 @@ fn for_each_claimed(
             ));
             continue;
         }
+        let account = match accounts.entry(run.spec.account.clone()) {
+            Entry::Occupied(entry) => Some(entry.into_mut()),
+            Entry::Vacant(entry) => match held.registry.account(&run.spec.account) {
+                Ok(view) => Some(entry.insert(view)),
+                Err(err) => {
+                    events.push(TickEvent::failed(
+                        &run,
+                        now,
+                        options.dry_run,
+                        format!("cannot read the account: {err:#}"),
+                    ));
+                    held.release(&run.spec.session);
+                    continue;
+                }
+            },
+        };
         let result = isolated(|| {
             let pane = pane_obs(world, &run, snapshot, now);
             drive(
@@ -147,6 +173,7 @@ fn for_each_claimed(
                 now,
                 &owner,
                 decide,
+                account,
             )
             .map_err(|err| format!("{err:#}"))
         });
@@ -164,6 +191,9 @@ fn for_each_claimed(
         events.push(event);
     }
     drop(held);
+    if !options.dry_run {
+        events.extend(announce_lost_hosts(registry, world, options, now)?);
+    }
     events.sort_by(|a, b| a.session.cmp(&b.session));
     Ok(events)
 }
@@ -203,6 +233,47 @@ impl Drop for Held<'_, '_> {
     }
 }
 
+/// Hosts whose lease ran out: announced once, by whichever host notices first, on the
+/// event of the lost host's first running run (its runs are never ticked from here).
+fn announce_lost_hosts(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    options: &TickOptions,
+    now: Time,
+) -> Result<Vec<TickEvent>> {
+    let lost = registry.announce_lost_hosts(now)?;
+    if lost.is_empty() {
+        return Ok(Vec::new());
+    }
+    let runs = registry.list()?;
+    let mut events = Vec::new();
+    for host in lost.iter().filter(|h| h.name != world.host) {
+        let mine: Vec<&Run> = runs
+            .iter()
+            .filter(|r| r.status.is_active() && r.spec.host == host.name)
+            .collect();
+        let Some(first) = mine.first() else {
+            continue;
+        };
+        let sessions: Vec<&str> = mine.iter().map(|r| r.spec.session.as_str()).collect();
+        let why = format!(
+            "host {:?} is lost: its ticks and watcher stopped renewing its lease at {} (last seen {}); its runs {} are not ticked or typed into from elsewhere",
+            host.name,
+            crate::time::format_time(host.lease_until),
+            crate::time::format_time(host.seen_at),
+            sessions.join(", ")
+        );
+        let mut event = TickEvent::skipped(first, now, options.dry_run, why.clone());
+        event.notify.push(Notice {
+            event: EventKind::HostLost,
+            reason: why,
+            key: None,
+        });
+        events.push(event);
+    }
+    Ok(events)
+}
+
 /// Observe → decide → answer → effects → save, for one claimed run.
 #[allow(clippy::too_many_arguments)]
 fn drive(
@@ -214,6 +285,7 @@ fn drive(
     now: Time,
     owner: &str,
     decide: Decide,
+    account: Option<&mut AccountView>,
 ) -> Result<TickEvent> {
     if crate::failpoint::armed_for("tick-panic", &run.spec.session) {
         panic!("failpoint tick-panic={}", run.spec.session);
@@ -221,15 +293,25 @@ fn drive(
     if crate::failpoint::armed_for("tick-sigterm", &run.spec.session) {
         let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTERM);
     }
-    let obs = observe(world, run, pane, now)?;
+    let mut obs = observe(world, run, pane, now)?;
+    obs.account = account.as_deref().cloned();
     let mut outcome = decide(run, &obs, now, options);
+    // The permit the registry granted with a dispatch or resume record, if any.
+    let mut granted = None;
     // A resume is typed at most once even if this process dies mid-way: its intent is in
     // the registry first (a lost resume ends in an escalation at the wait's maximum).
     if !options.dry_run
         && let Some(intent) = outcome.intent()
-        && !registry.record(&intent, owner)?
     {
-        outcome.not_answered("the run was stopped or taken over before the resume");
+        match registry.record(&intent, owner, outcome.permit.as_ref(), now)? {
+            Written::Stored => granted = outcome.permit.clone(),
+            Written::NotHeld => {
+                outcome.not_answered("the run was stopped or taken over before the resume")
+            }
+            Written::Refused(why) => {
+                outcome.not_answered(&format!("the quota governor holds the resume: {why}"))
+            }
+        }
     }
     if options.dry_run {
         let planned = outcome.planned();
@@ -254,15 +336,34 @@ fn drive(
     // write, with the command text, so a kill from here on neither loses the step nor
     // dispatches it twice (the next tick reads the screen: see tick::dispatch).
     let dispatching = outcome.dispatch_intent().is_some();
-    if let Some(intent) = outcome.dispatch_intent()
-        && !registry.record(intent, owner)?
-    {
-        let mut event = outcome.event;
-        event.notify.clear();
-        event.reasons.push(
-            "nothing typed: the run was stopped or taken over before the dispatch".to_string(),
-        );
-        return Ok(event);
+    if let Some(intent) = outcome.dispatch_intent() {
+        let (why, refused) = match registry.record(intent, owner, outcome.permit.as_ref(), now)? {
+            Written::Stored => {
+                granted = outcome.permit.clone();
+                (None, false)
+            }
+            Written::NotHeld => (
+                Some("the run was stopped or taken over before the dispatch".to_string()),
+                false,
+            ),
+            Written::Refused(why) => (
+                Some(format!("the quota governor holds the step: {why}")),
+                true,
+            ),
+        };
+        if let Some(why) = why {
+            // Nothing was stored: the claim goes back and the next tick decides again.
+            registry.release(&run.spec.session, owner)?;
+            let mut event = outcome.event;
+            event.notify.clear();
+            if refused {
+                // Another run took the permit first (another host, or a tick beside this
+                // one): the step waits, nothing was typed.
+                event.decision = crate::supervise::tick::Decision::Wait;
+            }
+            event.reasons.push(format!("nothing typed: {why}"));
+            return Ok(event);
+        }
     }
     if dispatching {
         crate::failpoint::hit("dispatch-recorded");
@@ -273,6 +374,8 @@ fn drive(
         mut event,
         compaction,
         mut retype,
+        account_events,
+        weekly_notice,
         ..
     } = outcome;
     // A `/compact` is marked once typed; the marker is dropped once the context is back
@@ -332,6 +435,16 @@ fn drive(
             "the run was stopped or taken over during this tick; this tick's state was not saved"
                 .to_string(),
         );
+        return Ok(event);
+    }
+    // The account: this session's readings, a step ended, a release; the weekly reserve is
+    // announced by the first run of the account to tell, once.
+    let first_weekly = registry.note_account(&next.spec.account, &account_events, now)?;
+    if let Some(notice) = weekly_notice.filter(|_| first_weekly) {
+        event.notify.push(notice);
+    }
+    if let Some(view) = account {
+        super::super::tick::pace::fold(view, run, &next, granted.as_ref(), &account_events, now);
     }
     Ok(event)
 }
@@ -444,6 +557,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             notes: Vec::new(),
             typed,
             waits: WaitInputs::default(),
+            account: None,
         });
     }
     let mut notes = Vec::new();
@@ -494,6 +608,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         notes,
         typed,
         waits,
+        account: None,
     })
 }
 
@@ -635,6 +750,9 @@ mod tests {
             wait_limits: crate::supervise::wait::WaitLimits::default(),
             notify: None,
             max_compactions: 3,
+            account: "default".into(),
+            priority: 0,
+            host: "here".into(),
         }
     }
 
@@ -649,6 +767,8 @@ mod tests {
 
         typed: crate::supervise::typed::TypedOptions::DEFAULT,
         waits: crate::supervise::wait::WaitOptions::DEFAULT,
+        governor: crate::supervise::governor::Options::DEFAULT,
+        host_lease: crate::supervise::store::HOST_LEASE,
     };
 
     #[test]
@@ -662,6 +782,7 @@ mod tests {
             rules: RuleSet::embedded(),
             approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
+            host: "here".into(),
         };
         let first = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
             .unwrap()
@@ -701,6 +822,7 @@ mod tests {
             rules: RuleSet::embedded(),
             approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
+            host: "here".into(),
         };
         tick_session(&mut registry, &world, "s", &OPTIONS, at(60)).unwrap();
         let event = tick_session(&mut registry, &world, "s", &OPTIONS, at(120))
@@ -722,7 +844,9 @@ mod tests {
         let terminal = FakeTerminal::new(&[PROMPT]);
         let (dir, mut registry, new) = setup();
         registry.start(&new, at(0)).unwrap();
-        registry.claim(Selection::All, "other", at(0)).unwrap();
+        registry
+            .claim(Selection::All, "other", "here", at(0))
+            .unwrap();
         let before = registry.get("s").unwrap();
         let world = World {
             terminal: &terminal,
@@ -730,6 +854,7 @@ mod tests {
             rules: RuleSet::embedded(),
             approval: crate::policy::screen::Approval::builtin(),
             state_dir: dir.path().join("state"),
+            host: "here".into(),
         };
         let event = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
             .unwrap()

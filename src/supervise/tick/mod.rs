@@ -22,6 +22,7 @@ use serde::Serialize;
 
 pub mod event;
 pub mod observation;
+pub mod pace;
 #[cfg(test)]
 mod tests;
 mod waits;
@@ -34,13 +35,16 @@ use crate::pane::view::PaneView;
 use crate::pane::waiting::Input;
 use crate::protocol::signal::STOP;
 use crate::routing::command;
+use crate::supervise::governor;
 use crate::supervise::run::{
     AgentReading, DispatchInto, DispatchStep, Mode, Run, SeenSignal, Status,
 };
 use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
+use crate::supervise::store::PermitAsk;
 use crate::supervise::typed::{self, Budget, Compaction, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
+use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::supervise::wait::{self, WaitOptions};
 use crate::time::{Time, between};
 use event::{is_new, saw};
@@ -60,6 +64,10 @@ pub struct TickOptions {
     pub typed: TypedOptions,
     /// How waits end for a person: re-announcements.
     pub waits: WaitOptions,
+    /// How the quota governor paces the runs of an account ([`pace`]).
+    pub governor: governor::Options,
+    /// How long this host's lease lasts: past it, without a tick, it is host-lost.
+    pub host_lease: Duration,
 }
 
 /// Something the tick does to the world, in order.
@@ -113,6 +121,14 @@ pub struct Outcome {
     /// keys are all typed ([`Retype::typed`]) — never before, so a retype killed midway is
     /// not counted and the next tick clears the line again.
     pub retype: Option<Retype>,
+    /// The governor's permit to store with the dispatch or resume record ([`pace`]).
+    pub permit: Option<PermitAsk>,
+    /// What happened to the run's account this tick (readings, a step ended, a release),
+    /// for the driver to apply to the stored account.
+    pub account_events: Vec<governor::Event>,
+    /// The account reached its weekly reserve: announced only if the stored account says
+    /// this run's tick is the first to tell ([`crate::supervise::store::Registry::note_account`]).
+    pub weekly_notice: Option<Notice>,
 }
 
 /// The marks of a half-typed dispatch's retype, kept only once its keys are all typed: the
@@ -154,6 +170,10 @@ impl Outcome {
             }
             if let Some(wait) = &planned.wait {
                 waits::answered(&mut self.run, &mut self.event, wait, self.now);
+                if self.permit.is_some() && wait.once() {
+                    // The resume starts work again under the governor's permit.
+                    self.run.governor.permit = Some(self.now);
+                }
             }
             self.run.last_decision = self.event.summary();
             self.event.run = RunAfter::of(&self.run, self.now);
@@ -237,6 +257,10 @@ struct Tick<'a> {
     /// The agent was started again (announced as `restart`), and why.
     restarted: Option<String>,
     options: TickOptions,
+    /// The governor stage's answer ([`pace`]).
+    pace: pace::Stage,
+    account_events: Vec<governor::Event>,
+    weekly_notice: Option<String>,
 }
 
 impl Tick<'_> {
@@ -254,10 +278,21 @@ impl Tick<'_> {
             escalation: None,
             restarted: None,
             options: *options,
+            pace: pace::Stage::default(),
+            account_events: Vec::new(),
+            weekly_notice: None,
         }
     }
 
     fn into_outcome(self) -> Outcome {
+        // A permit goes with a record only: a dispatch typed, or a quota resume planned.
+        let resuming = self
+            .planned
+            .as_ref()
+            .and_then(|p| p.wait.as_ref())
+            .is_some_and(waits::WaitAnswer::once);
+        let dispatching = self.run.dispatch.count > self.before.dispatch.count;
+        let permit = self.pace.grant.filter(|_| resuming || dispatching);
         Outcome {
             run: self.run,
             answer: self.answer,
@@ -267,6 +302,13 @@ impl Tick<'_> {
             now: self.now,
             compaction: self.compaction,
             retype: self.retype,
+            permit,
+            account_events: self.account_events,
+            weekly_notice: self.weekly_notice.map(|reason| Notice {
+                event: EventKind::WeeklyReserve,
+                reason,
+                key: None,
+            }),
         }
     }
 
@@ -401,6 +443,11 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     };
 
     read_signal(&mut t, obs);
+    if t.run.signals_seen > before.signals_seen {
+        // A step ended: its permit is given back, and its cost shows in the windows.
+        t.run.governor.permit = None;
+        t.account_events.push(governor::Event::StepEnded);
+    }
     if t.active() {
         read_stop_file(&mut t, obs);
     }
@@ -441,6 +488,9 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if let Some(view) = pane {
         waits::screen_changed(&mut t, view);
     }
+    // The quota governor: the account's windows as this session sees them, and a permit
+    // for a step or a resume due now (a hold is a `quota-paced` wait, below).
+    t.pace = pace::stage(&mut t, obs, pane);
     // Every wait, from the screen and the typed state, with its end and maximum.
     let verdict = match (pane, t.active()) {
         (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),
@@ -491,6 +541,11 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     {
         compact(&mut t, view, reading, obs, options);
     }
+    let resumed = t
+        .planned
+        .as_ref()
+        .is_some_and(|p| p.wait.as_ref().is_some_and(waits::WaitAnswer::once));
+    pace::self_resumed(&mut t, resumed);
     if t.event.reasons.is_empty() {
         t.event.reasons.push(PROGRESSING.to_string());
     }
@@ -498,6 +553,9 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
 }
 
 fn finish(mut t: Tick<'_>) -> Outcome {
+    if !t.run.status.is_active() {
+        t.run.governor.permit = None;
+    }
     waits::attend(&mut t);
     t.run.last_decision = t.event.summary();
     t.event.run = RunAfter::of(&t.run, t.now);
@@ -985,6 +1043,10 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
             None => {}
         }
     }
+    if t.pace.paced.is_some() {
+        // The quota governor holds the step (the wait stage reported the quota-paced wait).
+        return;
+    }
     let Some(step) = t.run.dispatch.pending.clone() else {
         // A step is running. If the shell is back and no signal came, the step died. (An
         // agent idle after its step without a signal is the stall core's: a step timeout.)
@@ -1049,6 +1111,10 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.run.dispatch.count = t.run.dispatch.count.saturating_add(1);
     t.run.dispatch.typing = Some(text.clone());
     t.run.agent_state.shell_seen = 0;
+    if t.pace.grant.is_some() {
+        // The step holds the governor's permit until its signal.
+        t.run.governor.permit = Some(t.now);
+    }
     t.event.decide(Decision::Dispatch, format!("typed: {text}"));
 }
 

@@ -28,6 +28,8 @@ pub struct Observation {
     pub typed: Option<crate::supervise::typed::TypedObs>,
     /// What the wait core reads besides the screen.
     pub waits: WaitInputs,
+    /// The run's account as the quota governor reads it (`None`: the governor is not asked).
+    pub account: Option<crate::supervise::store::AccountView>,
 }
 
 /// What the wait core reads besides the screen: the agent's typed state (hooks, status

@@ -42,6 +42,9 @@ fn new_run(mode: Mode) -> Run {
         wait_limits: crate::supervise::wait::WaitLimits::default(),
         notify: None,
         max_compactions: 3,
+        account: "default".into(),
+        priority: 0,
+        host: "here".into(),
     };
     Run::new(&new, at(0))
 }
@@ -53,6 +56,8 @@ const OPTIONS: TickOptions = TickOptions {
 
     typed: crate::supervise::typed::TypedOptions::DEFAULT,
     waits: crate::supervise::wait::WaitOptions::DEFAULT,
+    governor: crate::supervise::governor::Options::DEFAULT,
+    host_lease: crate::supervise::store::HOST_LEASE,
 };
 
 fn pane(text: &str, foreground: &str) -> PaneObs {
@@ -151,6 +156,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         notes: Vec::new(),
         typed: None,
         waits: WaitInputs::default(),
+        account: None,
     }
 }
 

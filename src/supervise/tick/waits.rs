@@ -96,6 +96,7 @@ pub(super) fn wait_stage(
         step,
         wait_weekly: t.options.typed.wait_weekly,
         recovery_left,
+        paced: t.pace.paced.clone(),
     };
     let before_max = t.run.waits.open.as_ref().map(|o| o.max_at);
     let (state, verdict) = wait::decide(&t.run.waits, &wait_obs, t.now, &t.run.spec.wait_limits);

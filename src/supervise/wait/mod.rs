@@ -77,10 +77,11 @@ pub enum WaitKind {
     StreamStalled,
     ToolRunning,
     UnknownScreen,
+    QuotaPaced,
 }
 
 impl WaitKind {
-    pub const ALL: [WaitKind; 8] = [
+    pub const ALL: [WaitKind; 9] = [
         WaitKind::AgentRetrying,
         WaitKind::UsageLimit,
         WaitKind::UsageLimitUnknown,
@@ -89,6 +90,7 @@ impl WaitKind {
         WaitKind::StreamStalled,
         WaitKind::ToolRunning,
         WaitKind::UnknownScreen,
+        WaitKind::QuotaPaced,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -108,9 +110,13 @@ impl WaitKind {
         self.row().pauses_clock
     }
 
-    /// A usage-limit wait (its start and end are announced: `quota-wait-start|end`).
+    /// A usage-limit wait, or one the governor holds (its start and end are announced:
+    /// `quota-wait-start|end`; the governor releases them in priority order).
     pub fn is_quota(self) -> bool {
-        matches!(self, WaitKind::UsageLimit | WaitKind::UsageLimitUnknown)
+        matches!(
+            self,
+            WaitKind::UsageLimit | WaitKind::UsageLimitUnknown | WaitKind::QuotaPaced
+        )
     }
 }
 
@@ -199,6 +205,15 @@ pub const TABLE: &[Row] = &[
         maximum: "`--unknown-after` (3m)",
         outcome: "escalate once, with the screen's last non-blank lines; nothing is typed",
         pauses_clock: false,
+    },
+    Row {
+        kind: WaitKind::QuotaPaced,
+        name: "quota-paced",
+        what: "the quota governor holds a step or a resume: the account's 5-hour window is at `--pace-stop` (95%) or the step would cross it, the weekly reserve is for priority runs, or releases after a reset go one burst a minute (`--resume-burst`)",
+        ends: "the window's reset, then the run's turn in priority order",
+        maximum: "as a usage limit's: reset + margin + `--resume-check`, plus a minute for each burst of runs released before it",
+        outcome: "escalate",
+        pauses_clock: true,
     },
 ];
 
@@ -519,6 +534,20 @@ pub struct WaitObs<'a> {
     pub wait_weekly: bool,
     /// A stall recovery (the Esc of a wedged stream) is still in the budget.
     pub recovery_left: bool,
+    /// The quota governor holds the run ([`crate::supervise::governor`]).
+    pub paced: Option<Paced>,
+}
+
+/// The governor's hold on a run, as the wait core keeps it: a `quota-paced` wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paced {
+    /// When to ask again (the reset, or the next release slot).
+    pub until: Time,
+    /// The window's reset it waits for.
+    pub reset: Time,
+    /// Its maximum ([`crate::supervise::governor::max_wait`]).
+    pub max_at: Time,
+    pub reason: String,
 }
 
 /// What the tick does about the run's wait.
@@ -683,9 +712,15 @@ fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Verdict) -> V
 fn open<'s>(next: &'s mut WaitState, kind: WaitKind, now: Time, reason: &str) -> &'s mut OpenWait {
     let keep = next.open.as_ref().is_some_and(|o| o.kind == kind);
     if !keep {
+        // One quota wait turning into another (a limit the governor holds, then resumes)
+        // is the same wait: it began when the first did.
+        let since = match &next.open {
+            Some(o) if o.kind.is_quota() && kind.is_quota() => o.since,
+            _ => now,
+        };
         next.open = Some(OpenWait {
             kind,
-            since: now,
+            since,
             until: None,
             max_at: now,
             reset: None,
@@ -763,6 +798,9 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
             "a usage-limit screen a person must decide (billing or credits)".to_string(),
         );
     }
+    if let Some(paced) = &obs.paced {
+        return quota_paced(next, paced, now);
+    }
     if let Some(v) = usage_limit(next, obs, seen, now, limits) {
         return v;
     }
@@ -838,6 +876,27 @@ fn unknown_screen(
         }
     );
     Some(escalate(next, "unknown-screen", why))
+}
+
+/// The governor holds the run: a `quota-paced` wait until its release, a legitimate wait
+/// (the timeout clock is paused) that escalates past its maximum.
+fn quota_paced(next: &mut WaitState, paced: &Paced, now: Time) -> Verdict {
+    let wait = open(next, WaitKind::QuotaPaced, now, &paced.reason);
+    wait.until = Some(paced.until);
+    wait.reset = Some(paced.reset);
+    wait.reset_text = None;
+    // The maximum only moves later (more runs queued before it), never closer.
+    wait.max_at = wait.max_at.max(paced.max_at);
+    if now >= wait.max_at {
+        let why = format!(
+            "paced by the quota governor since {}, past its maximum {}: {}",
+            format_time(wait.since),
+            format_time(wait.max_at),
+            paced.reason
+        );
+        return escalate(next, "quota-paced", why);
+    }
+    waiting(next.open.as_ref().expect("open"), now)
 }
 
 /// What the screen and the typed channels say about a usage limit.
@@ -949,6 +1008,11 @@ fn usage_limit(
         },
         limits.resume_check,
     );
+    // A resume the governor held past the reset has its check counted from its release.
+    let max_at = match &previous {
+        Some(p) if p.kind == WaitKind::QuotaPaced => max_at.max(plus(now, limits.resume_check)),
+        _ => max_at,
+    };
     let reason = format!(
         "usage limit: resets at {} ({}); resume at {}{}",
         format_time(reset),

@@ -32,10 +32,15 @@ pub enum EventKind {
     StallLimit,
     /// The agent was started again (`--launch`).
     Restart,
+    /// The run's account reached its weekly reserve (announced once per account and reset).
+    WeeklyReserve,
+    /// The run's host stopped renewing its lease (announced once per loss, by the first
+    /// host that notices).
+    HostLost,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 13] = [
         EventKind::Escalate,
         EventKind::NeedsPerson,
         EventKind::Resume,
@@ -47,6 +52,8 @@ impl EventKind {
         EventKind::Exit,
         EventKind::StallLimit,
         EventKind::Restart,
+        EventKind::WeeklyReserve,
+        EventKind::HostLost,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -62,6 +69,8 @@ impl EventKind {
             EventKind::Exit => "exit",
             EventKind::StallLimit => "stall-limit",
             EventKind::Restart => "restart",
+            EventKind::WeeklyReserve => "weekly-reserve",
+            EventKind::HostLost => "host-lost",
         }
     }
 }

@@ -77,6 +77,7 @@ fn seen<'a>(hash: &'a str, class: Class, screen: &'a Waiting, step: &str) -> Wai
         step: step.into(),
         wait_weekly: false,
         recovery_left: true,
+        paced: None,
     }
 }
 
@@ -117,6 +118,7 @@ impl Sim {
             recorded: self.recorded.clone(),
             wait_weekly: self.wait_weekly,
             recovery_left: self.recovery_left,
+            paced: None,
             ..seen(hash, class, screen, "s1")
         };
         self.apply(&obs, now)

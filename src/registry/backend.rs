@@ -1,0 +1,342 @@
+//! The registry's logic once for every database: a [`Backend`] runs a closure in one
+//! transaction over a few primitive reads and writes ([`Tx`]), and [`Registry`] is written
+//! here over them — the same claims and leases, the same start conflicts, the same permit
+//! re-check — for SQLite ([`super::sqlite`]) and PostgreSQL ([`super::postgres`]).
+//!
+//! A transaction that writes locks what it read before it writes: SQLite takes the database's
+//! write lock at its start (`BEGIN IMMEDIATE`), PostgreSQL locks the rows it reads
+//! (`SELECT … FOR UPDATE`, and the account row before the permit is decided). No advisory
+//! locks: they do not survive a connection pooler.
+
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::supervise::governor::{self, Account, Fleet};
+use crate::supervise::run::{NewRun, Run, Status};
+use crate::supervise::store::{
+    AccountView, Claim, Host, LEASE, PermitAsk, Registry, Selection, StartConflict, Written,
+    claimable,
+};
+use crate::time::{Time, plus};
+
+/// Which rows a read or a delete covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which<'a> {
+    Session(&'a str),
+    Task(&'a str),
+    SessionOrTask(&'a str, &'a str),
+    /// Running runs of a host, and those of no host yet.
+    RunningOn(&'a str),
+    /// Running runs of an account.
+    RunningOf(&'a str),
+    All,
+}
+
+/// The primitive operations of one transaction. Rows come back ordered by session.
+pub trait Tx {
+    fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>>;
+    fn delete(&mut self, which: Which<'_>) -> Result<()>;
+    fn insert(&mut self, run: &Run) -> Result<()>;
+    /// Set the claim columns (and adopt the run for `host` when it has none).
+    fn set_claim(
+        &mut self,
+        session: &str,
+        owner: Option<&str>,
+        until: Option<Time>,
+        host: Option<&str>,
+    ) -> Result<()>;
+    /// An account's state, locked for the rest of the transaction.
+    fn account(&mut self, name: &str) -> Result<Option<Account>>;
+    fn put_account(&mut self, name: &str, state: &Account) -> Result<()>;
+    fn accounts(&mut self) -> Result<Vec<(String, Account)>>;
+    fn hosts(&mut self) -> Result<Vec<Host>>;
+    fn put_host(&mut self, host: &Host) -> Result<()>;
+}
+
+/// Whether a transaction's work is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    Commit,
+    Rollback,
+}
+
+/// A database the registry logic runs on.
+pub trait Backend {
+    /// Run `work` in one transaction (`write`: it may write; a read-only one takes no write
+    /// lock). A backend may run `work` again when the database asks for a retry (a
+    /// serialization failure), so `work` must not keep state from a failed run.
+    fn transaction(
+        &mut self,
+        write: bool,
+        work: &mut dyn FnMut(&mut dyn Tx) -> Result<End>,
+    ) -> Result<()>;
+}
+
+/// [`Backend::transaction`] with a value out.
+fn within<T>(
+    backend: &mut dyn Backend,
+    write: bool,
+    mut work: impl FnMut(&mut dyn Tx) -> Result<(T, End)>,
+) -> Result<T> {
+    let mut out = None;
+    backend.transaction(write, &mut |tx| {
+        let (value, end) = work(tx)?;
+        out = Some(value);
+        Ok(end)
+    })?;
+    Ok(out.expect("the transaction ran"))
+}
+
+fn one(runs: Vec<Run>) -> Option<Run> {
+    runs.into_iter().next()
+}
+
+impl<B: Backend> Registry for B {
+    fn start(&mut self, new: &NewRun, now: Time) -> Result<Run> {
+        within(self, true, |tx| {
+            let owners = tx.runs(Which::SessionOrTask(&new.session, &new.task_dir))?;
+            let active = |r: &&Run| r.status.is_active();
+            let owner = owners
+                .iter()
+                .filter(active)
+                .find(|r| r.spec.session == new.session)
+                .or_else(|| owners.iter().find(active));
+            if let Some(owner) = owner {
+                return Err(StartConflict::error(new, owner));
+            }
+            // Ended rows keep their outcome until the session or the task dir is reused.
+            tx.delete(Which::SessionOrTask(&new.session, &new.task_dir))?;
+            let run = Run::new(new, now);
+            tx.insert(&run)?;
+            Ok((run, End::Commit))
+        })
+    }
+
+    fn get(&mut self, session: &str) -> Result<Option<Run>> {
+        within(self, false, |tx| {
+            Ok((one(tx.runs(Which::Session(session))?), End::Rollback))
+        })
+    }
+
+    fn find_task(&mut self, task_dir: &str) -> Result<Option<Run>> {
+        within(self, false, |tx| {
+            Ok((one(tx.runs(Which::Task(task_dir))?), End::Rollback))
+        })
+    }
+
+    fn list(&mut self) -> Result<Vec<Run>> {
+        within(self, false, |tx| Ok((tx.runs(Which::All)?, End::Rollback)))
+    }
+
+    fn claim(
+        &mut self,
+        selection: Selection<'_>,
+        owner: &str,
+        host: &str,
+        now: Time,
+    ) -> Result<Vec<Claim>> {
+        within(self, true, |tx| {
+            let runs = match selection {
+                Selection::Session(session) => tx.runs(Which::Session(session))?,
+                Selection::All => tx.runs(Which::RunningOn(host))?,
+            };
+            let until = plus(now, LEASE);
+            let mut claims = Vec::with_capacity(runs.len());
+            for mut run in runs {
+                match claimable(&run, host, now) {
+                    Ok(()) => {
+                        let adopt = run.spec.host.is_empty();
+                        tx.set_claim(
+                            &run.spec.session,
+                            Some(owner),
+                            Some(until),
+                            adopt.then_some(host),
+                        )?;
+                        if adopt {
+                            run.spec.host = host.to_string();
+                        }
+                        run.claimed_by = Some(owner.to_string());
+                        run.claimed_until = Some(until);
+                        claims.push(Claim::Claimed(Box::new(run)));
+                    }
+                    Err(why) => claims.push(Claim::Skipped(Box::new(run), why)),
+                }
+            }
+            Ok((claims, End::Commit))
+        })
+    }
+
+    fn save(&mut self, run: &Run, owner: &str) -> Result<bool> {
+        within(self, true, |tx| {
+            let Some(stored) = one(tx.runs(Which::Session(&run.spec.session))?) else {
+                return Ok((false, End::Rollback));
+            };
+            if stored.claimed_by.as_deref() != Some(owner) {
+                return Ok((false, End::Rollback));
+            }
+            let mut next = run.clone();
+            next.claimed_by = None;
+            next.claimed_until = None;
+            replace(tx, &next)?;
+            Ok((true, End::Commit))
+        })
+    }
+
+    fn record(
+        &mut self,
+        run: &Run,
+        owner: &str,
+        permit: Option<&PermitAsk>,
+        now: Time,
+    ) -> Result<Written> {
+        within(self, true, |tx| {
+            // The account row is locked first: concurrent permits contend on it, and every
+            // transaction that takes it takes it before any run's row (no lock cycle).
+            let mut account = match permit {
+                Some(_) => Some(tx.account(&run.spec.account)?.unwrap_or_default()),
+                None => None,
+            };
+            let Some(stored) = one(tx.runs(Which::Session(&run.spec.session))?) else {
+                return Ok((Written::NotHeld, End::Rollback));
+            };
+            if stored.claimed_by.as_deref() != Some(owner) {
+                return Ok((Written::NotHeld, End::Rollback));
+            }
+            if let (Some(ask), Some(account)) = (permit, account.as_mut()) {
+                let name = &run.spec.account;
+                let fleet = Fleet::of(&tx.runs(Which::RunningOf(name))?);
+                let answer = governor::permit(account, &fleet, &ask.asker, &ask.options, now);
+                if let governor::Permit::Wait { reason, .. } = &answer {
+                    return Ok((Written::Refused(reason.clone()), End::Rollback));
+                }
+                governor::grant(account, &answer, now);
+                tx.put_account(name, account)?;
+            }
+            let mut next = run.clone();
+            next.claimed_by = stored.claimed_by;
+            next.claimed_until = stored.claimed_until;
+            replace(tx, &next)?;
+            Ok((Written::Stored, End::Commit))
+        })
+    }
+
+    fn amend(
+        &mut self,
+        session: &str,
+        change: &mut dyn FnMut(&mut Run) -> bool,
+    ) -> Result<Option<Run>> {
+        within(self, true, |tx| {
+            let Some(mut run) = one(tx.runs(Which::Session(session))?) else {
+                return Ok((None, End::Rollback));
+            };
+            if !change(&mut run) {
+                return Ok((Some(run), End::Rollback));
+            }
+            run.claimed_by = None;
+            run.claimed_until = None;
+            replace(tx, &run)?;
+            Ok((Some(run), End::Commit))
+        })
+    }
+
+    fn release(&mut self, session: &str, owner: &str) -> Result<()> {
+        within(self, true, |tx| {
+            match one(tx.runs(Which::Session(session))?) {
+                Some(run) if run.claimed_by.as_deref() == Some(owner) => {
+                    tx.set_claim(session, None, None, None)?;
+                    Ok(((), End::Commit))
+                }
+                _ => Ok(((), End::Rollback)),
+            }
+        })
+    }
+
+    fn end(
+        &mut self,
+        session: &str,
+        status: Status,
+        reason: &str,
+        message: Option<&str>,
+        now: Time,
+    ) -> Result<Option<Run>> {
+        within(self, true, |tx| {
+            let Some(mut run) = one(tx.runs(Which::Session(session))?) else {
+                return Ok((None, End::Rollback));
+            };
+            if !run.status.is_active() {
+                return Ok((Some(run), End::Rollback));
+            }
+            run.end(status, reason, message.map(str::to_string), now);
+            run.claimed_by = None;
+            run.claimed_until = None;
+            replace(tx, &run)?;
+            Ok((Some(run), End::Commit))
+        })
+    }
+
+    fn account(&mut self, name: &str) -> Result<AccountView> {
+        within(self, false, |tx| {
+            let state = tx.account(name)?.unwrap_or_default();
+            let fleet = Fleet::of(&tx.runs(Which::RunningOf(name))?);
+            Ok((AccountView { state, fleet }, End::Rollback))
+        })
+    }
+
+    fn accounts(&mut self) -> Result<Vec<(String, Account)>> {
+        within(self, false, |tx| Ok((tx.accounts()?, End::Rollback)))
+    }
+
+    fn note_account(&mut self, name: &str, events: &[governor::Event], now: Time) -> Result<bool> {
+        if events.is_empty() {
+            return Ok(false);
+        }
+        within(self, true, |tx| {
+            let mut account = tx.account(name)?.unwrap_or_default();
+            let first = governor::apply(&mut account, events, now);
+            tx.put_account(name, &account)?;
+            Ok((first, End::Commit))
+        })
+    }
+
+    fn hosts(&mut self) -> Result<Vec<Host>> {
+        within(self, false, |tx| Ok((tx.hosts()?, End::Rollback)))
+    }
+
+    fn host_alive(&mut self, name: &str, lease: Duration, now: Time) -> Result<()> {
+        within(self, true, |tx| {
+            tx.put_host(&Host {
+                name: name.to_string(),
+                seen_at: now,
+                lease_until: plus(now, lease),
+                lost_announced_at: None,
+            })?;
+            Ok(((), End::Commit))
+        })
+    }
+
+    fn announce_lost_hosts(&mut self, now: Time) -> Result<Vec<Host>> {
+        within(self, true, |tx| {
+            let mut lost = Vec::new();
+            for mut host in tx.hosts()? {
+                if host.lost(now) && host.lost_announced_at.is_none() {
+                    host.lost_announced_at = Some(now);
+                    tx.put_host(&host)?;
+                    lost.push(host);
+                }
+            }
+            let end = if lost.is_empty() {
+                End::Rollback
+            } else {
+                End::Commit
+            };
+            Ok((lost, end))
+        })
+    }
+}
+
+/// Replace a run's row.
+fn replace(tx: &mut dyn Tx, run: &Run) -> Result<()> {
+    tx.delete(Which::Session(&run.spec.session))?;
+    tx.insert(run)
+}

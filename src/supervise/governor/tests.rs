@@ -1,0 +1,374 @@
+use super::*;
+use chrono::DateTime;
+use proptest::prelude::*;
+
+fn at(secs: i64) -> Time {
+    DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+}
+
+fn reading(used: f64, resets: i64, seen: i64) -> Reading {
+    Reading {
+        used,
+        resets_at: at(resets),
+        source: ReadingSource::Statusline,
+        at: at(seen),
+        session: "s".into(),
+    }
+}
+
+fn asker(session: &str, priority: i32, ask: Ask, waiting: Option<i64>) -> Asker {
+    Asker {
+        session: session.into(),
+        priority,
+        ask,
+        waiting_since: waiting.map(at),
+    }
+}
+
+fn account(used: f64, cost: Option<f64>) -> Account {
+    Account {
+        five_hour: Some(reading(used, 3600, 0)),
+        cost_per_step: cost,
+        ..Account::default()
+    }
+}
+
+#[test]
+fn a_window_at_the_pace_stop_paces_until_its_reset() {
+    let a = account(95.0, None);
+    let p = permit(
+        &a,
+        &Fleet::default(),
+        &asker("x", 0, Ask::Dispatch, None),
+        &Options::DEFAULT,
+        at(10),
+    );
+    match p {
+        Permit::Wait {
+            hold, until, reset, ..
+        } => {
+            assert_eq!(hold, Hold::PaceStop);
+            assert_eq!((until, reset), (at(3600), at(3600)));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Below it, with nothing learned yet, a step starts.
+    let p = permit(
+        &account(94.0, None),
+        &Fleet::default(),
+        &asker("x", 0, Ask::Dispatch, None),
+        &Options::DEFAULT,
+        at(10),
+    );
+    assert_eq!(p, Permit::Grant { release: false });
+}
+
+#[test]
+fn the_projection_counts_every_step_in_flight() {
+    let a = account(80.0, Some(4.0));
+    let fleet = |n: usize| Fleet {
+        in_flight: (0..n).map(|i| format!("r{i}")).collect(),
+        waiting: vec![],
+    };
+    let ask = asker("x", 0, Ask::Dispatch, None);
+    // 80 + 4 × (3 + 1) = 96 > 95: paced; with two in flight, 92: go.
+    assert!(!permit(&a, &fleet(3), &ask, &Options::DEFAULT, at(1)).granted());
+    assert!(permit(&a, &fleet(2), &ask, &Options::DEFAULT, at(1)).granted());
+    // The asker's own permit is not counted twice.
+    let mut own = fleet(2);
+    own.in_flight.push("x".into());
+    assert!(permit(&a, &own, &ask, &Options::DEFAULT, at(1)).granted());
+}
+
+#[test]
+fn after_the_reset_releases_go_in_priority_order_at_most_the_burst_a_minute() {
+    // The window was full; it reset at 3600.
+    let mut a = account(100.0, Some(5.0));
+    let fleet = Fleet {
+        in_flight: vec![],
+        waiting: vec![
+            Waiter {
+                session: "low".into(),
+                priority: 0,
+                since: at(100),
+            },
+            Waiter {
+                session: "high".into(),
+                priority: 5,
+                since: at(200),
+            },
+            Waiter {
+                session: "old".into(),
+                priority: 0,
+                since: at(50),
+            },
+        ],
+    };
+    let now = at(3601);
+    let ask = |s: &str, p| asker(s, p, Ask::Resume, Some(100));
+    // high goes first, then old (waited longest); low waits for the next minute.
+    let high = permit(&a, &fleet, &ask("high", 5), &Options::DEFAULT, now);
+    assert_eq!(high, Permit::Grant { release: true });
+    grant(&mut a, &high, now);
+    let fleet2 = Fleet {
+        waiting: fleet
+            .waiting
+            .iter()
+            .filter(|w| w.session != "high")
+            .cloned()
+            .collect(),
+        ..fleet.clone()
+    };
+    let old = permit(
+        &a,
+        &fleet2,
+        &asker("old", 0, Ask::Resume, Some(50)),
+        &Options::DEFAULT,
+        now,
+    );
+    assert!(old.granted());
+    grant(&mut a, &old, now);
+    let low = permit(&a, &fleet2, &ask("low", 0), &Options::DEFAULT, at(3630));
+    match low {
+        Permit::Wait { hold, until, .. } => {
+            assert_eq!(hold, Hold::Burst);
+            assert_eq!(
+                until,
+                at(3661),
+                "the next slot frees a minute after the first"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(permit(&a, &fleet2, &ask("low", 0), &Options::DEFAULT, at(3661)).granted());
+}
+
+#[test]
+fn the_weekly_reserve_is_for_priority_runs_and_escalates_once_per_account() {
+    let mut a = Account {
+        seven_day: Some(reading(91.0, 86_400 * 3, 0)),
+        ..Account::default()
+    };
+    let low = asker("low", 0, Ask::Dispatch, None);
+    let high = asker("high", 1, Ask::Dispatch, None);
+    assert!(permit(&a, &Fleet::default(), &high, &Options::DEFAULT, at(1)).granted());
+    let Permit::Wait {
+        hold,
+        escalate,
+        until,
+        ..
+    } = permit(&a, &Fleet::default(), &low, &Options::DEFAULT, at(1))
+    else {
+        panic!("not paced")
+    };
+    assert_eq!(hold, Hold::WeeklyReserve);
+    assert_eq!(until, at(86_400 * 3));
+    assert!(escalate);
+    assert!(apply(&mut a, &[Event::WeeklyEscalated(until)], at(1)));
+    // Another run of the account, another host: not escalated again.
+    let again = permit(
+        &a,
+        &Fleet::default(),
+        &asker("other", 0, Ask::Dispatch, None),
+        &Options::DEFAULT,
+        at(2),
+    );
+    assert!(matches!(
+        again,
+        Permit::Wait {
+            escalate: false,
+            ..
+        }
+    ));
+    assert!(!apply(&mut a, &[Event::WeeklyEscalated(until)], at(2)));
+}
+
+#[test]
+fn a_session_that_resumed_by_itself_counts_as_released() {
+    let mut a = account(100.0, None);
+    apply(&mut a, &[Event::SelfResumed(at(3601))], at(3601));
+    apply(&mut a, &[Event::SelfResumed(at(3602))], at(3602));
+    let fleet = Fleet {
+        in_flight: vec![],
+        waiting: vec![Waiter {
+            session: "w".into(),
+            priority: 0,
+            since: at(10),
+        }],
+    };
+    let p = permit(
+        &a,
+        &fleet,
+        &asker("w", 0, Ask::Resume, Some(10)),
+        &Options::DEFAULT,
+        at(3610),
+    );
+    assert!(matches!(
+        p,
+        Permit::Wait {
+            hold: Hold::Burst,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn off_grants_everything() {
+    let options = Options {
+        enabled: false,
+        ..Options::DEFAULT
+    };
+    let p = permit(
+        &account(100.0, Some(50.0)),
+        &Fleet::default(),
+        &asker("x", 0, Ask::Dispatch, None),
+        &options,
+        at(1),
+    );
+    assert_eq!(p, Permit::Grant { release: false });
+}
+
+#[test]
+fn the_cost_per_step_is_learned_from_the_windows_movement() {
+    let mut a = Account::default();
+    observe(&mut a, WindowKind::FiveHour, reading(10.0, 3600, 1));
+    for (i, used) in [13.0, 16.0, 19.0].into_iter().enumerate() {
+        apply(&mut a, &[Event::StepEnded], at(2));
+        observe(
+            &mut a,
+            WindowKind::FiveHour,
+            reading(used, 3600, 2 + i as i64),
+        );
+    }
+    assert_eq!(a.cost_per_step, Some(3.0));
+    // An older reading never replaces a fresher one.
+    observe(&mut a, WindowKind::FiveHour, reading(50.0, 3600, 0));
+    assert_eq!(a.five_hour.as_ref().unwrap().used, 19.0);
+    // A new window starts a new baseline; the cost learned stays.
+    observe(&mut a, WindowKind::FiveHour, reading(1.0, 7200, 10));
+    assert_eq!(a.baseline.as_ref().unwrap().resets_at, at(7200));
+    assert_eq!(a.cost_per_step, Some(3.0));
+}
+
+#[test]
+fn the_account_round_trips_as_json() {
+    let mut a = account(42.5, Some(2.5));
+    a.releases = vec![at(5), at(6)];
+    a.weekly_escalated = Some(at(99));
+    let text = serde_json::to_string(&a).unwrap();
+    assert_eq!(serde_json::from_str::<Account>(&text).unwrap(), a);
+    assert_eq!(
+        serde_json::from_str::<Account>("{}").unwrap(),
+        Account::default()
+    );
+}
+
+/// One simulated run: idle (may ask), in a step until `until` costing `cost`, or waiting.
+#[derive(Debug, Clone)]
+struct Sim {
+    session: String,
+    priority: i32,
+    step_until: Option<i64>,
+    waiting_since: Option<i64>,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// No dispatch is granted into a limit it could see coming: with the cost per step known,
+    /// the window's use plus every step in flight never passes --pace-stop, so no step ever
+    /// hits the limit mid-way.
+    #[test]
+    fn no_step_starts_into_the_limit(
+        cost in 0.5f64..8.0,
+        runs in 1usize..10,
+        start in 0.0f64..100.0,
+        order in proptest::collection::vec(0usize..10, 1..200),
+    ) {
+        let options = Options::DEFAULT;
+        let mut a = account(start, Some(cost));
+        let mut in_flight: Vec<String> = Vec::new();
+        let mut used = start;
+        for (i, pick) in order.into_iter().enumerate() {
+            let session = format!("r{}", pick % runs);
+            let now = at(i as i64);
+            if in_flight.contains(&session) {
+                // Its step ends: the cost shows in the window.
+                in_flight.retain(|s| *s != session);
+                used += cost;
+                prop_assert!(used <= 100.0, "a step hit the limit mid-way: {used}");
+                a.five_hour = Some(reading(used, 3600, i as i64));
+                continue;
+            }
+            let fleet = Fleet { in_flight: in_flight.clone(), waiting: vec![] };
+            let p = permit(&a, &fleet, &asker(&session, 0, Ask::Dispatch, None), &options, now);
+            if p.granted() {
+                prop_assert!(used + cost * (in_flight.len() as f64 + 1.0) <= f64::from(options.pace_stop) + 1e-9);
+                in_flight.push(session);
+            } else {
+                prop_assert!(used + cost * (in_flight.len() as f64 + 1.0) > f64::from(options.pace_stop) - 1e-9);
+            }
+        }
+    }
+
+    /// After a reset, waiting runs are released in priority order, never more than
+    /// --resume-burst in any minute, and every waiting run is released in the end.
+    #[test]
+    fn releases_are_ordered_and_never_a_stampede(
+        priorities in proptest::collection::vec(-2i32..3, 1..12),
+        burst in 1u32..4,
+        asks in proptest::collection::vec((0usize..12, 1i64..20), 1..300),
+    ) {
+        let options = Options { resume_burst: burst, ..Options::DEFAULT };
+        let mut a = account(100.0, Some(3.0));
+        let mut sims: Vec<Sim> = priorities.iter().enumerate().map(|(i, p)| Sim {
+            session: format!("r{i}"),
+            priority: *p,
+            step_until: None,
+            waiting_since: Some(i as i64),
+        }).collect();
+        let mut now = 3600;
+        let mut released: Vec<(i64, usize)> = Vec::new();
+        for (pick, dt) in asks {
+            now += dt;
+            let i = pick % sims.len();
+            if sims[i].waiting_since.is_none() {
+                continue;
+            }
+            let fleet = Fleet {
+                in_flight: vec![],
+                waiting: sims.iter().filter_map(|s| s.waiting_since.map(|since| Waiter {
+                    session: s.session.clone(), priority: s.priority, since: at(since)
+                })).collect(),
+            };
+            let me = &sims[i];
+            let p = permit(&a, &fleet, &asker(&me.session, me.priority, Ask::Resume, me.waiting_since), &options, at(now));
+            if p.granted() {
+                // Nobody who goes before it is still waiting beyond this minute's free slots.
+                let before = fleet.waiting.iter().filter(|w| w.session != me.session && (w.priority > me.priority || (w.priority == me.priority && (w.since, &w.session) < (at(me.waiting_since.unwrap()), &me.session)))).count();
+                let recent = a.recent_releases(at(now));
+                prop_assert!(before + recent < burst as usize);
+                grant(&mut a, &p, at(now));
+                released.push((now, i));
+                sims[i].waiting_since = None;
+                sims[i].step_until = Some(now + 30);
+            }
+        }
+        // At most the burst in any minute.
+        for (t, _) in &released {
+            let in_minute = released.iter().filter(|(u, _)| *u >= *t && *u < t + 60).count();
+            prop_assert!(in_minute <= burst as usize, "{} releases in the minute after {}", in_minute, t);
+        }
+    }
+
+    /// The freshest reading of each window wins, whatever order readings arrive in.
+    #[test]
+    fn the_freshest_reading_wins(readings in proptest::collection::vec((0.0f64..100.0, 0i64..1000), 1..20)) {
+        let mut a = Account::default();
+        for (used, seen) in &readings {
+            observe(&mut a, WindowKind::FiveHour, reading(*used, 3600, *seen));
+        }
+        let newest = readings.iter().map(|(_, s)| *s).max().unwrap();
+        prop_assert_eq!(a.five_hour.as_ref().unwrap().at, at(newest));
+    }
+}
