@@ -824,7 +824,7 @@ mod tests {
         assert_eq!(json["sources"]["app-server"], 1);
         assert_eq!(json["sources"]["screen"], 1);
         assert_eq!(json["sources"]["typed_percent"], 75.0);
-        let text = prometheus(&[report], now);
+        let text = prometheus(&[report], &[], now);
         assert!(
             text.contains("autoctl_run_readings{session=\"s\",source=\"app-server\"} 1\n"),
             "{text}"
