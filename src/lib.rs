@@ -34,6 +34,8 @@ pub mod duration;
 pub mod error;
 pub mod failpoint;
 pub mod fsx;
+#[cfg(test)]
+mod fuzz;
 pub mod help;
 pub mod hook;
 pub mod host;

@@ -22,8 +22,153 @@
 //!   [`expand_vars`] and [`expand_assignments`] follow variables assigned earlier in the same
 //!   line (`RM=rm; $RM -rf x`); [`expand_braces`] undoes one level of `{a,b}`.
 //! - [`is_long_option`] and [`GIT_GLOBAL_WITH_VALUE`] read argv the way getopt and git do.
+//!
+//! **Total and bounded.** Every function here returns for any input, in time linear in its
+//! length, without recursion. A check that reads commands inside commands (substitution
+//! bodies, `bash -c '…'` strings) does so through a [`Reader`], which follows at most
+//! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line and a bounded amount of
+//! text in all, and reads a text it has already read only once. Past a bound the reading is
+//! incomplete ([`Reader::exceeded`]) and the check's answer is "not harmless": a command that
+//! cannot be read whole is never approved and never passes a guard.
 
 use std::collections::HashMap;
+
+/// How many levels of commands inside commands a [`Reader`] follows: substitutions (`$(…)`,
+/// backquotes, `<(…)`) and quoted command strings (`bash -c '…'`, `ssh host '…'`). No command a
+/// person writes goes deeper; a check that would have to is answered "not harmless".
+pub const MAX_NESTING: usize = 8;
+
+/// The longest command line a [`Reader`] reads, in bytes (1 MiB); longer is not harmless.
+pub const MAX_LINE: usize = 1024 * 1024;
+
+/// Which bound a reading passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exceeded {
+    /// Commands nested deeper than [`MAX_NESTING`].
+    Nesting,
+    /// A line longer than [`MAX_LINE`], or more text to read in all than its budget.
+    Size,
+}
+
+/// A bounded reading of one command line and the commands nested in it (see the module doc).
+///
+/// The budget is the text lexed in all, counted in bytes: 32 times the line plus 64 KiB,
+/// enough for every nesting a person writes read several times over (a body is read once as
+/// a substitution and once inside its word at each level), and far below what an
+/// input built to multiply its own reading needs (each `$(…)` read both as a substitution and
+/// inside its word; `A=$B$B` doubling a variable). Work that is not lexing (trying the later
+/// words of a command as programs) is charged to the same budget with [`Reader::spend`].
+#[derive(Debug)]
+pub struct Reader {
+    budget: usize,
+    /// Texts read so far, with the context they were read in, and the shallowest depth.
+    seen: HashMap<String, usize>,
+    /// The first bound passed, if any: the reading is incomplete.
+    pub exceeded: Option<Exceeded>,
+}
+
+impl Reader {
+    /// A reader for `line` (the whole command line a check was given).
+    pub fn new(line: &str) -> Reader {
+        Reader {
+            budget: line.len().saturating_mul(32).saturating_add(64 * 1024),
+            seen: HashMap::new(),
+            exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Size),
+        }
+    }
+
+    /// The simple commands of `text` at nesting `depth` (0: the line itself), or `None` when
+    /// there is nothing (more) to read: a bound is passed (recorded in
+    /// [`Reader::exceeded`]), or the same text was read already, in the same `context` (a
+    /// caller's fingerprint of what else decides the reading, such as known variables), at
+    /// this depth or shallower — whatever it holds was found then.
+    pub fn read(&mut self, text: &str, depth: usize, context: &str) -> Option<Vec<SimpleCommand>> {
+        if self.exceeded.is_some() {
+            return None;
+        }
+        let mut key = String::with_capacity(context.len() + 1 + text.len());
+        key.push_str(context);
+        key.push('\0');
+        key.push_str(text);
+        // Seen first: a body read as a substitution at depth d comes back inside its word's
+        // reading at d + 1, which is no reason to call the line too deep.
+        match self.seen.get(&key) {
+            Some(&at) if at <= depth => return None,
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            self.exceeded = Some(Exceeded::Nesting);
+            return None;
+        }
+        if !self.spend(text.len() + context.len()) {
+            return None;
+        }
+        self.seen.insert(key, depth);
+        Some(commands(text))
+    }
+
+    /// Charge `work` to the budget; `false` (and the reading is incomplete) when it is spent.
+    pub fn spend(&mut self, work: usize) -> bool {
+        if self.exceeded.is_some() {
+            return false;
+        }
+        match self.budget.checked_sub(work) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => {
+                self.budget = 0;
+                self.exceeded = Some(Exceeded::Size);
+                false
+            }
+        }
+    }
+
+    /// Record that a check had to go deeper than [`MAX_NESTING`] on its own (a runner that
+    /// runs a runner that runs …).
+    pub fn too_deep(&mut self) {
+        self.exceeded.get_or_insert(Exceeded::Nesting);
+    }
+
+    /// [`expand_assignments`], charging the text the expansion adds to the budget: `None`
+    /// (and the reading is incomplete) when it is spent, so a line of `B=$A$A`, `C=$B$B`, …
+    /// cannot build more text than the budget however the assignments chain.
+    pub fn expand(&mut self, words: &[String], vars: &mut Vars) -> Option<Vec<String>> {
+        let mut out = Vec::with_capacity(words.len());
+        let mut assignments_only = true;
+        for word in words {
+            let expanded = expand_vars(word, vars);
+            if expanded.len() > word.len() && !self.spend(expanded.len()) {
+                return None;
+            }
+            if assignments_only {
+                if let Some((name, value)) = assignment(&expanded) {
+                    vars.insert(name, value);
+                    continue;
+                }
+                assignments_only = false;
+            }
+            out.push(expanded);
+        }
+        Some(out)
+    }
+}
+
+impl Exceeded {
+    /// One line for a reason: why the command is not harmless (the numbers are
+    /// [`MAX_NESTING`] and [`MAX_LINE`]; a test keeps them in step).
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Exceeded::Nesting => {
+                "commands nested deeper than 8 levels cannot be read, so they are not harmless"
+            }
+            Exceeded::Size => {
+                "a command line longer than 1 MiB, or one that unfolds into more text than its reading budget, cannot be read, so it is not harmless"
+            }
+        }
+    }
+}
 
 /// Variables assigned earlier in a command line, by name.
 pub type Vars = HashMap<String, String>;
@@ -535,22 +680,35 @@ pub fn assignment(word: &str) -> Option<(String, String)> {
     valid.then(|| (name.to_string(), value.to_string()))
 }
 
+/// The longest word [`expand_vars`] builds: past it a reference is left as written (so it
+/// reads as unknowable), which keeps `A=xx; B=$A$A; C=$B$B; …` from doubling without end.
+pub const MAX_EXPANDED: usize = 64 * 1024;
+
 /// Replace `$NAME` and `${NAME}` with values assigned earlier in the line; unknown ones are
-/// left as they are (a check treats them as unknowable).
+/// left as they are (a check treats them as unknowable), as is any reference whose value
+/// would make the word longer than [`MAX_EXPANDED`].
 pub fn expand_vars(word: &str, vars: &Vars) -> String {
-    if !word.contains('$') {
+    if !word.contains('$') || vars.is_empty() {
         return word.to_string();
     }
     let mut out = String::new();
     let chars: Vec<char> = word.chars().collect();
+    // The next `}` at or after a position, found by a cursor that only moves forward, so a
+    // word of many `${` is read once, not once per `${`.
+    let mut close: Option<usize> = None;
     let mut i = 0;
     while i < chars.len() {
         if chars[i] == '$' && i + 1 < chars.len() {
             let (name, next) = if chars[i + 1] == '{' {
-                let end = chars[i + 2..]
-                    .iter()
-                    .position(|&c| c == '}')
-                    .map(|p| p + i + 2);
+                if close.is_none_or(|c| c < i + 2) {
+                    let from = close.map_or(i + 2, |c| c.max(i + 2));
+                    close = chars[from..]
+                        .iter()
+                        .position(|&c| c == '}')
+                        .map(|p| p + from)
+                        .or(Some(usize::MAX));
+                }
+                let end = close.filter(|&c| c != usize::MAX);
                 match end {
                     Some(end) => (chars[i + 2..end].iter().collect::<String>(), end + 1),
                     None => (String::new(), i + 1),
@@ -562,7 +720,9 @@ pub fn expand_vars(word: &str, vars: &Vars) -> String {
                     .count();
                 (chars[i + 1..i + 1 + len].iter().collect(), i + 1 + len)
             };
-            if let Some(value) = vars.get(&name).filter(|_| !name.is_empty()) {
+            if let Some(value) = vars.get(&name).filter(|_| !name.is_empty())
+                && out.len() + value.len() + (chars.len() - next) <= MAX_EXPANDED
+            {
                 out.push_str(value);
                 i = next;
                 continue;
@@ -775,6 +935,81 @@ mod tests {
         assert!(is_long_option("--forc", "force", 3));
         assert!(is_long_option("--force=yes", "force", 3));
         assert!(!is_long_option("--fo", "force", 3));
+    }
+
+    #[test]
+    fn a_reader_follows_nesting_to_its_bound_and_no_further() {
+        let nest = |n: usize| "echo $(".repeat(n) + "ls" + &")".repeat(n);
+        let read_all = |line: &str| {
+            let mut reader = Reader::new(line);
+            let mut pending = vec![(line.to_string(), 0)];
+            let mut deepest = 0;
+            while let Some((text, depth)) = pending.pop() {
+                if let Some(commands) = reader.read(&text, depth, "") {
+                    deepest = deepest.max(depth);
+                    for c in commands {
+                        pending.extend(c.substitutions.into_iter().map(|b| (b, depth + 1)));
+                        for w in c.words.into_iter().filter(|w| w.contains(' ')) {
+                            pending.push((w, depth + 1));
+                        }
+                    }
+                }
+            }
+            (deepest, reader.exceeded)
+        };
+        assert_eq!(read_all(&nest(MAX_NESTING)), (MAX_NESTING, None));
+        assert_eq!(read_all(&nest(MAX_NESTING + 1)).1, Some(Exceeded::Nesting));
+        assert_eq!(read_all(&nest(10_000)).1, Some(Exceeded::Nesting));
+        assert_eq!(
+            Reader::new(&"x".repeat(MAX_LINE + 1)).exceeded,
+            Some(Exceeded::Size)
+        );
+        // The same text in the same context is read once.
+        let mut reader = Reader::new("a b");
+        assert!(reader.read("a b", 1, "").is_some());
+        assert!(reader.read("a b", 2, "").is_none());
+        assert!(reader.read("a b", 2, "X=1").is_some());
+        assert!(reader.exceeded.is_none());
+        // The explanations name the bounds.
+        assert!(
+            Exceeded::Nesting
+                .explanation()
+                .contains(&MAX_NESTING.to_string())
+        );
+        assert!(
+            Exceeded::Size
+                .explanation()
+                .contains(&format!("{} MiB", MAX_LINE >> 20))
+        );
+    }
+
+    #[test]
+    fn expansion_cannot_multiply_without_end() {
+        // Each assignment quadruples the last: 4^30 bytes if nothing stopped it.
+        let mut line = String::from("A=aaaaaaaa");
+        let names: Vec<char> = ('B'..='Z').collect();
+        let mut prev = 'A';
+        for name in &names {
+            line.push_str(&format!("; {name}=${prev}${prev}${prev}${prev}"));
+            prev = *name;
+        }
+        let mut reader = Reader::new(&line);
+        let mut vars = Vars::new();
+        let mut built = 0;
+        for c in commands(&line) {
+            match reader.expand(&c.words, &mut vars) {
+                Some(words) => built += words.iter().map(String::len).sum::<usize>(),
+                None => break,
+            }
+        }
+        assert!(vars.values().all(|v| v.len() <= MAX_EXPANDED), "{built}");
+        // A word of many `${` without a `}` is read once (this took minutes when each `${`
+        // searched the rest of the word).
+        let mut vars = Vars::new();
+        vars.insert("A".to_string(), "1".to_string());
+        let word = "${".repeat(200_000);
+        assert_eq!(expand_vars(&word, &vars), word);
+        assert_eq!(expand_vars("${A}${B}$A", &vars), "1${B}1");
     }
 
     proptest! {

@@ -68,36 +68,50 @@ pub struct Danger {
     pub explanation: &'static str,
 }
 
-const MAX_DEPTH: usize = 8;
-
-/// Every destructive command in `script` (a shell snippet), one per marker id.
+/// Every destructive command in `script` (a shell snippet), one per marker id. A script the
+/// reader cannot read whole (nested deeper than [`shell::MAX_NESTING`], longer than
+/// [`shell::MAX_LINE`], or unfolding into more text than its budget) is named `unreadable`,
+/// first: what it hides cannot be ruled out.
 pub fn dangers(script: &str) -> Vec<Danger> {
+    let mut reader = shell::Reader::new(script);
     let mut found = Vec::new();
-    scan(script, 0, &mut found);
+    scan(script, 0, &mut reader, &mut found);
+    if let Some(exceeded) = reader.exceeded {
+        found.insert(
+            0,
+            Danger {
+                id: "unreadable",
+                command: super::prefix(script, 200).to_string(),
+                explanation: exceeded.explanation(),
+            },
+        );
+    }
     found
 }
 
-fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
-    if depth > MAX_DEPTH {
+fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<Danger>) {
+    let Some(commands) = reader.read(script, depth, "") else {
         return;
-    }
+    };
     let mut download_upstream = false;
     // Files a downloader wrote earlier in this script (`curl -o i.sh …; sh i.sh`).
     let mut downloaded: Vec<String> = Vec::new();
     let mut vars = shell::Vars::new();
-    for command in shell::commands(script) {
+    for command in commands {
         if !command.piped {
             download_upstream = false;
         }
         for body in &command.substitutions {
-            scan(body, depth + 1, found);
+            scan(body, depth + 1, reader, found);
         }
         // Every word as written, redirection targets included (`curl … > i.sh`, a `>` prompt
         // glyph in front of a transcript line); `RM=rm; $RM -rf x`: variables assigned
         // earlier in the script are known.
         let tokens = command.tokens();
-        let words = shell::expand_assignments(&tokens, &mut vars);
-        judge_command(&command, &words, download_upstream, found);
+        let Some(words) = reader.expand(&tokens, &mut vars) else {
+            return;
+        };
+        judge_command(&command, &words, download_upstream, depth, reader, found);
         let words = shell::strip_runners(skip_prompt(&words));
         if let Some(first) = words.first() {
             let name = program(first);
@@ -130,7 +144,7 @@ fn scan(script: &str, depth: usize, found: &mut Vec<Danger>) {
             let message =
                 is_git && i > 0 && matches!(tokens[i - 1].as_str(), "-m" | "--message" | "-am");
             if word.contains(char::is_whitespace) && !message {
-                scan(word, depth + 1, found);
+                scan(word, depth + 1, reader, found);
             }
         }
     }
@@ -163,6 +177,8 @@ fn judge_command(
     command: &SimpleCommand,
     expanded: &[String],
     download_upstream: bool,
+    depth: usize,
+    reader: &mut shell::Reader,
     found: &mut Vec<Danger>,
 ) {
     let peeled = shell::peel(skip_prompt(expanded));
@@ -238,7 +254,7 @@ fn judge_command(
         let runs_download = command
             .substitutions
             .iter()
-            .any(|body| mentions_download(body));
+            .any(|body| mentions_download(body, depth + 1, reader));
         if (command.piped && download_upstream) || runs_download {
             add(
                 found,
@@ -258,14 +274,86 @@ fn judge_command(
             );
         }
     }
+    // The command itself, then every later word that names a program the set judges
+    // wherever it stands (`parallel rm -rf`, `watch git push -f`). Each try reads the rest of
+    // the command, so it is charged to the reader: a command of a million `find`s is
+    // unreadable, not a million readings of a million words.
     for start in 0..words.len() {
-        judge_argv(&words[start..], start == 0, found);
+        if start > 0 && !judged_anywhere(&program(&words[start])) {
+            continue;
+        }
+        if !reader.spend(words.len() - start) {
+            return;
+        }
+        judge_argv(&words[start..], start == 0, 0, reader, found);
     }
 }
 
-/// Judge one argv; `first` when it is the command itself (not a later word tried as one).
-fn judge_argv(words: &[String], first: bool, found: &mut Vec<Danger>) {
-    let name = program(&words[0]);
+/// The programs [`judge_argv`] judges when they stand after the command's own program (the
+/// rest are judged only as the command itself: `grep kill src` is a search). A test keeps
+/// this list and the judge in step.
+fn judged_anywhere(name: &str) -> bool {
+    matches!(
+        name,
+        "rm" | "git"
+            | "find"
+            | "dd"
+            | "fdisk"
+            | "sfdisk"
+            | "cfdisk"
+            | "parted"
+            | "sgdisk"
+            | "gdisk"
+            | "mkfs"
+            | "mke2fs"
+            | "chmod"
+            | "chown"
+            | "chgrp"
+            | "kubectl"
+            | "helm"
+            | "terraform"
+            | "tofu"
+            | "pulumi"
+            | "docker"
+            | "podman"
+            | "aws"
+            | "gsutil"
+            | "gcloud"
+            | "gh"
+            | "dropdb"
+            | "dropuser"
+            | "npm"
+            | "cargo"
+            | "yarn"
+            | "pnpm"
+            | "gem"
+            | "poetry"
+            | "twine"
+    ) || name.starts_with("mkfs.")
+}
+
+/// Judge one argv; `first` when it is the command itself (not a later word tried as one);
+/// `depth` counts the programs that run it (`find -exec`, `npx`), each read as a command.
+fn judge_argv(
+    words: &[String],
+    first: bool,
+    depth: usize,
+    reader: &mut shell::Reader,
+    found: &mut Vec<Danger>,
+) {
+    let Some(program_word) = words.first() else {
+        return;
+    };
+    if depth > shell::MAX_NESTING {
+        reader.too_deep();
+        return;
+    }
+    // Each judgement reads the rest of the argv once; nested ones (`find -exec find -exec
+    // …`) would otherwise multiply.
+    if depth > 0 && !reader.spend(words.len()) {
+        return;
+    }
+    let name = program(program_word);
     let args = &words[1..];
     let options = || args.iter().take_while(|a| a.as_str() != "--");
     let short = |letters: &[char]| {
@@ -305,10 +393,10 @@ fn judge_argv(words: &[String], first: bool, found: &mut Vec<Danger>) {
                         .iter()
                         .position(|a| a == ";" || a == "+")
                         .map_or(args.len(), |p| p + i + 1);
-                    let inner = &args[i + 1..end];
+                    let inner = shell::strip_runners(&args[i + 1..end]);
                     if !inner.is_empty() {
                         let before = found.len();
-                        judge_argv(shell::strip_runners(inner), true, found);
+                        judge_argv(inner, true, depth + 1, reader, found);
                         if found.len() > before || found.iter().any(|d| d.id == "rm") {
                             add(
                                 found,
@@ -384,14 +472,21 @@ fn judge_argv(words: &[String], first: bool, found: &mut Vec<Danger>) {
                 "publishing a package cannot be undone",
             );
         }
-        _ if first => judge_more(&name, args, words, found),
+        _ if first => judge_more(&name, args, words, depth, reader, found),
         _ => {}
     }
 }
 
 /// The rest of the set, judged only for the command itself (not for every later word, so
 /// `grep kill src` is a search).
-fn judge_more(name: &str, args: &[String], words: &[String], found: &mut Vec<Danger>) {
+fn judge_more(
+    name: &str,
+    args: &[String],
+    words: &[String],
+    depth: usize,
+    reader: &mut shell::Reader,
+    found: &mut Vec<Danger>,
+) {
     let options = || args.iter().take_while(|a| a.as_str() != "--");
     let short = |letters: &[char]| {
         options().any(|a| {
@@ -412,11 +507,11 @@ fn judge_more(name: &str, args: &[String], words: &[String], found: &mut Vec<Dan
         "npx" | "bunx" | "pnpx" => {
             if let Some(at) = args.iter().position(|a| !a.starts_with('-')) {
                 let rest = &args[at..];
-                judge_argv(rest, true, found);
+                judge_argv(rest, true, depth + 1, reader, found);
             }
         }
         "pnpm" | "yarn" | "bun" if args.len() > 1 && (args[0] == "dlx" || args[0] == "x") => {
-            judge_argv(&args[1..], true, found);
+            judge_argv(&args[1..], true, depth + 1, reader, found);
         }
         "rimraf" | "del" | "del-cli" | "trash" | "trash-put" | "rmtrash" | "srm" => {
             add(found, "rm", words, "deletes files");
@@ -1041,14 +1136,30 @@ fn is_interpreter(name: &str) -> bool {
     matches!(name, "eval" | "source" | "." | "iex") || super::programs::is_interpreter(name)
 }
 
-/// Does a substitution body run a downloader (at any depth)?
-fn mentions_download(body: &str) -> bool {
-    shell::commands(body).iter().any(|c| {
-        shell::strip_runners(&c.tokens())
-            .iter()
-            .any(|w| is_downloader(&program(w)))
-            || c.substitutions.iter().any(|b| mentions_download(b))
-    })
+/// Does a substitution body run a downloader (at any depth the reader follows)? Read without
+/// recursion, each body charged to the reader; past a bound the reading is incomplete and the
+/// whole script is named unreadable.
+fn mentions_download(body: &str, depth: usize, reader: &mut shell::Reader) -> bool {
+    let mut pending = vec![(body.to_string(), depth)];
+    while let Some((text, depth)) = pending.pop() {
+        if depth > shell::MAX_NESTING {
+            reader.too_deep();
+            return false;
+        }
+        if !reader.spend(text.len()) {
+            return false;
+        }
+        for c in shell::commands(&text) {
+            if shell::strip_runners(&c.tokens())
+                .iter()
+                .any(|w| is_downloader(&program(w)))
+            {
+                return true;
+            }
+            pending.extend(c.substitutions.into_iter().map(|b| (b, depth + 1)));
+        }
+    }
+    false
 }
 
 fn sql_drop() -> &'static Regex {
@@ -1220,6 +1331,168 @@ mod tests {
                 dangers(script).is_empty(),
                 "{script}: {:?}",
                 dangers(script)
+            );
+        }
+    }
+
+    /// The crash of issue 23: `find -exec` with nothing to run after its runners (`{`, `do`,
+    /// `exec`, `!`) panicked the reader, and every supervisor showing it.
+    #[test]
+    fn find_exec_with_nothing_to_run_is_read() {
+        for action in ["-exec", "-ok", "-execdir", "-okdir"] {
+            for after in ["{", "do", "exec", "!", "{ ;", "! {", "", ";", "+"] {
+                let script = format!("find . {action} {after}");
+                let _ = dangers(&script);
+            }
+        }
+        assert!(ids("find . -exec sudo rm -rf {} +").contains(&"find-delete"));
+    }
+
+    /// Deep or long inputs are read within the reader's bounds, and named unreadable past
+    /// them rather than passed.
+    #[test]
+    fn hostile_nesting_is_named_unreadable() {
+        let depth = shell::MAX_NESTING;
+        let nest = |n: usize| "echo $(".repeat(n) + "rm -rf x" + &")".repeat(n);
+        assert_eq!(ids(&nest(depth))[0], "rm");
+        assert_eq!(ids(&nest(depth + 1))[0], "unreadable");
+        assert_eq!(ids(&nest(10_000))[0], "unreadable");
+        let runners = "find . -exec ".repeat(depth + 2) + "ls";
+        assert!(ids(&runners).contains(&"unreadable"));
+        let npx = "npx ".repeat(50_000) + "rimraf .";
+        assert!(ids(&npx).contains(&"unreadable"));
+        // A destructive command at the end of a long line is still found.
+        let long = format!("{}; rm -rf ~", "echo ok; ".repeat(10_000));
+        assert!(ids(&long).contains(&"rm"));
+        assert_eq!(ids(&"x".repeat(shell::MAX_LINE + 1)), ["unreadable"]);
+    }
+
+    /// Only the programs [`judged_anywhere`] lists are judged as later words: a program
+    /// judged later that the list forgot would never be tried there.
+    #[test]
+    fn later_words_are_judged_only_for_the_listed_programs() {
+        let args: Vec<String> = [
+            "-rf",
+            "-R",
+            "-f",
+            "--force",
+            "--recursive",
+            "-delete",
+            "of=/dev/sda",
+            "delete",
+            "destroy",
+            "apply",
+            "rm",
+            "prune",
+            "publish",
+            "push",
+            "uninstall",
+            "drain",
+            "-D",
+            "reset",
+            "--hard",
+            "DROP TABLE x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let vocabulary = [
+            "rm",
+            "shred",
+            "unlink",
+            "truncate",
+            "git",
+            "find",
+            "dd",
+            "fdisk",
+            "parted",
+            "mkfs",
+            "mkfs.ext4",
+            "mke2fs",
+            "chmod",
+            "chown",
+            "chgrp",
+            "kubectl",
+            "helm",
+            "terraform",
+            "tofu",
+            "pulumi",
+            "docker",
+            "podman",
+            "aws",
+            "gsutil",
+            "gcloud",
+            "gh",
+            "dropdb",
+            "dropuser",
+            "npm",
+            "cargo",
+            "yarn",
+            "pnpm",
+            "gem",
+            "poetry",
+            "twine",
+            "npx",
+            "bunx",
+            "rimraf",
+            "cp",
+            "mv",
+            "ln",
+            "rsync",
+            "sed",
+            "perl",
+            "python3",
+            "node",
+            "ruby",
+            "php",
+            "bash",
+            "sh",
+            "eval",
+            "kill",
+            "pkill",
+            "systemctl",
+            "service",
+            "reboot",
+            "crontab",
+            "iptables",
+            "su",
+            "sudo",
+            "ssh",
+            "redis-cli",
+            "mongo",
+            "curl",
+            "wget",
+            "http",
+            "az",
+            "oc",
+            "mvn",
+            "vsce",
+            "dotnet",
+            "pip",
+            "brew",
+            "apt",
+            "pacman",
+            "diskutil",
+            "format",
+            "ls",
+            "cat",
+            "echo",
+            "grep",
+            "make",
+            "tee",
+            "install",
+            "init",
+            "gio",
+        ];
+        for name in vocabulary {
+            let mut words = vec![name.to_string()];
+            words.extend(args.iter().cloned());
+            let mut reader = shell::Reader::new("");
+            let mut found = Vec::new();
+            judge_argv(&words, false, 0, &mut reader, &mut found);
+            assert!(
+                found.is_empty() || judged_anywhere(name),
+                "{name} is judged as a later word but not listed in judged_anywhere: {found:?}"
             );
         }
     }

@@ -341,7 +341,8 @@ fn builtin(tool: &str, subject: &Subject, ctx: &Context) -> Decision {
 pub fn destructive_marker(subject: &Subject, ctx: &Context) -> Option<(String, String)> {
     match subject {
         Subject::Command(script) => {
-            let script = prefix(script, bash::MAX_SCRIPT);
+            // The whole line: a destructive command at the end of a long one is still named
+            // (and a line the reader cannot read whole is named `unreadable`).
             destructive::dangers(script).into_iter().next().map(|d| {
                 (
                     d.id.to_string(),
@@ -379,7 +380,7 @@ pub fn prefix(text: &str, max: usize) -> &str {
 fn subject_matches(rule: &rules::UserRule, subject: &Subject, ctx: &Context) -> bool {
     match subject {
         Subject::Command(script) => match rule.kind {
-            rules::Kind::Deny => deny_texts(script, 0).iter().any(|t| rule.matches_text(t)),
+            rules::Kind::Deny => deny_texts(script).iter().any(|t| rule.matches_text(t)),
             rules::Kind::Allow => false,
         },
         Subject::Writes(path) => {
@@ -411,24 +412,27 @@ fn path_spellings(path: &str, ctx: &Context) -> Vec<String> {
 
 /// The texts a Bash deny pattern is matched against: the whole line, and each simple
 /// command as written, with its redirections, and without its runners — inside
-/// substitutions too.
-fn deny_texts(script: &str, depth: usize) -> Vec<String> {
+/// substitutions and quoted command strings too, as deep and as far as a
+/// [`crate::shell::Reader`] reads.
+fn deny_texts(script: &str) -> Vec<String> {
+    let mut reader = crate::shell::Reader::new(script);
     let mut texts = vec![script.to_string()];
-    if depth > 4 {
-        return texts;
-    }
-    for command in crate::shell::commands(script) {
-        texts.push(command.words.join(" "));
-        texts.push(command.tokens().join(" "));
-        let peeled = crate::shell::strip_runners(&command.words);
-        texts.push(peeled.join(" "));
-        for body in &command.substitutions {
-            texts.extend(deny_texts(body, depth + 1));
-        }
-        for word in &command.words {
-            if word.contains(char::is_whitespace) {
-                texts.extend(deny_texts(word, depth + 1));
+    let mut pending = vec![(script.to_string(), 0)];
+    while let Some((text, depth)) = pending.pop() {
+        let Some(commands) = reader.read(&text, depth, "") else {
+            continue;
+        };
+        for command in commands {
+            texts.push(command.words.join(" "));
+            texts.push(command.tokens().join(" "));
+            let peeled = crate::shell::strip_runners(&command.words);
+            texts.push(peeled.join(" "));
+            for word in &command.words {
+                if word.contains(char::is_whitespace) {
+                    pending.push((word.clone(), depth + 1));
+                }
             }
+            pending.extend(command.substitutions.into_iter().map(|b| (b, depth + 1)));
         }
     }
     texts

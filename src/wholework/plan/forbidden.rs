@@ -2,7 +2,10 @@
 //! --hard`, closing an issue, merging a PR, pushing directly to a protected branch.
 //!
 //! Each step is read the way a shell would ([`crate::shell`]), not matched as text (see the
-//! parent module's doc for the spellings caught).
+//! parent module's doc for the spellings caught). A step the reader cannot read whole — nested
+//! deeper than [`shell::MAX_NESTING`] levels (substitutions, `bash -c` strings, git aliases),
+//! longer than [`shell::MAX_LINE`], or unfolding into more text than its budget — is refused as
+//! `unreadable`: what it hides cannot be ruled out.
 
 use std::collections::HashMap;
 
@@ -20,9 +23,12 @@ pub enum Forbidden {
     CloseIssue,
     MergePr,
     DirectPushMain,
+    /// Not one of the seed's operations: a step that cannot be read whole.
+    Unreadable,
 }
 
 impl Forbidden {
+    /// The seed's operations (a step may also name one as text, `"force push"`).
     pub const ALL: [Forbidden; 5] = [
         Forbidden::ForcePush,
         Forbidden::ResetHard,
@@ -38,6 +44,7 @@ impl Forbidden {
             Forbidden::CloseIssue => "close_issue",
             Forbidden::MergePr => "merge_pr",
             Forbidden::DirectPushMain => "direct_push_main",
+            Forbidden::Unreadable => "unreadable",
         }
     }
 }
@@ -53,8 +60,15 @@ pub fn forbidden_in_value(value: &Value, protected: &[String]) -> Vec<(Forbidden
     found
 }
 
+/// How deep a step's JSON is read; deeper is refused as unreadable.
+const MAX_VALUE_DEPTH: usize = 32;
+
 fn visit(value: &Value, protected: &[String], found: &mut Vec<(Forbidden, String)>, depth: usize) {
-    if depth > 32 {
+    if depth > MAX_VALUE_DEPTH {
+        found.push((
+            Forbidden::Unreadable,
+            format!("a value nested deeper than {MAX_VALUE_DEPTH} levels"),
+        ));
         return;
     }
     match value {
@@ -63,8 +77,14 @@ fn visit(value: &Value, protected: &[String], found: &mut Vec<(Forbidden, String
             let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
             if let Some(words) = words.filter(|w| !w.is_empty()) {
                 let argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-                for op in check_command(&argv, protected, 0) {
-                    found.push((op, words.join(" ")));
+                let line = words.join(" ");
+                let mut reader = shell::Reader::new(&line);
+                let mut ops = check_command(&argv, protected, 0, &mut reader);
+                if reader.exceeded.is_some() {
+                    ops.push(Forbidden::Unreadable);
+                }
+                for op in ops {
+                    found.push((op, line.clone()));
                 }
             }
             for item in items {
@@ -96,13 +116,37 @@ fn scan_text(text: &str, protected: &[String], found: &mut Vec<(Forbidden, Strin
 /// Forbidden operations in one command line (a shell snippet).
 pub fn forbidden_ops(script: &str, protected: &[String]) -> Vec<Forbidden> {
     let mut ops = Vec::new();
-    scan_script(script, protected, &mut ops, 0, &mut HashMap::new());
+    let mut reader = shell::Reader::new(script);
+    scan_script(
+        script,
+        protected,
+        &mut ops,
+        0,
+        &mut HashMap::new(),
+        &mut reader,
+    );
+    if reader.exceeded.is_some() {
+        ops.push(Forbidden::Unreadable);
+    }
     ops.sort_by_key(|op| *op as u8);
     ops.dedup();
     ops
 }
 
-const MAX_NESTING: usize = 8;
+/// The variables known at a point of the line, as the reader's context (the same text read
+/// with other variables may push elsewhere).
+fn fingerprint(vars: &shell::Vars) -> String {
+    let mut known: Vec<_> = vars.iter().collect();
+    known.sort();
+    let mut out = String::new();
+    for (name, value) in known {
+        out.push_str(name);
+        out.push('=');
+        out.push_str(value);
+        out.push('\u{1}');
+    }
+    out
+}
 
 fn scan_script(
     script: &str,
@@ -110,51 +154,69 @@ fn scan_script(
     ops: &mut Vec<Forbidden>,
     depth: usize,
     vars: &mut shell::Vars,
+    reader: &mut shell::Reader,
 ) {
-    if depth > MAX_NESTING {
+    let Some(commands) = reader.read(script, depth, &fingerprint(vars)) else {
         return;
-    }
-    for command in shell::commands(script) {
+    };
+    for command in commands {
         // Substitutions and quoted bodies are commands too.
         for body in &command.substitutions {
-            scan_script(body, protected, ops, depth + 1, &mut vars.clone());
+            scan_script(body, protected, ops, depth + 1, &mut vars.clone(), reader);
         }
         // Every word as written, redirection targets included: reading too much refuses a
         // disguise, reading too little lets one through.
         let tokens = command.tokens();
-        let words: Vec<String> = shell::expand_assignments(&tokens, vars)
+        let Some(expanded) = reader.expand(&tokens, vars) else {
+            return;
+        };
+        let words: Vec<String> = expanded
             .iter()
             .flat_map(|word| shell::expand_braces(word))
             .collect();
-        ops.extend(check_command(&words, protected, depth));
+        ops.extend(check_command(&words, protected, depth, reader));
         // A quoted word with spaces may be a command for another shell (`bash -c`, `ssh`,
-        // `eval`, `watch`); reading it as one costs nothing and refuses the disguise.
+        // `eval`, `watch`); reading it as one costs little and refuses the disguise.
         for word in &tokens {
-            if word.contains(char::is_whitespace) && depth < MAX_NESTING {
-                scan_script(word, protected, ops, depth + 1, &mut vars.clone());
+            if word.contains(char::is_whitespace) {
+                scan_script(word, protected, ops, depth + 1, &mut vars.clone(), reader);
             }
         }
     }
 }
 
 /// Check one simple command (its words already unquoted).
-fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Forbidden> {
+fn check_command(
+    words: &[String],
+    protected: &[String],
+    depth: usize,
+    reader: &mut shell::Reader,
+) -> Vec<Forbidden> {
     let words = strip_runners(words);
     let mut ops = Vec::new();
     // The command itself, and any later word that runs a program of interest: runners the
     // prefix list does not know (`find -exec git …`, `parallel git …`, `watch gh …`) still
-    // run it. Reading `echo git push -f` as a push errs on the side of refusing.
+    // run it. Reading `echo git push -f` as a push errs on the side of refusing. Each check
+    // reads the rest of the command, so it is charged to the reader.
     for (i, word) in words.iter().enumerate() {
         let name = program(word);
         let args = &words[i + 1..];
+        let computed = i == 0 && (name.contains('$') || name.contains('`'));
+        let checked = matches!(
+            name.as_str(),
+            "git" | "gh" | "run-merge.sh" | "curl" | "wget" | "http" | "https" | "xh"
+        );
+        if (checked || computed) && !reader.spend(args.len() + 1) {
+            break;
+        }
         match name.as_str() {
-            "git" => check_git(args, protected, &mut ops, depth),
+            "git" => check_git(args, protected, &mut ops, depth, reader),
             "gh" => check_gh(args, &mut ops),
             "run-merge.sh" => ops.push(Forbidden::MergePr),
             "curl" | "wget" | "http" | "https" | "xh" => check_api_words(args, &mut ops),
             // A program that is a variable or a substitution (`$GIT push -f`) may be git.
-            _ if i == 0 && (name.contains('$') || name.contains('`')) => {
-                check_git(args, protected, &mut ops, depth);
+            _ if computed => {
+                check_git(args, protected, &mut ops, depth, reader);
                 check_gh(args, &mut ops);
             }
             _ => {}
@@ -165,7 +227,13 @@ fn check_command(words: &[String], protected: &[String], depth: usize) -> Vec<Fo
     ops
 }
 
-fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, depth: usize) {
+fn check_git(
+    args: &[String],
+    protected: &[String],
+    ops: &mut Vec<Forbidden>,
+    depth: usize,
+    reader: &mut shell::Reader,
+) {
     let mut aliases: HashMap<String, String> = HashMap::new();
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
@@ -210,6 +278,7 @@ fn check_git(args: &[String], protected: &[String], ops: &mut Vec<Forbidden>, de
             &mut nested,
             depth + 1,
             &mut HashMap::new(),
+            reader,
         );
         ops.extend(nested);
         return;

@@ -116,13 +116,21 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
                 match step {
                     Value::String(_) | Value::Object(_) => {
                         for (op, evidence) in forbidden_in_value(step, protected) {
-                            problems.push(PlanProblem {
-                                pointer: pointer.clone(),
-                                message: format!(
+                            let message = match op {
+                                Forbidden::Unreadable => format!(
+                                    "unreadable: nested deeper than {} levels, or too long to read whole, so it may hide a forbidden operation: {}",
+                                    crate::shell::MAX_NESTING,
+                                    shorten(&evidence)
+                                ),
+                                _ => format!(
                                     "forbidden operation {}: {}",
                                     op.id(),
                                     shorten(&evidence)
                                 ),
+                            };
+                            problems.push(PlanProblem {
+                                pointer: pointer.clone(),
+                                message,
                                 forbidden: Some(op),
                             });
                         }
@@ -497,5 +505,46 @@ mod tests {
         let _ = forbidden_ops(&deep, &protected());
         let parens = "$(".repeat(10_000);
         let _ = forbidden_ops(&parens, &protected());
+    }
+
+    /// Up to the reader's depth a nested operation is found; one level deeper the step is
+    /// refused as unreadable — never passed because the guard stopped looking.
+    #[test]
+    fn nesting_past_the_bound_is_refused_not_passed() {
+        let depth = crate::shell::MAX_NESTING;
+        let substituted = |n: usize| "echo $(".repeat(n) + "git push -f origin x" + &")".repeat(n);
+        let wrapped = |n: usize| {
+            (0..n).fold("git push -f origin x".to_string(), |inner, _| {
+                format!("bash -c {}", crate::shell::quote(&inner))
+            })
+        };
+        let harmless = |n: usize| "echo $(".repeat(n) + "date" + &")".repeat(n);
+        for n in [1, depth] {
+            assert_eq!(ops(&substituted(n)), ["force_push"], "{n}");
+            assert_eq!(ops(&wrapped(n)), ["force_push"], "{n}");
+            assert!(ops(&harmless(n)).is_empty(), "{n}");
+        }
+        for n in [depth + 1, 10, 100, 10_000] {
+            assert!(ops(&substituted(n)).contains(&"unreadable"), "{n}");
+            assert!(ops(&harmless(n)).contains(&"unreadable"), "{n}");
+        }
+        for n in [depth + 1, 10] {
+            assert!(ops(&wrapped(n)).contains(&"unreadable"), "{n}");
+        }
+        // Through a plan, with a problem that says why.
+        let plan =
+            serde_json::json!({"action": "recover", "rationale": "r", "steps": [wrapped(10)]});
+        let problems = validate(&plan, &protected());
+        assert!(
+            problems.iter().any(|p| p.message.starts_with("unreadable")),
+            "{problems:?}"
+        );
+        // A step's JSON nested past its bound is refused too.
+        let mut value = serde_json::json!("git status");
+        for _ in 0..40 {
+            value = serde_json::json!({ "then": value });
+        }
+        let plan = serde_json::json!({"action": "recover", "rationale": "r", "steps": [value]});
+        assert!(!validate(&plan, &protected()).is_empty());
     }
 }

@@ -1,0 +1,799 @@
+//! Fuzz targets for every reader of untrusted text (issue 23, item 3): the shell reader, the
+//! destructive reading, the approval policy at each door (a hook's tool call, a permission
+//! box on a screen, a pane classified whole), the recovery-plan guard, hook payloads and the
+//! policy file. Each target is a property — the reader returns, without a panic, for any
+//! input — run over generated inputs that mix the shell's syntax, the words the checks look
+//! for and arbitrary text, and over hostile inputs built to nest, repeat or unfold.
+//!
+//! Cases per target come from `AUTOCTL_FUZZ_CASES` (default 20,000, what CI runs; the fault
+//! benchmark, `bench/faults.sh`, runs a million). With `AUTOCTL_FUZZ_REPORT=1` each target
+//! prints its throughput and its slowest input, and [`hostile_inputs_report`] times the
+//! hostile inputs at sizes up to 1 MiB; the tests never assert a time.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{Value, json};
+
+use crate::policy::{self, Context, Policy, Verdict};
+use crate::shell;
+
+/// Cases per target: `AUTOCTL_FUZZ_CASES`, else 20,000.
+fn cases() -> u32 {
+    std::env::var("AUTOCTL_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000)
+}
+
+fn reporting() -> bool {
+    std::env::var_os("AUTOCTL_FUZZ_REPORT").is_some()
+}
+
+/// Throughput and the slowest input of one target.
+#[derive(Default)]
+struct Stats {
+    count: u64,
+    total: Duration,
+    worst: Duration,
+    worst_len: usize,
+}
+
+impl Stats {
+    fn add(&mut self, took: Duration, len: usize) {
+        self.count += 1;
+        self.total += took;
+        if took > self.worst {
+            self.worst = took;
+            self.worst_len = len;
+        }
+    }
+
+    fn print(&self, target: &str) {
+        let per_second = self.count as f64 / self.total.as_secs_f64().max(1e-9);
+        #[allow(clippy::print_stdout)]
+        {
+            println!(
+                "fuzz {target}: {} inputs, {:.0} inputs/s, worst {:.3} ms (an input of {} bytes)",
+                self.count,
+                per_second,
+                self.worst.as_secs_f64() * 1000.0,
+                self.worst_len
+            );
+        }
+    }
+}
+
+/// Run `check` on `cases()` inputs of `strategy`; a panic fails the test with the smallest
+/// input proptest finds. `len` measures an input for the report.
+fn fuzz<S: Strategy>(
+    target: &str,
+    strategy: S,
+    len: impl Fn(&S::Value) -> usize,
+    check: impl Fn(&S::Value),
+) where
+    S::Value: std::fmt::Debug,
+{
+    let stats = RefCell::new(Stats::default());
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&strategy, |input| {
+        let started = Instant::now();
+        check(&input);
+        stats.borrow_mut().add(started.elapsed(), len(&input));
+        Ok(())
+    });
+    if let Err(err) = result {
+        panic!("fuzz {target}: {err}");
+    }
+    if reporting() {
+        stats.borrow().print(target);
+    }
+}
+
+/// Words and syntax the readers and checks care about: separators, quotes, substitutions,
+/// redirections, runners, keywords, the programs of the destructive set and the rules, and a
+/// few characters that are not ASCII.
+const ATOMS: &[&str] = &[
+    "find",
+    ".",
+    "-exec",
+    "-execdir",
+    "-ok",
+    "-okdir",
+    "-delete",
+    "{}",
+    "{",
+    "}",
+    ";",
+    "\\;",
+    "+",
+    "do",
+    "done",
+    "exec",
+    "!",
+    "then",
+    "if",
+    "fi",
+    "else",
+    "while",
+    "eval",
+    "$(",
+    ")",
+    "(",
+    "`",
+    "'",
+    "\"",
+    "\\",
+    "$'",
+    "\\x2d",
+    "<(",
+    ">(",
+    "|",
+    "||",
+    "&&",
+    "&",
+    "|&",
+    ">",
+    ">>",
+    "<",
+    "<<",
+    "<<EOF",
+    "<<-'X'",
+    "EOF",
+    "<<<",
+    "2>&1",
+    "&>",
+    "&>>",
+    "<>",
+    ">|",
+    "rm",
+    "-rf",
+    "-f",
+    "-r",
+    "--force",
+    "--recursive",
+    "git",
+    "push",
+    "origin",
+    "main",
+    "feature",
+    "+main",
+    ":main",
+    "reset",
+    "--hard",
+    "-c",
+    "-C",
+    "alias.p=push",
+    "core.fsmonitor=x",
+    "sudo",
+    "-u",
+    "env",
+    "A=1",
+    "A=$A$A",
+    "RM=rm",
+    "$RM",
+    "$A",
+    "${A",
+    "${A}",
+    "${",
+    "xargs",
+    "-I{}",
+    "npx",
+    "pnpm",
+    "dlx",
+    "bash",
+    "sh",
+    "python3",
+    "node",
+    "-e",
+    "curl",
+    "wget",
+    "-o",
+    "-O-",
+    "i.sh",
+    "./i.sh",
+    "timeout",
+    "10",
+    "nice",
+    "-n",
+    "time",
+    "command",
+    "nohup",
+    "cd",
+    "..",
+    "~",
+    "~/",
+    "/",
+    "/tmp",
+    "/etc/passwd",
+    ".env",
+    ".Git/hooks/x",
+    "{a,b}",
+    "*",
+    "?",
+    "[",
+    "#",
+    "é",
+    "❯",
+    "$",
+    "%",
+    "\n",
+    " ",
+    "\t",
+    "=",
+    ":",
+    "--",
+    "-",
+    "kill",
+    "ssh",
+    "host",
+    "dd",
+    "of=/dev/sda",
+    "chmod",
+    "-R",
+    "tee",
+    "-a",
+    "cat",
+    "/dev/null",
+    "mkfs.ext4",
+    "psql",
+    "DROP TABLE x",
+    "cargo",
+    "test",
+    "make",
+    "deploy",
+    "npm",
+    "run",
+    "build",
+    "ls",
+    "-la",
+    "grep",
+    "-r",
+    "jq",
+    "echo",
+    "printf",
+    "\u{0}",
+    "\u{1b}[31m",
+    "\r",
+    "│",
+    "╌╌╌",
+    "\u{200b}",
+];
+
+/// A line of atoms joined by nothing, a space or a newline.
+fn soup() -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(ATOMS), 0..4u8), 0..48).prop_map(|parts| {
+        let mut line = String::new();
+        for (atom, sep) in parts {
+            line.push_str(atom);
+            line.push_str(match sep {
+                0 => "",
+                1 | 2 => " ",
+                _ => "\n",
+            });
+        }
+        line
+    })
+}
+
+/// A soup wrapped in one of the ways commands nest, `depth` times (fewer when the line grows
+/// past 64 KiB: quoting for `bash -c` triples the quotes at every level).
+fn nested() -> impl Strategy<Value = String> {
+    (soup(), 0..24usize, 0..6u8).prop_map(|(core, depth, how)| {
+        (0..depth).fold(core, |inner, _| {
+            if inner.len() > 64 * 1024 {
+                return inner;
+            }
+            match how {
+                0 => format!("echo $({inner})"),
+                1 => format!("({inner})"),
+                2 => format!("bash -c {}", shell::quote(&inner)),
+                3 => format!("find . -exec {inner} ;"),
+                4 => format!("npx {inner}"),
+                _ => format!("\"$({inner})\""),
+            }
+        })
+    })
+}
+
+/// Shell-like text: soups, nestings and arbitrary text.
+fn shellish() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => soup(),
+        2 => nested(),
+        1 => "\\PC{0,200}",
+        1 => any::<String>(),
+    ]
+}
+
+fn ctx() -> Context {
+    Context {
+        cwd: Some(PathBuf::from("/home/dev/proj")),
+        project: None,
+        home: Some(PathBuf::from("/home/dev")),
+        protected: vec![PathBuf::from("/home/dev/.config/autoctl")],
+    }
+}
+
+fn policies() -> [Policy; 2] {
+    let user = Policy::from_bytes(
+        br#"{"on_destructive":"deny",
+             "allow":[{"id":"deploy","tool":"Bash","pattern":"make deploy*"}],
+             "deny":[{"id":"prod","tool":"*","pattern":"*prod*"}]}"#,
+        "fuzz.json",
+    )
+    .expect("a valid policy");
+    [Policy::builtin(), user]
+}
+
+#[test]
+fn shell_reader() {
+    fuzz("shell reader", shellish(), String::len, |line| {
+        let mut reader = shell::Reader::new(line);
+        let mut vars = shell::Vars::new();
+        for command in shell::commands(line) {
+            let tokens = command.tokens();
+            let _ = shell::peel(&command.words);
+            if let Some(words) = reader.expand(&tokens, &mut vars) {
+                for word in &words {
+                    let _ = shell::expand_braces(word);
+                    let _ = shell::program(word);
+                }
+            }
+            for body in &command.substitutions {
+                let _ = reader.read(body, 1, "");
+            }
+        }
+    });
+}
+
+#[test]
+fn destructive_reading() {
+    fuzz("destructive reading", shellish(), String::len, |line| {
+        let _ = policy::destructive::dangers(line);
+    });
+}
+
+#[test]
+fn policy_on_shell_commands() {
+    let policies = policies();
+    fuzz("policy (Bash)", shellish(), String::len, |line| {
+        for policy in &policies {
+            let d = policy::decide(policy, "Bash", &json!({ "command": line }), &ctx());
+            // Whatever the reading, nothing it cannot read whole is approved.
+            if d.rule == "destructive:unreadable" {
+                assert_ne!(d.decision, Verdict::Allow);
+            }
+        }
+    });
+}
+
+/// A path-like word for the file tools.
+fn pathish() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::collection::vec(
+            prop::sample::select(
+                &[
+                    "src",
+                    "..",
+                    ".",
+                    "~",
+                    "",
+                    ".env",
+                    ".ENV",
+                    ".git",
+                    ".Git",
+                    "hooks",
+                    ".github",
+                    "workflows",
+                    ".claude",
+                    "settings.json",
+                    "é",
+                    "*",
+                    "**",
+                    "a b",
+                    "/",
+                    "//",
+                    "\u{0}",
+                    "tmp",
+                    "etc",
+                    "ｓｒｃ",
+                    ".ssh",
+                    "id_rsa",
+                    "node_modules",
+                    "x.rs"
+                ][..]
+            ),
+            0..10
+        )
+        .prop_map(|parts| parts.join("/")),
+        "\\PC{0,60}",
+    ]
+}
+
+#[test]
+fn policy_on_file_tools() {
+    let policies = policies();
+    let tools = prop::sample::select(
+        &[
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "Read",
+            "Glob",
+            "Grep",
+            "LS",
+            "WebFetch",
+            "mcp__x__y",
+            "",
+        ][..],
+    );
+    fuzz(
+        "policy (file tools)",
+        (tools, pathish(), pathish()),
+        |(_, a, b)| a.len() + b.len(),
+        |(tool, path, pattern)| {
+            let input = json!({"file_path": path, "path": path, "pattern": pattern,
+                               "glob": pattern, "url": path});
+            for policy in &policies {
+                let _ = policy::decide(policy, tool, &input, &ctx());
+                let _ = policy::summary(tool, &input);
+            }
+        },
+    );
+}
+
+/// A permission box as Claude Code draws it around a generated command, or lines of junk.
+fn boxed() -> impl Strategy<Value = Vec<String>> {
+    let header = prop::sample::select(
+        &[
+            "Bash command",
+            "Create file",
+            "Edit file",
+            "Read file",
+            "Fetch",
+            "Other",
+            "",
+        ][..],
+    );
+    prop_oneof![
+        (header, shellish(), 1..80usize, any::<bool>()).prop_map(
+            |(header, command, width, bar)| {
+                let mut lines = vec![
+                    "─".repeat(width),
+                    format!(" {header}"),
+                    " A step".to_string(),
+                ];
+                lines.push(" ╌╌╌╌".to_string());
+                for line in command.split('\n') {
+                    let chars: Vec<char> = line.chars().collect();
+                    for chunk in chars.chunks(width) {
+                        let text: String = chunk.iter().collect();
+                        lines.push(if bar {
+                            format!("   │ {text}")
+                        } else {
+                            format!("   {text}")
+                        });
+                    }
+                }
+                lines.push(" ╌╌╌╌".to_string());
+                lines.push(" Do you want to proceed?".to_string());
+                lines
+            }
+        ),
+        prop::collection::vec("\\PC{0,40}", 0..12),
+    ]
+}
+
+#[test]
+fn permission_boxes_on_screen() {
+    let policy = Policy::builtin();
+    fuzz(
+        "permission box",
+        boxed(),
+        |lines| lines.iter().map(String::len).sum(),
+        |lines| {
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let _ = policy::screen::decide_box(&policy, &lines, &ctx());
+            let _ = policy::screen::paragraph(&lines);
+            let _ = policy::prompt::judge_question(&lines, lines.first().copied());
+        },
+    );
+}
+
+#[test]
+fn panes_classified_whole() {
+    use crate::pane::classify::{self, Lens};
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-28T10:00:00Z")
+        .expect("a time")
+        .to_utc();
+    let lens = Lens::new(
+        crate::pane::Agent::Claude,
+        now,
+        crate::pane::reset::Zone::Utc,
+    );
+    fuzz(
+        "pane classify",
+        boxed(),
+        |lines| lines.iter().map(String::len).sum(),
+        |lines| {
+            let screen = crate::pane::screen::Screen::from_text(
+                &lines.join("\n"),
+                Some("claude".to_string()),
+            );
+            let _ = classify::classify(&screen, crate::pane::rules::RuleSet::embedded(), &lens);
+        },
+    );
+}
+
+/// A recovery plan's value: its steps strings, argv arrays and objects of generated commands.
+fn plan_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        shellish().prop_map(Value::String),
+        prop::collection::vec(prop::sample::select(ATOMS), 0..8).prop_map(|words| json!(words)),
+        Just(Value::Null),
+        any::<i64>().prop_map(|n| json!(n)),
+    ];
+    let value = leaf.prop_recursive(6, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{0,6}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    (
+        prop::sample::select(&["retry", "skip", "recover", "abort", "x"][..]),
+        value,
+    )
+        .prop_map(|(action, steps)| {
+            let steps = match steps {
+                Value::Array(items) => Value::Array(items),
+                other => json!([other]),
+            };
+            json!({"action": action, "rationale": "r", "steps": steps})
+        })
+}
+
+#[test]
+fn recovery_plans() {
+    let protected = vec!["main".to_string()];
+    fuzz(
+        "plan validate",
+        plan_value(),
+        |v| v.to_string().len(),
+        |plan| {
+            let _ = crate::wholework::plan::validate(plan, &protected);
+        },
+    );
+}
+
+/// Bytes that are sometimes a hook payload.
+fn payload() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        (
+            prop::sample::select(
+                &[
+                    "PermissionRequest",
+                    "PreToolUse",
+                    "PermissionDenied",
+                    "BeforeTool",
+                    "",
+                ][..]
+            ),
+            prop::sample::select(&["Bash", "Write", "Read", "mcp__a__b", ""][..]),
+            shellish(),
+            prop::sample::select(
+                &[
+                    "default",
+                    "acceptEdits",
+                    "plan",
+                    "auto",
+                    "bypassPermissions",
+                    "x"
+                ][..]
+            ),
+        )
+            .prop_map(|(event, tool, command, mode)| {
+                serde_json::to_vec(&json!({
+                    "hook_event_name": event, "tool_name": tool, "session_id": "s",
+                    "tool_input": {"command": command, "file_path": command},
+                    "cwd": "/home/dev/proj", "permission_mode": mode,
+                }))
+                .expect("json")
+            }),
+        prop::collection::vec(any::<u8>(), 0..200),
+        "\\PC{0,200}".prop_map(String::into_bytes),
+    ]
+}
+
+#[test]
+fn hook_payloads() {
+    let policy = Policy::builtin();
+    fuzz("hook payloads", payload(), Vec::len, |bytes| {
+        if let Ok(call) = policy::request::parse(bytes) {
+            let _ = policy::decide(&policy, &call.tool_name, &call.tool_input, &ctx());
+        }
+    });
+}
+
+#[test]
+fn policy_files() {
+    let rule = || {
+        (
+            "[a-z]{0,4}",
+            prop::sample::select(&["Bash", "*", "mcp__*", "Write", "[", ""][..]),
+            proptest::option::of(shellish()),
+        )
+            .prop_map(|(id, tool, pattern)| json!({"id": id, "tool": tool, "pattern": pattern}))
+    };
+    let file = prop_oneof![
+        (
+            prop::collection::vec(rule(), 0..4),
+            prop::collection::vec(rule(), 0..4),
+            prop::sample::select(&["ask", "deny", "x"][..]),
+        )
+            .prop_map(|(allow, deny, on)| serde_json::to_vec(
+                &json!({"version": 1, "on_destructive": on, "allow": allow, "deny": deny})
+            )
+            .expect("json")),
+        prop::collection::vec(any::<u8>(), 0..200),
+    ];
+    fuzz("policy file", file, Vec::len, |bytes| {
+        if let Ok(policy) = Policy::from_bytes(bytes, "fuzz.json") {
+            let _ = policy::decide(&policy, "Bash", &json!({"command": "ls"}), &ctx());
+        }
+    });
+}
+
+/// Inputs built to nest, repeat or unfold, of about `size` bytes each, by name.
+pub fn hostile(size: usize) -> Vec<(&'static str, String)> {
+    let fill = |unit: &str| unit.repeat((size / unit.len()).max(1));
+    let nest = |open: &str, core: &str, close: &str| {
+        let n = (size / (open.len() + close.len())).max(1);
+        format!("{}{core}{}", open.repeat(n), close.repeat(n))
+    };
+    let mut chain = String::from("A=aaaaaaaa;");
+    let mut prev = 'A';
+    for name in ('B'..='Z').cycle().take(size / 40 + 1) {
+        chain.push_str(&format!("{name}=${prev}${prev}${prev}${prev};"));
+        prev = name;
+    }
+    chain.push_str(&format!("rm ${prev}"));
+    vec![
+        ("$( nested", nest("$(", "rm -rf x", ")")),
+        ("echo $( nested", nest("echo $(", "git push -f", ")")),
+        ("( nested", nest("(", "ls", ")")),
+        ("\"$( nested", nest("\"$(", "ls", ")\"")),
+        ("<( nested", nest("cat <(", "ls", ")")),
+        ("$( unclosed", fill("$(")),
+        ("( unclosed", fill("(")),
+        ("quotes", fill("'")),
+        ("double quotes", fill("\"")),
+        ("backquotes", fill("`")),
+        ("${ unclosed", format!("A=1; echo {}", fill("${"))),
+        ("$' unclosed", fill("$'\\x")),
+        ("variable chain", chain),
+        ("find words", format!("find {}", fill("find "))),
+        ("find -exec chain", fill("find . -exec ")),
+        ("npx chain", fill("npx ")),
+        ("pnpm dlx chain", fill("pnpm dlx ")),
+        ("rm words", fill("rm -rf ")),
+        ("git words", fill("git push -f ")),
+        ("sudo chain", fill("sudo ")),
+        ("pipes", fill("ls | ")),
+        ("separators", fill("; && || & ")),
+        ("here-documents", fill("cat <<EOF\n")),
+        ("redirections", fill("> x 2>&1 ")),
+        ("long word", fill("a")),
+        ("spaces", fill(" ")),
+        ("newlines", fill("\n")),
+        ("braces", fill("{a,b}")),
+        ("quoted spaces", fill("'a b' ")),
+        ("escaped", fill("\\$\\(")),
+        ("wide characters", fill("é❯")),
+    ]
+}
+
+/// Time every hostile input through every reader, at sizes up to 1 MiB, and print the slowest
+/// (with `AUTOCTL_FUZZ_REPORT=1`; the bench runs it in a release build). Always checks what
+/// must hold whatever the time: nothing hostile is approved, and nothing nested past the
+/// reader's bound passes the plan guard or the destructive reading.
+#[test]
+fn hostile_inputs_report() {
+    let sizes: &[usize] = if reporting() {
+        &[1024, 64 * 1024, 1024 * 1024]
+    } else {
+        &[1024, 16 * 1024]
+    };
+    let policies = policies();
+    let protected = vec!["main".to_string()];
+    let mut worst: Vec<(Duration, &'static str, &'static str, usize)> = Vec::new();
+    for &size in sizes {
+        for (name, line) in hostile(size) {
+            let time = |f: &mut dyn FnMut()| {
+                let started = Instant::now();
+                f();
+                started.elapsed()
+            };
+            let reader = time(&mut || {
+                let _ = shell::commands(&line);
+            });
+            let mut dangers = Vec::new();
+            let destructive = time(&mut || dangers = policy::destructive::dangers(&line));
+            let mut decisions = Vec::new();
+            let decide = time(&mut || {
+                decisions = policies
+                    .iter()
+                    .map(|p| policy::decide(p, "Bash", &json!({ "command": line }), &ctx()))
+                    .collect();
+            });
+            let plan = time(&mut || {
+                let _ = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
+            });
+            for (took, what) in [
+                (reader, "shell reader"),
+                (destructive, "destructive reading"),
+                (decide, "policy decide"),
+                (plan, "plan guard"),
+            ] {
+                worst.push((took, what, name, line.len()));
+            }
+            // Subshells nest without the reader recursing (`((ls))` is `ls`), and reading
+            // files named `find` or listing a directory many times is harmless at any length.
+            let plain = matches!(name, "( nested" | "find words" | "pipes" | "here-documents");
+            for d in &decisions {
+                assert!(
+                    plain || d.decision != Verdict::Allow,
+                    "{name} ({size}): {d:?}"
+                );
+            }
+            if name.ends_with("nested") && name != "( nested" {
+                assert_eq!(
+                    dangers.first().map(|d| d.id),
+                    Some("unreadable"),
+                    "{name} ({size})"
+                );
+            }
+        }
+    }
+    if reporting() {
+        worst.sort_by_key(|w| std::cmp::Reverse(w.0));
+        for (took, what, name, len) in worst.iter().take(8) {
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "hostile {what}: {:.3} ms for {name} ({len} bytes)",
+                    took.as_secs_f64() * 1000.0
+                );
+            }
+        }
+        for what in [
+            "shell reader",
+            "destructive reading",
+            "policy decide",
+            "plan guard",
+        ] {
+            let max = worst
+                .iter()
+                .filter(|w| w.1 == what)
+                .map(|w| w.0)
+                .max()
+                .unwrap_or_default();
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "hostile worst {what}: {:.3} ms (inputs up to 1 MiB)",
+                    max.as_secs_f64() * 1000.0
+                );
+            }
+        }
+    }
+}
