@@ -135,6 +135,21 @@ fn hot_path(args: &[OsString]) -> Option<ExitCode> {
         ["hook", "event", "--agent", agent] => cmd::hook::run(cmd::hook::HookCommand::Event(
             cmd::hook::EventArgs::agent(Some(crate::hook::agents::HookAgent::parse(agent)?)),
         )),
+        // The hooks that run before every tool call: no argument parser to build.
+        ["hook", "pre-tool-use"] => cmd::hook::run(cmd::hook::HookCommand::PreToolUse(
+            cmd::policy::PreToolUseArgs::default(),
+        )),
+        ["hook", "pre-tool-use", "--agent", agent] => cmd::hook::run(
+            cmd::hook::HookCommand::PreToolUse(cmd::policy::PreToolUseArgs {
+                agent: cmd::hook::AgentArg {
+                    agent: Some(crate::hook::agents::HookAgent::parse(agent)?),
+                },
+                ..cmd::policy::PreToolUseArgs::default()
+            }),
+        ),
+        ["hook", "permission-request"] => cmd::hook::run(
+            cmd::hook::HookCommand::PermissionRequest(cmd::policy::PermissionArgs::default()),
+        ),
         ["statusline"] => cmd::statusline::run(&cmd::statusline::StatuslineArgs { then: None }),
         ["statusline", "--then", then] => cmd::statusline::run(&cmd::statusline::StatuslineArgs {
             then: Some(then.to_string()),

@@ -68,7 +68,7 @@ pub enum HookCommand {
     ///
     /// Reads the event's JSON on stdin (hook_event_name, session_id, cwd, ...) and records
     /// what the agent is doing — working (UserPromptSubmit, PreToolUse with the tool's name,
-    /// PostToolUse), waiting-for-permission (Notification permission_prompt),
+    /// PostToolUse, PermissionDenied), waiting-for-permission (Notification permission_prompt),
     /// waiting-for-input (Notification idle_prompt, elicitation), idle (Stop, SessionStart),
     /// failed:<error> (StopFailure), compacting (PreCompact), ended (SessionEnd; reason
     /// "clear" is not an end) — with its time, the agent's last message (Stop's
@@ -77,6 +77,9 @@ pub enum HookCommand {
     /// server of $TMUX), else the session_id, else the cwd; `run tick`, `run watch`,
     /// `stall check` and `doctor` read it. A SessionStart with source clear, compact or resume
     /// rebinds the project's Stop-hook loop to the new session_id.
+    ///
+    /// A PermissionDenied (the agent denied a call itself, e.g. its auto-mode classifier) is
+    /// also appended to the decision log (autoctl policy log).
     ///
     /// Prints nothing on stdout (SessionStart and UserPromptSubmit output would become model
     /// context). Writes are atomic and made only on change, without fsync.
@@ -89,11 +92,13 @@ pub enum HookCommand {
     ///
     /// Claude Code (the default): merges into DIR/.claude/settings.json (--project, default
     /// the current directory) or ~/.claude/settings.json (--user, which applies to every
-    /// interactive Claude Code session of this user and needs --yes): PermissionRequest →
-    /// `autoctl hook permission-request`, Stop → `autoctl hook stop`, StopFailure → `autoctl
-    /// hook stop-failure`, SessionStart, SessionEnd, UserPromptSubmit, PreToolUse,
-    /// PostToolUse, PostToolUseFailure, Notification, PreCompact and PostCompact → `autoctl
-    /// hook event`, and statusLine → `autoctl statusline`. A status line you already have is
+    /// interactive Claude Code session of this user and needs --yes): PreToolUse (matcher
+    /// "*", every tool) → `autoctl hook pre-tool-use` (the policy's floor in every permission
+    /// mode), PermissionRequest → `autoctl hook permission-request`, Stop → `autoctl hook
+    /// stop`, StopFailure → `autoctl hook stop-failure`, SessionStart, SessionEnd,
+    /// UserPromptSubmit, PostToolUse, PostToolUseFailure, PermissionDenied, Notification,
+    /// PreCompact and PostCompact → `autoctl hook event`, and statusLine → `autoctl
+    /// statusline`. A status line you already have is
     /// kept and wrapped (`autoctl statusline --then CMD`), never dropped.
     ///
     /// --agent codex: DIR/.codex/hooks.json (or, with --user --yes, $CODEX_HOME/hooks.json,
@@ -142,6 +147,36 @@ pub enum HookCommand {
     /// on stderr (exit 2 would block the tool call).
     #[command(verbatim_doc_comment)]
     PermissionRequest(crate::cmd::policy::PermissionArgs),
+    /// Answer Claude Code's PreToolUse: the policy's floor in every permission mode
+    ///
+    /// Runs before every tool call, in every permission mode (default, acceptEdits, plan,
+    /// auto, dontAsk, bypassPermissions), where PermissionRequest sees only the calls a mode
+    /// still asks about. Reads the hook's JSON on stdin (session_id, cwd, permission_mode,
+    /// tool_name, tool_input, tool_use_id) and asks the approval policy (autoctl policy
+    /// show). For a call it names destructive (rm, a forced push, a write to .claude/ or .git/,
+    /// a command too deep or long to read) it prints (on one line)
+    ///   {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    ///    "permissionDecision": "ask", "permissionDecisionReason": "autoctl policy
+    ///    (destructive:rm): ..."}}
+    /// so Claude Code draws its permission box even in bypassPermissions mode and a person
+    /// (or the supervisor's escalation) decides; with "deny" instead when the run is
+    /// unattended (--unattended, AUTOCTL_UNATTENDED=1 in the agent's environment, a pane `run
+    /// start --unattended` marked, or on_destructive "deny" in the policy file): the call is
+    /// not run and the model is told the rule and why. A user's deny rule denies. Everything
+    /// else gets no output at all, so the agent's own flow (its mode, then PermissionRequest)
+    /// is untouched. Every decision is appended to the decision log (autoctl policy log), and
+    /// the call is recorded as the session's state like `hook event`.
+    ///
+    /// Install it with `autoctl hook install` (PreToolUse, matcher "*"). With --agent codex it
+    /// answers Codex CLI's PreToolUse (Codex cannot ask: a destructive call is denied, with
+    /// the reason, whoever watches); with --agent gemini, Gemini CLI's BeforeTool
+    /// ({"decision": "ask"|"deny", "reason": ...}; ask draws Gemini's confirmation even in
+    /// YOLO mode).
+    ///
+    /// Exit status: always 0. A bad payload, policy file or flag is no decision and one line
+    /// on stderr (exit 2 would block the tool call).
+    #[command(verbatim_doc_comment)]
+    PreToolUse(crate::cmd::policy::PreToolUseArgs),
 }
 
 #[derive(Debug, Args)]
@@ -227,7 +262,10 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
         HookCommand::Install(args) => return install(&args),
         HookCommand::Event(args) => {
             let lines = match read_stdin() {
-                Ok(bytes) => event::record_bytes(args.agent.agent, &bytes, None),
+                Ok(bytes) => {
+                    crate::cmd::policy::log_permission_denied(&bytes);
+                    event::record_bytes(args.agent.agent, &bytes, None)
+                }
                 Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
             };
             for line in lines {
@@ -236,6 +274,7 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
             Ok(Verdict::Yes)
         }
         HookCommand::PermissionRequest(args) => Ok(crate::cmd::policy::permission_request(&args)),
+        HookCommand::PreToolUse(args) => Ok(crate::cmd::policy::pre_tool_use(&args)),
         command => answer(command),
     };
     match result {
@@ -258,7 +297,10 @@ fn answer(command: HookCommand) -> Result<Verdict> {
     };
     let (stdin, args) = match &command {
         HookCommand::Stop(args) | HookCommand::StopFailure(args) => (read_stdin(), args),
-        HookCommand::Event(_) | HookCommand::Install(_) | HookCommand::PermissionRequest(_) => {
+        HookCommand::Event(_)
+        | HookCommand::Install(_)
+        | HookCommand::PermissionRequest(_)
+        | HookCommand::PreToolUse(_) => {
             unreachable!("answered by run")
         }
     };
@@ -312,7 +354,10 @@ fn answer(command: HookCommand) -> Result<Verdict> {
         ),
         (
             _,
-            HookCommand::Event(_) | HookCommand::Install(_) | HookCommand::PermissionRequest(_),
+            HookCommand::Event(_)
+            | HookCommand::Install(_)
+            | HookCommand::PermissionRequest(_)
+            | HookCommand::PreToolUse(_),
         ) => {
             unreachable!("answered by run")
         }

@@ -18,7 +18,7 @@ use crate::hook::agents::HookAgent;
 use crate::hook::event;
 use crate::hook::session::Permission;
 use crate::output;
-use crate::policy::{self, Decision, Policy, Verdict, config, log, request};
+use crate::policy::{self, Policy, Verdict, config, log, request};
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
@@ -39,9 +39,12 @@ pub enum PolicyCommand {
     /// Print the decision log (oldest first)
     ///
     /// One JSON object per decision a door made: time, session or run, door (hook or
-    /// screen), tool, a summary of the input (the command, path, URL or query; never file
-    /// contents), decision and rule. Kept in $AUTOCTL_STATE_DIR/policy/decisions.jsonl,
-    /// rotated to decisions.jsonl.1 past 1 MiB.
+    /// screen), the hook event (PreToolUse, PermissionRequest, or PermissionDenied: the
+    /// agent denied a call itself) and the agent's permission mode, tool, a summary of the
+    /// input (the command, path, URL or query; never file contents), decision (allow, deny,
+    /// ask, no-decision), rule and, for an ask or a deny, the reason. Text: one line each,
+    /// TIME SESSION DOOR[:EVENT] MODE DECISION RULE TOOL INPUT. Kept in
+    /// $AUTOCTL_STATE_DIR/policy/decisions.jsonl, rotated to decisions.jsonl.1 past 1 MiB.
     Log(LogArgs),
 }
 
@@ -356,16 +359,22 @@ fn print_log(args: &LogArgs) -> Result<Exit> {
         match args.format {
             Format::Json => output::json_line(entry)?,
             Format::Text => output::line(format_args!(
-                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                 entry.time,
-                entry
-                    .session
-                    .as_deref()
-                    .or(entry.run.as_deref())
-                    .unwrap_or("-"),
-                entry.door,
+                output::printable(
+                    entry
+                        .session
+                        .as_deref()
+                        .or(entry.run.as_deref())
+                        .unwrap_or("-")
+                ),
+                match &entry.event {
+                    Some(event) => format!("{}:{}", entry.door, output::printable(event)),
+                    None => entry.door.clone(),
+                },
+                output::printable(entry.mode.as_deref().unwrap_or("-")),
                 entry.decision,
-                entry.rule,
+                output::printable(&entry.rule),
                 output::printable(&entry.tool),
                 output::printable(&entry.input)
             ))?,
@@ -389,31 +398,77 @@ pub struct PermissionArgs {
     pub agent: crate::cmd::hook::AgentArg,
 }
 
+impl Default for PermissionArgs {
+    fn default() -> PermissionArgs {
+        PermissionArgs {
+            policy: PolicyArg { policy: None },
+            timeout: Duration::from_secs(5),
+            agent: crate::cmd::hook::AgentArg { agent: None },
+        }
+    }
+}
+
+// Arguments of `autoctl hook pre-tool-use` (a plain comment, as for PermissionArgs).
+#[derive(Debug, Args)]
+pub struct PreToolUseArgs {
+    #[command(flatten)]
+    pub policy: PolicyArg,
+    /// Deny what the policy names destructive instead of asking: nobody will answer [default:
+    /// ask, unless AUTOCTL_UNATTENDED=1 is in the agent's environment, `run start
+    /// --unattended` marked the agent's tmux pane, or the policy file says on_destructive
+    /// "deny"]
+    #[arg(long)]
+    pub unattended: bool,
+    /// Answer within this time, whatever happens: past it the hook gives no decision
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::duration::parse_positive)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub agent: crate::cmd::hook::AgentArg,
+}
+
+impl Default for PreToolUseArgs {
+    fn default() -> PreToolUseArgs {
+        PreToolUseArgs {
+            policy: PolicyArg { policy: None },
+            unattended: false,
+            timeout: Duration::from_secs(5),
+            agent: crate::cmd::hook::AgentArg { agent: None },
+        }
+    }
+}
+
 /// Largest payload read: a Write of a big file comes whole.
 pub const PAYLOAD_LIMIT: u64 = 32 * 1024 * 1024;
 
-/// What the worker of the hook hands back.
+/// The environment variable that marks an agent's run unattended for the floor.
+pub const UNATTENDED_ENV: &str = "AUTOCTL_UNATTENDED";
+
+/// What the worker of a hook door hands back: the answer as JSON text (its fields in the
+/// order the agent documents them), or none.
 enum Step {
-    Answer(Option<request::HookOutput>),
+    Answer(Option<String>),
     Done,
 }
 
-/// `autoctl hook permission-request`: always exit 0 (exit 2 would block the tool call); any
-/// problem is no decision and one line on stderr.
-pub fn permission_request(args: &PermissionArgs) -> Exit {
+type After = Box<dyn FnOnce() + Send>;
+
+/// A hook door's work: the answer to print (none: print nothing) and the recording to do
+/// after printing.
+type Work = Box<dyn FnOnce() -> Result<(Option<String>, After), String> + Send>;
+
+/// Run a hook door: the work runs on its own thread so a stalled stdin or a hung file system
+/// cannot hold the hook past its deadline — the process exits with the answer it has (or
+/// none). Always exit 0 (exit 2 would block the tool call); any problem is no decision and one
+/// line on stderr.
+fn hook_door(name: &'static str, timeout: Duration, work: Work) -> Exit {
     let started = Instant::now();
-    let deadline = started + args.timeout;
+    let deadline = started + timeout;
     let (sender, receiver) = mpsc::channel();
-    let policy_file = args.policy.policy.clone();
-    let agent = args.agent.agent;
-    // The work runs on its own thread so a stalled stdin or a hung file system cannot hold
-    // the hook past its deadline: the process exits with the answer it has (or none).
     let worker = std::thread::spawn(move || {
-        let answer = answer(policy_file.as_deref(), agent);
-        let (output_json, after) = match answer {
+        let (output_json, after) = match work() {
             Ok((output_json, after)) => (output_json, Some(after)),
             Err(problem) => {
-                output::error_line(&format!("hook permission-request: {problem}; no decision"));
+                output::error_line(&format!("hook {name}: {problem}; no decision"));
                 (None, None)
             }
         };
@@ -426,17 +481,15 @@ pub fn permission_request(args: &PermissionArgs) -> Exit {
     drop(worker);
     match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
         Ok(Step::Answer(Some(json))) => {
-            if let Err(err) = output::json_line(&json).and_then(|()| io::stdout().flush()) {
-                output::error_line(&format!(
-                    "hook permission-request: cannot print the answer: {err}"
-                ));
+            if let Err(err) = output::line(&json).and_then(|()| io::stdout().flush()) {
+                output::error_line(&format!("hook {name}: cannot print the answer: {err}"));
             }
         }
         Ok(_) => {}
         Err(_) => {
             output::error_line(&format!(
-                "hook permission-request: no answer within {}; no decision",
-                crate::duration::format(args.timeout)
+                "hook {name}: no answer within {}; no decision",
+                crate::duration::format(timeout)
             ));
             return Exit::Yes;
         }
@@ -446,23 +499,45 @@ pub fn permission_request(args: &PermissionArgs) -> Exit {
     Exit::Yes
 }
 
-type After = Box<dyn FnOnce() + Send>;
+/// `autoctl hook permission-request`.
+pub fn permission_request(args: &PermissionArgs) -> Exit {
+    let policy_file = args.policy.policy.clone();
+    let agent = args.agent.agent;
+    hook_door(
+        "permission-request",
+        args.timeout,
+        Box::new(move || permission_answer(policy_file.as_deref(), agent)),
+    )
+}
 
-/// Read the payload and the policy, decide; the answer to print and the recording to do
-/// after printing.
-fn answer(
-    policy_file: Option<&std::path::Path>,
-    agent: Option<HookAgent>,
-) -> Result<(Option<request::HookOutput>, After), String> {
-    let bytes = match fsx::read_bounded_from(io::stdin().lock(), PAYLOAD_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
+/// `autoctl hook pre-tool-use`.
+pub fn pre_tool_use(args: &PreToolUseArgs) -> Exit {
+    let policy_file = args.policy.policy.clone();
+    let unattended = args.unattended;
+    let agent = args.agent.agent;
+    hook_door(
+        "pre-tool-use",
+        args.timeout,
+        Box::new(move || pre_tool_use_answer(policy_file.as_deref(), unattended, agent)),
+    )
+}
+
+fn read_payload() -> Result<Vec<u8>, String> {
+    match fsx::read_bounded_from(io::stdin().lock(), PAYLOAD_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => Ok(bytes),
         Ok(Bounded::TooLarge { limit }) => {
-            return Err(format!("stdin is larger than {}", fsx::human_size(limit)));
+            Err(format!("stdin is larger than {}", fsx::human_size(limit)))
         }
-        Err(err) => return Err(format!("cannot read stdin: {err}")),
-    };
-    let call = request::parse(&bytes)?;
-    let cwd = call.cwd.as_deref().map(PathBuf::from);
+        Err(err) => Err(format!("cannot read stdin: {err}")),
+    }
+}
+
+/// The policy for a call in `cwd` and its context: `--policy FILE` (never one inside the
+/// project), else the default file.
+fn policy_for(
+    policy_file: Option<&std::path::Path>,
+    cwd: Option<PathBuf>,
+) -> Result<(Policy, policy::Context), String> {
     let probe = config::context(cwd.clone(), None, policy_file, None);
     if let Some(file) = policy_file
         && config::inside_project(file, &probe)
@@ -474,6 +549,22 @@ fn answer(
     }
     let (policy, file) = config::load(policy_file).map_err(|err| format!("{err:#}"))?;
     let ctx = config::context(cwd, None, file.as_deref(), None);
+    Ok((policy, ctx))
+}
+
+fn to_json<T: Serialize>(output: Option<T>) -> Option<String> {
+    output.and_then(|o| serde_json::to_string(&o).ok())
+}
+
+/// Read the payload and the policy, decide; the answer to print and the recording to do
+/// after printing.
+fn permission_answer(
+    policy_file: Option<&std::path::Path>,
+    agent: Option<HookAgent>,
+) -> Result<(Option<String>, After), String> {
+    let bytes = read_payload()?;
+    let call = request::parse(&bytes)?;
+    let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
     // Codex asks here in Claude Code's shape (its shell calls are `Bash` too); a Codex patch
     // or another agent's tool is decided part by part.
     let agent = agent.unwrap_or_else(|| {
@@ -485,41 +576,149 @@ fn answer(
     });
     let decision =
         crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
-    let output_json = request::hook_output(&decision);
-    let after: After = Box::new(move || record(&call, &decision, &bytes, agent));
+    let output_json = to_json(request::hook_output(&decision));
+    let after: After = Box::new(move || {
+        let outcome = match decision.decision {
+            Verdict::Allow => Permission::Allowed,
+            Verdict::Deny => Permission::Denied,
+            Verdict::NoDecision => Permission::Asked,
+        };
+        log_call(
+            &call,
+            "PermissionRequest",
+            decision.decision.as_str(),
+            &decision.rule,
+            None,
+        );
+        record_state(agent, &bytes, Some(outcome));
+    });
     Ok((output_json, after))
 }
 
-/// After the answer is out: the decision log and the session's hook state (working when the
-/// call was allowed or denied, waiting-for-permission when Claude Code shows its prompt).
-fn record(call: &request::Call, decision: &Decision, payload: &[u8], agent: HookAgent) {
-    if let Ok(state) = crate::supervise::state_dir() {
-        let entry = log::Entry {
-            time: crate::time::now()
-                .unwrap_or_else(|_| chrono::Utc::now())
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            session: call.session_id.clone(),
-            run: None,
-            door: "hook".to_string(),
-            tool: call.tool_name.clone(),
-            input: policy::summary(&call.tool_name, &call.tool_input),
-            decision: decision.decision.as_str().to_string(),
-            rule: decision.rule.clone(),
-        };
-        if let Err(err) = log::append(&state, &entry) {
-            output::warn(&format!("hook permission-request: decision log: {err:#}"));
-        }
+/// Whether the agent's run is unattended: `--unattended`, `AUTOCTL_UNATTENDED=1` in the
+/// agent's environment, the policy's `on_destructive: "deny"`, or a mark `run start
+/// --unattended` left for the agent's tmux pane.
+fn attendance(flag: bool, policy: &Policy, payload: &[u8]) -> policy::floor::Attendance {
+    use policy::floor::Attendance;
+    let env = std::env::var(UNATTENDED_ENV).is_ok_and(|v| v == "1" || v == "true");
+    if flag || env || policy.on_destructive == policy::OnDestructive::Deny {
+        return Attendance::Unattended;
     }
-    let outcome = match decision.decision {
-        Verdict::Allow => Permission::Allowed,
-        Verdict::Deny => Permission::Denied,
-        Verdict::NoDecision => Permission::Asked,
+    let marked = crate::hook::session::parse(payload)
+        .ok()
+        .and_then(|payload| {
+            let key = crate::hook::store::HookEnv::from_env().key(&payload)?;
+            let store = crate::hook::store::Store::from_env().ok()?;
+            Some(store.unattended_path(&key).exists())
+        });
+    if marked == Some(true) {
+        Attendance::Unattended
+    } else {
+        Attendance::Attended
+    }
+}
+
+/// The floor's answer in the agent's own shape (see [`policy::floor`]).
+fn floor_output(agent: HookAgent, floor: &policy::floor::Floor) -> Option<String> {
+    match agent {
+        HookAgent::Claude | HookAgent::Codex => to_json(request::pre_tool_use_output(floor)),
+        HookAgent::Gemini => to_json(request::before_tool_output(floor)),
+    }
+}
+
+fn pre_tool_use_answer(
+    policy_file: Option<&std::path::Path>,
+    unattended: bool,
+    agent: Option<HookAgent>,
+) -> Result<(Option<String>, After), String> {
+    let raw = read_payload()?;
+    // Gemini's BeforeTool is read as a PreToolUse (its tool names stay its own: the policy's
+    // calls are made from them below).
+    let (agent, canonical) = crate::hook::agents::canonical_bytes(agent, &raw);
+    let bytes = canonical.into_owned();
+    let call = request::parse_event(&bytes, "PreToolUse")?;
+    let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
+    let attendance = attendance(unattended, &policy, &bytes);
+    let decision =
+        crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
+    let floor = policy::floor::answer(decision, attendance, agent.can_ask_before_tool());
+    let output_json = floor_output(agent, &floor);
+    let after: After = Box::new(move || {
+        use policy::floor::Answer;
+        let outcome = match floor.answer {
+            Answer::Ask => Some(Permission::Asked),
+            Answer::Deny => Some(Permission::Denied),
+            Answer::Pass => None,
+        };
+        let reason = (floor.answer != Answer::Pass).then(|| floor.reason.clone());
+        log_call(
+            &call,
+            "PreToolUse",
+            floor.answer.as_str(),
+            &floor.rule,
+            reason,
+        );
+        record_state(agent, &raw, outcome);
+    });
+    Ok((output_json, after))
+}
+
+/// Append a hook's decision to the decision log (best effort: a warning when it fails).
+fn log_call(call: &request::Call, event: &str, decision: &str, rule: &str, reason: Option<String>) {
+    let Ok(state) = crate::supervise::state_dir() else {
+        return;
     };
-    for line in event::record_quietly(
-        Some(agent),
-        payload,
-        Some(event::Extra::Permission(outcome)),
-    ) {
+    let entry = log::Entry {
+        time: crate::time::now()
+            .unwrap_or_else(|_| chrono::Utc::now())
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        session: call.session_id.clone(),
+        run: None,
+        door: "hook".to_string(),
+        event: Some(event.to_string()),
+        mode: call.permission_mode.clone(),
+        tool: call.tool_name.clone(),
+        input: policy::summary(&call.tool_name, &call.tool_input),
+        decision: decision.to_string(),
+        rule: rule.to_string(),
+        reason: reason.map(|r| policy::one_line(&r, policy::SUMMARY_CHARS)),
+    };
+    if let Err(err) = log::append(&state, &entry) {
+        output::warn(&format!("hook {event}: decision log: {err:#}"));
+    }
+}
+
+/// `hook event` with a PermissionDenied payload (the agent denied a call itself: its
+/// auto-mode classifier, a rule of its own, or a hook): the decision log gets it beside the
+/// hooks' own decisions. Anything else, or a payload without a tool, is not logged.
+pub fn log_permission_denied(bytes: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+        return;
+    };
+    if value.get("hook_event_name").and_then(Value::as_str) != Some("PermissionDenied") {
+        return;
+    }
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let Some(tool) = text("tool_name") else {
+        return;
+    };
+    let call = request::Call {
+        tool_name: tool,
+        tool_input: value.get("tool_input").cloned().unwrap_or(Value::Null),
+        cwd: text("cwd"),
+        session_id: text("session_id"),
+        hook_event_name: text("hook_event_name"),
+        permission_mode: text("permission_mode"),
+        turn_id: text("turn_id"),
+    };
+    let reason = text("reason").or_else(|| text("message"));
+    log_call(&call, "PermissionDenied", "deny", "agent", reason);
+}
+
+/// After the answer is out: the session's hook state (working when the call runs or was
+/// denied, waiting-for-permission when the agent shows its prompt).
+fn record_state(agent: HookAgent, payload: &[u8], outcome: Option<Permission>) {
+    for line in event::record_quietly(Some(agent), payload, outcome.map(event::Extra::Permission)) {
         output::warn(&line);
     }
 }

@@ -518,7 +518,11 @@ fn apply_with(
         "PreToolUse" => {
             record.tool = payload.tool_name.clone();
             record.tool_started_at = Some(now);
-            Some(AgentState::Working)
+            // The floor asked (`hook pre-tool-use`): the agent draws its permission box.
+            match permission {
+                Some(Permission::Asked) => Some(AgentState::WaitingForPermission),
+                _ => Some(AgentState::Working),
+            }
         }
         "PostToolUse" | "PostToolUseFailure" => {
             record.tool_started_at = None;

@@ -4,8 +4,10 @@
 //! `settings.json`, which hold hooks in the same shape (`hooks.<Event>[].hooks[]` of `{"type":
 //! "command", "command": …}`) under their own event names ([`wiring_for`]).
 //!
-//! What is installed ([`wiring`]): `PermissionRequest` → `hook permission-request` (the
-//! policy's answer, which also records the state); `Stop` → `hook stop` and `StopFailure` →
+//! What is installed ([`wiring`]): `PreToolUse` (matcher `*`) → `hook pre-tool-use` (the
+//! policy's floor in every permission mode, which also records the state);
+//! `PermissionRequest` → `hook permission-request` (the policy's answer, which also records
+//! the state); `Stop` → `hook stop` and `StopFailure` →
 //! `hook stop-failure` (both also record the state); every other event autoctl reads →
 //! `hook event`; `statusLine` → `autoctl statusline`, wrapping a status line the user already
 //! has (`autoctl statusline --then CMD`) instead of dropping it.
@@ -192,16 +194,19 @@ pub struct Wire {
     /// Another subcommand to wire when this binary lacks `subcommand` (a PreToolUse that
     /// only records, before `hook pre-tool-use` existed).
     pub fallback: Option<&'static str>,
+    /// The group's tool matcher (`*`: every tool), for the events that take one.
+    pub matcher: Option<&'static str>,
 }
 
-/// The events `hook event` records.
+/// The events `hook event` records for Claude Code (PreToolUse is recorded by `hook
+/// pre-tool-use`, which answers it; a PermissionDenied also goes to the decision log).
 pub const EVENT_HOOKS: [&str; 9] = [
     "SessionStart",
     "SessionEnd",
     "UserPromptSubmit",
-    "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PermissionDenied",
     "Notification",
     "PreCompact",
     "PostCompact",
@@ -236,6 +241,7 @@ impl Wire {
             subcommand,
             timeout,
             fallback: None,
+            matcher: None,
         }
     }
 
@@ -270,6 +276,12 @@ pub fn wiring_for(agent: HookAgent) -> Vec<Wire> {
         .collect();
     match agent {
         HookAgent::Claude => {
+            // The policy's floor, before every tool call in every permission mode.
+            wires.push(Wire {
+                fallback: Some("event"),
+                matcher: Some("*"),
+                ..Wire::new("PreToolUse", "pre-tool-use", 30)
+            });
             wires.push(Wire::new("PermissionRequest", "permission-request", 30));
             wires.push(Wire::new("Stop", "stop", 30));
             wires.push(Wire::new("StopFailure", "stop-failure", 10));
@@ -530,9 +542,10 @@ pub fn install_for(
             hooks.set(wire.event, Json::Array(Vec::new()));
         }
         let groups = hooks.get_mut(wire.event).expect("just set");
+        let matcher = wire.matcher.map(Json::str);
         let present = match &*groups {
             Json::Array(list) => list.iter().any(|g| {
-                g.get("matcher").is_none()
+                g.get("matcher") == matcher.as_ref()
                     && matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.contains(&wanted))
             }),
             _ => false,
@@ -556,7 +569,12 @@ pub fn install_for(
             our_subcommand(c).as_deref() != Some(*subcommand)
         });
         if let Json::Array(list) = groups {
-            list.push(Json::object(vec![("hooks", Json::Array(vec![wanted]))]));
+            let mut group = Vec::new();
+            if let Some(matcher) = matcher {
+                group.push(("matcher", matcher));
+            }
+            group.push(("hooks", Json::Array(vec![wanted])));
+            list.push(Json::object(group));
         }
         changes
             .notes

@@ -52,6 +52,8 @@ pub const COMPACT_BYTES: u64 = 128 * 1024;
 /// A journal larger than this is not ours (it never grows past [`COMPACT_BYTES`] plus one
 /// record): it is not read, and the next write replaces it.
 const JOURNAL_LIMIT: u64 = COMPACT_BYTES + RECORD_LIMIT;
+/// The extension of an unattended mark ([`Store::unattended_path`]).
+const UNATTENDED_EXT: &str = "unattended";
 /// Records untouched for this long are removed (on a session's start).
 pub const PRUNE_AFTER: Duration = Duration::from_secs(14 * 24 * 3600);
 
@@ -129,6 +131,39 @@ impl Store {
 
     pub fn status_path(&self, key: &Key) -> PathBuf {
         self.dir.join(format!("{}.status.json", key.stem()))
+    }
+
+    /// The mark `run start --unattended` leaves for the agent's pane: while it exists,
+    /// `hook pre-tool-use` denies what the policy names destructive instead of asking
+    /// (nobody will answer the prompt). It holds the run's name, so `run stop` finds it.
+    pub fn unattended_path(&self, key: &Key) -> PathBuf {
+        self.dir.join(format!("{}.{UNATTENDED_EXT}", key.stem()))
+    }
+
+    /// Mark the pane of `key` unattended for the run named `run`.
+    pub fn mark_unattended(&self, key: &Key, run: &str) -> Result<()> {
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create {}", self.dir.display()))?;
+        fsx::atomic_write(&self.unattended_path(key), run.as_bytes())
+    }
+
+    /// Remove every unattended mark of the run named `run` (a run's pane may have changed
+    /// id; the mark names the run). Best effort: a mark that stays makes the pane's agent deny
+    /// what it would have asked about, which errs on the safe side.
+    pub fn unmark_unattended(&self, run: &str) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some(UNATTENDED_EXT) {
+                continue;
+            }
+            if matches!(fsx::read_bounded(&path, 4096), Ok(Bounded::Complete(b)) if b == run.as_bytes())
+            {
+                let _ = fs::remove_file(&path);
+            }
+        }
     }
 
     /// Serialize record updates: a flock on the records directory itself, held for the

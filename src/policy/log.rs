@@ -27,7 +27,7 @@ pub const LOG_LIMIT: u64 = 1024 * 1024;
 pub const LINE_LIMIT: usize = 4000;
 
 /// One decision as logged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// RFC 3339.
     pub time: String,
@@ -39,12 +39,24 @@ pub struct Entry {
     pub run: Option<String>,
     /// `hook` or `screen`.
     pub door: String,
+    /// The hook event (hook door): `PermissionRequest`, `PreToolUse`, or `PermissionDenied`
+    /// (the agent denied a call itself: its auto-mode classifier or a rule of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The agent's permission mode when the hook ran (`default`, `auto`,
+    /// `bypassPermissions`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub tool: String,
     /// A one-line summary of the input.
     pub input: String,
-    /// `allow`, `deny`, `no-decision`.
+    /// `allow`, `deny`, `ask` (PreToolUse: the agent's prompt is shown in every mode),
+    /// `no-decision`.
     pub decision: String,
     pub rule: String,
+    /// Why, in one line (a PermissionDenied's reason, a floor's ask or deny).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The log's directory under the state directory.
@@ -243,6 +255,7 @@ mod tests {
             input: format!("cargo test {n} {}", "x".repeat(200)),
             decision: "allow".to_string(),
             rule: "runner".to_string(),
+            ..Entry::default()
         }
     }
 

@@ -28,6 +28,7 @@ pub mod argv;
 pub mod bash;
 pub mod config;
 pub mod destructive;
+pub mod floor;
 pub mod git;
 pub mod log;
 pub mod paths;

@@ -1,12 +1,22 @@
-//! A tool call as Claude Code's PermissionRequest hook hands it over, and the hook's answer.
+//! A tool call as Claude Code's PermissionRequest and PreToolUse hooks hand it over, and the
+//! hooks' answers.
 //!
 //! Input (stdin, one JSON object; recorded from Claude Code 2.1.332 under
 //! `tests/fixtures/hook/claude-code/`): `session_id`, `transcript_path`, `cwd`,
-//! `permission_mode`, `hook_event_name` ("PermissionRequest"), `tool_name`, `tool_input`,
-//! `permission_suggestions`. Output (stdout): for an allow
+//! `permission_mode`, `hook_event_name` ("PermissionRequest" or "PreToolUse"), `tool_name`,
+//! `tool_input`, and `permission_suggestions` (PermissionRequest) or `tool_use_id`
+//! (PreToolUse).
+//!
+//! PermissionRequest's output (stdout): for an allow
 //! `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`,
 //! for a deny the same with `"behavior":"deny","message":…` (the model sees the message), and
 //! nothing at all for no decision, so Claude Code shows its own prompt.
+//!
+//! PreToolUse's output ([`pre_tool_use_output`]): for the floor's ask
+//! `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":…}}`
+//! (Claude Code draws its permission box in every mode, bypassPermissions included), `"deny"`
+//! for a deny (the call is not run; the model is told the reason), and nothing for no
+//! decision.
 //!
 //! `policy check --batch` reads the same objects, one per line.
 
@@ -34,15 +44,25 @@ pub struct Call {
     pub turn_id: Option<String>,
 }
 
-/// Read a payload: a JSON object with a `tool_name` string and a `tool_input` object (a
-/// missing input is `{}`); duplicate keys are refused.
+/// Read a PermissionRequest payload: a JSON object with a `tool_name` string and a
+/// `tool_input` object (a missing input is `{}`); duplicate keys are refused.
 pub fn parse(bytes: &[u8]) -> Result<Call, String> {
+    parse_event(bytes, "PermissionRequest")
+}
+
+/// [`parse`] for the payload of `event` (`PermissionRequest`, `PreToolUse`): a payload that
+/// names another event is refused.
+pub fn parse_event(bytes: &[u8], event: &str) -> Result<Call, String> {
     let value = crate::protocol::document::parse_json(bytes).map_err(|p| p.to_string())?;
-    from_value(value)
+    event_from_value(value, event)
 }
 
 /// [`parse`] from an already parsed value (the batch reader parses each line once).
 pub fn from_value(value: Value) -> Result<Call, String> {
+    event_from_value(value, "PermissionRequest")
+}
+
+fn event_from_value(value: Value, expected: &str) -> Result<Call, String> {
     if !value.is_object() {
         return Err("the payload is not a JSON object".to_string());
     }
@@ -51,13 +71,72 @@ pub fn from_value(value: Value) -> Result<Call, String> {
         return Err("tool_input is not an object".to_string());
     }
     if let Some(event) = &call.hook_event_name
-        && event != "PermissionRequest"
+        && event != expected
     {
         return Err(format!(
-            "hook_event_name is {event:?}: this command answers PermissionRequest only"
+            "hook_event_name is {event:?}: this command answers {expected} only"
         ));
     }
     Ok(call)
+}
+
+/// PreToolUse's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreToolUseOutput {
+    #[serde(rename = "hookSpecificOutput")]
+    pub hook_specific_output: PreToolUseSpecific,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreToolUseSpecific {
+    #[serde(rename = "hookEventName")]
+    pub hook_event_name: &'static str,
+    /// `ask` or `deny` (autoctl never answers `allow` at the floor).
+    #[serde(rename = "permissionDecision")]
+    pub permission_decision: &'static str,
+    /// Shown to the person (ask) or told to the model (deny).
+    #[serde(rename = "permissionDecisionReason")]
+    pub permission_decision_reason: String,
+}
+
+/// Gemini CLI's BeforeTool answer: `{"decision": "ask"|"deny", "reason": …}` (`ask` draws its
+/// confirmation even in YOLO mode; the model reads a deny's reason).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BeforeToolOutput {
+    pub decision: &'static str,
+    pub reason: String,
+}
+
+/// What Gemini's BeforeTool hook prints for the floor's answer: `None` for no decision.
+pub fn before_tool_output(floor: &super::floor::Floor) -> Option<BeforeToolOutput> {
+    use super::floor::Answer;
+    let decision = match floor.answer {
+        Answer::Ask => "ask",
+        Answer::Deny => "deny",
+        Answer::Pass => return None,
+    };
+    Some(BeforeToolOutput {
+        decision,
+        reason: floor.reason.clone(),
+    })
+}
+
+/// What the PreToolUse hook prints for the floor's answer: `None` for no decision (print
+/// nothing).
+pub fn pre_tool_use_output(floor: &super::floor::Floor) -> Option<PreToolUseOutput> {
+    use super::floor::Answer;
+    let decision = match floor.answer {
+        Answer::Ask => "ask",
+        Answer::Deny => "deny",
+        Answer::Pass => return None,
+    };
+    Some(PreToolUseOutput {
+        hook_specific_output: PreToolUseSpecific {
+            hook_event_name: "PreToolUse",
+            permission_decision: decision,
+            permission_decision_reason: floor.reason.clone(),
+        },
+    })
 }
 
 /// The hook's answer, its fields in the order Claude Code documents them.
@@ -129,6 +208,27 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&hook_output(&allow).unwrap()).unwrap(),
             r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
+        );
+        let pre = parse_event(
+            include_bytes!("../../tests/fixtures/hook/claude-code/reference/PreToolUse.json"),
+            "PreToolUse",
+        )
+        .unwrap();
+        assert_eq!(pre.tool_input["command"], "rm -rf build");
+        assert_eq!(pre.permission_mode.as_deref(), Some("default"));
+        let floor = super::super::floor::judge(
+            &super::super::Policy::builtin(),
+            &pre.tool_name,
+            &pre.tool_input,
+            &super::super::Context::default(),
+            super::super::floor::Attendance::Attended,
+        );
+        let printed = serde_json::to_string(&pre_tool_use_output(&floor).unwrap()).unwrap();
+        assert!(
+            printed.starts_with(
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"autoctl policy (destructive:rm): rm -rf build: rm deletes files"#
+            ),
+            "{printed}"
         );
         for bad in [
             &b"[]"[..],

@@ -496,8 +496,14 @@ fn install_merges_idempotently_and_uninstall_gives_everything_back() {
         value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
         "~/bin/audit.sh"
     );
+    // PreToolUse, every tool, goes to the policy's floor (which also records the state).
+    assert_eq!(value["hooks"]["PreToolUse"][1]["matcher"], "*");
     assert_eq!(
         value["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
+        "autoctl hook pre-tool-use"
+    );
+    assert_eq!(
+        value["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
         "autoctl hook event"
     );
     // PermissionRequest goes to `hook permission-request`, once this binary has it.

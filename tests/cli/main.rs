@@ -7,6 +7,7 @@ mod crash;
 mod dispatch;
 mod doctor;
 mod examples;
+mod floor;
 mod generated;
 mod governor;
 mod hook;

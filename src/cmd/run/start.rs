@@ -159,6 +159,15 @@ pub struct StartArgs {
         allow_hyphen_values = true
     )]
     pub priority: i32,
+    /// Nobody will answer this run's prompts: the agent's PreToolUse hook (`autoctl hook
+    /// pre-tool-use`, wired by `autoctl hook install`) denies what the approval policy names
+    /// destructive, telling the model the rule and why, instead of asking a person
+    ///
+    /// The mark is kept for the run's tmux pane (the hook finds it by $TMUX_PANE) until `run
+    /// stop`. Without --unattended a destructive call gets the agent's permission prompt in
+    /// every permission mode, and the supervisor escalates it.
+    #[arg(long)]
+    pub unattended: bool,
     #[command(flatten)]
     pub waits: super::WaitArgs,
 }
@@ -230,7 +239,21 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
     };
     let prepared = control::prepare(&request)?;
     let mut registry = super::open()?;
-    control::start(&mut registry, || Tmux::new(socket), &prepared, time::now)?;
+    // The mark goes first, so the agent's very first tool call is judged unattended.
+    let marked = if args.unattended {
+        Some(mark_unattended(
+            socket.clone(),
+            &prepared.new.target,
+            &args.session,
+        )?)
+    } else {
+        None
+    };
+    let started = control::start(&mut registry, || Tmux::new(socket), &prepared, time::now);
+    if let (Err(_), Some(store)) = (&started, &marked) {
+        store.unmark_unattended(&args.session);
+    }
+    started?;
     Ok(Verdict::Yes)
 }
 
@@ -253,6 +276,28 @@ fn agent_of_launch(launch: Option<&str>) -> Agent {
         "gemini" => Agent::Gemini,
         _ => Agent::Generic,
     }
+}
+
+/// Mark the run's pane unattended for `hook pre-tool-use` (see `--unattended`).
+fn mark_unattended(
+    socket: Option<String>,
+    target: &str,
+    run: &str,
+) -> Result<crate::hook::store::Store> {
+    use anyhow::Context as _;
+    let tmux = Tmux::new(socket)?;
+    let pane = crate::supervise::driver::pane_of(&tmux, target)?;
+    let server = pane
+        .socket
+        .filter(|s| !s.is_empty())
+        .context("--unattended: tmux did not say which server the pane is on")?;
+    let key = crate::hook::session::Key::Pane {
+        socket: server,
+        pane: pane.id,
+    };
+    let store = crate::hook::store::Store::from_env()?;
+    store.mark_unattended(&key, run)?;
+    Ok(store)
 }
 
 #[cfg(test)]

@@ -56,5 +56,9 @@ pub fn run(args: &StopArgs) -> Result<Verdict> {
         args.message.as_deref(),
         now,
     )?;
+    // A run started --unattended leaves its pane's agent to a person again.
+    if let Ok(store) = crate::hook::store::Store::from_env() {
+        store.unmark_unattended(&run.spec.session);
+    }
     Ok(Verdict::Yes)
 }

@@ -96,6 +96,7 @@ pub fn log_approval(world: &World<'_>, run: &str, view: &PaneView, answered: boo
         input: screened.input.clone(),
         decision: screened.decision.decision.as_str().to_string(),
         rule: screened.decision.rule.clone(),
+        ..Default::default()
     };
     if let Err(err) = crate::policy::log::append(&world.state_dir, &entry) {
         crate::output::warn(&format!("decision log: {err:#}"));
