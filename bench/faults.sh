@@ -25,7 +25,7 @@ fuzz() {
   local cases=${FUZZ_CASES:-1000000} log status=0
   log=$(mktemp)
   echo "== fuzz: $cases inputs per target, release build (load: $(cut -d' ' -f1-3 /proc/loadavg)) =="
-  (cd "$bench_root" && AUTOCTL_FUZZ_CASES="$cases" AUTOCTL_FUZZ_REPORT=1 \
+  (cd "$bench_root" && AUTOCTL_FUZZ_CASES="$cases" AUTOCTL_FUZZ_MAX_BYTES=262144 AUTOCTL_FUZZ_REPORT=1 \
     nice -n 10 cargo test --release --quiet --lib fuzz:: -- --nocapture --test-threads=1) \
     >"$log" 2>&1 || status=$?
   grep -E '^(fuzz|hostile) ' "$log" || true

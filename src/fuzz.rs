@@ -6,7 +6,8 @@
 //! for and arbitrary text, and over hostile inputs built to nest, repeat or unfold.
 //!
 //! Cases per target come from `AUTOCTL_FUZZ_CASES` (default 20,000, what CI runs; the fault
-//! benchmark, `bench/faults.sh`, runs a million). With `AUTOCTL_FUZZ_REPORT=1` each target
+//! benchmark, `bench/faults.sh`, runs a million), the size of generated nestings from
+//! `AUTOCTL_FUZZ_MAX_BYTES` (default 4 KiB; the benchmark's is 256 KiB). With `AUTOCTL_FUZZ_REPORT=1` each target
 //! prints its throughput and its slowest input, and [`hostile_inputs_report`] times the
 //! hostile inputs at sizes up to 1 MiB; the tests never assert a time.
 
@@ -27,6 +28,15 @@ fn cases() -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000)
+}
+
+/// The longest generated nesting: `AUTOCTL_FUZZ_MAX_BYTES`, else 4 KiB (CI; the benchmark
+/// raises it, and the hostile inputs go to 1 MiB either way).
+fn max_bytes() -> usize {
+    std::env::var("AUTOCTL_FUZZ_MAX_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4 * 1024)
 }
 
 fn reporting() -> bool {
@@ -284,11 +294,12 @@ fn soup() -> impl Strategy<Value = String> {
 }
 
 /// A soup wrapped in one of the ways commands nest, `depth` times (fewer when the line grows
-/// past 64 KiB: quoting for `bash -c` triples the quotes at every level).
+/// past [`max_bytes`]: quoting for `bash -c` triples the quotes at every level).
 fn nested() -> impl Strategy<Value = String> {
-    (soup(), 0..24usize, 0..6u8).prop_map(|(core, depth, how)| {
+    let max = max_bytes();
+    (soup(), 0..24usize, 0..6u8).prop_map(move |(core, depth, how)| {
         (0..depth).fold(core, |inner, _| {
-            if inner.len() > 64 * 1024 {
+            if inner.len() > max {
                 return inner;
             }
             match how {

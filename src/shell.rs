@@ -82,6 +82,9 @@ impl Reader {
     /// [`Reader::exceeded`]), or the same text was read already, in the same `context` (a
     /// caller's fingerprint of what else decides the reading, such as known variables), at
     /// this depth or shallower — whatever it holds was found then.
+    ///
+    /// Read a command's substitution bodies before its words (or breadth first): a body comes
+    /// back inside its word one level deeper, and only the shallower reading may count.
     pub fn read(&mut self, text: &str, depth: usize, context: &str) -> Option<Vec<SimpleCommand>> {
         if self.exceeded.is_some() {
             return None;
@@ -940,17 +943,19 @@ mod tests {
     #[test]
     fn a_reader_follows_nesting_to_its_bound_and_no_further() {
         let nest = |n: usize| "echo $(".repeat(n) + "ls" + &")".repeat(n);
+        // Breadth first, as the checks read: a body is read as a substitution before it comes
+        // back, one level deeper, inside its word.
         let read_all = |line: &str| {
             let mut reader = Reader::new(line);
-            let mut pending = vec![(line.to_string(), 0)];
+            let mut pending = std::collections::VecDeque::from([(line.to_string(), 0)]);
             let mut deepest = 0;
-            while let Some((text, depth)) = pending.pop() {
+            while let Some((text, depth)) = pending.pop_front() {
                 if let Some(commands) = reader.read(&text, depth, "") {
                     deepest = deepest.max(depth);
                     for c in commands {
                         pending.extend(c.substitutions.into_iter().map(|b| (b, depth + 1)));
                         for w in c.words.into_iter().filter(|w| w.contains(' ')) {
-                            pending.push((w, depth + 1));
+                            pending.push_back((w, depth + 1));
                         }
                     }
                 }

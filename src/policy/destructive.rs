@@ -1137,14 +1137,14 @@ fn is_interpreter(name: &str) -> bool {
 }
 
 /// Does a substitution body run a downloader (at any depth the reader follows)? Read without
-/// recursion, each body charged to the reader; past a bound the reading is incomplete and the
-/// whole script is named unreadable.
+/// recursion, each body charged to the reader. It looks no deeper than the reader follows: the
+/// scan reads every substitution itself, so a body past the bound is named unreadable there
+/// (and one this look reaches again from a word's reading is no reason to).
 fn mentions_download(body: &str, depth: usize, reader: &mut shell::Reader) -> bool {
     let mut pending = vec![(body.to_string(), depth)];
     while let Some((text, depth)) = pending.pop() {
         if depth > shell::MAX_NESTING {
-            reader.too_deep();
-            return false;
+            continue;
         }
         if !reader.spend(text.len()) {
             return false;

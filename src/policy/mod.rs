@@ -418,8 +418,9 @@ fn path_spellings(path: &str, ctx: &Context) -> Vec<String> {
 fn deny_texts(script: &str) -> Vec<String> {
     let mut reader = crate::shell::Reader::new(script);
     let mut texts = vec![script.to_string()];
-    let mut pending = vec![(script.to_string(), 0)];
-    while let Some((text, depth)) = pending.pop() {
+    // Breadth first: a body is read as a substitution before it comes back inside its word.
+    let mut pending = std::collections::VecDeque::from([(script.to_string(), 0)]);
+    while let Some((text, depth)) = pending.pop_front() {
         let Some(commands) = reader.read(&text, depth, "") else {
             continue;
         };
@@ -430,7 +431,7 @@ fn deny_texts(script: &str) -> Vec<String> {
             texts.push(peeled.join(" "));
             for word in &command.words {
                 if word.contains(char::is_whitespace) {
-                    pending.push((word.clone(), depth + 1));
+                    pending.push_back((word.clone(), depth + 1));
                 }
             }
             pending.extend(command.substitutions.into_iter().map(|b| (b, depth + 1)));
