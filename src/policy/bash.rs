@@ -404,7 +404,8 @@ pub fn peel(words: &[String]) -> Result<&[String], Blocked> {
                     }
                     rest = &rest[2..];
                 } else if rest.first().is_some_and(|w| {
-                    w.len() > 1 && w[1..].parse::<i32>().is_ok() && w.starts_with('-')
+                    w.strip_prefix('-')
+                        .is_some_and(|n| !n.is_empty() && n.parse::<i32>().is_ok())
                 }) {
                     rest = &rest[1..];
                 }

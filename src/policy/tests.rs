@@ -252,6 +252,16 @@ fn a_cd_that_may_not_happen_leaves_every_directory_possible() {
     assert_eq!(d.decision, Verdict::Allow, "{d:?}");
 }
 
+/// Found by the fuzz target: `nice` before a word that starts with a character of more than
+/// one byte sliced it in the middle of that character.
+#[test]
+fn a_wide_character_after_a_runner_is_read() {
+    for script in ["nice é", "nice -é", "timeout é", "env é=1 ls", "time é"] {
+        let d = decide(&Policy::builtin(), "Bash", &input("Bash", script), &ctx());
+        assert_ne!(d.decision, Verdict::Allow, "{script}");
+    }
+}
+
 #[test]
 fn huge_and_hostile_inputs_are_no_decision() {
     let policy = Policy::builtin();
