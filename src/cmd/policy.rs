@@ -43,7 +43,7 @@ pub enum PolicyCommand {
     /// agent denied a call itself) and the agent's permission mode, tool, a summary of the
     /// input (the command, path, URL or query; never file contents), decision (allow, deny,
     /// ask, no-decision), rule and, for an ask or a deny, the reason. Text: one line each,
-    /// TIME SESSION DOOR[:EVENT] MODE DECISION RULE TOOL INPUT. Kept in
+    /// TIME SESSION DOOR (or DOOR:EVENT) MODE DECISION RULE TOOL INPUT. Kept in
     /// $AUTOCTL_STATE_DIR/policy/decisions.jsonl, rotated to decisions.jsonl.1 past 1 MiB.
     Log(LogArgs),
 }
