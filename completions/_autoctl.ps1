@@ -257,6 +257,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--notify', '--notify', [CompletionResultType]::ParameterName, 'Run CMD for this run''s events too (see `run tick --notify`)')
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH')
+            [CompletionResult]::new('--unattended', '--unattended', [CompletionResultType]::ParameterName, 'Nobody will answer this run''s prompts: the agent''s PreToolUse hook (`autoctl hook pre-tool-use`, wired by `autoctl hook install`) denies what the approval policy names destructive, telling the model the rule and why, instead of asking a person')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -516,6 +517,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Record any Claude Code hook event as the session''s typed state')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Wire autoctl''s hooks into an agent''s settings (Claude Code, Codex CLI, Gemini CLI)')
             [CompletionResult]::new('permission-request', 'permission-request', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless')
+            [CompletionResult]::new('pre-tool-use', 'pre-tool-use', [CompletionResultType]::ParameterValue, 'Answer Claude Code''s PreToolUse: the policy''s floor in every permission mode')
             break
         }
         'autoctl;hook;stop' {
@@ -562,6 +564,16 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;hook;pre-tool-use' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer within this time, whatever happens: past it the hook gives no decision')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]')
+            [CompletionResult]::new('--unattended', '--unattended', [CompletionResultType]::ParameterName, 'Deny what the policy names destructive instead of asking: nobody will answer [default: ask, unless AUTOCTL_UNATTENDED=1 is in the agent''s environment, `run start --unattended` marked the agent''s tmux pane, or the policy file says on_destructive "deny"]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -235,6 +235,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --notify 'Run CMD for this run''s events too (see `run tick --notify`)'
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --force 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane''s PATH'
+            cand --unattended 'Nobody will answer this run''s prompts: the agent''s PreToolUse hook (`autoctl hook pre-tool-use`, wired by `autoctl hook install`) denies what the approval policy names destructive, telling the model the rule and why, instead of asking a person'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -471,6 +472,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand event 'Record any Claude Code hook event as the session''s typed state'
             cand install 'Wire autoctl''s hooks into an agent''s settings (Claude Code, Codex CLI, Gemini CLI)'
             cand permission-request 'Answer Claude Code''s PermissionRequest: allow what the policy proves harmless'
+            cand pre-tool-use 'Answer Claude Code''s PreToolUse: the policy''s floor in every permission mode'
         }
         &'autoctl;hook;stop'= {
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -512,6 +514,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --timeout 'Answer within this time, whatever happens (a stalled stdin, a slow disk): past it the hook gives no decision, so Claude Code shows its prompt'
             cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;hook;pre-tool-use'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --timeout 'Answer within this time, whatever happens: past it the hook gives no decision'
+            cand --agent 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI''s event names, Codex CLI''s turn_id, else Claude Code]'
+            cand --unattended 'Deny what the policy names destructive instead of asking: nobody will answer [default: ask, unless AUTOCTL_UNATTENDED=1 is in the agent''s environment, `run start --unattended` marked the agent''s tmux pane, or the policy file says on_destructive "deny"]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -303,6 +303,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l notify -d 'Run CMD for this run\'s events too (see `run tick --notify`)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l force -d 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane\'s PATH'
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l unattended -d 'Nobody will answer this run\'s prompts: the agent\'s PreToolUse hook (`autoctl hook pre-tool-use`, wired by `autoctl hook install`) denies what the approval policy names destructive, telling the model the rule and why, instead of asking a person'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l session -d 'The run\'s session' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l task -d 'The run\'s task module directory' -r -F
@@ -482,13 +483,14 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_su
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -l dir -d 'The project [default: $CLAUDE_PROJECT_DIR, else the current directory]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand loop; and __fish_seen_subcommand_from teardown" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -s h -l help -d 'Print help'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let it stop'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings (Claude Code, Codex CLI, Gemini CLI)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -s h -l help -d 'Print help'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "stop" -d 'Answer Claude Code\'s Stop event: continue the loop with its next prompt, or let it stop'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "stop-failure" -d 'Record Claude Code\'s StopFailure event (a turn that ended on an API error)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "event" -d 'Record any Claude Code hook event as the session\'s typed state'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "install" -d 'Wire autoctl\'s hooks into an agent\'s settings (Claude Code, Codex CLI, Gemini CLI)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "permission-request" -d 'Answer Claude Code\'s PermissionRequest: allow what the policy proves harmless'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and not __fish_seen_subcommand_from stop stop-failure event install permission-request pre-tool-use" -f -a "pre-tool-use" -d 'Answer Claude Code\'s PreToolUse: the policy\'s floor in every permission mode'
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from stop" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
 codex\t'OpenAI Codex CLI'
@@ -527,6 +529,14 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_su
 codex\t'OpenAI Codex CLI'
 gemini\t'Google Gemini CLI'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from permission-request" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -l timeout -d 'Answer within this time, whatever happens: past it the hook gives no decision' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -l agent -d 'The agent whose hook this is: its payload is read in its own vocabulary [default: read from the payload: Gemini CLI\'s event names, Codex CLI\'s turn_id, else Claude Code]' -r -f -a "claude\t'Claude Code'
+codex\t'OpenAI Codex CLI'
+gemini\t'Google Gemini CLI'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -l unattended -d 'Deny what the policy names destructive instead of asking: nobody will answer [default: ask, unless AUTOCTL_UNATTENDED=1 is in the agent\'s environment, `run start --unattended` marked the agent\'s tmux pane, or the policy file says on_destructive "deny"]'
+complete -c autoctl -n "__fish_autoctl_using_subcommand hook; and __fish_seen_subcommand_from pre-tool-use" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l then -d 'Also run this status-line command and print its first line before autoctl\'s' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand statusline" -s h -l help -d 'Print help (see more with \'--help\')'
