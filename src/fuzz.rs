@@ -513,7 +513,12 @@ fn permission_boxes_on_screen() {
         |lines| lines.iter().map(String::len).sum(),
         |lines| {
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-            let _ = policy::screen::decide_box(&policy, &lines, &ctx());
+            let _ = policy::screen::decide_box(
+                &policy,
+                &lines,
+                &ctx(),
+                policy::screen::tests::shapes(),
+            );
             let _ = policy::screen::paragraph(&lines);
             let _ = policy::prompt::judge_question(&lines, lines.first().copied());
         },
