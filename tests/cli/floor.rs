@@ -341,6 +341,7 @@ fn run_start_unattended_marks_the_pane_until_run_stop() {
     let task = sb.module("task");
     let tmux = |args: &[&str]| {
         std::process::Command::new("tmux")
+            .env("TMUX_TMPDIR", sb.tmux_tmpdir())
             .args(["-L", &sb.socket])
             .args(args)
             .output()
