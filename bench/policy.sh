@@ -95,3 +95,19 @@ print(f"policy check --batch: {10_000 / r['median']:,.0f} decisions/s (median {r
 cpu = r["user"] + r["system"]
 print(f"policy check --batch: {10_000 / cpu:,.0f} decisions per CPU second (user+system {cpu*1000:.1f} ms)")
 PY
+
+# 3. The corpus (issue 24): bench/corpus/policy.tsv, written from the leaking classes and
+#    Claude Code's auto-mode block list (bench/corpus/make-policy-corpus.py), through the
+#    PermissionRequest door (`policy check --batch`, the same engine as every door). Goal:
+#    destructive approved 0; harmless approved as many as can be proven.
+#    BEFORE=PATH scores another build beside it (an older release) on the same corpus.
+echo "== corpus (bench/corpus/policy.tsv) =="
+# The corpus's home and project must not be under the temporary directory (reads and
+# outputs there are approved), so they live in target/.
+corpus_dir="$bench_root/target/bench-policy-corpus"
+for bin in ${BEFORE:+"$BEFORE"} "$AUTOCTL"; do
+  rm -rf "$corpus_dir" && mkdir -p "$corpus_dir"
+  printf '%s: ' "$bin"
+  python3 "$bench_root/bench/corpus/score.py" "$bin" "$bench_root/bench/corpus/policy.tsv" "$corpus_dir"
+done
+rm -rf "$corpus_dir"

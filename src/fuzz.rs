@@ -330,6 +330,7 @@ fn ctx() -> Context {
         project: None,
         home: Some(PathBuf::from("/home/dev")),
         protected: vec![PathBuf::from("/home/dev/.config/autoctl")],
+        git_top: true,
     }
 }
 

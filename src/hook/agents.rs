@@ -646,6 +646,7 @@ mod tests {
             project: Some("/home/dev/proj".into()),
             home: Some("/home/dev".into()),
             protected: Vec::new(),
+            git_top: true,
         }
     }
 

@@ -80,6 +80,11 @@ impl<'c> Line<'c> {
         }
     }
 
+    /// Is the line still where it started (no `cd` before this command)?
+    pub fn at_start(&self) -> bool {
+        self.bases == [Base::Start]
+    }
+
     /// Where `word` may point: one place per possible working directory.
     pub fn places(&self, word: &str) -> Vec<Place> {
         self.bases
@@ -105,11 +110,23 @@ impl<'c> Line<'c> {
             .collect()
     }
 
-    /// A path read: never a secret.
+    /// A path read: inside the project, the temporary directory or a read-only root
+    /// ([`paths::readable`]) from every possible working directory, and never a secret
+    /// anywhere (a pattern counts as every name it may match).
     pub fn read(&self, word: &str) -> Result<(), Blocked> {
         for place in self.places(word) {
-            if let Some(why) = paths::secret(&place) {
+            if let Some(why) = paths::secret_pattern(&place, word) {
                 return Err(Blocked::new(word, format!("reads {why}")).with_rule("sensitive-path"));
+            }
+            if !paths::readable(&place, self.ctx) {
+                return Err(Blocked::new(
+                    word,
+                    format!(
+                        "reads {}, outside the project and the read-only roots",
+                        paths::show(&place)
+                    ),
+                )
+                .with_rule("outside-project"));
             }
         }
         Ok(())
@@ -137,6 +154,27 @@ impl<'c> Line<'c> {
                     format!("writes {}, outside the project", paths::show(&place)),
                 )
                 .with_rule("outside-project"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A file a runner writes its output to (`go build -o`, `-coverprofile`,
+    /// `--cov-report=xml:PATH`): where [`Line::write`] may write, and then in the temporary
+    /// directory, a build directory of the project (`target/`, `dist/`, `coverage/`, …), or
+    /// a name that is not a source or configuration file's (`cover.out`, `app`) — never an
+    /// existing source it would overwrite (`src/main.go`).
+    pub fn output(&self, word: &str) -> Result<(), Blocked> {
+        self.write(word, true)?;
+        for place in self.places(word) {
+            if paths::in_temp(&place) || paths::in_build_dir(&place, self.ctx) {
+                continue;
+            }
+            if paths::source_like(&place) {
+                return Err(Blocked::new(
+                    word,
+                    "a runner's output over what may be a source or configuration file",
+                ));
             }
         }
         Ok(())

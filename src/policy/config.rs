@@ -75,8 +75,15 @@ pub fn context(
     protected.extend(crate::supervise::state_dir().ok());
     protected.extend(policy_file.map(absolutize));
     protected.extend(rules_file.map(absolutize));
+    let cwd = cwd.and_then(absolute);
+    // `.git` is a sensitive path no approved write creates, so one that exists is the
+    // user's repository (or worktree), not one the agent planted.
+    let git_top = cwd
+        .as_deref()
+        .is_some_and(|dir| dir.join(".git").symlink_metadata().is_ok());
     Context {
-        cwd: cwd.and_then(absolute),
+        cwd,
+        git_top,
         project: project
             .or_else(|| non_empty("CLAUDE_PROJECT_DIR"))
             .and_then(absolute),

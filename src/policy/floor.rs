@@ -199,6 +199,7 @@ mod tests {
             project: None,
             home: Some(PathBuf::from("/home/dev")),
             protected: vec![PathBuf::from("/home/dev/.config/autoctl")],
+            git_top: true,
         }
     }
 

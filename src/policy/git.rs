@@ -11,9 +11,11 @@
 //!   that is not a default branch (main, master, trunk, develop, …) to a named remote, without
 //!   force in any spelling.
 //!
-//! Global options: `-C DIR` for inspections, `--no-pager`, `-P`. `-c`, `--git-dir`,
-//! `--work-tree`, `--exec-path` and the rest are not listed (`git -c core.pager=…` runs a
-//! program).
+//! Global options: `--no-pager`, `-P`. `-C`, `-c`, `--git-dir`, `--work-tree`,
+//! `--exec-path` and the rest are not listed (`git -c core.pager=…` runs a program).
+//!
+//! Every git command runs only in the project's own repository, at its top, with no `cd`
+//! before it ([`own_repository`]): a configuration the agent wrote can run any program.
 
 use super::argv::{self, Parsed, Spec};
 use super::bash::{Blocked, Line};
@@ -58,6 +60,7 @@ pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> 
     let Some(sub) = args.get(i) else {
         return Err(Blocked::new("", "git without a subcommand"));
     };
+    own_repository(elsewhere, line)?;
     let rest = &args[i + 1..];
     let sub = sub.as_str();
     if let Some(result) = read_only(sub, rest, line) {
@@ -81,6 +84,32 @@ pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> 
         )),
     }?;
     Ok("git-write")
+}
+
+/// git runs programs its repository's configuration names (`core.fsmonitor` on `status`,
+/// hooks, a pager, an external diff or textconv, a credential helper), so no git command is
+/// harmless in a repository the agent may have written: only in the project's own, at its
+/// top (`.git` there, which no approved write creates), without `-C`, a `cd` before it, or
+/// a working directory below the project's top (a bare repository planted in a
+/// subdirectory is found there first).
+fn own_repository(elsewhere: bool, line: &Line<'_>) -> Result<(), Blocked> {
+    let why = if elsewhere {
+        "git -C: the repository there may be one the agent wrote, whose configuration runs programs"
+    } else if !line.at_start() {
+        "git after a cd: the repository there may be one the agent wrote, whose configuration runs programs"
+    } else if !line.ctx.git_top {
+        "git where the working directory is not a repository's top (or is not known): the repository found may be one the agent wrote"
+    } else if line
+        .ctx
+        .project
+        .as_ref()
+        .is_some_and(|project| line.ctx.cwd.as_ref() != Some(project))
+    {
+        "git outside the project's top directory: the repository found may be one the agent wrote"
+    } else {
+        return Ok(());
+    };
+    Err(Blocked::new("", why))
 }
 
 fn parse<'a>(sub: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
@@ -731,6 +760,20 @@ fn commit(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     Ok(())
 }
 
+/// `v1`, `v1.0.0`, `1.2.3-rc1`, `release-3`, `refs/tags/…`: spelled like a tag.
+fn looks_like_tag(name: &str) -> bool {
+    let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+    if name.starts_with("refs/tags/") {
+        return true;
+    }
+    let rest = name
+        .strip_prefix(['v', 'V'])
+        .or_else(|| name.strip_prefix("release-"))
+        .or_else(|| name.strip_prefix("release/"))
+        .unwrap_or(name);
+    rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
 fn valid_branch(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('-')
@@ -839,6 +882,16 @@ fn push(args: &[String]) -> Result<(), Blocked> {
             return Err(Blocked::new(
                 "",
                 format!("git push {refspec}: not a branch"),
+            ));
+        }
+        // A name is a branch or a tag only in the repository; one spelled like a release
+        // (`v1.0.0`, `1.2`, `release-3`) is taken for a tag, which may start a release.
+        if [src, dst].iter().any(|name| looks_like_tag(name)) {
+            return Err(Blocked::new(
+                "",
+                format!(
+                    "git push {refspec}: a tag (or a branch named like one) is a person's call"
+                ),
             ));
         }
         if is_default_branch(dst) {

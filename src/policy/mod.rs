@@ -129,6 +129,11 @@ pub struct Context {
     /// Never written by any rule: autoctl's configuration, rules override, state directory
     /// and policy file.
     pub protected: Vec<PathBuf>,
+    /// The working directory is a git repository's top (`cwd/.git` exists), looked at by
+    /// the caller on the file system (`false` on a screen, where the directory is not
+    /// known). git is approved only there: a repository the agent wrote elsewhere (a bare
+    /// `evil.git/` with `core.fsmonitor` in its `config`) runs its configured programs.
+    pub git_top: bool,
 }
 
 impl Context {

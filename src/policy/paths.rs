@@ -161,14 +161,14 @@ const SYSTEM_PREFIXES: &[&str] = &[
 pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
     let path = match place {
         Place::Absolute(path) => {
-            if SYSTEM_PREFIXES.iter().any(|p| path.starts_with(p)) {
+            let folded = fold_path(path);
+            if SYSTEM_PREFIXES.iter().any(|p| folded.starts_with(p)) {
                 return Some("a system directory");
             }
-            if ctx
-                .protected
-                .iter()
-                .any(|p| path.starts_with(fold(p)) || fold(p).starts_with(path))
-            {
+            if ctx.protected.iter().any(|p| {
+                let p = fold_path(&fold(p));
+                folded.starts_with(&p) || p.starts_with(&folded)
+            }) {
                 return Some("autoctl's own configuration or state");
             }
             path.as_path()
@@ -179,16 +179,10 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
     if let Some(why) = secret_components(path) {
         return Some(why);
     }
-    let names: Vec<&str> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(part) => part.to_str(),
-            _ => None,
-        })
-        .collect();
+    let names = folded_names(path);
     for (i, name) in names.iter().enumerate() {
-        let next = names.get(i + 1).copied();
-        let what = match *name {
+        let next = names.get(i + 1).map(String::as_str);
+        let what = match name.as_str() {
             ".git" => Some("git internals and hooks"),
             ".claude" | ".claude.json" | ".mcp.json" => {
                 Some("the agent's own settings, hooks and MCP servers")
@@ -202,7 +196,7 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
             | ".gitlab-ci.yaml"
             | ".travis.yml"
             | "azure-pipelines.yml"
-            | "Jenkinsfile"
+            | "jenkinsfile"
             | ".buildkite" => Some("CI configuration"),
             ".github" if matches!(next, Some("workflows") | Some("actions")) => {
                 Some("CI configuration")
@@ -227,7 +221,7 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
                 Some("cargo configuration (it can run any program)")
             }
             ".local" if next == Some("bin") => Some("programs on PATH"),
-            _ if SHELL_RC.contains(name) => Some("a shell start-up file"),
+            _ if SHELL_RC.contains(&name.as_str()) => Some("a shell start-up file"),
             _ => None,
         };
         if what.is_some() {
@@ -237,11 +231,70 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
     None
 }
 
+/// One fold for every comparison with a sensitive or secret name, on every platform (macOS's
+/// and Windows' default file systems ignore case, so `.Claude/settings.json` is
+/// `.claude/settings.json` there): Unicode lower case, the characters case folding maps to
+/// ASCII letters (`ſ` → s, `ß` → ss, the Kelvin sign → k, the Latin ligatures), fullwidth
+/// forms as their ASCII selves, and no combining marks or invisible characters (a decomposed
+/// `é` or a zero-width space cannot hide `.claude`). It folds more than any one file system
+/// does, which errs towards calling a name sensitive: folding is never used to decide that a
+/// path is inside the project or the temporary directory.
+pub fn fold_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            'ſ' => out.push('s'),
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ﬀ' => out.push_str("ff"),
+            'ﬁ' => out.push_str("fi"),
+            'ﬂ' => out.push_str("fl"),
+            'ﬃ' => out.push_str("ffi"),
+            'ﬄ' => out.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => out.push_str("st"),
+            '\u{0300}'..='\u{036f}'
+            | '\u{1ab0}'..='\u{1aff}'
+            | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{fe20}'..='\u{fe2f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+            | '\u{ad}' => {}
+            '\u{ff01}'..='\u{ff5e}' => {
+                let ascii = char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c);
+                out.extend(ascii.to_lowercase());
+            }
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// A path's normal components as text, each folded by [`fold_name`] (a component that is not
+/// UTF-8 is read lossily: its replacement characters match no name).
+fn folded_names(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(fold_name(&part.to_string_lossy())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An absolute path with each component folded by [`fold_name`].
+fn fold_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    out.extend(folded_names(path));
+    out
+}
+
 /// Why reading this place would show a secret, if it would: keys, tokens and credential files.
 pub fn secret(place: &Place) -> Option<&'static str> {
     match place {
         Place::Absolute(path) => {
-            let text = path.to_string_lossy();
+            let folded = fold_path(path);
+            let text = folded.to_string_lossy();
             if matches!(
                 text.as_ref(),
                 "/etc/shadow" | "/etc/gshadow" | "/etc/sudoers" | "/etc/master.passwd"
@@ -258,16 +311,9 @@ pub fn secret(place: &Place) -> Option<&'static str> {
 
 /// Secrets named by a path's components (shared by [`secret`] and [`sensitive`]).
 fn secret_components(path: &Path) -> Option<&'static str> {
-    let names: Vec<&str> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(part) => part.to_str(),
-            _ => None,
-        })
-        .collect();
-    for (i, name) in names.iter().enumerate() {
-        let next = names.get(i + 1).copied();
-        let lower = name.to_ascii_lowercase();
+    let names = folded_names(path);
+    for (i, lower) in names.iter().enumerate() {
+        let next = names.get(i + 1).map(String::as_str);
         let what = match lower.as_str() {
             ".ssh" | ".gnupg" | ".aws" | ".azure" | ".kube" | ".password-store" => {
                 Some("keys and credentials")
@@ -275,8 +321,16 @@ fn secret_components(path: &Path) -> Option<&'static str> {
             ".docker" if next.is_some_and(|n| n.starts_with("config")) => {
                 Some("registry credentials")
             }
-            ".config" if matches!(next, Some("gcloud") | Some("op") | Some("hub")) => {
-                Some("cloud credentials")
+            ".config"
+                if matches!(
+                    next,
+                    Some("gcloud" | "op" | "hub" | "gh" | "sops" | "age" | "rclone" | "doctl")
+                ) =>
+            {
+                Some("cloud credentials and tokens")
+            }
+            "keys.txt" if i > 0 && matches!(names[i - 1].as_str(), "age" | "sops") => {
+                Some("age and sops keys")
             }
             ".netrc" | ".pgpass" | ".npmrc" | ".pypirc" | ".git-credentials" | ".yarnrc"
             | ".yarnrc.yml" | ".envrc" | ".credentials.json" | ".my.cnf" | ".boto" | ".s3cfg"
@@ -300,16 +354,9 @@ fn secret_components(path: &Path) -> Option<&'static str> {
             {
                 Some("a key file")
             }
-            _ if i + 1 == names.len()
-                && (lower == "credentials"
-                    || lower.starts_with("credentials.")
-                    || lower == "secrets"
-                    || lower.starts_with("secrets.")
-                    || lower == "secret"
-                    || lower.starts_with("secret.")) =>
-            {
-                Some("a credentials file")
-            }
+            // A credentials or secrets file: no extension, or one of data (`secrets.yaml`),
+            // not a source file about secrets (`secrets.rs`).
+            _ if i + 1 == names.len() && credentials_name(lower) => Some("a credentials file"),
             _ => None,
         };
         if what.is_some() {
@@ -317,6 +364,320 @@ fn secret_components(path: &Path) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// `credentials`, `secrets`, `secret`, alone or with an extension of data.
+fn credentials_name(name: &str) -> bool {
+    let (stem, ext) = match name.split_once('.') {
+        Some((stem, ext)) => (stem, Some(ext)),
+        None => (name, None),
+    };
+    matches!(stem, "credentials" | "secrets" | "secret")
+        && ext.is_none_or(|ext| {
+            let last = ext.rsplit('.').next().unwrap_or(ext);
+            matches!(
+                last,
+                "json"
+                    | "yaml"
+                    | "yml"
+                    | "toml"
+                    | "ini"
+                    | "env"
+                    | "txt"
+                    | "conf"
+                    | "cfg"
+                    | "xml"
+                    | "properties"
+                    | "csv"
+                    | "enc"
+                    | "gpg"
+                    | "age"
+                    | "asc"
+                    | "bak"
+            )
+        })
+}
+
+/// Names a secret may have, one per kind [`secret`] knows: a pattern that may match one of
+/// them may show a secret.
+const SECRET_SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".envrc",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".yarnrc",
+    ".credentials.json",
+    ".my.cnf",
+    ".boto",
+    ".s3cfg",
+    ".vault-token",
+    ".docker",
+    ".config",
+    "authorized_keys",
+    "known_hosts",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "server.pem",
+    "server.key",
+    "cert.p12",
+    "store.jks",
+    "db.kdbx",
+    "credentials",
+    "credentials.json",
+    "secrets.yaml",
+    "secret.json",
+    "environ",
+    "shadow",
+    "gshadow",
+    "sudoers",
+    "keys.txt",
+];
+
+/// Does a shell pattern (`*`, `?`, `[…]`) match `name`? A leading `*`, `?` or `[` does not
+/// match a leading dot, as a shell's does not. Linear in practice: one backtrack point.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    if n.first() == Some(&'.') && p.first().is_some_and(|c| matches!(c, '*' | '?' | '[')) {
+        return false;
+    }
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() {
+            match p[pi] {
+                '*' => {
+                    star = Some((pi, ni));
+                    pi += 1;
+                    continue;
+                }
+                '?' => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                '[' => {
+                    if let Some(close) = p[pi + 1..].iter().position(|&c| c == ']') {
+                        let class = &p[pi + 1..pi + 1 + close];
+                        let (negated, class) = match class.first() {
+                            Some('!' | '^') => (true, &class[1..]),
+                            _ => (false, class),
+                        };
+                        let mut hit = false;
+                        let mut k = 0;
+                        while k < class.len() {
+                            if k + 2 < class.len() && class[k + 1] == '-' {
+                                hit |= class[k] <= n[ni] && n[ni] <= class[k + 2];
+                                k += 3;
+                            } else {
+                                hit |= class[k] == n[ni];
+                                k += 1;
+                            }
+                        }
+                        if hit != negated {
+                            pi += close + 2;
+                            ni += 1;
+                            continue;
+                        }
+                    } else if n[ni] == '[' {
+                        pi += 1;
+                        ni += 1;
+                        continue;
+                    }
+                }
+                c if c == n[ni] => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sp, sn)) => {
+                pi = sp + 1;
+                ni = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Why reading what `word` names may show a secret: the place itself, or, for a pattern,
+/// any secret name one of its components may match (`.env*`, `/proc/*/environ`,
+/// `~/.ssh/*`, `*.pem`).
+pub fn secret_pattern(place: &Place, word: &str) -> Option<&'static str> {
+    if let Some(why) = secret(place) {
+        return Some(why);
+    }
+    if !word.contains(['*', '?', '[']) {
+        return None;
+    }
+    let path = match place {
+        Place::Absolute(path) | Place::Below(path) => path,
+        Place::Unknown => return None,
+    };
+    for name in folded_names(path) {
+        if name.contains(['*', '?', '[']) && SECRET_SAMPLES.iter().any(|s| glob_matches(&name, s)) {
+            return Some("what a pattern may match: a secret's name");
+        }
+    }
+    None
+}
+
+/// Read-only roots outside the project a rule may read: toolchain and dependency caches and
+/// system headers and docs (`~` is the home directory). Everything else outside the
+/// project, the temporary directory and these is not read by an approved call: a list of
+/// secrets can never be complete (`~/.config/*/hosts.yml`, a token in `~/.bashrc`), so reads
+/// are approved by where they are, not by what they are not.
+pub const READ_ROOTS: &[&str] = &[
+    "/usr/include",
+    "/usr/local/include",
+    "/usr/share/doc",
+    "/usr/share/man",
+    "/usr/share/info",
+    "/usr/lib/python3",
+    "/usr/local/lib/python3",
+    "~/.cargo/registry/src",
+    "~/.cargo/git/checkouts",
+    "~/.rustup/toolchains",
+    "~/go/pkg/mod",
+    "~/.m2/repository",
+    "~/.gradle/caches/modules-2",
+    "~/.npm/_npx",
+    "~/.cache/go-build",
+    "~/.local/share/uv/python",
+    "~/.pyenv/versions",
+];
+
+/// Single files outside the project that state facts about the machine, not secrets.
+pub const READ_FILES: &[&str] = &[
+    "/dev/null",
+    "/etc/hostname",
+    "/etc/hosts",
+    "/etc/os-release",
+    "/etc/lsb-release",
+    "/etc/debian_version",
+    "/etc/timezone",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/version",
+    "/proc/loadavg",
+];
+
+/// Is `place` below one of the [`READ_ROOTS`] or one of the [`READ_FILES`]?
+fn in_read_root(place: &Place, ctx: &Context) -> bool {
+    let Place::Absolute(path) = place else {
+        return false;
+    };
+    if READ_FILES.iter().any(|f| path == Path::new(f)) {
+        return true;
+    }
+    READ_ROOTS.iter().any(|root| {
+        let root = match root.strip_prefix("~/") {
+            Some(rest) => match &ctx.home {
+                Some(home) => home.join(rest),
+                None => return false,
+            },
+            None => PathBuf::from(root),
+        };
+        path.starts_with(&root)
+    })
+}
+
+/// May a rule read `place`: inside the project (or below an unknown working directory), the
+/// temporary directory, or one of the [`READ_ROOTS`]? (Never a secret: see
+/// [`secret_pattern`].)
+pub fn readable(place: &Place, ctx: &Context) -> bool {
+    inside_project(place, ctx) || in_temp(place) || in_read_root(place, ctx)
+}
+
+/// A project's build and report directories: a runner's output may go there.
+pub const BUILD_DIRS: &[&str] = &[
+    "target",
+    "build",
+    "dist",
+    "out",
+    "coverage",
+    "htmlcov",
+    ".coverage",
+    "reports",
+    "test-results",
+    ".pytest_cache",
+    "bin",
+    "tmp",
+];
+
+/// Is the place in one of the project's [`BUILD_DIRS`] (the first name below a project root,
+/// or below an unknown working directory)?
+pub fn in_build_dir(place: &Place, ctx: &Context) -> bool {
+    let first = |rel: &Path| {
+        rel.components().next().is_some_and(|c| {
+            BUILD_DIRS.contains(&c.as_os_str().to_string_lossy().as_ref())
+                && rel.components().count() > 1
+        })
+    };
+    match place {
+        Place::Absolute(path) => ctx
+            .roots()
+            .filter_map(|root| path.strip_prefix(root).ok())
+            .any(first),
+        Place::Below(rel) => first(rel),
+        Place::Unknown => false,
+    }
+}
+
+/// Extensions of source and configuration files a runner's output must not overwrite.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "go", "mod", "sum", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "toml",
+    "yaml", "yml", "xml", "md", "rst", "txt", "c", "h", "cc", "cpp", "hpp", "java", "kt", "scala",
+    "rb", "php", "sh", "bash", "zsh", "fish", "ps1", "html", "css", "scss", "sql", "lock", "cfg",
+    "ini", "conf", "gradle", "swift", "m", "cs", "fs", "ex", "exs", "erl", "hs", "ml", "lua", "pl",
+    "r", "vue", "svelte", "proto", "tf", "nix", "env", "ipynb",
+];
+
+/// Is the place's name one of a source or configuration file (by a [`SOURCE_EXTENSIONS`]
+/// extension, or a name without one such as `Makefile`)? Unknown places are.
+pub fn source_like(place: &Place) -> bool {
+    let path = match place {
+        Place::Absolute(path) | Place::Below(path) => path,
+        Place::Unknown => return true,
+    };
+    let name = path
+        .file_name()
+        .map(|n| fold_name(&n.to_string_lossy()))
+        .unwrap_or_default();
+    match name.rsplit_once('.') {
+        Some((_, ext)) => SOURCE_EXTENSIONS.contains(&ext),
+        None => matches!(
+            name.as_str(),
+            "makefile"
+                | "dockerfile"
+                | "jenkinsfile"
+                | "justfile"
+                | "gemfile"
+                | "rakefile"
+                | "procfile"
+                | "license"
+                | "readme"
+                | "containerfile"
+                | "vagrantfile"
+        ),
+    }
 }
 
 const SHELL_RC: &[&str] = &[
@@ -351,21 +712,19 @@ pub fn in_dependencies(place: &Place) -> bool {
         Place::Absolute(path) | Place::Below(path) => path,
         Place::Unknown => return true,
     };
-    path.components().any(|c| {
+    folded_names(path).iter().any(|name| {
         matches!(
-            c.as_os_str().to_str(),
-            Some(
-                "node_modules"
-                    | ".venv"
-                    | "venv"
-                    | "site-packages"
-                    | "dist-packages"
-                    | ".tox"
-                    | ".nox"
-                    | "vendor"
-                    | "third_party"
-                    | "bower_components"
-            )
+            name.as_str(),
+            "node_modules"
+                | ".venv"
+                | "venv"
+                | "site-packages"
+                | "dist-packages"
+                | ".tox"
+                | ".nox"
+                | "vendor"
+                | "third_party"
+                | "bower_components"
         )
     })
 }
@@ -388,6 +747,7 @@ mod tests {
             project: None,
             home: Some(PathBuf::from("/home/dev")),
             protected: vec![PathBuf::from("/home/dev/.config/autoctl")],
+            git_top: true,
         }
     }
 

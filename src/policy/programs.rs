@@ -758,6 +758,24 @@ fn check_operands(
             line.read(value)?;
         }
     }
+    // jq's `env` and `$ENV` print the environment (its tokens too); a program from a file
+    // may say the same unseen.
+    if name == "jq" {
+        if parsed.values_of("-f").next().is_some()
+            || parsed.values_of("--from-file").next().is_some()
+        {
+            return Err(Blocked::new(
+                "",
+                "jq with a program from a file: what it reads is not in front of the reader",
+            ));
+        }
+        if parsed.operands.first().is_some_and(|p| p.contains("env")) {
+            return Err(Blocked::new(
+                parsed.operands[0],
+                "jq's env and $ENV print the environment, its secrets too",
+            ));
+        }
+    }
     let paths: &[&str] = match operands {
         Operands::None if !parsed.operands.is_empty() => {
             return Err(Blocked::new("", format!("{name} takes no operands here")));
@@ -788,6 +806,11 @@ fn check_operands(
     };
     for path in paths {
         line.read(path)?;
+    }
+    // No path: the program reads its input or the working directory (`grep -r token`,
+    // `ls`), which must be readable too.
+    if paths.is_empty() && matches!(operands, Operands::Paths | Operands::PatternThenPaths) {
+        line.read(".")?;
     }
     Ok(())
 }
@@ -868,6 +891,7 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
         "-context",
     ];
     let mut i = 0;
+    let mut searched = false;
     while i < args.len() && matches!(args[i].as_str(), "-H" | "-L" | "-P") {
         i += 1;
     }
@@ -878,6 +902,10 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
         }
         line.read(arg)?;
         i += 1;
+        searched = true;
+    }
+    if !searched {
+        line.read(".")?;
     }
     while i < args.len() {
         let arg = args[i].as_str();
@@ -933,6 +961,12 @@ fn date(args: &[String]) -> Result<(), Blocked> {
 
 /// `set -e`, `set -o pipefail` and friends: shell options for the rest of the line.
 fn set(args: &[String]) -> Result<(), Blocked> {
+    if args.is_empty() {
+        return Err(Blocked::new(
+            "",
+            "set without options prints every variable, the environment's secrets too",
+        ));
+    }
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -1459,7 +1493,7 @@ fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
                 }
             };
             if WRITES.contains(&flag) {
-                line.write(value, true)?;
+                line.output(value)?;
             }
             continue;
         }
@@ -1636,7 +1670,46 @@ fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static 
         ));
     };
     project_script(name, script, line)?;
+    script_subcommand(name, script, &args[i + 1..], line)?;
     Ok("runner")
+}
+
+/// What a project script may be asked to do: `manage.py test`, `tasks.py lint`, or a path
+/// of the project as its first operand. Anything else (`manage.py flush --noinput`,
+/// `migrate`, `deploy`, `publish`) is the script's own command, which no rule can read.
+pub const SCRIPT_SUBCOMMANDS: &[&str] = &[
+    "test",
+    "tests",
+    "check",
+    "lint",
+    "build",
+    "fmt",
+    "format",
+    "typecheck",
+];
+
+fn script_subcommand(
+    name: &str,
+    script: &str,
+    rest: &[String],
+    line: &Line<'_>,
+) -> Result<(), Blocked> {
+    let Some(first) = rest.iter().find(|a| !a.starts_with('-')) else {
+        return Ok(());
+    };
+    if SCRIPT_SUBCOMMANDS.contains(&first.as_str()) {
+        return Ok(());
+    }
+    if first.contains('/') || first.contains('.') {
+        return line.read(first);
+    }
+    Err(Blocked::new(
+        "",
+        format!(
+            "{name} {script} {first}: a script's own subcommand other than {}",
+            SCRIPT_SUBCOMMANDS.join(", ")
+        ),
+    ))
 }
 
 /// A script the project holds: inside it, not sensitive, not a dependency's, and not named
@@ -1688,8 +1761,14 @@ fn unittest(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         ..Spec::default()
     };
     let parsed = parse("unittest", &spec, args)?;
+    // Discovery imports every test module it finds: only the project's.
     for dir in parsed.values_of("-s").chain(parsed.values_of("-t")) {
-        line.read(dir)?;
+        line.project_dir(dir)?;
+    }
+    for operand in parsed.operands.iter().skip_while(|o| **o == "discover") {
+        if operand.contains('/') {
+            line.project_dir(operand)?;
+        }
     }
     Ok("runner")
 }
@@ -2001,11 +2080,23 @@ fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Bl
         }
     };
     let parsed = parse(name, &spec, args)?;
+    // `--cov-report=xml:PATH` (also html:, lcov:, json:, annotate:) writes a report.
+    for report in parsed.values_of("--cov-report") {
+        match report.split_once(':') {
+            // A directory of reports: a build directory or the temporary one only.
+            Some(("html" | "annotate", dir)) => line.output(&format!("{dir}/index.html"))?,
+            Some((_, path)) => line.output(path)?,
+            None => {}
+        }
+    }
     for operand in &parsed.operands {
         // pytest node ids: `tests/test_x.py::test_y`.
         let path = operand.split("::").next().unwrap_or(operand);
         if writes {
             line.write(path, false)?;
+        } else if matches!(name, "pytest" | "py.test" | "jest" | "vitest" | "mocha") {
+            // A test runner imports and runs what it is pointed at: only the project's.
+            line.project_dir(path)?;
         } else {
             line.read(path)?;
         }

@@ -20,6 +20,7 @@ fn ctx() -> Context {
             PathBuf::from("/home/dev/.config/autoctl"),
             PathBuf::from("/home/dev/.local/state/autoctl"),
         ],
+        git_top: true,
     }
 }
 
@@ -573,4 +574,145 @@ fn harmless_command() -> impl Strategy<Value = String> {
         path().prop_map(|p| format!("git add {p}")),
         "[A-Za-z ]{1,20}".prop_map(|m| format!("git commit -m '{m}'")),
     ]
+}
+
+/// Issue 24's leaking classes, each closed as a class: case-folded sensitive names, reads
+/// approved by where they are (never a secret, patterns included), git only in the project's
+/// own repository, runners' outputs over sources, discovery outside the project, a project
+/// script's own subcommands, tags pushed. Each row was approved before.
+#[test]
+fn the_leaking_classes_are_closed() {
+    let policy = Policy::builtin();
+    for (tool, text) in [
+        // case and Unicode folding
+        ("Write", ".Claude/settings.json"),
+        ("Write", ".Git/hooks/pre-commit"),
+        ("Write", ".GitHub/workflows/ci.yml"),
+        ("Write", ".VSCode/tasks.json"),
+        ("Write", ".MCP.json"),
+        ("Write", ".c\u{200b}laude/settings.json"),
+        ("Write", ".clau\u{0301}de/settings.json"),
+        ("Write", "JENKINSFILE"),
+        ("Write", "/ETC/passwd"),
+        ("Write", "~/.BashRC"),
+        // secrets and reads outside the project
+        ("Bash", "cat .env*"),
+        ("Bash", "cat .[e]nv"),
+        ("Bash", "cat certs/*.pem"),
+        ("Bash", "grep -r . ~"),
+        ("Bash", "rg -uuu token ~"),
+        ("Bash", "cat ~/.config/gh/hosts.yml"),
+        ("Bash", "cat ~/.config/sops/age/keys.txt"),
+        ("Bash", "cat ~/.bashrc"),
+        ("Bash", "cat ../other/notes.txt"),
+        ("Bash", "cat /proc/1/environ"),
+        ("Bash", "cat /proc/*/environ"),
+        ("Bash", "jq -n env"),
+        ("Bash", "jq -n '$ENV'"),
+        ("Bash", "set"),
+        ("Bash", "cd ~ && grep -r token"),
+        ("Bash", "cd ~ && ls"),
+        ("Read", "/home/dev/.bashrc"),
+        ("Read", "/home/dev/.config/gh/hosts.yml"),
+        ("Read", ".ENV.local"),
+        // git that runs a repository's configured programs
+        ("Bash", "git -C evil.git status"),
+        ("Bash", "cd evil.git && git status"),
+        ("Bash", "cd sub; git log"),
+        ("Bash", "git --git-dir=evil.git status"),
+        ("Bash", "git -c core.fsmonitor=x status"),
+        ("Bash", "GIT_DIR=evil.git git status"),
+        // runners
+        ("Bash", "go build -o src/main.go ."),
+        ("Bash", "go test -coverprofile=src/main.go ./..."),
+        ("Bash", "go test -coverprofile src/main.go ./..."),
+        ("Bash", "pytest --cov-report=xml:src/main.py"),
+        ("Bash", "python3 -m unittest discover -s /tmp/evil"),
+        ("Bash", "python3 -m unittest discover -s ../other"),
+        ("Bash", "python manage.py flush --noinput"),
+        ("Bash", "python3 manage.py migrate"),
+        ("Bash", "node scripts/tasks.js deploy"),
+        ("Bash", "bash scripts/db.sh reset"),
+        ("Bash", "git push origin v1.0.0"),
+        ("Bash", "git push origin refs/tags/v1"),
+        ("Bash", "git push origin 2.0"),
+    ] {
+        let d = decide(&policy, tool, &input(tool, text), &ctx());
+        assert_ne!(d.decision, Verdict::Allow, "{tool} {text}: {d:?}");
+    }
+    // Harmless work the classes leave approved.
+    for (tool, text) in [
+        ("Bash", "cat src/main.rs"),
+        ("Bash", "grep -r token src"),
+        ("Bash", "grep -rn token"),
+        ("Bash", "ls"),
+        ("Bash", "find . -name '*.rs'"),
+        ("Bash", "cat /usr/include/stdio.h"),
+        ("Bash", "ls /tmp/build-1"),
+        ("Bash", "cat src/*.rs"),
+        ("Bash", "jq .name package.json"),
+        ("Bash", "git status"),
+        ("Bash", "git log --oneline -5"),
+        ("Bash", "git push origin feature/login"),
+        ("Bash", "go build -o bin/app ."),
+        ("Bash", "go build -o app ."),
+        ("Bash", "go test -coverprofile=cover.out ./..."),
+        ("Bash", "pytest --cov-report=xml:coverage/coverage.xml"),
+        ("Bash", "python3 -m unittest discover -s tests"),
+        ("Bash", "python manage.py test"),
+        ("Bash", "python3 scripts/check.py src/a.py"),
+        ("Read", "src/main.rs"),
+        (
+            "Read",
+            "/home/dev/.cargo/registry/src/index/serde-1.0.0/src/lib.rs",
+        ),
+        ("Write", "src/claude.rs"),
+    ] {
+        let d = decide(&policy, tool, &input(tool, text), &ctx());
+        assert_eq!(d.decision, Verdict::Allow, "{tool} {text}: {d:?}");
+    }
+}
+
+/// git is approved only at the top of the project's own repository: not where the working
+/// directory has no `.git` (a bare repository the agent wrote is found there), not below the
+/// project's top, not on a screen (the directory is not known).
+#[test]
+fn git_is_approved_only_in_the_project_s_own_repository() {
+    let policy = Policy::builtin();
+    let status = input("Bash", "git status");
+    assert_eq!(
+        decide(&policy, "Bash", &status, &ctx()).decision,
+        Verdict::Allow
+    );
+    for ctx in [
+        Context {
+            git_top: false,
+            ..ctx()
+        },
+        Context {
+            project: Some(PathBuf::from("/home/dev")),
+            ..ctx()
+        },
+        Context {
+            cwd: Some(PathBuf::from("/home/dev/proj/evil.git")),
+            project: Some(PathBuf::from("/home/dev/proj")),
+            ..ctx()
+        },
+        Context {
+            cwd: None,
+            git_top: false,
+            ..ctx()
+        },
+    ] {
+        let d = decide(&policy, "Bash", &status, &ctx);
+        assert_ne!(d.decision, Verdict::Allow, "{ctx:?}: {d:?}");
+    }
+    let at_top = Context {
+        project: Some(PathBuf::from("/home/dev/proj")),
+        ..ctx()
+    };
+    assert_eq!(
+        decide(&policy, "Bash", &status, &at_top).decision,
+        Verdict::Allow
+    );
 }

@@ -56,6 +56,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn project(sb: &Sandbox) -> PathBuf {
     let dir = sb.module("proj");
     fs::create_dir_all(dir.join("src")).unwrap();
+    // A repository's top: git is approved only there.
+    fs::create_dir_all(dir.join(".git")).unwrap();
     dir
 }
 
@@ -912,7 +914,10 @@ fn the_table_through_the_screen_door() {
         rows += 1;
         assert_eq!(out.status.code(), Some(0), "{tool} {text}");
         let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let want = if expect == "harmless" {
+        // git is approved only where the working directory is known to be the project's
+        // repository, which a screen does not show: the person answers.
+        let git = tool == "Bash" && text.starts_with("git ");
+        let want = if expect == "harmless" && !git {
             "answer"
         } else {
             "escalate"
@@ -923,7 +928,7 @@ fn the_table_through_the_screen_door() {
                 got["class"], got["action"], got["reason"]
             ));
         }
-        if expect == "harmless" && got["keys"] != json!([{"text": "1"}]) {
+        if expect == "harmless" && !git && got["keys"] != json!([{"text": "1"}]) {
             wrong.push(format!("{tool} {text}: keys {}", got["keys"]));
         }
     }
