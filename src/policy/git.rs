@@ -15,7 +15,7 @@
 //! `--exec-path` and the rest are not listed (`git -c core.pager=…` runs a program).
 //!
 //! Every git command runs only in the project's own repository, at its top, with no `cd`
-//! before it ([`own_repository`]): a configuration the agent wrote can run any program.
+//! before it (`own_repository`): a configuration the agent wrote can run any program.
 
 use super::argv::{self, Parsed, Spec};
 use super::bash::{Blocked, Line};

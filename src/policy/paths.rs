@@ -642,7 +642,7 @@ pub fn in_build_dir(place: &Place, ctx: &Context) -> bool {
 }
 
 /// Extensions of source and configuration files a runner's output must not overwrite.
-const SOURCE_EXTENSIONS: &[&str] = &[
+pub const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "go", "mod", "sum", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "toml",
     "yaml", "yml", "xml", "md", "rst", "txt", "c", "h", "cc", "cpp", "hpp", "java", "kt", "scala",
     "rb", "php", "sh", "bash", "zsh", "fish", "ps1", "html", "css", "scss", "sql", "lock", "cfg",
