@@ -369,10 +369,14 @@ impl Recorder {
             session: None,
             run: None,
             door: "app-server".to_string(),
+            event: None,
+            mode: None,
             tool: tool.to_string(),
             input: crate::policy::summary(tool, input),
             decision: decision.decision.as_str().to_string(),
             rule: decision.rule.clone(),
+            reason: (decision.decision != crate::policy::Verdict::Allow)
+                .then(|| decision.reason.clone()),
         };
         if let Err(err) = crate::policy::log::append(&state, &entry) {
             output::warn(&format!("run turn: decision log: {err:#}"));
