@@ -769,6 +769,7 @@ mod tests {
             project: Some("/home/dev/proj".into()),
             home: Some("/home/dev".into()),
             protected: Vec::new(),
+            git_top: true,
         };
         crate::policy::decide(&crate::policy::Policy::builtin(), tool, input, &ctx)
     }
