@@ -139,6 +139,9 @@ _autoctl() {
             autoctl__subcmd__hook,permission-request)
                 cmd="autoctl__subcmd__hook__subcmd__permission__subcmd__request"
                 ;;
+            autoctl__subcmd__hook,pre-tool-use)
+                cmd="autoctl__subcmd__hook__subcmd__pre__subcmd__tool__subcmd__use"
+                ;;
             autoctl__subcmd__hook,stop)
                 cmd="autoctl__subcmd__hook__subcmd__stop"
                 ;;
@@ -815,7 +818,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__hook)
-            opts="-h --tmux-socket --help stop stop-failure event install permission-request"
+            opts="-h --tmux-socket --help stop stop-failure event install permission-request pre-tool-use"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,6 +889,36 @@ _autoctl() {
             ;;
         autoctl__subcmd__hook__subcmd__permission__subcmd__request)
             opts="-h --tmux-socket --policy --timeout --agent --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__hook__subcmd__pre__subcmd__tool__subcmd__use)
+            opts="-h --tmux-socket --policy --unattended --timeout --agent --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2087,7 +2120,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --account --priority --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --account --priority --unattended --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
