@@ -18,11 +18,20 @@ const NOW: &str = "2027-03-01T10:00:00Z";
 
 /// Three observe-mode runs, `a`, `b` and `c`, each a fake Claude Code showing `screen(name)`.
 fn three_runs(sb: &Sandbox, screen: impl Fn(&str) -> String) {
+    three_runs_at(sb, screen, Some(NOW));
+}
+
+/// The three runs started at `now`, or at the clock's time for a test whose watcher reads the
+/// clock (a run started at a fixed date is past its timeout once the clock is a year ahead).
+fn three_runs_at(sb: &Sandbox, screen: impl Fn(&str) -> String, now: Option<&str>) {
     for name in ["a", "b", "c"] {
         let (target, _) = fake_agent(sb, name, &screen(name));
         let task = sb.module(&format!("TASK/{name}"));
-        sb.cmd()
-            .env("AUTOCTL_NOW", NOW)
+        let mut start = sb.cmd();
+        if let Some(now) = now {
+            start.env("AUTOCTL_NOW", now);
+        }
+        start
             .args(["run", "start", "--session", name, "--target", &target])
             .arg("--task")
             .arg(&task)
@@ -194,7 +203,7 @@ fn run_watch_all_survives_a_panic_in_one_run() {
         return;
     }
     let sb = Sandbox::new();
-    three_runs(&sb, |_| IDLE.to_string());
+    three_runs_at(&sb, |_| IDLE.to_string(), None);
     let mut watcher = sb
         .std_cmd()
         .env("AUTOCTL_FAILPOINT", "tick-panic=b")
