@@ -259,11 +259,14 @@ fn real_prompts_rm_cp_python_and_less_get_the_policy() {
         &format!("cd {} && cp -i victim.txt copy.txt", sb.root().display()),
     );
     let answer = sb.path("python-answer");
+    // python3 runs without libfaketime (the year-ahead CI run preloads it into every child):
+    // under it the prompt's input() sometimes ended at once and took the pane with it. The
+    // clock under test is autoctl's, not the prompting program's.
     let python = start(
         &sb,
         "python",
         &format!(
-            "python3 -c 'import time; open(\"{}\", \"w\").write(input(\"Continue? (y/n) \")); time.sleep(30)'",
+            "env -u LD_PRELOAD python3 -c 'import time; open(\"{}\", \"w\").write(input(\"Continue? (y/n) \")); time.sleep(30)'",
             answer.display()
         ),
     );
