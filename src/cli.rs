@@ -13,7 +13,7 @@
 
 use std::ffi::OsString;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::cmd;
 use crate::error::EXIT_CODE_TABLE;
@@ -259,16 +259,6 @@ pub fn command_index(args: &[OsString]) -> Option<usize> {
         }
     }
     None
-}
-
-/// Output format for commands whose answer is a line of text or a JSON document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum Format {
-    /// Lines made for people and `$(...)`
-    #[default]
-    Text,
-    /// JSON, using the types the schemas describe
-    Json,
 }
 
 #[cfg(test)]

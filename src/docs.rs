@@ -2,10 +2,8 @@
 //! They are checked in under `completions/` and `man/`; a test regenerates them in memory and
 //! fails on drift (`AUTOCTL_UPDATE=1 cargo test` rewrites them).
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
 use crate::error::EXIT_CODE_TABLE;
 
 /// The shells `autoctl completions` supports, with the checked-in file name of each.
@@ -17,17 +15,17 @@ pub const SHELLS: &[(Shell, &str)] = &[
     (Shell::PowerShell, "_autoctl.ps1"),
 ];
 
-/// The completion script for one shell.
-pub fn completion(shell: Shell) -> Vec<u8> {
-    let mut cmd = Cli::command();
+/// The completion script for one shell, of the whole tree `cli` (the caller hands it in, so this
+/// module does not depend on the parser that has `completions` and `man` among its commands).
+pub fn completion(mut cmd: clap::Command, shell: Shell) -> Vec<u8> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "autoctl", &mut out);
     out
 }
 
-/// Every man page: (file name, roff text), the top page first.
-pub fn man_pages() -> Vec<(String, Vec<u8>)> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+/// Every man page of the whole tree `cmd`: (file name, roff text), the top page first.
+pub fn man_pages(cmd: clap::Command) -> Vec<(String, Vec<u8>)> {
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let mut pages = vec![("autoctl.1".to_string(), top_page(&cmd))];
     collect_subpages(&cmd, &mut pages);
@@ -359,7 +357,7 @@ mod tests {
         let mut named: Vec<String> = DOC_PAGES.iter().map(|(f, _)| f.to_string()).collect();
         named.sort();
         assert_eq!(on_disk, named, "docs/ and DOC_PAGES differ");
-        let (_, top) = &man_pages()[0];
+        let (_, top) = &man_pages(<crate::cli::Cli as clap::CommandFactory>::command())[0];
         let top = String::from_utf8_lossy(top);
         for (file, _) in DOC_PAGES {
             assert!(
@@ -372,7 +370,7 @@ mod tests {
     }
 
     fn see_also_page(name: &str) -> Vec<u8> {
-        man_pages()
+        man_pages(<crate::cli::Cli as clap::CommandFactory>::command())
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|(_, page)| page)

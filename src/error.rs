@@ -1,7 +1,7 @@
 //! The boundary between commands and the process: the exit-code table and how an error becomes
 //! one line on stderr.
 //!
-//! Commands return `anyhow::Result<Verdict>`. Everything that goes wrong is exit 2 unless the
+//! Commands return `anyhow::Result<Exit>`. Everything that goes wrong is exit 2 unless the
 //! error chain carries a [`Conflict`] (exit 3) or [`Interrupted`] (exit 130); a broken pipe
 //! anywhere in the chain is a clean exit, so `autoctl … | head -1` never complains.
 
@@ -10,24 +10,24 @@ use std::process::ExitCode;
 
 /// The answer of a command that ran to completion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Exit {
     /// Success, or the answer is yes (exit 0).
     Yes,
     /// The answer is no: invalid document, findings, no stop requested, not ready (exit 1).
     No,
 }
 
-impl Verdict {
+impl Exit {
     pub fn from_bool(yes: bool) -> Self {
-        if yes { Verdict::Yes } else { Verdict::No }
+        if yes { Exit::Yes } else { Exit::No }
     }
 }
 
-impl From<Verdict> for ExitCode {
-    fn from(verdict: Verdict) -> Self {
+impl From<Exit> for ExitCode {
+    fn from(verdict: Exit) -> Self {
         match verdict {
-            Verdict::Yes => ExitCode::SUCCESS,
-            Verdict::No => ExitCode::from(1),
+            Exit::Yes => ExitCode::SUCCESS,
+            Exit::No => ExitCode::from(1),
         }
     }
 }

@@ -777,6 +777,19 @@ pub fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
+/// A word for `sh` that reads back as itself: as it is when every character is plain, else
+/// single-quoted like [`quote`] (for commands a person reads, such as an installed hook).
+pub fn quote_if_needed(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 /// Is `arg` the long option `--name`, or an abbreviation of it getopt (and git) would accept
 /// (at least `min` characters), or `--name=…`?
 pub fn is_long_option(arg: &str, name: &str, min: usize) -> bool {

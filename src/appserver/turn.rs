@@ -608,7 +608,7 @@ fn command_of(item: &Value) -> String {
         Some(Value::Array(words)) => words
             .iter()
             .filter_map(Value::as_str)
-            .map(crate::hook::settings::shell_quote)
+            .map(crate::shell::quote_if_needed)
             .collect::<Vec<_>>()
             .join(" "),
         _ => String::new(),

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx;
 use crate::output;
 use crate::protocol::signal::now_timestamp;
-use crate::wholework::checkpoint::{self, DEFAULT_DIR, Outcome, Single};
+use crate::wholework::checkpoint::{self, DEFAULT_DIR, Finish, Single};
 use crate::wholework::graph::Phase;
 
 #[derive(Debug, Subcommand)]
@@ -117,7 +117,7 @@ pub struct UpdateBatchArgs {
     pub number: u64,
     /// complete or fail
     #[arg(value_enum, value_name = "OUTCOME")]
-    pub outcome: Outcome,
+    pub outcome: Finish,
     #[command(flatten)]
     pub dir: DirArg,
 }
@@ -176,16 +176,16 @@ fn now() -> Result<String> {
     Ok(now_timestamp(crate::time::now()?))
 }
 
-pub fn run(command: CheckpointCommand) -> Result<Verdict> {
+pub fn run(command: CheckpointCommand) -> Result<Exit> {
     match command {
         CheckpointCommand::WriteSingle(args) => {
             checkpoint::write_single(&args.dir.dir, args.number, args.count, &now()?)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         CheckpointCommand::ReadSingle(args) => read_single(&args),
         CheckpointCommand::DeleteSingle(args) => {
             fsx::remove_if_exists(&checkpoint::single_path(&args.dir.dir, args.number))?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         CheckpointCommand::WriteBatch(args) => {
             checkpoint::write_batch(
@@ -196,11 +196,11 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
                 issues("failed", &args.failed)?,
                 &now()?,
             )?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         CheckpointCommand::UpdateBatch(args) => {
             checkpoint::update_batch(&args.dir.dir, &args.id, args.number, args.outcome, &now()?)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         CheckpointCommand::ReadBatch(args) => {
             let batch = checkpoint::read_batch(&args.dir.dir, &args.id)?;
@@ -217,11 +217,11 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
                 )?,
                 (Format::Text, None) => {}
             }
-            Ok(Verdict::from_bool(batch.is_some()))
+            Ok(Exit::from_bool(batch.is_some()))
         }
         CheckpointCommand::DeleteBatch(args) => {
             checkpoint::delete_batch(&args.dir.dir, &args.id, &now()?)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         CheckpointCommand::ListBatches(args) => {
             let listed = checkpoint::list_batches(&args.dir.dir, &now()?)?;
@@ -241,12 +241,12 @@ pub fn run(command: CheckpointCommand) -> Result<Verdict> {
                     }
                 }
             }
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
     }
 }
 
-fn read_single(args: &ReadSingleArgs) -> Result<Verdict> {
+fn read_single(args: &ReadSingleArgs) -> Result<Exit> {
     let path = checkpoint::single_path(&args.dir.dir, args.number);
     let stored: Option<Single> = checkpoint::read(&path, "auto-state")?;
     let read = checkpoint::decide_single(
@@ -264,5 +264,5 @@ fn read_single(args: &ReadSingleArgs) -> Result<Verdict> {
         Format::Json => output::json_line(&read)?,
         Format::Text => output::line(read.verify_iteration_count)?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx::{self, FileLock};
 use crate::output;
 use crate::protocol::document;
@@ -74,7 +74,7 @@ fn read_history(path: &std::path::Path) -> Result<Option<History>> {
         .map_err(|mut ps| problem(ps.remove(0)))
 }
 
-pub fn run(args: &ConvergeArgs) -> Result<Verdict> {
+pub fn run(args: &ConvergeArgs) -> Result<Exit> {
     if let Some(direction) = &args.direction
         && (direction.trim().is_empty() || direction.chars().count() > 4096)
     {
@@ -136,5 +136,5 @@ pub fn run(args: &ConvergeArgs) -> Result<Verdict> {
         Format::Json => output::json_line(&decision)?,
         Format::Text => output::line(decision.verdict.name())?,
     }
-    Ok(Verdict::from_bool(decision.accepted))
+    Ok(Exit::from_bool(decision.accepted))
 }

@@ -9,9 +9,9 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::Format;
+use crate::cmd::args::Format;
 use crate::doctor::{self, Check, Level};
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::hook::settings;
 use crate::hook::store::{Lookup, Store};
 use crate::output;
@@ -54,7 +54,7 @@ pub struct DoctorArgs {
     pub format: Format,
 }
 
-pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
     let now = crate::time::now()?;
     let mut checks = Vec::new();
     let state_dir = crate::supervise::state_dir()?;
@@ -71,7 +71,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
         .collect();
     let tmux = Tmux::new(socket).ok();
     let me = std::env::current_exe()
-        .map(|p| settings::shell_quote(&p.to_string_lossy()))
+        .map(|p| crate::shell::quote_if_needed(&p.to_string_lossy()))
         .unwrap_or_else(|_| "/path/to/autoctl".to_string());
     let mut matched = false;
     for run in &runs {
@@ -167,7 +167,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Verdict> {
         }))?,
         Format::Text => output::raw(doctor::text(&checks).as_bytes())?,
     }
-    Ok(Verdict::from_bool(all_ok))
+    Ok(Exit::from_bool(all_ok))
 }
 
 fn state_dir_check(dir: &Path) -> Check {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx;
 use crate::output;
 use crate::taskai::gate::{self, Checkpoint, GateInput, Source};
@@ -87,7 +87,7 @@ pub fn read_profile(path: &Path) -> Result<Option<Adaptation>> {
     profile::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
-pub fn run(args: &GateArgs) -> Result<Verdict> {
+pub fn run(args: &GateArgs) -> Result<Exit> {
     if !matches!(args.score.len(), 1 | 6) {
         bail!(
             "--score takes one overall score or the six D1–D6 scores (got {})",
@@ -145,5 +145,5 @@ pub fn run(args: &GateArgs) -> Result<Verdict> {
         Format::Json => output::json_line(&decision)?,
         Format::Text => output::line(decision.verdict)?,
     }
-    Ok(Verdict::from_bool(decision.pass))
+    Ok(Exit::from_bool(decision.pass))
 }

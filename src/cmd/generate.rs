@@ -7,7 +7,7 @@ use clap::Args;
 use clap_complete::Shell;
 
 use crate::docs;
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::fsx;
 use crate::output;
 
@@ -25,13 +25,15 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run_completions(args: &CompletionsArgs) -> Result<Verdict> {
-    output::raw(&docs::completion(args.shell))?;
-    Ok(Verdict::Yes)
+/// `cli` is the whole command tree, handed in by the dispatcher.
+pub fn run_completions(args: &CompletionsArgs, cli: clap::Command) -> Result<Exit> {
+    output::raw(&docs::completion(cli, args.shell))?;
+    Ok(Exit::Yes)
 }
 
-pub fn run_man(args: &ManArgs) -> Result<Verdict> {
-    let pages = docs::man_pages();
+/// `cli` is the whole command tree, handed in by the dispatcher.
+pub fn run_man(args: &ManArgs, cli: clap::Command) -> Result<Exit> {
+    let pages = docs::man_pages(cli);
     match &args.out {
         None => output::raw(&pages[0].1)?,
         Some(dir) => {
@@ -47,5 +49,5 @@ pub fn run_man(args: &ManArgs) -> Result<Verdict> {
             ));
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

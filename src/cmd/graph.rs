@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded};
 use crate::output;
 use crate::output::progress::Progress;
@@ -152,7 +152,7 @@ pub struct AggregateArgs {
     pub format: Format,
 }
 
-pub fn run(command: GraphCommand) -> Result<Verdict> {
+pub fn run(command: GraphCommand) -> Result<Exit> {
     match command {
         GraphCommand::Levels(args) => levels(&args),
         GraphCommand::Aggregate(args) => aggregate(&args),
@@ -161,7 +161,7 @@ pub fn run(command: GraphCommand) -> Result<Verdict> {
     }
 }
 
-fn levels(args: &LevelsArgs) -> Result<Verdict> {
+fn levels(args: &LevelsArgs) -> Result<Exit> {
     let label = args.file.display().to_string();
     // 100,000 sub-issues take a noticeable moment in a debug build or on a slow machine.
     let progress = Progress::start(format!("levelling {label}"));
@@ -193,7 +193,7 @@ fn levels(args: &LevelsArgs) -> Result<Verdict> {
         }
     }
     out.flush()?;
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// Read and parse a graph file (or `-`): bounded, duplicate keys refused, errors located.
@@ -253,7 +253,7 @@ fn write_list(out: &mut impl Write, items: impl Iterator<Item = u64>) -> io::Res
     out.write_all(b"\n")
 }
 
-fn aggregate(args: &AggregateArgs) -> Result<Verdict> {
+fn aggregate(args: &AggregateArgs) -> Result<Exit> {
     let mut words = Vec::new();
     for phase in &args.phases {
         if phase == "-" {
@@ -291,10 +291,10 @@ fn aggregate(args: &AggregateArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(result.update.is_some()))
+    Ok(Exit::from_bool(result.update.is_some()))
 }
 
-fn close_parent(args: &CloseArgs) -> Result<Verdict> {
+fn close_parent(args: &CloseArgs) -> Result<Exit> {
     let mut children = Vec::new();
     for item in args.children.iter().flat_map(|a| a.split_whitespace()) {
         let (number, state) = item.split_once('=').with_context(|| {
@@ -349,12 +349,12 @@ fn close_parent(args: &CloseArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(
-        decision.verdict == close::Verdict::Close,
+    Ok(Exit::from_bool(
+        decision.verdict == close::Disposition::Close,
     ))
 }
 
-fn run_graph(args: &RunArgs) -> Result<Verdict> {
+fn run_graph(args: &RunArgs) -> Result<Exit> {
     let progress = Progress::start(format!("reading {}", args.file.display()));
     let nodes = read_graph(&args.file, &progress)?;
     drop(progress);
@@ -387,7 +387,5 @@ fn run_graph(args: &RunArgs) -> Result<Verdict> {
     };
     let summary = runner::run(&nodes, &args.failed, &options, &stop, &mut report)
         .map_err(|e| e.context(args.file.display().to_string()))?;
-    Ok(Verdict::from_bool(
-        summary.failed == 0 && summary.skipped == 0,
-    ))
+    Ok(Exit::from_bool(summary.failed == 0 && summary.skipped == 0))
 }

@@ -13,12 +13,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
-use crate::error::Verdict;
+use crate::cmd::args::AgentArg;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded};
 use crate::hook::agents::{self, HookAgent};
 use crate::hook::event;
 use crate::hook::input::STDIN_LIMIT;
-use crate::hook::run::{self, Env, Outcome};
+use crate::hook::run::{self, Env, Reply};
 use crate::hook::transcript::Limits;
 use crate::lock::System;
 use crate::output;
@@ -229,16 +230,6 @@ impl EventArgs {
     }
 }
 
-// Whose hook runs the command. (No doc comment: a flattened struct's doc becomes the about of
-// every command that flattens it, in place of the command's own.)
-#[derive(Debug, Clone, Args)]
-pub struct AgentArg {
-    /// The agent whose hook this is: its payload is read in its own vocabulary [default: read
-    /// from the payload: Gemini CLI's event names, Codex CLI's turn_id, else Claude Code]
-    #[arg(long, value_enum, value_name = "AGENT")]
-    pub agent: Option<HookAgent>,
-}
-
 #[derive(Debug, Args)]
 pub struct HookArgs {
     #[command(flatten)]
@@ -257,7 +248,7 @@ pub struct HookArgs {
 
 /// Run a hook command. Never an error and never exit 2 (see the module doc), except
 /// `hook install`, which a person runs.
-pub fn run(command: HookCommand) -> Result<Verdict> {
+pub fn run(command: HookCommand) -> Result<Exit> {
     let result = match command {
         HookCommand::Install(args) => return install(&args),
         HookCommand::Event(args) => {
@@ -271,28 +262,28 @@ pub fn run(command: HookCommand) -> Result<Verdict> {
             for line in lines {
                 output::error_line(&line);
             }
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         HookCommand::PermissionRequest(args) => Ok(crate::cmd::policy::permission_request(&args)),
         HookCommand::PreToolUse(args) => Ok(crate::cmd::policy::pre_tool_use(&args)),
         command => answer(command),
     };
     match result {
-        Ok(_) => Ok(Verdict::Yes),
-        Err(err) if crate::error::is_broken_pipe(&err) => Ok(Verdict::Yes),
+        Ok(_) => Ok(Exit::Yes),
+        Err(err) if crate::error::is_broken_pipe(&err) => Ok(Exit::Yes),
         Err(err) => {
             output::error_line(&format!("{err:#}"));
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
     }
 }
 
-fn answer(command: HookCommand) -> Result<Verdict> {
+fn answer(command: HookCommand) -> Result<Exit> {
     let host = match System::from_env() {
         Ok(host) => host,
         Err(err) => {
             output::error_line(&format!("{err:#}; allowing the stop"));
-            return Ok(Verdict::Yes);
+            return Ok(Exit::Yes);
         }
     };
     let (stdin, args) = match &command {
@@ -330,10 +321,10 @@ fn answer(command: HookCommand) -> Result<Verdict> {
         .and_then(|bytes| crate::hook::input::parse(bytes).ok());
     let (outcome, recorded) = match (stdin, &command) {
         (Err(problem), _) => (
-            Outcome {
+            Reply {
                 kind: "error".to_string(),
                 error: Some(format!("{problem}; allowing the stop")),
-                ..Outcome::default()
+                ..Reply::default()
             },
             Vec::new(),
         ),
@@ -368,12 +359,12 @@ fn answer(command: HookCommand) -> Result<Verdict> {
     }
     if let Some(error) = &outcome.error {
         output::error_line(error);
-        return Ok(Verdict::No);
+        return Ok(Exit::No);
     }
     if let (HookCommand::Stop(_), Some(answer)) = (&command, outcome.hook_json()) {
         output::json_line(&answer)?;
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// Append this call to the debug log when one is asked for (see [`crate::debuglog`]).
@@ -383,7 +374,7 @@ fn debug_log(
     args: &HookArgs,
     env: &Env,
     input: Option<&crate::hook::input::HookInput>,
-    outcome: &Outcome,
+    outcome: &Reply,
     started: std::time::Instant,
 ) -> Vec<String> {
     let loop_dir = crate::hook::state::LoopDir::new(&env.project(input));
@@ -462,7 +453,7 @@ fn read_stdin() -> std::result::Result<Vec<u8>, String> {
     }
 }
 
-fn install(args: &InstallArgs) -> Result<Verdict> {
+fn install(args: &InstallArgs) -> Result<Exit> {
     use crate::hook::settings;
     if args.commands && args.agent != HookAgent::Claude {
         anyhow::bail!(
@@ -497,17 +488,11 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
     let changes = if args.uninstall {
         settings::uninstall(&mut value)
     } else {
-        let hook = <crate::cli::Cli as clap::CommandFactory>::command();
-        let hook = hook.find_subcommand("hook").cloned();
-        let available = |sub: &str| {
-            hook.as_ref()
-                .is_some_and(|h| h.find_subcommand(sub).is_some())
-        };
         settings::install_for(
             args.agent,
             &mut value,
             &autoctl_command(args.autoctl.as_deref()),
-            &available,
+            &has_subcommand,
         )
     };
     let existed = !original.is_empty() || path.exists();
@@ -526,7 +511,7 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
         if args.commands {
             commands(args, &path)?;
         }
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     if unchanged {
         output::line(format!("{}: up to date", path.display()))?;
@@ -549,7 +534,7 @@ fn install(args: &InstallArgs) -> Result<Verdict> {
     if args.commands {
         commands(args, &path)?;
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// The file `hook install` changes for the agent: the project's (`--project`, default the
@@ -623,7 +608,7 @@ fn autoctl_command(given: Option<&str>) -> String {
         .and_then(|p| p.canonicalize().ok());
     match (me, on_path) {
         (Some(me), Some(found)) if me == found => "autoctl".to_string(),
-        (Some(me), _) => crate::hook::settings::shell_quote(&me.to_string_lossy()),
+        (Some(me), _) => crate::shell::quote_if_needed(&me.to_string_lossy()),
         (None, _) => "autoctl".to_string(),
     }
 }
@@ -631,7 +616,5 @@ fn autoctl_command(given: Option<&str>) -> String {
 /// Whether this binary has `autoctl hook SUBCOMMAND` (a hook it lacks is not installed, and
 /// `doctor` does not ask for it).
 pub fn has_subcommand(subcommand: &str) -> bool {
-    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
-    cli.find_subcommand("hook")
-        .is_some_and(|hook| hook.find_subcommand(subcommand).is_some())
+    <HookCommand as clap::Subcommand>::has_subcommand(subcommand)
 }

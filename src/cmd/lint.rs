@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 
-use crate::error::{Reported, Verdict};
+use crate::error::{Exit, Reported};
 use crate::lint::format::{self, Format, Rated};
 use crate::lint::rules::{self, ALL_WARNINGS, RULES, Severity};
 use crate::lint::{Policy, sort_findings, walk};
@@ -79,7 +79,7 @@ pub struct LintArgs {
     pub no_git: bool,
 }
 
-pub fn run(args: &LintArgs) -> Result<Verdict> {
+pub fn run(args: &LintArgs) -> Result<Exit> {
     if args.list_rules {
         for rule in RULES {
             output::line(format_args!(
@@ -89,12 +89,12 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
                 rule.summary
             ))?;
         }
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     if let Some(id) = &args.explain {
         let rule = rules::find(id).ok_or_else(|| anyhow!("no lint rule named {id:?}"))?;
         output::raw(rules::explain(rule).as_bytes())?;
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     let policy = Policy::new(&args.deny, &args.allow).map_err(|why| anyhow!(why))?;
     let table = routing::load(&args.table)?;
@@ -164,7 +164,7 @@ pub fn run(args: &LintArgs) -> Result<Verdict> {
     if args.format == Format::Text {
         output::note(&summary(errors, warnings, outcome.modules, outcome.roots));
     }
-    Ok(Verdict::from_bool(errors == 0))
+    Ok(Exit::from_bool(errors == 0))
 }
 
 fn plural(count: usize, word: &str) -> String {

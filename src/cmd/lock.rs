@@ -8,8 +8,8 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::lock::{self, HeartbeatLock, Host, LockRecord, Observed, System};
 use crate::output;
 
@@ -110,7 +110,7 @@ fn report(path: &std::path::Path, holder: Option<Observed>) -> Report {
     }
 }
 
-pub fn run(command: LockCommand) -> Result<Verdict> {
+pub fn run(command: LockCommand) -> Result<Exit> {
     let host = System::from_env()?;
     match command {
         LockCommand::Acquire(args) => {
@@ -124,21 +124,21 @@ pub fn run(command: LockCommand) -> Result<Verdict> {
                 ));
             }
             print_record(&args.common, &lock, acquired.record, &host)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         LockCommand::Refresh(args) => {
             let (lock, claim) = open(&args, &host)?;
             match lock.refresh(&claim, &host)? {
                 Some(record) => {
                     print_record(&args.common, &lock, record, &host)?;
-                    Ok(Verdict::Yes)
+                    Ok(Exit::Yes)
                 }
                 None => {
                     output::error_line(&format!(
                         "{} is not held by anyone: nothing to refresh (acquire it again)",
                         lock.path().display()
                     ));
-                    Ok(Verdict::No)
+                    Ok(Exit::No)
                 }
             }
         }
@@ -150,7 +150,7 @@ pub fn run(command: LockCommand) -> Result<Verdict> {
                     lock.path().display()
                 ));
             }
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         LockCommand::Status(args) => {
             if let Some(owner) = &args.owner {
@@ -176,7 +176,7 @@ pub fn run(command: LockCommand) -> Result<Verdict> {
                     ))?,
                 },
             }
-            Ok(Verdict::from_bool(yes))
+            Ok(Exit::from_bool(yes))
         }
     }
 }

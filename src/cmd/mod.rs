@@ -23,6 +23,7 @@ pub mod stop;
 pub mod table;
 pub mod task;
 
+pub mod args;
 pub mod checkpoint;
 pub mod converge;
 pub mod gate;
@@ -35,10 +36,10 @@ pub mod vfp;
 use anyhow::Result;
 
 use crate::cli::{Cli, Command};
-use crate::error::Verdict;
+use crate::error::Exit;
 
 /// Run one parsed command.
-pub fn dispatch(cli: Cli) -> Result<Verdict> {
+pub fn dispatch(cli: Cli) -> Result<Exit> {
     let tmux_socket = cli.tmux_socket;
     match cli.command {
         Command::Signal(command) => signal::run(command),
@@ -57,8 +58,10 @@ pub fn dispatch(cli: Cli) -> Result<Verdict> {
         Command::Policy(command) => policy::run(command),
         Command::Pane(command) => pane::run(command, tmux_socket),
         Command::Stall(command) => stall::run(command, tmux_socket),
-        Command::Completions(args) => generate::run_completions(&args),
-        Command::Man(args) => generate::run_man(&args),
+        Command::Completions(args) => {
+            generate::run_completions(&args, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(args) => generate::run_man(&args, <Cli as clap::CommandFactory>::command()),
         Command::Gate(args) => gate::run(&args),
         Command::Converge(args) => converge::run(&args),
         Command::Profile(command) => profile::run(command),

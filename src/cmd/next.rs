@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::output;
 use crate::protocol::signal::{self, STOP};
 use crate::routing::resume::{self, Entry};
@@ -81,7 +81,7 @@ pub struct NextArgs {
     pub format: Format,
 }
 
-pub fn run(args: &NextArgs) -> Result<Verdict> {
+pub fn run(args: &NextArgs) -> Result<Exit> {
     let table = routing::load(&args.table)?;
     let answer = if let (Some(step), Some(result)) = (&args.step, &args.result) {
         after_step(
@@ -169,7 +169,7 @@ fn after_step(
     }
 }
 
-fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
+fn print(args: &NextArgs, answer: Entry) -> Result<Exit> {
     if let Some(warning) = &answer.warning {
         output::warn(warning);
     }
@@ -179,7 +179,7 @@ fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
                 "the loop stops ({}): no command to send",
                 answer.rationale
             ));
-            return Ok(Verdict::No);
+            return Ok(Exit::No);
         }
         let task = args.task.as_ref().map(|t| t.display().to_string());
         let annotations = args.task.as_deref().is_some_and(command::has_annotations);
@@ -191,14 +191,14 @@ fn print(args: &NextArgs, answer: Entry) -> Result<Verdict> {
             annotations,
         );
         output::line(command::render(template, &vars)?)?;
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     match args.format {
         Format::Json => output::json_line(&answer)?,
         Format::Text if answer.checkpoint.is_empty() => output::line(&answer.next)?,
         Format::Text => output::line(format_args!("{}\t{}", answer.next, answer.checkpoint))?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// An explicit `--phase` must be one the status branches on: a typo would otherwise fall

@@ -10,9 +10,9 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::cli::Format;
+use crate::cmd::args::Format;
 use crate::duration;
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::output::progress::Progress;
 use crate::pane::Agent;
@@ -253,7 +253,7 @@ pub struct RulesTestArgs {
     pub format: Format,
 }
 
-pub fn run(command: PaneCommand, socket: Option<String>) -> Result<Verdict> {
+pub fn run(command: PaneCommand, socket: Option<String>) -> Result<Exit> {
     match command {
         PaneCommand::Capture(args) => capture(&args, socket),
         PaneCommand::Hash(args) => hash(&args, socket),
@@ -313,7 +313,7 @@ pub fn snapshot(tmux: &impl Terminal, target: &str, options: CaptureOptions) -> 
         .context("tmux returned no capture")?
 }
 
-fn capture(args: &CaptureArgs, socket: Option<String>) -> Result<Verdict> {
+fn capture(args: &CaptureArgs, socket: Option<String>) -> Result<Exit> {
     let tmux = Tmux::new(socket)?;
     let options = CaptureOptions {
         history: args.lines,
@@ -346,10 +346,10 @@ fn capture(args: &CaptureArgs, socket: Option<String>) -> Result<Verdict> {
         out.push('\n');
     }
     output::raw(out.as_bytes())?;
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
-fn hash(args: &HashArgs, socket: Option<String>) -> Result<Verdict> {
+fn hash(args: &HashArgs, socket: Option<String>) -> Result<Exit> {
     let masks = &RuleSet::embedded().masks;
     let (hash, lines) = match &args.source {
         Source::Stdin => {
@@ -386,7 +386,7 @@ fn hash(args: &HashArgs, socket: Option<String>) -> Result<Verdict> {
             "lines": lines,
         }))?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 fn hash_raw_stream(mut reader: impl Read) -> Result<(String, u64)> {
@@ -406,7 +406,7 @@ fn hash_raw_stream(mut reader: impl Read) -> Result<(String, u64)> {
     Ok((normalize::format_hash(hasher.digest()), lines))
 }
 
-fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> {
+fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Exit> {
     let rules = load_rules(args.rules.rules.as_ref())?;
     let screen = match &args.source {
         Source::Stdin => {
@@ -439,7 +439,7 @@ fn run_classify(args: &ClassifyArgs, socket: Option<String>) -> Result<Verdict> 
     };
     let result = classify::classify(&screen, rules, &ctx);
     print_classification(&result, rules, args.explain, args.format)?;
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// Whether a reader is at its end before its first byte.
@@ -546,7 +546,7 @@ struct ReadyReport {
     checks: u32,
 }
 
-fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
+fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Exit> {
     let tmux = Tmux::new(socket)?;
     let rules = RuleSet::embedded();
     let start = Instant::now();
@@ -603,10 +603,10 @@ fn ready(args: &ReadyArgs, socket: Option<String>) -> Result<Verdict> {
         Format::Text if ready => output::line("ready")?,
         Format::Text => output::line(format!("not ready: {}", output::one_line(&report.reason)))?,
     }
-    Ok(Verdict::from_bool(ready))
+    Ok(Exit::from_bool(ready))
 }
 
-fn send(args: &SendArgs, socket: Option<String>) -> Result<Verdict> {
+fn send(args: &SendArgs, socket: Option<String>) -> Result<Exit> {
     let tmux = Tmux::new(socket)?;
     if let Some(text) = &args.text {
         if text.is_empty() {
@@ -621,7 +621,7 @@ fn send(args: &SendArgs, socket: Option<String>) -> Result<Verdict> {
         tmux.send_keys(&args.target, &["Enter".to_string()])?;
     }
     if !args.verify {
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     let text = args.text.as_deref().unwrap_or_default();
     let needle: String = {
@@ -635,7 +635,7 @@ fn send(args: &SendArgs, socket: Option<String>) -> Result<Verdict> {
     } else {
         output::line(format!("not verified: {why}"))?;
     }
-    Ok(Verdict::from_bool(verified))
+    Ok(Exit::from_bool(verified))
 }
 
 /// Poll the pane's cursor row for up to two seconds: after a submit the text must have left
@@ -672,7 +672,7 @@ fn verify(tmux: &Tmux, target: &str, needle: &str, submitted: bool) -> Result<(b
     }
 }
 
-fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
+fn test_rules(args: &RulesTestArgs) -> Result<Exit> {
     use crate::pane::corpus;
     let rules = load_rules(args.rules.rules.as_ref())?;
     let ctx = Lens {
@@ -698,15 +698,15 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
         let cases = corpus::load_dir(&args.dir, &dir, args.agent)?;
         rows.extend(corpus::run(&cases, rules, &ctx));
     }
-    let count = |v: corpus::Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let count = |v: corpus::Grade| rows.iter().filter(|r| r.verdict == v).count();
     let (ok, missed, unsafe_answers) = (
-        count(corpus::Verdict::Ok),
-        count(corpus::Verdict::Miss),
-        count(corpus::Verdict::Unsafe),
+        count(corpus::Grade::Ok),
+        count(corpus::Grade::Miss),
+        count(corpus::Grade::Unsafe),
     );
     let list = |items: Vec<&str>| items.join(",");
     for row in &rows {
-        if args.failures_only && row.verdict == corpus::Verdict::Ok {
+        if args.failures_only && row.verdict == corpus::Grade::Ok {
             continue;
         }
         match args.format {
@@ -715,9 +715,9 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
                 // Tab-separated, each field on one line: a table for `column -t -s $'\t'`.
                 let fields = [
                     match row.verdict {
-                        corpus::Verdict::Ok => "ok".to_string(),
-                        corpus::Verdict::Miss => "MISS".to_string(),
-                        corpus::Verdict::Unsafe => "UNSAFE".to_string(),
+                        corpus::Grade::Ok => "ok".to_string(),
+                        corpus::Grade::Miss => "MISS".to_string(),
+                        corpus::Grade::Unsafe => "UNSAFE".to_string(),
                     },
                     row.file.clone(),
                     format!(
@@ -746,18 +746,18 @@ fn test_rules(args: &RulesTestArgs) -> Result<Verdict> {
             rows.len()
         ))?,
     }
-    Ok(Verdict::from_bool(
+    Ok(Exit::from_bool(
         missed == 0 && unsafe_answers == 0 && own.is_empty(),
     ))
 }
 
-fn list_rules(args: &RulesArgs) -> Result<Verdict> {
+fn list_rules(args: &RulesArgs) -> Result<Exit> {
     if let Some(RulesCommand::Test(test)) = &args.command {
         return test_rules(test);
     }
     if args.dump {
         output::raw(rules::EMBEDDED.as_bytes())?;
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     }
     let set = load_rules(args.rules.rules.as_ref())?;
     if args.check {
@@ -795,7 +795,7 @@ fn list_rules(args: &RulesArgs) -> Result<Verdict> {
                 }
             }
         }
-        return Ok(Verdict::from_bool(failures.is_empty()));
+        return Ok(Exit::from_bool(failures.is_empty()));
     }
     for rule in &set.rules {
         match args.format {
@@ -817,5 +817,5 @@ fn list_rules(args: &RulesArgs) -> Result<Verdict> {
             ))?,
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

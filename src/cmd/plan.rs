@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded};
 use crate::output;
 use crate::protocol::document;
@@ -53,7 +53,7 @@ struct Report<'a> {
     problems: Vec<PlanProblem>,
 }
 
-pub fn run(command: PlanCommand) -> Result<Verdict> {
+pub fn run(command: PlanCommand) -> Result<Exit> {
     match command {
         PlanCommand::Validate(args) => validate(&args),
     }
@@ -69,7 +69,7 @@ fn load(path: &std::path::Path) -> Result<Bounded> {
     }
 }
 
-fn validate(args: &ValidateArgs) -> Result<Verdict> {
+fn validate(args: &ValidateArgs) -> Result<Exit> {
     let protected: Vec<String> = if args.protected.is_empty() {
         PROTECTED.iter().map(|s| s.to_string()).collect()
     } else {
@@ -126,5 +126,5 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
         }
     }
     out.flush()?;
-    Ok(Verdict::from_bool(all_valid))
+    Ok(Exit::from_bool(all_valid))
 }

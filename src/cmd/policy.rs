@@ -11,8 +11,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::Format;
-use crate::error::Verdict as Exit;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded};
 use crate::hook::agents::HookAgent;
 use crate::hook::event;
@@ -395,7 +395,7 @@ pub struct PermissionArgs {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::duration::parse_positive)]
     pub timeout: Duration,
     #[command(flatten)]
-    pub agent: crate::cmd::hook::AgentArg,
+    pub agent: crate::cmd::args::AgentArg,
 }
 
 impl Default for PermissionArgs {

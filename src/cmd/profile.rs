@@ -7,9 +7,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::Format;
+use crate::cmd::args::Format;
 use crate::cmd::gate::read_profile;
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded, FileLock};
 use crate::output;
 use crate::protocol::document;
@@ -248,14 +248,14 @@ fn sync(target: &Path, learned: &str, run: &RunMetrics, now: &str) -> Result<()>
     fsx::atomic_write(target, synced.as_bytes())
 }
 
-pub fn run(command: ProfileCommand) -> Result<Verdict> {
+pub fn run(command: ProfileCommand) -> Result<Exit> {
     match command {
         ProfileCommand::Show(args) => show(&args),
         ProfileCommand::Learn(args) => learn(&args),
     }
 }
 
-fn show(args: &ShowArgs) -> Result<Verdict> {
+fn show(args: &ShowArgs) -> Result<Exit> {
     let adaptation = read_profile(&args.profile)?;
     match args.format {
         Format::Json => output::json_line(&shown(&args.profile, adaptation.as_ref()))?,
@@ -289,10 +289,10 @@ fn show(args: &ShowArgs) -> Result<Verdict> {
             ))?;
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
-fn learn(args: &LearnArgs) -> Result<Verdict> {
+fn learn(args: &LearnArgs) -> Result<Exit> {
     let mut run = match &args.metrics {
         Some(path) => read_metrics(path)?,
         None => RunMetrics::default(),
@@ -347,5 +347,5 @@ fn learn(args: &LearnArgs) -> Result<Verdict> {
         let adaptation = profile::parse(&learned).expect("what learn writes parses");
         output::json_line(&shown(path, adaptation.as_ref()))?;
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

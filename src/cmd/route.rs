@@ -3,8 +3,8 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::output;
 use crate::wholework::route::{self, LabelPhase, Review, RouteFlag, RouteInput, Size};
 
@@ -60,7 +60,7 @@ pub struct RouteArgs {
     pub format: Format,
 }
 
-pub fn run(args: &RouteArgs) -> Result<Verdict> {
+pub fn run(args: &RouteArgs) -> Result<Exit> {
     let decision = route::decide(&RouteInput {
         size: args.size,
         flag: if args.patch {
@@ -86,5 +86,5 @@ pub fn run(args: &RouteArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

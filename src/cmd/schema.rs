@@ -3,7 +3,7 @@
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::schema::{self, SCHEMAS};
 
@@ -23,7 +23,7 @@ pub struct ShowArgs {
     pub name: String,
 }
 
-pub fn run(command: SchemaCommand) -> Result<Verdict> {
+pub fn run(command: SchemaCommand) -> Result<Exit> {
     match command {
         SchemaCommand::List => {
             for schema in SCHEMAS {
@@ -46,5 +46,5 @@ pub fn run(command: SchemaCommand) -> Result<Verdict> {
             ),
         },
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

@@ -8,8 +8,8 @@ use anyhow::Result;
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::hook::admin;
 use crate::hook::input::HookInput;
 use crate::hook::run::{self, Env, Mode};
@@ -177,7 +177,7 @@ fn project(dir: &DirArgs) -> PathBuf {
     std::fs::canonicalize(&project).unwrap_or(project)
 }
 
-pub fn run(command: LoopCommand) -> Result<Verdict> {
+pub fn run(command: LoopCommand) -> Result<Exit> {
     match command {
         LoopCommand::Init(args) => init(args),
         LoopCommand::Status(args) => {
@@ -192,7 +192,7 @@ pub fn run(command: LoopCommand) -> Result<Verdict> {
                     }
                 }
             }
-            Ok(Verdict::from_bool(status.active))
+            Ok(Exit::from_bool(status.active))
         }
         LoopCommand::Route(args) => route(&args),
         LoopCommand::Teardown(args) => {
@@ -201,12 +201,12 @@ pub fn run(command: LoopCommand) -> Result<Verdict> {
             if !torn.was_active {
                 output::warn(&format!("no active loop in {}", dir.dir.display()));
             }
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
     }
 }
 
-fn init(args: InitArgs) -> Result<Verdict> {
+fn init(args: InitArgs) -> Result<Exit> {
     let project = project(&args.dir);
     crate::fsx::require_dir(&project)?;
     if let Some(session) = &args.session
@@ -261,7 +261,7 @@ fn init(args: InitArgs) -> Result<Verdict> {
         Format::Json => output::json_line(&config)?,
         Format::Text => output::line(dir.config().display())?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 fn absolute_file(path: &Path) -> Result<PathBuf> {
@@ -287,7 +287,7 @@ struct Route {
     hook: Option<serde_json::Value>,
 }
 
-fn route(args: &RouteArgs) -> Result<Verdict> {
+fn route(args: &RouteArgs) -> Result<Exit> {
     let dir = LoopDir::new(&project(&args.dir));
     let session = match &args.session {
         Some(session) => session.clone(),
@@ -345,5 +345,5 @@ fn route(args: &RouteArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(continues))
+    Ok(Exit::from_bool(continues))
 }

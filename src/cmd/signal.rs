@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::{Reported, Verdict};
+use crate::cmd::args::Format;
+use crate::error::{Exit, Reported};
 use crate::fsx;
 use crate::output;
 use crate::protocol::document::{self, Problem};
@@ -143,7 +143,7 @@ fn parse_checkpoint(value: &str) -> Result<String, String> {
     }
 }
 
-pub fn run(command: SignalCommand) -> Result<Verdict> {
+pub fn run(command: SignalCommand) -> Result<Exit> {
     match command {
         SignalCommand::Validate(args) => validate(&args),
         SignalCommand::Write(args) => write(&args),
@@ -152,7 +152,7 @@ pub fn run(command: SignalCommand) -> Result<Verdict> {
             fsx::require_dir(&args.dir)?;
             fsx::remove_if_exists(&signal::path_in(&args.dir))?;
             retry::clear(&args.dir)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
     }
 }
@@ -176,7 +176,7 @@ struct Checked {
     invalid: bool,
 }
 
-fn validate(args: &ValidateArgs) -> Result<Verdict> {
+fn validate(args: &ValidateArgs) -> Result<Exit> {
     let table = if args.strict {
         Some(routing::load(&args.table)?)
     } else {
@@ -207,7 +207,7 @@ fn validate(args: &ValidateArgs) -> Result<Verdict> {
         // outranks "invalid" so a script never mistakes "unreadable" for a verdict.
         return Err(Reported.into());
     }
-    Ok(Verdict::from_bool(!any_invalid))
+    Ok(Exit::from_bool(!any_invalid))
 }
 
 /// Read, parse and check one PATH argument.
@@ -321,7 +321,7 @@ fn load_document(path: &Path) -> (String, Result<Loaded>) {
     )
 }
 
-fn write(args: &WriteArgs) -> Result<Verdict> {
+fn write(args: &WriteArgs) -> Result<Exit> {
     fsx::require_dir(&args.dir)?;
     let table = routing::load(&args.table)?;
     // The checkpoint the finished step ran at is the one the previous signal announced.
@@ -392,10 +392,10 @@ fn write(args: &WriteArgs) -> Result<Verdict> {
     if args.print {
         output::raw(&doc.to_document())?;
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
-fn read(args: &ReadArgs) -> Result<Verdict> {
+fn read(args: &ReadArgs) -> Result<Exit> {
     fsx::require_dir(&args.dir)?;
     let doc = match signal::read(&args.dir)? {
         signal::Read::Missing => {
@@ -404,7 +404,7 @@ fn read(args: &ReadArgs) -> Result<Verdict> {
                 signal::FILE_NAME,
                 args.dir.display()
             ));
-            return Ok(Verdict::No);
+            return Ok(Exit::No);
         }
         signal::Read::Invalid(problems) => bail!(
             "{} is invalid: {}{}",
@@ -417,7 +417,7 @@ fn read(args: &ReadArgs) -> Result<Verdict> {
     let value = match args.field.as_deref() {
         None => {
             output::raw(&doc.to_document())?;
-            return Ok(Verdict::Yes);
+            return Ok(Exit::Yes);
         }
         Some("step") => Some(doc.step),
         Some("result") => Some(doc.result),
@@ -430,7 +430,7 @@ fn read(args: &ReadArgs) -> Result<Verdict> {
     match value {
         Some(value) => {
             output::line(value)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         None => {
             output::warn(&format!(
@@ -438,7 +438,7 @@ fn read(args: &ReadArgs) -> Result<Verdict> {
                 signal::path_in(&args.dir).display(),
                 args.field.as_deref().unwrap_or_default()
             ));
-            Ok(Verdict::No)
+            Ok(Exit::No)
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use crate::error::{Reported, Verdict};
+use crate::error::{Exit, Reported};
 use crate::output;
 use crate::pane::Agent;
 use crate::supervise::driver::World;
@@ -103,13 +103,13 @@ pub struct CheckArgs {
     pub fresh: crate::cmd::run::HookFreshArg,
 }
 
-pub fn run(command: StallCommand, socket: Option<String>) -> Result<Verdict> {
+pub fn run(command: StallCommand, socket: Option<String>) -> Result<Exit> {
     match command {
         StallCommand::Check(args) => check(&args, socket),
     }
 }
 
-fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
+fn check(args: &CheckArgs, socket: Option<String>) -> Result<Exit> {
     if args.task.is_some() && args.targets.len() != 1 {
         bail!("--task goes with exactly one --target (the pane that works on that task)");
     }
@@ -150,5 +150,5 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Verdict> {
     if checked.failed {
         return Err(Reported.into());
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

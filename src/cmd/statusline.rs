@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::fsx::{self, Bounded};
 use crate::hook::session::Payload;
 use crate::hook::state::{self, LoopDir};
@@ -49,7 +49,7 @@ pub struct StatuslineArgs {
     pub then: Option<String>,
 }
 
-pub fn run(args: &StatuslineArgs) -> Result<Verdict> {
+pub fn run(args: &StatuslineArgs) -> Result<Exit> {
     let bytes = match fsx::read_bounded_from(io::stdin().lock(), STDIN_LIMIT) {
         Ok(Bounded::Complete(bytes)) => bytes,
         Ok(Bounded::TooLarge { limit }) => {
@@ -89,10 +89,10 @@ pub fn run(args: &StatuslineArgs) -> Result<Verdict> {
     if !line.is_empty() {
         let mut out = io::stdout().lock();
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-            return Ok(Verdict::Yes);
+            return Ok(Exit::Yes);
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// Record the input and render autoctl's part of the line.

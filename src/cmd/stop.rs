@@ -6,8 +6,8 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::output;
 use crate::protocol::signal::now_timestamp;
 use crate::protocol::stop::{self, REASONS, StopRequest, StopState};
@@ -72,7 +72,7 @@ struct CheckReport {
 /// What `check` prints when the file exists but says nothing trustworthy.
 const UNKNOWN_REASON: &str = "unknown";
 
-pub fn run(command: StopCommand) -> Result<Verdict> {
+pub fn run(command: StopCommand) -> Result<Exit> {
     match command {
         StopCommand::Write(args) => {
             if args
@@ -88,17 +88,17 @@ pub fn run(command: StopCommand) -> Result<Verdict> {
                 message: args.message,
             };
             stop::write(&args.dir, &request)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         StopCommand::Check(args) => check(&args),
         StopCommand::Clear(args) => {
             stop::clear(&args.dir)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
     }
 }
 
-fn check(args: &CheckArgs) -> Result<Verdict> {
+fn check(args: &CheckArgs) -> Result<Exit> {
     let report = match stop::check(&args.dir)? {
         StopState::None => CheckReport {
             stop: false,
@@ -134,5 +134,5 @@ fn check(args: &CheckArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(report.stop))
+    Ok(Exit::from_bool(report.stop))
 }

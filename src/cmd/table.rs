@@ -7,8 +7,8 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx;
 use crate::output;
 use crate::protocol::document;
@@ -70,7 +70,7 @@ struct CheckReport {
     violations: Vec<check::Violation>,
 }
 
-pub fn run(command: TableCommand) -> Result<Verdict> {
+pub fn run(command: TableCommand) -> Result<Exit> {
     match command {
         TableCommand::List(args) => {
             for table in BUILTINS {
@@ -90,17 +90,17 @@ pub fn run(command: TableCommand) -> Result<Verdict> {
                     ))?,
                 }
             }
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         TableCommand::Show(args) => {
             output::json_pretty(&routing::load(&args.table)?)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         TableCommand::Check(args) => run_check(&args),
     }
 }
 
-fn run_check(args: &CheckArgs) -> Result<Verdict> {
+fn run_check(args: &CheckArgs) -> Result<Exit> {
     let (name, violations) = match routing::builtin(&args.table) {
         Some(table) => (table.name.to_string(), check::check(table)),
         None => check_file(Path::new(&args.table))?,
@@ -128,7 +128,7 @@ fn run_check(args: &CheckArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(report.ok))
+    Ok(Exit::from_bool(report.ok))
 }
 
 /// A file that is not a valid table document fails the `schema` property; one that cannot be

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use chrono::SecondsFormat;
 use clap::{Args, Subcommand};
 
-use crate::error::{Conflict, Verdict};
+use crate::error::{Conflict, Exit};
 use crate::fsx::{self, Bounded, FileLock};
 use crate::lint::{ROOT_NAMES, module::valid_module_name, root_index};
 use crate::output;
@@ -63,13 +63,13 @@ pub struct NewArgs {
     pub force: bool,
 }
 
-pub fn run(command: TaskCommand) -> Result<Verdict> {
+pub fn run(command: TaskCommand) -> Result<Exit> {
     match command {
         TaskCommand::New(args) => new(&args),
     }
 }
 
-fn new(args: &NewArgs) -> Result<Verdict> {
+fn new(args: &NewArgs) -> Result<Exit> {
     let dir = &args.dir;
     let name = module_name(dir)?;
     let root = fsx::parent_dir(dir);
@@ -158,7 +158,7 @@ fn new(args: &NewArgs) -> Result<Verdict> {
             dir.join(target::FILE_NAME).display()
         ));
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 fn write_module(dir: &Path, module: &NewModule) -> Result<()> {

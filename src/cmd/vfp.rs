@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::fsx::{self, FileLock};
 use crate::output;
 use crate::protocol::document;
@@ -76,7 +76,7 @@ struct Stepped<'a> {
     anomaly: Option<&'a Anomaly>,
 }
 
-pub fn run(command: VfpCommand) -> Result<Verdict> {
+pub fn run(command: VfpCommand) -> Result<Exit> {
     match command {
         VfpCommand::Step(args) => step(&args),
         VfpCommand::Show(args) => show(&args),
@@ -94,7 +94,7 @@ fn read(path: &Path) -> Result<Option<VfpState>> {
         .map_err(|p| anyhow::anyhow!("{}: {}", path.display(), p[0]))
 }
 
-fn step(args: &StepArgs) -> Result<Verdict> {
+fn step(args: &StepArgs) -> Result<Exit> {
     let path = &args.state;
     fsx::refuse_symlink(path, "VFP state file", "--state")?;
     let _lock = FileLock::acquire(&fsx::side_lock_path(path))?;
@@ -120,10 +120,10 @@ fn step(args: &StepArgs) -> Result<Verdict> {
             }
         }
     }
-    Ok(Verdict::from_bool(anomaly.is_some()))
+    Ok(Exit::from_bool(anomaly.is_some()))
 }
 
-fn show(args: &ShowArgs) -> Result<Verdict> {
+fn show(args: &ShowArgs) -> Result<Exit> {
     let Some(state) = read(&args.state)? else {
         bail!(
             "no VFP state in {} (autoctl vfp step creates it)",
@@ -143,5 +143,5 @@ fn show(args: &ShowArgs) -> Result<Verdict> {
             state.anomalies
         ))?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

@@ -353,7 +353,7 @@ fn patch_calls(patch: &str) -> Vec<(String, Value)> {
         } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
             calls.push((
                 "Bash".to_string(),
-                serde_json::json!({ "command": format!("rm -- {}", crate::hook::settings::shell_quote(path.trim())) }),
+                serde_json::json!({ "command": format!("rm -- {}", crate::shell::quote_if_needed(path.trim())) }),
             ));
         }
     }
@@ -399,10 +399,7 @@ fn gemini_call(tool: &str, input: &Value) -> (String, Value) {
             let command = input.get("command").and_then(Value::as_str).unwrap_or("");
             let command = match input.get("dir_path").and_then(Value::as_str) {
                 Some(dir) if !dir.trim().is_empty() && dir.trim() != "." => {
-                    format!(
-                        "cd {} && {command}",
-                        crate::hook::settings::shell_quote(dir)
-                    )
+                    format!("cd {} && {command}", crate::shell::quote_if_needed(dir))
                 }
                 _ => command.to_string(),
             };

@@ -62,7 +62,7 @@ impl Env<'_> {
 
 /// What one invocation concluded.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub struct Reply {
     /// continue, done, ... (see [`Kind`]) or one of the edge's own: inactive, subagent,
     /// not-stop, no-session, bad-state, error.
     pub kind: String,
@@ -78,28 +78,28 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
-impl Outcome {
-    fn quiet(kind: &str) -> Outcome {
-        Outcome {
+impl Reply {
+    fn quiet(kind: &str) -> Reply {
+        Reply {
             kind: kind.to_string(),
-            ..Outcome::default()
+            ..Reply::default()
         }
     }
 
-    fn aside(kind: &str, message: String) -> Outcome {
-        Outcome {
+    fn aside(kind: &str, message: String) -> Reply {
+        Reply {
             kind: kind.to_string(),
             warnings: vec![message.clone()],
             message: Some(message),
-            ..Outcome::default()
+            ..Reply::default()
         }
     }
 
-    fn failed(error: String) -> Outcome {
-        Outcome {
+    fn failed(error: String) -> Reply {
+        Reply {
             kind: "error".to_string(),
             error: Some(error),
-            ..Outcome::default()
+            ..Reply::default()
         }
     }
 
@@ -121,8 +121,8 @@ impl Outcome {
     }
 }
 
-fn from_decision(decision: &StopDecision, warnings: Vec<String>) -> Outcome {
-    Outcome {
+fn from_decision(decision: &StopDecision, warnings: Vec<String>) -> Reply {
+    Reply {
         kind: decision.kind.as_str().to_string(),
         message: Some(decision.message.clone()),
         prompt: decision.prompt.clone(),
@@ -140,20 +140,20 @@ pub enum Mode {
 }
 
 /// `hook stop`: answer one Stop event.
-pub fn stop(stdin: &[u8], env: &Env) -> Outcome {
+pub fn stop(stdin: &[u8], env: &Env) -> Reply {
     let input = match super::input::parse(stdin) {
         Ok(input) => input,
         Err(problem) => {
-            return Outcome::failed(format!("hook stop: {problem}; allowing the stop"));
+            return Reply::failed(format!("hook stop: {problem}; allowing the stop"));
         }
     };
     if input.is_subagent() {
-        return Outcome::quiet("subagent");
+        return Reply::quiet("subagent");
     }
     if let Some(event) = input.hook_event_name.as_deref()
         && event != "Stop"
     {
-        let mut outcome = Outcome::quiet("not-stop");
+        let mut outcome = Reply::quiet("not-stop");
         outcome.warnings.push(format!(
             "hook stop received a {event} event; it answers only Stop (see examples/claude/settings.json)"
         ));
@@ -171,25 +171,25 @@ pub fn stop(stdin: &[u8], env: &Env) -> Outcome {
 }
 
 /// Decide for `input` in `dir`, applying the decision unless `mode` is a dry run.
-pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcome {
+pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply {
     // Without a loop directory there is nothing to do, and nothing is created.
     if !state::dir_exists(dir) || !dir.config().exists() {
-        return Outcome::quiet("inactive");
+        return Reply::quiet("inactive");
     }
     let _guard = match mode {
         Mode::Apply => match lock::lock_with_timeout(&dir.guard(), GUARD_TIMEOUT) {
             Ok(guard) => Some(guard),
-            Err(err) => return Outcome::failed(format!("{err:#}; allowing the stop")),
+            Err(err) => return Reply::failed(format!("{err:#}; allowing the stop")),
         },
         Mode::DryRun => None,
     };
     let config = match state::read_config(dir) {
         Ok(Some(config)) => config,
-        Ok(None) => return Outcome::quiet("inactive"),
+        Ok(None) => return Reply::quiet("inactive"),
         Err(problem) => return bad_state(&problem.0),
     };
     let Some(session) = input.session() else {
-        return Outcome::aside(
+        return Reply::aside(
             "no-session",
             "autoctl loop: the hook input has no session_id, so the loop cannot tell which \
              session this is; allowing the stop"
@@ -197,7 +197,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
         );
     };
     if let Err(why) = super::input::check_session(session) {
-        return Outcome::aside(
+        return Reply::aside(
             "bad-session",
             format!("autoctl loop: refusing the hook input: {why}; allowing the stop"),
         );
@@ -276,16 +276,16 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Outcom
     if mode == Mode::Apply
         && let Err(error) = apply(&decision, dir, &lock, &claim, env.host, &mut warnings)
     {
-        return Outcome {
+        return Reply {
             warnings,
-            ..Outcome::failed(format!("{error}; allowing the stop"))
+            ..Reply::failed(format!("{error}; allowing the stop"))
         };
     }
     from_decision(&decision, warnings)
 }
 
-fn bad_state(problem: &str) -> Outcome {
-    Outcome::aside(
+fn bad_state(problem: &str) -> Reply {
+    Reply::aside(
         "bad-state",
         format!(
             "autoctl loop: standing aside: {problem} (inspect with autoctl loop status; \
@@ -501,18 +501,18 @@ fn read_transcript(
 
 /// `hook stop-failure`: record a failed turn. Never blocks anything (Claude Code ignores
 /// this event's output); records nothing in a project without `D/.autoctl`.
-pub fn stop_failure(stdin: &[u8], env: &Env, zone: Zone) -> Outcome {
+pub fn stop_failure(stdin: &[u8], env: &Env, zone: Zone) -> Reply {
     let input = match super::input::parse(stdin) {
         Ok(input) => input,
-        Err(problem) => return Outcome::failed(format!("hook stop-failure: {problem}")),
+        Err(problem) => return Reply::failed(format!("hook stop-failure: {problem}")),
     };
     let dir = LoopDir::new(&env.project(Some(&input)));
     if !state::dir_exists(&dir) {
-        return Outcome::quiet("inactive");
+        return Reply::quiet("inactive");
     }
     let _guard = match lock::lock_with_timeout(&dir.guard(), GUARD_TIMEOUT) {
         Ok(guard) => guard,
-        Err(err) => return Outcome::failed(format!("{err:#}")),
+        Err(err) => return Reply::failed(format!("{err:#}")),
     };
     let mut warnings = Vec::new();
     let previous = match quota::read_quota_wait(&dir.project) {
@@ -524,19 +524,19 @@ pub fn stop_failure(stdin: &[u8], env: &Env, zone: Zone) -> Outcome {
     };
     let recorded = quota::records(&input, previous.as_ref(), env.host.now(), zone);
     if let Err(err) = quota::write(&dir, &recorded) {
-        return Outcome {
+        return Reply {
             warnings,
-            ..Outcome::failed(format!("{err:#}"))
+            ..Reply::failed(format!("{err:#}"))
         };
     }
-    Outcome {
+    Reply {
         kind: if recorded.quota.is_some() {
             "quota-wait".to_string()
         } else {
             "failure".to_string()
         },
         warnings,
-        ..Outcome::default()
+        ..Reply::default()
     }
 }
 

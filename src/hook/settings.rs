@@ -450,20 +450,8 @@ pub fn autoctl_programs(settings: &Json) -> Vec<String> {
     programs
 }
 
-/// Single-quote a string for `sh`.
-pub fn shell_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
-    {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 fn unquote(text: &str) -> String {
-    // The inverse of shell_quote for what it produces.
+    // The inverse of shell::quote_if_needed for what it produces.
     match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
         Some(inner) => inner.replace(r"'\''", "'"),
         None => text.to_string(),
@@ -602,7 +590,7 @@ pub fn install_for(
                 let wrapped = if command.trim().is_empty() {
                     ours.clone()
                 } else {
-                    format!("{ours} --then {}", shell_quote(command))
+                    format!("{ours} --then {}", crate::shell::quote_if_needed(command))
                 };
                 let line = settings.get_mut("statusLine").expect("present");
                 line.set("type", Json::str("command"));
@@ -928,7 +916,7 @@ mod tests {
     #[test]
     fn quoting_round_trips() {
         for cmd in ["plain", "jq -r '.x'", "a \"b\" 'c'", ""] {
-            assert_eq!(unquote(&shell_quote(cmd)), cmd);
+            assert_eq!(unquote(&crate::shell::quote_if_needed(cmd)), cmd);
         }
     }
 }

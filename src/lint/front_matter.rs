@@ -13,7 +13,7 @@ use super::rules::{self, Rule};
 use super::{Context, Finding, ModuleFs, Summary, read};
 use crate::protocol::index;
 
-pub(super) struct IndexOutcome {
+pub(super) struct IndexReport {
     pub(super) status: Option<String>,
     pub(super) summary: Summary,
 }
@@ -24,9 +24,9 @@ pub(super) fn check_index(
     fs: &dyn ModuleFs,
     ctx: &Context,
     out: &mut Vec<Finding>,
-) -> IndexOutcome {
+) -> IndexReport {
     let path = dir.join(index::FILE_NAME);
-    let mut outcome = IndexOutcome {
+    let mut outcome = IndexReport {
         status: None,
         summary: Summary::default(),
     };
@@ -134,7 +134,7 @@ impl Fields<'_> {
         }
     }
 
-    fn check(&self, name: &str, ctx: &Context, outcome: &mut IndexOutcome, out: &mut Vec<Finding>) {
+    fn check(&self, name: &str, ctx: &Context, outcome: &mut IndexReport, out: &mut Vec<Finding>) {
         for field in ["title", "status", "created", "updated"] {
             match self.map.get(field) {
                 None | Some(Value::Null) => out.push(
@@ -299,7 +299,7 @@ impl Fields<'_> {
         name: &str,
         deps: &[&str],
         ctx: &Context,
-        outcome: &mut IndexOutcome,
+        outcome: &mut IndexReport,
         out: &mut Vec<Finding>,
     ) {
         for dep in deps {

@@ -47,7 +47,7 @@ pub struct Options {
 
 /// What a lint run found.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct Report {
     pub findings: Vec<Finding>,
     /// Task roots and modules whose directories could be listed.
     pub roots: usize,
@@ -70,14 +70,14 @@ enum Target {
 
 /// Check everything under `paths`. A PATH that does not exist is an error before anything
 /// is checked.
-pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Outcome, String> {
+pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Report, String> {
     let mut targets = Vec::new();
     for path in paths {
         targets.push(classify(path)?);
     }
     let mut run = Run {
         options,
-        outcome: Outcome::default(),
+        outcome: Report::default(),
         done: HashSet::new(),
         progress: Progress::start("linting"),
     };
@@ -144,7 +144,7 @@ fn not_a_directory(path: &Path) -> Finding {
 
 struct Run<'a> {
     options: &'a Options,
-    outcome: Outcome,
+    outcome: Report,
     /// Canonical paths of roots and modules already checked (PATHs may overlap).
     done: HashSet<PathBuf>,
     /// Modules checked and where the walk is, on a terminal's stderr when it takes a while.

@@ -157,7 +157,7 @@ pub fn parse_expectations(text: &str) -> Result<Vec<Expectation>> {
 /// What the classifier's answer on one capture is worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum Grade {
     Ok,
     /// Wrong class or action, nothing typed where it must not be.
     Miss,
@@ -166,7 +166,7 @@ pub enum Verdict {
 }
 
 /// Judge one classification against its expectation. Pure.
-pub fn judge(expect: &Expectation, got: &Classification) -> (Verdict, Vec<String>) {
+pub fn judge(expect: &Expectation, got: &Classification) -> (Grade, Vec<String>) {
     let mut problems = Vec::new();
     let answers = got.action == Action::Answer || !got.keys.is_empty();
     let mut unsafe_answer = false;
@@ -193,11 +193,11 @@ pub fn judge(expect: &Expectation, got: &Classification) -> (Verdict, Vec<String
         problems.push(format!("action {}", got.action.as_str()));
     }
     let verdict = if unsafe_answer {
-        Verdict::Unsafe
+        Grade::Unsafe
     } else if problems.is_empty() {
-        Verdict::Ok
+        Grade::Ok
     } else {
-        Verdict::Miss
+        Grade::Miss
     };
     (verdict, problems)
 }
@@ -223,7 +223,7 @@ pub struct Row {
     pub action: Action,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<Key>,
-    pub verdict: Verdict,
+    pub verdict: Grade,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
     pub reason: String,
@@ -394,9 +394,9 @@ mod tests {
             &e,
             &got(Class::YesNo, Action::Answer, vec![Key::Text("y".into())]),
         );
-        assert_eq!(v, Verdict::Unsafe);
+        assert_eq!(v, Grade::Unsafe);
         let (v, _) = judge(&e, &got(Class::YesNo, Action::Escalate, vec![]));
-        assert_eq!(v, Verdict::Ok);
+        assert_eq!(v, Grade::Ok);
     }
 
     #[test]
@@ -410,7 +410,7 @@ mod tests {
                 vec![Key::Text("2".into())],
             ),
         );
-        assert_eq!(v, Verdict::Unsafe, "{p:?}");
+        assert_eq!(v, Grade::Unsafe, "{p:?}");
         let (v, _) = judge(
             &e,
             &got(
@@ -419,9 +419,9 @@ mod tests {
                 vec![Key::Text("1".into())],
             ),
         );
-        assert_eq!(v, Verdict::Ok);
+        assert_eq!(v, Grade::Ok);
         let (v, _) = judge(&e, &got(Class::Permission, Action::Escalate, vec![]));
-        assert_eq!(v, Verdict::Miss);
+        assert_eq!(v, Grade::Miss);
     }
 }
 

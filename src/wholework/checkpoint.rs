@@ -63,7 +63,7 @@ pub struct Active {
 /// A batch issue's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum Finish {
     /// Move the issue to `completed`
     Complete,
     /// Move the issue to `failed`
@@ -204,7 +204,7 @@ pub fn write_single(dir: &Path, number: u64, count: u64, now: &str) -> Result<Si
 
 /// Move `number` into the outcome's list. An issue the batch does not hold is an error; one
 /// already in the target list is left as it is.
-pub fn update(batch: &Batch, number: u64, outcome: Outcome, now: &str) -> Result<Batch, String> {
+pub fn update(batch: &Batch, number: u64, outcome: Finish, now: &str) -> Result<Batch, String> {
     let known = batch.remaining.contains(&number)
         || batch.completed.contains(&number)
         || batch.failed.contains(&number);
@@ -216,8 +216,8 @@ pub fn update(batch: &Batch, number: u64, outcome: Outcome, now: &str) -> Result
     next.completed.retain(|&n| n != number);
     next.failed.retain(|&n| n != number);
     match outcome {
-        Outcome::Complete => next.completed.push(number),
-        Outcome::Fail => next.failed.push(number),
+        Finish::Complete => next.completed.push(number),
+        Finish::Fail => next.failed.push(number),
     }
     next.last_update = now.to_string();
     Ok(next)
@@ -345,7 +345,7 @@ pub fn update_batch(
     dir: &Path,
     id: &str,
     number: u64,
-    outcome: Outcome,
+    outcome: Finish,
     now: &str,
 ) -> Result<Batch> {
     check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
@@ -531,19 +531,19 @@ mod tests {
             failed: vec![],
             last_update: NOW.into(),
         };
-        let b = update(&batch, 104, Outcome::Complete, NOW).unwrap();
+        let b = update(&batch, 104, Finish::Complete, NOW).unwrap();
         assert_eq!(
             (b.remaining.clone(), b.completed.clone()),
             (vec![105], vec![101, 104])
         );
-        let b = update(&b, 105, Outcome::Fail, NOW).unwrap();
+        let b = update(&b, 105, Finish::Fail, NOW).unwrap();
         assert_eq!((b.remaining.len(), b.failed.clone()), (0, vec![105]));
         assert_eq!(
-            update(&b, 105, Outcome::Fail, NOW).unwrap().failed,
+            update(&b, 105, Finish::Fail, NOW).unwrap().failed,
             vec![105],
             "idempotent"
         );
-        assert!(update(&b, 999, Outcome::Fail, NOW).is_err());
+        assert!(update(&b, 999, Finish::Fail, NOW).is_err());
     }
 
     #[test]

@@ -51,7 +51,7 @@ impl ChildState {
 /// What happens to the parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum Disposition {
     /// Every sub-issue is done and no post-merge condition is open: close the parent.
     Close,
     /// Every sub-issue is done but post-merge conditions are unchecked: `phase/verify`, a
@@ -61,12 +61,12 @@ pub enum Verdict {
     Leave,
 }
 
-impl Verdict {
+impl Disposition {
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Close => "close",
-            Verdict::Verify => "verify",
-            Verdict::Leave => "leave",
+            Disposition::Close => "close",
+            Disposition::Verify => "verify",
+            Disposition::Leave => "leave",
         }
     }
 }
@@ -82,7 +82,7 @@ pub struct Remaining {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CloseDecision {
     pub parent: u64,
-    pub verdict: Verdict,
+    pub verdict: Disposition,
     /// Sub-issues not at `phase/done`, in the order given.
     pub remaining: Vec<Remaining>,
     /// The unchecked post-merge conditions (only read when every sub-issue is done).
@@ -118,7 +118,7 @@ pub fn decide(parent: u64, children: &[(u64, ChildState)], body: &str) -> CloseD
         };
         return CloseDecision {
             parent,
-            verdict: Verdict::Leave,
+            verdict: Disposition::Leave,
             remaining,
             unchecked: Vec::new(),
             commands: Vec::new(),
@@ -129,7 +129,7 @@ pub fn decide(parent: u64, children: &[(u64, ChildState)], body: &str) -> CloseD
     if unchecked.is_empty() {
         CloseDecision {
             parent,
-            verdict: Verdict::Close,
+            verdict: Disposition::Close,
             remaining,
             unchecked,
             commands: vec![
@@ -142,7 +142,7 @@ pub fn decide(parent: u64, children: &[(u64, ChildState)], body: &str) -> CloseD
         let comment = VERIFY_COMMENT.replace("NUMBER", &parent.to_string());
         CloseDecision {
             parent,
-            verdict: Verdict::Verify,
+            verdict: Disposition::Verify,
             commands: vec![
                 format!("gh-label-transition.sh {parent} verify"),
                 format!("gh issue comment {parent} --body {comment:?}"),
@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn every_child_done_and_nothing_open_closes_the_parent() {
         let d = decide(300, &done(&[301, 302]), "## Post-merge\n- [x] done\n");
-        assert_eq!(d.verdict, Verdict::Close);
+        assert_eq!(d.verdict, Disposition::Close);
         assert_eq!(
             d.commands,
             ["gh-label-transition.sh 300 done", "gh issue close 300"]
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn open_conditions_move_the_parent_to_verify() {
         let d = decide(300, &done(&[301, 302]), BODY);
-        assert_eq!(d.verdict, Verdict::Verify);
+        assert_eq!(d.verdict, Disposition::Verify);
         assert_eq!(d.unchecked.len(), 2);
         assert!(d.commands[1].contains("/verify 300"), "{:?}", d.commands);
     }
@@ -259,14 +259,14 @@ mod tests {
         children.push((303, ChildState::Skipped));
         children.push((304, ChildState::At(Phase::Verify)));
         let d = decide(300, &children, "");
-        assert_eq!(d.verdict, Verdict::Leave);
+        assert_eq!(d.verdict, Disposition::Leave);
         let remaining: Vec<(u64, &str)> = d.remaining.iter().map(|r| (r.number, r.state)).collect();
         assert_eq!(
             remaining,
             [(302, "failed"), (303, "skipped"), (304, "verify")]
         );
         assert!(d.commands.is_empty());
-        assert_eq!(decide(300, &[], "").verdict, Verdict::Leave);
+        assert_eq!(decide(300, &[], "").verdict, Disposition::Leave);
     }
 
     #[test]

@@ -35,7 +35,7 @@ const POLL: Duration = Duration::from_millis(20);
 /// How a sub-issue ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum Ending {
     Success,
     Failed,
     /// Stopped at `--timeout` (counts as a failure).
@@ -51,7 +51,7 @@ pub enum Outcome {
 pub struct Finished {
     pub number: u64,
     pub level: usize,
-    pub outcome: Outcome,
+    pub outcome: Ending,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,16 +69,16 @@ impl Finished {
     /// wholework's result column: SUCCESS, FAILED (exit code N), SKIPPED (blocked by #X).
     pub fn result_text(&self) -> String {
         match self.outcome {
-            Outcome::Success => "SUCCESS".to_string(),
-            Outcome::Failed => match (self.exit_code, self.signal, &self.error) {
+            Ending::Success => "SUCCESS".to_string(),
+            Ending::Failed => match (self.exit_code, self.signal, &self.error) {
                 (Some(code), _, _) => format!("FAILED (exit code {code})"),
                 (_, Some(signal), _) => format!("FAILED (signal {signal})"),
                 (_, _, Some(error)) => format!("FAILED ({error})"),
                 _ => "FAILED".to_string(),
             },
-            Outcome::Timeout => "FAILED (timeout)".to_string(),
-            Outcome::Skipped => format!("SKIPPED (blocked by #{})", self.blocked_by.unwrap_or(0)),
-            Outcome::Interrupted => "INTERRUPTED".to_string(),
+            Ending::Timeout => "FAILED (timeout)".to_string(),
+            Ending::Skipped => format!("SKIPPED (blocked by #{})", self.blocked_by.unwrap_or(0)),
+            Ending::Interrupted => "INTERRUPTED".to_string(),
         }
     }
 }
@@ -129,7 +129,7 @@ struct Running {
     child: Child,
     started: Instant,
     /// When TERM was sent (timeout or interrupt), and why.
-    stopping: Option<(Instant, Outcome)>,
+    stopping: Option<(Instant, Ending)>,
 }
 
 /// Run the graph. `report` gets every result as it is known (skips when their level comes).
@@ -157,7 +157,7 @@ pub fn run(
             report(&Finished {
                 number: skipped.number,
                 level: index,
-                outcome: Outcome::Skipped,
+                outcome: Ending::Skipped,
                 exit_code: None,
                 signal: None,
                 duration_ms: None,
@@ -169,8 +169,8 @@ pub fn run(
         let outcomes = run_level(index, &issues, options, stop, report)?;
         for finished in &outcomes {
             match finished.outcome {
-                Outcome::Success => summary.success += 1,
-                Outcome::Interrupted => summary.interrupted = true,
+                Ending::Success => summary.success += 1,
+                Ending::Interrupted => summary.interrupted = true,
                 _ => {
                     summary.failed += 1;
                     failed.push(finished.number);
@@ -221,7 +221,7 @@ fn run_level(
                             Finished {
                                 number,
                                 level,
-                                outcome: Outcome::Failed,
+                                outcome: Ending::Failed,
                                 exit_code: None,
                                 signal: None,
                                 duration_ms: None,
@@ -246,8 +246,8 @@ fn run_level(
                     slots.finished();
                     let outcome = match run.stopping {
                         Some((_, why)) => why,
-                        None if status.success() => Outcome::Success,
-                        None => Outcome::Failed,
+                        None if status.success() => Ending::Success,
+                        None => Ending::Failed,
                     };
                     finish(
                         Finished {
@@ -271,11 +271,11 @@ fn run_level(
                     match run.stopping {
                         None if interrupted => {
                             signal_group(&mut run.child, "TERM");
-                            run.stopping = Some((now, Outcome::Interrupted));
+                            run.stopping = Some((now, Ending::Interrupted));
                         }
                         None if now.duration_since(run.started) > options.timeout => {
                             signal_group(&mut run.child, "TERM");
-                            run.stopping = Some((now, Outcome::Timeout));
+                            run.stopping = Some((now, Ending::Timeout));
                         }
                         Some((since, _)) if now.duration_since(since) > GRACE => {
                             signal_group(&mut run.child, "KILL");

@@ -79,7 +79,7 @@ fn completions_are_up_to_date() {
     for (shell, file) in autoctl::docs::SHELLS {
         check_file(
             &repo("completions").join(file),
-            &autoctl::docs::completion(*shell),
+            &autoctl::docs::completion(autoctl::cli::Cli::command(), *shell),
             &mut drift,
         );
     }
@@ -89,7 +89,7 @@ fn completions_are_up_to_date() {
 #[test]
 fn man_pages_are_up_to_date_and_none_is_stale() {
     let mut drift = Vec::new();
-    let pages = autoctl::docs::man_pages();
+    let pages = autoctl::docs::man_pages(autoctl::cli::Cli::command());
     for (name, page) in &pages {
         check_file(&repo("man").join(name), page, &mut drift);
     }
@@ -113,10 +113,13 @@ fn the_binary_prints_the_same_files() {
     let bash = sb.cmd().args(["completions", "bash"]).output().unwrap();
     assert_eq!(
         bash.stdout,
-        autoctl::docs::completion(clap_complete::Shell::Bash)
+        autoctl::docs::completion(autoctl::cli::Cli::command(), clap_complete::Shell::Bash)
     );
     let top = sb.cmd().arg("man").output().unwrap();
-    assert_eq!(top.stdout, autoctl::docs::man_pages()[0].1);
+    assert_eq!(
+        top.stdout,
+        autoctl::docs::man_pages(autoctl::cli::Cli::command())[0].1
+    );
     let text = String::from_utf8(top.stdout).unwrap();
     assert!(text.contains(".SH \"EXIT STATUS\""));
     let wrote = sb
@@ -132,7 +135,7 @@ fn the_binary_prints_the_same_files() {
     assert!(
         said.starts_with(&format!(
             "autoctl: wrote {} man pages to ",
-            autoctl::docs::man_pages().len()
+            autoctl::docs::man_pages(autoctl::cli::Cli::command()).len()
         )),
         "{said}"
     );
@@ -400,7 +403,7 @@ fn compiled_tables(tables: &[Table]) -> String {
 #[test]
 fn no_help_page_names_a_seed() {
     let mut found = Vec::new();
-    for (name, page) in autoctl::docs::man_pages() {
+    for (name, page) in autoctl::docs::man_pages(autoctl::cli::Cli::command()) {
         let text = String::from_utf8_lossy(&page).to_lowercase();
         for (at, _) in text.match_indices("seed") {
             let after = text[at + 4..].trim_start_matches([' ', '\\', '-']);
@@ -418,7 +421,7 @@ fn no_help_page_names_a_seed() {
 #[test]
 fn every_command_has_its_own_description() {
     let mut seen = std::collections::BTreeMap::<String, Vec<String>>::new();
-    for (name, page) in autoctl::docs::man_pages() {
+    for (name, page) in autoctl::docs::man_pages(autoctl::cli::Cli::command()) {
         let text = String::from_utf8_lossy(&page).into_owned();
         let description = text
             .split(".SH NAME\n")

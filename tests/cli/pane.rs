@@ -150,7 +150,7 @@ fn every_pane_fixture_classifies_as_expected() {
             .chain(corpus::run(&escaped, rules, &ctx))
         {
             checked += 1;
-            if row.verdict != corpus::Verdict::Ok {
+            if row.verdict != corpus::Grade::Ok {
                 failures.push(format!(
                     "{}: {:?} {:?} ({})",
                     row.file, row.verdict, row.problems, row.reason

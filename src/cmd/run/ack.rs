@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::supervise::control;
 
@@ -28,7 +28,7 @@ pub struct AckArgs {
     pub task: Option<PathBuf>,
 }
 
-pub fn run(args: &AckArgs) -> Result<Verdict> {
+pub fn run(args: &AckArgs) -> Result<Exit> {
     let session = args.session.as_deref();
     let task = args.task.as_deref();
     let mut registry = super::open()?;
@@ -36,13 +36,13 @@ pub fn run(args: &AckArgs) -> Result<Verdict> {
         bail!("no run for {}", control::describe_selection(session, task));
     };
     match control::acknowledge(&mut registry, &run.spec.session)? {
-        Some(_) => Ok(Verdict::Yes),
+        Some(_) => Ok(Exit::Yes),
         None => {
             output::warn(&format!(
                 "the run of session {:?} does not need a person",
                 run.spec.session
             ));
-            Ok(Verdict::No)
+            Ok(Exit::No)
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::pane::rules::RuleSet;
 use crate::registry::sqlite::SqliteRegistry;
@@ -42,7 +42,7 @@ pub struct ContinueArgs {
     pub text: String,
 }
 
-pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Exit> {
     stall::step_timeout::check_continuation(&args.text)?;
     let session = args.session.as_deref();
     let task = args.task.as_deref();
@@ -64,11 +64,11 @@ pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Verdict> {
         None => {
             // A person continued the loop: it no longer needs one.
             control::acknowledge(&mut super::open()?, &run.spec.session)?;
-            Ok(Verdict::Yes)
+            Ok(Exit::Yes)
         }
         Some(why) => {
             output::warn(&format!("nothing sent: {why}"));
-            Ok(Verdict::No)
+            Ok(Exit::No)
         }
     }
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::Format;
-use crate::error::Verdict;
+use crate::cmd::args::Format;
+use crate::error::Exit;
 use crate::output;
 use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::control;
@@ -23,7 +23,7 @@ pub struct LookupArgs {
     pub format: Format,
 }
 
-pub fn run(args: &LookupArgs) -> Result<Verdict> {
+pub fn run(args: &LookupArgs) -> Result<Exit> {
     let key = control::task_key(&args.task)?;
     let owner = match SqliteRegistry::open_existing(&super::state_dir()?)? {
         None => None,
@@ -31,7 +31,7 @@ pub fn run(args: &LookupArgs) -> Result<Verdict> {
     }
     .filter(|run| run.status.is_active());
     let Some(run) = owner else {
-        return Ok(Verdict::No);
+        return Ok(Exit::No);
     };
     match args.format {
         Format::Text => output::line(&run.spec.session)?,
@@ -40,5 +40,5 @@ pub fn run(args: &LookupArgs) -> Result<Verdict> {
             "status": run.status,
         }))?,
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

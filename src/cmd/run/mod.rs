@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Subcommand;
 
-use crate::error::{Reported, Verdict};
+use crate::error::{Exit, Reported};
 use crate::output;
 use crate::pane::rules::RuleSet;
 use crate::policy::screen::Approval;
@@ -59,7 +59,7 @@ pub enum RunCommand {
     Turn(TurnArgs),
 }
 
-pub fn run(command: RunCommand, socket: Option<String>) -> Result<Verdict> {
+pub fn run(command: RunCommand, socket: Option<String>) -> Result<Exit> {
     match command {
         RunCommand::Start(args) => start::run(&args, socket),
         RunCommand::Stop(args) => stop::run(&args),
@@ -109,7 +109,7 @@ fn world<'a>(
 }
 
 /// Print events, one JSON line each; failed runs also get a line on stderr.
-fn print_events(events: &[TickEvent]) -> Result<Verdict> {
+fn print_events(events: &[TickEvent]) -> Result<Exit> {
     let mut failed = false;
     for event in events {
         output::json_line(event)?;
@@ -125,5 +125,5 @@ fn print_events(events: &[TickEvent]) -> Result<Verdict> {
     if failed {
         return Err(Reported.into());
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

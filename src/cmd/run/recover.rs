@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::supervise::driver::runs;
 use crate::supervise::tick::TickOptions;
 use crate::time;
@@ -26,10 +26,10 @@ pub struct RecoverArgs {
     pub rules: crate::cmd::pane::RulesOption,
 }
 
-pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Exit> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     let Some(mut registry) = super::open_for_ticks()? else {
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     };
     let tmux = Tmux::new(socket.clone())?;
     let world = super::world(

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::pane::Agent;
 use crate::routing::DEFAULT_TABLE;
 use crate::supervise::control::{self, StartRequest};
@@ -204,7 +204,7 @@ fn dispatch_of(
     }
 }
 
-pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Exit> {
     let (into, command, agent) = dispatch_of(args.into, args.command.as_deref(), args.agent);
     let request = StartRequest {
         session: args.session.clone(),
@@ -254,7 +254,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Verdict> {
         store.unmark_unattended(&args.session);
     }
     started?;
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }
 
 /// The agent a launch command starts: its last program's name when that is claude, codex or

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::control;
@@ -96,7 +96,7 @@ pub enum StatusFormat {
     Prometheus,
 }
 
-pub fn run(args: &StatusArgs) -> Result<Verdict> {
+pub fn run(args: &StatusArgs) -> Result<Exit> {
     let now = time::now()?;
     let selected = args.session.is_some() || args.task.is_some();
     let mut registry = SqliteRegistry::open_existing(&super::state_dir()?)?;
@@ -114,7 +114,7 @@ pub fn run(args: &StatusArgs) -> Result<Verdict> {
             "no run for {}",
             control::describe_selection(args.session.as_deref(), args.task.as_deref())
         ));
-        return Ok(Verdict::No);
+        return Ok(Exit::No);
     }
     // The accounts of the runs shown (every account without a selection), counted over
     // all their runs; the hosts, for host-lost.
@@ -172,5 +172,5 @@ pub fn run(args: &StatusArgs) -> Result<Verdict> {
             output::raw(report::prometheus(&reports, &accounts, now).as_bytes())?
         }
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::protocol::stop::REASONS;
 use crate::supervise::control;
 use crate::time;
@@ -34,7 +34,7 @@ pub struct StopArgs {
     pub message: Option<String>,
 }
 
-pub fn run(args: &StopArgs) -> Result<Verdict> {
+pub fn run(args: &StopArgs) -> Result<Exit> {
     if args
         .message
         .as_ref()
@@ -60,5 +60,5 @@ pub fn run(args: &StopArgs) -> Result<Verdict> {
     if let Ok(store) = crate::hook::store::Store::from_env() {
         store.unmark_unattended(&run.spec.session);
     }
-    Ok(Verdict::Yes)
+    Ok(Exit::Yes)
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::supervise::driver::runs;
 use crate::supervise::governor;
@@ -154,16 +154,16 @@ impl TypedArgs {
     }
 }
 
-pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Exit> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     // A tick from cron on a machine where nothing was ever started has nothing to do, and
     // must not create state.
     let Some(mut registry) = super::open_for_ticks()? else {
         if let Some(session) = &args.session {
             output::warn(&format!("no run for session {session:?}"));
-            return Ok(Verdict::No);
+            return Ok(Exit::No);
         }
-        return Ok(Verdict::Yes);
+        return Ok(Exit::Yes);
     };
     let tmux = Tmux::new(socket.clone())?;
     let world = super::world(
@@ -192,7 +192,7 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Verdict> {
             Some(event) => vec![event],
             None => {
                 output::warn(&format!("no run for session {session:?}"));
-                return Ok(Verdict::No);
+                return Ok(Exit::No);
             }
         },
         None => runs::tick_runs(&mut registry, &world, Selection::All, &options, now)?,

@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::appserver::turn::{Effect, Outcome, Question, Spec, Turn};
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::hook::agents::HookAgent;
 use crate::hook::event::{self, Extra};
 use crate::hook::session::{self, Channel};
@@ -84,7 +84,7 @@ enum Input {
     Person(Option<String>),
 }
 
-pub fn run(args: &TurnArgs) -> Result<Verdict> {
+pub fn run(args: &TurnArgs) -> Result<Exit> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let (policy, policy_file) = crate::policy::config::load(args.policy.policy.as_deref())?;
     let ctx = crate::policy::config::context(Some(cwd.clone()), None, policy_file.as_deref(), None);
@@ -234,14 +234,14 @@ pub fn run(args: &TurnArgs) -> Result<Verdict> {
     };
     stop(&mut child, stdin);
     Ok(match outcome {
-        Outcome::Completed(_) => Verdict::Yes,
+        Outcome::Completed(_) => Exit::Yes,
         Outcome::Failed { kind, message } => {
             output::line(format!("autoctl: the turn failed ({kind}): {message}"))?;
-            Verdict::No
+            Exit::No
         }
         Outcome::Interrupted => {
             output::line("autoctl: the turn was interrupted")?;
-            Verdict::No
+            Exit::No
         }
     })
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use crate::error::Verdict;
+use crate::error::Exit;
 use crate::output;
 use crate::supervise::control;
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
@@ -86,7 +86,7 @@ fn parse_watch_heartbeat(text: &str) -> Result<Duration, String> {
     Ok(heartbeat)
 }
 
-pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
+pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     use crate::supervise::watch::{self, Config, Ended, Which};
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     let watch_limit = watch::watch_limit_from_env()?;
@@ -104,7 +104,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
             "no run for session {:?}",
             args.session.as_deref().unwrap_or("")
         ));
-        return Ok(Verdict::No);
+        return Ok(Exit::No);
     };
     registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
     if args.all {
@@ -180,20 +180,20 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Verdict> {
                 args.session.as_deref().unwrap_or(""),
                 args.session.as_deref().unwrap_or("")
             ));
-            return Ok(Verdict::Yes);
+            return Ok(Exit::Yes);
         }
         other => other,
     };
     match ended? {
-        Ended::Finished => Ok(Verdict::Yes),
+        Ended::Finished => Ok(Exit::Yes),
         Ended::NoRun => {
             output::warn(&format!(
                 "no run for session {:?}",
                 args.session.as_deref().unwrap_or("")
             ));
-            Ok(Verdict::No)
+            Ok(Exit::No)
         }
-        Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Verdict::Yes),
+        Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Exit::Yes),
         Ended::Signal(_) => Err(crate::error::Interrupted.into()),
     }
 }
