@@ -141,7 +141,7 @@ fn hot_path(args: &[OsString]) -> Option<ExitCode> {
         )),
         ["hook", "pre-tool-use", "--agent", agent] => cmd::hook::run(
             cmd::hook::HookCommand::PreToolUse(cmd::policy::PreToolUseArgs {
-                agent: cmd::hook::AgentArg {
+                agent: cmd::args::AgentArg {
                     agent: Some(crate::hook::agents::HookAgent::parse(agent)?),
                 },
                 ..cmd::policy::PreToolUseArgs::default()

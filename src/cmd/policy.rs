@@ -403,7 +403,7 @@ impl Default for PermissionArgs {
         PermissionArgs {
             policy: PolicyArg { policy: None },
             timeout: Duration::from_secs(5),
-            agent: crate::cmd::hook::AgentArg { agent: None },
+            agent: crate::cmd::args::AgentArg { agent: None },
         }
     }
 }
@@ -423,7 +423,7 @@ pub struct PreToolUseArgs {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::duration::parse_positive)]
     pub timeout: Duration,
     #[command(flatten)]
-    pub agent: crate::cmd::hook::AgentArg,
+    pub agent: crate::cmd::args::AgentArg,
 }
 
 impl Default for PreToolUseArgs {
@@ -432,7 +432,7 @@ impl Default for PreToolUseArgs {
             policy: PolicyArg { policy: None },
             unattended: false,
             timeout: Duration::from_secs(5),
-            agent: crate::cmd::hook::AgentArg { agent: None },
+            agent: crate::cmd::args::AgentArg { agent: None },
         }
     }
 }
