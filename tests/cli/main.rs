@@ -9,6 +9,7 @@ mod doctor;
 mod examples;
 mod floor;
 mod generated;
+mod glossary;
 mod governor;
 mod hook;
 mod hook_state;
