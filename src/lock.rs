@@ -39,6 +39,11 @@ use crate::time::{Clock, format_time};
 /// The default staleness limit (seed 004: five minutes without a heartbeat).
 pub const DEFAULT_STALE: Duration = Duration::from_secs(5 * 60);
 
+/// How far in the future a heartbeat may be and still be believed: hosts sharing a lock
+/// directory disagree by seconds (NTP keeps them within well under one); a heartbeat a
+/// minute ahead is no heartbeat.
+pub const SKEW_ALLOWANCE: Duration = Duration::from_secs(60);
+
 /// A lock record is a few hundred bytes; anything past this is not one of ours.
 const RECORD_LIMIT: u64 = 64 * 1024;
 
@@ -101,7 +106,7 @@ pub struct Observed {
     #[serde(flatten)]
     pub record: LockRecord,
     /// Time since the last heartbeat (zero when the heartbeat is in the future: clock skew
-    /// between hosts must not make a live lock look stale).
+    /// between hosts must not make a live lock look stale — up to [`SKEW_ALLOWANCE`]).
     #[serde(serialize_with = "serialize_millis", rename = "age_ms")]
     pub age: Duration,
     /// No heartbeat for longer than the staleness limit.
@@ -158,13 +163,18 @@ pub fn observe(
     this_host: &str,
     alive: impl Fn(u32) -> bool,
 ) -> Observed {
-    let age = match record.heartbeat() {
-        Some(at) => (now - at).to_std().unwrap_or(Duration::ZERO),
-        None => Duration::MAX,
+    let (age, ahead) = match record.heartbeat() {
+        Some(at) => (
+            (now - at).to_std().unwrap_or(Duration::ZERO),
+            (at - now).to_std().unwrap_or(Duration::ZERO),
+        ),
+        None => (Duration::MAX, Duration::ZERO),
     };
     let dead = record.host == this_host && record.pid.is_some_and(|pid| !alive(pid));
     Observed {
-        stale: age > stale_after,
+        // A heartbeat further ahead than any clock skew was written by a clock that was
+        // wrong (or by hand): believing it would keep the lock fresh until that time comes.
+        stale: age > stale_after || ahead > SKEW_ALLOWANCE,
         dead,
         age,
         record,
@@ -624,10 +634,18 @@ mod tests {
     }
 
     #[test]
-    fn a_future_heartbeat_is_fresh_and_a_garbled_one_is_stale() {
-        let skewed = seen("b", 100, 0, true);
+    fn a_future_heartbeat_is_fresh_within_the_skew_allowance_and_a_garbled_one_is_stale() {
+        let skewed = seen("b", 60, 0, true);
         assert_eq!(skewed.age, Duration::ZERO);
         assert!(!skewed.stale);
+        let ahead = seen("b", 61, 0, true);
+        assert!(ahead.stale, "a heartbeat 61s ahead");
+        assert!(matches!(
+            decide_acquire(Some(ahead), "a"),
+            Acquire::TakeOver(_)
+        ));
+        let far = seen("b", 365 * 24 * 3600, 0, true);
+        assert!(far.stale, "a heartbeat a year ahead");
         let mut garbled = record("b", 0);
         garbled.heartbeat_at = "yesterday".to_string();
         assert!(observe(garbled, at(0), DEFAULT_STALE, "here", |_| true).stale);
