@@ -19,6 +19,7 @@ pub mod governor;
 pub mod inputs;
 pub mod launch;
 pub mod notify;
+pub mod outbox;
 pub mod report;
 pub mod run;
 pub mod stall;
@@ -35,16 +36,29 @@ use anyhow::{Result, bail};
 
 /// autoctl's state directory: `AUTOCTL_STATE_DIR`, else `$XDG_STATE_HOME/autoctl`, else
 /// `~/.local/state/autoctl`.
+///
+/// A relative `XDG_STATE_HOME` is ignored (the XDG base directory specification calls it
+/// invalid), and a relative `HOME` is refused: the state would land under whatever directory
+/// the command happened to run in — a cron job's, a hook's — and the next command, run
+/// elsewhere, would not find it. (Hooks, which must never fail, record nothing then.)
 pub fn state_dir() -> Result<PathBuf> {
     let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = non_empty("AUTOCTL_STATE_DIR") {
         return Ok(PathBuf::from(dir));
     }
-    if let Some(dir) = non_empty("XDG_STATE_HOME") {
-        return Ok(PathBuf::from(dir).join("autoctl"));
+    if let Some(dir) = non_empty("XDG_STATE_HOME").map(PathBuf::from)
+        && dir.is_absolute()
+    {
+        return Ok(dir.join("autoctl"));
     }
-    if let Some(home) = non_empty("HOME") {
-        return Ok(PathBuf::from(home).join(".local/state/autoctl"));
+    if let Some(home) = non_empty("HOME").map(PathBuf::from) {
+        if !home.is_absolute() {
+            bail!(
+                "HOME is a relative path ({}): autoctl's state would be written under the current directory; set HOME to an absolute path, or AUTOCTL_STATE_DIR",
+                crate::output::printable(&home.to_string_lossy())
+            );
+        }
+        return Ok(home.join(".local/state/autoctl"));
     }
     bail!("no state directory: set AUTOCTL_STATE_DIR or HOME")
 }

@@ -72,3 +72,42 @@ fn the_stall_state_lock_goes_with_its_command() {
         .collect();
     assert_eq!(leftovers, Vec::<String>::new());
 }
+
+/// A relative HOME (and no state dir set otherwise) is refused in one line: the state would
+/// be written under the current directory and lost to the next command run elsewhere. A
+/// relative XDG_STATE_HOME is ignored, as the XDG specification says; hooks still exit 0 and
+/// record nothing.
+#[test]
+fn a_relative_home_is_refused_and_nothing_is_written_under_the_current_directory() {
+    let sb = Sandbox::new();
+    let cwd = sb.path("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let run = |args: &[&str], stdin: &str| {
+        sb.cmd()
+            .env("HOME", "home")
+            .env("XDG_STATE_HOME", "state")
+            .env_remove("AUTOCTL_STATE_DIR")
+            .current_dir(&cwd)
+            .args(args)
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap()
+    };
+    let output = run(&["run", "status"], "");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("HOME is a relative path (home)"),
+        "{stderr}"
+    );
+
+    let payload = r#"{"session_id": "s1", "cwd": "/tmp", "hook_event_name": "Stop", "transcript_path": "/nonexistent"}"#;
+    let output = run(&["hook", "event"], payload);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(
+        names(&cwd),
+        Vec::<String>::new(),
+        "nothing under the current directory"
+    );
+}
