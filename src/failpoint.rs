@@ -15,6 +15,8 @@
 //! names it).
 //!
 //! `decision-log-half-written` writes half of a decision-log line, then kills.
+//! `tick-saved-not-announced`: `run tick`'s decisions and their events are saved (in the runs'
+//! outboxes), nothing is announced yet.
 //!
 //! `AUTOCTL_FAILPOINT=tick-panic=SESSION` makes the tick of that one run panic instead (a bug
 //! stand-in: the other runs must still be ticked and every claim released), and

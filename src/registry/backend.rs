@@ -13,6 +13,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::supervise::governor::{self, Account, Fleet};
+use crate::supervise::outbox;
 use crate::supervise::run::{NewRun, Run, Status};
 use crate::supervise::store::{
     AccountView, Claim, Host, LEASE, PermitAsk, Registry, Selection, StartConflict, Written,
@@ -30,6 +31,8 @@ pub enum Which<'a> {
     RunningOn(&'a str),
     /// Running runs of an account.
     RunningOf(&'a str),
+    /// Runs with an entry in their outbox (ended ones too); a backend may return more.
+    Outbox,
     All,
 }
 
@@ -176,6 +179,8 @@ impl<B: Backend> Registry for B {
                 return Ok((false, End::Rollback));
             }
             let mut next = run.clone();
+            // Entries delivered meanwhile (by a tick that redelivered them) stay delivered.
+            next.outbox = outbox::merge(&stored.outbox, &run.outbox);
             next.claimed_by = None;
             next.claimed_until = None;
             replace(tx, &next)?;
@@ -214,6 +219,7 @@ impl<B: Backend> Registry for B {
                 tx.put_account(name, account)?;
             }
             let mut next = run.clone();
+            next.outbox = outbox::merge(&stored.outbox, &run.outbox);
             next.claimed_by = stored.claimed_by;
             next.claimed_until = stored.claimed_until;
             replace(tx, &next)?;
@@ -237,6 +243,45 @@ impl<B: Backend> Registry for B {
             run.claimed_until = None;
             replace(tx, &run)?;
             Ok((Some(run), End::Commit))
+        })
+    }
+
+    fn settle(&mut self, session: &str, ids: &[String], now: Time) -> Result<()> {
+        within(self, true, |tx| {
+            let Some(mut run) = one(tx.runs(Which::Session(session))?) else {
+                return Ok(((), End::Rollback));
+            };
+            if !outbox::settle(&mut run.outbox, ids, now) {
+                return Ok(((), End::Rollback));
+            }
+            // Only the outbox changes: the claim and the rest are the stored row's.
+            replace(tx, &run)?;
+            Ok(((), End::Commit))
+        })
+    }
+
+    fn take_outbox(&mut self, now: Time) -> Result<Vec<outbox::Pending>> {
+        within(self, true, |tx| {
+            let mut taken = Vec::new();
+            for mut run in tx.runs(Which::Outbox)? {
+                let entries = outbox::lease_due(&mut run.outbox, now);
+                if entries.is_empty() {
+                    continue;
+                }
+                replace(tx, &run)?;
+                taken.push(outbox::Pending {
+                    session: run.spec.session.clone(),
+                    task: run.spec.task_dir.clone(),
+                    notify_command: run.spec.notify.clone(),
+                    entries,
+                });
+            }
+            let end = if taken.is_empty() {
+                End::Rollback
+            } else {
+                End::Commit
+            };
+            Ok((taken, end))
         })
     }
 

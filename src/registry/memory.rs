@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use crate::supervise::governor::{self, Account, Fleet};
+use crate::supervise::outbox;
 use crate::supervise::run::{NewRun, Run, Status};
 use crate::supervise::store::{
     AccountView, Claim, Host, LEASE, PermitAsk, Registry, Selection, StartConflict, Written,
@@ -94,7 +95,9 @@ impl Registry for MemoryRegistry {
     fn save(&mut self, run: &Run, owner: &str) -> Result<bool> {
         match self.runs.get_mut(&run.spec.session) {
             Some(stored) if stored.claimed_by.as_deref() == Some(owner) => {
+                let outbox = outbox::merge(&stored.outbox, &run.outbox);
                 *stored = run.clone();
+                stored.outbox = outbox;
                 stored.claimed_by = None;
                 stored.claimed_until = None;
                 Ok(true)
@@ -129,7 +132,9 @@ impl Registry for MemoryRegistry {
         }
         let stored = self.runs.get_mut(&run.spec.session).expect("held");
         let until = stored.claimed_until;
+        let outbox = outbox::merge(&stored.outbox, &run.outbox);
         *stored = run.clone();
+        stored.outbox = outbox;
         stored.claimed_by = Some(owner.to_string());
         stored.claimed_until = until;
         Ok(Written::Stored)
@@ -150,6 +155,29 @@ impl Registry for MemoryRegistry {
             *stored = run.clone();
         }
         Ok(Some(run))
+    }
+
+    fn settle(&mut self, session: &str, ids: &[String], now: Time) -> Result<()> {
+        if let Some(stored) = self.runs.get_mut(session) {
+            outbox::settle(&mut stored.outbox, ids, now);
+        }
+        Ok(())
+    }
+
+    fn take_outbox(&mut self, now: Time) -> Result<Vec<outbox::Pending>> {
+        let mut taken = Vec::new();
+        for run in self.runs.values_mut() {
+            let entries = outbox::lease_due(&mut run.outbox, now);
+            if !entries.is_empty() {
+                taken.push(outbox::Pending {
+                    session: run.spec.session.clone(),
+                    task: run.spec.task_dir.clone(),
+                    notify_command: run.spec.notify.clone(),
+                    entries,
+                });
+            }
+        }
+        Ok(taken)
     }
 
     fn release(&mut self, session: &str, owner: &str) -> Result<()> {

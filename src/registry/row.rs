@@ -43,7 +43,7 @@ pub enum Cell {
 }
 
 /// The columns a run is stored in, in [`encode`]'s order.
-pub const COLUMNS: [(&str, Kind); 44] = [
+pub const COLUMNS: [(&str, Kind); 45] = [
     // What `run start` registered: identity.
     ("session_name", Kind::Text),
     ("task_dir", Kind::Text),
@@ -93,6 +93,8 @@ pub const COLUMNS: [(&str, Kind); 44] = [
     ("dispatch", Kind::Json),
     ("agent_state", Kind::Json),
     ("governor", Kind::Json),
+    // Notifications not delivered yet (and those delivered lately).
+    ("outbox", Kind::Json),
 ];
 
 /// The column names, comma-separated, in [`COLUMNS`] order.
@@ -155,6 +157,7 @@ pub fn encode(run: &Run) -> [Cell; COLUMNS.len()] {
         json(&run.dispatch),
         json(&run.agent_state),
         json(&run.governor),
+        json(&run.outbox),
     ]
 }
 
@@ -243,6 +246,7 @@ fn decode_fields(row: &dyn Fields, session: String) -> Result<Run> {
         dispatch: from_json(&text("dispatch")?, "dispatch")?,
         agent_state: from_json(&text("agent_state")?, "agent_state")?,
         governor: from_json(&text("governor")?, "governor")?,
+        outbox: crate::supervise::outbox::parse(row.text("outbox")?.as_deref()),
     })
 }
 

@@ -299,6 +299,11 @@ CREATE TABLE hosts (
   lost_announced_at TEXT
 ) STRICT;
 "#,
+    // 11: the notification outbox — notices stored with the decision that made them, until
+    // delivered (supervise::outbox).
+    r#"
+ALTER TABLE task_auto ADD COLUMN outbox TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(outbox));
+"#,
 ];
 
 /// The schema version this autoctl writes.
@@ -553,6 +558,12 @@ fn clause<'a>(which: Which<'a>) -> (&'static str, Vec<&'a str>) {
             vec![host],
         ),
         Which::RunningOf(account) => ("WHERE status = 'running' AND account = ?1", vec![account]),
+        // Rows with an entry not delivered yet (supervise::outbox: `delivered` is absent).
+        Which::Outbox => (
+            "WHERE EXISTS (SELECT 1 FROM json_each(outbox) \
+             WHERE json_type(value, '$.delivered') IS NULL)",
+            vec![],
+        ),
         Which::All => ("", vec![]),
     }
 }

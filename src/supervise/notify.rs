@@ -1,10 +1,12 @@
 //! Running notify commands: the only place that does. A tick's events
 //! ([`crate::supervise::wait::notice`]) are delivered to the driver's `--notify CMD` (or
-//! `AUTOCTL_NOTIFY`) and to the run's own `run start --notify CMD`, once each.
+//! `AUTOCTL_NOTIFY`) and to the run's own `run start --notify CMD`, then marked delivered in
+//! the run's outbox ([`crate::supervise::outbox`]); events a killed tick stored and never
+//! delivered are delivered by the next driver that finds them ([`Notifier::announce`]).
 //!
 //! Each command runs as `sh -c CMD` in its own process group, with the event as one JSON
-//! object on stdin and `AUTOCTL_EVENT`, `AUTOCTL_SESSION`, `AUTOCTL_TASK`, `AUTOCTL_REASON`
-//! in its environment; its stdout and stderr go to autoctl's stderr (stdout carries only
+//! object on stdin and `AUTOCTL_EVENT`, `AUTOCTL_EVENT_ID`, `AUTOCTL_SESSION`,
+//! `AUTOCTL_TASK`, `AUTOCTL_REASON` in its environment; its stdout and stderr go to autoctl's stderr (stdout carries only
 //! autoctl's answer). Every command of a batch runs at once and the batch is bounded by one
 //! timeout: a command still running then is killed with its whole process group. A timeout,
 //! a failure to start and a non-zero exit are one warning line each — a notification never
@@ -17,8 +19,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::output;
+use crate::supervise::outbox::Pending;
+use crate::supervise::store::Registry;
 use crate::supervise::tick::TickEvent;
 use crate::supervise::wait::notice::NotifyEvent;
+use crate::time::Time;
 
 /// `--notify-timeout`'s default.
 pub const DEFAULT_TIMEOUT: &str = "10s";
@@ -37,6 +42,8 @@ pub struct Notifier {
 #[derive(Debug, Clone)]
 pub struct Job {
     pub command: String,
+    /// The event's outbox id (stable across redeliveries), when it was stored.
+    pub id: Option<String>,
     pub event: String,
     pub session: String,
     pub task: String,
@@ -48,15 +55,7 @@ impl Notifier {
     /// The jobs for a tick's events: each event to each distinct command (the driver's and
     /// the run's).
     pub fn jobs(&self, event: &TickEvent) -> Vec<Job> {
-        let mut commands: Vec<&str> = Vec::new();
-        for command in [self.command.as_deref(), event.notify_command.as_deref()]
-            .into_iter()
-            .flatten()
-        {
-            if !command.trim().is_empty() && !commands.contains(&command) {
-                commands.push(command);
-            }
-        }
+        let commands = self.commands(event.notify_command.as_deref());
         let mut jobs = Vec::new();
         for notice in &event.notify {
             let payload = NotifyEvent::of(event, notice);
@@ -65,6 +64,7 @@ impl Notifier {
             for command in &commands {
                 jobs.push(Job {
                     command: command.to_string(),
+                    id: notice.id.clone(),
                     event: notice.event.as_str().to_string(),
                     session: event.session.clone(),
                     task: event.task.clone(),
@@ -76,18 +76,108 @@ impl Notifier {
         jobs
     }
 
+    /// The distinct commands an event of a run goes to: the driver's and the run's own.
+    fn commands<'a>(&'a self, run_command: Option<&'a str>) -> Vec<&'a str> {
+        let mut commands: Vec<&str> = Vec::new();
+        for command in [self.command.as_deref(), run_command].into_iter().flatten() {
+            if !command.trim().is_empty() && !commands.contains(&command) {
+                commands.push(command);
+            }
+        }
+        commands
+    }
+
+    /// The jobs for outbox entries a killed deliverer left: each stored event, as it was
+    /// built, to each distinct command.
+    pub fn outbox_jobs(&self, pending: &Pending) -> Vec<Job> {
+        let commands = self.commands(pending.notify_command.as_deref());
+        let mut jobs = Vec::new();
+        for entry in &pending.entries {
+            let mut json = entry.payload.clone().into_bytes();
+            json.push(b'\n');
+            for command in &commands {
+                jobs.push(Job {
+                    command: command.to_string(),
+                    id: Some(entry.id.clone()),
+                    event: entry.event.clone(),
+                    session: pending.session.clone(),
+                    task: pending.task.clone(),
+                    reason: entry.reason.clone(),
+                    json: json.clone(),
+                });
+            }
+        }
+        jobs
+    }
+
+    /// Announce a driver's events and whatever a killed deliverer left in any run's outbox,
+    /// then mark them delivered. A registry error while looking for or marking entries is a
+    /// warning: the events themselves are delivered all the same, and what was not marked is
+    /// delivered again later with the same id.
+    pub fn announce(&self, registry: &mut dyn Registry, events: &[TickEvent], now: Time) {
+        let mut jobs = match registry.take_outbox(now) {
+            Ok(left) => left.iter().flat_map(|p| self.outbox_jobs(p)).collect(),
+            Err(err) => {
+                output::warn(&format!("notify: cannot read the outbox: {err:#}"));
+                Vec::new()
+            }
+        };
+        jobs.extend(events.iter().flat_map(|e| self.jobs(e)));
+        let delivered = delivered_ids(&jobs);
+        self.deliver(jobs);
+        settle(registry, &delivered, now);
+    }
+
     /// Deliver jobs now and wait for them, at most the timeout.
     pub fn deliver(&self, jobs: Vec<Job>) {
         deliver(jobs, self.timeout);
     }
 
-    /// Deliver jobs on a thread of their own (`run watch` goes on deciding meanwhile).
-    pub fn deliver_in_background(&self, jobs: Vec<Job>) -> Option<std::thread::JoinHandle<()>> {
+    /// Deliver jobs on a thread of their own (`run watch` goes on deciding meanwhile). The
+    /// thread returns the outbox ids it delivered, by session, for [`settle`].
+    pub fn deliver_in_background(
+        &self,
+        jobs: Vec<Job>,
+    ) -> Option<std::thread::JoinHandle<Delivered>> {
         if jobs.is_empty() {
             return None;
         }
         let timeout = self.timeout;
-        Some(std::thread::spawn(move || deliver(jobs, timeout)))
+        Some(std::thread::spawn(move || {
+            let delivered = delivered_ids(&jobs);
+            deliver(jobs, timeout);
+            delivered
+        }))
+    }
+}
+
+/// Outbox ids by session.
+pub type Delivered = Vec<(String, Vec<String>)>;
+
+/// The outbox ids a batch of jobs carries, by session (each once).
+fn delivered_ids(jobs: &[Job]) -> Delivered {
+    let mut by_session: Delivered = Vec::new();
+    for job in jobs {
+        let Some(id) = &job.id else { continue };
+        match by_session.iter_mut().find(|(s, _)| *s == job.session) {
+            Some((_, ids)) if ids.contains(id) => {}
+            Some((_, ids)) => ids.push(id.clone()),
+            None => by_session.push((job.session.clone(), vec![id.clone()])),
+        }
+    }
+    by_session
+}
+
+/// Mark delivered outbox entries as such. Whether the command succeeded does not matter: the
+/// outbox guards against a driver that dies, not a receiver that fails (that is a warning).
+pub fn settle(registry: &mut dyn Registry, delivered: &Delivered, now: Time) {
+    for (session, ids) in delivered {
+        if let Err(err) = registry.settle(session, ids, now) {
+            output::warn(&format!(
+                "notify: cannot mark {} event(s) of session {session:?} delivered (they will be delivered again): {err:#}",
+                ids.len()
+            ));
+        }
     }
 }
 
@@ -96,6 +186,7 @@ fn spawn(job: &Job) -> std::io::Result<Child> {
     cmd.arg("-c")
         .arg(&job.command)
         .env("AUTOCTL_EVENT", &job.event)
+        .env("AUTOCTL_EVENT_ID", job.id.as_deref().unwrap_or(""))
         .env("AUTOCTL_SESSION", &job.session)
         .env("AUTOCTL_TASK", &job.task)
         .env("AUTOCTL_REASON", &job.reason)

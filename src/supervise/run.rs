@@ -273,6 +273,9 @@ pub struct Run {
     pub dispatch: DispatchState,
     /// The governor's state of the run: the permit its current step holds.
     pub governor: governor::RunState,
+    /// Notifications stored with the decisions that made them, until delivered
+    /// ([`crate::supervise::outbox`]).
+    pub outbox: Vec<crate::supervise::outbox::Entry>,
 
     pub started_at: Time,
     pub ticks: u64,
@@ -305,6 +308,7 @@ impl Run {
             agent_state: AgentState::default(),
             dispatch: DispatchState::default(),
             governor: governor::RunState::default(),
+            outbox: Vec::new(),
             started_at: now,
             ticks: 0,
             heartbeats: 0,

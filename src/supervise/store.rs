@@ -214,6 +214,13 @@ pub trait Registry {
         session: &str,
         change: &mut dyn FnMut(&mut Run) -> bool,
     ) -> Result<Option<Run>>;
+    /// Mark a run's outbox entries `ids` delivered at `now` (whoever holds the run: only its
+    /// outbox changes, and a holder's save merges with it, see
+    /// [`crate::supervise::outbox::merge`]).
+    fn settle(&mut self, session: &str, ids: &[String], now: Time) -> Result<()>;
+    /// Lease to the caller every outbox entry, of any run (ended ones too), that is not
+    /// delivered and whose delivery lease has expired: its deliverer died. Returns them by run.
+    fn take_outbox(&mut self, now: Time) -> Result<Vec<crate::supervise::outbox::Pending>>;
     /// Give a claim back without changing the run (dry runs, failed effects).
     fn release(&mut self, session: &str, owner: &str) -> Result<()>;
     /// End a run now whoever holds it (`run stop`). Returns the row as stored, or None when

@@ -18,6 +18,7 @@ mod layout;
 mod lint;
 mod lock;
 mod next;
+mod outbox;
 mod pane;
 mod policy;
 mod progress;

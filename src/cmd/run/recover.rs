@@ -55,6 +55,6 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Exit> {
             .map_err(anyhow::Error::msg)?,
     };
     let printed = super::print_events(&events);
-    notifier.deliver(events.iter().flat_map(|e| notifier.jobs(e)).collect());
+    notifier.announce(&mut registry, &events, time::now()?);
     printed
 }

@@ -197,10 +197,12 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Exit> {
         },
         None => runs::tick_runs(&mut registry, &world, Selection::All, &options, now)?,
     };
-    // Announce after printing: the decisions are saved, and a slow notify command never
-    // delays the tick's answer (it is bounded by --notify-timeout).
+    // Announce after printing: the decisions are saved (their events in the runs' outboxes),
+    // and a slow notify command never delays the tick's answer (it is bounded by
+    // --notify-timeout). What a killed tick left undelivered goes out with them.
     let printed = super::print_events(&events);
-    notifier.deliver(events.iter().flat_map(|e| notifier.jobs(e)).collect());
+    crate::failpoint::hit("tick-saved-not-announced");
+    notifier.announce(&mut registry, &events, now);
     if crate::supervise::driver::isolation::interrupted() {
         return Err(crate::error::Interrupted.into());
     }

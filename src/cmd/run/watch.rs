@@ -7,8 +7,9 @@ use clap::Args;
 
 use crate::error::Exit;
 use crate::output;
-use crate::supervise::control;
+use crate::supervise::store::Registry as _;
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::supervise::{control, notify};
 use crate::time;
 use crate::tmux::Tmux;
 
@@ -133,16 +134,31 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     };
     let format = super::text::EventFormat::or_by_stdout(args.format);
     let notifier = args.waits.notifier();
-    let mut deliveries: Vec<std::thread::JoinHandle<()>> = Vec::new();
+    // The outbox has a connection of its own: the watch loop holds the first one, and
+    // deliveries finish on their own threads, at any moment of it.
+    let mut outbox = super::open()?;
+    outbox.set_busy_timeout(watch::BUSY_TIMEOUT)?;
+    let mut deliveries: Vec<std::thread::JoinHandle<notify::Delivered>> = Vec::new();
+    let mut outbox_checked: Option<std::time::Instant> = None;
     // Text: the last line shown per session, so a decision repeated with the same reasons
     // (a step waiting for the agent's prompt, looked at again) is one line, not many.
     let mut shown: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;
     let mut emit = |event: &TickEvent| -> Result<()> {
-        // Events go out on their own thread: the watcher keeps deciding meanwhile.
-        deliveries.retain(|d| !d.is_finished());
-        deliveries.extend(notifier.deliver_in_background(notifier.jobs(event)));
+        // Events go out on their own thread: the watcher keeps deciding meanwhile. Each
+        // delivery that has finished is marked in its run's outbox.
+        settle_finished(&mut deliveries, &mut outbox, false);
+        let mut jobs = notifier.jobs(event);
+        // What a killed driver stored and never delivered, looked for now and then.
+        if outbox_checked.is_none_or(|at| at.elapsed() >= OUTBOX_CHECK) {
+            outbox_checked = Some(std::time::Instant::now());
+            match outbox.take_outbox(time::now()?) {
+                Ok(left) => jobs.extend(left.iter().flat_map(|p| notifier.outbox_jobs(p))),
+                Err(err) => output::warn(&format!("notify: cannot read the outbox: {err:#}")),
+            }
+        }
+        deliveries.extend(notifier.deliver_in_background(jobs));
         match format {
             super::text::EventFormat::Text => {
                 let line = super::text::event_line(event);
@@ -169,9 +185,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     };
     let ended = watch::watch(&mut registry, &world, &config, &mut emit);
     // Outstanding notifications finish (each bounded by --notify-timeout) before exit.
-    for delivery in deliveries {
-        let _ = delivery.join();
-    }
+    settle_finished(&mut deliveries, &mut outbox, true);
     let ended = match ended {
         Err(err) if err.is::<NeedsPerson>() => {
             output::note(&format!(
@@ -202,3 +216,26 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
 #[derive(Debug, thiserror::Error)]
 #[error("the loop needs a person")]
 struct NeedsPerson;
+
+/// How often `run watch` looks for outbox entries a killed driver left (their delivery lease
+/// is two minutes, so looking more often finds nothing more).
+const OUTBOX_CHECK: Duration = Duration::from_secs(30);
+
+/// Mark the outbox entries of every finished delivery delivered (every delivery, waiting for
+/// each, when `all`).
+fn settle_finished(
+    deliveries: &mut Vec<std::thread::JoinHandle<notify::Delivered>>,
+    outbox: &mut crate::registry::sqlite::SqliteRegistry,
+    all: bool,
+) {
+    let (done, running): (Vec<_>, Vec<_>) = std::mem::take(deliveries)
+        .into_iter()
+        .partition(|d| all || d.is_finished());
+    *deliveries = running;
+    let Ok(now) = time::now() else { return };
+    for delivery in done {
+        if let Ok(delivered) = delivery.join() {
+            notify::settle(outbox, &delivered, now);
+        }
+    }
+}

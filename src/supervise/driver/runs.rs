@@ -268,6 +268,7 @@ fn announce_lost_hosts(
             event: EventKind::HostLost,
             reason: why,
             key: None,
+            id: None,
         });
         events.push(event);
     }
@@ -428,6 +429,9 @@ fn drive(
     {
         super::log_approval(world, &run.spec.session, view, typed_answer, now);
     }
+    // What it announces is stored with the decision, in the same write, before any of it
+    // is delivered: a tick killed from here on leaves it in the outbox for the next tick.
+    crate::supervise::outbox::add(&mut next.outbox, &mut event, next.started_at, now);
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
         event.notify.clear();

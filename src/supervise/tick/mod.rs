@@ -308,6 +308,7 @@ impl Tick<'_> {
                 event: EventKind::WeeklyReserve,
                 reason,
                 key: None,
+                id: None,
             }),
         }
     }

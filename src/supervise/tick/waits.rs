@@ -191,6 +191,7 @@ pub(super) fn answered(run: &mut Run, event: &mut TickEvent, wait: &WaitAnswer, 
                 event: EventKind::Resume,
                 reason: event.reasons.last().cloned().unwrap_or_default(),
                 key: None,
+                id: None,
             });
         }
         WaitAnswer::Esc => wait::escaped(&mut run.waits, now),
@@ -217,12 +218,14 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             event: kind,
             reason: reason.clone(),
             key: None,
+            id: None,
         });
         if t.run.stop_reason.as_deref() == Some("stall_limit") {
             notices.push(Notice {
                 event: EventKind::StallLimit,
                 reason,
                 key: None,
+                id: None,
             });
         }
     } else if t.run.status.is_active() {
@@ -254,12 +257,14 @@ pub(super) fn attend(t: &mut Tick<'_>) {
                     event: EventKind::Escalate,
                     reason: escalation.why.clone(),
                     key: key.clone(),
+                    id: None,
                 });
                 if escalation.stall_limit {
                     notices.push(Notice {
                         event: EventKind::StallLimit,
                         reason: escalation.why,
                         key,
+                        id: None,
                     });
                 }
             }
@@ -276,6 +281,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
                     crate::time::format_time(needs.since),
                     needs.why
                 ),
+                id: None,
             });
         }
         if let Some(needs) = &t.run.waits.needs_person
@@ -293,6 +299,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             event: EventKind::Restart,
             reason: why,
             key: None,
+            id: None,
         });
     }
     let quota = |run: &Run| {
@@ -307,11 +314,13 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             event: EventKind::QuotaWaitStart,
             reason,
             key: None,
+            id: None,
         }),
         (Some(_), None) => notices.push(Notice {
             event: EventKind::QuotaWaitEnd,
             reason: t.event.reasons.last().cloned().unwrap_or_default(),
             key: None,
+            id: None,
         }),
         _ => {}
     }

@@ -87,11 +87,19 @@ pub struct Notice {
     /// receiver (the notification outbox) dedupes on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Its id in the run's notification outbox ([`crate::supervise::outbox`]): the same at
+    /// every delivery of this notice, for a receiver to dedupe on. Set when the notice is
+    /// stored with its decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// The object a notify command reads on stdin (schema: `autoctl schema show notify-event`).
 #[derive(Debug, Clone, Serialize)]
 pub struct NotifyEvent<'a> {
+    /// Stable across redeliveries (see [`Notice::id`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
     pub event: EventKind,
     pub time: &'a str,
     pub session: &'a str,
@@ -109,6 +117,7 @@ pub struct NotifyEvent<'a> {
 impl<'a> NotifyEvent<'a> {
     pub fn of(event: &'a TickEvent, notice: &'a Notice) -> NotifyEvent<'a> {
         NotifyEvent {
+            id: notice.id.as_deref(),
             event: notice.event,
             time: &event.time,
             session: &event.session,
