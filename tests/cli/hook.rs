@@ -1247,8 +1247,10 @@ fn a_new_session_takes_over_a_loop_whose_lock_is_stale_and_whose_session_is_gone
     // Stale but alive (the session waits for its user): not taken.
     hold(std::process::id(), "2020-01-01T00:00:00Z");
     assert!(message(&answer(&stop(&sb, &project, &other))).contains("belongs to session"));
-    // Gone but fresh (its last hook just ran): not taken.
-    hold(dead_pid(), "2999-01-01T00:00:00Z");
+    // Gone but fresh (its last hook just ran): not taken. (A heartbeat far in the future is
+    // stale: a clock that ran ahead must not hold a loop for good.)
+    let just_now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    hold(dead_pid(), &just_now);
     assert!(message(&answer(&stop(&sb, &project, &other))).contains("belongs to session"));
     assert_eq!(state(&project)["session_id"], SESSION);
     // Stale and gone: taken over, the count goes on.

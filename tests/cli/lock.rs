@@ -323,9 +323,11 @@ fn a_lock_taken_from_a_short_lived_shell_holds_until_its_heartbeat_is_stale() {
 #[test]
 fn lock_status_escapes_control_characters_in_the_record() {
     let sb = Sandbox::new();
+    // Held (a fresh heartbeat: one far in the future is stale).
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     fs::write(
         sb.path("l"),
-        "{\"owner\":\"x\\u001b]0;pwned\\u0007\\nheld: fake\",\"host\":\"h\\u001b[31m\",\"heartbeat_at\":\"2099-01-01T00:00:00Z\"}",
+        format!("{{\"owner\":\"x\\u001b]0;pwned\\u0007\\nheld: fake\",\"host\":\"h\\u001b[31m\",\"heartbeat_at\":\"{now}\"}}"),
     )
     .unwrap();
     let output = sb.cmd().args(["lock", "status", "l"]).output().unwrap();
