@@ -209,7 +209,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --max-iterations 'Stop the loop when its iteration count reaches N'
             cand --timeout 'Stop the loop after this much supervised time (quota waits excluded), e.g. 30m, 1h30m'
             cand --into 'Dispatch mode: where each step is typed [default: agent with --agent claude, shell with --agent generic]'
-            cand --command 'Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task} {args}` with --into agent, `claude -p "/ai-cli-task {next} {task} {args}"` with --into shell, `autoctl run turn "Run the {next} step of the task in {task} {args}. When it is done, write its signal with autoctl signal write."` with --into app-server]'
+            cand --command 'Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task} {args}` with --into agent, `claude -p` with {settings} and {stream} with --into shell, `autoctl run turn "Run the {next} step of the task in {task} {args}. When it is done, write its signal with autoctl signal write."` with --into app-server]'
             cand --table 'Dispatch mode: the routing table that gives the entry step (built-in name or file)'
             cand --launch 'Type the agent''s command into the pane after registering (observe mode, or dispatch mode --into agent)'
             cand --agent 'How panes are read: `claude`, `codex`, `gemini` act only on that agent''s own screen; `generic` reads any program''s prompts (same safety policy) [default: the program --launch starts when it is claude, codex or gemini, generic for any other program, claude without --launch]'

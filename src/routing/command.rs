@@ -32,8 +32,11 @@ use anyhow::{Result, bail};
 
 /// The default command for `--into shell`: Claude Code in print mode runs the step's slash
 /// command and returns to the shell (seed 001 typed `claude "/ai-cli-task …"`, which leaves
-/// today's Claude Code open at its prompt).
-pub const DEFAULT_TEMPLATE: &str = r#"claude -p "/ai-cli-task {next} {task} {args}""#;
+/// today's Claude Code open at its prompt). With autoctl's hooks passed explicitly
+/// (`--settings {settings}`) and its own account of the step written to `{stream}`
+/// (`--output-format stream-json`, which print mode allows only with `--verbose`), so the
+/// step is read whether or not print mode runs hooks (`--bare` skips them).
+pub const DEFAULT_TEMPLATE: &str = r#"claude -p --settings {settings} --output-format stream-json --verbose "/ai-cli-task {next} {task} {args}" > {stream}"#;
 
 /// The default for `--into agent`: the slash command typed at the agent's own prompt.
 pub const AGENT_TEMPLATE: &str = "/ai-cli-task {next} {task} {args}";
@@ -44,7 +47,15 @@ pub const AGENT_TEMPLATE: &str = "/ai-cli-task {next} {task} {args}";
 pub const APP_SERVER_TEMPLATE: &str = r#"autoctl run turn "Run the {next} step of the task in {task} {args}. When it is done, write its signal with autoctl signal write.""#;
 
 /// The placeholders a template may use.
-pub const PLACEHOLDERS: &[&str] = &["next", "checkpoint", "task", "iteration", "args"];
+pub const PLACEHOLDERS: &[&str] = &[
+    "next",
+    "checkpoint",
+    "task",
+    "iteration",
+    "args",
+    "settings",
+    "stream",
+];
 
 /// The file whose presence puts ai-cli-task's plan step in annotations mode.
 pub const ANNOTATIONS_FILE: &str = ".tmp-annotations.json";
@@ -309,23 +320,44 @@ fn prompt_unsafe(value: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// `--into shell`'s files, as the tick names them.
+    fn with_files(mut vars: BTreeMap<&'static str, String>) -> BTreeMap<&'static str, String> {
+        vars.insert("settings", "/st/claude/step-settings.json".into());
+        vars.insert("stream", "/st/streams/r/3.jsonl".into());
+        vars
+    }
+
     fn vars(task: &str) -> BTreeMap<&'static str, String> {
         let mut vars = step_vars("exec", "", Some(task), None, false);
         vars.remove("args");
         vars.insert("args", String::new());
-        vars
+        with_files(vars)
     }
 
     fn step(next: &str, checkpoint: &str, annotations: bool) -> BTreeMap<&'static str, String> {
-        step_vars(next, checkpoint, Some("TASK/auth"), Some(3), annotations)
+        with_files(step_vars(
+            next,
+            checkpoint,
+            Some("TASK/auth"),
+            Some(3),
+            annotations,
+        ))
     }
+
+    const SHELL: &str =
+        "claude -p --settings /st/claude/step-settings.json --output-format stream-json --verbose";
+    const TO: &str = "> /st/streams/r/3.jsonl";
 
     #[test]
     fn renders_the_default() {
         assert_eq!(
             render(DEFAULT_TEMPLATE, &vars("TASK/auth")).unwrap(),
-            r#"claude -p "/ai-cli-task exec TASK/auth""#
+            format!(r#"{SHELL} "/ai-cli-task exec TASK/auth" {TO}"#)
         );
+        // Without the files (a tick that could not name them) the default does not render.
+        let mut bare = vars("TASK/auth");
+        bare.remove("stream");
+        assert!(render(DEFAULT_TEMPLATE, &bare).is_err());
         assert_eq!(
             render(AGENT_TEMPLATE, &vars("TASK/auth")).unwrap(),
             "/ai-cli-task exec TASK/auth"
@@ -387,7 +419,7 @@ mod tests {
             assert_eq!(render(AGENT_TEMPLATE, &vars).unwrap(), want);
             assert_eq!(
                 render(DEFAULT_TEMPLATE, &vars).unwrap(),
-                format!("claude -p \"{want}\"")
+                format!("{SHELL} \"{want}\" {TO}")
             );
             assert_eq!(render_prompt(AGENT_TEMPLATE, &vars).unwrap(), want);
         }

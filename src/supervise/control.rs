@@ -148,7 +148,19 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     } else {
         task_key(Path::new(&request.table))?
     };
-    let sample = command::step_vars("plan", "", Some(&task_dir), Some(1), false);
+    let mut sample = command::step_vars("plan", "", Some(&task_dir), Some(1), false);
+    // `--into shell`'s files, where the tick will name them: a state dir whose path a shell
+    // line cannot hold is refused now, not at the first dispatch.
+    if let Ok(state) = crate::supervise::state_dir() {
+        let stream = crate::supervise::stream::stream_path(&state, &request.session, 1);
+        sample.insert(
+            "settings",
+            crate::supervise::stream::settings_path(&state)
+                .display()
+                .to_string(),
+        );
+        sample.insert("stream", stream.display().to_string());
+    }
     let into = request
         .into
         .unwrap_or_else(|| DispatchInto::default_for(request.agent));

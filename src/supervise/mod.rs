@@ -24,6 +24,7 @@ pub mod report;
 pub mod run;
 pub mod stall;
 pub mod store;
+pub mod stream;
 pub mod tick;
 pub mod typed;
 pub mod typing;

@@ -247,6 +247,21 @@ pub struct DispatchState {
     /// tick, the screen says whether the keys arrived ([`crate::supervise::tick`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typing: Option<String>,
+    /// `--into shell`: the step gave up on an API error that clears by itself (its stream's
+    /// `result`): it is typed again from this time on.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::stamp::option"
+    )]
+    pub retry_at: Option<Time>,
+    /// Times the current step was typed again after such an error (`--max-resumes` per step;
+    /// a new signal starts a step).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One registered loop: the row of `task_auto`. What `run start` registered ([`NewRun`]),

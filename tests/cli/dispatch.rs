@@ -28,6 +28,11 @@ const STEPS: [&str; 8] = [
 /// A session whose shell finds autoctl and the stand-in `claude` on its PATH; every prompt
 /// the stand-in receives is logged to the returned file.
 pub fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
+    session_with(sb, name, &[])
+}
+
+/// [`session`] with more `NAME=value` words in the shell's environment.
+fn session_with(sb: &Sandbox, name: &str, extra: &[&str]) -> (String, PathBuf) {
     let log = sb.path(&format!("{name}-prompts.log"));
     let path = format!(
         "PATH={}:{}:{}",
@@ -38,18 +43,9 @@ pub fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
     let home = format!("HOME={}", sb.path("home").display());
     let state = format!("AUTOCTL_STATE_DIR={}", sb.path("state").display());
     let logged = format!("STAND_IN_LOG={}", log.display());
-    let command = [
-        "env",
-        &path,
-        &home,
-        &state,
-        &logged,
-        "STAND_IN_DELAY=0.1",
-        "PS1=$ ",
-        "bash",
-        "--norc",
-        "--noprofile",
-    ];
+    let mut command = vec!["env", &path, &home, &state, &logged, "STAND_IN_DELAY=0.1"];
+    command.extend_from_slice(extra);
+    command.extend(["PS1=$ ", "bash", "--norc", "--noprofile"]);
     (new_session(sb, name, (200, 50), &command), log)
 }
 
@@ -106,7 +102,8 @@ fn into_shell_types_a_command_that_returns_to_the_shell() {
     let sb = Sandbox::new();
     let task = task(&sb, "shell");
     let (_pane, log) = session(&sb, "shell");
-    // The default command for --into shell: claude -p "/ai-cli-task {next} {task} {args}".
+    // The default command for --into shell: claude -p with autoctl's hooks and its own
+    // stream, written where the tick reads how the step ended (issue 28 item 3).
     sb.cmd()
         .args(["run", "start", "--session", "shell", "--mode", "dispatch"])
         .args(["--into", "shell", "--task"])
@@ -124,10 +121,61 @@ fn into_shell_types_a_command_that_returns_to_the_shell() {
         .iter()
         .find(|d| d["effect"] == "send");
     let text = send.unwrap()["keys"][0]["text"].as_str().unwrap();
+    let settings = sb.path("state").join("claude/step-settings.json");
     assert!(
-        text.starts_with("claude -p \"/ai-cli-task plan /") && text.ends_with(" --generate\""),
+        text.starts_with(&format!(
+            "claude -p --settings {} --output-format stream-json --verbose \"/ai-cli-task plan /",
+            settings.display()
+        )) && text.contains(" --generate\" > ")
+            && text.ends_with("/1.jsonl"),
         "{text}"
     );
+    // The settings the steps ran with hold autoctl's hooks, by this binary's path.
+    let log_text = fs::read_to_string(&log).unwrap();
+    assert!(
+        log_text.contains(&format!("settings: {}\n", settings.display())),
+        "{log_text}"
+    );
+    let hooks = fs::read_to_string(&settings).unwrap();
+    assert!(
+        hooks.contains("hook stop") && hooks.contains("hook permission-request"),
+        "{hooks}"
+    );
+}
+
+#[test]
+fn into_shell_a_step_that_failed_on_a_401_goes_to_a_person_and_is_not_typed_again() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "denied");
+    // Claude Code 2.1.332's result line for a 401 (against the fake server, a bad key).
+    let result = r#"STAND_IN_RESULT={"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":401,"api_error_type":"authentication_error","result":"Invalid API key · Fix external API key","terminal_reason":"api_error"}"#;
+    let (_pane, log) = session_with(&sb, "denied", &[result]);
+    sb.cmd()
+        .args(["run", "start", "--session", "denied", "--mode", "dispatch"])
+        .args(["--into", "shell", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let events = tick_until(&sb, "denied", |s| !s["needs_person"].is_null());
+    let last = events.last().unwrap();
+    assert_eq!(last["decision"], "escalate", "{last}");
+    let why = last["reasons"].to_string();
+    assert!(
+        why.contains("401 authentication_error") && why.contains("cannot clear"),
+        "{why}"
+    );
+    // More ticks: still the person's, typed once, no resume planned (the unit test in
+    // src/supervise/tick/tests.rs runs the minutes).
+    for _ in 0..3 {
+        let events = crate::run_tick::tick(&sb, &["--session", "denied"]);
+        assert!(
+            events.iter().all(|e| e["decision"] != "dispatch"),
+            "{events:?}"
+        );
+    }
+    assert_eq!(status(&sb, "denied")["status"], "running");
+    let typed = fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(typed.matches("settings: ").count(), 1, "{typed}");
 }
 
 #[test]

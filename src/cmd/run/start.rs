@@ -56,13 +56,22 @@ pub struct StartArgs {
     #[arg(long, value_enum, value_name = "WHERE")]
     pub into: Option<IntoArg>,
     /// Dispatch mode: the command typed for each step [default: `/ai-cli-task {next} {task}
-    /// {args}` with --into agent, `claude -p "/ai-cli-task {next} {task} {args}"` with --into
-    /// shell, `autoctl run turn "Run the {next} step of the task in {task} {args}. When it is
+    /// {args}` with --into agent, `claude -p` with {settings} and {stream} with --into shell,
+    /// `autoctl run turn "Run the {next} step of the task in {task} {args}. When it is
     /// done, write its signal with autoctl signal write."` with --into app-server]
+    ///
+    /// The --into shell default in full: `claude -p --settings {settings} --output-format
+    /// stream-json --verbose "/ai-cli-task {next} {task} {args}" > {stream}`.
     ///
     /// Placeholders: {next}, {checkpoint}, {task}, {iteration}, and {args}, the step's
     /// ai-cli-task arguments (`--checkpoint post-exec`, `--generate` for a plan, or the
-    /// annotations mode when the module holds .tmp-annotations.json). A placeholder that
+    /// annotations mode when the module holds .tmp-annotations.json). With --into shell also
+    /// {settings}, a settings file holding autoctl's hooks (they run whatever the project's
+    /// settings hold; `claude -p --bare` runs none, these neither), and {stream}, the file for
+    /// the step's stream-json, read with or without hooks: when the shell is back its `result`
+    /// says how the step ended (an API error
+    /// that clears by itself is typed again after a backoff, up to --max-resumes; a login,
+    /// bill or refused request goes to a person, and `run ack` types it again). A placeholder that
     /// renders empty takes its word with it, and an option word right before it
     /// (`--checkpoint {checkpoint}` becomes nothing). A value may only hold letters, digits
     /// and `. _ - / : @ % + , =` and may not start with `-` (no shell metacharacters, no

@@ -23,9 +23,10 @@ use crate::routing;
 use crate::supervise::inputs;
 use crate::supervise::run::{DispatchInto, DispatchStep, Mode, Run};
 use crate::supervise::store::{AccountView, Claim, Registry, Selection, Written};
+use crate::supervise::stream;
 use crate::supervise::tick::{
-    self, Did, Observation, Outcome, PaneObs, SignalObs, StopObs, TickEvent, TickOptions,
-    WaitInputs,
+    self, Did, Observation, Outcome, PaneObs, SignalObs, StepFiles, StopObs, TickEvent,
+    TickOptions, WaitInputs,
 };
 use crate::supervise::wait::Recorded;
 use crate::supervise::wait::notice::{EventKind, Notice};
@@ -562,6 +563,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             typed,
             waits: WaitInputs::default(),
             account: None,
+            step_files: None,
         });
     }
     let mut notes = Vec::new();
@@ -613,6 +615,35 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         typed,
         waits,
         account: None,
+        step_files: step_files(world, run),
+    })
+}
+
+/// Dispatch mode `--into shell`: ready the next step's files (its stream's directory, the
+/// settings with autoctl's hooks) and read how the dispatched step ended.
+fn step_files(world: &World<'_>, run: &Run) -> Option<StepFiles> {
+    if run.spec.mode != Mode::Dispatch || run.spec.into != DispatchInto::Shell {
+        return None;
+    }
+    let state = &world.state_dir;
+    let session = &run.spec.session;
+    let count = run.dispatch.count;
+    // The hooks name this binary by its absolute path: it resolves in any environment the
+    // step runs in.
+    let autoctl = std::env::current_exe()
+        .map(|p| crate::shell::quote_if_needed(&p.to_string_lossy()))
+        .unwrap_or_else(|_| "autoctl".to_string());
+    for note in stream::prepare(state, session, count + 1, &autoctl) {
+        crate::output::warn(&note);
+    }
+    Some(StepFiles {
+        settings: stream::settings_path(state).display().to_string(),
+        next_stream: stream::stream_path(state, session, count + 1)
+            .display()
+            .to_string(),
+        result: (count > 0)
+            .then(|| stream::read_result(state, session, count))
+            .flatten(),
     })
 }
 

@@ -28,7 +28,7 @@ mod tests;
 mod waits;
 
 pub use event::{Decision, Did, RunAfter, TickEvent};
-pub use observation::{Observation, PaneObs, SignalObs, StopObs, WaitInputs};
+pub use observation::{Observation, PaneObs, SignalObs, StepFiles, StopObs, WaitInputs};
 
 use crate::pane::Key;
 use crate::pane::view::PaneView;
@@ -636,6 +636,9 @@ fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
                     checkpoint: signal.checkpoint_or_empty().to_string(),
                 });
                 run.dispatch.dispatched = None;
+                // A new step: its own budget of retries.
+                run.dispatch.retries = 0;
+                run.dispatch.retry_at = None;
                 // The step ran far enough to write its signal: its keys arrived.
                 run.dispatch.typing = None;
             }
@@ -1056,6 +1059,12 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
             if due {
                 t.run.agent_state.shell_seen = t.run.agent_state.shell_seen.saturating_add(1);
             }
+            let result = obs.step_files.as_ref().and_then(|f| f.result.as_ref());
+            if let Some(result) = result
+                && shell_step_failed(t, result)
+            {
+                return;
+            }
             if t.run.agent_state.shell_seen >= 2 {
                 let step = t
                     .run
@@ -1063,8 +1072,11 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
                     .dispatched
                     .as_ref()
                     .map_or("", |d| d.next.as_str());
+                let how = result.map_or(String::new(), |r| {
+                    format!(" (its result: {})", r.describe())
+                });
                 let why = format!(
-                    "the dispatched step {step} ended without writing a signal; {}",
+                    "the dispatched step {step} ended without writing a signal{how}; {}",
                     last_lines(view)
                 );
                 t.end(Status::Exited, Decision::Exit, "agent_exited", why);
@@ -1074,7 +1086,34 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         }
         return;
     };
-    let text = match render_step(t, &step, obs.annotations) {
+    if into == DispatchInto::Shell {
+        // A step that gave up on an API error is typed again after its backoff; one that
+        // failed for a person is typed again once they acknowledged it (`run ack`).
+        if let Some(at) = t.run.dispatch.retry_at.filter(|at| t.now < *at) {
+            t.event.decide(
+                Decision::Wait,
+                format!(
+                    "{} gave up on an API error: typed again at {} (resume {} of {})",
+                    step.next,
+                    crate::time::format_time(at),
+                    t.run.dispatch.retries,
+                    t.run.spec.wait_limits.max_resumes
+                ),
+            );
+            return;
+        }
+        if t.run.waits.needs_person.is_some() {
+            t.event.decide(
+                Decision::Wait,
+                format!(
+                    "{} is due, but a person must decide first (`autoctl run ack` when done)",
+                    step.next
+                ),
+            );
+            return;
+        }
+    }
+    let text = match render_step(t, &step, obs) {
         Some(text) => text,
         None => return,
     };
@@ -1111,6 +1150,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.run.dispatch.dispatched_at = Some(t.now);
     t.run.dispatch.count = t.run.dispatch.count.saturating_add(1);
     t.run.dispatch.typing = Some(text.clone());
+    t.run.dispatch.retry_at = None;
     t.run.agent_state.shell_seen = 0;
     if t.pace.grant.is_some() {
         // The step holds the governor's permit until its signal.
@@ -1119,15 +1159,67 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     t.event.decide(Decision::Dispatch, format!("typed: {text}"));
 }
 
+/// A `--into shell` step's own account of how it ended (its stream's `result`, issue 28): an
+/// error only a person can clear is escalated at once, and the step is typed again once they
+/// acknowledged it; an API error that clears by itself has the step typed again after a
+/// backoff (1, 2, 4 … minutes), `--max-resumes` times per step, then a person is asked.
+/// Returns whether it decided; a step that ran to its end is the caller's (no signal: it
+/// exited).
+fn shell_step_failed(t: &mut Tick<'_>, result: &crate::supervise::stream::StepResult) -> bool {
+    use crate::supervise::stream::Outcome;
+    let kind = match result.outcome() {
+        Outcome::Done | Outcome::Failed => return false,
+        Outcome::NeedsPerson(kind) => Some(kind),
+        Outcome::Transient => None,
+    };
+    let Some(step) = t.run.dispatch.dispatched.take() else {
+        return false;
+    };
+    let max = t.run.spec.wait_limits.max_resumes;
+    let why = format!("the step {} failed: {}", step.next, result.describe());
+    match kind {
+        Some(kind) => t.escalate(
+            kind,
+            format!("escalate: {why}; it cannot clear by itself: a person decides, and `autoctl run ack` types the step again"),
+            false,
+        ),
+        None if t.run.dispatch.retries >= max => t.escalate(
+            "gave-up",
+            format!("escalate: {why}, again after {} resumes this step (--max-resumes)", t.run.dispatch.retries),
+            false,
+        ),
+        None => {
+            let at = crate::time::plus(t.now, wait::backoff(t.run.dispatch.retries));
+            t.run.dispatch.retries += 1;
+            t.run.dispatch.retry_at = Some(at);
+            t.event.decide(
+                Decision::Wait,
+                format!(
+                    "{why}: it clears by itself, so it is typed again at {} (resume {} of {max})",
+                    crate::time::format_time(at),
+                    t.run.dispatch.retries
+                ),
+            );
+        }
+    }
+    t.run.dispatch.pending = Some(step);
+    t.run.agent_state.shell_seen = 0;
+    true
+}
+
 /// The command for a step, or None (an error decided) when the template cannot render it.
-fn render_step(t: &mut Tick<'_>, step: &DispatchStep, annotations: bool) -> Option<String> {
-    let vars = command::step_vars(
+fn render_step(t: &mut Tick<'_>, step: &DispatchStep, obs: &Observation) -> Option<String> {
+    let mut vars = command::step_vars(
         &step.next,
         &step.checkpoint,
         Some(&t.run.spec.task_dir),
         Some(t.run.iteration_count + 1),
-        annotations,
+        obs.annotations,
     );
+    if let Some(files) = &obs.step_files {
+        vars.insert("settings", files.settings.clone());
+        vars.insert("stream", files.next_stream.clone());
+    }
     match command::render(&t.run.spec.command_template, &vars) {
         Ok(text) => Some(text),
         Err(err) => {

@@ -30,6 +30,20 @@ pub struct Observation {
     pub waits: WaitInputs,
     /// The run's account as the quota governor reads it (`None`: the governor is not asked).
     pub account: Option<crate::supervise::store::AccountView>,
+    /// Dispatch mode `--into shell`: the files the step's command names, and how the
+    /// dispatched step ended by its own stream ([`crate::supervise::stream`]).
+    pub step_files: Option<StepFiles>,
+}
+
+/// The files of `--into shell` steps (`{settings}`, `{stream}`) and the last step's result.
+#[derive(Debug, Clone, Default)]
+pub struct StepFiles {
+    /// `{settings}`: autoctl's hooks for `claude -p --settings`.
+    pub settings: String,
+    /// `{stream}` of the next dispatch.
+    pub next_stream: String,
+    /// The `result` of the dispatched step's stream, once it wrote one.
+    pub result: Option<crate::supervise::stream::StepResult>,
 }
 
 /// What the wait core reads besides the screen: the agent's typed state (hooks, status

@@ -157,7 +157,17 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         typed: None,
         waits: WaitInputs::default(),
         account: None,
+        step_files: files(None),
     }
+}
+
+/// `--into shell`'s files as the driver names them, with the dispatched step's `result`.
+fn files(result: Option<&str>) -> Option<StepFiles> {
+    Some(StepFiles {
+        settings: "/st/claude/step-settings.json".into(),
+        next_stream: "/st/streams/r/9.jsonl".into(),
+        result: result.map(|line| crate::supervise::stream::StepResult::of(line).unwrap()),
+    })
 }
 
 /// A dispatch run's first observation: no signal, the module enters at `plan`.
@@ -594,7 +604,7 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
         out.effects[0],
         Effect::Send {
             keys: vec![
-                Key::Text(r#"claude -p "/ai-cli-task plan /t --generate""#.into()),
+                Key::Text(r#"claude -p --settings /st/claude/step-settings.json --output-format stream-json --verbose "/ai-cli-task plan /t --generate" > /st/streams/r/9.jsonl"#.into()),
                 Key::Key("Enter".into())
             ],
             if_unchanged: None,
@@ -622,7 +632,7 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
         out.effects
     );
     assert!(
-        matches!(&out.effects[1], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude -p "/ai-cli-task check /t --checkpoint post-plan""#.into())),
+        matches!(&out.effects[1], Effect::Send { keys, .. } if keys[0] == Key::Text(r#"claude -p --settings /st/claude/step-settings.json --output-format stream-json --verbose "/ai-cli-task check /t --checkpoint post-plan" > /st/streams/r/9.jsonl"#.into())),
         "{:?}",
         out.effects
     );
@@ -641,6 +651,142 @@ fn a_dispatched_step_that_dies_without_a_signal_ends_the_run() {
     assert_eq!(run.status, Status::Running);
     let out = step(&mut run, &obs(SignalObs::Missing, shell()), 2);
     assert_eq!(out.event.decision, Decision::Exit);
+}
+
+/// The `result` lines of the real Claude Code 2.1.332 (`claude -p --output-format
+/// stream-json --verbose`) for a 529 after its own retries and a 401.
+const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":529,"api_error_type":"overloaded_error","result":"API Error: 529 Overloaded","terminal_reason":"api_error"}"#;
+const UNAUTHORIZED: &str = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":401,"api_error_type":"authentication_error","result":"Invalid API key","terminal_reason":"api_error"}"#;
+
+fn dispatched(step: &str) -> Run {
+    let mut run = new_run(Mode::Dispatch);
+    run.dispatch.dispatched = Some(DispatchStep {
+        next: step.into(),
+        checkpoint: String::new(),
+    });
+    run.dispatch.count = 1;
+    run
+}
+
+#[test]
+fn a_shell_step_that_gave_up_on_an_api_error_is_typed_again_after_a_backoff_then_escalated() {
+    let max = crate::supervise::wait::WaitLimits::default().max_resumes;
+    let mut run = dispatched("exec");
+    // The backoffs add up to more than the test run's ten minutes.
+    run.spec.timeout = Duration::from_secs(24 * 3600);
+    let mut failed = obs(SignalObs::Missing, shell());
+    failed.step_files = files(Some(OVERLOADED));
+    let mut minute = 1;
+    for resume in 1..=max {
+        let out = step(&mut run, &failed, minute);
+        assert_eq!(
+            out.event.decision,
+            Decision::Wait,
+            "{:?}",
+            out.event.reasons
+        );
+        assert!(out.effects.is_empty(), "{:?}", out.effects);
+        assert_eq!(run.dispatch.retries, resume);
+        let at_ = run.dispatch.retry_at.expect("a time to type it again");
+        assert_eq!(at_, at(minute * 60) + wait::backoff(resume - 1));
+        assert_eq!(run.status, Status::Running);
+        // Not before its time.
+        let due = (at_ - at(0)).num_minutes();
+        if due > minute + 1 {
+            let out = step(&mut run, &obs(SignalObs::Missing, shell()), due - 1);
+            assert_eq!(
+                out.event.decision,
+                Decision::Wait,
+                "{:?}",
+                out.event.reasons
+            );
+            assert!(out.effects.is_empty());
+        }
+        minute = due;
+        let out = step(&mut run, &obs(SignalObs::Missing, shell()), minute);
+        assert_eq!(
+            out.event.decision,
+            Decision::Dispatch,
+            "{:?}",
+            out.event.reasons
+        );
+        assert_eq!(run.dispatch.count, u64::from(resume) + 1);
+        minute += 1;
+    }
+    // Past --max-resumes: a person is asked, nothing more is typed.
+    let out = step(&mut run, &failed, minute);
+    assert_eq!(
+        out.event.decision,
+        Decision::Escalate,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        out.run.waits.needs_person.as_ref().map(|n| n.kind.as_str()),
+        Some("gave-up")
+    );
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), minute + 60);
+    assert_ne!(out.event.decision, Decision::Dispatch);
+    // A new signal is a new step, with its own budget.
+    run.waits.needs_person = None;
+    run.dispatch.dispatched = run.dispatch.pending.take();
+    step(
+        &mut run,
+        &obs(signal("exec", "done", "check", None, 7), shell()),
+        minute + 61,
+    );
+    assert_eq!((run.dispatch.retries, run.dispatch.retry_at), (0, None));
+}
+
+#[test]
+fn a_shell_step_that_failed_on_a_401_goes_to_a_person_and_is_typed_again_after_ack() {
+    let mut run = dispatched("check");
+    let mut failed = obs(SignalObs::Missing, shell());
+    failed.step_files = files(Some(UNAUTHORIZED));
+    let out = step(&mut run, &failed, 1);
+    assert_eq!(
+        out.event.decision,
+        Decision::Escalate,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        out.run.waits.needs_person.as_ref().map(|n| n.kind.as_str()),
+        Some("auth")
+    );
+    assert_eq!(
+        (run.dispatch.retries, run.dispatch.retry_at),
+        (0, None),
+        "no resume planned"
+    );
+    for minute in 2..9 {
+        let out = step(&mut run, &obs(SignalObs::Missing, shell()), minute);
+        assert_ne!(out.event.decision, Decision::Dispatch, "minute {minute}");
+        assert_eq!(run.status, Status::Running);
+    }
+    // `run ack`: the person fixed the key.
+    run.waits.needs_person = None;
+    let out = step(&mut run, &obs(SignalObs::Missing, shell()), 9);
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
+    // A step that ran to its end without a signal still ends the run.
+    let mut run = dispatched("check");
+    let mut done = obs(SignalObs::Missing, shell());
+    done.step_files = files(Some(
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"ok"}"#,
+    ));
+    step(&mut run, &done, 1);
+    let out = step(&mut run, &done, 2);
+    assert_eq!(out.event.decision, Decision::Exit);
+    assert!(
+        out.event.reasons.last().unwrap().contains("its result"),
+        "{:?}",
+        out.event.reasons
+    );
 }
 
 #[test]

@@ -621,7 +621,8 @@ pub fn escaped(state: &mut WaitState, now: Time) {
     state.esc_at = Some(now);
 }
 
-fn backoff(resumes: u32) -> Duration {
+/// The backoff before resume number `resumes + 1`: 1, 2, 4 … minutes, at most 30.
+pub fn backoff(resumes: u32) -> Duration {
     BACKOFF_BASE
         .checked_mul(1u32.checked_shl(resumes).unwrap_or(u32::MAX))
         .unwrap_or(BACKOFF_CAP)

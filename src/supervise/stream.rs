@@ -1,0 +1,288 @@
+//! A `--into shell` step's own account of how it ended: Claude Code in print mode writes
+//! `--output-format stream-json` (one JSON object a line, the last a `result`) to a file
+//! autoctl names, and the tick reads that `result` when the shell is back (issue 28: Claude
+//! Code's own channels first; `claude -p` is to skip hooks by default, `--bare`, so the step
+//! must not depend on them).
+//!
+//! The step's command gets two placeholders: `{settings}`, a settings file holding autoctl's
+//! hooks and status line (`--settings`, so the hooks run whatever the project's settings say;
+//! Claude Code runs an identical hook command once even when both wire it; under `--bare`
+//! 2.1.332 runs none, these neither, and the stream is all there is), and `{stream}`,
+//! the file for the step's stream, one per dispatch under the state directory
+//! (`streams/<run>/<dispatch>.jsonl`, the older ones removed as new ones are made).
+//!
+//! A `result` (2.1.332) carries `is_error`, `api_error_status` and `api_error_type` when the
+//! turn ended on an API error, `terminal_reason` (`completed`, `api_error`, …), `subtype`
+//! (`success`, `error_max_turns`, `error_during_execution`) and `result`, the final text.
+//! [`StepResult::outcome`] sorts it: done, an error only a person can clear (a login, a bill,
+//! a request the API refuses), or one that clears by itself (429, 529, 5xx: the step is
+//! dispatched again after a backoff).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Stream files kept per run (the newest ones).
+pub const KEEP: u64 = 5;
+/// The tail of a stream read for its `result` (the line is a few kilobytes).
+pub const TAIL: u64 = 256 * 1024;
+
+/// The `result` object of a stream, the fields autoctl reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StepResult {
+    #[serde(default)]
+    pub subtype: Option<String>,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default)]
+    pub api_error_status: Option<u16>,
+    #[serde(default)]
+    pub api_error_type: Option<String>,
+    #[serde(default)]
+    pub terminal_reason: Option<String>,
+    /// The final text (the error's banner when it failed).
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub num_turns: Option<u64>,
+}
+
+/// How a step ended, by its `result`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// It ran to its end (whatever it did).
+    Done,
+    /// An error only a person can clear: the escalation slug (`auth`, `billing`,
+    /// `invalid-request`).
+    NeedsPerson(&'static str),
+    /// An API error that clears by itself (rate limit, overload, server error).
+    Transient,
+    /// Another failure (`error_max_turns`, `error_during_execution`).
+    Failed,
+}
+
+impl StepResult {
+    /// The last `result` line of a stream (`None`: no result yet, or none readable).
+    pub fn of(stream: &str) -> Option<StepResult> {
+        stream.lines().rev().find_map(|line| {
+            let line = line.trim();
+            if !line.starts_with('{') || !line.contains("\"result\"") {
+                return None;
+            }
+            let value: serde_json::Value = serde_json::from_str(line).ok()?;
+            (value.get("type")?.as_str()? == "result")
+                .then(|| serde_json::from_value(value).ok())
+                .flatten()
+        })
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        if !self.is_error {
+            return match self.subtype.as_deref() {
+                None | Some("success") => Outcome::Done,
+                Some(_) => Outcome::Failed,
+            };
+        }
+        let text = self.result.as_deref().unwrap_or("").to_lowercase();
+        if text.contains("credit balance")
+            || self.api_error_type.as_deref() == Some("billing_error")
+        {
+            return Outcome::NeedsPerson("billing");
+        }
+        match (self.api_error_status, self.api_error_type.as_deref()) {
+            (Some(401 | 403), _) | (_, Some("authentication_error" | "permission_error")) => {
+                Outcome::NeedsPerson("auth")
+            }
+            (Some(402), _) => Outcome::NeedsPerson("billing"),
+            (Some(429 | 500..=599), _)
+            | (_, Some("rate_limit_error" | "overloaded_error" | "api_error" | "timeout_error")) => {
+                Outcome::Transient
+            }
+            (Some(400 | 404 | 413), _)
+            | (_, Some("invalid_request_error" | "not_found_error" | "request_too_large")) => {
+                Outcome::NeedsPerson("invalid-request")
+            }
+            _ if self.terminal_reason.as_deref() == Some("api_error") => Outcome::Transient,
+            _ => Outcome::Failed,
+        }
+    }
+
+    /// One line for people: the status, the type and the text.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(status) = self.api_error_status {
+            parts.push(status.to_string());
+        }
+        if let Some(kind) = &self.api_error_type {
+            parts.push(kind.clone());
+        }
+        if let Some(subtype) = self.subtype.as_deref().filter(|s| *s != "success") {
+            parts.push(subtype.to_string());
+        }
+        let text = self
+            .result
+            .as_deref()
+            .map(|t| {
+                crate::output::one_line(t)
+                    .chars()
+                    .take(160)
+                    .collect::<String>()
+            })
+            .unwrap_or_default();
+        match (parts.is_empty(), text.is_empty()) {
+            (true, true) => "no result text".to_string(),
+            (true, false) => format!("{text:?}"),
+            (false, true) => parts.join(" "),
+            (false, false) => format!("{}: {text:?}", parts.join(" ")),
+        }
+    }
+}
+
+/// The directory of one run's streams: named by a hash of the session, so any session name
+/// gives a path a shell line can hold.
+pub fn run_dir(state_dir: &Path, session: &str) -> PathBuf {
+    let hash = xxhash_rust::xxh3::xxh3_64(session.as_bytes());
+    state_dir.join("streams").join(format!("{hash:016x}"))
+}
+
+/// The stream file of dispatch number `count`.
+pub fn stream_path(state_dir: &Path, session: &str, count: u64) -> PathBuf {
+    run_dir(state_dir, session).join(format!("{count}.jsonl"))
+}
+
+/// The settings file the steps' `--settings` names: autoctl's hooks and status line.
+pub fn settings_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("claude").join("step-settings.json")
+}
+
+/// Read the `result` of dispatch `count`'s stream (its tail, bounded).
+pub fn read_result(state_dir: &Path, session: &str, count: u64) -> Option<StepResult> {
+    let path = stream_path(state_dir, session, count);
+    let file = std::fs::File::open(&path).ok()?;
+    let len = file.metadata().ok()?.len();
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut bytes = Vec::new();
+    file.take(TAIL).read_to_end(&mut bytes).ok()?;
+    StepResult::of(&String::from_utf8_lossy(&bytes))
+}
+
+/// Make ready for dispatch `count`: the run's stream directory exists, streams older than the
+/// last [`KEEP`] are removed, and the settings file holds autoctl's hooks (`autoctl`: how they
+/// name the binary). Best effort, said in the returned notes: a step still runs without them.
+pub fn prepare(state_dir: &Path, session: &str, count: u64, autoctl: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    let dir = run_dir(state_dir, session);
+    if let Err(err) = std::fs::create_dir_all(&dir) {
+        notes.push(format!("cannot create {}: {err}", dir.display()));
+    }
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Older than the last KEEP, or the one about to be written: a stream left by an
+            // earlier run of the same session is never read as this dispatch's.
+            let old = name
+                .strip_suffix(".jsonl")
+                .and_then(|n| n.parse::<u64>().ok())
+                .is_some_and(|n| n.saturating_add(KEEP) <= count || n >= count);
+            if old {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    let settings = settings_path(state_dir);
+    let mut json = crate::hook::settings::parse("{}").expect("an empty object");
+    // Every hook the table installs is a subcommand of this binary (the step runs the same
+    // autoctl that wrote the file).
+    crate::hook::settings::install(&mut json, autoctl, &|_| true);
+    let text = json.pretty();
+    let same = std::fs::read_to_string(&settings).is_ok_and(|old| old == text);
+    if !same {
+        let written = settings
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| crate::fsx::atomic_write(&settings, text.as_bytes()));
+        if let Err(err) = written {
+            notes.push(format!("cannot write {}: {err:#}", settings.display()));
+        }
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `result` lines of the real Claude Code 2.1.332 (`claude -p --output-format stream-json
+    /// --verbose`) against the fake server: a step that ran, a 401, a 529 after its retries,
+    /// and a 5-hour limit.
+    const DONE: &str = r#"{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Listed the files.","stop_reason":"end_turn","terminal_reason":"completed","session_id":"s"}"#;
+    const AUTH: &str = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":401,"api_error_type":"authentication_error","result":"Invalid API key · Fix external API key","terminal_reason":"api_error"}"#;
+    const OVERLOADED: &str = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":529,"api_error_type":"overloaded_error","result":"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.","terminal_reason":"api_error"}"#;
+    const LIMIT: &str = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"api_error_status":429,"api_error_type":"rate_limit_error","result":"API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.","terminal_reason":"api_error"}"#;
+
+    #[test]
+    fn the_last_result_of_a_stream_decides() {
+        let stream = format!(
+            "{}\n{}\nnot json\n{DONE}\n",
+            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"\"result\""}]}}"#
+        );
+        let result = StepResult::of(&stream).unwrap();
+        assert_eq!(result.outcome(), Outcome::Done);
+        assert_eq!(result.describe(), "\"Listed the files.\"");
+        assert_eq!(StepResult::of(r#"{"type":"system"}"#), None);
+        assert_eq!(StepResult::of(""), None);
+        // A stream cut mid-line (the step was killed) has no result.
+        assert_eq!(StepResult::of(&DONE[..40]), None);
+    }
+
+    #[test]
+    fn errors_are_sorted_by_who_can_clear_them() {
+        let of = |line: &str| StepResult::of(line).unwrap().outcome();
+        assert_eq!(of(AUTH), Outcome::NeedsPerson("auth"));
+        assert_eq!(of(OVERLOADED), Outcome::Transient);
+        assert_eq!(of(LIMIT), Outcome::Transient);
+        let credit = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"Your credit balance is too low to access the Anthropic API."}"#;
+        assert_eq!(of(credit), Outcome::NeedsPerson("billing"));
+        let too_long = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"prompt is too long"}"#;
+        assert_eq!(of(too_long), Outcome::NeedsPerson("invalid-request"));
+        let turns = r#"{"type":"result","subtype":"error_max_turns","is_error":false}"#;
+        assert_eq!(of(turns), Outcome::Failed);
+        assert_eq!(
+            StepResult::of(AUTH).unwrap().describe(),
+            "401 authentication_error: \"Invalid API key · Fix external API key\""
+        );
+    }
+
+    #[test]
+    fn streams_are_kept_per_run_and_dispatch_and_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        for count in 1..=8 {
+            prepare(state, "my run", count, "autoctl");
+            std::fs::write(stream_path(state, "my run", count), DONE).unwrap();
+        }
+        let mut left: Vec<String> = std::fs::read_dir(run_dir(state, "my run"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["4.jsonl", "5.jsonl", "6.jsonl", "7.jsonl", "8.jsonl"]
+        );
+        assert_eq!(
+            read_result(state, "my run", 8).unwrap().outcome(),
+            Outcome::Done
+        );
+        assert_eq!(read_result(state, "my run", 9), None);
+        assert_ne!(run_dir(state, "my run"), run_dir(state, "my run 2"));
+        let settings =
+            crate::hook::settings::parse(&std::fs::read_to_string(settings_path(state)).unwrap())
+                .unwrap();
+        assert!(crate::hook::settings::wires(&settings, "Stop", "stop"));
+    }
+}
