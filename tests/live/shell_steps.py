@@ -14,9 +14,9 @@ hooks from `autoctl hook install` into a file) — and checks:
 - the stream ends in a `result` line carrying what autoctl sorts by (`is_error`,
   `api_error_status`, `api_error_type`, `terminal_reason`), and autoctl's sorting gives the
   expected outcome (done / transient / a person's);
-- autoctl's Stop or StopFailure hook ran from `--settings` (its hook record is written), also
-  with `--bare`, which skips the project's hooks — so a step is read when print mode
-  defaults to it.
+- autoctl's Stop or StopFailure hook ran from `--settings` (its hook record is written);
+  with `--bare` (print mode's announced default, which skips hooks) whether they ran is
+  printed as `info`, not checked: autoctl reads the step from its stream either way.
 
 Prints one `ok`/`FAIL` line per check; exits 1 on a failure.
 """
@@ -112,7 +112,6 @@ def main():
         failures += not ok
         print(("ok   " if ok else "FAIL ") + what, flush=True)
 
-    hooks_dir = None
     for bare in (False, True):
         for scen, want in CASES:
             with open(scen_file, "w") as f:
@@ -138,9 +137,14 @@ def main():
                                f"exit {r.returncode}, {took}s)")
             changed = [p for p in glob.glob(f"{state}/**/*", recursive=True)
                        if os.path.isfile(p) and os.stat(p).st_mtime != before.get(p)]
-            hooks_dir = hooks_dir or next((os.path.dirname(p) for p in changed), None)
-            check(bool(changed), f"{name}: autoctl's hooks ran from --settings "
-                                 f"({len(changed)} state files written)")
+            if bare:
+                # Said, not checked: whether --bare runs --settings hooks is Claude Code's
+                # choice, and autoctl reads the step from its stream either way.
+                print(f"info {name}: autoctl's hooks from --settings "
+                      f"{'ran' if changed else 'did not run'} ({len(changed)} state files)")
+            else:
+                check(bool(changed), f"{name}: autoctl's hooks ran from --settings "
+                                     f"({len(changed)} state files written)")
     srv.shutdown()
     return 1 if failures else 0
 

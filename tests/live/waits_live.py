@@ -110,7 +110,9 @@ def task_module(base):
         f.write("---\ntitle: live waits\nstatus: draft\ncreated: 2027-01-01T00:00:00Z\n"
                 "updated: 2027-01-01T00:00:00Z\n---\n")
     with open(os.path.join(task, ".target.md"), "w") as f:
-        f.write("# Target\nSay hello.\n")
+        # A goal run start accepts (a target with too little in it would stop the loop at
+        # once, and run start refuses it).
+        f.write("# Target\nAnswer each prompt with a short greeting that names the day.\n")
     return task
 
 
