@@ -1443,14 +1443,18 @@ fn an_agent_that_exited_under_its_dialog_is_noticed_with_the_dialogs_words() {
 }
 
 /// Issue 28: a picker of the agent's own escalates whatever the program in front is called
-/// (node, with none of Codex's own lines on the screen), on the first read, and nothing is
-/// typed — not Enter into Codex's "Sign in another way" menu either.
+/// (node, with none of Codex's own lines on the screen, or `sh` running a launcher script that
+/// does not exec), on the first read, and nothing is typed — not Enter into Codex's "Sign in
+/// another way" menu or its API-key field either.
 #[test]
 fn an_agents_picker_under_node_is_escalated_never_answered() {
-    for fixture in [
-        "picker-permissions.txt",
-        "picker-rate-limit-switch-model.txt",
-        "sign-in-another-way.txt",
+    for (fixture, foreground) in [
+        ("picker-permissions.txt", "node"),
+        ("picker-rate-limit-switch-model.txt", "node"),
+        ("picker-plan-question.txt", "node"),
+        ("sign-in-another-way.txt", "node"),
+        ("api-key-entry.txt", "node"),
+        ("picker-permissions-under-launcher.txt", "sh"),
     ] {
         let text = std::fs::read_to_string(format!(
             "{}/tests/fixtures/panes/codex-0.171/{fixture}",
@@ -1459,7 +1463,7 @@ fn an_agents_picker_under_node_is_escalated_never_answered() {
         .unwrap();
         let mut run = new_run(Mode::Observe);
         run.spec.agent = Agent::Codex;
-        let seen = obs(SignalObs::Missing, pane_as(Agent::Codex, &text, "node"));
+        let seen = obs(SignalObs::Missing, pane_as(Agent::Codex, &text, foreground));
         let first = step(&mut run, &seen, 1);
         assert_eq!(
             first.event.decision,
