@@ -1232,6 +1232,20 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, obs: &Observation) -> Opti
     }
 }
 
+/// How long after a dispatch's keys the screen may go on not showing them before a tick
+/// believes they never arrived. Under load a pane echoes seconds late (a tick 0.7 s after the
+/// typing, at load 20, saw Claude Code's input box still empty and typed the step a second
+/// time); a recorded dispatch whose keys really were lost (its tick killed before them) is
+/// typed this much later, once.
+pub const DISPATCH_GRACE: Duration = Duration::from_secs(10);
+
+/// Whether keys typed at `typed_at` may still be on their way to the screen at `now`: within
+/// [`DISPATCH_GRACE`] of the typing. A clock that went back (`now` before the typing) proves
+/// nothing either way: the screen decides, as with no time recorded.
+pub fn keys_in_flight(typed_at: Option<Time>, now: Time) -> bool {
+    typed_at.is_some_and(|at| at <= now && between(at, now) < DISPATCH_GRACE)
+}
+
 /// A dispatch whose intent was recorded (count and consumed signal saved) but whose typing
 /// was never confirmed: the driver died between the two, or (into the agent, which the
 /// driver never takes at its word) the keys were typed and the screen has not shown them
@@ -1241,6 +1255,11 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, obs: &Observation) -> Opti
 ///   gets its Enter;
 /// - the pane is ready and shows no trace of the command: the keys never arrived, so type
 ///   them now (the same dispatch: the count is not raised again);
+///
+///   but neither of these two within [`DISPATCH_GRACE`] of the typing ([`keys_in_flight`]):
+///   absence is not evidence while the pane may still be echoing (the agent's input box that
+///   shows the text may also be taking its Enter), so the tick waits; a retype starts the
+///   grace again;
 /// - otherwise the command went in (a program or the agent is busy with it, or its line is
 ///   on screen): the dispatch is confirmed and the consumed signal removed.
 fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
@@ -1262,6 +1281,26 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
                     if typed.split_whitespace().eq(text.split_whitespace())),
         ),
     };
+    let in_flight = keys_in_flight(t.run.dispatch.dispatched_at, t.now);
+    // A shell reads a line and its Enter in one read, and its driver takes the keys at their
+    // word: a line left without its Enter is a killed tick's, whenever it is seen.
+    let half_typed_in_flight = half_typed && t.run.spec.into == DispatchInto::Agent;
+    if in_flight && (half_typed_in_flight || (!half_typed && ready && !view.shows_submitted(text)))
+    {
+        let since = t
+            .run
+            .dispatch
+            .dispatched_at
+            .map_or(0.0, |at| between(at, t.now).as_secs_f64());
+        t.event.decide(
+            Decision::Wait,
+            format!(
+                "the command for {step} was typed {since:.1}s ago and the pane does not show it taken yet: it may still be echoing, so nothing is typed again before {}s have passed: {text}",
+                DISPATCH_GRACE.as_secs()
+            ),
+        );
+        return;
+    }
     if half_typed {
         // A person who acknowledged this very screen's escalation (`run ack`, `run continue`)
         // gets the line cleared and typed once more, whatever the budgets say.
@@ -1295,6 +1334,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             keys,
             if_unchanged: None,
         });
+        t.run.dispatch.dispatched_at = Some(t.now);
         t.event.decide(
             Decision::Dispatch,
             format!("the command was half-typed at the prompt (no Enter): {how}: {text}"),
@@ -1307,6 +1347,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
             keys: vec![Key::Text(text.to_string()), Key::Key("Enter".to_string())],
             if_unchanged: None,
         });
+        t.run.dispatch.dispatched_at = Some(t.now);
         t.event.decide(
             Decision::Dispatch,
             format!(

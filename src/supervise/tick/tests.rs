@@ -1484,3 +1484,123 @@ fn an_agents_picker_under_node_is_escalated_never_answered() {
         }
     }
 }
+
+/// Issue 29 (live, load 20): a tick 0.7 s after typing a step into Claude Code saw its input
+/// box still empty, decided the keys never arrived and typed the step a second time. Within
+/// [`DISPATCH_GRACE`] of the typing, a screen that does not show the keys yet is waited on;
+/// past it, a dispatch whose keys really were lost is typed once more, with a grace of its own.
+#[test]
+fn a_screen_that_has_not_echoed_the_keys_yet_is_waited_on_not_typed_into_again() {
+    let ms = |secs: i64, millis: i64| at(secs) + chrono::Duration::milliseconds(millis);
+    let text = "/ai-cli-task plan /t --generate";
+    let mut run = agent_run();
+    let out = decide(
+        &run,
+        &entering_at_plan(claude_idle("● Ready.")),
+        at(100),
+        &OPTIONS,
+    );
+    assert_eq!(out.event.decision, Decision::Dispatch);
+    // Into the agent the driver keeps the intent record until the screen confirms the keys.
+    run = out.run;
+    assert_eq!(
+        (run.dispatch.typing.as_deref(), run.dispatch.count),
+        (Some(text), 1)
+    );
+    // 0.7 s later the input box is still empty (the agent has not echoed yet), or shows the
+    // text with its Enter on the way: nothing is typed, nothing is pressed.
+    for pane in [claude_idle("● Ready."), claude_typed(text)] {
+        let out = decide(&run, &obs(SignalObs::Missing, pane), ms(100, 700), &OPTIONS);
+        assert_eq!(
+            out.event.decision,
+            Decision::Wait,
+            "{:?}",
+            out.event.reasons
+        );
+        assert!(sent(&out).is_empty(), "{:?}", out.effects);
+        assert!(out.dispatch_intent().is_none());
+        assert_eq!(out.run.dispatch.typing.as_deref(), Some(text));
+        assert_eq!(out.run.dispatch.count, 1);
+    }
+    // Past the grace an empty box means the keys were lost: typed again, the same dispatch.
+    let out = decide(
+        &run,
+        &obs(SignalObs::Missing, claude_idle("● Ready.")),
+        at(110),
+        &OPTIONS,
+    );
+    assert_eq!(
+        sent(&out),
+        [Key::Text(text.into()), Key::Key("Enter".into())],
+        "{:?}",
+        out.event.reasons
+    );
+    run = out.run;
+    assert_eq!(run.dispatch.count, 1);
+    assert_eq!(run.dispatch.dispatched_at, Some(at(110)));
+    // The retype has its own grace.
+    let out = decide(
+        &run,
+        &obs(SignalObs::Missing, claude_idle("● Ready.")),
+        ms(111, 500),
+        &OPTIONS,
+    );
+    assert!(sent(&out).is_empty(), "{:?}", out.event.reasons);
+    // The screen shows the step taken: confirmed, within the grace or not.
+    let out = decide(
+        &run,
+        &obs(SignalObs::Missing, claude_working()),
+        ms(110, 300),
+        &OPTIONS,
+    );
+    assert_eq!(
+        out.event.decision,
+        Decision::Continue,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(out.run.dispatch.typing, None);
+    // A clock that went back proves nothing: the screen decides, as before.
+    let out = decide(
+        &run,
+        &obs(SignalObs::Missing, claude_idle("● Ready.")),
+        at(50),
+        &OPTIONS,
+    );
+    assert_eq!(sent(&out)[0], Key::Text(text.into()));
+}
+
+proptest! {
+    /// An unconfirmed dispatch whose screen shows no sign of its keys (an empty prompt, or
+    /// the agent's box holding the text) is typed into again only once DISPATCH_GRACE has
+    /// passed since the typing, and never counted again.
+    #[test]
+    fn an_unconfirmed_dispatch_is_not_typed_again_within_the_grace(
+        millis in 0i64..25_000,
+        into_agent in any::<bool>(),
+        typed_box in any::<bool>(),
+    ) {
+        let typed_at = at(200);
+        let now = typed_at + chrono::Duration::milliseconds(millis);
+        let (mut run, pane, text) = if into_agent {
+            let text = "/ai-cli-task exec /t";
+            let pane = if typed_box { claude_typed(text) } else { claude_idle("● Ready.") };
+            (agent_run(), pane, text)
+        } else {
+            (new_run(Mode::Dispatch), shell(), r#"claude -p "/ai-cli-task exec /t""#)
+        };
+        run.dispatch.dispatched = Some(DispatchStep { next: "exec".into(), checkpoint: String::new() });
+        run.dispatch.dispatched_at = Some(typed_at);
+        run.dispatch.count = 4;
+        run.dispatch.typing = Some(text.to_string());
+        let out = decide(&run, &obs(SignalObs::Missing, pane), now, &OPTIONS);
+        let past = millis >= DISPATCH_GRACE.as_millis() as i64;
+        prop_assert_eq!(!sent(&out).is_empty(), past, "{:?}", out.event.reasons);
+        prop_assert_eq!(keys_in_flight(Some(typed_at), now), !past);
+        prop_assert_eq!(out.run.dispatch.count, 4);
+        if !past {
+            prop_assert_eq!(out.event.decision, Decision::Wait);
+            prop_assert_eq!(out.run.dispatch.typing.as_deref(), Some(text));
+        }
+    }
+}
