@@ -245,3 +245,69 @@ fn hook_install_commands_ships_the_slash_command_the_steps_need() {
         "my own /ai-cli-task\n"
     );
 }
+
+/// Issue 29 (found live at load 20): a tick 0.7 s after a step was typed into Claude Code
+/// saw its input box still empty — the agent had not shown the keys yet — decided they never
+/// reached the pane and typed the step a second time. Here the stand-in, with the terminal's
+/// echo off (Claude Code draws what it reads itself), is held after reading the line
+/// (`STAND_IN_HOLD`), as a loaded machine holds Claude Code: the box stays empty. A tick 0.7 s
+/// after the typing must type nothing; once the agent goes on it has the step once.
+#[test]
+fn into_agent_a_tick_before_the_agent_showed_its_step_types_nothing_again() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "held");
+    let hold = sb.path("hold");
+    let (pane, log) = session_with(&sb, "held", &[&format!("STAND_IN_HOLD={}", hold.display())]);
+    crate::tmuxfix::type_line(&sb, &pane, "stty -echo; exec claude");
+    wait_for(&sb, &pane, "the agent's input box", |screen, command| {
+        screen.contains("? for shortcuts") && command == "claude"
+    });
+    let at = |ms: u32| {
+        let (minute, second) = (ms / 60_000, ms / 1000 % 60);
+        format!("2027-03-01T10:{minute:02}:{second:02}.{:03}Z", ms % 1000)
+    };
+    let tick_at = |ms: u32| {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(ms))
+            .args(["run", "tick", "--session", "held"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        crate::util::json_lines(&out)
+    };
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args(["run", "start", "--session", "held", "--mode", "dispatch"])
+        .args(["--into", "agent", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    fs::write(&hold, "").unwrap();
+    let typed = tick_at(0);
+    assert_eq!(typed[0]["decision"], "dispatch", "{typed:?}");
+    let screen = crate::tmuxfix::capture(&sb, &pane);
+    assert!(
+        !screen.contains("/ai-cli-task"),
+        "the box is still empty: {screen}"
+    );
+    let early = tick_at(700);
+    fs::remove_file(&hold).unwrap();
+    assert_eq!(early[0]["decision"], "wait", "{early:?}");
+    assert!(
+        early[0]["did"].as_array().is_none_or(|did| did.is_empty()),
+        "{early:?}"
+    );
+    // The agent goes on with what was typed: the plan step, once.
+    let plan = "/ai-cli-task plan TASK --generate";
+    wait_for(&sb, &pane, "the step read by the agent", |_, _| {
+        prompts(&log, &task).iter().any(|p| p == plan)
+    });
+    tick_at(60_000);
+    let read = prompts(&log, &task);
+    assert_eq!(
+        read.iter().filter(|p| *p == plan).count(),
+        1,
+        "typed once: {read:?}"
+    );
+}
