@@ -264,6 +264,41 @@ pub fn sweep_temp_leftovers(dir: &Path, now: SystemTime) -> usize {
     removed
 }
 
+/// Remove the lock side files a killed holder left in `dir` (SIGKILL runs no destructor, so
+/// [`FileLock`]'s removal never happened): every empty regular file whose name `is_side`
+/// accepts and whose flock is free. A free side file is taken and released, which removes it;
+/// one held by a live process is left alone. Safe against a process that opened the file
+/// and has not locked it yet: [`FileLock::acquire`] re-checks, once locked, that its file is
+/// still the one at the path and starts again otherwise. Best effort, never an error.
+/// Returns how many were removed.
+pub fn sweep_side_locks(dir: &Path, is_side: impl Fn(&str) -> bool) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if !name.ends_with(".lock") || !is_side(name) {
+            continue;
+        }
+        // Not followed: a symlink or a non-empty file is nobody's side file.
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !meta.file_type().is_file() || meta.len() != 0 {
+            continue;
+        }
+        if let Ok(Some(lock)) = FileLock::try_acquire(&entry.path()) {
+            drop(lock);
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The file system's current time in `dir`: the modification time of an unnamed file created
 /// there (`O_TMPFILE`, or created and unlinked at once), so nothing is left behind even by a
 /// kill. Ages of files are compared with this, never with the wall clock: the two differ on a
@@ -448,6 +483,27 @@ mod tests {
         release.send(()).unwrap();
         waiter.join().unwrap();
         assert!(FileLock::try_acquire(&path).unwrap().is_some());
+    }
+
+    /// A side file a killed holder left is swept; a held one, a file of content and a name
+    /// not accepted are not.
+    #[test]
+    fn free_side_files_are_swept_and_held_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let left = dir.path().join("auto-batch-state-a.json.lock");
+        fs::write(&left, "").unwrap();
+        let held_path = dir.path().join("auto-batch-state-b.json.lock");
+        let held = FileLock::acquire(&held_path).unwrap();
+        let cargo = dir.path().join("auto-Cargo.lock");
+        fs::write(&cargo, "[[package]]").unwrap();
+        let other = dir.path().join("other.lock");
+        fs::write(&other, "").unwrap();
+        let removed = sweep_side_locks(dir.path(), |name| name.starts_with("auto-"));
+        assert_eq!(removed, 1);
+        assert!(!left.exists());
+        assert!(held_path.exists() && cargo.exists() && other.exists());
+        drop(held);
+        assert!(!held_path.exists());
     }
 
     #[test]

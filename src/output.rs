@@ -10,10 +10,21 @@ pub mod progress;
 use std::io::{self, Write};
 
 /// Print one line of the answer. A broken pipe surfaces as an error the boundary treats as a
-/// clean exit.
+/// clean exit. Whatever a field let through, no control character but the layout's tabs and
+/// line breaks reaches the terminal ([`guarded`]): a hostile session id, log line or path
+/// cannot drive it.
 pub fn line(text: impl std::fmt::Display) -> io::Result<()> {
+    let text = text.to_string();
     let mut out = io::stdout().lock();
-    writeln!(out, "{text}")
+    writeln!(out, "{}", guarded(&text))
+}
+
+/// Print text of several lines (a report laid out with tabs and line breaks), guarded as
+/// [`line()`] is.
+pub fn text(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(guarded(text).as_bytes())?;
+    out.flush()
 }
 
 /// Print a value as one line of compact JSON (JSON Lines friendly).
@@ -63,15 +74,31 @@ fn diagnostic(line: std::fmt::Arguments) {
 /// included, are escaped (`\n`, `\t`, `\u{1b}`), so a hostile name can neither split a line
 /// or a tab-separated column nor drive the user's terminal.
 pub fn printable(value: &str) -> String {
-    let mut shown = String::with_capacity(value.len());
+    escape_controls(value, |_| false).into_owned()
+}
+
+/// Text output as the terminal gets it: every control character escaped as [`printable`]
+/// escapes it, except the tabs and line breaks that lay the text out. Every text answer goes
+/// through it ([`line()`], [`text()`]); a field that must not split a line or a column is
+/// [`printable`] besides.
+pub fn guarded(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls(text, |ch| ch == '\t' || ch == '\n')
+}
+
+/// The one escaping of control characters (`\u{1b}`, `\n`, `\t`), but those `keep` keeps.
+fn escape_controls(value: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !value.chars().any(|ch| ch.is_control() && !keep(ch)) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut shown = String::with_capacity(value.len() + 8);
     for ch in value.chars() {
-        if ch.is_control() {
+        if ch.is_control() && !keep(ch) {
             shown.extend(ch.escape_default());
         } else {
             shown.push(ch);
         }
     }
-    shown
+    std::borrow::Cow::Owned(shown)
 }
 
 /// [`one_line`] of an owned message, which is returned as it is when it is one line already
@@ -118,6 +145,16 @@ mod tests {
     use proptest::prelude::*;
 
     use super::{into_one_line, is_one_line, one_line};
+
+    #[test]
+    fn text_output_keeps_its_layout_and_escapes_every_other_control() {
+        assert_eq!(super::guarded("a\tb\nc"), "a\tb\nc");
+        assert_eq!(
+            super::guarded("id\u{1b}[2J\r\u{7}\u{9b}x\n"),
+            "id\\u{1b}[2J\\r\\u{7}\\u{9b}x\n"
+        );
+        assert_eq!(super::printable("a\tb\u{1b}"), "a\\tb\\u{1b}");
+    }
 
     #[test]
     fn messages_are_one_line_without_raw_controls() {

@@ -165,7 +165,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
             "ok": all_ok,
             "checks": checks,
         }))?,
-        Format::Text => output::raw(doctor::text(&checks).as_bytes())?,
+        Format::Text => output::text(&doctor::text(&checks))?,
     }
     Ok(Exit::from_bool(all_ok))
 }

@@ -724,6 +724,11 @@ fn label(name: &str, value: &str) -> String {
             '\\' => escaped.push_str("\\\\"),
             '"' => escaped.push_str("\\\""),
             '\n' => escaped.push_str("\\n"),
+            // Any other control character as `printable` shows it, its backslash escaped
+            // (the exposition format knows no other escape).
+            c if c.is_control() => {
+                escaped.push_str(&crate::output::printable(&c.to_string()).replace('\\', "\\\\"))
+            }
             c => escaped.push(c),
         }
     }
@@ -776,6 +781,7 @@ mod tests {
     #[test]
     fn labels_are_escaped() {
         assert_eq!(label("s", "a\"b\\c\nd"), r#"s="a\"b\\c\nd""#);
+        assert_eq!(label("s", "x\u{1b}[2J"), r#"s="x\\u{1b}[2J""#);
     }
 
     #[test]

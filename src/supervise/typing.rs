@@ -101,6 +101,18 @@ pub fn lock_pane(
     let server = terminal.server_socket()?;
     if let Some(socket_path) = &server {
         let path = server_lock_path(socket_path, pane_id);
+        // The pane locks a killed typist left (of panes long gone, whose lock nobody takes
+        // again) go with the next typing into any pane of the server.
+        let prefix = format!(
+            "{}.autoctl-pane-",
+            socket_path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+        );
+        crate::fsx::sweep_side_locks(&crate::fsx::parent_dir(&path), |name| {
+            name.starts_with(&prefix)
+        });
         match FileLock::acquire(&path) {
             Ok(lock) => return Ok(lock),
             Err(err) => crate::output::warn(&format!(
@@ -122,6 +134,7 @@ pub fn lock_pane(
         .mode(0o700)
         .create(&dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::fsx::sweep_side_locks(&dir, |name| name.starts_with("pane-"));
     FileLock::acquire(&path)
 }
 

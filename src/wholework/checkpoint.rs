@@ -147,6 +147,15 @@ fn write<T: Serialize>(path: &Path, doc: &T) -> Result<()> {
 }
 
 /// Create the checkpoint directory if needed (like `mkdir -p .tmp`).
+/// Remove the lock side files of checkpoints (`auto-*.json.lock`) a killed holder left in
+/// `dir`: every batch command sweeps them, so none outlives the next command (a batch id is
+/// often never used again, and its lock would otherwise stay for good).
+fn sweep_leftover_locks(dir: &Path) {
+    fsx::sweep_side_locks(dir, |name| {
+        name.starts_with("auto-") && name.ends_with(".json.lock")
+    });
+}
+
 pub fn ensure_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     fsx::require_dir(dir)
@@ -307,6 +316,7 @@ pub fn write_batch(
         );
     }
     ensure_dir(dir)?;
+    sweep_leftover_locks(dir);
     // Refuse before creating anything (a lock file included) when the index is unreadable.
     if id != DEFAULT_BATCH {
         let _: Option<Active> = read(&active_path(dir), "auto-batch-active")?;
@@ -351,6 +361,7 @@ pub fn update_batch(
     check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
     let path = batch_path(dir, id);
     fsx::require_dir(dir)?;
+    sweep_leftover_locks(dir);
     let missing = || anyhow::anyhow!("no batch {id} in {} (write-batch first)", dir.display());
     // No lock side file for a batch that does not exist (a typo would leave one behind).
     if !exists(&path)? {
@@ -378,6 +389,7 @@ pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
     if !dir.exists() {
         return Ok(false);
     }
+    sweep_leftover_locks(dir);
     let path = batch_path(dir, id);
     // Deleting a batch that does not exist takes no lock (its side file would be created
     // for nothing).
@@ -411,6 +423,7 @@ pub struct Listed {
 /// [`delete_batch`]); it is dropped from the index once its batch lock shows no write is in
 /// progress (the side file a crashed holder left goes when that lock is released).
 pub fn list_batches(dir: &Path, now: &str) -> Result<Listed> {
+    sweep_leftover_locks(dir);
     let ids = read::<Active>(&active_path(dir), "auto-batch-active")?
         .map(|a| a.active_batch_ids)
         .unwrap_or_default();

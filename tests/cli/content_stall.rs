@@ -239,6 +239,13 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
             "{report}"
         );
         assert!(report["quota_wait_since"].is_string());
+        // The reset the StopFailure hook recorded (issue 23 item 6: it printed null).
+        assert!(
+            report["reset_at"]
+                .as_str()
+                .is_some_and(|at| at.contains("T15:45:00")),
+            "{report}"
+        );
     }
     assert_eq!(settle(&log), "");
     // A record that cannot be read is a warning, not a wait and not a failure.

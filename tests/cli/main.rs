@@ -6,6 +6,7 @@ mod app_server;
 mod crash;
 mod dispatch;
 mod doctor;
+mod escapes;
 mod examples;
 mod floor;
 mod generated;

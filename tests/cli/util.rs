@@ -18,6 +18,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// The size of a benchmark run of `bench/faults.sh` (an ignored test): `AUTOCTL_BENCH_NAME`,
+/// else `default`.
+pub fn bench_rounds(name: &str, default: usize) -> usize {
+    std::env::var(format!("AUTOCTL_BENCH_{name}"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Whether the binary under test kills itself at `AUTOCTL_FAILPOINT`: a debug build does; a
 /// binary named by `AUTOCTL_TEST_BINARY` is taken to be a release artifact, which has no
 /// failpoints, and the crash-injection tests return early (the skip is printed, shown with

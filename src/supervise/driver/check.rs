@@ -122,9 +122,9 @@ pub struct Checked {
 pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
     let task = options.task.as_deref();
     let signal = task.map(read_signal).transpose()?.flatten();
-    let (status, external_wait) = match task {
+    let (status, external_wait, recorded_reset) = match task {
         Some(task) => task_inputs(task, now),
-        None => (None, None),
+        None => (None, None, None),
     };
     let targets: Vec<String> = match &options.targets {
         Some(targets) => targets.clone(),
@@ -172,6 +172,14 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         let (reading, typed_use) =
             typed::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
         typed_use.apply_to(&mut obs);
+        // When the limit resets, from whichever source knows: the banner on the screen, the
+        // status line's exhausted window, the StopFailure hook's quota-wait record.
+        let reset_at = view
+            .classification
+            .reset_at
+            .clone()
+            .or_else(|| typed_use.window.map(|w| crate::time::format_time(w.reset)))
+            .or_else(|| recorded_reset.map(crate::time::format_time));
         let (mut next, mut diagnosis) =
             stall::heartbeat(&before, &obs, now, &options.limits, effects);
         let mut applied = false;
@@ -253,6 +261,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             now,
             &continuation,
             reading,
+            reset_at,
         ));
         state.doc.targets.insert(target.clone(), next);
     }
@@ -295,18 +304,23 @@ fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
     })
 }
 
-/// The task's status time and an active quota-wait record; problems reading them are
-/// warnings (the pane is still watched).
-fn task_inputs(task: &Path, now: Time) -> (Option<StatusMark>, Option<String>) {
+/// The task's status time and an active quota-wait record (its reason and reset); problems
+/// reading them are warnings (the pane is still watched).
+fn task_inputs(task: &Path, now: Time) -> (Option<StatusMark>, Option<String>, Option<Time>) {
     let status = inputs::status_mark(task).unwrap_or_else(|why| {
         output::warn(&format!("{why}; no step timeout this time"));
         None
     });
-    let wait = inputs::quota_wait(task, now).unwrap_or_else(|why| {
-        output::warn(&format!("{why}; the quota-wait record is ignored"));
-        None
-    });
-    (status, wait)
+    let record = inputs::quota_record(task)
+        .unwrap_or_else(|why| {
+            output::warn(&format!("{why}; the quota-wait record is ignored"));
+            None
+        })
+        .filter(|record| inputs::active(record, now));
+    match record {
+        Some((why, reset)) => (status, Some(why), reset),
+        None => (status, None, None),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -321,6 +335,7 @@ fn report(
     now: Time,
     continuation: &[Key],
     reading: Reading,
+    reset_at: Option<String>,
 ) -> CheckReport {
     let seen: &Classification = &view.classification;
     let mut reason = diagnosis.reason.clone();
@@ -360,7 +375,7 @@ fn report(
         },
         quota_wait_since: state.quota_wait_since,
         quota_waited_seconds: state.quota_waited_seconds,
-        reset_at: seen.reset_at.clone(),
+        reset_at,
         message_repeats: state.message_repeats,
         status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),
         step_elapsed_seconds: obs
