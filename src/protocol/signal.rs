@@ -494,6 +494,79 @@ mod tests {
         assert_eq!(on_disk(dir.path()), Some(now));
     }
 
+    /// The delay-injection run of `bench/faults.sh` (issue 23 item 2: "0 lost signals in
+    /// 10,000 delayed unlinks"), small here and sized by `AUTOCTL_BENCH_UNLINKS` there. Each
+    /// consume is delayed in-process between its check and its rename — the window a delayed
+    /// `unlink(2)` opened in the old check-then-unlink — by `AUTOCTL_BENCH_DELAY_US`, while a
+    /// step writes the next signal at a pseudo-random moment in twice that window (before the
+    /// check, inside the window, or after the rename). The next signal must be on disk every
+    /// time. The same schedule is run through the old check-then-unlink as a control, to show
+    /// the run can see a loss.
+    #[test]
+    #[allow(clippy::print_stdout)] // the benchmark's report
+    fn delayed_consumes_lose_no_signal() {
+        let env = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let rounds = env("AUTOCTL_BENCH_UNLINKS", 100);
+        let delay = std::time::Duration::from_micros(env("AUTOCTL_BENCH_DELAY_US", 300));
+        let iteration_on_disk = |dir: &Path| -> Option<u64> {
+            let bytes = std::fs::read(path_in(dir)).ok()?;
+            let value: Value = serde_json::from_slice(&bytes).ok()?;
+            value["iteration"].as_u64()
+        };
+        let run = |naive: bool| -> u64 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut seen = step_writes(dir.path(), 0);
+            let mut lost = 0;
+            for i in 0..rounds {
+                let offset = xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes())
+                    % (2 * delay.as_micros() as u64 + 1);
+                let step = {
+                    let dir = dir.path().to_path_buf();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(std::time::Duration::from_micros(offset));
+                        // Written as a step writes it; not read back (a consume may have
+                        // taken it aside this instant).
+                        let doc = format!(
+                            r#"{{"step":"check","result":"PASS","next":"exec","iteration":{},"timestamp":"2024-01-01T00:00:00Z"}}"#,
+                            i + 1
+                        );
+                        fsx::atomic_write_volatile(&path_in(&dir), doc.as_bytes()).unwrap();
+                    })
+                };
+                if naive {
+                    // The old way: check, then unlink whatever is at the name.
+                    if on_disk(dir.path()).is_some_and(|now| same_file(&seen, &now)) {
+                        std::thread::sleep(delay);
+                        let _ = std::fs::remove_file(path_in(dir.path()));
+                    }
+                } else {
+                    consume_with(dir.path(), &seen, || std::thread::sleep(delay)).unwrap();
+                }
+                step.join().unwrap();
+                if iteration_on_disk(dir.path()) != Some(i + 1) {
+                    lost += 1;
+                    step_writes(dir.path(), i + 1);
+                }
+                seen = on_disk(dir.path()).unwrap();
+            }
+            lost
+        };
+        let lost = run(false);
+        let control = run(true);
+        if std::env::var_os("AUTOCTL_BENCH_UNLINKS").is_some() {
+            println!(
+                "delay-injection: {rounds} consumes delayed {} us between check and rename, the step's signal at a random moment: lost {lost}; the old check-then-unlink on the same schedule: lost {control}",
+                delay.as_micros()
+            );
+        }
+        assert_eq!(lost, 0, "signals lost in {rounds} delayed consumes");
+    }
+
     proptest::proptest! {
         /// Whatever a concurrent step writes, and whenever (before the check, in the instant
         /// between the check and the rename, or not at all), the signal consumed is exactly

@@ -185,3 +185,68 @@ fn a_delivered_event_carries_its_id_in_the_tick_event_and_the_notification() {
     );
     assert_eq!(deliveries(&out).len(), 1);
 }
+
+/// `bench/faults.sh kills`: lost and duplicated notifications under kill injection. Each
+/// round starts a run whose screen is escalated, kills its tick after the decision is saved
+/// and before it is announced, then ticks past the delivery lease, and once more later: the
+/// escalation must be delivered exactly once (by its id).
+#[test]
+#[ignore = "a benchmark run of bench/faults.sh"]
+#[allow(clippy::print_stdout)] // the benchmark's report
+fn bench_notifications_under_kill_injection() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
+    let rounds = crate::util::bench_rounds("OUTBOX_ROUNDS", 4);
+    let sb = Sandbox::new();
+    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
+    let (cmd, out) = recorder(&sb);
+    let t0 = time("2027-02-01T09:00:00Z");
+    let (mut killed, mut lost, mut duplicated) = (0, 0, 0);
+    for round in 0..rounds {
+        let session = format!("r{round}");
+        let (target, _keys) = scripted_agent(&sb, &session, &[screen]);
+        let task = task(&sb, &session);
+        let start = t0 + chrono::Duration::minutes(10 * round as i64);
+        sb.cmd()
+            .env("AUTOCTL_NOW", stamp(start))
+            .args(["run", "start", "--session", &session, "--target", &target])
+            .args(["--timeout", "100h", "--task"])
+            .arg(&task)
+            .assert()
+            .code(0);
+        let run = |at: DateTime<Utc>, failpoint: Option<&str>| {
+            let mut command = sb.cmd();
+            command.env("AUTOCTL_NOW", stamp(at)).args([
+                "run",
+                "tick",
+                "--session",
+                &session,
+                "--notify",
+                &cmd,
+            ]);
+            if let Some(name) = failpoint {
+                command.env("AUTOCTL_FAILPOINT", name);
+            }
+            command.output().unwrap().status.code()
+        };
+        if run(start, Some("tick-saved-not-announced")).is_none() {
+            killed += 1;
+        }
+        run(start + chrono::Duration::minutes(3), None);
+        run(start + chrono::Duration::minutes(6), None);
+        let ids: Vec<String> = deliveries(&out)
+            .into_iter()
+            .filter(|(_, _, s, _)| *s == session)
+            .map(|(_, id, _, _)| id)
+            .collect();
+        match ids.len() {
+            0 => lost += 1,
+            n => duplicated += n - 1,
+        }
+    }
+    println!(
+        "kills outbox: {rounds} ticks, {killed} killed after saving before announcing: lost notifications {lost}, duplicated {duplicated}"
+    );
+    assert_eq!((lost, duplicated), (0, 0));
+}

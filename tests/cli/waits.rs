@@ -662,6 +662,73 @@ fn any_number_of_kills_during_a_retype_never_wedge_the_loop_and_ack_really_clear
     }
 }
 
+/// `bench/faults.sh kills`: wedged loops after kills during retypes. Each round is a fresh
+/// dispatch loop whose dispatch and then 0-3 retypes are each killed between the text and its
+/// Enter (1-4 kills); a wedged loop is one whose command has not run exactly once after the
+/// next two plain ticks, or that still needs a person.
+#[test]
+#[ignore = "a benchmark run of bench/faults.sh"]
+#[allow(clippy::print_stdout, clippy::print_stderr)] // the benchmark's report
+fn bench_wedged_loops_after_kills_during_retypes() {
+    if !crate::util::failpoints_armed() {
+        return;
+    }
+    let rounds = crate::util::bench_rounds("WEDGE_ROUNDS", 4);
+    let (mut wedged, mut kills_total) = (0, 0);
+    for round in 0..rounds {
+        let kills = 1 + round % 4;
+        let sb = Sandbox::new();
+        let task = task(&sb, "wedge");
+        let target = crate::tmuxfix::start_in_shell(&sb, "wedge", "true");
+        let log = sb.path("ran.log");
+        let template = format!("echo ran {{next}} >> {}", log.display());
+        let t0 = time("2027-03-01T10:00:00Z");
+        let at = |minutes: i64| stamp(t0 + chrono::Duration::minutes(minutes));
+        sb.cmd()
+            .env("AUTOCTL_NOW", at(0))
+            .args(["run", "start", "--session", "wedge", "--target", &target])
+            .args(["--mode", "dispatch", "--agent", "generic"])
+            .args(["--command", &template, "--max-recoveries", "10"])
+            .arg("--task")
+            .arg(&task)
+            .assert()
+            .code(0);
+        for k in 0..kills {
+            let output = sb
+                .cmd()
+                .env("AUTOCTL_NOW", at(3 * k as i64))
+                .env("AUTOCTL_FAILPOINT", "type-before-enter")
+                .args(["run", "tick", "--session", "wedge"])
+                .output()
+                .unwrap();
+            if output.status.code().is_none() {
+                kills_total += 1;
+                crate::tmuxfix::wait_for(&sb, &target, "the half-typed line", |s, _| {
+                    s.trim_end().ends_with("ran.log")
+                });
+            }
+        }
+        let after = 3 * kills as i64 + 1;
+        tick(&sb, "wedge", &at(after), &[]);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while fs::read_to_string(&log).unwrap_or_default().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        tick(&sb, "wedge", &at(after + 1), &[]);
+        std::thread::sleep(Duration::from_millis(300));
+        let ran = fs::read_to_string(&log).unwrap_or_default();
+        let now = status(&sb, "wedge", &at(after + 1));
+        if ran != "ran plan\n" || !now["needs_person"].is_null() {
+            wedged += 1;
+            eprintln!("wedged after {kills} kills: ran {ran:?}, {now}");
+        }
+    }
+    println!(
+        "kills wedge: {rounds} loops, {kills_total} kills during retypes: wedged loops {wedged}"
+    );
+    assert_eq!(wedged, 0);
+}
+
 #[test]
 fn run_start_refuses_a_launch_program_the_pane_cannot_run() {
     let sb = Sandbox::new();
