@@ -19,7 +19,7 @@
 #   tick: 10,000 would take hours), with a step writing the next signal at a random moment
 #   around the window; the old check-then-unlink runs the same schedule as a control.
 # log: torn and lost lines in LOG_CALLS (default 100,000) `hook permission-request` calls,
-#   LOG_PARALLEL (default 16) at a time, in rounds of 2,000 (under the log's 1 MiB rotation,
+#   LOG_PARALLEL (default 16) at a time, in rounds of 1,000 (under the log's 1 MiB rotation,
 #   so every line written is checked).
 # kills: SIGKILL injection at the failpoints of a debug build — wedged loops after
 #   KILL_WEDGE_ROUNDS (default 20) loops each killed 1-4 times during the retype of a
@@ -118,7 +118,7 @@ def call(n):
                          cwd=f"{work}/proj", capture_output=True)
     return out.returncode, b"panicked" in out.stderr
 torn = lost = duplicated = failed = panics = 0
-round_size = 2000
+round_size = 1000  # about 0.7 MB of log: under the 1 MiB rotation
 with concurrent.futures.ThreadPoolExecutor(parallel) as pool:
     for start in range(0, calls, round_size):
         numbers = range(start, min(calls, start + round_size))
@@ -219,7 +219,8 @@ concurrency() {
     while [ "$SECONDS" -lt "$seconds" ]; do
       for i in $(seq 1 "$loops"); do
         row=$("$bin" run status --session "l$i" --format json 2>/dev/null || true)
-        state=$(jq -r '.status // "none"' <<<"$row" 2>/dev/null || echo none)
+        state=$(jq -r '.status // "none"' <<<"$row" 2>/dev/null || true)
+        [ -n "$state" ] || state=none
         [ "$state" = running ] && continue
         if [ "$state" != none ]; then
           jq -c '{session, status, stop_reason, stop_message}' <<<"$row" >>"$work/ends.txt" 2>/dev/null || echo "$row" >>"$work/ends.txt"
