@@ -4,6 +4,8 @@
 #
 #   bench/faults.sh [SECTION...]     sections: fuzz delay log kills concurrency (default: all)
 #   FAULTS_QUICK=1 bench/faults.sh   every run small (about a minute in all but fuzz)
+#   FAULTS_DEBUG=1 bench/faults.sh   delay, log and concurrency on the debug build (no release
+#                                    build needed; the counts are the same, the speed is not)
 #
 # fuzz: the fuzz targets of src/fuzz.rs in a release build — the shell reader, the
 #   destructive reading, the approval policy at each door (hook payload, permission box,
@@ -45,6 +47,19 @@ if [ -n "${FAULTS_QUICK:-}" ]; then
   : "${CONC_SECONDS:=30}"
 fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# FAULTS_DEBUG=1: the delay, log and concurrency runs use the debug build (target/debug,
+# already built by `cargo test`) instead of building the release one: their counts do not
+# depend on the build, only their speed does (fuzz throughput always needs --release).
+release() {
+  if [ -n "${FAULTS_DEBUG:-}" ]; then
+    (cd "$bench_root" && cargo build --quiet)
+    AUTOCTL="$bench_root/target/debug/autoctl"
+    export AUTOCTL
+  else
+    build_release
+  fi
+}
+profile_flag() { [ -n "${FAULTS_DEBUG:-}" ] || echo --release; }
 
 fuzz() {
   local cases=${FUZZ_CASES:-1000000} log status=0
@@ -83,7 +98,7 @@ delay() {
   log=$(mktemp)
   echo "== delay: $rounds delayed consumes, ${us} us each (load: $(load)) =="
   if (cd "$bench_root" && AUTOCTL_BENCH_UNLINKS="$rounds" AUTOCTL_BENCH_DELAY_US="$us" \
-    nice -n 10 cargo test --release --quiet --lib protocol::signal::tests::delayed_consumes_lose_no_signal \
+    nice -n 10 cargo test $(profile_flag) --quiet --lib protocol::signal::tests::delayed_consumes_lose_no_signal \
     -- --nocapture --test-threads=1) >"$log" 2>&1; then
     grep '^delay-injection' "$log"
   else
@@ -97,7 +112,7 @@ delay() {
 # log: real processes, the release binary.
 log_section() {
   local calls=${LOG_CALLS:-100000} parallel=${LOG_PARALLEL:-16} work
-  build_release
+  release
   work=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-faults-log.XXXXXX")
   mkdir -p "$work/proj" "$work/home"
   echo "== log: $calls concurrent hook permission-request calls, $parallel at a time (load: $(load)) =="
@@ -147,6 +162,10 @@ with concurrent.futures.ThreadPoolExecutor(parallel) as pool:
             lost += k == 0
             duplicated += max(0, k - 1)
         os.remove(log)
+        done = min(calls, start + round_size)
+        if done % 10000 == 0 or done == calls:
+            print(f"log: {done} calls so far: torn {torn}, lost {lost}, duplicated {duplicated}, "
+                  f"failed {failed}, panics {panics}", flush=True)
         for rotated in [log + ".1"]:
             if os.path.exists(rotated):
                 torn += 10**6  # a round must stay under the rotation size: the run is void
@@ -170,7 +189,7 @@ kills() {
     AUTOCTL_BENCH_CHECKPOINT_ROUNDS="${KILL_CHECKPOINT_ROUNDS:-200}" \
     nice -n 10 cargo test --quiet --test cli bench_ -- --ignored --nocapture --test-threads=1) \
     >"$log" 2>&1 || status=$?
-  grep -E '^kills ' "$log" || true
+  grep -oE 'kills [a-z]+: .*' "$log" || true
   echo "panics: $(grep -c 'panicked' "$log" || true)"
   if [ "$status" -ne 0 ]; then
     grep -vE '^\s+(at |[0-9]+: )' "$log" | tail -n 30 >&2
@@ -182,7 +201,7 @@ kills() {
 concurrency() {
   local seconds=${CONC_SECONDS:-180} loops=${CONC_LOOPS:-10} tickers=${CONC_TICKERS:-8}
   require tmux jq
-  build_release
+  release
   local work socket
   work=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-faults-conc.XXXXXX")
   socket="autoctl-faults-$$"
@@ -243,7 +262,9 @@ concurrency() {
     [ "$ended_badly" -eq 0 ] && [ "$panics" -eq 0 ]
   )
   local status=$?
-  rm -rf "$work"
+  # A fake agent may still be writing its last line.
+  sleep 1
+  rm -rf "$work" 2>/dev/null || { sleep 2; rm -rf "$work"; }
   return $status
 }
 
