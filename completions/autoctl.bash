@@ -199,6 +199,9 @@ _autoctl() {
             autoctl__subcmd__policy,check)
                 cmd="autoctl__subcmd__policy__subcmd__check"
                 ;;
+            autoctl__subcmd__policy,export)
+                cmd="autoctl__subcmd__policy__subcmd__export"
+                ;;
             autoctl__subcmd__policy,log)
                 cmd="autoctl__subcmd__policy__subcmd__log"
                 ;;
@@ -1730,7 +1733,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy)
-            opts="-h --tmux-socket --help check show log"
+            opts="-h --tmux-socket --help check show log export"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1784,6 +1787,36 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy__subcmd__export)
+            opts="-o -h --tmux-socket --gemini --output --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -546,6 +546,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand check 'Decide one tool call and print the decision and the rule that made it'
             cand show 'Print the effective rules: the built-in rules and the policy file''s'
             cand log 'Print the decision log (oldest first)'
+            cand export 'Write autoctl''s rules as Gemini CLI''s own policy-engine file'
         }
         &'autoctl;policy;check'= {
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -571,6 +572,15 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --tail 'Only the last N decisions'
             cand --format 'Output format (json: one object per line)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;policy;export'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand -o 'Where to write it (- for stdout) [default: $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml, else ~/.gemini/policies/autoctl.toml]'
+            cand --output 'Where to write it (- for stdout) [default: $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml, else ~/.gemini/policies/autoctl.toml]'
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --gemini 'Export for Gemini CLI''s policy engine (the only target so far)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

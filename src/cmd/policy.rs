@@ -46,6 +46,33 @@ pub enum PolicyCommand {
     /// TIME SESSION DOOR (or DOOR:EVENT) MODE DECISION RULE TOOL INPUT. Kept in
     /// $AUTOCTL_STATE_DIR/policy/decisions.jsonl, rotated to decisions.jsonl.1 past 1 MiB.
     Log(LogArgs),
+    /// Write autoctl's rules as Gemini CLI's own policy-engine file
+    ///
+    /// With --gemini: a TOML file of Gemini CLI's policy engine (Gemini 0.61, user tier)
+    /// holding the policy file's deny rules (deny, with their message), the built-in
+    /// destructive set (ask_user, or deny with on_destructive: "deny"; every approval mode,
+    /// YOLO included) and the allow rules Gemini's engine can express exactly (the others are
+    /// listed in the file as not exported). Written atomically to
+    /// $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml (default ~/.gemini/policies/autoctl.toml);
+    /// run it again after changing the policy. Gemini matches text, not a shell's reading:
+    /// autoctl's BeforeTool hook (hook install --agent gemini) stays the floor.
+    ///
+    /// Exit status: 0 written, 2 a bad policy file or an unwritable output.
+    #[command(verbatim_doc_comment)]
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Export for Gemini CLI's policy engine (the only target so far)
+    #[arg(long, required = true)]
+    pub gemini: bool,
+    /// Where to write it (- for stdout) [default:
+    /// $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml, else ~/.gemini/policies/autoctl.toml]
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub policy: PolicyArg,
 }
 
 #[derive(Debug, Args)]
@@ -111,7 +138,44 @@ pub fn run(command: PolicyCommand) -> Result<Exit> {
         PolicyCommand::Check(args) => check(&args),
         PolicyCommand::Show(args) => show(&args),
         PolicyCommand::Log(args) => print_log(&args),
+        PolicyCommand::Export(args) => export(&args),
     }
+}
+
+/// Gemini CLI's user policy file for autoctl's rules.
+fn gemini_policy_path() -> Result<PathBuf> {
+    let home = std::env::var_os("GEMINI_CLI_HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()))
+        .ok_or_else(|| anyhow::anyhow!("neither GEMINI_CLI_HOME nor HOME is set: give --output"))?;
+    Ok(PathBuf::from(home).join(".gemini/policies/autoctl.toml"))
+}
+
+fn export(args: &ExportArgs) -> Result<Exit> {
+    debug_assert!(args.gemini);
+    let (policy, file) = config::load(args.policy.policy.as_deref())?;
+    let source = file.map_or_else(
+        || "autoctl's built-in rules".to_string(),
+        |f| f.display().to_string(),
+    );
+    let text = policy::gemini::export(&policy, &source);
+    let path = match &args.output {
+        Some(path) if path.as_os_str() == "-" => {
+            output::line(text.trim_end())?;
+            return Ok(Exit::Yes);
+        }
+        Some(path) => path.clone(),
+        None => gemini_policy_path()?,
+    };
+    fsx::refuse_symlink(&path, "the Gemini policy file", "--output")?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    fsx::atomic_write(&path, text.as_bytes())?;
+    let rules = text.matches("[[rule]]").count();
+    output::line(format_args!("wrote {} ({rules} rules)", path.display()))?;
+    Ok(Exit::Yes)
 }
 
 fn check(args: &CheckArgs) -> Result<Exit> {

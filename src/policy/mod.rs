@@ -29,6 +29,7 @@ pub mod bash;
 pub mod config;
 pub mod destructive;
 pub mod floor;
+pub mod gemini;
 pub mod git;
 pub mod log;
 pub mod paths;

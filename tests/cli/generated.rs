@@ -435,3 +435,16 @@ fn every_command_has_its_own_description() {
     let shared: Vec<_> = seen.iter().filter(|(_, pages)| pages.len() > 1).collect();
     assert!(shared.is_empty(), "pages sharing a description: {shared:?}");
 }
+
+/// `examples/gemini/autoctl.toml` is what `autoctl policy export --gemini` writes for the
+/// built-in rules: a change of the destructive set or of the export shows here as drift.
+#[test]
+fn gemini_policy_export_is_up_to_date() {
+    let mut drift = Vec::new();
+    let text = autoctl::policy::gemini::export(
+        &autoctl::policy::Policy::builtin(),
+        "autoctl's built-in rules",
+    );
+    check_file(&repo("examples/gemini/autoctl.toml"), text.as_bytes(), &mut drift);
+    fail_on_drift(drift);
+}

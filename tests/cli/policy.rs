@@ -935,3 +935,81 @@ fn the_table_through_the_screen_door() {
     assert!(rows >= 150);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// `policy export --gemini`: Gemini's user policy file in its home, the user's deny rules and
+/// the destructive set in Gemini's TOML; stdout with `-o -`; a planted symlink, a bad policy
+/// and an unwritable place are one line and exit 2, with nothing written.
+#[test]
+fn policy_export_writes_geminis_policy_file() {
+    let sb = Sandbox::new();
+    write_policy(
+        &sb,
+        r#"{"on_destructive":"deny","deny":[{"id":"no-prod","tool":"Bash","pattern":"* --env=prod*","message":"never prod"}]}"#,
+    );
+    let out = sb
+        .cmd()
+        .args(["policy", "export", "--gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let written = sb.path("home/.gemini/policies/autoctl.toml");
+    assert!(stdout(&out).contains(&written.display().to_string()));
+    let text = fs::read_to_string(&written).unwrap();
+    assert!(text.contains("denyMessage = \"never prod (autoctl policy rule user:no-prod)\""));
+    assert!(text.contains("commandPrefix = [\"rm\","));
+    assert!(!text.contains("ask_user"), "on_destructive deny: {text}");
+    // GEMINI_CLI_HOME is Gemini's own home override.
+    let other = sb.path("gemini-home");
+    let out = sb
+        .cmd()
+        .env("GEMINI_CLI_HOME", &other)
+        .args(["policy", "export", "--gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(other.join(".gemini/policies/autoctl.toml")).unwrap(),
+        text
+    );
+    // -o - prints the same file.
+    let out = sb
+        .cmd()
+        .args(["policy", "export", "--gemini", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), text);
+    // A planted symlink is refused and left alone.
+    let target = sb.write("target.txt", "keep");
+    let link = sb.path("link.toml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = sb
+        .cmd()
+        .args(["policy", "export", "--gemini", "-o"])
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_stderr_line(&out).contains("symlink"));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+    // A bad policy file: nothing written.
+    write_policy(&sb, r#"{"on_destructive":"sometimes"}"#);
+    let fresh = sb.path("fresh.toml");
+    let out = sb
+        .cmd()
+        .args(["policy", "export", "--gemini", "-o"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_stderr_line(&out);
+    assert!(!fresh.exists());
+    // An output under a file (not a directory): one line, exit 2.
+    let out = sb
+        .cmd()
+        .args(["policy", "export", "--gemini", "-o"])
+        .arg(target.join("x.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_stderr_line(&out);
+}

@@ -22,6 +22,10 @@ the script exits 1 when one fails.
   PreToolUse/BeforeTool door must refuse it (nothing executed: `build/` survives, and the model
   reads the refusal as the tool's result). Needs `autoctl hook pre-tool-use` (issue 24): an
   autoctl without it wires these events to `hook event`, which only records.
+- **policy** (Gemini only): no hooks; `autoctl policy export --gemini` with `on_destructive:
+  "deny"` writes `~/.gemini/policies/autoctl.toml`; Gemini in `--yolo` is asked for `rm -rf
+  build` and its own policy engine refuses it (`build/` survives, the model reads "denied by
+  policy").
 - **limit** (not written yet): Codex only — the fake model answers one step with HTTP 429
   `usage_limit_reached` (reset 2 minutes ahead; agent_mock.py's `limit_at`/`limit_until`
   already serve it); autoctl must wait out the reset and resume once.
@@ -308,6 +312,43 @@ def deny(a, agent):
         w.close()
 
 
+def policy_file(a, agent):
+    """Gemini only: `policy export --gemini`, no hooks — Gemini's own engine refuses."""
+    print(f"== {agent}: --yolo with only `autoctl policy export --gemini`'s file, no hooks")
+    w = Live(a, agent, "policy")
+    try:
+        w.start_model({"mode": "shell", "command": "rm -rf build", "done_text": "Tried it."})
+        pol = os.path.join(w.base, "policy.json")
+        with open(pol, "w") as f:
+            json.dump({"on_destructive": "deny"}, f)
+        r = w.autoctl("policy", "export", "--gemini", "--policy", pol)
+        written = os.path.join(w.home, ".gemini", "policies", "autoctl.toml")
+        check(r.returncode == 0 and os.path.exists(written),
+              f"policy export --gemini: {r.stdout.strip()}")
+        w.pane()
+        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line("--yolo", "Clean the build."))
+        w.tm.run("send-keys", "-t", "live", "Enter")
+        end = time.time() + a.timeout
+        refused = ""
+        while time.time() < end:
+            time.sleep(2)
+            refused = next((line for line in w.model_saw().splitlines()
+                            if "denied by policy" in line.lower()), "")
+            if refused or not os.path.isdir(os.path.join(w.proj, "build")):
+                break
+        time.sleep(2)
+        check(os.path.exists(os.path.join(w.proj, "build", "out.o")),
+              "build/out.o survived: nothing was executed")
+        at = refused.lower().find("denied by policy")
+        check(bool(refused), "the model read Gemini's own refusal: "
+                             f"{refused[max(at - 40, 0):at + 140] if refused else '(none)'}")
+        hooks = os.path.join(w.state, "hooks")
+        check(not os.path.isdir(hooks) or not os.listdir(hooks),
+              "no autoctl hook ran (Gemini's engine alone refused)")
+    finally:
+        w.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--agent", default="both", choices=["codex", "gemini", "both"])
@@ -330,7 +371,9 @@ def main():
         version = subprocess.run([agent, "--version"], capture_output=True, text=True).stdout
         print(f"{agent} {version.strip()}; autoctl {a.autoctl}")
         for name in a.only.split(","):
-            {"loop": loop, "deny": deny}[name](a, agent)
+            if name == "policy" and agent != "gemini":
+                continue
+            {"loop": loop, "deny": deny, "policy": policy_file}[name](a, agent)
     sys.exit(1 if FAILURES else 0)
 
 
