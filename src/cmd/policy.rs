@@ -169,8 +169,7 @@ fn export(args: &ExportArgs) -> Result<Exit> {
     };
     fsx::refuse_symlink(&path, "the Gemini policy file", "--output")?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     fsx::atomic_write(&path, text.as_bytes())?;
     let rules = text.matches("[[rule]]").count();

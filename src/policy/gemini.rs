@@ -162,7 +162,11 @@ pub const DESTRUCTIVE: &[Group] = &[
 /// The regular expressions (Gemini's `commandRegex`: matched after `"command":"`, so from the
 /// command's start) for what a prefix cannot say, with a command each must match.
 pub const DESTRUCTIVE_REGEX: &[(&str, &str, &str)] = &[
-    ("find-delete", r"find [^\x22]* -delete", "find . -name x -delete"),
+    (
+        "find-delete",
+        r"find [^\x22]* -delete",
+        "find . -name x -delete",
+    ),
     (
         "sql-drop",
         r"[^\x22]*(DROP|drop) (TABLE|table|DATABASE|database) ",
@@ -309,7 +313,9 @@ fn rule_match(rule: &UserRule) -> Result<Match, &'static str> {
                 glob(pattern, true, true)
             )));
         }
-        return Err("a relative path: Gemini sends absolute paths and the project is not known here");
+        return Err(
+            "a relative path: Gemini sends absolute paths and the project is not known here",
+        );
     }
     if rule.kind == Kind::Deny {
         // Anywhere in the arguments' JSON: wider than autoctl's reading, safe for a deny.
@@ -593,8 +599,14 @@ mod tests {
         let re = deploy["commandRegex"].as_str().unwrap();
         assert!(regex_matches(re, "./scripts/deploy-staging.sh --dry-run"));
         // `*` never covers a substitution, an operator or a quote.
-        assert!(!regex_matches(re, "./scripts/deploy-staging.sh $(rm -rf /)"));
-        assert!(!regex_matches(re, "./scripts/deploy-staging.sh x; rm -rf /"));
+        assert!(!regex_matches(
+            re,
+            "./scripts/deploy-staging.sh $(rm -rf /)"
+        ));
+        assert!(!regex_matches(
+            re,
+            "./scripts/deploy-staging.sh x; rm -rf /"
+        ));
         let secrets = by("secrets");
         let re = Regex::new(secrets["argsPattern"].as_str().unwrap()).unwrap();
         assert!(re.is_match(r#"{"file_path":"/home/u/proj/secrets/key.txt"}"#));
@@ -610,6 +622,8 @@ mod tests {
         assert_eq!(rm["priority"].as_i64(), Some(800));
         // Every rule is one Gemini's schema takes: a tool, a decision, a priority in 0–999,
         // and no field outside its schema.
+        // Gemini drops a pattern its `isSafeRegExp` calls a ReDoS risk.
+        let nested = Regex::new(r"\([^)]*[*+?{].*\)[*+?{]").unwrap();
         for rule in rules {
             let table = rule.as_object().unwrap();
             for key in table.keys() {
@@ -628,8 +642,6 @@ mod tests {
                 );
             }
             assert!(rule["priority"].as_i64().unwrap() <= 999);
-            // Gemini drops a pattern its `isSafeRegExp` calls a ReDoS risk.
-            let nested = Regex::new(r"\([^)]*[*+?{].*\)[*+?{]").unwrap();
             for key in ["commandRegex", "argsPattern"] {
                 if let Some(p) = rule.get(key).and_then(|p| p.as_str()) {
                     assert!(!nested.is_match(p) && p.len() <= 2048, "{p}");

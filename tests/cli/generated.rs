@@ -445,6 +445,10 @@ fn gemini_policy_export_is_up_to_date() {
         &autoctl::policy::Policy::builtin(),
         "autoctl's built-in rules",
     );
-    check_file(&repo("examples/gemini/autoctl.toml"), text.as_bytes(), &mut drift);
+    check_file(
+        &repo("examples/gemini/autoctl.toml"),
+        text.as_bytes(),
+        &mut drift,
+    );
     fail_on_drift(drift);
 }
