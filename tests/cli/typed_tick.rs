@@ -536,3 +536,52 @@ fn stall_check_reads_the_hooks_like_run_tick() {
     assert_eq!(report["action"], "escalate", "{report}");
     assert_eq!(settle(&log), "", "nothing typed");
 }
+
+/// autoctl answered the box the hooks announced: the agent runs the granted tool and no hook
+/// says so until it ends (Gemini fires nothing between its box and AfterTool). The answer is
+/// kept in the hook record, so the ticks while the tool runs go by the typed state — working
+/// with that tool — and not by the screen alone.
+#[test]
+fn a_permission_autoctl_answered_is_read_from_the_hooks_while_the_tool_runs() {
+    let sb = Sandbox::new();
+    let (agent, log) = scripted_agent(
+        &sb,
+        "agent",
+        &[
+            SAFE,
+            "tests/fixtures/panes/claude-code/working-bash-child-running.txt",
+        ],
+    );
+    start_run(&sb, "2027-03-01T10:00:00Z");
+    hook_event(
+        &sb,
+        &agent,
+        "permission/05-PermissionRequest-Bash.json",
+        "2027-03-01T10:00:20Z",
+    );
+    hook_event(
+        &sb,
+        &agent,
+        "permission/06-Notification-permission_prompt.json",
+        "2027-03-01T10:00:21Z",
+    );
+    let event = tick_at(&sb, "2027-03-01T10:00:22Z", &[]);
+    assert_eq!(event["decision"], "answer", "{event}");
+    assert_eq!(event["state"]["source"], "hook", "{event}");
+    assert!(!settle(&log).is_empty(), "the answer was typed");
+    // The agent goes on with the tool (its screen shows it working).
+    press(&sb, &agent, &["Enter"]);
+    wait_for(&sb, &agent, "the working screen", |screen, _| {
+        !screen.contains("Do you want to proceed")
+    });
+    for at in ["2027-03-01T10:00:25Z", "2027-03-01T10:00:40Z"] {
+        let event = tick_at(&sb, at, &[]);
+        assert_eq!(event["state"]["source"], "hook", "{event}");
+        assert_eq!(event["state"]["state"], "working", "{event}");
+        assert_eq!(event["state"]["tool"], "Bash", "{event}");
+        assert!(event["state"].get("disagreement").is_none(), "{event}");
+    }
+    let report = run_status(&sb);
+    assert_eq!(report["sources"]["screen"], 0, "{report}");
+    assert_eq!(report["sources"]["hook"], 3, "{report}");
+}

@@ -329,6 +329,7 @@ fn drive(
             None => {
                 outcome.answered();
                 typed_answer = true;
+                mark_permission_answered(world, &obs, &answer, now, &mut outcome.event);
                 did.push(done(tick::answer_effect(&answer), Ok(())));
             }
             Some(why) => outcome.not_answered(&why),
@@ -539,6 +540,72 @@ fn mark_compaction(
         event
             .reasons
             .push(format!("cannot keep the compaction marker: {err:#}"));
+    }
+}
+
+/// autoctl answered the permission box the agent's hooks announced (Gemini's Notification
+/// `ToolPermission`, Claude Code's `permission_prompt`): the agent goes on with that tool, and
+/// no hook of the agent's says so until the tool ends (Gemini fires nothing between the box
+/// and AfterTool). The hook record takes autoctl's own answer — working with the tool, event
+/// `PermissionAnswered` — so the next ticks go by the typed state with the screen as the
+/// witness, instead of reading the screen alone while the granted tool runs. A box still on
+/// the screen after the hook grace is the hooks' disagreement (a person decides). An Esc
+/// (which ends the turn) is not such an answer.
+fn mark_permission_answered(
+    world: &World<'_>,
+    obs: &Observation,
+    answer: &crate::supervise::typing::Answer,
+    now: Time,
+    event: &mut TickEvent,
+) {
+    let PaneObs::Seen(view) = &obs.pane else {
+        return;
+    };
+    if !matches!(
+        view.classification.class,
+        crate::pane::Class::Permission | crate::pane::Class::YesNo
+    ) || answer
+        .keys
+        .iter()
+        .any(|k| matches!(k, crate::pane::Key::Key(name) if name.eq_ignore_ascii_case("escape")))
+    {
+        return;
+    }
+    let Some(hook) = obs.typed.as_ref().and_then(|ty| ty.hook.as_ref()) else {
+        return;
+    };
+    if hook.state != crate::hook::session::AgentState::WaitingForPermission {
+        return;
+    }
+    let Some(key) = Key::from_label(&hook.key) else {
+        return;
+    };
+    let store = Store::new(&world.state_dir);
+    let mut warnings = Vec::new();
+    let seen = hook.seq;
+    let result = store.update(&key, &mut warnings, |previous| {
+        let mut record = previous.unwrap_or_else(|| Record::fresh(&key, now));
+        // Only the state the answer was decided on: a hook event since then is newer.
+        if record.seq == seen
+            && record.state == crate::hook::session::AgentState::WaitingForPermission
+        {
+            record.state = crate::hook::session::AgentState::Working;
+            record.since = now;
+            record.at = now;
+            record.tool_started_at = Some(now);
+            record.event = "PermissionAnswered".to_string();
+            record.detail = Some("autoctl".to_string());
+            record.events.insert(record.event.clone(), now);
+        }
+        Transition {
+            record,
+            rebind: None,
+        }
+    });
+    if let Err(err) = result {
+        event
+            .reasons
+            .push(format!("cannot record the permission answer: {err:#}"));
     }
 }
 
