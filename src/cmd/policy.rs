@@ -57,7 +57,7 @@ pub enum PolicyCommand {
     /// run it again after changing the policy. Gemini matches text, not a shell's reading:
     /// autoctl's BeforeTool hook (hook install --agent gemini) stays the floor.
     ///
-    /// Exit status: 0 written, 2 a bad policy file or an unwritable output.
+    /// Exit status: 0 written, 2 a bad policy file or an output that cannot be written.
     #[command(verbatim_doc_comment)]
     Export(ExportArgs),
 }
