@@ -26,9 +26,12 @@ the script exits 1 when one fails.
   "deny"` writes `~/.gemini/policies/autoctl.toml`; Gemini in `--yolo` is asked for `rm -rf
   build` and its own policy engine refuses it (`build/` survives, the model reads "denied by
   policy").
-- **limit** (not written yet): Codex only — the fake model answers one step with HTTP 429
-  `usage_limit_reached` (reset 2 minutes ahead; agent_mock.py's `limit_at`/`limit_until`
-  already serve it); autoctl must wait out the reset and resume once.
+- **limit**: the loop above, with the fake model answering step 2's first request with HTTP 429
+  `usage_limit_reached` (`resets_at` on a minute's boundary 2–3 minutes ahead: Codex prints
+  "try again at H:MM"); `run watch` must wait out the reset and resume exactly once (`run
+  status`'s `resumes` is 1, one limited request) and the run finishes. Gemini's usage limit
+  comes with a "Keep trying / Stop" menu, which autoctl never answers (it escalates): there is
+  no Gemini limit check.
 
 Codex runs a hook only once a person trusted it in /hooks: these checks start it with
 `--dangerously-bypass-hook-trust` (its flag for automation that vets its hook files itself),
@@ -312,6 +315,59 @@ def deny(a, agent):
         w.close()
 
 
+def limit(a, agent):
+    """Codex: a usage limit in the middle of the loop, waited out and resumed exactly once."""
+    print(f"== {agent}: a usage limit at step 2, resumed once after its reset")
+    w = Live(a, agent, "limit")
+    try:
+        # The reset on a minute's boundary: Codex says "try again at H:MM PM" (minutes only).
+        until = (int(time.time()) // 60 + 3) * 60
+        w.start_model({"mode": "loop", "autoctl": a.autoctl, "task": "TASK/hello",
+                       "steps": STEPS, "delay": 2.0, "limit_at": 1, "limit_until": until})
+        w.autoctl("task", "new", "TASK/hello", "--title", "Say hello")
+        with open(os.path.join(w.proj, "TASK", "hello", ".target.md"), "w") as f:
+            f.write("# Target\nSay hello in hello.txt.\n")
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        r = w.autoctl("loop", "init", "--task", "TASK/hello", "--max-iterations", "6")
+        check(r.returncode == 0, "loop init")
+        w.pane()
+        launch = w.launch_line("", "Run the task TASK/hello: plan it first.")
+        r = w.autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--agent",
+                      agent, "--mode", "observe", "--launch", launch)
+        check(r.returncode == 0, f"run start --agent {agent}")
+        status = w.watch_run(a.timeout + 240)
+        steps = [e for e in w.model_log() if e.get("tool_done")]
+        limited = [e for e in w.model_log() if not e.get("tool_done")
+                   and e.get("steps_done") == 1 and e["t"] < until]
+        after = [e for e in w.model_log() if e["t"] >= until]
+        check(len(limited) == 1, f"the model answered {len(limited)} request(s) with the usage "
+                                 f"limit (want 1)")
+        check(status is not None and status.get("status") == "finished",
+              f"run status: {status and status.get('status')}:{status and status.get('stop_reason')}")
+        check(len(steps) >= 3, f"the model wrote {len(steps)} step signals (want 3)")
+        resumes = (status or {}).get("resumes")
+        check(resumes == 1, f"resumed {resumes} time(s) (want exactly 1)")
+        first_after = min((e["t"] for e in after), default=None)
+        check(first_after is not None,
+              "the first request after the reset came "
+              f"{(first_after - until) if first_after else float('nan'):+.0f} s after it")
+        events = []
+        for line in open(os.path.join(w.base, "watch.jsonl")):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+        waits = [e for e in events if ((e.get("run") or {}).get("wait") or {}).get("kind")
+                 in ("quota", "usage-limit")]
+        resumed = [e for e in events if e.get("decision") == "resume"]
+        print(f"     waits seen: {len(waits)}; resume ticks: "
+              f"{[(e.get('time'), e.get('did')) for e in resumed]}")
+        print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
+    finally:
+        w.close()
+
+
 def policy_file(a, agent):
     """Gemini only: `policy export --gemini`, no hooks — Gemini's own engine refuses."""
     print(f"== {agent}: --yolo with only `autoctl policy export --gemini`'s file, no hooks")
@@ -373,7 +429,7 @@ def main():
         for name in a.only.split(","):
             if name == "policy" and agent != "gemini":
                 continue
-            {"loop": loop, "deny": deny, "policy": policy_file}[name](a, agent)
+            {"loop": loop, "deny": deny, "policy": policy_file, "limit": limit}[name](a, agent)
     sys.exit(1 if FAILURES else 0)
 
 
