@@ -757,7 +757,13 @@ fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Verdict
 
 fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &WaitLimits) -> Verdict {
     let s = obs.screen;
-    if let Some(billing) = &s.billing {
+    // A usage limit's own banner that names a paid way out beside its reset (Codex 0.171:
+    // "Upgrade to Pro … to purchase more credits or try again at 1:18 PM.") offers nothing to
+    // pick: the reset is waited for, as the banner says, and nothing is typed before it. A
+    // menu, or such words with no reset, is a person's.
+    let advice_beside_reset =
+        !s.menu && limit_seen(obs, now).is_some_and(|limit| limit.reset.is_some());
+    if let Some(billing) = s.billing.as_ref().filter(|_| !advice_beside_reset) {
         return escalate(
             next,
             "billing",

@@ -340,8 +340,10 @@ fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for(
     sim.wait_weekly = true;
     let v = sim.tick(&limit(3 * 24 * 60, true), "weekly", min(0));
     assert_eq!(v.act, Act::Wait, "{}", v.reason);
+    // Claude Code's limit menu with a paid option ("Continue with usage credits").
     let mut bill = limit(60, false);
     bill.billing = Some("usage credits".into());
+    bill.menu = true;
     let v = Sim::new().tick(&bill, "bill", min(0));
     assert!(matches!(
         v.act,
@@ -350,6 +352,47 @@ fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for(
             ..
         }
     ));
+    // Words of billing with no reset to wait for: a person's.
+    let mut no_reset = bill.clone();
+    no_reset.menu = false;
+    no_reset.limit.as_mut().unwrap().reset_at = None;
+    let v = Sim::new().tick(&no_reset, "no-reset", min(0));
+    assert!(
+        matches!(
+            v.act,
+            Act::Escalate {
+                kind: "billing",
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+}
+
+/// Codex 0.171's banner names a paid way out beside its reset ("… to purchase more credits or
+/// try again at 1:18 PM."): nothing to pick, so the reset is waited for and the agent resumed
+/// once after it, as for any limit.
+#[test]
+fn a_limit_banner_naming_credits_beside_its_reset_is_waited_out() {
+    let mut banner = limit(60, false);
+    banner.billing = Some("purchase more credits".into());
+    banner.auto_continue = AutoContinue::None;
+    let mut sim = Sim::new();
+    let v = sim.tick(&banner, "codex-limit", min(0));
+    assert_eq!(v.act, Act::Wait, "{}", v.reason);
+    assert!(v.pauses);
+    let v = sim.tick(&banner, "codex-limit", min(30));
+    assert_eq!(v.act, Act::Wait, "{}", v.reason);
+    let mut resumes = 0;
+    for minute in 60..70 {
+        if matches!(
+            sim.tick(&banner, "codex-limit", min(minute)).act,
+            Act::Resume(_)
+        ) {
+            resumes += 1;
+        }
+    }
+    assert_eq!(resumes, 1);
 }
 
 #[test]
