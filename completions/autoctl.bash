@@ -2041,7 +2041,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__ack)
-            opts="-h --session --task --tmux-socket --help"
+            opts="-h --session --task --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2052,6 +2052,10 @@ _autoctl() {
                     return 0
                     ;;
                 --task)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2067,7 +2071,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__continue)
-            opts="-h --session --task --if-unchanged --text --tmux-socket --help"
+            opts="-h --session --task --if-unchanged --text --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2089,6 +2093,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2101,7 +2109,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__lookup)
-            opts="-h --task --format --tmux-socket --help"
+            opts="-h --task --format --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2113,6 +2121,10 @@ _autoctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --tmux-socket)
@@ -2127,7 +2139,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__recover)
-            opts="-h --dry-run --rules --policy --tmux-socket --help"
+            opts="-h --dry-run --rules --policy --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2138,6 +2150,10 @@ _autoctl() {
                     return 0
                     ;;
                 --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2153,7 +2169,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__start)
-            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --account --priority --unattended --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --tmux-socket --help"
+            opts="-h --session --task --target --mode --max-iterations --timeout --into --command --table --launch --force --agent --threshold --max-recoveries-per-iteration --max-recoveries --max-answers --repeat-limit --step-timeout --max-compactions --compact-at --account --priority --unattended --resume-text --max-resumes --resume-margin --resume-check --max-retry-wait --max-quota-wait --stream-timeout --tool-timeout --unknown-after --notify --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2283,6 +2299,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2295,7 +2315,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__status)
-            opts="-h --session --task --all --accounts --format --tmux-socket --help"
+            opts="-h --session --task --all --accounts --format --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2313,6 +2333,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -W "text json prometheus" -- "${cur}"))
                     return 0
                     ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2325,7 +2349,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__stop)
-            opts="-h --session --task --reason --message --tmux-socket --help"
+            opts="-h --session --task --reason --message --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2347,6 +2371,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2359,7 +2387,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__tick)
-            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --tmux-socket --help"
+            opts="-h --session --all --dry-run --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2421,6 +2449,10 @@ _autoctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux-socket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2475,7 +2507,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__run__subcmd__watch)
-            opts="-h --session --all --until-needs-person --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --tmux-socket --help"
+            opts="-h --session --all --until-needs-person --format --heartbeat --notify --notify-timeout --renotify --rules --policy --compact-at --wait-weekly --hook-fresh --pace-stop --resume-burst --weekly-reserve --weekly-priority --no-governor --host-lease --registry --tmux-socket --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2538,6 +2570,10 @@ _autoctl() {
                     return 0
                     ;;
                 --host-lease)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

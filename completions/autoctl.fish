@@ -301,6 +301,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tool-timeout -d 'A tool running this long is escalated (a running tool is never a stall)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l unknown-after -d 'A screen autoctl cannot read (class unknown: a dialog it does not know, a REPL in front of the agent) unchanged this long is escalated once, with its last lines' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l notify -d 'Run CMD for this run\'s events too (see `run tick --notify`)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l force -d 'With --launch: type the command even when the pane shows no shell prompt, and without checking that its program exists on the pane\'s PATH'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from start" -l unattended -d 'Nobody will answer this run\'s prompts: the agent\'s PreToolUse hook (`autoctl hook pre-tool-use`, wired by `autoctl hook install`) denies what the approval policy names destructive, telling the model the rule and why, instead of asking a person'
@@ -314,6 +315,7 @@ stall_limit\t''
 reasoning_loop\t''
 compaction_limit\t''"
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l message -d 'A human-readable detail, kept in `.auto-stop` and the registry' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l session -d 'Only this session\'s run (exit 1 when there is none)' -r
@@ -321,6 +323,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l format -d 'Output format' -r -f -a "text\t'A table with a header: aligned on a terminal, tab-separated when piped'
 json\t'One JSON object per run (JSON Lines; schema: autoctl schema show run-status)'
 prometheus\t'Prometheus text exposition (node_exporter textfile collector)'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l all -d 'Every run (the default)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from status" -l accounts -d 'Show the accounts instead of the runs: each account\'s usage windows (the freshest reading from any of its sessions, with its source and age), the runs whose step holds the quota governor\'s permit, and who waits, in release order (with --session or --task: that run\'s account). Prometheus output always has them'
@@ -328,6 +331,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l task -d 'The task module directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l format -d 'Output format (json: {"session_name","status"})' -r -f -a "text\t'Lines made for people and `$(...)`'
 json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from lookup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l session -d 'Tick this session\'s run' -r
@@ -344,6 +348,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l weekly-reserve -d 'With PERCENT or less of the 7-day window left, only runs with a priority above --weekly-priority start steps; the account is escalated once' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l weekly-priority -d 'The priority (`run start --priority`) a run needs above it to use the weekly reserve' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l host-lease -d 'A host whose ticks and watcher have not renewed its lease for this long is shown host-lost and announced once (its runs are never typed into from elsewhere)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l all -d 'Tick every running run'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from tick" -l dry-run -d 'Decide and print, but change nothing (no keys typed, no files written, no state saved)'
@@ -354,14 +359,17 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l task -d 'The run\'s task module directory' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l if-unchanged -d 'Send only if `.status.json`\'s `updated_at` is still exactly this text' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l text -d 'What to type (then Enter)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from continue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -l session -d 'The run\'s session' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -l task -d 'The run\'s task module directory' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from ack" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l rules -d 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l policy -d 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -l dry-run -d 'Decide and print, but change nothing'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from recover" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -381,6 +389,7 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_sub
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l weekly-reserve -d 'With PERCENT or less of the 7-day window left, only runs with a priority above --weekly-priority start steps; the account is escalated once' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l weekly-priority -d 'The priority (`run start --priority`) a run needs above it to use the weekly reserve' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l host-lease -d 'A host whose ticks and watcher have not renewed its lease for this long is shown host-lost and announced once (its runs are never typed into from elsewhere)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l registry -d 'The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l all -d 'Watch every running run, and runs started later'
 complete -c autoctl -n "__fish_autoctl_using_subcommand run; and __fish_seen_subcommand_from watch" -l until-needs-person -d 'With --session: also exit (0) as soon as the loop needs a person (an escalated prompt), so you can answer it in its pane and run `run watch` again'

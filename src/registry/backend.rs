@@ -1,7 +1,7 @@
 //! The registry's logic once for every database: a [`Backend`] runs a closure in one
 //! transaction over a few primitive reads and writes ([`Tx`]), and [`Registry`] is written
 //! here over them — the same claims and leases, the same start conflicts, the same permit
-//! re-check — for SQLite ([`super::sqlite`]) and PostgreSQL (to come).
+//! re-check — for SQLite ([`super::sqlite`]) and PostgreSQL ([`super::postgres`]).
 //!
 //! A transaction that writes locks what it read before it writes: SQLite takes the database's
 //! write lock at its start (`BEGIN IMMEDIATE`), PostgreSQL locks the rows it reads

@@ -8,6 +8,7 @@ mod dispatch;
 mod doctor;
 mod escapes;
 mod examples;
+mod fleet;
 mod floor;
 mod generated;
 mod glossary;

@@ -24,7 +24,7 @@ fn recorded(name: &str) -> PathBuf {
 }
 
 /// `$TMUX` and `$TMUX_PANE` as the agent's hooks in `target` see them.
-fn pane_env(sb: &Sandbox, target: &str) -> (String, String) {
+pub fn pane_env(sb: &Sandbox, target: &str) -> (String, String) {
     let out = tmux(
         sb,
         &[

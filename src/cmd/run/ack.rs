@@ -26,12 +26,14 @@ pub struct AckArgs {
     /// The run's task module directory
     #[arg(long, value_name = "DIR")]
     pub task: Option<PathBuf>,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 pub fn run(args: &AckArgs) -> Result<Exit> {
     let session = args.session.as_deref();
     let task = args.task.as_deref();
-    let mut registry = super::open()?;
+    let mut registry = super::open(&args.registry)?;
     let Some(run) = control::find(&mut registry, session, task)? else {
         bail!("no run for {}", control::describe_selection(session, task));
     };

@@ -8,7 +8,6 @@ use clap::Args;
 use crate::error::Exit;
 use crate::output;
 use crate::pane::rules::RuleSet;
-use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::control;
 use crate::supervise::stall;
 use crate::time;
@@ -40,13 +39,15 @@ pub struct ContinueArgs {
     /// What to type (then Enter)
     #[arg(long, value_name = "TEXT", default_value = stall::step_timeout::CONTINUATION)]
     pub text: String,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Exit> {
     stall::step_timeout::check_continuation(&args.text)?;
     let session = args.session.as_deref();
     let task = args.task.as_deref();
-    let run = match SqliteRegistry::open_existing(&super::state_dir()?)? {
+    let run = match super::open_existing(&args.registry)? {
         None => None,
         Some(mut registry) => control::find(&mut registry, session, task)?,
     };
@@ -63,7 +64,7 @@ pub fn run(args: &ContinueArgs, socket: Option<String>) -> Result<Exit> {
     match control::continue_run(&world, &run, &args.if_unchanged, &args.text, time::now()?)? {
         None => {
             // A person continued the loop: it no longer needs one.
-            control::acknowledge(&mut super::open()?, &run.spec.session)?;
+            control::acknowledge(&mut super::open(&args.registry)?, &run.spec.session)?;
             Ok(Exit::Yes)
         }
         Some(why) => {

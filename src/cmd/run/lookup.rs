@@ -8,7 +8,6 @@ use clap::Args;
 use crate::cmd::args::Format;
 use crate::error::Exit;
 use crate::output;
-use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::control;
 use crate::supervise::store::Registry;
 
@@ -21,11 +20,13 @@ pub struct LookupArgs {
     /// Output format (json: {"session_name","status"})
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 pub fn run(args: &LookupArgs) -> Result<Exit> {
     let key = control::task_key(&args.task)?;
-    let owner = match SqliteRegistry::open_existing(&super::state_dir()?)? {
+    let owner = match super::open_existing(&args.registry)? {
         None => None,
         Some(mut registry) => registry.find_task(&key)?,
     }

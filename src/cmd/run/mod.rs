@@ -25,7 +25,7 @@ use crate::error::{Exit, Reported};
 use crate::output;
 use crate::pane::rules::RuleSet;
 use crate::policy::screen::Approval;
-use crate::registry::sqlite::SqliteRegistry;
+use crate::registry::{Database, Location};
 use crate::supervise::driver::World;
 use crate::supervise::tick::{Decision, TickEvent};
 use crate::tmux::Tmux;
@@ -79,17 +79,33 @@ fn state_dir() -> Result<PathBuf> {
     crate::supervise::state_dir()
 }
 
-fn open() -> Result<SqliteRegistry> {
-    SqliteRegistry::open(&state_dir()?)
+/// `--registry`: where the registry is, for every `run` command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RegistryArg {
+    /// The registry: a postgres:// URL (one database a fleet of hosts shares; TLS as its
+    /// sslmode says). Default: the SQLite file in $AUTOCTL_STATE_DIR
+    #[arg(long, value_name = "URL", env = crate::registry::REGISTRY_VAR, hide_env_values = true)]
+    pub registry: Option<String>,
+}
+
+impl RegistryArg {
+    pub fn location(&self) -> Result<Location> {
+        Location::from_arg(self.registry.as_deref())
+    }
+}
+
+fn open(arg: &RegistryArg) -> Result<Database> {
+    arg.location()?.open()
 }
 
 /// The registry for a tick or a recovery: `None` when no database exists yet.
-fn open_for_ticks() -> Result<Option<SqliteRegistry>> {
-    let dir = state_dir()?;
-    if !dir.join(crate::registry::DB_FILE).exists() {
-        return Ok(None);
-    }
-    SqliteRegistry::open(&dir).map(Some)
+fn open_for_ticks(arg: &RegistryArg) -> Result<Option<Database>> {
+    arg.location()?.open_for_ticks()
+}
+
+/// The registry for a reader: `None` when no database exists yet.
+fn open_existing(arg: &RegistryArg) -> Result<Option<Database>> {
+    arg.location()?.open_existing()
 }
 
 fn world<'a>(

@@ -24,11 +24,13 @@ pub struct RecoverArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Exit> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
-    let Some(mut registry) = super::open_for_ticks()? else {
+    let Some(mut registry) = super::open_for_ticks(&args.registry)? else {
         return Ok(Exit::Yes);
     };
     let tmux = Tmux::new(socket.clone())?;

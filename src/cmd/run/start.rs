@@ -179,6 +179,8 @@ pub struct StartArgs {
     pub unattended: bool,
     #[command(flatten)]
     pub waits: super::WaitArgs,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 /// Where dispatch mode types each step, as `--into` says it: `app-server` is a shell
@@ -247,7 +249,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Exit> {
         host: crate::host::this_host()?,
     };
     let prepared = control::prepare(&request)?;
-    let mut registry = super::open()?;
+    let mut registry = super::open(&args.registry)?;
     // The mark goes first, so the agent's very first tool call is judged unattended.
     let marked = if args.unattended {
         Some(mark_unattended(

@@ -7,7 +7,6 @@ use clap::{Args, ValueEnum};
 
 use crate::error::Exit;
 use crate::output;
-use crate::registry::sqlite::SqliteRegistry;
 use crate::supervise::control;
 use crate::supervise::report::{self, RunReport};
 use crate::supervise::store::Registry;
@@ -82,6 +81,8 @@ pub struct StatusArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: StatusFormat,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 /// `run status` formats.
@@ -99,7 +100,7 @@ pub enum StatusFormat {
 pub fn run(args: &StatusArgs) -> Result<Exit> {
     let now = time::now()?;
     let selected = args.session.is_some() || args.task.is_some();
-    let mut registry = SqliteRegistry::open_existing(&super::state_dir()?)?;
+    let mut registry = super::open_existing(&args.registry)?;
     let runs = match registry.as_mut() {
         None => Vec::new(),
         Some(registry) if selected => {

@@ -32,6 +32,8 @@ pub struct StopArgs {
     /// A human-readable detail, kept in `.auto-stop` and the registry
     #[arg(long, value_name = "TEXT")]
     pub message: Option<String>,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 pub fn run(args: &StopArgs) -> Result<Exit> {
@@ -42,7 +44,7 @@ pub fn run(args: &StopArgs) -> Result<Exit> {
     {
         bail!("--message is longer than 4096 characters");
     }
-    let mut registry = super::open()?;
+    let mut registry = super::open(&args.registry)?;
     let session = args.session.as_deref();
     let task = args.task.as_deref();
     let Some(run) = control::find(&mut registry, session, task)? else {

@@ -58,6 +58,8 @@ pub struct TickArgs {
     pub typed: TypedArgs,
     #[command(flatten)]
     pub governor: GovernorArgs,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 /// The quota governor and the fleet's hosts, for `run tick` and `run watch`.
@@ -158,7 +160,7 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Exit> {
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     // A tick from cron on a machine where nothing was ever started has nothing to do, and
     // must not create state.
-    let Some(mut registry) = super::open_for_ticks()? else {
+    let Some(mut registry) = super::open_for_ticks(&args.registry)? else {
         if let Some(session) = &args.session {
             output::warn(&format!("no run for session {session:?}"));
             return Ok(Exit::No);

@@ -72,6 +72,8 @@ pub struct WatchArgs {
     pub typed: super::tick::TypedArgs,
     #[command(flatten)]
     pub governor: super::tick::GovernorArgs,
+    #[command(flatten)]
+    pub registry: super::RegistryArg,
 }
 
 /// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
@@ -95,10 +97,13 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     let (which, registry) = match &args.session {
         Some(session) => {
             control::check_name("--session", session)?;
-            (Which::Session(session.clone()), super::open_for_ticks()?)
+            (
+                Which::Session(session.clone()),
+                super::open_for_ticks(&args.registry)?,
+            )
         }
         // A service started before any run: create the registry so it can be watched.
-        None => (Which::All, Some(super::open()?)),
+        None => (Which::All, Some(super::open(&args.registry)?)),
     };
     let Some(mut registry) = registry else {
         output::warn(&format!(

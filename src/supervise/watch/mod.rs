@@ -38,7 +38,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use crate::output;
 use crate::protocol::{signal, stop};
 use crate::registry::DB_FILE;
-use crate::registry::sqlite::SqliteRegistry;
+use crate::registry::Database;
 use crate::supervise::driver::{World, runs};
 use crate::supervise::run::{Mode, Run};
 use crate::supervise::store::{Registry, Selection};
@@ -141,7 +141,7 @@ pub fn watch_limit_from_env() -> Result<Option<usize>> {
 /// Watch and tick until a signal arrives (or, for `--session`, until its run ends). Every
 /// tick's event goes to `emit`; an error from `emit` (a closed stdout) ends the watcher.
 pub fn watch(
-    registry: &mut SqliteRegistry,
+    registry: &mut Database,
     world: &World<'_>,
     config: &Config,
     emit: &mut dyn FnMut(&TickEvent) -> Result<()>,
@@ -263,7 +263,7 @@ struct Watched {
 }
 
 struct Loop<'a, 'w> {
-    registry: &'a mut SqliteRegistry,
+    registry: &'a mut Database,
     world: &'a World<'w>,
     config: &'a Config,
     emit: &'a mut dyn FnMut(&TickEvent) -> Result<()>,
@@ -271,6 +271,8 @@ struct Loop<'a, 'w> {
     /// The canonical state dir, watched for registry writes when `registry_watched`.
     state_dir: PathBuf,
     registry_watched: bool,
+    /// Whether the registry is a file (SQLite) that can be watched at all.
+    registry_file: bool,
     /// The hook records' dir (`STATE/hooks`), watched when `hooks_watched`.
     hooks_dir: PathBuf,
     hooks_watched: bool,
@@ -293,14 +295,25 @@ struct Loop<'a, 'w> {
 
 impl<'a, 'w> Loop<'a, 'w> {
     fn new(
-        registry: &'a mut SqliteRegistry,
+        registry: &'a mut Database,
         world: &'a World<'w>,
         config: &'a Config,
         emit: &'a mut dyn FnMut(&TickEvent) -> Result<()>,
         tx: Sender<Msg>,
         stop: Arc<AtomicI32>,
     ) -> Result<Loop<'a, 'w>> {
-        let db_dir = crate::fsx::parent_dir(registry.path());
+        // The SQLite file's dir is watched for the registry's writes; a PostgreSQL registry is
+        // polled, and the state dir is still where this host's hook records are.
+        let registry_file = registry.file().is_some();
+        let db_dir = match registry.file() {
+            Some(path) => crate::fsx::parent_dir(path),
+            None => {
+                let dir = crate::supervise::state_dir()?;
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                dir
+            }
+        };
         let state_dir = std::fs::canonicalize(&db_dir)
             .with_context(|| format!("cannot resolve {}", db_dir.display()))?;
         let now = Instant::now();
@@ -312,6 +325,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             notifier: Notifier::new(tx, config.watch_limit),
             hooks_dir: state_dir.join(crate::hook::store::DIR_NAME),
             state_dir,
+            registry_file,
             registry_watched: false,
             hooks_watched: false,
             hooks_due: None,
@@ -344,9 +358,10 @@ impl<'a, 'w> Loop<'a, 'w> {
             return Ok(Ended::NoRun);
         }
         let state_dir = self.state_dir.clone();
-        match self.notifier.watch(&state_dir) {
-            Ok(()) => self.registry_watched = true,
-            Err(refused) => output::warn(&format!(
+        match self.registry_file.then(|| self.notifier.watch(&state_dir)) {
+            None => {}
+            Some(Ok(())) => self.registry_watched = true,
+            Some(Err(refused)) => output::warn(&format!(
                 "cannot watch the registry's directory {} ({}); new runs are picked up within {}",
                 state_dir.display(),
                 describe(&refused),

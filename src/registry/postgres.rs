@@ -1,0 +1,506 @@
+//! The registry in PostgreSQL (`--registry postgres://…`, `AUTOCTL_REGISTRY`): one database a
+//! fleet of hosts shares, with the same logic as the SQLite file ([`super::backend`]): the same
+//! claims and leases, the same start conflicts, the governor's permit decided again in the
+//! dispatch or resume record's transaction.
+//!
+//! Locks are row locks only: a writing transaction reads the runs it may change with
+//! `SELECT … FOR UPDATE`, and the account row (created first if missing) before a permit is
+//! decided. No advisory locks, no session state: a transaction-mode pooler (PgBouncer) in front
+//! works. The schema is [`super::row::COLUMNS`] laid out in PostgreSQL types (`timestamptz`,
+//! `jsonb`), with its version in `autoctl_schema`; a writing open migrates it under a table lock.
+//!
+//! TLS is rustls with the system's root certificates, as `sslmode` in the URL asks
+//! (`prefer`, the default, uses TLS when the server offers it; `require` insists).
+
+use anyhow::{Context, Result, anyhow, bail};
+use postgres::types::ToSql;
+use postgres::{Client, Row};
+
+use super::backend::{Backend, End, Tx, Which};
+use super::row::{self, Cell, Kind};
+use crate::supervise::governor::Account;
+use crate::supervise::run::Run;
+use crate::supervise::store::Host;
+use crate::time::Time;
+
+/// The schema this build writes (its own numbering: PostgreSQL starts at the SQLite file's
+/// latest shape).
+const SCHEMA_VERSION: i32 = 1;
+
+/// The oldest server this registry runs on (`server_version_num`): PostgreSQL 12.
+const OLDEST_SERVER: i32 = 120_000;
+
+/// Whether a registry argument names a PostgreSQL database.
+pub fn is_url(spec: &str) -> bool {
+    spec.starts_with("postgres://") || spec.starts_with("postgresql://")
+}
+
+/// A registry in a PostgreSQL database.
+pub struct PgRegistry {
+    client: Client,
+    /// The URL without its password, for messages.
+    shown: String,
+}
+
+impl std::fmt::Debug for PgRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgRegistry")
+            .field("url", &self.shown)
+            .finish()
+    }
+}
+
+/// The URL as messages show it: no password.
+fn shown(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl PgRegistry {
+    /// Connect and bring the schema to this build's version.
+    pub fn open(url: &str) -> Result<PgRegistry> {
+        let mut registry = PgRegistry::connect(url)?;
+        registry.migrate()?;
+        Ok(registry)
+    }
+
+    /// Connect to a registry that must exist already (readers: `run status`): `None` when the
+    /// database holds no registry yet.
+    pub fn open_existing(url: &str) -> Result<Option<PgRegistry>> {
+        let mut registry = PgRegistry::connect(url)?;
+        match registry.version()? {
+            None => Ok(None),
+            Some(v) if v == SCHEMA_VERSION => Ok(Some(registry)),
+            Some(v) if v > SCHEMA_VERSION => bail!(
+                "registry {}: schema version {v} is newer than this autoctl understands ({SCHEMA_VERSION}); upgrade autoctl",
+                registry.shown
+            ),
+            Some(v) => bail!(
+                "registry {}: schema version {v}; run any writing command (e.g. `autoctl run tick --all`) to migrate it to {SCHEMA_VERSION}",
+                registry.shown
+            ),
+        }
+    }
+
+    fn connect(url: &str) -> Result<PgRegistry> {
+        let shown = shown(url);
+        let config: postgres::Config = url
+            .parse()
+            .map_err(|err| anyhow!("registry {shown}: not a PostgreSQL URL: {err}"))?;
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in rustls_native_certs::load_native_certs().certs {
+            // A certificate the system store holds but rustls cannot use is skipped, as
+            // every other client does.
+            let _ = roots.add(cert);
+        }
+        let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|err| anyhow!("registry {shown}: TLS: {err}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let client = config
+            .connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))
+            .map_err(|err| describe(&shown, &err))?;
+        Ok(PgRegistry { client, shown })
+    }
+
+    /// The stored schema version, `None` before the first migration. A server older than
+    /// [`OLDEST_SERVER`] is refused here, before anything is read or written.
+    fn version(&mut self) -> Result<Option<i32>> {
+        let server: String = self
+            .client
+            .query_one("SHOW server_version_num", &[])
+            .map_err(|err| describe(&self.shown, &err))?
+            .get(0);
+        match server.parse::<i32>() {
+            Ok(num) if num >= OLDEST_SERVER => {}
+            _ => bail!(
+                "registry {}: PostgreSQL server version {server} is older than this autoctl needs ({OLDEST_SERVER}: PostgreSQL 12)",
+                self.shown
+            ),
+        }
+        let exists: bool = self
+            .client
+            .query_one("SELECT to_regclass('autoctl_schema') IS NOT NULL", &[])
+            .map_err(|err| describe(&self.shown, &err))?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let row = self
+            .client
+            .query_opt("SELECT version FROM autoctl_schema", &[])
+            .map_err(|err| describe(&self.shown, &err))?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// Create or upgrade the schema, once however many hosts open it at the same moment (the
+    /// version table is locked for the migration's transaction).
+    fn migrate(&mut self) -> Result<()> {
+        if self.version()? == Some(SCHEMA_VERSION) {
+            return Ok(());
+        }
+        let shown = self.shown.clone();
+        let mut tx = self
+            .client
+            .transaction()
+            .map_err(|err| describe(&shown, &err))?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS autoctl_schema (version integer NOT NULL);
+             LOCK TABLE autoctl_schema IN ACCESS EXCLUSIVE MODE;",
+        )
+        .map_err(|err| describe(&shown, &err))?;
+        let version: Option<i32> = tx
+            .query_opt("SELECT version FROM autoctl_schema", &[])
+            .map_err(|err| describe(&shown, &err))?
+            .map(|r| r.get(0));
+        match version {
+            Some(v) if v == SCHEMA_VERSION => return Ok(()),
+            Some(v) if v > SCHEMA_VERSION => bail!(
+                "registry {shown}: schema version {v} is newer than this autoctl understands ({SCHEMA_VERSION}); upgrade autoctl"
+            ),
+            _ => {}
+        }
+        if version.is_none() {
+            tx.batch_execute(&schema())
+                .map_err(|err| describe(&shown, &err))?;
+            tx.execute(
+                "INSERT INTO autoctl_schema (version) VALUES ($1)",
+                &[&SCHEMA_VERSION],
+            )
+            .map_err(|err| describe(&shown, &err))?;
+        }
+        tx.commit().map_err(|err| describe(&shown, &err))
+    }
+}
+
+/// The schema: the run table laid out from [`row::COLUMNS`], the accounts and the hosts.
+fn schema() -> String {
+    let columns: Vec<String> = row::COLUMNS
+        .iter()
+        .map(|(name, kind)| {
+            let ty = match kind {
+                Kind::Text => "text",
+                Kind::Int => "bigint",
+                Kind::Time => "timestamptz",
+                Kind::Json => "jsonb",
+            };
+            let extra = match *name {
+                "session_name" => " PRIMARY KEY",
+                "task_dir" => " NOT NULL UNIQUE",
+                "status" => {
+                    " NOT NULL CHECK (status IN ('running', 'finished', 'stopped', 'exited', 'lost'))"
+                }
+                _ => "",
+            };
+            format!("  {name} {ty}{extra}")
+        })
+        .collect();
+    format!(
+        "CREATE TABLE task_auto (\n{}\n);
+CREATE INDEX task_auto_running ON task_auto (status, host);
+CREATE INDEX task_auto_account ON task_auto (account, status);
+CREATE TABLE accounts (name text PRIMARY KEY, state jsonb NOT NULL);
+CREATE TABLE hosts (
+  name text PRIMARY KEY,
+  seen_at timestamptz NOT NULL,
+  lease_until timestamptz NOT NULL,
+  lost_announced_at timestamptz
+);",
+        columns.join(",\n")
+    )
+}
+
+/// One line: which database and what the server or the connection said.
+fn describe(shown: &str, err: &postgres::Error) -> anyhow::Error {
+    match err.as_db_error() {
+        Some(db) => anyhow!("registry {shown}: {} ({})", db.message(), db.code().code()),
+        None => {
+            // The connection's own error says what failed (refused, TLS, authentication).
+            let mut text = err.to_string();
+            let mut source = std::error::Error::source(err);
+            while let Some(inner) = source {
+                text = format!("{text}: {inner}");
+                source = inner.source();
+            }
+            anyhow!("registry {shown}: {text}")
+        }
+    }
+}
+
+impl Backend for PgRegistry {
+    fn transaction(
+        &mut self,
+        write: bool,
+        work: &mut dyn FnMut(&mut dyn Tx) -> Result<End>,
+    ) -> Result<()> {
+        let shown = self.shown.clone();
+        let mut tx = self
+            .client
+            .build_transaction()
+            .read_only(!write)
+            .start()
+            .map_err(|err| describe(&shown, &err))?;
+        let end = work(&mut PgTx {
+            tx: &mut tx,
+            write,
+            shown: &shown,
+        })?;
+        match end {
+            End::Commit => tx.commit().map_err(|err| describe(&shown, &err)),
+            End::Rollback => tx.rollback().map_err(|err| describe(&shown, &err)),
+        }
+    }
+}
+
+/// One PostgreSQL transaction: a writing one locks the rows it reads.
+struct PgTx<'t, 'c> {
+    tx: &'t mut postgres::Transaction<'c>,
+    write: bool,
+    shown: &'t str,
+}
+
+impl PgTx<'_, '_> {
+    fn err(&self, err: postgres::Error) -> anyhow::Error {
+        describe(self.shown, &err)
+    }
+
+    fn lock(&self) -> &'static str {
+        if self.write { " FOR UPDATE" } else { "" }
+    }
+}
+
+/// The `WHERE` clause of a selection, and its arguments.
+fn clause(which: Which<'_>) -> (&'static str, Vec<String>) {
+    match which {
+        Which::Session(session) => ("WHERE session_name = $1", vec![session.to_string()]),
+        Which::Task(task) => ("WHERE task_dir = $1", vec![task.to_string()]),
+        Which::SessionOrTask(session, task) => (
+            "WHERE session_name = $1 OR task_dir = $2",
+            vec![session.to_string(), task.to_string()],
+        ),
+        Which::RunningOn(host) => (
+            "WHERE status = 'running' AND (host = $1 OR host = '')",
+            vec![host.to_string()],
+        ),
+        Which::RunningOf(account) => (
+            "WHERE status = 'running' AND account = $1",
+            vec![account.to_string()],
+        ),
+        Which::All => ("", vec![]),
+    }
+}
+
+fn params(args: &[String]) -> Vec<&(dyn ToSql + Sync)> {
+    args.iter().map(|a| a as &(dyn ToSql + Sync)).collect()
+}
+
+/// The select list: JSON columns read back as text.
+fn select_list() -> &'static str {
+    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| {
+        row::COLUMNS
+            .iter()
+            .map(|(name, kind)| match kind {
+                Kind::Json => format!("{name}::text AS {name}"),
+                _ => (*name).to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+impl Tx for PgTx<'_, '_> {
+    fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+        let (clause, args) = clause(which);
+        let sql = format!(
+            "SELECT {} FROM task_auto {clause} ORDER BY session_name{}",
+            select_list(),
+            self.lock()
+        );
+        let rows = self
+            .tx
+            .query(&sql, &params(&args))
+            .map_err(|err| self.err(err))?;
+        rows.iter()
+            .map(|r| {
+                row::decode(&Fields(r)).map_err(|err| anyhow!("registry {}: {err:#}", self.shown))
+            })
+            .collect()
+    }
+
+    fn delete(&mut self, which: Which<'_>) -> Result<()> {
+        let (clause, args) = clause(which);
+        self.tx
+            .execute(&format!("DELETE FROM task_auto {clause}"), &params(&args))
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn insert(&mut self, run: &Run) -> Result<()> {
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            let places: Vec<String> = row::COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(i, (_, kind))| match kind {
+                    Kind::Json => format!("(${}::text)::jsonb", i + 1),
+                    _ => format!("${}", i + 1),
+                })
+                .collect();
+            format!(
+                "INSERT INTO task_auto ({}) VALUES ({})",
+                row::names(),
+                places.join(", ")
+            )
+        });
+        let cells = row::encode(run);
+        let values: Vec<Box<dyn ToSql + Sync>> = cells
+            .into_iter()
+            .map(|cell| -> Box<dyn ToSql + Sync> {
+                match cell {
+                    Cell::Text(v) | Cell::Json(v) => Box::new(v),
+                    Cell::Int(v) => Box::new(v),
+                    Cell::Time(v) => Box::new(v),
+                }
+            })
+            .collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = values.iter().map(|b| b.as_ref()).collect();
+        self.tx.execute(sql, &refs).map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn set_claim(
+        &mut self,
+        session: &str,
+        owner: Option<&str>,
+        until: Option<Time>,
+        host: Option<&str>,
+    ) -> Result<()> {
+        self.tx
+            .execute(
+                "UPDATE task_auto SET claimed_by = $2, claimed_until = $3, \
+                 host = coalesce($4, host) WHERE session_name = $1",
+                &[&session, &owner, &until, &host],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn account(&mut self, name: &str) -> Result<Option<Account>> {
+        if self.write {
+            // The row must exist to be locked: two first permits of an account contend on it.
+            self.tx
+                .execute(
+                    "INSERT INTO accounts (name, state) VALUES ($1, '{}') ON CONFLICT (name) DO NOTHING",
+                    &[&name],
+                )
+                .map_err(|err| self.err(err))?;
+        }
+        let sql = format!(
+            "SELECT state::text FROM accounts WHERE name = $1{}",
+            self.lock()
+        );
+        let row = self
+            .tx
+            .query_opt(&sql, &[&name])
+            .map_err(|err| self.err(err))?;
+        row.map(|r| read_account(self.shown, name, r.get(0)))
+            .transpose()
+    }
+
+    fn put_account(&mut self, name: &str, state: &Account) -> Result<()> {
+        let text = serde_json::to_string(state).expect("an account serializes");
+        self.tx
+            .execute(
+                "INSERT INTO accounts (name, state) VALUES ($1, ($2::text)::jsonb) \
+                 ON CONFLICT (name) DO UPDATE SET state = excluded.state",
+                &[&name, &text],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn accounts(&mut self) -> Result<Vec<(String, Account)>> {
+        let rows = self
+            .tx
+            .query("SELECT name, state::text FROM accounts ORDER BY name", &[])
+            .map_err(|err| self.err(err))?;
+        rows.iter()
+            .map(|r| {
+                let name: String = r.get(0);
+                let state = read_account(self.shown, &name, r.get(1))?;
+                Ok((name, state))
+            })
+            .collect()
+    }
+
+    fn hosts(&mut self) -> Result<Vec<Host>> {
+        let sql = format!(
+            "SELECT name, seen_at, lease_until, lost_announced_at FROM hosts ORDER BY name{}",
+            self.lock()
+        );
+        let rows = self.tx.query(&sql, &[]).map_err(|err| self.err(err))?;
+        Ok(rows
+            .iter()
+            .map(|r| Host {
+                name: r.get(0),
+                seen_at: r.get(1),
+                lease_until: r.get(2),
+                lost_announced_at: r.get(3),
+            })
+            .collect())
+    }
+
+    fn put_host(&mut self, host: &Host) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT INTO hosts (name, seen_at, lease_until, lost_announced_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET \
+                 seen_at = excluded.seen_at, lease_until = excluded.lease_until, \
+                 lost_announced_at = excluded.lost_announced_at",
+                &[
+                    &host.name,
+                    &host.seen_at,
+                    &host.lease_until,
+                    &host.lost_announced_at,
+                ],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+}
+
+/// An account's stored state; one this build cannot read is an error naming it.
+fn read_account(shown: &str, name: &str, text: &str) -> Result<Account> {
+    serde_json::from_str(text).with_context(|| {
+        format!("registry {shown}: the state of account {name:?} is not readable: {text:?}")
+    })
+}
+
+/// A PostgreSQL row as [`row::decode`] reads it.
+struct Fields<'a>(&'a Row);
+
+impl row::Fields for Fields<'_> {
+    fn text(&self, column: &str) -> Result<Option<String>> {
+        Ok(self.0.try_get(column)?)
+    }
+
+    fn int(&self, column: &str) -> Result<Option<i64>> {
+        Ok(self.0.try_get(column)?)
+    }
+
+    fn time(&self, column: &str) -> Result<Option<Time>> {
+        Ok(self.0.try_get(column)?)
+    }
+}

@@ -1,0 +1,532 @@
+//! A fleet on one shared registry (issue 25, item 3): three "hosts" on this machine — each its
+//! own `AUTOCTL_HOST`, tmux server and state dir — share a real PostgreSQL server started by
+//! the test (`initdb` into a temp dir as an unprivileged user, `pg_ctl start` on a private
+//! port and a socket dir of its own, stopped at the end) with `--registry postgres://…`; the
+//! same test runs on one SQLite file the hosts share, so both backends keep one contract.
+//! Each host ticks only its own runs (a Claude Code stand-in in a real tmux pane, dispatch
+//! mode), one status line paces the whole account, a reset releases at most the burst across
+//! hosts, any host stops any run, a silent host is host-lost once. Every clock is
+//! `AUTOCTL_NOW`.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::dispatch::{prompts, session};
+use crate::run_tick::task;
+use crate::tmuxfix::wait_for;
+use crate::typed_tick::pane_env;
+use crate::util::{Sandbox, is_root, json_lines, stdout};
+
+/// What the fleet tests need when PostgreSQL is missing.
+const INSTALL: &str =
+    "the fleet tests need a real PostgreSQL: apt-get install postgresql (initdb and pg_ctl)";
+
+/// A PostgreSQL server of this test's own, stopped (immediately) when dropped.
+pub struct Pg {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    pub url: String,
+}
+
+/// Where `initdb` and `pg_ctl` are: on PATH, else Debian's versioned directory. `None` only
+/// where they cannot be had at all (no apt-get either): the caller says so loudly and skips.
+/// Where apt-get is, a missing server fails the test (`.ci/run` installs it).
+fn pg_bin() -> Option<PathBuf> {
+    if let Ok(found) = which_in_path("initdb") {
+        return Some(found.parent().unwrap().to_path_buf());
+    }
+    let mut versions: Vec<PathBuf> = fs::read_dir("/usr/lib/postgresql")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path().join("bin"))
+                .collect()
+        })
+        .unwrap_or_default();
+    versions.sort();
+    let found = versions
+        .into_iter()
+        .rev()
+        .find(|b| b.join("initdb").exists() && b.join("pg_ctl").exists());
+    if found.is_none() && which_in_path("apt-get").is_ok() {
+        panic!("{INSTALL}");
+    }
+    found
+}
+
+fn which_in_path(name: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(name))
+                .find(|p| p.is_file())
+        })
+        .ok_or(())
+}
+
+impl Pg {
+    /// A new server, or `None` (said on stderr) where PostgreSQL cannot be installed.
+    #[allow(clippy::print_stderr)] // a skipped test says so
+    pub fn start() -> Option<Pg> {
+        let Some(bin) = pg_bin() else {
+            eprintln!(
+                "\n*** SKIPPED: no PostgreSQL here and no apt-get to install it; {INSTALL} ***\n"
+            );
+            return None;
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("autoctl-pg-")
+            .tempdir()
+            .unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let data = dir.path().join("data");
+        let sockets = dir.path().join("run");
+        fs::create_dir(&sockets).unwrap();
+        if is_root() {
+            // PostgreSQL refuses to run as root: the server is nobody's.
+            for path in [dir.path(), sockets.as_path()] {
+                std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+            }
+        }
+        let out = pg_command(&bin, "initdb")
+            .args([
+                "--auth=trust",
+                "--username=autoctl",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "-D",
+            ])
+            .arg(&data)
+            .output()
+            .unwrap_or_else(|err| panic!("initdb: {err}; {INSTALL}"));
+        assert!(out.status.success(), "initdb: {out:?}");
+        let port = free_port();
+        let options = format!(
+            "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off -c max_connections=60",
+            sockets.display()
+        );
+        let out = pg_command(&bin, "pg_ctl")
+            .args(["-w", "-t", "60", "-D"])
+            .arg(&data)
+            .args(["-l"])
+            .arg(dir.path().join("server.log"))
+            .args(["-o", &options, "start"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "pg_ctl start: {out:?}\n{}",
+            fs::read_to_string(dir.path().join("server.log")).unwrap_or_default()
+        );
+        let url = format!("postgres://autoctl@127.0.0.1:{port}/postgres?sslmode=disable");
+        Some(Pg { dir, bin, url })
+    }
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        let _ = pg_command(&self.bin, "pg_ctl")
+            .args(["-D"])
+            .arg(self.dir.path().join("data"))
+            .args(["-m", "immediate", "stop"])
+            .output();
+    }
+}
+
+/// `initdb` or `pg_ctl`, as nobody when the tests run as root.
+fn pg_command(bin: &Path, program: &str) -> Command {
+    let path = bin.join(program);
+    let mut cmd = if is_root() {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(path);
+        cmd
+    } else {
+        Command::new(path)
+    };
+    cmd.current_dir("/").env("LC_ALL", "C");
+    cmd
+}
+
+/// A TCP port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Where the hosts' shared registry is.
+enum Shared<'a> {
+    /// One PostgreSQL database (`AUTOCTL_REGISTRY`).
+    Postgres(&'a Pg),
+    /// One SQLite file: the hosts share its state dir.
+    File(&'a Path),
+}
+
+/// One host of the fleet: its own sandbox (tmux server, state dir unless the registry file
+/// is shared), its name, the shared registry.
+struct Host<'a> {
+    name: &'static str,
+    sb: Sandbox,
+    shared: &'a Shared<'a>,
+}
+
+/// 2026-11-26T08:00:00Z plus seconds.
+const T0: i64 = 1_795_680_000;
+
+fn at(secs: i64) -> String {
+    chrono::DateTime::from_timestamp(T0 + secs, 0)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A recorded Claude Code status line (subscription mode) with its 5-hour window set.
+fn statusline(five_hour: f64, reset_in: i64) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hook/claude-code/reference/statusline-subscription.json");
+    let mut payload: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    payload["rate_limits"]["five_hour"]["used_percentage"] = five_hour.into();
+    payload["rate_limits"]["five_hour"]["resets_at"] = (T0 + reset_in).into();
+    payload["rate_limits"]["seven_day"]["used_percentage"] = 20.into();
+    payload["rate_limits"]["seven_day"]["resets_at"] = (T0 + 5 * 86_400).into();
+    serde_json::to_vec(&payload).unwrap()
+}
+
+impl Host<'_> {
+    fn cmd(&self, secs: i64) -> Command {
+        let mut cmd = self.sb.std_cmd();
+        match self.shared {
+            Shared::Postgres(pg) => cmd.env("AUTOCTL_REGISTRY", &pg.url),
+            Shared::File(dir) => cmd.env("AUTOCTL_STATE_DIR", dir),
+        };
+        cmd.env("AUTOCTL_HOST", self.name)
+            .env("AUTOCTL_NOW", at(secs));
+        cmd
+    }
+
+    fn run(&self, secs: i64, args: &[&str]) -> Output {
+        self.cmd(secs).args(args).output().unwrap()
+    }
+
+    /// A dispatch run of account `team` in this host's own tmux server, its stand-in agent
+    /// idle at its prompt: the pane and the log of the prompts typed into it.
+    fn start(&self, session_name: &str) -> (String, PathBuf, PathBuf) {
+        let dir = task(&self.sb, session_name);
+        let (pane, log) = session(&self.sb, session_name);
+        let out = self
+            .cmd(0)
+            .args([
+                "run",
+                "start",
+                "--session",
+                session_name,
+                "--mode",
+                "dispatch",
+            ])
+            .args(["--account", "team", "--launch", "--timeout", "1d", "--task"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        wait_for(&self.sb, &pane, "the agent's input box", |screen, _| {
+            screen.contains("? for shortcuts")
+        });
+        (pane, log, dir)
+    }
+
+    /// `autoctl statusline` run from the agent's pane, as Claude Code runs it.
+    fn statusline(&self, pane: &str, secs: i64, payload: &[u8]) {
+        use std::io::Write;
+        let (tmux_var, pane_id) = pane_env(&self.sb, pane);
+        let mut child = self
+            .cmd(secs)
+            .env("TMUX", tmux_var)
+            .env("TMUX_PANE", pane_id)
+            .arg("statusline")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+
+    fn tick(&self, secs: i64) -> Vec<Value> {
+        let out = self.run(secs, &["run", "tick", "--all", "--host-lease", "2m"]);
+        assert_eq!(out.status.code(), Some(0), "{}: {out:?}", self.name);
+        let events = json_lines(&out);
+        for event in &events {
+            let violations = autoctl::schema::violations("tick-event", event);
+            assert!(violations.is_empty(), "{event}: {violations:?}");
+            // Another host's run shows up only as the announcement of its host's loss: a
+            // skip that did nothing.
+            let session_name = event["session"].as_str().unwrap();
+            let own = session_name.starts_with(self.name);
+            let announced = event["decision"] == "skip"
+                && event["did"].as_array().is_some_and(Vec::is_empty)
+                && !host_lost(std::slice::from_ref(event)).is_empty();
+            assert!(
+                own || announced,
+                "host {} ticked {session_name}: {event}",
+                self.name
+            );
+        }
+        events
+    }
+
+    fn status(&self, secs: i64) -> Vec<Value> {
+        let out = self.run(secs, &["run", "status", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let reports = json_lines(&out);
+        for report in &reports {
+            let violations = autoctl::schema::violations("run-status", report);
+            assert!(violations.is_empty(), "{report}: {violations:?}");
+        }
+        reports
+    }
+}
+
+/// Every host ticks at once; the events of all of them.
+fn tick_together(hosts: &[Host], secs: i64) -> Vec<Value> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = hosts
+            .iter()
+            .map(|h| scope.spawn(move || h.tick(secs)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
+fn dispatched(events: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = events
+        .iter()
+        .filter(|e| e["decision"] == "dispatch")
+        .map(|e| e["session"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn host_lost(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| {
+            e["notify"]
+                .as_array()
+                .is_some_and(|n| n.iter().any(|n| n["event"] == "host-lost"))
+        })
+        .collect()
+}
+
+/// The fleet contract, on either backend.
+fn three_hosts_share_one_registry(shared: &Shared) {
+    let hosts: Vec<Host> = ["h1", "h2", "h3"]
+        .into_iter()
+        .map(|name| Host {
+            name,
+            sb: Sandbox::new(),
+            shared,
+        })
+        .collect();
+    let runs: Vec<(String, PathBuf, PathBuf)> = hosts
+        .iter()
+        .map(|h| h.start(&format!("{}-1", h.name)))
+        .collect();
+    // One view: every host lists all three runs, each with its host.
+    for host in &hosts {
+        let listed: Vec<(String, String)> = host
+            .status(1)
+            .iter()
+            .map(|r| {
+                (
+                    r["session"].as_str().unwrap().into(),
+                    r["host"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [("h1-1", "h1"), ("h2-1", "h2"), ("h3-1", "h3")]
+                .map(|(s, h)| (s.to_string(), h.to_string())),
+        );
+    }
+
+    // h1's session reports the account's 5-hour window 96% used, reset at 600 s; h1's tick
+    // reads it into the shared registry, and the whole account is paced on every host.
+    hosts[0].statusline(&runs[0].0, 1, &statusline(96.0, 600));
+    let events = hosts[0].tick(2);
+    assert!(dispatched(&events).is_empty(), "{events:#?}");
+    let mut all = Vec::new();
+    for round in 0..3 {
+        let events = tick_together(&hosts, 10 + round * 30);
+        assert!(dispatched(&events).is_empty(), "{events:#?}");
+        all.extend(events);
+    }
+    for report in hosts[1].status(100) {
+        assert_eq!(report["status"], "running", "{report}");
+        assert_eq!(report["wait"]["kind"], "quota-paced", "{report}");
+        assert_eq!(report["host_lost"], false, "{report}");
+    }
+
+    // At the reset, the hosts ticking at once release at most --resume-burst (2) runs of
+    // the account in its first minute, the third a minute later: the burst is the account's,
+    // not each host's. (A released run's later steps are its own; only first steps count.)
+    let mut released: Vec<String> = Vec::new();
+    let mut release = |events: &[Value]| -> Vec<String> {
+        let new: Vec<String> = dispatched(events)
+            .into_iter()
+            .filter(|s| !released.contains(s))
+            .collect();
+        released.extend(new.clone());
+        new
+    };
+    let events = tick_together(&hosts, 601);
+    assert_eq!(release(&events).len(), 2, "{events:#?}");
+    all.extend(events);
+    let events = tick_together(&hosts, 630);
+    assert!(release(&events).is_empty(), "{events:#?}");
+    all.extend(events);
+    let events = tick_together(&hosts, 662);
+    assert_eq!(release(&events).len(), 1, "{events:#?}");
+    all.extend(events);
+    // 0 double dispatch: each step typed once, into its own pane, by its own host (each
+    // host's tick checked above that it ticked only its own runs).
+    for (host, (pane, log, dir)) in hosts.iter().zip(&runs) {
+        let session_name = format!("{}-1", host.name);
+        let decided = dispatched(&all)
+            .iter()
+            .filter(|s| **s == session_name)
+            .count();
+        wait_for(&host.sb, pane, "its steps", |_, _| {
+            prompts(log, dir).len() >= decided
+        });
+        let typed = prompts(log, dir);
+        assert_eq!(typed.len(), decided, "{session_name}: {typed:?}");
+        assert_eq!(typed[0], "/ai-cli-task plan TASK --generate", "{typed:?}");
+    }
+
+    // Any host stops any run; its own host ticks it no more.
+    let out = hosts[0].run(670, &["run", "stop", "--session", "h2-1"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events = hosts[1].tick(680);
+    assert!(
+        !events.iter().any(|e| e["session"] == "h2-1"),
+        "{events:#?}"
+    );
+    for host in &hosts {
+        let reports = host.status(680);
+        let h2 = reports.iter().find(|r| r["session"] == "h2-1").unwrap();
+        assert_eq!(h2["status"], "stopped", "{h2}");
+    }
+
+    // h3's ticks stop (its last at 662 s). Past its lease (2 minutes, to 782 s), the next
+    // tick of another host announces it, once; its run is still running and never typed
+    // into from elsewhere.
+    assert!(host_lost(&hosts[0].tick(780)).is_empty());
+    let events = hosts[0].tick(783);
+    let lost = host_lost(&events);
+    assert_eq!(lost.len(), 1, "{events:#?}");
+    let again = hosts[1].tick(790);
+    assert!(host_lost(&again).is_empty(), "announced once: {again:#?}");
+    let reports = hosts[1].status(790);
+    let h3 = reports.iter().find(|r| r["host"] == "h3").unwrap();
+    assert_eq!(h3["host_lost"], true, "{h3}");
+    assert_eq!(h3["status"], "running", "{h3}");
+    let text = stdout(&hosts[1].run(790, &["run", "status"]));
+    assert!(text.contains("h3-1\trunning:host-lost"), "{text}");
+    let h3_typed = prompts(&runs[2].1, &runs[2].2).len();
+    assert_eq!(
+        h3_typed,
+        dispatched(&all).iter().filter(|s| *s == "h3-1").count()
+    );
+
+    // h3 comes back: its lease is renewed and its run is its own again.
+    hosts[2].tick(800);
+    for report in hosts[0].status(801).iter().filter(|r| r["host"] == "h3") {
+        assert_eq!(report["host_lost"], false, "{report}");
+    }
+}
+
+#[test]
+fn three_hosts_share_one_postgres_registry() {
+    let Some(pg) = Pg::start() else { return };
+    three_hosts_share_one_registry(&Shared::Postgres(&pg));
+
+    // A registry a newer autoctl migrated is refused in one line, exit 2, by readers and
+    // writers alike; nothing is changed.
+    let mut client = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    client
+        .execute("UPDATE autoctl_schema SET version = 99", &[])
+        .unwrap();
+    let sb = Sandbox::new();
+    for args in [&["run", "status"][..], &["run", "tick", "--all"]] {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_REGISTRY", &pg.url)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let line = crate::util::one_stderr_line(&out);
+        assert!(
+            line.contains("schema version 99 is newer than this autoctl understands"),
+            "{line}"
+        );
+    }
+    let version: i32 = client
+        .query_one("SELECT version FROM autoctl_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 99);
+}
+
+#[test]
+fn three_hosts_share_one_registry_file() {
+    let dir = tempfile::tempdir().unwrap();
+    three_hosts_share_one_registry(&Shared::File(dir.path()));
+}
+
+#[test]
+fn a_bad_registry_url_or_an_unreachable_server_is_one_line_and_exit_2() {
+    let sb = Sandbox::new();
+    for (url, says) in [
+        ("mysql://x", "not a postgres:// URL"),
+        (
+            "postgres://autoctl@127.0.0.1:1/none?sslmode=disable",
+            "registry postgres://autoctl@127.0.0.1:1/none",
+        ),
+    ] {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_REGISTRY", url)
+            .args(["run", "status"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{url}: {out:?}");
+        let line = crate::util::one_stderr_line(&out);
+        assert!(line.contains(says), "{url}: {line}");
+    }
+    // A password is never printed.
+    let out = sb
+        .cmd()
+        .args(["run", "status", "--registry"])
+        .arg("postgres://me:s3cret@127.0.0.1:1/db?sslmode=disable")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = crate::util::one_stderr_line(&out);
+    assert!(
+        !line.contains("s3cret") && line.contains("me:***@"),
+        "{line}"
+    );
+}
