@@ -297,6 +297,12 @@ fn clause(which: Which<'_>) -> (&'static str, Vec<String>) {
             "WHERE status = 'running' AND account = $1",
             vec![account.to_string()],
         ),
+        // Rows with an entry not delivered yet (supervise::outbox: `delivered` is absent).
+        Which::Outbox => (
+            "WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(outbox) AS e \
+             WHERE NOT e ? 'delivered')",
+            vec![],
+        ),
         Which::All => ("", vec![]),
     }
 }

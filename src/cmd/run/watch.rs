@@ -141,7 +141,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     let notifier = args.waits.notifier();
     // The outbox has a connection of its own: the watch loop holds the first one, and
     // deliveries finish on their own threads, at any moment of it.
-    let mut outbox = super::open()?;
+    let mut outbox = super::open(&args.registry)?;
     outbox.set_busy_timeout(watch::BUSY_TIMEOUT)?;
     let mut deliveries: Vec<std::thread::JoinHandle<notify::Delivered>> = Vec::new();
     let mut outbox_checked: Option<std::time::Instant> = None;
@@ -230,7 +230,7 @@ const OUTBOX_CHECK: Duration = Duration::from_secs(30);
 /// each, when `all`).
 fn settle_finished(
     deliveries: &mut Vec<std::thread::JoinHandle<notify::Delivered>>,
-    outbox: &mut crate::registry::sqlite::SqliteRegistry,
+    outbox: &mut crate::registry::Database,
     all: bool,
 ) {
     let (done, running): (Vec<_>, Vec<_>) = std::mem::take(deliveries)
