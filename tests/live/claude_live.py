@@ -187,12 +187,13 @@ class Session:
 
     def first_event(self, kind, after, timeout):
         end = time.time() + timeout
-        while time.time() < end:
+        while True:
             for at, e in self.events():
                 if e == kind and at >= after:
                     return at
+            if time.time() >= end:
+                return None
             time.sleep(0.1)
-        return None
 
     def ticks(self):
         if not os.path.exists(self.watch_out):
