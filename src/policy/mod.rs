@@ -6,14 +6,12 @@
 //!
 //! Default deny: a call is allowed only when a named rule proves it harmless.
 //!
-//! | rule | allows |
-//! | --- | --- |
-//! | `read-only` | inspection: Read, Glob, Grep, LS; `ls`, `cat`, `grep`, `rg`, `find` without actions, `git status/diff/log/show/branch --list`, … ([`programs`], [`git`]) — never a secret (`~/.ssh`, `.env`, keys) |
-//! | `runner` | build and test runners with conventional subcommands and targets, linters, an interpreter running a script of the project ([`programs`]) |
-//! | `mkdir` | creating directories inside the project or the temporary directory |
-//! | `write-in-project` | Write, Edit, MultiEdit, NotebookEdit, `touch`, `cp -n`, `tee -a`, `>>` inside the project, never a sensitive path ([`paths`]) |
-//! | `git-write` | `git add`, `git commit -m`, `git switch -c`, `git push` of a non-default branch without force ([`git`]) |
-//! | `user:ID` | the user's own allow rule ([`rules`]) |
+//! The named rules (`read-only`, `runner`, `mkdir`, `write-in-project`, `git-write`, and the
+//! user's `user:ID`), what each approves, their examples and the one list of destructive ids
+//! are data: `rules/policy.json`, compiled in by build.rs ([`data`]). The engine reading
+//! them is here: [`bash`] (the shell line), [`programs`] and [`git`] (a program's arguments),
+//! [`paths`] (where a path is), [`destructive`] (what the destructive set names), [`rules`]
+//! (the user's file).
 //!
 //! A shell line is allowed only when every simple command in it is ([`bash`]). Nothing the
 //! built-in destructive set names ([`destructive`]) is ever allowed. Built-in rules give
@@ -27,6 +25,7 @@
 pub mod argv;
 pub mod bash;
 pub mod config;
+pub mod data;
 pub mod destructive;
 pub mod floor;
 pub mod gemini;

@@ -1,4 +1,5 @@
-//! Checked-in generated files (completions, man pages, the compiled-in routing tables) match
+//! Checked-in generated files (completions, man pages, the compiled-in routing tables, the
+//! policy rule table of docs/policy.md) match
 //! what they are generated from, and the clap tree is sound. `AUTOCTL_UPDATE=1 cargo test` rewrites them.
 
 use std::fs;
@@ -450,5 +451,17 @@ fn gemini_policy_export_is_up_to_date() {
         text.as_bytes(),
         &mut drift,
     );
+    fail_on_drift(drift);
+}
+
+/// docs/policy.md's table of built-in rules is `rules/policy.json`'s `rules`, word for word.
+#[test]
+fn the_policy_rule_table_is_generated_from_rules() {
+    let path = repo("docs/policy.md");
+    let page = fs::read_to_string(&path).unwrap();
+    let generated = autoctl::policy::data::rule_table_in(&page)
+        .expect("docs/policy.md has a `| rule | approves |` table ending at the `user:ID` row");
+    let mut drift = Vec::new();
+    check_file(&path, generated.as_bytes(), &mut drift);
     fail_on_drift(drift);
 }
