@@ -20,6 +20,7 @@
 //! [`judge_status`], [`judge_driver`]); the edge in `cmd/doctor.rs` gathers what they judge.
 
 pub mod agents;
+pub mod doors;
 
 use std::path::Path;
 use std::time::Duration;

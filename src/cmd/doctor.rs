@@ -42,6 +42,11 @@ use crate::tmux::{CaptureOptions, Terminal, Tmux};
 /// a trusted project and each hook trusted in /hooks; Gemini: a trusted folder, hooks not
 /// disabled), and the last event they sent.
 ///
+/// Policy doors, for Claude Code (and Codex, Gemini when around): in each permission mode,
+/// which doors bring a tool call to the approval policy (PreToolUse: every mode;
+/// PermissionRequest and the screen: only where the agent asks a person), and for the mode
+/// the live session last reported (the decision log) whether any does — FAIL when none does.
+///
 /// Exit status: 0 when every check is OK, 1 when any is WARN or FAIL, 2 when doctor itself
 /// cannot run.
 #[derive(Debug, Args)]
@@ -158,6 +163,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
     }
     if args.session.is_none() {
         agent_sections(&cwd, &store, &runs, now, &mut checks);
+        policy_doors(&cwd, &state_dir, &store, &runs, now, &mut checks);
     }
     let all_ok = checks.iter().all(|c| c.level == Level::Ok);
     match args.format {
@@ -383,6 +389,78 @@ fn agent_sections(cwd: &Path, store: &Store, runs: &[Run], now: Time, checks: &m
         };
         let run_uses_it = runs.iter().any(|r| r.spec.agent.as_str() == agent.as_str());
         checks.extend(agents::checks(agent, &found, run_uses_it, now));
+    }
+}
+
+/// Each agent's policy doors (issue 24 item 5): which doors reach the approval policy in
+/// each of its permission modes, and whether any does in the mode its live session last
+/// reported (the newest decision-log entry of one of its sessions). Claude Code always; Codex
+/// and Gemini when they are around (a hook file, a record or a run of theirs).
+fn policy_doors(
+    cwd: &Path,
+    state_dir: &Path,
+    store: &Store,
+    runs: &[Run],
+    now: Time,
+    checks: &mut Vec<Check>,
+) {
+    use crate::doctor::doors;
+    use crate::hook::agents::HookAgent;
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let codex_home = std::env::var_os("CODEX_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let records = store.list();
+    let (log, _) = crate::policy::log::read(state_dir).unwrap_or_default();
+    for agent in [HookAgent::Claude, HookAgent::Codex, HookAgent::Gemini] {
+        let files: Vec<PathBuf> = match agent {
+            HookAgent::Claude => vec![
+                Some(cwd.join(".claude/settings.json")),
+                Some(cwd.join(".claude/settings.local.json")),
+                home.as_ref().map(|h| h.join(".claude/settings.json")),
+            ],
+            HookAgent::Codex => vec![
+                Some(cwd.join(".codex/hooks.json")),
+                codex_home.as_ref().map(|c| c.join("hooks.json")),
+            ],
+            HookAgent::Gemini => vec![
+                Some(cwd.join(".gemini/settings.json")),
+                home.as_ref().map(|h| h.join(".gemini/settings.json")),
+            ],
+        }
+        .into_iter()
+        .flatten()
+        .collect();
+        let texts: Vec<String> = files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .collect();
+        let sessions: Vec<&str> = records
+            .iter()
+            .filter(|(_, r)| r.agent.unwrap_or_default() == agent)
+            .filter_map(|(_, r)| r.session_id.as_deref())
+            .collect();
+        let runs_it = runs
+            .iter()
+            .any(|r| r.spec.agent.as_str() == agent.as_str() && r.status.is_active());
+        if agent != HookAgent::Claude && texts.is_empty() && sessions.is_empty() && !runs_it {
+            continue;
+        }
+        let mut wiring = doors::wiring_in(agent, &texts);
+        wiring.screen = runs_it;
+        // The newest logged mode of one of the agent's sessions.
+        let live = log
+            .iter()
+            .rev()
+            .filter(|e| e.session.as_deref().is_some_and(|s| sessions.contains(&s)))
+            .find_map(|e| {
+                let mode = e.mode.as_deref()?;
+                Some((mode, crate::time::parse_time(&e.time)?))
+            });
+        checks.push(doors::judge(agent.as_str(), agent, wiring, live, now));
     }
 }
 

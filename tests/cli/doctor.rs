@@ -401,3 +401,78 @@ fn doctor_shows_a_status_line_recorded_without_hook_events() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Issue 24 item 5: doctor says which doors reach the policy in each permission mode, and
+/// plainly when none reaches it in the mode the live session reported. The session's mode
+/// comes from the real hook door (its decision-log entry); the wiring from the settings
+/// `hook install` writes.
+#[test]
+fn doctor_names_the_policy_doors_of_the_live_mode() {
+    let sb = Sandbox::new();
+    let project = sb.module("doors-proj");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let payload = serde_json::json!({
+        "session_id": "d00r5-0000-4000-8000-000000000001",
+        "cwd": project,
+        "hook_event_name": "PermissionRequest",
+        "permission_mode": "bypassPermissions",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cargo test"},
+    });
+    let hook = sb
+        .cmd()
+        .args(["hook", "permission-request"])
+        .current_dir(&project)
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(hook.status.code(), Some(0), "{hook:?}");
+    let doors = |sb: &Sandbox| -> Value {
+        let out = sb
+            .cmd()
+            .args(["doctor", "--format", "json"])
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "policy doors" && c["scope"] == "claude")
+            .cloned()
+            .unwrap_or_else(|| panic!("no policy doors check: {report:#}"))
+    };
+    // Nothing wired: in bypassPermissions no door reaches the policy, and doctor says so.
+    let none = doors(&sb);
+    assert_eq!(none["level"], "fail", "{none}");
+    let detail = none["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("live mode bypassPermissions")
+            && detail.contains("no door reaches the policy")
+            && detail.contains("default: none"),
+        "{detail}"
+    );
+    assert!(
+        none["fix"].as_str().unwrap().contains("hook install"),
+        "{none}"
+    );
+    // `hook install` wires the floor: PreToolUse reaches every mode.
+    let install = sb
+        .cmd()
+        .args(["hook", "install"])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert_eq!(install.status.code(), Some(0), "{install:?}");
+    let wired = doors(&sb);
+    assert_eq!(wired["level"], "ok", "{wired}");
+    let detail = wired["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("live mode bypassPermissions")
+            && detail.contains("): PreToolUse;")
+            && detail.contains("default: PreToolUse, PermissionRequest;")
+            && detail.contains("auto: PreToolUse;"),
+        "{detail}"
+    );
+}
