@@ -39,10 +39,11 @@ pub enum PolicyCommand {
     /// Print the decision log (oldest first)
     ///
     /// One JSON object per decision a door made: time, session or run, door (hook or
-    /// screen), the hook event (PreToolUse, PermissionRequest, or PermissionDenied: the
-    /// agent denied a call itself) and the agent's permission mode, tool, a summary of the
-    /// input (the command, path, URL or query; never file contents), decision (allow, deny,
-    /// ask, no-decision), rule and, for an ask or a deny, the reason. Text: one line each,
+    /// screen), the hook event (PreToolUse, PermissionRequest, PermissionDenied: the agent
+    /// denied a call itself, or Reviewer: the policy's reviewer command answered) and the
+    /// agent's permission mode, tool, a summary of the input (the command, path, URL or
+    /// query; never file contents), decision (allow, deny, ask, no-decision; a reviewer's
+    /// no-answer), rule and, for an ask, a deny or a review, the reason. Text: one line each,
     /// TIME SESSION DOOR (or DOOR:EVENT) MODE DECISION RULE TOOL INPUT. Kept in
     /// $AUTOCTL_STATE_DIR/policy/decisions.jsonl, rotated to decisions.jsonl.1 past 1 MiB.
     Log(LogArgs),
@@ -309,29 +310,8 @@ fn batch(policy: &Policy, base: policy::Context) -> Result<Exit> {
     Ok(Exit::from_bool(all_decided))
 }
 
-/// The built-in rules, as `policy show` prints them.
-pub const BUILTIN_RULES: &[(&str, &str)] = &[
-    (
-        "read-only",
-        "inspection that changes nothing: Read, Glob, Grep, LS; ls, cat, head, tail, wc, grep, rg, fd, find (no -delete/-exec/-ok/-fprint), sort/uniq (no output file), diff, stat, file, du, df, jq, echo, pwd, which, date (printing), cd, test, set -euo pipefail; git status, diff, log, show, branch/tag (listing), rev-parse, ls-files, blame, remote -v, config --get, describe, stash list/show, grep; PROGRAM --version/--help (and go version) of a program a rule knows; never a secret (~/.ssh, .env, keys, credentials)",
-    ),
-    (
-        "runner",
-        "build and test runners with conventional subcommands: cargo build|test|check|clippy|fmt|doc; npm|pnpm|yarn test|ci|install (no package named); npm run / pnpm / yarn / make with a target in build, test, check, lint, fmt, format, typecheck, all (or none); pytest, python -m pytest|unittest; go build|test|vet; tsc; ruff, eslint, prettier, mypy, black, isort, flake8, pylint, shellcheck, gofmt, rustfmt, golangci-lint, biome; npx tsc|eslint|prettier|jest|vitest|mocha; uv/poetry run of these; an interpreter (python, node, bash, ruby, perl) running a script of the project with no -c/-e and no stdin, not a dependency's file and not named deploy, release, clean, migrate, … Approving a runner runs the project's code",
-    ),
-    (
-        "mkdir",
-        "mkdir [-p] of directories inside the project or /tmp",
-    ),
-    (
-        "write-in-project",
-        "Write, Edit, MultiEdit, NotebookEdit, touch, cp -n, tee -a and >> of files inside the project (the working directory or $CLAUDE_PROJECT_DIR), never a sensitive path: .git/, .claude/, .mcp.json, .autoctl/, CI workflows and hooks, editor tasks, shell start-up files, ~/.ssh, credentials and keys, .env*, /etc and other system directories, autoctl's configuration and state",
-    ),
-    (
-        "git-write",
-        "git add (paths in the project), git commit -m (never --amend, --no-verify), git switch -c / checkout -b NAME, git push REMOTE BRANCH of a branch that is not a default branch (main, master, trunk, develop, …) without force, delete or tags",
-    ),
-];
+/// The built-in rules, as `policy show` prints them: `rules/policy.json`'s (compiled in).
+pub const BUILTIN_RULES: &[(&str, &str)] = policy::data::RULES;
 
 fn show(args: &ShowArgs) -> Result<Exit> {
     let (policy, file) = config::load(args.policy.policy.as_deref())?;
@@ -350,6 +330,10 @@ fn show(args: &ShowArgs) -> Result<Exit> {
                 builtin: Vec<Rule<'a>>,
                 allow: &'a [policy::rules::RuleDef],
                 deny: &'a [policy::rules::RuleDef],
+                #[serde(skip_serializing_if = "Option::is_none")]
+                reviewer: Option<&'a str>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                reviewer_timeout_ms: Option<u64>,
             }
             output::json_pretty(&Shown {
                 file: file.map(|f| f.display().to_string()),
@@ -360,6 +344,11 @@ fn show(args: &ShowArgs) -> Result<Exit> {
                     .collect(),
                 allow: &user.allow,
                 deny: &user.deny,
+                reviewer: user.reviewer.as_deref(),
+                reviewer_timeout_ms: policy
+                    .reviewer
+                    .as_ref()
+                    .map(|r| u64::try_from(r.timeout.as_millis()).unwrap_or(u64::MAX)),
             })?;
         }
         Format::Text => {
@@ -380,6 +369,17 @@ fn show(args: &ShowArgs) -> Result<Exit> {
             for (id, allows) in BUILTIN_RULES {
                 output::line(format_args!("  {id}\t{allows}"))?;
             }
+            output::line(format_args!(
+                "reviewer: {}",
+                policy.reviewer.as_ref().map_or(
+                    "none (calls no rule decides go to a person)".to_string(),
+                    |r| format!(
+                        "{} (timeout {}; asked only about calls no rule decides)",
+                        r.command,
+                        crate::duration::format(r.timeout)
+                    )
+                )
+            ))?;
             for (kind, rules) in [("allow", &user.allow), ("deny", &user.deny)] {
                 output::line(format_args!(
                     "user {kind} rules:{}",
@@ -565,11 +565,14 @@ fn hook_door(name: &'static str, timeout: Duration, work: Work) -> Exit {
 /// `autoctl hook permission-request`.
 pub fn permission_request(args: &PermissionArgs) -> Exit {
     let policy_file = args.policy.policy.clone();
+    // A reviewer must be done (or killed) before the door gives up: a quarter second is
+    // kept for printing and logging.
+    let deadline = Instant::now() + args.timeout.saturating_sub(Duration::from_millis(250));
     let agent = args.agent.agent;
     hook_door(
         "permission-request",
         args.timeout,
-        Box::new(move || permission_answer(policy_file.as_deref(), agent)),
+        Box::new(move || permission_answer(policy_file.as_deref(), agent, deadline)),
     )
 }
 
@@ -624,6 +627,7 @@ fn to_json<T: Serialize>(output: Option<T>) -> Option<String> {
 fn permission_answer(
     policy_file: Option<&std::path::Path>,
     agent: Option<HookAgent>,
+    deadline: Instant,
 ) -> Result<(Option<String>, After), String> {
     let bytes = read_payload()?;
     let call = request::parse(&bytes)?;
@@ -639,8 +643,35 @@ fn permission_answer(
     });
     let decision =
         crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
+    // The optional reviewer stage: only for what no rule decided (policy::reviewer).
+    let review = match &policy.reviewer {
+        Some(reviewer) if policy::reviewer::eligible(&decision) => {
+            let request = policy::reviewer::request(
+                &call.tool_name,
+                &call.tool_input,
+                call.cwd.as_deref(),
+                &decision,
+            );
+            let budget = deadline.saturating_duration_since(Instant::now());
+            Some(policy::reviewer::review(reviewer, &request, budget))
+        }
+        _ => None,
+    };
+    let decision = match &review {
+        Some(review) => policy::reviewer::apply(decision, review),
+        None => decision,
+    };
     let output_json = to_json(request::hook_output(&decision));
     let after: After = Box::new(move || {
+        if let Some(review) = &review {
+            log_call(
+                &call,
+                "Reviewer",
+                review.as_str(),
+                "reviewer",
+                Some(review.reason().to_string()),
+            );
+        }
         let outcome = match decision.decision {
             Verdict::Allow => Permission::Allowed,
             Verdict::Deny => Permission::Denied,

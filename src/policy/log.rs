@@ -39,8 +39,10 @@ pub struct Entry {
     pub run: Option<String>,
     /// `hook` or `screen`.
     pub door: String,
-    /// The hook event (hook door): `PermissionRequest`, `PreToolUse`, or `PermissionDenied`
-    /// (the agent denied a call itself: its auto-mode classifier or a rule of its own).
+    /// The hook event (hook door): `PermissionRequest`, `PreToolUse`, `PermissionDenied`
+    /// (the agent denied a call itself: its auto-mode classifier or a rule of its own), or
+    /// `Reviewer` (the optional reviewer's answer about a PermissionRequest, logged before
+    /// that request's own entry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
     /// The agent's permission mode when the hook ran (`default`, `auto`,
@@ -51,7 +53,7 @@ pub struct Entry {
     /// A one-line summary of the input.
     pub input: String,
     /// `allow`, `deny`, `ask` (PreToolUse: the agent's prompt is shown in every mode),
-    /// `no-decision`.
+    /// `no-decision`; a Reviewer entry's `allow`, `ask` or `no-answer`.
     pub decision: String,
     pub rule: String,
     /// Why, in one line (a PermissionDenied's reason, a floor's ask or deny).

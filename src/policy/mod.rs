@@ -20,7 +20,8 @@
 //! tools and every other tool get no decision unless a user rule says otherwise.
 //!
 //! [`prompt`] judges a program's own yes/no question on a screen; [`log`] keeps the bounded
-//! decision log.
+//! decision log; [`reviewer`] is the optional stage that asks a command about what no rule
+//! decided.
 
 pub mod argv;
 pub mod bash;
@@ -35,6 +36,7 @@ pub mod paths;
 pub mod programs;
 pub mod prompt;
 pub mod request;
+pub mod reviewer;
 pub mod rules;
 pub mod screen;
 #[cfg(test)]

@@ -21,7 +21,11 @@
 //! - `on_destructive: "deny"` denies what the built-in destructive set names (for unattended
 //!   runs, where nobody would answer); the default `"ask"` leaves it to a person.
 //!
-//! Nothing in the destructive set is ever allowed, by a built-in rule or a user's.
+//! - `reviewer: "COMMAND"` (optional, off by default) asks a command about calls no rule
+//!   decides, with `reviewer_timeout_ms` (default 4000); see [`super::reviewer`].
+//!
+//! Nothing in the destructive set is ever allowed, by a built-in rule, a user's or the
+//! reviewer.
 
 use anyhow::{Result, anyhow, bail};
 use regex::Regex;
@@ -68,6 +72,13 @@ pub struct PolicyFile {
     pub allow: Vec<RuleDef>,
     #[serde(default)]
     pub deny: Vec<RuleDef>,
+    /// A command asked about calls no rule decides (`sh -c COMMAND`; see
+    /// [`super::reviewer`]). Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<String>,
+    /// How long the reviewer may take, in milliseconds (default 4000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer_timeout_ms: Option<u64>,
 }
 
 /// Allow or deny.
@@ -175,6 +186,8 @@ pub struct Policy {
     pub deny: Vec<UserRule>,
     /// Where the rules came from (`built-in`, or a file).
     pub source: Option<String>,
+    /// The optional reviewer stage: off unless the file names a command.
+    pub reviewer: Option<super::reviewer::Reviewer>,
 }
 
 /// The largest policy file read.
@@ -229,7 +242,28 @@ impl Policy {
                 })
                 .collect::<Result<Vec<_>>>()
         };
+        if file
+            .reviewer
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            bail!("{source}: reviewer is an empty command");
+        }
+        if file.reviewer.is_none() && file.reviewer_timeout_ms.is_some() {
+            bail!("{source}: reviewer_timeout_ms without a reviewer");
+        }
+        let reviewer = file
+            .reviewer
+            .clone()
+            .map(|command| super::reviewer::Reviewer {
+                command,
+                timeout: file.reviewer_timeout_ms.map_or(
+                    super::reviewer::DEFAULT_TIMEOUT,
+                    std::time::Duration::from_millis,
+                ),
+            });
         Ok(Policy {
+            reviewer,
             on_destructive: file.on_destructive,
             allow: compile(file.allow, Kind::Allow)?,
             deny: compile(file.deny, Kind::Deny)?,
@@ -255,6 +289,12 @@ impl Policy {
             on_destructive: self.on_destructive,
             allow: self.allow.iter().map(|r| r.def.clone()).collect(),
             deny: self.deny.iter().map(|r| r.def.clone()).collect(),
+            reviewer: self.reviewer.as_ref().map(|r| r.command.clone()),
+            reviewer_timeout_ms: self
+                .reviewer
+                .as_ref()
+                .filter(|r| r.timeout != super::reviewer::DEFAULT_TIMEOUT)
+                .map(|r| u64::try_from(r.timeout.as_millis()).unwrap_or(u64::MAX)),
         }
     }
 }

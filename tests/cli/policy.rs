@@ -1012,4 +1012,148 @@ fn policy_export_writes_geminis_policy_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     one_stderr_line(&out);
+
+/// Issue 24 item 4: the reviewer stage through the real hook door. A reviewer script (a
+/// stand-in for `claude -p` with the shipped prompt) is asked about what no rule decided;
+/// its allow becomes the hook's allow by rule `reviewer`; it is never asked about what the
+/// destructive set names; a hung, failing or chatty reviewer is no decision; every
+/// consultation is in the decision log with its input.
+#[test]
+fn the_reviewer_decides_only_what_no_rule_decided_and_fails_closed() {
+    let sb = Sandbox::new();
+    project(&sb);
+    let template = fixture("hook/claude-code/permission/05-PermissionRequest-Bash.json");
+    let asked = sb.path("asked.jsonl");
+    let reviewer = sb.write(
+        "reviewer.sh",
+        format!(
+            "#!/bin/sh\ncat >> {asked}\necho >> {asked}\ncase \"$REVIEW\" in\n  allow) echo '{{\"decision\":\"allow\",\"reason\":\"only reads a web page\"}}' ;;\n  ask) printf '```json\\n{{\"decision\":\"ask\",\"reason\":\"unsure\"}}\\n```\\n' ;;\n  hang) sleep 60 & sleep 60 ;;\n  chat) echo 'Sure! I think this is fine.' ;;\n  fail) exit 1 ;;\nesac\n",
+            asked = asked.display()
+        ),
+    );
+    let policy = write_policy(
+        &sb,
+        &json!({"reviewer": format!("sh {}", reviewer.display()), "reviewer_timeout_ms": 1500})
+            .to_string(),
+    );
+    let run = |mode: &str, command: &str| {
+        let mut cmd = hook_cmd(&sb, &["--policy", policy.to_str().unwrap()]);
+        cmd.env("REVIEW", mode);
+        let mut child = cmd.spawn().unwrap();
+        let stdin = payload(&sb, &template, Some(("Bash", bash(command))));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = finish(child);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        stdout(&out)
+    };
+    // Nothing proves `curl URL` harmless and nothing names it destructive: the reviewer's.
+    let fetch = "curl -s https://example.com/docs";
+    assert_eq!(run("allow", fetch).trim(), ALLOW);
+    for mode in ["ask", "hang", "chat", "fail"] {
+        assert_eq!(
+            run(mode, fetch),
+            "",
+            "{mode}: no decision, Claude Code asks"
+        );
+    }
+    let consulted = fs::read_to_string(&asked).unwrap();
+    assert_eq!(consulted.lines().count(), 5, "{consulted}");
+    let first: Value = serde_json::from_str(consulted.lines().next().unwrap()).unwrap();
+    assert_eq!(first["tool"], "Bash");
+    assert_eq!(first["input"]["command"], fetch);
+    assert_eq!(first["rules"]["rule"], "not-harmless");
+    // What a rule decides never reaches the reviewer, however it would answer.
+    assert_eq!(run("allow", "rm -rf build"), "");
+    assert_eq!(run("allow", "cat ~/.ssh/id_ed25519"), "");
+    assert_eq!(run("allow", "cargo test").trim(), ALLOW);
+    assert_eq!(fs::read_to_string(&asked).unwrap().lines().count(), 5);
+    // Every consultation is logged with its input and answer, before the request's own entry.
+    let out = sb
+        .cmd()
+        .args(["policy", "log", "--format", "json"])
+        .output()
+        .unwrap();
+    let entries = json_lines(&out);
+    let reviews: Vec<(String, String)> = entries
+        .iter()
+        .filter(|e| e["event"] == "Reviewer")
+        .map(|e| {
+            assert_eq!(e["input"], fetch);
+            assert_eq!(e["rule"], "reviewer");
+            (
+                e["decision"].as_str().unwrap().to_string(),
+                e["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let answers: Vec<&str> = reviews.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(
+        answers,
+        ["allow", "ask", "no-answer", "no-answer", "no-answer"]
+    );
+    assert_eq!(reviews[0].1, "only reads a web page");
+    assert!(reviews[2].1.starts_with("no answer within"), "{reviews:?}");
+    let requests: Vec<(&str, &str)> = entries
+        .iter()
+        .filter(|e| e["event"] == "PermissionRequest" && e["input"] == fetch)
+        .map(|e| (e["decision"].as_str().unwrap(), e["rule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(requests[0], ("allow", "reviewer"));
+    assert!(
+        requests[1..]
+            .iter()
+            .all(|r| *r == ("no-decision", "not-harmless"))
+    );
+}
+
+#[test]
+fn a_reviewer_setting_is_checked_when_the_file_is_read() {
+    let sb = Sandbox::new();
+    for (text, problem) in [
+        (r#"{"reviewer": ""}"#, "reviewer"),
+        (
+            r#"{"reviewer_timeout_ms": 100}"#,
+            "reviewer_timeout_ms without a reviewer",
+        ),
+        (
+            r#"{"reviewer": "x", "reviewer_timeout_ms": 0}"#,
+            "reviewer_timeout_ms",
+        ),
+    ] {
+        let policy = write_policy(&sb, text);
+        let out = sb
+            .cmd()
+            .args(["policy", "show", "--policy", policy.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(one_stderr_line(&out).contains(problem), "{text}: {out:?}");
+    }
+    let policy = write_policy(
+        &sb,
+        r#"{"reviewer": "sh review.sh", "reviewer_timeout_ms": 9000}"#,
+    );
+    let shown = sb
+        .cmd()
+        .args([
+            "policy",
+            "show",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(
+        shown.to_string().matches("sh review.sh").count(),
+        1,
+        "{shown}"
+    );
 }
