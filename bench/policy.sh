@@ -7,6 +7,11 @@
 #    looks, and answers nothing), and /bin/true as the process floor. hyperfine, side by
 #    side; every command goes through the same shell (hyperfine 1.15 has no --input), so the
 #    shell's cost is subtracted alike. Goal: the hook <= 1x the jq hook.
+#    Beside them, in the same hyperfine run (issue 24): `hook pre-tool-use`, the floor, on the
+#    recorded PreToolUse payload of Claude Code 2.1.332 (harmless: no answer) and with a
+#    destructive command in it (it answers ask). Each row's p99 is printed too: goal p99 <=
+#    5 ms for both hook doors; the issue's ratios (<= 1.5x /bin/true, <= 0.1x the jq hook)
+#    are printed as measured.
 # 2. Throughput: 10,000 payloads (the recorded ones, plus the recorded Bash payload with
 #    each of the table's 257 destructive and harmless calls substituted, cycled) through one
 #    `policy check --batch` process. Goal: >= 50,000 decisions/s.
@@ -50,6 +55,10 @@ with open(work / "batch.jsonl", "w") as f:
     for i in range(10_000):
         f.write(json.dumps(pool[i % len(pool)]) + "\n")
 print(f"batch: 10,000 payloads cycled from {len(recorded)} recorded and {len(rows)} table calls")
+pre = json.loads(moved((fixtures / "hook/claude-code/permission/04-PreToolUse-Bash.json").read_text()))
+(work / "pre-harmless.json").write_text(json.dumps(pre))
+pre["tool_input"] = {"command": "rm -rf build", "description": "Clean the build"}
+(work / "pre-destructive.json").write_text(json.dumps(pre))
 PY
 
 # A typical denylist hook: 30 destructive patterns, as in the hooks people paste.
@@ -70,12 +79,31 @@ chmod +x "$work/jq-hook.sh"
 out=$("$AUTOCTL" hook permission-request < "$work/harmless.json")
 grep -q '"behavior":"allow"' <<<"$out" || { echo "bench: the hook did not allow: $out" >&2; exit 2; }
 
-hyperfine --warmup 20 --runs 300 --export-json "$work/hook.json" \
+out=$("$AUTOCTL" hook pre-tool-use < "$work/pre-destructive.json")
+grep -q '"permissionDecision":"ask"' <<<"$out" || { echo "bench: the floor did not ask: $out" >&2; exit 2; }
+out=$("$AUTOCTL" hook pre-tool-use < "$work/pre-harmless.json")
+[ -z "$out" ] || { echo "bench: the floor answered a harmless call: $out" >&2; exit 2; }
+
+hyperfine --warmup 20 --runs "${RUNS:-300}" --export-json "$work/hook.json" \
   -n 'hook permission-request' "$AUTOCTL hook permission-request < $work/harmless.json" \
+  -n 'hook pre-tool-use (harmless)' "$AUTOCTL hook pre-tool-use < $work/pre-harmless.json" \
+  -n 'hook pre-tool-use (destructive)' "$AUTOCTL hook pre-tool-use < $work/pre-destructive.json" \
   -n 'jq hook (30 patterns)' "$work/jq-hook.sh < $work/harmless.json" \
   -n 'true' "/bin/true < $work/harmless.json" >/dev/null
-echo "== per call (recorded harmless Bash payload) =="
+echo "== per call (recorded payloads; load average: $(cut -d' ' -f1-3 /proc/loadavg)) =="
 ratios "$work/hook.json" 'jq hook (30 patterns)'
+python3 - "$work/hook.json" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+def p(r, q):
+    times = sorted(r["times"])
+    return times[min(len(times) - 1, int(q * len(times)))] * 1000
+true, jq = results["true"]["median"], results["jq hook (30 patterns)"]["median"]
+for name in ("hook permission-request", "hook pre-tool-use (harmless)", "hook pre-tool-use (destructive)"):
+    r = results[name]
+    print(f"{name}: median {r['median']*1000:.2f} ms, p99 {p(r, 0.99):.2f} ms (goal <= 5), "
+          f"{r['median']/true:.2f}x /bin/true (goal <= 1.5), {r['median']/jq:.2f}x the jq hook (goal <= 0.1)")
+PY
 echo "hook permission-request / jq hook: $(ratio "$work/hook.json" 'hook permission-request' 'jq hook (30 patterns)')x (goal <= 1)"
 echo
 
