@@ -1012,6 +1012,7 @@ fn policy_export_writes_geminis_policy_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     one_stderr_line(&out);
+}
 
 /// Issue 24 item 4: the reviewer stage through the real hook door. A reviewer script (a
 /// stand-in for `claude -p` with the shipped prompt) is asked about what no rule decided;
