@@ -59,6 +59,9 @@ pub const PERMISSION_HOOK_GRACE: Duration = Duration::from_secs(10);
 /// Notification (`ToolPermission`) and then draws the box — 0.6 s apart in a live 0.61 loop
 /// on a loaded machine, so a heartbeat between the two saw the old screen after the event.
 pub const PERMISSION_DRAW_LEAD: Duration = Duration::from_secs(3);
+/// The hook record's event when autoctl answered the permission box the hooks announced (the
+/// agent runs the granted tool; see `run tick`'s driver).
+pub const PERMISSION_ANSWERED: &str = "PermissionAnswered";
 /// Context use (percent) at which an idle agent is sent `/compact` (seed 000).
 pub const DEFAULT_COMPACT_AT: u8 = 70;
 
@@ -333,7 +336,14 @@ pub fn read(
     let announced_box = hook.state == AgentState::WaitingForPermission
         && matches!(screen, Class::Permission | Class::YesNo)
         && changed_after.is_some_and(|after| between(hook.at, after) <= PERMISSION_DRAW_LEAD);
-    let newer_than_screen = newer_than_screen || announced_box;
+    // The box autoctl answered, gone after the answer: the answer caused the change even when
+    // the agent took a heartbeat or two to redraw (Gemini 0.61 at load 20: 1.5 s).
+    let answered_box_gone = hook.event == PERMISSION_ANSWERED
+        && !matches!(screen, Class::Permission | Class::YesNo)
+        && changed_after.is_some_and(|after| {
+            after >= hook.at && between(hook.at, after) <= PERMISSION_HOOK_GRACE
+        });
+    let newer_than_screen = newer_than_screen || announced_box || answered_box_gone;
     if age > options.fresh || !newer_than_screen {
         reading.stale = true;
         return (reading, usage);
@@ -781,6 +791,52 @@ mod tests {
             &options,
         );
         assert!(r.stale);
+    }
+
+    #[test]
+    fn the_box_autoctl_answered_going_away_is_the_answers_doing() {
+        let options = TypedOptions::default();
+        let mut answered = hook(&[PERMISSION], 0);
+        let record = answered.hook.as_mut().unwrap();
+        record.state = AgentState::Working;
+        record.event = PERMISSION_ANSWERED.to_string();
+        record.tool = Some("run_shell_command".into());
+        record.at = at(10);
+        record.tool_started_at = Some(at(10));
+        // The box was still seen 1.5 s after the answer, then the tool ran.
+        let (r, u) = read(
+            &answered,
+            &view(Class::Working),
+            Some(at(11) + ms(500)),
+            at(12),
+            &options,
+        );
+        assert_eq!(
+            (r.source, r.state.as_str(), r.stale),
+            (Source::Hook, "working", false)
+        );
+        assert_eq!(r.tool.as_deref(), Some("run_shell_command"));
+        assert!(!u.act_now);
+        // A change long after the answer is another screen's: the screen decides.
+        let (r, _) = read(
+            &answered,
+            &view(Class::Idle),
+            Some(at(40)),
+            at(42),
+            &options,
+        );
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
+        // Any other working record is not granted the grace.
+        let mut other = answered.clone();
+        other.hook.as_mut().unwrap().event = "PreToolUse".into();
+        let (r, _) = read(
+            &other,
+            &view(Class::Working),
+            Some(at(11) + ms(500)),
+            at(12),
+            &options,
+        );
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
     }
 
     #[test]

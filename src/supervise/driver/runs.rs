@@ -593,7 +593,7 @@ fn mark_permission_answered(
             record.since = now;
             record.at = now;
             record.tool_started_at = Some(now);
-            record.event = "PermissionAnswered".to_string();
+            record.event = crate::supervise::typed::PERMISSION_ANSWERED.to_string();
             record.detail = Some("autoctl".to_string());
             record.events.insert(record.event.clone(), now);
         }

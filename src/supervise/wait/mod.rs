@@ -959,13 +959,20 @@ fn usage_limit(
     let seen = seen?;
     let previous = next.open.clone().filter(|o| o.kind.is_quota());
     // The reset stays the one first read while the banner's phrase stays (read after the
-    // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins.
+    // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins. A time of
+    // day read without its phrase (Codex's "try again at 5:10 PM", placed by the screen
+    // rules) is the same reset when it reads as exactly a day later: the minute has passed.
+    let rolled_over = |p: &OpenWait| {
+        p.reset
+            .zip(seen.reset)
+            .is_some_and(|(first, read)| read - first == chrono::TimeDelta::days(1))
+    };
     let reset = match (&previous, seen.source) {
         (Some(p), source)
             if source != "status line"
                 && p.reset.is_some()
-                && p.reset_text.is_some()
-                && p.reset_text == seen.reset_text =>
+                && ((p.reset_text.is_some() && p.reset_text == seen.reset_text)
+                    || rolled_over(p)) =>
         {
             p.reset
         }

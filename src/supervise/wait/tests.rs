@@ -393,6 +393,22 @@ fn a_limit_banner_naming_credits_beside_its_reset_is_waited_out() {
         }
     }
     assert_eq!(resumes, 1);
+    // Read again in the reset's own minute, without its phrase (Codex: the screen rules place
+    // "try again at 5:10 PM"), the time rolls over to tomorrow: still the same reset.
+    let mut sim = Sim::new();
+    let mut codex = banner.clone();
+    codex.limit.as_mut().unwrap().reset_text = None;
+    let v = sim.tick(&codex, "codex", min(0));
+    assert_eq!(v.act, Act::Wait, "{}", v.reason);
+    let mut rolled = codex.clone();
+    rolled.limit.as_mut().unwrap().reset_at = Some(min(60 + 24 * 60));
+    // Ticks every 2 s from the reset on, until the resume (the agent then leaves the limit).
+    let resumed = (60 * 60..70 * 60).step_by(2).find(|second| {
+        let v = sim.tick(&rolled, "codex", at(*second));
+        assert!(!is_escalate(&v), "{}: {}", second, v.reason);
+        matches!(v.act, Act::Resume(_))
+    });
+    assert!(resumed.is_some());
 }
 
 #[test]
