@@ -29,6 +29,7 @@ mod registry;
 mod run;
 mod run_tick;
 mod run_watch;
+mod seed_rows;
 mod side_files;
 mod signal;
 mod stall;

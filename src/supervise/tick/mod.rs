@@ -692,6 +692,10 @@ fn enforce_limits(t: &mut Tick<'_>) {
     }
 }
 
+/// The end reason of a run whose agent exited once more after its stall recoveries were
+/// spent on starting it again.
+pub const RESTART_LIMIT: &str = "restart_limit";
+
 /// The stop reason of a run whose iteration reached `--max-compactions`.
 pub const COMPACTION_LIMIT: &str = "compaction_limit";
 
@@ -949,8 +953,10 @@ fn last_lines(view: &PaneView) -> String {
 
 /// The agent exited: start it again with the run's `--launch` (typed at the shell prompt,
 /// or `tmux respawn-pane` in a dead pane), spending a stall recovery. False when the run has
-/// no launch command (the caller ends it). Past the recovery budget a person is asked and
-/// the run stays as it is.
+/// no launch command (the caller ends it). Past the recovery budget the run ends as
+/// `exited` (reason `restart_limit`), its end event telling a person once: an agent that
+/// exits at every start is not helped by a supervisor that asks again every heartbeat
+/// (docs/waits.md, seed 000's recovery limits).
 fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
     let Some(command) = t.run.spec.launch_command.clone() else {
         return false;
@@ -959,17 +965,14 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
         return false;
     }
     if !t.run.recovery_left() {
-        t.escalate(
-            "restart-limit",
-            format!(
-                "escalate: {why}; no stall recovery left to start it again ({} of {} this iteration, {} of {} in total)",
-                t.run.stall.recoveries_iteration,
-                t.run.spec.limits.recoveries_per_iteration,
-                t.run.stall.recoveries_total,
-                t.run.spec.limits.recoveries_total
-            ),
-            true,
+        let why = format!(
+            "{why}; no stall recovery left to start it again ({} of {} this iteration, {} of {} in total)",
+            t.run.stall.recoveries_iteration,
+            t.run.spec.limits.recoveries_per_iteration,
+            t.run.stall.recoveries_total,
+            t.run.spec.limits.recoveries_total
         );
+        t.end(Status::Exited, Decision::Exit, RESTART_LIMIT, why);
         return true;
     }
     if t.options.dry_run {

@@ -474,11 +474,18 @@ fn a_shell_in_front_on_two_heartbeats_is_an_exit() {
 }
 
 #[test]
-fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_a_person_is_asked() {
+fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_the_run_exits() {
     let mut run = new_run(Mode::Observe);
     let mut restarts = 0;
+    let mut ended = None;
     for minute in 1..9 {
+        if run.status != Status::Running {
+            break;
+        }
         let out = step(&mut run, &obs(SignalObs::Missing, shell()), minute);
+        if out.event.decision == Decision::Exit {
+            ended = Some(out.event.clone());
+        }
         if out.event.decision == Decision::Relaunch {
             restarts += 1;
             assert_eq!(
@@ -490,12 +497,17 @@ fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_a_pers
             );
             assert_eq!(out.event.notify[0].event, EventKind::Restart);
         }
-        assert_eq!(run.status, Status::Running);
     }
-    // new_run allows 2 recoveries per iteration.
+    // new_run allows 2 recoveries per iteration; the third exit ends the run, told once.
     assert_eq!(restarts, 2);
-    let needs = run.waits.needs_person.as_ref().expect("a person is asked");
-    assert_eq!(needs.kind, "restart-limit");
+    assert_eq!(
+        (run.status, run.stop_reason.as_deref()),
+        (Status::Exited, Some(RESTART_LIMIT))
+    );
+    let ended = ended.expect("an exit event");
+    assert_eq!(ended.notify.len(), 1);
+    assert_eq!(ended.notify[0].event, EventKind::Exit);
+    assert!(run.waits.needs_person.is_none());
     // A dead pane (remain-on-exit) is respawned with the launch command.
     let mut run = new_run(Mode::Observe);
     let out = step(
