@@ -2,6 +2,8 @@
 //! through the built binary (real tmux on the sandbox's private socket where a pane is
 //! involved, `AUTOCTL_NOW` for time), so a regression shows as the seed's words failing.
 
+use std::fs;
+
 use serde_json::Value;
 
 use crate::run::session;
@@ -93,4 +95,85 @@ fn status_now(sb: &Sandbox, session: &str, now: &str) -> Value {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     json_lines(&out).remove(0)
+}
+
+/// Seed 002: "Recovery limits: 3 per step, 10 total", and a task-ai module's step is its
+/// `.status.json` update. Three step-timeout continuations spend the step's budget; once
+/// `updated_at` moves, the new step has three again (a module with no signal at all).
+#[test]
+fn a_status_update_restores_the_three_recoveries_per_step() {
+    let sb = Sandbox::new();
+    let task = sb.module("project/TASK/steps");
+    let write_status = |updated_at: &str| {
+        fs::write(
+            task.join(".status.json"),
+            format!(r#"{{"status":"executing","phase":"exec","updated_at":"{updated_at}"}}"#),
+        )
+        .unwrap();
+    };
+    write_status("2027-03-01T10:00:00Z");
+    // An agent idle at its prompt that answers each continuation and goes idle again
+    // without touching its status: a new idle screen after each.
+    let idle = |name: &str| format!("tests/fixtures/panes/claude-code/idle-{name}.txt");
+    let states: Vec<String> = [
+        "after-reply",
+        "after-bash-child",
+        "after-bash-sleep",
+        "after-interrupt",
+        "after-auto-approved-ls",
+    ]
+    .iter()
+    .map(|name| idle(name))
+    .collect();
+    let states: Vec<&str> = states.iter().map(String::as_str).collect();
+    let (_, log) = crate::tmuxfix::scripted_agent(&sb, "agent", &states);
+    let at = |minutes: u32| format!("2027-03-01T{:02}:{:02}:00Z", 10 + minutes / 60, minutes % 60);
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args(["run", "start", "--session", "agent", "--step-timeout", "10m"])
+        .args(["--timeout", "1d", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let tick = |minutes: u32| -> Value {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(minutes))
+            .args(["run", "tick", "--session", "agent"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json_lines(&out).remove(0)
+    };
+    // The continuation was received and the agent's next idle screen is drawn.
+    let answered = |before: &str, sent: usize| {
+        crate::tmuxfix::wait_for(&sb, "=agent:", "the next idle screen", |screen, _| {
+            screen != before && crate::tmuxfix::keys_received(&log) == "continue\r".repeat(sent)
+        });
+    };
+    tick(1);
+    // Three step timeouts, ten minutes apart: three continuations, the step's budget.
+    for (sent, minutes) in [11, 21, 31].into_iter().enumerate() {
+        let before = crate::tmuxfix::capture(&sb, "=agent:");
+        let event = tick(minutes);
+        assert_eq!(event["decision"], "answer", "{event}");
+        answered(&before, sent + 1);
+    }
+    // The agent moved on: a new step.
+    write_status("2027-03-01T10:32:00Z");
+    let event = tick(32);
+    assert_eq!(event["run"]["recoveries_iteration"], 0, "{event}");
+    // Its step timeout gets a continuation, not a stall_limit stop.
+    let before = crate::tmuxfix::capture(&sb, "=agent:");
+    let event = tick(42);
+    assert_eq!(event["decision"], "answer", "{event}");
+    assert!(!task.join(".auto-stop").exists());
+    answered(&before, 4);
+    let run = status_now(&sb, "agent", &at(43));
+    assert_eq!(run["status"], "running", "{run}");
+    assert_eq!(
+        (&run["recoveries_iteration"], &run["recoveries_total"]),
+        (&1.into(), &4.into()),
+        "{run}"
+    );
 }

@@ -18,7 +18,8 @@
 //!   `step_timeout` makes the pane stalled whatever its hash says.
 //!
 //! Recoveries share one budget (`recoveries_per_iteration`, `recoveries_total`; a new signal
-//! iteration restores the per-iteration part); past it the diagnosis is a stop with
+//! iteration, or a new `.status.json` update — task-ai's step — restores the per-iteration
+//! part); past it the diagnosis is a stop with
 //! `stall_limit`. Answering a prompt the approval policy proved harmless is no recovery: it
 //! has its own budget, `max_answers` per step (a new signal restores it), and past it the
 //! prompt is escalated to a person — a run is never stopped for approving harmless work.
@@ -475,6 +476,13 @@ pub fn heartbeat(
                 .min(now)
                 .max(previous.unwrap_or(status.at).min(now)),
         };
+        if next.status_updated_at.is_some() {
+            // task-ai (seed 002) counts its recoveries per step, and a module's step is its
+            // status update: a new one restores the per-step budget as a new signal
+            // iteration does (the total stays spent).
+            next.recoveries_iteration = 0;
+            next.limit_reached = false;
+        }
         next.status_updated_at = Some(status.updated_at.clone());
         next.restart_step_clock(start);
     }
