@@ -44,7 +44,10 @@ fn an_agent_that_keeps_exiting_is_relaunched_three_times_then_the_run_ends_as_ex
         }
         // Each launch (run start's, then each relaunch) has printed its line and the
         // prompt is back before the next heartbeat looks.
-        let launches = 1 + events.iter().filter(|e| e["decision"] == "relaunch").count();
+        let launches = 1 + events
+            .iter()
+            .filter(|e| e["decision"] == "relaunch")
+            .count();
         crate::tmuxfix::wait_for(&sb, "=gone:", "the launch to finish", |screen, _| {
             let printed = screen
                 .lines()
@@ -69,7 +72,9 @@ fn an_agent_that_keeps_exiting_is_relaunched_three_times_then_the_run_ends_as_ex
     assert!(last["needs_person"].is_null(), "{last}");
     let exit = events.iter().find(|e| e["decision"] == "exit").unwrap();
     assert!(
-        exit["reasons"].to_string().contains("no stall recovery left"),
+        exit["reasons"]
+            .to_string()
+            .contains("no stall recovery left"),
         "{exit}"
     );
     // An ended run is not ticked again: nothing more is said about it.
@@ -127,10 +132,23 @@ fn a_status_update_restores_the_three_recoveries_per_step() {
     .collect();
     let states: Vec<&str> = states.iter().map(String::as_str).collect();
     let (_, log) = crate::tmuxfix::scripted_agent(&sb, "agent", &states);
-    let at = |minutes: u32| format!("2027-03-01T{:02}:{:02}:00Z", 10 + minutes / 60, minutes % 60);
+    let at = |minutes: u32| {
+        format!(
+            "2027-03-01T{:02}:{:02}:00Z",
+            10 + minutes / 60,
+            minutes % 60
+        )
+    };
     sb.cmd()
         .env("AUTOCTL_NOW", at(0))
-        .args(["run", "start", "--session", "agent", "--step-timeout", "10m"])
+        .args([
+            "run",
+            "start",
+            "--session",
+            "agent",
+            "--step-timeout",
+            "10m",
+        ])
         .args(["--timeout", "1d", "--task"])
         .arg(&task)
         .assert()
