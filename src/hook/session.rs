@@ -348,10 +348,20 @@ pub struct Record {
     /// tick`, or `auto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<String>,
-    /// Compactions (PreCompact events) recorded under this key: a running total supervisors
-    /// count their iteration's compactions from.
+    /// Compactions recorded under this key: a running total supervisors count their
+    /// iteration's compactions from. One per compaction: its PreCompact, or — for hooks that
+    /// never sent one — the SessionStart with source `compact` that follows it (never both).
     #[serde(default)]
     pub compactions: u64,
+    /// When the last [`COMPACTION_TIMES`] of them were recorded, oldest first: a supervisor
+    /// that first sees this record after some of them counts those made since its run
+    /// started, whatever its ticks' timing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compacted_at: Vec<Time>,
+    /// The PreCompact of the compaction in progress was counted: its SessionStart
+    /// (`compact`) is the same compaction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compaction_counted: bool,
     /// The last time of each event kind (for `doctor`).
     #[serde(default)]
     pub events: BTreeMap<String, Time>,
@@ -369,7 +379,26 @@ pub struct Record {
     pub compact_requested_at: Option<Time>,
 }
 
+/// How many compaction times a record keeps: far more than one iteration may have
+/// (`--max-compactions`, 3 by default) before its loop is stopped.
+pub const COMPACTION_TIMES: usize = 32;
+
 impl Record {
+    /// Count one compaction at `now`.
+    fn compacted(&mut self, now: Time) {
+        self.compactions = self.compactions.saturating_add(1);
+        self.compacted_at.push(now);
+        if self.compacted_at.len() > COMPACTION_TIMES {
+            let extra = self.compacted_at.len() - COMPACTION_TIMES;
+            self.compacted_at.drain(..extra);
+        }
+    }
+
+    /// Compactions recorded at or after `since` (of the last [`COMPACTION_TIMES`]).
+    pub fn compactions_since(&self, since: Time) -> u64 {
+        self.compacted_at.iter().filter(|at| **at >= since).count() as u64
+    }
+
     /// The state as one word, `failed:<error>` for a failure.
     pub fn state_label(&self) -> String {
         match (&self.state, &self.error) {
@@ -409,6 +438,8 @@ impl Record {
             continued: None,
             compaction: None,
             compactions: 0,
+            compacted_at: Vec::new(),
+            compaction_counted: false,
             events: BTreeMap::new(),
             compact_requested_at: None,
             agent: None,
@@ -503,6 +534,12 @@ fn apply_with(
     .find_map(|v| v.as_deref().filter(|v| !v.is_empty()))
     .map(str::to_string);
 
+    if event == "SessionStart" && payload.source.as_deref() == Some("compact") {
+        // The end of a compaction: counted here only when no PreCompact counted it.
+        if !std::mem::take(&mut record.compaction_counted) {
+            record.compacted(now);
+        }
+    }
     let next: Option<AgentState> = match event.as_str() {
         "SessionStart" => Some(match (payload.source.as_deref(), &record.compaction) {
             // An automatic compaction happens inside a turn, which goes on after it.
@@ -589,7 +626,8 @@ fn apply_with(
         }
         "PreCompact" => {
             record.compaction = detail.clone();
-            record.compactions = record.compactions.saturating_add(1);
+            record.compacted(now);
+            record.compaction_counted = true;
             Some(AgentState::Compacting)
         }
         "PostCompact" => Some(match payload.trigger.as_deref() {
@@ -602,7 +640,7 @@ fn apply_with(
         "PreCompress" => {
             if payload.trigger.as_deref() == Some("manual") {
                 record.compaction = Some("manual".to_string());
-                record.compactions = record.compactions.saturating_add(1);
+                record.compacted(now);
             }
             None
         }
@@ -957,6 +995,40 @@ mod tests {
             apply(Some(manual), &k, &start, at(1)).record.state,
             AgentState::Idle
         );
+    }
+
+    #[test]
+    fn a_compaction_counts_once_from_its_precompact_or_its_sessionstart() {
+        let k = pane();
+        let pre = payload(r#"{"hook_event_name":"PreCompact","session_id":"s","trigger":"auto"}"#);
+        let post =
+            payload(r#"{"hook_event_name":"PostCompact","session_id":"s","trigger":"auto"}"#);
+        let start =
+            payload(r#"{"hook_event_name":"SessionStart","session_id":"s","source":"compact"}"#);
+        // PreCompact, PostCompact, SessionStart: one compaction.
+        let mut r = None;
+        for (i, p) in [&pre, &post, &start].into_iter().enumerate() {
+            r = Some(apply(r, &k, p, at(i as i64)).record);
+        }
+        let r = r.unwrap();
+        assert_eq!(
+            (r.compactions, r.compacted_at.as_slice()),
+            (1, &[at(0)][..])
+        );
+        // Hooks without PreCompact: the SessionStart counts it, once per compaction.
+        let r = apply(Some(r), &k, &start, at(10)).record;
+        let r = apply(Some(r), &k, &start, at(20)).record;
+        assert_eq!(r.compactions, 3);
+        assert_eq!(r.compactions_since(at(10)), 2);
+        assert_eq!(r.compactions_since(at(21)), 0);
+        // The times kept are bounded; the total is not.
+        let mut r = r;
+        for i in 0..100 {
+            r = apply(Some(r), &k, &pre, at(100 + i)).record;
+        }
+        assert_eq!(r.compactions, 103);
+        assert_eq!(r.compacted_at.len(), COMPACTION_TIMES);
+        assert_eq!(r.compacted_at.last(), Some(&at(199)));
     }
 
     #[test]

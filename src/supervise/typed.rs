@@ -70,8 +70,11 @@ pub const DEFAULT_COMPACT_AT: u8 = 70;
 pub struct TypedOptions {
     /// `--hook-fresh`.
     pub fresh: Duration,
-    /// `--compact-at` (None: `--compact-at 0`, never).
+    /// `--compact-at` (None: `--compact-at 0`, never), or its default.
     pub compact_at: Option<u8>,
+    /// `--compact-at` was given: it decides for every run. Without it a task's own threshold
+    /// comes first ([`TypedOptions::compaction_threshold`]).
+    pub compact_at_given: bool,
     /// `--wait-weekly`: wait out a weekly limit instead of escalating it.
     pub wait_weekly: bool,
 }
@@ -81,8 +84,57 @@ impl TypedOptions {
     pub const DEFAULT: TypedOptions = TypedOptions {
         fresh: DEFAULT_FRESH,
         compact_at: Some(DEFAULT_COMPACT_AT),
+        compact_at_given: false,
         wait_weekly: false,
     };
+
+    /// The context use at which a run's idle agent is sent `/compact`, and where that
+    /// number came from: `--compact-at` when given; else the task's own — its
+    /// `.type-profile.md` `compaction_threshold`, else task-ai's 82% for a task-ai module
+    /// (seed 002) — else the default 70% (seed 000). None: never.
+    pub fn compaction_threshold(&self, task: &TaskCompaction) -> Option<Threshold> {
+        let flag = |percent: u8| Threshold {
+            percent,
+            from: format!("--compact-at {percent}%"),
+        };
+        if self.compact_at_given {
+            return self.compact_at.map(flag);
+        }
+        let at = self.compact_at?;
+        Some(match (task.profile, task.task_ai) {
+            (Some(percent), _) => Threshold {
+                percent,
+                from: format!("the task's compaction_threshold {percent}% (.type-profile.md)"),
+            },
+            (None, true) => Threshold {
+                percent: TASK_AI_COMPACT_AT,
+                from: format!(
+                    "task-ai's compaction_threshold {TASK_AI_COMPACT_AT}% (no profile sets one)"
+                ),
+            },
+            (None, false) => flag(at),
+        })
+    }
+}
+
+/// task-ai's fallback `compaction_threshold` (seed 002: "fallback 82%").
+pub const TASK_AI_COMPACT_AT: u8 = 82;
+
+/// What the task says about its own compaction threshold (seed 002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TaskCompaction {
+    /// `.type-profile.md`'s `compaction_threshold`, in whole percent (rounded up).
+    pub profile: Option<u8>,
+    /// A task-ai module (it has a `.status.json`): its fallback is 82%, and only its
+    /// iteration's first compaction is a proactive one.
+    pub task_ai: bool,
+}
+
+/// A compaction threshold in force, with where it came from (for the decision's reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Threshold {
+    pub percent: u8,
+    pub from: String,
 }
 
 impl Default for TypedOptions {
@@ -514,10 +566,12 @@ pub enum Compaction {
     Capped(String),
 }
 
-/// Whether to type `/compact` now: the status line's context use is at or past `compact_at`,
+/// Whether to type `/compact` now: the status line's context use is at or past `threshold`,
 /// the agent is idle at its own prompt by both channels, this crossing of the threshold has
 /// not been compacted yet (`requested`: a `/compact` was typed since the use last went over
-/// it), and the iteration's budget allows one more compaction. The trigger never spends the
+/// it), the iteration has had no compaction yet (seed 002: "only the first compaction is
+/// active", and seed 000 checks the context once per iteration: a second crossing in one
+/// iteration is left to the agent), and the iteration's budget allows one more compaction. The trigger never spends the
 /// compaction that reaches `--max-compactions`: that one would stop the loop (seed 002), and
 /// only a compaction the agent needed for itself may do so.
 pub fn compaction(
@@ -525,9 +579,10 @@ pub fn compaction(
     screen: Class,
     requested: bool,
     budget: Budget,
-    options: &TypedOptions,
+    threshold: Option<&Threshold>,
 ) -> Option<Compaction> {
-    let at = options.compact_at?;
+    let threshold = threshold?;
+    let at = threshold.percent;
     let used = reading.context_percent?;
     if used < u32::from(at) || requested {
         return None;
@@ -539,12 +594,18 @@ pub fn compaction(
     if !idle {
         return None;
     }
-    let why = format!("context {used}% >= --compact-at {at}%");
+    let why = format!("context {used}% >= {}", threshold.from);
     let count = budget.count.at(budget.iteration).count;
     if !budget.count.allows_another(budget.iteration, budget.max) {
         return Some(Compaction::Capped(format!(
             "{why}, but iteration {} has had {count} compaction(s) and one more would reach --max-compactions {}: no /compact typed",
             budget.iteration, budget.max
+        )));
+    }
+    if count > 0 {
+        return Some(Compaction::Capped(format!(
+            "{why}, but iteration {} has had {count} compaction(s) already and only its first is a proactive one (seed 002): no /compact typed",
+            budget.iteration
         )));
     }
     let limit = match budget.max {
@@ -559,22 +620,24 @@ pub fn compaction(
 }
 
 /// Fold the compactions the hooks counted (the record's running total, `total`) into the
-/// run's counter for `iteration`. `seen` is the total already counted; the first sighting
-/// counts nothing (compactions before the run are not its), and a total that went down is
-/// a new record (a new agent in the pane): counted from there. Returns the counter and the
-/// new `seen`.
+/// run's counter for `iteration`. `seen` is the total already counted. A record seen for
+/// the first time, or a new one (its total went down: a new agent in the pane), counts what
+/// it recorded since the run started (`since_start`, from its compaction times): compactions
+/// before the run are not its, and those the hooks recorded before a tick first looked are,
+/// whatever the ticks' timing. Returns the counter and the new `seen`.
 pub fn count_compactions(
     count: CompactionCount,
     seen: Option<u64>,
     total: Option<u64>,
+    since_start: u64,
     iteration: u64,
 ) -> (CompactionCount, Option<u64>) {
+    let add = |count: CompactionCount, more: u64| {
+        count.record(iteration, u32::try_from(more).unwrap_or(u32::MAX))
+    };
     match (seen, total) {
-        (Some(seen), Some(total)) if total > seen => {
-            let more = u32::try_from(total - seen).unwrap_or(u32::MAX);
-            (count.record(iteration, more), Some(total))
-        }
-        (_, Some(total)) => (count, Some(total)),
+        (Some(seen), Some(total)) if total >= seen => (add(count, total - seen), Some(total)),
+        (_, Some(total)) => (add(count, since_start.min(total)), Some(total)),
         (seen, None) => (count, seen),
     }
 }
@@ -979,6 +1042,41 @@ mod tests {
         );
     }
 
+    /// The threshold of a task that says nothing about its own.
+    fn plain(options: &TypedOptions) -> Option<Threshold> {
+        options.compaction_threshold(&TaskCompaction::default())
+    }
+
+    #[test]
+    fn the_flag_then_the_tasks_profile_then_task_ai_then_70_decide_the_threshold() {
+        let default = TypedOptions::default();
+        let profile = TaskCompaction {
+            profile: Some(75),
+            task_ai: true,
+        };
+        let task_ai = TaskCompaction {
+            profile: None,
+            task_ai: true,
+        };
+        let percent =
+            |o: &TypedOptions, t: &TaskCompaction| o.compaction_threshold(t).map(|t| t.percent);
+        assert_eq!(percent(&default, &TaskCompaction::default()), Some(70));
+        assert_eq!(percent(&default, &task_ai), Some(TASK_AI_COMPACT_AT));
+        assert_eq!(percent(&default, &profile), Some(75));
+        let flag = TypedOptions {
+            compact_at: Some(60),
+            compact_at_given: true,
+            ..default
+        };
+        assert_eq!(percent(&flag, &profile), Some(60));
+        let never = TypedOptions {
+            compact_at: None,
+            compact_at_given: true,
+            ..default
+        };
+        assert_eq!(percent(&never, &profile), None);
+    }
+
     fn budget(count: u32) -> Budget {
         Budget {
             count: CompactionCount {
@@ -998,22 +1096,31 @@ mod tests {
         let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
         assert_eq!(r.context_percent, Some(72));
         assert!(matches!(
-            compaction(&r, Class::Idle, false, budget(0), &options),
+            compaction(&r, Class::Idle, false, budget(0), plain(&options).as_ref()),
             Some(Compaction::Type(why)) if why.contains("compaction 1 of iteration 4, limit 3")
         ));
         assert!(
-            compaction(&r, Class::Idle, true, budget(0), &options).is_none(),
+            compaction(&r, Class::Idle, true, budget(0), plain(&options).as_ref()).is_none(),
             "once per crossing"
         );
-        assert!(compaction(&r, Class::Working, false, budget(0), &options).is_none());
+        assert!(
+            compaction(
+                &r,
+                Class::Working,
+                false,
+                budget(0),
+                plain(&options).as_ref()
+            )
+            .is_none()
+        );
         let never = TypedOptions {
             compact_at: None,
             ..options
         };
-        assert!(compaction(&r, Class::Idle, false, budget(0), &never).is_none());
+        assert!(compaction(&r, Class::Idle, false, budget(0), plain(&never).as_ref()).is_none());
         typed.status = Some(status(r#"{"context_window":{"used_percentage":69.4}}"#));
         let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
-        assert!(compaction(&r, Class::Idle, false, budget(0), &options).is_none());
+        assert!(compaction(&r, Class::Idle, false, budget(0), plain(&options).as_ref()).is_none());
     }
 
     #[test]
@@ -1022,13 +1129,14 @@ mod tests {
         typed.status = Some(status(r#"{"context_window":{"used_percentage":90}}"#));
         let options = TypedOptions::default();
         let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
+        // One already in this iteration: only its first compaction is a proactive one.
         assert!(matches!(
-            compaction(&r, Class::Idle, false, budget(1), &options),
-            Some(Compaction::Type(_))
+            compaction(&r, Class::Idle, false, budget(1), plain(&options).as_ref()),
+            Some(Compaction::Capped(why)) if why.contains("only its first")
         ));
         // Two already: a third would reach the limit and stop the loop.
         assert!(matches!(
-            compaction(&r, Class::Idle, false, budget(2), &options),
+            compaction(&r, Class::Idle, false, budget(2), plain(&options).as_ref()),
             Some(Compaction::Capped(why)) if why.contains("--max-compactions 3")
         ));
         // The count of an earlier iteration does not hold against this one.
@@ -1040,15 +1148,15 @@ mod tests {
             ..budget(0)
         };
         assert!(matches!(
-            compaction(&r, Class::Idle, false, earlier, &options),
+            compaction(&r, Class::Idle, false, earlier, plain(&options).as_ref()),
             Some(Compaction::Type(_))
         ));
         let unlimited = Budget {
             max: 0,
-            ..budget(50)
+            ..budget(0)
         };
         assert!(matches!(
-            compaction(&r, Class::Idle, false, unlimited, &options),
+            compaction(&r, Class::Idle, false, unlimited, plain(&options).as_ref()),
             Some(Compaction::Type(why)) if why.contains("no limit")
         ));
     }
@@ -1056,39 +1164,48 @@ mod tests {
     #[test]
     fn compactions_the_hooks_report_are_counted_once() {
         let zero = CompactionCount::default();
-        // First sighting: earlier compactions are not the run's.
-        let (c, seen) = count_compactions(zero, None, Some(5), 2);
-        assert_eq!((c.at(2).count, seen), (0, Some(5)));
-        let (c, seen) = count_compactions(c, seen, Some(7), 2);
-        assert_eq!((c.at(2).count, seen), (2, Some(7)));
-        let (c, seen) = count_compactions(c, seen, Some(7), 2);
-        assert_eq!((c.at(2).count, seen), (2, Some(7)), "no new ones");
-        let (c, seen) = count_compactions(c, seen, None, 2);
-        assert_eq!((c.at(2).count, seen), (2, Some(7)), "no record this tick");
-        // A new agent in the pane starts its total over.
-        let (c, seen) = count_compactions(c, seen, Some(1), 3);
-        assert_eq!((c.at(3).count, seen), (0, Some(1)));
-        let (c, _) = count_compactions(c, seen, Some(2), 3);
-        assert_eq!(c.at(3).count, 1);
+        // First sighting: of the 5 recorded, the 2 made since the run started are its.
+        let (c, seen) = count_compactions(zero, None, Some(5), 2, 2);
+        assert_eq!((c.at(2).count, seen), (2, Some(5)));
+        let (c, seen) = count_compactions(c, seen, Some(7), 4, 2);
+        assert_eq!((c.at(2).count, seen), (4, Some(7)));
+        let (c, seen) = count_compactions(c, seen, Some(7), 4, 2);
+        assert_eq!((c.at(2).count, seen), (4, Some(7)), "no new ones");
+        let (c, seen) = count_compactions(c, seen, None, 0, 2);
+        assert_eq!((c.at(2).count, seen), (4, Some(7)), "no record this tick");
+        // A new agent in the pane starts its total over: what it recorded counts.
+        let (c, seen) = count_compactions(c, seen, Some(1), 1, 3);
+        assert_eq!((c.at(3).count, seen), (1, Some(1)));
+        let (c, _) = count_compactions(c, seen, Some(2), 2, 3);
+        assert_eq!(c.at(3).count, 2);
     }
 
     proptest::proptest! {
-        /// The counter never counts more compactions than the hooks' total grew by, and
-        /// never goes back within an iteration.
+        /// Whatever the ticks' timing — however many compactions the hooks record before a
+        /// tick first looks, between two ticks, or while no record is found — every
+        /// compaction since the run started is counted once, and none from before it.
         #[test]
-        fn counted_compactions_never_exceed_the_growth(totals in proptest::collection::vec(proptest::option::of(0u64..20), 1..30)) {
+        fn every_compaction_since_the_start_counts_once_whatever_the_timing(
+            before in 0u64..5,
+            events in proptest::collection::vec(0u8..3, 0..40),
+        ) {
             let mut count = CompactionCount::default();
             let mut seen = None;
-            let mut growth = 0u64;
-            for total in totals {
-                if let (Some(s), Some(t)) = (seen, total) && t > s {
-                    growth += t - s;
+            let mut since = 0u64;
+            let mut last = 0u32;
+            for event in events.iter().copied().chain([1]) {
+                match event {
+                    // The hooks record a compaction.
+                    0 => since += 1,
+                    // A tick looks at the record.
+                    1 => (count, seen) = count_compactions(count, seen, Some(before + since), since, 1),
+                    // A tick that found no record.
+                    _ => (count, seen) = count_compactions(count, seen, None, 0, 1),
                 }
-                let before = count.at(1).count;
-                (count, seen) = count_compactions(count, seen, total, 1);
-                proptest::prop_assert!(count.at(1).count >= before);
-                proptest::prop_assert_eq!(u64::from(count.at(1).count), growth);
+                proptest::prop_assert!(count.at(1).count >= last);
+                last = count.at(1).count;
             }
+            proptest::prop_assert_eq!(u64::from(count.at(1).count), since);
         }
     }
 }

@@ -17,7 +17,7 @@ const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
 const IDLE_AGAIN: &str = "tests/fixtures/panes/claude-code/idle-after-auto-approved-ls.txt";
 const IDLE_AGAIN_MARK: &str = "Listed the files.";
 
-fn recorded(name: &str) -> PathBuf {
+pub fn recorded(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hook/claude-code")
         .join(name)
@@ -41,7 +41,7 @@ pub fn pane_env(sb: &Sandbox, target: &str) -> (String, String) {
 }
 
 /// Run `autoctl hook event` with a recorded payload in `target`'s pane at time `at`.
-fn hook_event(sb: &Sandbox, target: &str, payload: &str, at: &str) {
+pub fn hook_event(sb: &Sandbox, target: &str, payload: &str, at: &str) {
     let out = in_pane(
         sb,
         target,
@@ -67,7 +67,7 @@ fn start_run(sb: &Sandbox, at: &str) -> PathBuf {
     start_run_with(sb, at, &[])
 }
 
-fn start_run_with(sb: &Sandbox, at: &str, extra: &[&str]) -> PathBuf {
+pub fn start_run_with(sb: &Sandbox, at: &str, extra: &[&str]) -> PathBuf {
     let task = sb.module("project/TASK/t");
     sb.cmd()
         .env("AUTOCTL_NOW", at)
@@ -87,7 +87,7 @@ fn start_run_with(sb: &Sandbox, at: &str, extra: &[&str]) -> PathBuf {
     task
 }
 
-fn run_status(sb: &Sandbox) -> Value {
+pub fn run_status(sb: &Sandbox) -> Value {
     let out = sb
         .cmd()
         .args(["run", "status", "--format", "json", "--session", "agent"])
@@ -100,7 +100,7 @@ fn run_status(sb: &Sandbox) -> Value {
     report
 }
 
-fn tick_at(sb: &Sandbox, at: &str, extra: &[&str]) -> Value {
+pub fn tick_at(sb: &Sandbox, at: &str, extra: &[&str]) -> Value {
     let output = sb
         .cmd()
         .env("AUTOCTL_NOW", at)

@@ -151,9 +151,10 @@ pub struct StartArgs {
     /// types `/compact` only for an agent whose environment lacks it), as assignments before
     /// the command when its first program is `claude`. A variable the template assigns itself
     /// is left as written (`CLAUDE_CODE_RETRY_WATCHDOG=0 claude` turns the watchdog off).
-    #[arg(long, value_name = "PCT", default_value_t = crate::supervise::typed::DEFAULT_COMPACT_AT,
-          value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub compact_at: u8,
+    /// Without it: the task's compaction_threshold in its .type-profile.md, else 82 for a
+    /// task-ai module (one with a .status.json), else 70 — the threshold `run tick` uses.
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compact_at: Option<u8>,
     /// The subscription account the agent spends: runs of one account share its usage
     /// windows and are paced together by the quota governor (`run tick --pace-stop`)
     #[arg(long, value_name = "NAME", env = "AUTOCTL_ACCOUNT",
@@ -243,7 +244,7 @@ pub fn run(args: &StartArgs, socket: Option<String>) -> Result<Exit> {
         wait_limits: args.waits.limits()?,
         notify: args.waits.notify.clone().filter(|c| !c.trim().is_empty()),
         max_compactions: args.max_compactions,
-        compact_at: (args.compact_at > 0).then_some(args.compact_at),
+        compact_at: launch_compact_at(args.compact_at, &args.task),
         account: args.account.clone(),
         priority: args.priority,
         host: crate::host::this_host()?,
@@ -366,4 +367,20 @@ mod tests {
         );
         assert_eq!(agent_of_launch(Some("FOO=1 exec claude")), Agent::Claude);
     }
+}
+
+/// The percentage Claude Code is told to compact at by itself (`--compact-at`, else the
+/// task's own threshold as `run tick` resolves it); None: left to Claude Code.
+fn launch_compact_at(flag: Option<u8>, task: &std::path::Path) -> Option<u8> {
+    let options = crate::supervise::typed::TypedOptions {
+        compact_at: match flag {
+            None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
+            Some(0) => None,
+            Some(at) => Some(at),
+        },
+        compact_at_given: flag.is_some(),
+        ..crate::supervise::typed::TypedOptions::DEFAULT
+    };
+    let (task, _) = crate::supervise::inputs::task_compaction(task);
+    options.compaction_threshold(&task).map(|t| t.percent)
 }

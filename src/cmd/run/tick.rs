@@ -111,10 +111,11 @@ impl GovernorArgs {
 #[derive(Debug, Args)]
 pub struct TypedArgs {
     /// Type /compact when the status line's context use reaches PERCENT and the agent is idle
-    /// at its prompt (once per crossing; 0: never)
-    #[arg(long, value_name = "PERCENT", default_value_t = crate::supervise::typed::DEFAULT_COMPACT_AT,
-          value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub compact_at: u8,
+    /// at its prompt (once per crossing, as the iteration's first compaction; 0: never)
+    /// [default: the task's compaction_threshold in its .type-profile.md, else 82 for a
+    /// task-ai module (one with a .status.json), else 70]
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub compact_at: Option<u8>,
     /// Wait out a weekly usage limit (the status line's seven_day at 100%) instead of
     /// escalating it
     #[arg(long)]
@@ -150,7 +151,12 @@ impl TypedArgs {
     pub fn options(&self) -> crate::supervise::typed::TypedOptions {
         crate::supervise::typed::TypedOptions {
             fresh: self.fresh.hook_fresh,
-            compact_at: (self.compact_at > 0).then_some(self.compact_at),
+            compact_at: match self.compact_at {
+                None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
+                Some(0) => None,
+                Some(at) => Some(at),
+            },
+            compact_at_given: self.compact_at.is_some(),
             wait_weekly: self.wait_weekly,
         }
     }

@@ -625,6 +625,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             entry: None,
             annotations: false,
             status: None,
+            compaction: Default::default(),
             quota_wait: None,
             notes: Vec::new(),
             typed,
@@ -638,6 +639,8 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         notes.push(format!("{why}; no step timeout this tick"));
         None
     });
+    let (compaction, note) = inputs::task_compaction(dir);
+    notes.extend(note);
     let quota_wait = inputs::quota_record(dir).unwrap_or_else(|why| {
         notes.push(format!("{why}; the quota-wait record is ignored"));
         None
@@ -677,6 +680,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         annotations: run.spec.mode == Mode::Dispatch
             && crate::routing::command::has_annotations(dir),
         status,
+        compaction,
         quota_wait,
         notes,
         typed,

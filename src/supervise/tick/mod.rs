@@ -473,17 +473,17 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         }
         None => (None, Use::default()),
     };
-    // One compaction counter per iteration: every compaction the hooks report counts.
+    // One compaction counter per iteration: every compaction the hooks report counts once,
+    // including those recorded before this run's ticks first saw the record.
+    let hook = obs.typed.as_ref().and_then(|ty| ty.hook.as_ref());
     (
         t.run.agent_state.compactions,
         t.run.agent_state.compactions_seen,
     ) = typed::count_compactions(
         t.run.agent_state.compactions,
         t.run.agent_state.compactions_seen,
-        obs.typed
-            .as_ref()
-            .and_then(|ty| ty.hook.as_ref())
-            .map(|hook| hook.compactions),
+        hook.map(|hook| hook.compactions),
+        hook.map_or(0, |hook| hook.compactions_since(t.run.started_at)),
         t.run.iteration_count,
     );
     if let Some(view) = pane {
@@ -699,9 +699,11 @@ pub const RESTART_LIMIT: &str = "restart_limit";
 /// The stop reason of a run whose iteration reached `--max-compactions`.
 pub const COMPACTION_LIMIT: &str = "compaction_limit";
 
-/// Proactive compaction (seed 000): type `/compact` once per crossing of `--compact-at`
-/// while the agent is idle at its own prompt by both its hooks and its screen, within the
-/// iteration's compaction budget (`--max-compactions`; the compaction is counted when the
+/// Proactive compaction (seeds 000 and 002): type `/compact` once per crossing of the run's
+/// threshold (`--compact-at`, else the task's profile, else task-ai's 82% for a task-ai
+/// module, else 70%: [`typed::TypedOptions::compaction_threshold`]), only as the iteration's
+/// first compaction, while the agent is idle at its own prompt by both its hooks and its
+/// screen, within the iteration's compaction budget (`--max-compactions`; the compaction is counted when the
 /// hooks report it, like any other). Never for an agent that compacts by itself (its
 /// environment holds `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, as `run start --launch` sets it).
 fn compact(
@@ -716,10 +718,10 @@ fn compact(
         .as_ref()
         .and_then(|ty| ty.hook.as_ref())
         .is_some_and(|hook| hook.compact_requested_at.is_some());
-    let threshold = options.typed.compact_at.map(u32::from);
+    let threshold = options.typed.compaction_threshold(&obs.compaction);
     if requested
-        && let (Some(used), Some(at)) = (reading.context_percent, threshold)
-        && used < at
+        && let (Some(used), Some(at)) = (reading.context_percent, threshold.as_ref())
+        && used < u32::from(at.percent)
     {
         // Back under the threshold: the next crossing may compact again.
         t.compaction = Some(false);
@@ -738,7 +740,7 @@ fn compact(
         view.classification.class,
         requested,
         budget,
-        &options.typed,
+        threshold.as_ref(),
     ) {
         None => return,
         Some(Compaction::Capped(why)) => {

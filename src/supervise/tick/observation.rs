@@ -20,6 +20,8 @@ pub struct Observation {
     pub annotations: bool,
     /// `.status.json`'s last update (task-ai modules): the step clock.
     pub status: Option<StatusMark>,
+    /// The task's own compaction threshold (its profile; task-ai's fallback).
+    pub compaction: crate::supervise::typed::TaskCompaction,
     /// An active quota-wait record of `hook stop-failure` for the task's project.
     pub quota_wait: Option<String>,
     /// What could not be read (an unreadable status or quota record): reported, not fatal.

@@ -145,6 +145,7 @@ fn signal(step: &str, result: &str, next: &str, iteration: Option<u64>, stamp: u
 
 fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
     Observation {
+        compaction: Default::default(),
         task_dir: true,
         signal,
         stop: StopObs::None,
