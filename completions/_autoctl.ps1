@@ -303,7 +303,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
-            [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
+            [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing, as the iteration''s first compaction; 0: never) [default: the task''s compaction_threshold in its .type-profile.md, else 82 for a task-ai module (one with a .status.json), else 70]')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides')
             [CompletionResult]::new('--pace-stop', '--pace-stop', [CompletionResultType]::ParameterName, 'No new step starts (and no resume is typed) while the account''s 5-hour window is at PERCENT or a step would take it past PERCENT (the cost of a step is learned from the windows'' movement); the run waits, quota-paced, for the reset')
             [CompletionResult]::new('--resume-burst', '--resume-burst', [CompletionResultType]::ParameterName, 'After a reset, release waiting runs of an account in priority order, at most N a minute (a session that continued by itself counts as one)')
@@ -359,7 +359,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--renotify', '--renotify', [CompletionResultType]::ParameterName, 'Announce a run that still needs a person again at most this often (needs-person)')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
-            [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)')
+            [CompletionResult]::new('--compact-at', '--compact-at', [CompletionResultType]::ParameterName, 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing, as the iteration''s first compaction; 0: never) [default: the task''s compaction_threshold in its .type-profile.md, else 82 for a task-ai module (one with a .status.json), else 70]')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides')
             [CompletionResult]::new('--pace-stop', '--pace-stop', [CompletionResultType]::ParameterName, 'No new step starts (and no resume is typed) while the account''s 5-hour window is at PERCENT or a step would take it past PERCENT (the cost of a step is learned from the windows'' movement); the run waits, quota-paced, for the reset')
             [CompletionResult]::new('--resume-burst', '--resume-burst', [CompletionResultType]::ParameterName, 'After a reset, release waiting runs of an account in priority order, at most N a minute (a session that continued by itself counts as one)')
@@ -848,6 +848,8 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
         'autoctl;vfp;step' {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The state file (a symlink is refused)')
+            [CompletionResult]::new('--green', '--green', [CompletionResultType]::ParameterName, 'The record of completed cycles, one JSON line each (default: cumulative-green.jsonl in the state file''s directory; a symlink is refused)')
+            [CompletionResult]::new('--test', '--test', [CompletionResultType]::ParameterName, 'A test the transition turned green (repeatable), recorded in its line')
             [CompletionResult]::new('--anomaly-after', '--anomaly-after', [CompletionResultType]::ParameterName, 'Steps in a row without a transition that raise the anomaly (0: never)')
             [CompletionResult]::new('--stubs-total', '--stubs-total', [CompletionResultType]::ParameterName, 'The VH stubs the plan generated (vh-baseline.md), for the progress display')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
@@ -886,6 +888,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('levels', 'levels', [CompletionResultType]::ParameterValue, 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent')
             [CompletionResult]::new('aggregate', 'aggregate', [CompletionResultType]::ParameterValue, 'Print the parent issue''s phase from its children''s phases')
             [CompletionResult]::new('close', 'close', [CompletionResultType]::ParameterValue, 'Decide the XL parent''s close flow from its sub-issues and its issue body')
+            [CompletionResult]::new('verify-order', 'verify-order', [CompletionResultType]::ParameterValue, 'Print the order in which an XL parent''s issues are verified (wholework Step 4d)')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run COMMAND for every sub-issue, level by level, at most N at once')
             break
         }
@@ -909,6 +912,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'The parent issue')
             [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'The parent issue''s body (markdown), or `-` for standard input')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;graph;verify-order' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'The parent issue (verified last)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

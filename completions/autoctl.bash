@@ -130,6 +130,9 @@ _autoctl() {
             autoctl__subcmd__graph,run)
                 cmd="autoctl__subcmd__graph__subcmd__run"
                 ;;
+            autoctl__subcmd__graph,verify-order)
+                cmd="autoctl__subcmd__graph__subcmd__verify__subcmd__order"
+                ;;
             autoctl__subcmd__hook,event)
                 cmd="autoctl__subcmd__hook__subcmd__event"
                 ;;
@@ -683,7 +686,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__graph)
-            opts="-h --tmux-socket --help levels aggregate close run"
+            opts="-h --tmux-socket --help levels aggregate close verify-order run"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -806,6 +809,32 @@ _autoctl() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__graph__subcmd__verify__subcmd__order)
+            opts="-h --tmux-socket --parent --format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3143,7 +3172,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__vfp__subcmd__step)
-            opts="-h --tmux-socket --state --transition --no-transition --anomaly-after --stubs-total --format --help"
+            opts="-h --tmux-socket --state --transition --no-transition --green --test --anomaly-after --stubs-total --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3154,6 +3183,14 @@ _autoctl() {
                     return 0
                     ;;
                 --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --green)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --test)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

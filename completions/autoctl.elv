@@ -277,7 +277,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
-            cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
+            cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing, as the iteration''s first compaction; 0: never) [default: the task''s compaction_threshold in its .type-profile.md, else 82 for a task-ai module (one with a .status.json), else 70]'
             cand --hook-fresh 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides'
             cand --pace-stop 'No new step starts (and no resume is typed) while the account''s 5-hour window is at PERCENT or a step would take it past PERCENT (the cost of a step is learned from the windows'' movement); the run waits, quota-paced, for the reset'
             cand --resume-burst 'After a reset, release waiting runs of an account in priority order, at most N a minute (a session that continued by itself counts as one)'
@@ -329,7 +329,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --renotify 'Announce a run that still needs a person again at most this often (needs-person)'
             cand --rules 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)'
             cand --policy 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)'
-            cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing; 0: never)'
+            cand --compact-at 'Type /compact when the status line''s context use reaches PERCENT and the agent is idle at its prompt (once per crossing, as the iteration''s first compaction; 0: never) [default: the task''s compaction_threshold in its .type-profile.md, else 82 for a task-ai module (one with a .status.json), else 70]'
             cand --hook-fresh 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides'
             cand --pace-stop 'No new step starts (and no resume is typed) while the account''s 5-hour window is at PERCENT or a step would take it past PERCENT (the cost of a step is learned from the windows'' movement); the run waits, quota-paced, for the reset'
             cand --resume-burst 'After a reset, release waiting runs of an account in priority order, at most N a minute (a session that continued by itself counts as one)'
@@ -771,6 +771,8 @@ set edit:completion:arg-completer[autoctl] = {|@words|
         &'autoctl;vfp;step'= {
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --state 'The state file (a symlink is refused)'
+            cand --green 'The record of completed cycles, one JSON line each (default: cumulative-green.jsonl in the state file''s directory; a symlink is refused)'
+            cand --test 'A test the transition turned green (repeatable), recorded in its line'
             cand --anomaly-after 'Steps in a row without a transition that raise the anomaly (0: never)'
             cand --stubs-total 'The VH stubs the plan generated (vh-baseline.md), for the progress display'
             cand --format 'Output format'
@@ -806,6 +808,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand levels 'Print a sub-issue graph''s execution levels, in batches of at most --max-concurrent'
             cand aggregate 'Print the parent issue''s phase from its children''s phases'
             cand close 'Decide the XL parent''s close flow from its sub-issues and its issue body'
+            cand verify-order 'Print the order in which an XL parent''s issues are verified (wholework Step 4d)'
             cand run 'Run COMMAND for every sub-issue, level by level, at most N at once'
         }
         &'autoctl;graph;levels'= {
@@ -826,6 +829,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
             cand --parent 'The parent issue'
             cand --body 'The parent issue''s body (markdown), or `-` for standard input'
+            cand --format 'Output format'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;graph;verify-order'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --parent 'The parent issue (verified last)'
             cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -56,11 +56,25 @@ pub enum GraphCommand {
     /// saying "post-merge") move the parent to phase/verify with a comment asking for
     /// /verify (`verify`, the conditions listed); with none the parent is closed (`close`).
     ///
-    /// Text prints the verdict, then `remaining<TAB>NUMBER<TAB>STATE` and
-    /// `unchecked<TAB>CONDITION` lines; JSON adds the gh commands wholework runs. Exits 0 when
-    /// the parent is to be closed, 1 otherwise.
+    /// Text prints the verdict, then `remaining<TAB>NUMBER<TAB>STATE` lines and the unchecked
+    /// conditions as wholework's completion report shows them (Step 5): without their
+    /// `<!-- verify: ... -->` comments, `unchecked<TAB>CONDITION` for the first 5, then
+    /// `... and N more`. JSON lists every condition as written and adds the gh commands
+    /// wholework runs. Exits 0 when the parent is to be closed, 1 otherwise.
     #[command(verbatim_doc_comment)]
     Close(CloseArgs),
+    /// Print the order in which an XL parent's issues are verified (wholework Step 4d)
+    ///
+    /// After every level ran and before the close flow: the sub-issues at phase/verify, in
+    /// the order given (the graph's), then the parent, one number a line; run /verify on
+    /// each in turn, going on when one fails. Left out: sub-issues already at phase/done
+    /// (verified and closed before), skipped for a dependency's failure, failed, or not yet
+    /// at verify; --format json says which and why.
+    ///
+    ///   for n in $(autoctl graph verify-order --parent 300 301=verify 302=done 303=skipped); do
+    ///     claude -p "/verify $n"
+    ///   done
+    VerifyOrder(VerifyOrderArgs),
     /// Run COMMAND for every sub-issue, level by level, at most N at once
     ///
     /// wholework's Step 4 loop as one command: a level starts when the one before it has
@@ -80,6 +94,20 @@ pub enum GraphCommand {
     ///   autoctl graph run graph.json --max-concurrent 3 -- ./run-auto-sub.sh {}
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyOrderArgs {
+    /// The parent issue (verified last)
+    #[arg(long, value_name = "N")]
+    pub parent: u64,
+    /// Each sub-issue as NUMBER=STATE, in the graph's order: a phase (done, verify, review,
+    /// code, ...), failed or skipped; space- or comma-separated lists are read too
+    #[arg(value_name = "NUMBER=STATE", value_delimiter = ',')]
+    pub children: Vec<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +185,7 @@ pub fn run(command: GraphCommand) -> Result<Exit> {
         GraphCommand::Levels(args) => levels(&args),
         GraphCommand::Aggregate(args) => aggregate(&args),
         GraphCommand::Close(args) => close_parent(&args),
+        GraphCommand::VerifyOrder(args) => verify_order(&args),
         GraphCommand::Run(args) => run_graph(&args),
     }
 }
@@ -295,31 +324,7 @@ fn aggregate(args: &AggregateArgs) -> Result<Exit> {
 }
 
 fn close_parent(args: &CloseArgs) -> Result<Exit> {
-    let mut children = Vec::new();
-    for item in args.children.iter().flat_map(|a| a.split_whitespace()) {
-        let (number, state) = item.split_once('=').with_context(|| {
-            format!(
-                "{:?}: expected NUMBER=STATE, such as 301=done",
-                output::one_line(item)
-            )
-        })?;
-        let number: u64 = number
-            .trim()
-            .trim_start_matches('#')
-            .parse()
-            .with_context(|| format!("{:?}: not an issue number", output::one_line(number)))?;
-        let state = ChildState::parse(state).with_context(|| {
-            format!(
-                "{:?}: not a state (a phase: {}; or failed, skipped)",
-                output::one_line(state),
-                Phase::NAMES.join(", ")
-            )
-        })?;
-        if children.iter().any(|(n, _)| *n == number) {
-            bail!("sub-issue {number} is given twice");
-        }
-        children.push((number, state));
-    }
+    let children = parse_children(&args.children)?;
     let label = args.body.display().to_string();
     let bounded = if args.body.as_os_str() == "-" {
         fsx::read_bounded_from(io::stdin().lock(), fsx::DOCUMENT_LIMIT)
@@ -344,14 +349,64 @@ fn close_parent(args: &CloseArgs) -> Result<Exit> {
                     remaining.number, remaining.state
                 ))?;
             }
-            for condition in &decision.unchecked {
+            // As wholework's completion report shows them (Step 5): readable, at most five,
+            // then how many more. JSON lists every one as written.
+            let (shown, more) = close::report_conditions(&decision.unchecked);
+            for condition in &shown {
                 output::line(format_args!("unchecked\t{}", output::printable(condition)))?;
+            }
+            if more > 0 {
+                output::line(format_args!("... and {more} more"))?;
             }
         }
     }
     Ok(Exit::from_bool(
         decision.verdict == close::Disposition::Close,
     ))
+}
+
+/// `NUMBER=STATE` items (space- or comma-separated) as sub-issues with their states.
+fn parse_children(items: &[String]) -> Result<Vec<(u64, ChildState)>> {
+    let mut children = Vec::new();
+    for item in items.iter().flat_map(|a| a.split_whitespace()) {
+        let (number, state) = item.split_once('=').with_context(|| {
+            format!(
+                "{:?}: expected NUMBER=STATE, such as 301=done",
+                output::one_line(item)
+            )
+        })?;
+        let number: u64 = number
+            .trim()
+            .trim_start_matches('#')
+            .parse()
+            .with_context(|| format!("{:?}: not an issue number", output::one_line(number)))?;
+        let state = ChildState::parse(state).with_context(|| {
+            format!(
+                "{:?}: not a state (a phase: {}; or failed, skipped)",
+                output::one_line(state),
+                Phase::NAMES.join(", ")
+            )
+        })?;
+        if children.iter().any(|(n, _)| *n == number) {
+            bail!("sub-issue {number} is given twice");
+        }
+        children.push((number, state));
+    }
+    Ok(children)
+}
+
+fn verify_order(args: &VerifyOrderArgs) -> Result<Exit> {
+    let children = parse_children(&args.children)?;
+    let order = close::verify_order(args.parent, &children);
+    match args.format {
+        Format::Json => output::json_line(&order)?,
+        Format::Text => {
+            for number in &order.order {
+                output::line(number)?;
+            }
+        }
+    }
+    Ok(Exit::Yes)
 }
 
 fn run_graph(args: &RunArgs) -> Result<Exit> {

@@ -158,6 +158,95 @@ pub fn decide(parent: u64, children: &[(u64, ChildState)], body: &str) -> CloseD
     }
 }
 
+/// Conditions the completion report lists (wholework Step 5: 1–5 each on its own line; 6 or
+/// more, the first 5 then "... and N more").
+pub const REPORT_CONDITIONS: usize = 5;
+
+/// A condition as the completion report shows it (Step 5): its `<!-- verify: … -->` comments
+/// (the verify command, for `/verify`, not for a person) removed and whitespace trimmed.
+/// Other HTML comments are kept.
+pub fn readable_condition(condition: &str) -> String {
+    let mut out = String::with_capacity(condition.len());
+    let mut rest = condition;
+    while let Some(open) = rest.find("<!--") {
+        let after = &rest[open + 4..];
+        match after.find("-->") {
+            Some(close) if after[..close].trim_start().starts_with("verify:") => {
+                out.push_str(&rest[..open]);
+                rest = &after[close + 3..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 4]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The completion report's list (Step 5): the first [`REPORT_CONDITIONS`] conditions made
+/// readable, and how many more there are.
+pub fn report_conditions(unchecked: &[String]) -> (Vec<String>, usize) {
+    let shown = unchecked
+        .iter()
+        .take(REPORT_CONDITIONS)
+        .map(|c| readable_condition(c))
+        .collect();
+    (shown, unchecked.len().saturating_sub(REPORT_CONDITIONS))
+}
+
+/// Why a sub-issue is not verified in Step 4d.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotVerified {
+    pub number: u64,
+    pub state: &'static str,
+    pub reason: &'static str,
+}
+
+/// Step 4d's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifyOrder {
+    pub parent: u64,
+    /// The issues to run `/verify` on, serially, in this order: the sub-issues at
+    /// `phase/verify` in the order given, then the parent.
+    pub order: Vec<u64>,
+    /// The sub-issues left out, with why.
+    pub left_out: Vec<NotVerified>,
+}
+
+/// wholework's Step 4d (XL route, after every level ran and before the close flow): the
+/// sub-issues that reached `phase/verify` or `phase/done`, without those skipped for a
+/// dependency's failure and those already at `phase/done` (verified and closed before), in
+/// the graph's order, then the parent. Verify runs on each in turn even when one fails.
+pub fn verify_order(parent: u64, children: &[(u64, ChildState)]) -> VerifyOrder {
+    let mut order = Vec::new();
+    let mut left_out = Vec::new();
+    for &(number, state) in children {
+        let reason = match state {
+            ChildState::At(Phase::Verify) => {
+                order.push(number);
+                continue;
+            }
+            ChildState::At(Phase::Done) => "already at phase/done: verified and closed before",
+            ChildState::Skipped => "skipped: a sub-issue it depends on failed",
+            ChildState::Failed => "failed: it never reached phase/verify",
+            ChildState::At(_) => "not at phase/verify yet",
+        };
+        left_out.push(NotVerified {
+            number,
+            state: state.name(),
+            reason,
+        });
+    }
+    order.push(parent);
+    VerifyOrder {
+        parent,
+        order,
+        left_out,
+    }
+}
+
 /// The unchecked `- [ ]` items of the body's post-merge section: from a heading whose text
 /// says "post-merge" (any level, any case) to the next heading of the same or a higher level.
 /// Items inside fenced code are not conditions.
@@ -267,6 +356,54 @@ mod tests {
         );
         assert!(d.commands.is_empty());
         assert_eq!(decide(300, &[], "").verdict, Disposition::Leave);
+    }
+
+    #[test]
+    fn the_report_lists_five_readable_conditions_then_how_many_more() {
+        assert_eq!(
+            readable_condition("dashboards show it <!-- verify: curl -s /metrics | grep x -->  "),
+            "dashboards show it"
+        );
+        assert_eq!(
+            readable_condition("<!--verify: a--> a <!-- note --> b <!-- verify: c -->"),
+            "a <!-- note --> b"
+        );
+        assert_eq!(
+            readable_condition("open <!-- verify: never closed"),
+            "open <!-- verify: never closed"
+        );
+        let seven: Vec<String> = (1..=7)
+            .map(|i| format!("c{i} <!-- verify: t{i} -->"))
+            .collect();
+        let (shown, more) = report_conditions(&seven);
+        assert_eq!(
+            (shown, more),
+            (
+                vec!["c1", "c2", "c3", "c4", "c5"]
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+                2
+            )
+        );
+        let (shown, more) = report_conditions(&seven[..5]);
+        assert_eq!((shown.len(), more), (5, 0));
+    }
+
+    #[test]
+    fn step_4d_verifies_the_sub_issues_at_verify_then_the_parent() {
+        let children = [
+            (303, ChildState::At(Phase::Verify)),
+            (301, ChildState::At(Phase::Done)),
+            (304, ChildState::Skipped),
+            (302, ChildState::At(Phase::Verify)),
+            (305, ChildState::Failed),
+        ];
+        let v = verify_order(300, &children);
+        assert_eq!(v.order, [303, 302, 300]);
+        let left: Vec<u64> = v.left_out.iter().map(|n| n.number).collect();
+        assert_eq!(left, [301, 304, 305]);
+        assert_eq!(verify_order(300, &[]).order, [300]);
     }
 
     #[test]

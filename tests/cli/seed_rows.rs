@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::run::session;
 use crate::run_tick::task;
+use crate::typed_tick::{hook_event, in_pane, recorded, run_status, start_run_with, tick_at};
 use crate::util::{Sandbox, json_lines, stdout};
 
 /// Seed 000's recovery limits, as docs/waits.md words them: an agent that exits is started
@@ -194,4 +195,302 @@ fn a_status_update_restores_the_three_recoveries_per_step() {
         (&1.into(), &4.into()),
         "{run}"
     );
+}
+
+const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
+const IDLE_AGAIN: &str = "tests/fixtures/panes/claude-code/idle-after-auto-approved-ls.txt";
+
+/// Issue 23 item 6: compactions are counted from the hook records — each PreCompact, or the
+/// SessionStart (`compact`) of a compaction no PreCompact announced — once each, including
+/// those recorded before a tick first looked, and none from before the run.
+#[test]
+fn every_compaction_the_hooks_record_counts_once_whatever_the_ticks_timing() {
+    let sb = Sandbox::new();
+    let (agent, _log) = crate::tmuxfix::fake_agent(&sb, "agent", IDLE);
+    let hook = |payload: &str, at: &str| hook_event(&sb, &agent, payload, at);
+    let compaction = |at: u32| {
+        hook(
+            "session/14-PreCompact-manual.json",
+            &format!("2027-03-01T10:{at:02}:10Z"),
+        );
+        hook(
+            "session/18-PostCompact-manual.json",
+            &format!("2027-03-01T10:{at:02}:11Z"),
+        );
+        hook(
+            "session/17-SessionStart-compact.json",
+            &format!("2027-03-01T10:{at:02}:12Z"),
+        );
+    };
+    hook(
+        "session/02-SessionStart-startup.json",
+        "2027-03-01T09:58:00Z",
+    );
+    // Before the run: not its.
+    hook("session/14-PreCompact-manual.json", "2027-03-01T09:59:10Z");
+    hook(
+        "session/17-SessionStart-compact.json",
+        "2027-03-01T09:59:11Z",
+    );
+    start_run_with(&sb, "2027-03-01T10:00:00Z", &["--max-compactions", "0"]);
+    // Two compactions before any tick looks.
+    compaction(1);
+    compaction(2);
+    let event = tick_at(&sb, "2027-03-01T10:03:00Z", &[]);
+    assert_eq!(event["run"]["compactions"], 2, "{event}");
+    // Two more between two ticks, one a tick sees.
+    compaction(4);
+    let event = tick_at(&sb, "2027-03-01T10:04:30Z", &[]);
+    assert_eq!(event["run"]["compactions"], 3, "{event}");
+    compaction(5);
+    // A compaction whose hooks sent no PreCompact: its SessionStart counts it, once.
+    hook(
+        "session/17-SessionStart-compact.json",
+        "2027-03-01T10:06:00Z",
+    );
+    tick_at(&sb, "2027-03-01T10:07:00Z", &[]);
+    let event = tick_at(&sb, "2027-03-01T10:08:00Z", &[]);
+    assert_eq!(event["run"]["compactions"], 5, "{event}");
+    assert_eq!(run_status(&sb)["compactions"], 5);
+}
+
+/// The status line's report with `percent` of the context used (the recorded one, 72%,
+/// rewritten).
+fn statusline_at(percent: u32) -> Vec<u8> {
+    let mut status: Value =
+        serde_json::from_slice(&fs::read(recorded("big-context/statusline-05.json")).unwrap())
+            .unwrap();
+    status["context_window"]["used_percentage"] = percent.into();
+    serde_json::to_vec(&status).unwrap()
+}
+
+/// Seed 002: a task-ai loop compacts at its profile's `compaction_threshold` (fallback 82%),
+/// not at ai-cli-task's 70%, and only its iteration's first compaction is a proactive one.
+#[test]
+fn a_task_ai_module_compacts_at_its_profiles_threshold_once_per_iteration() {
+    let sb = Sandbox::new();
+    let (agent, log) =
+        crate::tmuxfix::scripted_agent(&sb, "agent", &[IDLE, &format!("enter:{IDLE_AGAIN}")]);
+    let task = start_run_with(&sb, "2027-03-01T10:00:00Z", &[]);
+    fs::write(
+        task.join(".status.json"),
+        r#"{"status":"executing","phase":"exec","updated_at":"2027-03-01T10:00:00Z"}"#,
+    )
+    .unwrap();
+    let statusline = |percent: u32, at: &str| {
+        let out = in_pane(&sb, &agent, at, &["statusline"], &statusline_at(percent));
+        assert!(out.status.success(), "{out:?}");
+    };
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    statusline(72, "2027-03-01T10:00:01Z");
+    // 72% is past ai-cli-task's 70%, not task-ai's 82%.
+    let event = tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
+    assert_eq!(event["state"]["context_percent"], 72, "{event}");
+    assert_ne!(event["decision"], "answer", "{event}");
+    // The task's profile says 71%.
+    fs::write(
+        task.join(".type-profile.md"),
+        "# software\n\n## Auto Adaptation\n- compaction_threshold: 71%\n",
+    )
+    .unwrap();
+    let event = tick_at(&sb, "2027-03-01T10:00:03Z", &[]);
+    assert_eq!(event["decision"], "answer", "{event}");
+    assert!(
+        event["reasons"]
+            .to_string()
+            .contains("compaction_threshold 71%"),
+        "{event}"
+    );
+    crate::tmuxfix::wait_for(&sb, &agent, "the compacted screen", |screen, _| {
+        screen.contains("Listed the files.")
+    });
+    assert_eq!(crate::tmuxfix::keys_received(&log), "/compact\r");
+    // The compaction, as the hooks report it; the context drops, then grows past 71% again
+    // in the same iteration.
+    hook_event(
+        &sb,
+        &agent,
+        "session/14-PreCompact-manual.json",
+        "2027-03-01T10:00:04Z",
+    );
+    hook_event(
+        &sb,
+        &agent,
+        "session/17-SessionStart-compact.json",
+        "2027-03-01T10:00:05Z",
+    );
+    statusline(30, "2027-03-01T10:00:06Z");
+    let event = tick_at(&sb, "2027-03-01T10:00:07Z", &[]);
+    assert_eq!(event["run"]["compactions"], 1, "{event}");
+    hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:08Z");
+    statusline(75, "2027-03-01T10:00:08Z");
+    let event = tick_at(&sb, "2027-03-01T10:00:09Z", &[]);
+    assert_eq!(event["state"]["context_percent"], 75, "{event}");
+    assert_ne!(event["decision"], "answer", "{event}");
+    assert!(
+        event["reasons"].to_string().contains("only its first"),
+        "{event}"
+    );
+    assert_eq!(crate::tmuxfix::keys_received(&log), "/compact\r");
+}
+
+/// Seed 002's VFP tracking: "Per-step tracking: After each exec step, check for VH→HS
+/// transition. If yes, increment vfp_cycles_completed. Append to cumulative-green.jsonl" —
+/// one line per completed cycle, beside the state file, never twice for one cycle.
+#[test]
+fn a_vfp_transition_appends_its_cycle_to_cumulative_green() {
+    let sb = Sandbox::new();
+    let task = sb.module("TASK/vfp");
+    let step = |args: &[&str]| {
+        sb.cmd()
+            .current_dir(&task)
+            .env("AUTOCTL_NOW", "2027-02-01T09:00:00Z")
+            .args(["vfp", "step"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(step(&["--no-transition"]).status.code(), Some(1));
+    assert!(
+        !task.join("cumulative-green.jsonl").exists(),
+        "no cycle yet"
+    );
+    step(&["--transition", "--test", "login::limits_failures"]);
+    step(&["--no-transition"]);
+    step(&["--transition"]);
+    let lines: Vec<Value> = fs::read_to_string(task.join("cumulative-green.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["cycle"], 1);
+    assert_eq!(lines[0]["tests"][0], "login::limits_failures");
+    assert_eq!(lines[0]["timestamp"], "2027-02-01T09:00:00Z");
+    assert_eq!(lines[1]["cycle"], 2);
+    // A step killed after its line and before its state: the retry does not append again.
+    let state = task.join(".vfp-state.json");
+    let mut before: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+    before["cycles_completed"] = 1.into();
+    fs::write(&state, before.to_string()).unwrap();
+    step(&["--transition"]);
+    let text = fs::read_to_string(task.join("cumulative-green.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    // --green names another file; a symlink there is refused.
+    let other = sb.path("green.jsonl");
+    let out = step(&["--transition", "--green", other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(fs::read_to_string(&other).unwrap().lines().count(), 1);
+    std::os::unix::fs::symlink(&other, sb.path("link.jsonl")).unwrap();
+    let out = step(&[
+        "--transition",
+        "--green",
+        sb.path("link.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    crate::util::one_stderr_line(&out);
+}
+
+/// wholework Step 4d: after every level ran, verify the sub-issues that reached
+/// phase/verify — not those skipped for a failed dependency, not those already done — in
+/// the graph's order, serially, then the parent.
+#[test]
+fn graph_verify_order_lists_step_4d_serially_with_the_parent_last() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["graph", "verify-order", "--parent", "300"])
+        .args([
+            "303=verify",
+            "301=done",
+            "304=skipped",
+            "302=phase/verify,305=failed",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout(&out), "303\n302\n300\n");
+    let out = sb
+        .cmd()
+        .args([
+            "graph",
+            "verify-order",
+            "--parent",
+            "300",
+            "--format",
+            "json",
+        ])
+        .args(["303=verify", "301=done", "304=skipped"])
+        .output()
+        .unwrap();
+    let json = &json_lines(&out)[0];
+    assert_eq!(json["order"], serde_json::json!([303, 300]));
+    assert_eq!(json["left_out"][0]["number"], 301);
+    assert_eq!(
+        json["left_out"][1]["reason"],
+        "skipped: a sub-issue it depends on failed"
+    );
+    // Only the parent when no sub-issue waits for verify; a bad item is one line, exit 2.
+    let out = sb
+        .cmd()
+        .args(["graph", "verify-order", "--parent", "300", "301=done"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "300\n");
+    let out = sb
+        .cmd()
+        .args(["graph", "verify-order", "--parent", "300", "301"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    crate::util::one_stderr_line(&out);
+}
+
+/// wholework Step 5: unchecked post-merge conditions are shown without their
+/// `<!-- verify: … -->` comments, the first five, then "... and N more".
+#[test]
+fn graph_close_shows_five_readable_conditions_then_how_many_more() {
+    let sb = Sandbox::new();
+    let items: String = (1..=8)
+        .map(|i| format!("- [ ] condition {i} <!-- verify: curl -s localhost/{i} -->\n"))
+        .collect();
+    let body = sb.write("body.md", format!("## Post-merge\n{items}"));
+    let close = |format: &str| {
+        sb.cmd()
+            .args([
+                "graph", "close", "--parent", "300", "301=done", "--format", format,
+            ])
+            .arg("--body")
+            .arg(&body)
+            .output()
+            .unwrap()
+    };
+    let out = close("text");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "verify\nunchecked\tcondition 1\nunchecked\tcondition 2\nunchecked\tcondition 3\n\
+         unchecked\tcondition 4\nunchecked\tcondition 5\n... and 3 more\n"
+    );
+    // JSON keeps every condition as written (the verify commands are /verify's).
+    let json = &json_lines(&close("json"))[0];
+    assert_eq!(json["unchecked"].as_array().unwrap().len(), 8);
+    assert!(
+        json["unchecked"][7]
+            .as_str()
+            .unwrap()
+            .contains("verify: curl")
+    );
+    // Five or fewer: each on its own line, nothing more.
+    let body5 = sb.write(
+        "five.md",
+        "## Post-merge\n- [ ] one <!-- verify: true -->\n- [ ] two\n",
+    );
+    let out = sb
+        .cmd()
+        .args(["graph", "close", "--parent", "300", "301=done", "--body"])
+        .arg(&body5)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "verify\nunchecked\tone\nunchecked\ttwo\n");
 }
