@@ -130,6 +130,37 @@ pub fn quota_record(task: &Path) -> Result<Option<QuotaRecord>, String> {
     )))
 }
 
+/// What the task says about its compaction threshold (seed 002): its `.type-profile.md`
+/// "## Auto Adaptation" `compaction_threshold`, and whether it is a task-ai module (it has a
+/// `.status.json`). A profile that cannot be read is reported and not used (the run goes
+/// on at the fallback).
+pub fn task_compaction(dir: &Path) -> (TaskCompaction, Option<String>) {
+    let task_ai = status::locate(dir).is_some();
+    let path = dir.join(profile::FILE_NAME);
+    let read = fsx::read_document(&path, "a profile")
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| match bytes {
+            None => Ok(None),
+            Some(bytes) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| format!("{}: not UTF-8", path.display()))?;
+                profile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+            }
+        });
+    let (adaptation, note) = match read {
+        Ok(adaptation) => (adaptation, None),
+        Err(why) => (
+            None,
+            Some(format!("{why}; its compaction_threshold is not used")),
+        ),
+    };
+    let profile = adaptation
+        .and_then(|a| a.compaction_threshold)
+        // Whole percent, rounded up: the status line reports whole percent.
+        .map(|score| u8::try_from(score.units().div_ceil(100)).unwrap_or(100));
+    (TaskCompaction { profile, task_ai }, note)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,35 +216,4 @@ mod tests {
         std::fs::write(root.path().join(".autoctl/quota-wait.json"), "{").unwrap();
         assert!(quota_wait(&task, now).is_err());
     }
-}
-
-/// What the task says about its compaction threshold (seed 002): its `.type-profile.md`
-/// "## Auto Adaptation" `compaction_threshold`, and whether it is a task-ai module (it has a
-/// `.status.json`). A profile that cannot be read is reported and not used (the run goes
-/// on at the fallback).
-pub fn task_compaction(dir: &Path) -> (TaskCompaction, Option<String>) {
-    let task_ai = status::locate(dir).is_some();
-    let path = dir.join(profile::FILE_NAME);
-    let read = fsx::read_document(&path, "a profile")
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| match bytes {
-            None => Ok(None),
-            Some(bytes) => {
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| format!("{}: not UTF-8", path.display()))?;
-                profile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-            }
-        });
-    let (adaptation, note) = match read {
-        Ok(adaptation) => (adaptation, None),
-        Err(why) => (
-            None,
-            Some(format!("{why}; its compaction_threshold is not used")),
-        ),
-    };
-    let profile = adaptation
-        .and_then(|a| a.compaction_threshold)
-        // Whole percent, rounded up: the status line reports whole percent.
-        .map(|score| u8::try_from(score.units().div_ceil(100)).unwrap_or(100));
-    (TaskCompaction { profile, task_ai }, note)
 }

@@ -312,6 +312,22 @@ fn mark_unattended(
     Ok(store)
 }
 
+/// The percentage Claude Code is told to compact at by itself (`--compact-at`, else the
+/// task's own threshold as `run tick` resolves it); None: left to Claude Code.
+fn launch_compact_at(flag: Option<u8>, task: &std::path::Path) -> Option<u8> {
+    let options = crate::supervise::typed::TypedOptions {
+        compact_at: match flag {
+            None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
+            Some(0) => None,
+            Some(at) => Some(at),
+        },
+        compact_at_given: flag.is_some(),
+        ..crate::supervise::typed::TypedOptions::DEFAULT
+    };
+    let (task, _) = crate::supervise::inputs::task_compaction(task);
+    options.compaction_threshold(&task).map(|t| t.percent)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,20 +383,4 @@ mod tests {
         );
         assert_eq!(agent_of_launch(Some("FOO=1 exec claude")), Agent::Claude);
     }
-}
-
-/// The percentage Claude Code is told to compact at by itself (`--compact-at`, else the
-/// task's own threshold as `run tick` resolves it); None: left to Claude Code.
-fn launch_compact_at(flag: Option<u8>, task: &std::path::Path) -> Option<u8> {
-    let options = crate::supervise::typed::TypedOptions {
-        compact_at: match flag {
-            None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
-            Some(0) => None,
-            Some(at) => Some(at),
-        },
-        compact_at_given: flag.is_some(),
-        ..crate::supervise::typed::TypedOptions::DEFAULT
-    };
-    let (task, _) = crate::supervise::inputs::task_compaction(task);
-    options.compaction_threshold(&task).map(|t| t.percent)
 }
