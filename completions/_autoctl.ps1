@@ -740,7 +740,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run one stall heartbeat: capture, compare with the last capture, decide, maybe recover')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'How waits end: `run start` (kept with the run) and `stall check`')
             break
         }
         'autoctl;stall;check' {
@@ -756,6 +756,15 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--repeat-limit', '--repeat-limit', [CompletionResultType]::ParameterName, 'The same agent message this many times in a row is a reasoning loop (0: never)')
             [CompletionResult]::new('--step-timeout', '--step-timeout', [CompletionResultType]::ParameterName, 'With --task: no .status.json update for this long is a step timeout')
             [CompletionResult]::new('--continue-text', '--continue-text', [CompletionResultType]::ParameterName, 'What a step timeout types into an idle agent')
+            [CompletionResult]::new('--resume-text', '--resume-text', [CompletionResultType]::ParameterName, 'What autoctl types (then Enter) to resume the agent after a wait')
+            [CompletionResult]::new('--max-resumes', '--max-resumes', [CompletionResultType]::ParameterName, 'Resumes per step after the agent gave up on an API error (backoff 1, 2, 4, 8 minutes, at most 30); then a person is asked')
+            [CompletionResult]::new('--resume-margin', '--resume-margin', [CompletionResultType]::ParameterName, 'After a usage limit''s reset, wait this long before resuming (while Claude Code''s own automatic continue is armed, at least 4m: it goes first)')
+            [CompletionResult]::new('--resume-check', '--resume-check', [CompletionResultType]::ParameterName, 'After a resume at a usage limit, how long the agent has to start working before a person is asked')
+            [CompletionResult]::new('--max-retry-wait', '--max-retry-wait', [CompletionResultType]::ParameterName, 'The longest wait for the agent''s own retries (its countdown on screen)')
+            [CompletionResult]::new('--max-quota-wait', '--max-quota-wait', [CompletionResultType]::ParameterName, 'The longest wait for a usage limit without a reset time, and the farthest reset waited for')
+            [CompletionResult]::new('--stream-timeout', '--stream-timeout', [CompletionResultType]::ParameterName, 'A working screen unchanged this long with no tool running is a wedged stream (one Esc, then the resume text)')
+            [CompletionResult]::new('--tool-timeout', '--tool-timeout', [CompletionResultType]::ParameterName, 'A tool running this long is escalated (a running tool is never a stall)')
+            [CompletionResult]::new('--unknown-after', '--unknown-after', [CompletionResultType]::ParameterName, 'A screen autoctl cannot read (class unknown: a dialog it does not know, a REPL in front of the agent) unchanged this long is escalated once, with its last lines')
             [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A rules file that extends or overrides the embedded rules by id (autoctl schema show pane-rules)')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The approval policy prompts are answered by [default: $XDG_CONFIG_HOME/autoctl/policy.json, else the built-in rules] (autoctl policy show)')
             [CompletionResult]::new('--hook-fresh', '--hook-fresh', [CompletionResultType]::ParameterName, 'A hook state older than this, or older than the last change of what the screen shows (its class), is not trusted; the screen decides')

@@ -25,7 +25,11 @@ pub enum StallCommand {
     /// A pane whose normalized screen is unchanged for --threshold captures is stalled; its
     /// classification decides: answer a safe prompt, escalate a destructive one or a
     /// trust/login/picker screen (once per distinct screen), wait out quota and rate limits
-    /// (never a stall, no recovery spent). An answer is not a recovery: it spends
+    /// (never a stall, no recovery spent). Every wait ends, as in `run tick`: the wait core
+    /// gives each one (the agent's retries, a usage limit, a give-up, a wedged stream, a
+    /// running tool, an unknown screen) its end and its maximum; at its end the agent is
+    /// resumed once (`resume`, the --resume-text) or a wedged stream gets one Esc (`esc`), and
+    /// past its maximum a person is asked (`escalate`). An answer is not a recovery: it spends
     /// --max-answers (per step), and past it the prompt is escalated, never stopped. Past the
     /// recovery limits, --task DIR gets an `.auto-stop` with reason stall_limit. A shell in front (the agent
     /// exited) is reported as `restart`, which stall check leaves to the loop. Without
@@ -98,6 +102,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "TEXT", default_value = step_timeout::CONTINUATION)]
     pub continue_text: String,
     #[command(flatten)]
+    pub waits: crate::cmd::run::WaitLimitArgs,
+    #[command(flatten)]
     pub rules: RulesOption,
     #[command(flatten)]
     pub fresh: crate::cmd::run::HookFreshArg,
@@ -142,6 +148,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Exit> {
         agent: args.agent,
         continue_text: args.continue_text.clone(),
         typed: args.fresh.options(),
+        wait_limits: args.waits.limits()?,
     };
     let checked = check::check_targets(&world, &options, now)?;
     let printed = checked.reports.iter().try_for_each(output::json_line);

@@ -9,8 +9,8 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::hook::hook;
-use crate::stall::check;
+use crate::hook::hook_with;
+use crate::stall::{check, check_at};
 use crate::tmuxfix::{fake_agent, settle};
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
@@ -210,7 +210,11 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
     .unwrap()
     .replace("TRANSCRIPT", &sb.path("none.jsonl").display().to_string())
     .replace("PROJECT", &project.display().to_string());
-    let output = hook(&sb, &project, "stop-failure", &payload);
+    // "resets 3:45pm (UTC)": recorded and checked within --max-quota-wait (6h) of it.
+    const NOW: &str = "2027-01-01T14:00:00Z";
+    let mut cmd = sb.std_cmd();
+    cmd.env("AUTOCTL_NOW", NOW);
+    let output = hook_with(cmd, &project, "stop-failure", &payload);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(project.join(".autoctl/quota-wait.json").is_file());
 
@@ -225,7 +229,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
         task.to_str().unwrap(),
     ];
     for _ in 0..3 {
-        let report = check(&sb, &agent, &args);
+        let report = check_at(&sb, &agent, Some(NOW), &args);
         assert_eq!(
             (&report["verdict"], &report["action"]),
             (&"waiting".into(), &"wait".into()),
@@ -235,7 +239,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
             report["reason"]
                 .as_str()
                 .unwrap()
-                .contains("quota-wait.json"),
+                .contains("quota-wait record"),
             "{report}"
         );
         assert!(report["quota_wait_since"].is_string());
@@ -252,6 +256,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
     fs::write(project.join(".autoctl/quota-wait.json"), "{").unwrap();
     let output = sb
         .cmd()
+        .env("AUTOCTL_NOW", NOW)
         .args(["stall", "check", "--target", &agent, "--state"])
         .arg(sb.path("stall.json"))
         .args(["--threshold", "1", "--task", task.to_str().unwrap()])

@@ -55,7 +55,12 @@ pub fn hook(sb: &Sandbox, project: &Path, verb: &str, stdin: &str) -> Output {
     hook_with(sb.std_cmd(), project, verb, stdin)
 }
 
-fn hook_with(mut cmd: std::process::Command, project: &Path, verb: &str, stdin: &str) -> Output {
+pub fn hook_with(
+    mut cmd: std::process::Command,
+    project: &Path,
+    verb: &str,
+    stdin: &str,
+) -> Output {
     cmd.env("CLAUDE_PROJECT_DIR", project).current_dir(project);
     crate::util::with_stdin(cmd, &["hook", verb], stdin.as_bytes())
 }

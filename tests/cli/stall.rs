@@ -17,8 +17,17 @@ const QUOTA_MENU: &str = "tests/fixtures/panes/claude-code/quota-session-limit-m
 
 /// One `stall check` with a private state file; returns its single JSON line.
 pub fn check(sb: &Sandbox, target: &str, extra: &[&str]) -> Value {
-    let output = sb
-        .cmd()
+    check_at(sb, target, None, extra)
+}
+
+/// [`check`] at a fake clock (`AUTOCTL_NOW`), for screens whose decision depends on the time
+/// (a usage limit's reset is a wait only within --max-quota-wait).
+pub fn check_at(sb: &Sandbox, target: &str, now: Option<&str>, extra: &[&str]) -> Value {
+    let mut cmd = sb.cmd();
+    if let Some(now) = now {
+        cmd.env("AUTOCTL_NOW", now);
+    }
+    let output = cmd
         .args(["stall", "check", "--target", target, "--state"])
         .arg(sb.path("stall.json"))
         .args(extra)
@@ -110,8 +119,10 @@ fn a_destructive_prompt_is_escalated_once_and_never_answered() {
 fn a_quota_screen_is_a_wait_not_a_stall() {
     let sb = Sandbox::new();
     let (agent, log) = fake_agent(&sb, "agent", QUOTA);
-    for _ in 0..4 {
-        let report = check(&sb, &agent, &["--threshold", "1", "--apply"]);
+    // "resets 5:43am (UTC)": within --max-quota-wait (6h) of these checks.
+    for minute in 0..4 {
+        let now = format!("2027-01-01T03:0{minute}:00Z");
+        let report = check_at(&sb, &agent, Some(&now), &["--threshold", "1", "--apply"]);
         assert_eq!(verdict(&report), ("waiting", "wait", false));
         assert_eq!(report["unchanged"], 0);
         assert_eq!(report["class"], "quota");
@@ -129,10 +140,12 @@ fn the_usage_limit_menu_is_waited_out_never_answered() {
     let sb = Sandbox::new();
     let task = sb.module("task");
     let (agent, log) = fake_agent(&sb, "agent", QUOTA_MENU);
-    for _ in 0..4 {
-        let report = check(
+    for minute in 0..4 {
+        let now = format!("2027-01-01T03:0{minute}:00Z");
+        let report = check_at(
             &sb,
             &agent,
+            Some(&now),
             &[
                 "--threshold",
                 "1",
@@ -750,4 +763,46 @@ fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
         !lock_path.exists(),
         "the server's lock file is removed on release"
     );
+}
+
+/// `stall check` decides waits with `run tick`'s wait core, so a wait seen only at the cron
+/// door ends too: a usage limit is waited out until its reset, then the agent is resumed once
+/// (the resume is recorded in the state file's `waits` before it is typed), never twice.
+#[test]
+fn a_usage_limit_ends_at_its_reset_with_one_resume_at_the_cron_door() {
+    let sb = Sandbox::new();
+    let (agent, log) = fake_agent(&sb, "agent", QUOTA);
+    let check_at = |at: &str| {
+        let output = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at)
+            .args(["stall", "check", "--apply", "--target", &agent, "--state"])
+            .arg(sb.path("stall.json"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        json_lines(&output).remove(0)
+    };
+    // Before the reset (5:43am UTC): a wait with an end and a maximum.
+    let report = check_at("2027-01-01T05:00:00Z");
+    assert_eq!(verdict(&report), ("waiting", "wait", false), "{report}");
+    assert_eq!(report["wait"]["kind"], "usage-limit", "{report}");
+    assert!(report["wait"]["max_at"].is_string(), "{report}");
+    let state: Value =
+        serde_json::from_str(&fs::read_to_string(sb.path("stall.json")).unwrap()).unwrap();
+    assert!(state["waits"][&agent]["open"].is_object(), "{state}");
+    assert_eq!(settle(&log), "", "nothing typed while waiting");
+    // Within the margin (1m) after the reset: still nothing.
+    let report = check_at("2027-01-01T05:43:30Z");
+    assert_eq!(verdict(&report), ("waiting", "wait", false), "{report}");
+    assert_eq!(settle(&log), "", "never before the reset + margin");
+    // Past the reset and the margin (and before margin + --resume-check, 5m, when a person
+    // would be asked), the agent still idle on the limit: one resume.
+    let report = check_at("2027-01-01T05:44:30Z");
+    assert_eq!(verdict(&report), ("waiting", "resume", true), "{report}");
+    assert_eq!(settle(&log), "continue\n");
+    // The next heartbeat does not type it again.
+    let report = check_at("2027-01-01T05:46:00Z");
+    assert_ne!(report["action"], "resume", "{report}");
+    assert_eq!(settle(&log), "continue\n", "one resume per reset");
 }

@@ -39,7 +39,7 @@ pub use status::{StatusArgs, StatusFormat};
 pub use stop::StopArgs;
 pub use tick::{HookFreshArg, TickArgs};
 pub use turn::TurnArgs;
-pub use wait_args::{NotifyArgs, WaitArgs};
+pub use wait_args::{NotifyArgs, WaitArgs, WaitLimitArgs};
 pub use watch::WatchArgs;
 
 // Built whole, unlike the other groups (`defer`): each command's help is its Args' doc

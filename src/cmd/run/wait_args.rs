@@ -57,6 +57,22 @@ impl NotifyArgs {
 /// `run start`: how this run's waits end, and its own notify command.
 #[derive(Debug, Clone, Args)]
 pub struct WaitArgs {
+    #[command(flatten)]
+    pub limits: WaitLimitArgs,
+    /// Run CMD for this run's events too (see `run tick --notify`)
+    #[arg(long, value_name = "CMD")]
+    pub notify: Option<String>,
+}
+
+impl WaitArgs {
+    pub fn limits(&self) -> Result<WaitLimits> {
+        self.limits.limits()
+    }
+}
+
+/// How waits end: `run start` (kept with the run) and `stall check`.
+#[derive(Debug, Clone, Args)]
+pub struct WaitLimitArgs {
     /// What autoctl types (then Enter) to resume the agent after a wait
     #[arg(long, value_name = "TEXT", default_value = wait::DEFAULT_RESUME_TEXT)]
     pub resume_text: String,
@@ -98,12 +114,9 @@ pub struct WaitArgs {
     #[arg(long, value_name = "DURATION", default_value = wait::DEFAULT_UNKNOWN_AFTER,
           value_parser = crate::duration::parse_positive, allow_hyphen_values = true)]
     pub unknown_after: Duration,
-    /// Run CMD for this run's events too (see `run tick --notify`)
-    #[arg(long, value_name = "CMD")]
-    pub notify: Option<String>,
 }
 
-impl WaitArgs {
+impl WaitLimitArgs {
     pub fn limits(&self) -> Result<WaitLimits> {
         crate::supervise::stall::step_timeout::check_continuation(&self.resume_text)
             .map_err(|err| anyhow::anyhow!("--resume-text: {err:#}"))?;

@@ -1,9 +1,10 @@
 //! Driving `stall check`: panes named on the command line (or every pane of the server),
-//! their stall state in one JSON file ([`crate::supervise::stall::state_file`]). One
-//! heartbeat captures every target in one tmux call, reads each screen, runs the stall
-//! heartbeat, types the answer or continuation (see [`super::type_answer`]) and writes
-//! `.auto-stop` where `--apply` allows, saves the state, and reports one [`CheckReport`] per
-//! target.
+//! their stall and wait state in one JSON file ([`crate::supervise::stall::state_file`]). One
+//! heartbeat captures every target in one tmux call, reads each screen, runs the wait core
+//! ([`crate::supervise::wait`], as `run tick` does: every wait has an end and a maximum) and
+//! then the stall heartbeat on what is not a wait, types the answer, continuation, resume or Esc
+//! (see [`super::type_answer`]) and writes `.auto-stop` where `--apply` allows, saves the
+//! state, and reports one [`CheckReport`] per target.
 
 use std::path::{Path, PathBuf};
 
@@ -24,8 +25,9 @@ use crate::supervise::stall::{
     StatusMark, state_file,
 };
 use crate::supervise::tick::Effect;
-use crate::supervise::typed::{self, Reading, TypedOptions};
+use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
+use crate::supervise::wait::{self, Act, Recorded, WaitLimits, WaitObs, WaitState};
 use crate::time::Time;
 use crate::tmux::CaptureOptions;
 
@@ -46,6 +48,8 @@ pub struct CheckOptions {
     pub continue_text: String,
     /// How the agent's hook state is used (`--hook-fresh`).
     pub typed: TypedOptions,
+    /// How waits end (the `run start` wait flags).
+    pub wait_limits: WaitLimits,
 }
 
 /// The recovery counts of a target.
@@ -73,7 +77,7 @@ pub struct CheckReport {
     pub foreground: String,
     pub verdict: Condition,
     pub class: Class,
-    pub action: Response,
+    pub action: CheckAction,
     pub applied: bool,
     pub destructive: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -105,6 +109,52 @@ pub struct CheckReport {
     /// The agent's state this heartbeat went by and its source (`hook`, `statusline`,
     /// `screen`), with a disagreement between hooks and screen named (the safer reading won).
     pub state: Reading,
+    /// The wait the pane is in (the wait core's open wait), with its maximum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<WaitReport>,
+}
+
+/// What a line says was (or, without `--apply`, would be) done: the stall core's
+/// [`Response`], or the wait core's resume or Esc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckAction {
+    None,
+    Wait,
+    Answer,
+    Escalate,
+    Restart,
+    Continue,
+    Stop,
+    /// Type the resume text and Enter: a wait ended (a reset passed, a backoff ran out).
+    Resume,
+    /// Type one Esc: a stream stopped moving (a stall recovery).
+    Esc,
+}
+
+impl From<Response> for CheckAction {
+    fn from(response: Response) -> CheckAction {
+        match response {
+            Response::None => CheckAction::None,
+            Response::Wait => CheckAction::Wait,
+            Response::Answer => CheckAction::Answer,
+            Response::Escalate => CheckAction::Escalate,
+            Response::Restart => CheckAction::Restart,
+            Response::Continue => CheckAction::Continue,
+            Response::Stop => CheckAction::Stop,
+        }
+    }
+}
+
+/// The open wait of a target.
+#[derive(Debug, Serialize)]
+pub struct WaitReport {
+    pub kind: wait::WaitKind,
+    #[serde(with = "crate::time::stamp")]
+    pub since: Time,
+    /// When the wait ends at the latest: past it a person is asked.
+    #[serde(with = "crate::time::stamp")]
+    pub max_at: Time,
 }
 
 /// What one heartbeat over the targets did.
@@ -122,10 +172,14 @@ pub struct Checked {
 pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
     let task = options.task.as_deref();
     let signal = task.map(read_signal).transpose()?.flatten();
-    let (status, external_wait, recorded_reset) = match task {
-        Some(task) => task_inputs(task, now),
-        None => (None, None, None),
+    let (status, recorded) = match task {
+        Some(task) => task_inputs(task),
+        None => (None, None),
     };
+    // The resume budget is per step: the task's latest signal.
+    let step = signal.as_ref().map_or(String::new(), |s| {
+        format!("{}#{}", s.iteration.unwrap_or_default(), s.timestamp)
+    });
     let targets: Vec<String> = match &options.targets {
         Some(targets) => targets.clone(),
         None => world
@@ -164,13 +218,37 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             }
         };
         let view = world.view(&snap, options.agent, now);
-        let before = state.doc.targets.get(target).cloned().unwrap_or_default();
-        let mut obs = Sample::of(&view, signal.clone(), status.clone(), external_wait.clone());
+        let mut before = state.doc.targets.get(target).cloned().unwrap_or_default();
         // The same cross-check as `run tick`: the hooks' messages (Claude Code's own lines
         // on the screen are not the agent's) and their word on the screen's prompt.
         let typed = super::typed_state(world, Some(&view), task);
         let (reading, typed_use) =
             typed::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
+        let waits_before = state.doc.waits.get(target).cloned().unwrap_or_default();
+        let here = WaitInputs {
+            recorded: recorded.clone(),
+            step: &step,
+            recovery_left: before.recoveries_iteration < options.limits.recoveries_per_iteration
+                && before.recoveries_total < options.limits.recoveries_total,
+        };
+        let (mut waits, verdict) = wait_stage(
+            &mut before,
+            &waits_before,
+            &view,
+            &typed_use,
+            &here,
+            options,
+            now,
+        );
+        // The wait core decides what is a wait: a screen it does not wait on is watched for
+        // stalls like any other, and a wait past its maximum no longer hides a stall.
+        let mut obs = Sample::of(&view, signal.clone(), status.clone(), None);
+        if obs.action == crate::pane::Action::Wait {
+            obs.action = crate::pane::Action::None;
+        }
+        if verdict.pauses {
+            obs.external_wait = Some(verdict.reason.clone());
+        }
         typed_use.apply_to(&mut obs);
         // When the limit resets, from whichever source knows: the banner on the screen, the
         // status line's exhausted window, the StopFailure hook's quota-wait record.
@@ -179,10 +257,77 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             .reset_at
             .clone()
             .or_else(|| typed_use.window.map(|w| crate::time::format_time(w.reset)))
-            .or_else(|| recorded_reset.map(crate::time::format_time));
+            .or_else(|| {
+                // The record's reset while it is ahead (an active record).
+                recorded
+                    .as_ref()
+                    .and_then(|r| r.reset)
+                    .filter(|reset| now < *reset)
+                    .map(crate::time::format_time)
+            });
         let (mut next, mut diagnosis) =
             stall::heartbeat(&before, &obs, now, &options.limits, effects);
         let mut applied = false;
+        let mut action = CheckAction::from(diagnosis.response);
+        // The wait core's end of a wait, where the stall core has nothing of its own to do.
+        if matches!(diagnosis.response, Response::None | Response::Wait) {
+            match &verdict.act {
+                Act::None | Act::Wait => {}
+                Act::Escalate { .. } => {
+                    // Never escalated a second time by the stall heartbeat.
+                    next.escalated_hash = Some(view.key.clone());
+                    action = CheckAction::Escalate;
+                    diagnosis.reason = format!("escalate: {}", verdict.reason);
+                }
+                Act::Resume(resume) => {
+                    action = CheckAction::Resume;
+                    diagnosis.reason = format!(
+                        "resume: {}: type {:?}",
+                        verdict.reason, options.wait_limits.resume_text
+                    );
+                    if options.apply {
+                        // Recorded before it is typed: a resume is typed at most once, even
+                        // when this heartbeat dies mid-way (a lost one ends at the maximum).
+                        wait::resumed(&mut waits, resume, now);
+                        let keys = vec![
+                            Key::Text(options.wait_limits.resume_text.clone()),
+                            Key::Key("Enter".to_string()),
+                        ];
+                        match type_keys(world, &view, keys, task) {
+                            Ok(None) => applied = true,
+                            Ok(Some(why)) => diagnosis.reason = why,
+                            Err(err) => {
+                                output::error_line(&format!("{target}: {err:#}"));
+                                failed = true;
+                            }
+                        }
+                    }
+                }
+                Act::Esc => {
+                    action = CheckAction::Esc;
+                    diagnosis.reason = format!("recover: {}", verdict.reason);
+                    if options.apply {
+                        let keys = vec![Key::Key("Escape".to_string())];
+                        match type_keys(world, &view, keys, task) {
+                            Ok(None) => {
+                                wait::escaped(&mut waits, now);
+                                next.recovered(&stall::Recovery {
+                                    hash: view.hash.clone(),
+                                    answer: false,
+                                    restarts_step_clock: None,
+                                });
+                                applied = true;
+                            }
+                            Ok(Some(why)) => diagnosis.reason = why,
+                            Err(err) => {
+                                output::error_line(&format!("{target}: {err:#}"));
+                                failed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
         if diagnosis.perform {
             let carried_out = match diagnosis.response {
                 Response::Answer | Response::Continue => {
@@ -240,10 +385,11 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 failed = true;
                 continue;
             }
+            action = CheckAction::from(diagnosis.response);
             if applied && diagnosis.response == Response::Answer {
                 super::log_approval(world, target, &view, true, now);
             }
-        } else if diagnosis.response == Response::Escalate {
+        } else if action == CheckAction::Escalate {
             super::log_approval(world, target, &view, false, now);
         } else if diagnosis.response == Response::Stop && task.is_none() {
             diagnosis
@@ -256,14 +402,21 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             &obs,
             &next,
             &diagnosis,
+            action,
             applied,
             &options.limits,
             now,
             &continuation,
             reading,
             reset_at,
+            &waits,
         ));
         state.doc.targets.insert(target.clone(), next);
+        if waits == WaitState::default() {
+            state.doc.waits.remove(target);
+        } else {
+            state.doc.waits.insert(target.clone(), waits);
+        }
     }
     let saved = state.save();
     Ok(Checked {
@@ -304,23 +457,96 @@ fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
     })
 }
 
-/// The task's status time and an active quota-wait record (its reason and reset); problems
-/// reading them are warnings (the pane is still watched).
-fn task_inputs(task: &Path, now: Time) -> (Option<StatusMark>, Option<String>, Option<Time>) {
+/// The task's status time and its quota-wait record (whether or not its reset has passed:
+/// the wait core resumes an agent still idle on it); problems reading them are warnings (the
+/// pane is still watched).
+fn task_inputs(task: &Path) -> (Option<StatusMark>, Option<Recorded>) {
     let status = inputs::status_mark(task).unwrap_or_else(|why| {
         output::warn(&format!("{why}; no step timeout this time"));
         None
     });
-    let record = inputs::quota_record(task)
-        .unwrap_or_else(|why| {
-            output::warn(&format!("{why}; the quota-wait record is ignored"));
-            None
-        })
-        .filter(|record| inputs::active(record, now));
-    match record {
-        Some((why, reset)) => (status, Some(why), reset),
-        None => (status, None, None),
-    }
+    let recorded = inputs::quota_record(task).unwrap_or_else(|why| {
+        output::warn(&format!("{why}; the quota-wait record is ignored"));
+        None
+    });
+    (status, recorded.map(|(why, reset)| Recorded { reset, why }))
+}
+
+/// What the wait core reads beside the screen and the typed state.
+struct WaitInputs<'a> {
+    recorded: Option<Recorded>,
+    step: &'a str,
+    recovery_left: bool,
+}
+
+/// Run the wait core on one target, and keep its timeout clock (the paused time the step
+/// timeout does not count) in the stall state, as `run tick` does.
+fn wait_stage(
+    stall: &mut StallState,
+    before: &WaitState,
+    view: &PaneView,
+    typed: &Use,
+    inputs: &WaitInputs<'_>,
+    options: &CheckOptions,
+    now: Time,
+) -> (WaitState, wait::Verdict) {
+    let c = &view.classification;
+    let obs = WaitObs {
+        hash: &view.hash,
+        key: &view.key,
+        class: c.class,
+        action: c.action,
+        rule: c.rule.as_deref(),
+        observe_only: c.observe_only || view.dead,
+        screen: &view.waiting,
+        classified_reset: c.reset_at.as_deref().and_then(crate::time::parse_time),
+        window: typed.window,
+        failure: typed.failure.clone(),
+        recorded: inputs.recorded.clone(),
+        tool_hook_since: typed.tool_since,
+        child_cpu: view
+            .waiting
+            .busy
+            .then(|| crate::proc::child_cpu(view.pid))
+            .flatten(),
+        step: inputs.step.to_string(),
+        wait_weekly: options.typed.wait_weekly,
+        recovery_left: inputs.recovery_left,
+        // No governor at the cron door: panes are not runs of an account.
+        paced: None,
+    };
+    let before_max = before.open.as_ref().map(|o| o.max_at);
+    let (waits, verdict) = wait::decide(before, &obs, now, &options.wait_limits);
+    let max_at = if verdict.pauses {
+        waits.open.as_ref().map(|o| o.max_at)
+    } else {
+        before_max
+    };
+    wait::settle_clock(
+        &mut stall.quota_wait_since,
+        &mut stall.quota_waited_seconds,
+        verdict.pauses,
+        max_at,
+        now,
+    );
+    (waits, verdict)
+}
+
+/// Type keys of the wait core's into the pane under the same lock and checks as an answer;
+/// `Some(why)` when nothing was typed.
+fn type_keys(
+    world: &World<'_>,
+    view: &PaneView,
+    keys: Vec<Key>,
+    task: Option<&Path>,
+) -> Result<Option<String>> {
+    let answer = Answer {
+        pane_id: view.pane_id.clone(),
+        hash: view.hash.clone(),
+        keys,
+        if_unchanged: None,
+    };
+    type_answer(world, &answer, task)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -330,12 +556,14 @@ fn report(
     obs: &Sample,
     state: &StallState,
     diagnosis: &Diagnosis,
+    action: CheckAction,
     applied: bool,
     limits: &Limits,
     now: Time,
     continuation: &[Key],
     reading: Reading,
     reset_at: Option<String>,
+    waits: &WaitState,
 ) -> CheckReport {
     let seen: &Classification = &view.classification;
     let mut reason = diagnosis.reason.clone();
@@ -348,12 +576,12 @@ fn report(
         foreground: view.foreground.clone(),
         verdict: diagnosis.condition,
         class: seen.class,
-        action: diagnosis.response,
+        action,
         applied,
         destructive: seen.destructive,
-        keys: match diagnosis.response {
-            Response::Answer => seen.keys.clone(),
-            Response::Continue => continuation.to_vec(),
+        keys: match action {
+            CheckAction::Answer => seen.keys.clone(),
+            CheckAction::Continue => continuation.to_vec(),
             _ => Vec::new(),
         },
         rule: seen.rule.clone(),
@@ -384,5 +612,10 @@ fn report(
             .and_then(|_| state.step_elapsed(now))
             .map(|d| d.as_secs()),
         state: reading,
+        wait: waits.open.as_ref().map(|open| WaitReport {
+            kind: open.kind,
+            since: open.since,
+            max_at: open.max_at,
+        }),
     }
 }

@@ -1242,6 +1242,24 @@ mod tests {
     }
 
     #[test]
+    fn a_step_timeout_never_answers_a_prompt_the_hooks_contradict() {
+        let limits = Limits {
+            step_timeout: std::time::Duration::from_secs(10 * 60),
+            ..Limits::default()
+        };
+        let mut state = StallState::default();
+        let mut prompt = obs("p", Class::Permission, Action::Answer);
+        prompt.status = Some(status(0));
+        run(&mut state, &prompt, 0, &limits, ALL);
+        prompt.hint = Hint::NowNoAnswer;
+        let d = run(&mut state, &prompt, 11, &limits, ALL);
+        assert_eq!(d.response, Response::Escalate, "{}", d.reason);
+        assert!(d.reason.starts_with("step timeout"), "{}", d.reason);
+        assert_eq!(state.recoveries_total, 0);
+        assert_eq!(state.answers_total, 0);
+    }
+
+    #[test]
     fn waits_are_not_step_time_and_a_recorded_quota_wait_is_a_wait() {
         let limits = Limits::default();
         let mut state = StallState::default();

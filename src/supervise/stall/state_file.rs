@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::StallState;
 use crate::fsx::{self, FileLock};
 use crate::protocol::document;
+use crate::supervise::wait::WaitState;
 
 /// The document version this build reads and writes.
 pub const VERSION: u32 = 1;
@@ -31,6 +32,10 @@ pub const STATE_LIMIT: u64 = 4 * fsx::DOCUMENT_LIMIT;
 pub struct StateDocument {
     pub version: u32,
     pub targets: BTreeMap<String, StallState>,
+    /// The wait core's state of each target in a wait (or that was resumed in this step), by
+    /// the same key as `targets`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub waits: BTreeMap<String, WaitState>,
 }
 
 impl Default for StateDocument {
@@ -38,6 +43,7 @@ impl Default for StateDocument {
         StateDocument {
             version: VERSION,
             targets: BTreeMap::new(),
+            waits: BTreeMap::new(),
         }
     }
 }

@@ -106,6 +106,16 @@ pub(super) fn check(
         );
     }
     let diagnosis = match (obs.class, obs.action) {
+        // The hooks contradict the prompt: never answered, whatever the timeout says.
+        (_, Action::Answer | Action::Restart) if obs.hint == super::Hint::NowNoAnswer => {
+            screen::escalate_once(
+                next,
+                &obs.key,
+                &format!(
+                    "{why}; the agent's hooks do not report this prompt: never answered, a person decides"
+                ),
+            )
+        }
         (_, Action::Answer | Action::Restart) => screen::recover(next, obs, limits, effects, &why),
         (Class::Idle, _) => screen::recover(next, obs, limits, effects, &why),
         (_, Action::Escalate) => {
