@@ -242,13 +242,8 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         );
         // The wait core decides what is a wait: a screen it does not wait on is watched for
         // stalls like any other, and a wait past its maximum no longer hides a stall.
-        let mut obs = Sample::of(&view, signal.clone(), status.clone(), None);
-        if obs.action == crate::pane::Action::Wait {
-            obs.action = crate::pane::Action::None;
-        }
-        if verdict.pauses {
-            obs.external_wait = Some(verdict.reason.clone());
-        }
+        let mut obs = Sample::of(&view, signal.clone(), status.clone());
+        obs.wait = verdict.pauses.then(|| verdict.reason.clone());
         typed_use.apply_to(&mut obs);
         // When the limit resets, from whichever source knows: the banner on the screen, the
         // status line's exhausted window, the StopFailure hook's quota-wait record.

@@ -654,7 +654,6 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             PaneObs::Seen(view) if view.waiting.busy => crate::proc::child_cpu(view.pid),
             _ => None,
         },
-        ..WaitInputs::default()
     };
     // The event shows the record while its reset is ahead (or unknown).
     let quota_wait = quota_wait

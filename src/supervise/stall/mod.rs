@@ -7,9 +7,11 @@
 //! says.
 //!
 //! One heartbeat looks at every kind of stall, each in its own module:
-//! - waits (quota, rate limits, a quota-wait record of `hook stop-failure`) are never stalls:
-//!   the count restarts, no recovery is spent, and `quota_wait_since` records when the wait
-//!   began so the timeout clock pauses (below, in [`heartbeat`]);
+//! - waits are never stalls: what is a wait is the wait core's ([`crate::supervise::wait`],
+//!   handed in as [`Sample::wait`]); during one the count restarts and no recovery is spent.
+//!   The paused timeout clock (`quota_wait_since`, `quota_waited_seconds`) is the wait core's
+//!   too ([`crate::supervise::wait::settle_clock`], called by the driver before the heartbeat):
+//!   the heartbeat only reads it;
 //! - the unchanged screen ([`screen`], seed 000): `threshold` identical captures make a stall
 //!   and the classification decides the recovery;
 //! - the reasoning loop ([`reasoning`], seed 002): the same agent message `repeat_limit`
@@ -226,9 +228,9 @@ pub struct Sample {
     pub messages: Option<MessageMark>,
     /// `.status.json`'s last update, when the task has one.
     pub status: Option<StatusMark>,
-    /// A wait recorded outside the screen (a quota-wait record), with why: a wait like a
-    /// quota banner.
-    pub external_wait: Option<String>,
+    /// The wait core's open wait that pauses the timeout clock, with why: not a stall. (The
+    /// wait core alone decides what is a wait; a wait past its maximum is none.)
+    pub wait: Option<String>,
     /// What the agent's typed state (hooks) says about a prompt on the screen.
     pub hint: Hint,
 }
@@ -246,15 +248,10 @@ pub enum Hint {
 }
 
 impl Sample {
-    /// What a capture shows, with what the task directory says: its latest signal, its
-    /// status time and a wait recorded outside the screen. A dead pane and a program in
-    /// front that is not the agent are only observed.
-    pub fn of(
-        view: &PaneView,
-        signal: Option<SignalMark>,
-        status: Option<StatusMark>,
-        external_wait: Option<String>,
-    ) -> Sample {
+    /// What a capture shows, with what the task directory says: its latest signal and its
+    /// status time; no wait (the caller sets [`Sample::wait`] from the wait core). A dead pane
+    /// and a program in front that is not the agent are only observed.
+    pub fn of(view: &PaneView, signal: Option<SignalMark>, status: Option<StatusMark>) -> Sample {
         let c = &view.classification;
         Sample {
             hash: view.hash.clone(),
@@ -266,7 +263,7 @@ impl Sample {
             signal,
             messages: view.messages.clone(),
             status,
-            external_wait,
+            wait: None,
             hint: Hint::Screen,
         }
     }
@@ -487,25 +484,18 @@ pub fn heartbeat(
         next.restart_step_clock(start);
     }
 
-    if obs.action == Action::Wait || obs.external_wait.is_some() {
-        if next.quota_wait_since.is_none() {
-            next.quota_wait_since = Some(now);
-        }
+    if let Some(why) = &obs.wait {
         next.unchanged = 0;
         next.unchanged_since = Some(now);
         next.last_hash = Some(obs.hash.clone());
-        let reason = match &obs.external_wait {
-            Some(why) if obs.action != Action::Wait => format!("{why}: waiting; not a stall"),
-            _ => format!("{}: waiting; not a stall", obs.class.as_str()),
-        };
         return (
             next,
-            Diagnosis::new(Condition::Waiting, Response::Wait, reason),
+            Diagnosis::new(
+                Condition::Waiting,
+                Response::Wait,
+                format!("{why}: waiting; not a stall"),
+            ),
         );
-    }
-    if let Some(since) = next.quota_wait_since.take() {
-        let waited = seconds(since, now);
-        next.quota_waited_seconds = next.quota_waited_seconds.saturating_add(waited);
     }
 
     let changed = next.last_hash.as_deref() != Some(obs.hash.as_str());
@@ -643,7 +633,7 @@ mod tests {
                 signal: None,
                 messages: Some(marks),
                 status: None,
-                external_wait: None,
+                wait: None,
                 hint: Hint::Screen,
             };
             let (next, diagnosis) = heartbeat(
@@ -685,7 +675,7 @@ mod tests {
                 signal: None,
                 messages: Some(MessageMark::of(&crate::pane::message::claude(shown))),
                 status: None,
-                external_wait: None,
+                wait: None,
                 hint: Hint::Screen,
             };
             let (next, diagnosis) = heartbeat(
@@ -738,7 +728,7 @@ mod tests {
                 signal: None,
                 messages: Some(MessageMark::of(&crate::pane::message::claude(&screen))),
                 status: None,
-                external_wait: None,
+                wait: None,
                 hint: Hint::Screen,
             };
             let (next, diagnosis) = heartbeat(
@@ -780,7 +770,8 @@ mod tests {
             signal: None,
             messages: None,
             status: None,
-            external_wait: None,
+            // A quota or rate-limit screen is a wait here, as the wait core would say.
+            wait: (action == Action::Wait).then(|| class.as_str().to_string()),
             hint: Hint::Screen,
         }
     }
@@ -792,8 +783,16 @@ mod tests {
         limits: &Limits,
         effects: Effects,
     ) -> Diagnosis {
-        let (mut next, diagnosis) =
-            heartbeat(state, o, t0() + Duration::minutes(minute), limits, effects);
+        let now = t0() + Duration::minutes(minute);
+        // The driver's order: the wait core's clock first, then the heartbeat.
+        crate::supervise::wait::settle_clock(
+            &mut state.quota_wait_since,
+            &mut state.quota_waited_seconds,
+            o.wait.is_some(),
+            None,
+            now,
+        );
+        let (mut next, diagnosis) = heartbeat(state, o, now, limits, effects);
         // The caller carries every recovery out.
         if let Some(recovery) = &diagnosis.recovery {
             next.recovered(recovery);
@@ -1271,7 +1270,7 @@ mod tests {
         quota.status = Some(status(0));
         run(&mut state, &quota, 5, &limits, ALL);
         let mut recorded = idle.clone();
-        recorded.external_wait = Some("quota: a rate_limit wait".into());
+        recorded.wait = Some("quota: a rate_limit wait".into());
         let d = run(&mut state, &recorded, 35, &limits, ALL);
         assert_eq!(
             (d.condition, d.response),
@@ -1371,7 +1370,7 @@ mod tests {
                     }),
                     messages: None,
                     status: None,
-                    external_wait: None,
+                    wait: (action == Action::Wait).then(|| class.as_str().to_string()),
                     hint: Hint::Screen,
                 },
             )
@@ -1432,7 +1431,7 @@ mod tests {
                 let mut o = obs(&format!("h{hash}"), *class, *action);
                 o.status = Some(status(status_at));
                 if *wait {
-                    o.external_wait = Some("quota".into());
+                    o.wait = Some("quota".into());
                 }
                 let model = start.map(|s: i64| {
                     (s..minute).filter(|j| !waiting[*j as usize]).count() as u64

@@ -491,7 +491,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
     // The quota governor: the account's windows as this session sees them, and a permit
     // for a step or a resume due now (a hold is a `quota-paced` wait, below).
-    t.pace = pace::stage(&mut t, obs, pane);
+    t.pace = pace::stage(&mut t, obs, pane, typed_use.window);
     // Every wait, from the screen and the typed state, with its end and maximum.
     let verdict = match (pane, t.active()) {
         (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),
@@ -799,15 +799,8 @@ fn stall_heartbeat(
     };
     // The wait core decides what is a wait: a screen it does not wait on is watched for
     // stalls like any other, and a wait past its maximum no longer hides a stall.
-    let mut observation = stall::Sample::of(view, signal, obs.status.clone(), None);
-    if observation.action == crate::pane::Action::Wait {
-        observation.action = crate::pane::Action::None;
-    }
-    if let Some(verdict) = verdict
-        && verdict.pauses
-    {
-        observation.external_wait = Some(verdict.reason.clone());
-    }
+    let mut observation = stall::Sample::of(view, signal, obs.status.clone());
+    observation.wait = verdict.filter(|v| v.pauses).map(|v| v.reason.clone());
     // The hooks' record of the model's messages, when they keep one (Claude Code's own
     // lines on the screen are not the agent's), and their word on the screen's prompt.
     typed_use.apply_to(&mut observation);

@@ -48,16 +48,11 @@ pub struct StepFiles {
     pub result: Option<crate::supervise::stream::StepResult>,
 }
 
-/// What the wait core reads besides the screen: the agent's typed state (hooks, status
-/// line) and its children's CPU time.
+/// What the wait core reads besides the screen and the typed channels (those are the
+/// cross-check's [`crate::supervise::typed::Use`]): its children's CPU time and the
+/// quota-wait record.
 #[derive(Debug, Clone, Default)]
 pub struct WaitInputs {
-    /// An exhausted usage window from the status line, with its reset to the second.
-    pub window: Option<crate::supervise::wait::Window>,
-    /// A StopFailure the hooks recorded (the agent's last turn ended on an API error).
-    pub failure: Option<crate::supervise::wait::HookFailure>,
-    /// A tool the hooks saw start (PreToolUse) and not end.
-    pub tool_since: Option<crate::time::Time>,
     /// CPU time (clock ticks) of the agent's child processes.
     pub child_cpu: Option<u64>,
     /// The quota-wait record of `hook stop-failure`: its reset, if it names one.

@@ -28,14 +28,20 @@ pub(super) struct Stage {
 
 /// Readings of the account's windows this run's session gives: its status line (both
 /// windows, to the second), else a usage limit its StopFailure or its screen shows.
-pub(super) fn readings(run: &Run, obs: &Observation, now: Time) -> Vec<(WindowKind, Reading)> {
+/// `window` is the typed channels' exhausted window ([`crate::supervise::typed::Use::window`]).
+pub(super) fn readings(
+    run: &Run,
+    obs: &Observation,
+    window: Option<crate::supervise::wait::Window>,
+    now: Time,
+) -> Vec<(WindowKind, Reading)> {
     let session = run.spec.session.clone();
     let mut out = Vec::new();
     if let Some(status) = obs.typed.as_ref().and_then(|t| t.status.as_ref()) {
         out.extend(statusline(status, &session));
     }
     if out.is_empty()
-        && let Some(window) = obs.waits.window
+        && let Some(window) = window
     {
         // An exhausted window the hooks recorded (a StopFailure) or the status line named.
         let kind = if window.weekly {
@@ -115,13 +121,18 @@ fn wants(run: &Run, obs: &Observation, now: Time) -> Option<Ask> {
 
 /// Fold this tick's readings into the account, then ask the governor when the run wants
 /// something. Events for the stored account are queued on the tick.
-pub(super) fn stage(t: &mut Tick<'_>, obs: &Observation, pane: Option<&PaneView>) -> Stage {
+pub(super) fn stage(
+    t: &mut Tick<'_>,
+    obs: &Observation,
+    pane: Option<&PaneView>,
+    window: Option<crate::supervise::wait::Window>,
+) -> Stage {
     let Some(view) = obs.account.as_ref() else {
         return Stage::default();
     };
     let options = t.options.governor;
     let mut state = view.state.clone();
-    let mut seen = readings(&t.run, obs, t.now);
+    let mut seen = readings(&t.run, obs, window, t.now);
     if seen.is_empty()
         && let Some(limit) = pane.and_then(|v| v.waiting.limit.as_ref())
     {
