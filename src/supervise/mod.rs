@@ -12,6 +12,27 @@
 //!   that types into an agent's pane ([`typing`]).
 //! - The agent's typed state from its hooks and status line, cross-checked against the
 //!   screen ([`typed`]).
+//!
+//! # Glossary (one word per concept in this module)
+//! - **observation**: what a tick read ([`tick::Observation`]); the stall core's slice of it is
+//!   a [`stall::Sample`], the wait core's a [`wait::WaitObs`].
+//! - **decision**: the one word a tick's event says ([`tick::Decision`]: `continue` there
+//!   means nothing to report).
+//! - **diagnosis**: the stall core's answer ([`stall::Diagnosis`]: a [`stall::Condition`] and
+//!   a [`stall::Response`]).
+//! - **ruling**: the wait core's answer ([`wait::Ruling`]: an [`wait::Act`], whether the
+//!   timeout clock pauses, and why). *Verdict* is the policy's alone
+//!   ([`crate::policy::Verdict`]).
+//! - **wait**: a screen or record the wait core waits on; it always has an end and a maximum
+//!   ([`wait::OpenWait`]). Only the wait core opens, ends and pauses the timeout clock for
+//!   it ([`wait::settle_clock`]).
+//! - **recovery** vs **answer**: what a carried-out step spends ([`stall::Spend`]): a
+//!   continuation, a restart or an Esc spends the recovery budget; answering a prompt the
+//!   policy proved harmless spends the answer budget.
+//! - **resume**: the resume text typed after a wait ended. The one **Esc** of a wedged stream
+//!   spends a recovery, not a resume (its tick event still says `decision: resume`).
+//! - **typed** (the module [`typed`]): the agent's hook and status-line channels, not keys
+//!   typed into a pane (that is [`typing`]).
 
 pub mod control;
 pub mod driver;

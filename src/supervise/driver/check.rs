@@ -24,7 +24,7 @@ use crate::supervise::stall::{
     self, Condition, Diagnosis, Effects, Limits, Response, Sample, SignalMark, StallState,
     StatusMark, state_file,
 };
-use crate::supervise::tick::Effect;
+use crate::supervise::tick::{Effect, SignalObs};
 use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::{self, Act, Recorded, WaitLimits, WaitObs, WaitState};
@@ -171,7 +171,7 @@ pub struct Checked {
 /// One stall heartbeat over the targets.
 pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
     let task = options.task.as_deref();
-    let signal = task.map(read_signal).transpose()?.flatten();
+    let signal = task.map(signal_mark).transpose()?.flatten();
     let (status, recorded) = match task {
         Some(task) => task_inputs(task),
         None => (None, None),
@@ -308,7 +308,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                                 wait::escaped(&mut waits, now);
                                 next.recovered(&stall::Recovery {
                                     hash: view.hash.clone(),
-                                    answer: false,
+                                    spend: stall::Spend::Recovery,
                                     restarts_step_clock: None,
                                 });
                                 applied = true;
@@ -436,16 +436,17 @@ fn create_private_dir(dir: &Path) -> Result<()> {
         .with_context(|| format!("cannot create {}", dir.display()))
 }
 
-fn read_signal(task: &Path) -> Result<Option<SignalMark>> {
+/// The task's latest signal as the stall core counts it, read as `run tick` reads it
+/// ([`super::runs::read_signal`]); an invalid one is a warning.
+fn signal_mark(task: &Path) -> Result<Option<SignalMark>> {
     crate::fsx::require_dir(task)?;
-    Ok(match signal::read(task)? {
-        signal::Read::Valid(s) => Some(SignalMark::of(&s)),
-        signal::Read::Missing => None,
-        signal::Read::Invalid(problems) => {
+    Ok(match super::runs::read_signal(task)? {
+        SignalObs::Valid { signal, .. } => Some(SignalMark::of(&signal)),
+        SignalObs::Missing => None,
+        SignalObs::Invalid(problem) => {
             output::warn(&format!(
-                "{} is invalid ({}); iterations are not tracked this time",
+                "{} is invalid ({problem}); iterations are not tracked this time",
                 signal::path_in(task).display(),
-                problems[0]
             ));
             None
         }
@@ -484,7 +485,7 @@ fn wait_stage(
     inputs: &WaitInputs<'_>,
     options: &CheckOptions,
     now: Time,
-) -> (WaitState, wait::Verdict) {
+) -> (WaitState, wait::Ruling) {
     let c = &view.classification;
     let obs = WaitObs {
         hash: &view.hash,

@@ -161,12 +161,15 @@ impl StallState {
 
     /// Count a recovery or an answer the caller carried out (see [`Recovery`]).
     pub fn recovered(&mut self, recovery: &Recovery) {
-        if recovery.answer {
-            self.answers_step = self.answers_step.saturating_add(1);
-            self.answers_total = self.answers_total.saturating_add(1);
-        } else {
-            self.recoveries_iteration = self.recoveries_iteration.saturating_add(1);
-            self.recoveries_total = self.recoveries_total.saturating_add(1);
+        match recovery.spend {
+            Spend::Answer => {
+                self.answers_step = self.answers_step.saturating_add(1);
+                self.answers_total = self.answers_total.saturating_add(1);
+            }
+            Spend::Recovery => {
+                self.recoveries_iteration = self.recoveries_iteration.saturating_add(1);
+                self.recoveries_total = self.recoveries_total.saturating_add(1);
+            }
         }
         self.answered_hash = Some(recovery.hash.clone());
         self.unchanged = 0;
@@ -380,11 +383,20 @@ pub enum Response {
 pub struct Recovery {
     /// The screen recovered from: never answered twice.
     pub hash: String,
-    /// An answer to a prompt the policy proved harmless: it spends the answer budget, not a
-    /// stall recovery.
-    pub answer: bool,
+    /// Which budget it spends.
+    pub spend: Spend,
     /// A step-timeout recovery restarts the step clock at this time.
     pub restarts_step_clock: Option<DateTime<Utc>>,
+}
+
+/// The budget a carried-out [`Recovery`] spends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spend {
+    /// An answer to a prompt the policy proved harmless: the answer budget (`max_answers`
+    /// per step), never a stall recovery.
+    Answer,
+    /// A stall recovery (a continuation, a restart, an Esc): the recovery budget.
+    Recovery,
 }
 
 /// The diagnosis of one heartbeat.

@@ -6,7 +6,7 @@
 //! budget the diagnosis is a stop with `stall_limit`. The recovery itself is shared by the
 //! step timeout ([`super::step_timeout`]).
 
-use super::{Condition, Diagnosis, Effects, Limits, Recovery, Response, Sample, StallState};
+use super::{Condition, Diagnosis, Effects, Limits, Recovery, Response, Sample, Spend, StallState};
 use crate::pane::Action;
 
 pub(super) fn escalate_once(next: &mut StallState, key: &str, why: &str) -> Diagnosis {
@@ -94,7 +94,11 @@ pub(super) fn recover(
         diagnosis.perform = true;
         diagnosis.recovery = Some(Recovery {
             hash: hash.to_string(),
-            answer,
+            spend: if answer {
+                Spend::Answer
+            } else {
+                Spend::Recovery
+            },
             restarts_step_clock: None,
         });
     }

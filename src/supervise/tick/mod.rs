@@ -443,7 +443,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         PaneObs::Seen(view) => Some(view.as_ref()),
     };
 
-    read_signal(&mut t, obs);
+    follow_signal(&mut t, obs);
     if t.run.signals_seen > before.signals_seen {
         // A step ended: its permit is given back, and its cost shows in the windows.
         t.run.governor.permit = None;
@@ -565,7 +565,7 @@ fn finish(mut t: Tick<'_>) -> Outcome {
 
 /// A new signal moves the counters; `(stop)` completes the loop; in observe mode a signal
 /// the agent removed means the loop exited (the agent deletes it only at loop exit).
-fn read_signal(t: &mut Tick<'_>, obs: &Observation) {
+fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
     match &obs.signal {
         SignalObs::Invalid(problem) => {
             t.event.decide(
@@ -783,7 +783,7 @@ fn stall_heartbeat(
     t: &mut Tick<'_>,
     view: &PaneView,
     obs: &Observation,
-    verdict: Option<&wait::Verdict>,
+    verdict: Option<&wait::Ruling>,
     options: &TickOptions,
     typed_use: &Use,
     person_only: bool,

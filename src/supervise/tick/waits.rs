@@ -6,11 +6,11 @@
 use crate::pane::Key;
 use crate::pane::view::PaneView;
 use crate::supervise::run::{Mode, Run, Status};
-use crate::supervise::stall::Recovery;
+use crate::supervise::stall::{Recovery, Spend};
 use crate::supervise::typed::Use;
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::notice::{EventKind, Notice};
-use crate::supervise::wait::{self, Act, NeedsPerson, Resume, Verdict, WaitObs};
+use crate::supervise::wait::{self, Act, NeedsPerson, Resume, Ruling, WaitObs};
 use crate::time::{Time, between, parse_time};
 
 use super::{Decision, Observation, RunAfter, Tick, TickEvent};
@@ -74,7 +74,7 @@ pub(super) fn wait_stage(
     view: &PaneView,
     obs: &Observation,
     typed: &Use,
-) -> Verdict {
+) -> Ruling {
     let c = &view.classification;
     let recovery_left = t.run.recovery_left();
     let step = step_key(&t.run);
@@ -118,7 +118,7 @@ pub(super) fn wait_stage(
 }
 
 /// Carry the verdict into the tick: report a wait, plan a resume or an Esc, escalate.
-pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
+pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
     let clock = if verdict.pauses {
         "the timeout clock is paused"
     } else {
@@ -164,7 +164,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Verdict, view: &PaneView) {
             };
             let recovery = Recovery {
                 hash: view.hash.clone(),
-                answer: false,
+                spend: Spend::Recovery,
                 restarts_step_clock: None,
             };
             t.plan(

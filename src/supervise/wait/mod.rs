@@ -555,7 +555,7 @@ pub struct Paced {
 pub enum Act {
     /// No wait, or nothing to do now.
     None,
-    /// A legitimate wait (see [`Verdict::pauses`]).
+    /// A legitimate wait (see [`Ruling::pauses`]).
     Wait,
     /// Type the resume text and Enter at the agent's idle prompt.
     Resume(Resume),
@@ -584,16 +584,16 @@ pub struct Resume {
 
 /// The decision of one tick.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Ruling {
     pub act: Act,
     pub reason: String,
     /// The timeout clock is paused now (a legitimate wait before its maximum).
     pub pauses: bool,
 }
 
-impl Verdict {
-    fn none(reason: impl Into<String>) -> Verdict {
-        Verdict {
+impl Ruling {
+    fn none(reason: impl Into<String>) -> Ruling {
+        Ruling {
             act: Act::None,
             reason: reason.into(),
             pauses: false,
@@ -644,7 +644,7 @@ pub fn decide(
     obs: &WaitObs<'_>,
     now: Time,
     limits: &WaitLimits,
-) -> (WaitState, Verdict) {
+) -> (WaitState, Ruling) {
     let mut next = state.clone();
     if next.step.as_deref() != Some(obs.step.as_str()) {
         next.step = Some(obs.step.clone());
@@ -658,7 +658,7 @@ pub fn decide(
         next.working = None;
         // A REPL in front is never typed into, but a person hears of it when it stays.
         let verdict = unknown_screen(&mut next, obs, now, limits)
-            .unwrap_or_else(|| Verdict::none("a program other than the agent is in front"));
+            .unwrap_or_else(|| Ruling::none("a program other than the agent is in front"));
         let verdict = escalate_once(&mut next, obs, verdict);
         return (next, verdict);
     }
@@ -695,7 +695,7 @@ fn is_stream(state: &WaitState) -> bool {
 
 /// A screen already escalated (or acknowledged) is not escalated again: the run stays in
 /// `needs-person` until the screen changes or a person clears it.
-fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Verdict) -> Verdict {
+fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Ruling) -> Ruling {
     if !matches!(verdict.act, Act::Escalate { .. }) {
         return verdict;
     }
@@ -704,7 +704,7 @@ fn escalate_once(next: &mut WaitState, obs: &WaitObs<'_>, verdict: Verdict) -> V
         .as_ref()
         .is_some_and(|n| n.key() == Some(obs.key));
     if raised || next.acked_hash.as_deref() == Some(obs.key) {
-        return Verdict::none(format!("{}; waiting for a person", verdict.reason));
+        return Ruling::none(format!("{}; waiting for a person", verdict.reason));
     }
     verdict
 }
@@ -734,18 +734,18 @@ fn open<'s>(next: &'s mut WaitState, kind: WaitKind, now: Time, reason: &str) ->
     wait
 }
 
-fn waiting(wait: &OpenWait, now: Time) -> Verdict {
-    Verdict {
+fn waiting(wait: &OpenWait, now: Time) -> Ruling {
+    Ruling {
         act: Act::Wait,
         reason: wait.reason.clone(),
         pauses: wait.kind.pauses_clock() && now < wait.max_at,
     }
 }
 
-fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Verdict {
+fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Ruling {
     // The wait is over: the clock runs again.
     next.open = None;
-    Verdict {
+    Ruling {
         act: Act::Escalate {
             kind,
             stall_limit: false,
@@ -755,7 +755,7 @@ fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Verdict
     }
 }
 
-fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &WaitLimits) -> Verdict {
+fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &WaitLimits) -> Ruling {
     let s = obs.screen;
     // A usage limit's own banner that names a paid way out beside its reset (Codex 0.171:
     // "Upgrade to Pro … to purchase more credits or try again at 1:18 PM.") offers nothing to
@@ -821,7 +821,7 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
         return v;
     }
     next.open = None;
-    Verdict::none("no wait")
+    Ruling::none("no wait")
 }
 
 /// Unknown never means waiting forever: a screen nobody can read (class `unknown`: a dialog
@@ -833,7 +833,7 @@ fn unknown_screen(
     obs: &WaitObs<'_>,
     now: Time,
     limits: &WaitLimits,
-) -> Option<Verdict> {
+) -> Option<Ruling> {
     let repl = obs.rule.is_some_and(|r| r.starts_with("repl"));
     if obs.class != Class::Unknown || (obs.observe_only && !repl) {
         next.unknown = None;
@@ -865,7 +865,7 @@ fn unknown_screen(
     );
     if now < max_at {
         // Not a wait that pauses anything, and nothing to report yet.
-        return Some(Verdict {
+        return Some(Ruling {
             act: Act::None,
             reason: wait.reason.clone(),
             pauses: false,
@@ -887,7 +887,7 @@ fn unknown_screen(
 
 /// The governor holds the run: a `quota-paced` wait until its release, a legitimate wait
 /// (the timeout clock is paused) that escalates past its maximum.
-fn quota_paced(next: &mut WaitState, paced: &Paced, now: Time) -> Verdict {
+fn quota_paced(next: &mut WaitState, paced: &Paced, now: Time) -> Ruling {
     let wait = open(next, WaitKind::QuotaPaced, now, &paced.reason);
     wait.until = Some(paced.until);
     wait.reset = Some(paced.reset);
@@ -911,7 +911,31 @@ struct LimitSeen {
     weekly: bool,
     reset: Option<Time>,
     reset_text: Option<String>,
-    source: &'static str,
+    source: LimitSource,
+}
+
+/// Where a usage limit's reset was read (said in the wait's reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LimitSource {
+    /// The status line's window: exact to the second.
+    StatusLine,
+    /// The banner's phrase ("resets 5:43am"), read from the screen.
+    Banner,
+    /// `hook stop-failure`'s quota-wait record.
+    Record,
+    /// The screen shows a limit without a reset.
+    Screen,
+}
+
+impl std::fmt::Display for LimitSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LimitSource::StatusLine => "status line",
+            LimitSource::Banner => "banner",
+            LimitSource::Record => "quota-wait record",
+            LimitSource::Screen => "screen",
+        })
+    }
 }
 
 fn limit_seen(obs: &WaitObs<'_>, now: Time) -> Option<LimitSeen> {
@@ -933,12 +957,12 @@ fn limit_seen(obs: &WaitObs<'_>, now: Time) -> Option<LimitSeen> {
         banner.and_then(|l| l.reset_at),
         obs.classified_reset,
     ) {
-        (Some(w), _, _) => (Some(w.reset), "status line"),
-        (None, Some(at), _) => (Some(at), "banner"),
-        (None, None, Some(at)) => (Some(at), "banner"),
+        (Some(w), _, _) => (Some(w.reset), LimitSource::StatusLine),
+        (None, Some(at), _) => (Some(at), LimitSource::Banner),
+        (None, None, Some(at)) => (Some(at), LimitSource::Banner),
         (None, None, None) => match obs.recorded.as_ref().and_then(|r| r.reset) {
-            Some(at) => (Some(at), "quota-wait record"),
-            None => (None, "screen"),
+            Some(at) => (Some(at), LimitSource::Record),
+            None => (None, LimitSource::Screen),
         },
     };
     Some(LimitSeen {
@@ -955,7 +979,7 @@ fn usage_limit(
     seen: Option<LimitSeen>,
     now: Time,
     limits: &WaitLimits,
-) -> Option<Verdict> {
+) -> Option<Ruling> {
     let seen = seen?;
     let previous = next.open.clone().filter(|o| o.kind.is_quota());
     // The reset stays the one first read while the banner's phrase stays (read after the
@@ -969,7 +993,7 @@ fn usage_limit(
     };
     let reset = match (&previous, seen.source) {
         (Some(p), source)
-            if source != "status line"
+            if source != LimitSource::StatusLine
                 && p.reset.is_some()
                 && ((p.reset_text.is_some() && p.reset_text == seen.reset_text)
                     || rolled_over(p)) =>
@@ -1066,7 +1090,7 @@ fn usage_limit(
         wait.reason = format!("{reason}; the agent is not idle at an empty prompt yet");
         return Some(waiting(wait, now));
     }
-    Some(Verdict {
+    Some(Ruling {
         act: Act::Resume(Resume {
             kind: WaitKind::UsageLimit,
             reset: Some(reset),
@@ -1087,7 +1111,7 @@ fn retrying(
     obs: &WaitObs<'_>,
     now: Time,
     limits: &WaitLimits,
-) -> Option<Verdict> {
+) -> Option<Ruling> {
     let s = obs.screen;
     // The agent's own countdown, or any other screen the classifier calls a wait: every
     // one of them ends by its maximum.
@@ -1121,7 +1145,7 @@ fn gave_up(
     obs: &WaitObs<'_>,
     now: Time,
     limits: &WaitLimits,
-) -> Option<Verdict> {
+) -> Option<Ruling> {
     let s = obs.screen;
     let (kind, what) = match (s.gave_up(), &obs.failure) {
         (Some(error), _) => (WaitKind::GaveUp, error.to_string()),
@@ -1168,7 +1192,7 @@ fn gave_up(
     if now < due {
         return Some(waiting(wait, now));
     }
-    Some(Verdict {
+    Some(Ruling {
         act: Act::Resume(Resume {
             kind,
             reset: None,
@@ -1198,12 +1222,12 @@ fn stream(
     obs: &WaitObs<'_>,
     now: Time,
     limits: &WaitLimits,
-) -> Option<Verdict> {
+) -> Option<Ruling> {
     let s = obs.screen;
     // After the Esc: the resume follows at the idle prompt, or a person is asked.
     if let Some(esc_at) = next.esc_at {
         if s.idle_at_input() {
-            return Some(Verdict {
+            return Some(Ruling {
                 act: Act::Resume(Resume {
                     kind: WaitKind::StreamStalled,
                     reset: None,
@@ -1273,13 +1297,13 @@ fn stream(
         Some(mark) if mark.hash == obs.hash => mark.since,
         _ => {
             next.open = None;
-            return Some(Verdict::none("the agent is working"));
+            return Some(Ruling::none("the agent is working"));
         }
     };
     let unchanged = between(since, now);
     if unchanged < limits.stream_timeout {
         next.open = None;
-        return Some(Verdict::none(format!(
+        return Some(Ruling::none(format!(
             "the working screen has not changed for {}",
             human(unchanged)
         )));
@@ -1307,7 +1331,7 @@ fn stream(
     let wait = open(next, WaitKind::StreamStalled, now, &reason);
     wait.since = since;
     wait.max_at = plus(since, limits.stream_timeout);
-    Some(Verdict {
+    Some(Ruling {
         act: Act::Esc,
         reason,
         pauses: false,

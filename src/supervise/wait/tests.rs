@@ -107,7 +107,7 @@ impl Sim {
 
     /// One tick on `screen` (its hash, its class); a resume or an Esc is typed, and an
     /// escalation raises needs-person as the tick does.
-    fn tick(&mut self, screen: &Waiting, hash: &str, now: Time) -> Verdict {
+    fn tick(&mut self, screen: &Waiting, hash: &str, now: Time) -> Ruling {
         let class = if screen.busy {
             Class::Working
         } else {
@@ -125,7 +125,7 @@ impl Sim {
     }
 
     /// [`Sim::tick`] on an observation made by the caller.
-    fn apply(&mut self, obs: &WaitObs<'_>, now: Time) -> Verdict {
+    fn apply(&mut self, obs: &WaitObs<'_>, now: Time) -> Ruling {
         let hash = obs.hash;
         let (mut next, verdict) = decide(&self.state, obs, now, &self.limits);
         match &verdict.act {
@@ -162,7 +162,7 @@ impl Sim {
     }
 }
 
-fn is_escalate(v: &Verdict) -> bool {
+fn is_escalate(v: &Ruling) -> bool {
     matches!(v.act, Act::Escalate { .. })
 }
 
@@ -578,7 +578,7 @@ fn unknown_tick(
     rule: Option<&str>,
     observe_only: bool,
     now: Time,
-) -> Verdict {
+) -> Ruling {
     let screen = Waiting {
         tail: vec!["Python 3.11.2 (main) on linux".into(), ">>>".into()],
         ..Waiting::default()
