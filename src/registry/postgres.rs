@@ -10,7 +10,8 @@
 //! `jsonb`), with its version in `autoctl_schema`; a writing open migrates it under a table lock.
 //!
 //! TLS is rustls with the system's root certificates, as `sslmode` in the URL asks
-//! (`prefer`, the default, uses TLS when the server offers it; `require` insists).
+//! (`prefer`, the default, uses TLS when the server offers it; `require` insists). A URL
+//! without a password takes it from `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), as libpq does.
 
 use anyhow::{Context, Result, anyhow, bail};
 use postgres::types::ToSql;
@@ -92,9 +93,14 @@ impl PgRegistry {
 
     fn connect(url: &str) -> Result<PgRegistry> {
         let shown = shown(url);
-        let config: postgres::Config = url
+        let mut config: postgres::Config = url
             .parse()
             .map_err(|err| anyhow!("registry {shown}: not a PostgreSQL URL: {err}"))?;
+        if config.get_password().is_none()
+            && let Some(password) = password(&config)
+        {
+            config.password(password);
+        }
         let mut roots = rustls::RootCertStore::empty();
         for cert in rustls_native_certs::load_native_certs().certs {
             // A certificate the system store holds but rustls cannot use is skipped, as
@@ -508,5 +514,83 @@ impl row::Fields for Fields<'_> {
 
     fn time(&self, column: &str) -> Result<Option<Time>> {
         Ok(self.0.try_get(column)?)
+    }
+}
+
+/// The password for a URL without one: `PGPASSWORD`, else the first matching line of
+/// `PGPASSFILE` or `~/.pgpass` (`host:port:database:user:password`, `*` matches anything,
+/// `\` escapes), as libpq reads them. A file others can read is ignored, as libpq does.
+fn password(config: &postgres::Config) -> Option<Vec<u8>> {
+    if let Some(pw) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
+        return Some(pw.into_encoded_bytes());
+    }
+    let file = std::env::var_os("PGPASSFILE")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".pgpass")))?;
+    let meta = std::fs::metadata(&file).ok()?;
+    if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&file).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(name)) => name.clone(),
+        _ => "localhost".to_string(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let database = config.get_dbname().or(config.get_user()).unwrap_or("");
+    let user = config.get_user().unwrap_or("");
+    let wanted = [host.as_str(), port.as_str(), database, user];
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| {
+            let fields = pgpass_fields(line);
+            let matches = fields.len() == 5
+                && wanted
+                    .iter()
+                    .zip(&fields)
+                    .all(|(want, field)| field == "*" || field == want);
+            matches.then(|| fields[4].clone().into_bytes())
+        })
+}
+
+/// One `.pgpass` line's fields: split at `:`, `\` escaping the next character.
+fn pgpass_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => fields.last_mut().unwrap().extend(chars.next()),
+            ':' if fields.len() < 5 => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_without_a_password_is_shown_as_given_and_one_with_it_hides_it() {
+        assert_eq!(shown("postgres://me@db/x"), "postgres://me@db/x");
+        assert_eq!(shown("postgres://me:pw@db/x"), "postgres://me:***@db/x");
+    }
+
+    #[test]
+    fn pgpass_lines_split_at_colons_with_backslash_escapes() {
+        assert_eq!(
+            pgpass_fields(r"db.internal:5432:*:autoctl:pa\:ss\\word"),
+            ["db.internal", "5432", "*", "autoctl", r"pa:ss\word"]
+        );
+        // A colon in the password field needs no escape: the fifth field is the rest.
+        assert_eq!(pgpass_fields("h:1:d:u:a:b")[4], "a:b");
+        assert_eq!(pgpass_fields("too:few").len(), 2);
     }
 }

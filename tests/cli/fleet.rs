@@ -127,6 +127,48 @@ impl Pg {
     }
 }
 
+impl Pg {
+    /// From now on a TCP connection must give `password` (scram-sha-256) for the role
+    /// `autoctl`, as a real server's `pg_hba.conf` asks; the socket dir stays trusted. Returns
+    /// once the server refuses a connection without it (a reload is a signal: no sleep).
+    pub fn require_password(&self, password: &str) {
+        let mut client = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
+        client
+            .batch_execute(&format!("ALTER ROLE autoctl PASSWORD '{password}'"))
+            .unwrap();
+        let data = self.dir.path().join("data");
+        fs::write(
+            data.join("pg_hba.conf"),
+            "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
+        )
+        .unwrap();
+        let out = pg_command(&self.bin, "pg_ctl")
+            .args(["-D"])
+            .arg(&data)
+            .arg("reload")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "pg_ctl reload: {out:?}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while postgres::Client::connect(&self.url, postgres::NoTls).is_ok() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server still lets a connection in without a password"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// This server's URL with `password` in it (for the test's own client).
+    pub fn url_with_password(&self, password: &str) -> String {
+        self.url.replacen(
+            "postgres://autoctl@",
+            &format!("postgres://autoctl:{password}@"),
+            1,
+        )
+    }
+}
+
 impl Drop for Pg {
     fn drop(&mut self) {
         let _ = pg_command(&self.bin, "pg_ctl")
@@ -529,4 +571,278 @@ fn a_bad_registry_url_or_an_unreachable_server_is_one_line_and_exit_2() {
         !line.contains("s3cret") && line.contains("me:***@"),
         "{line}"
     );
+}
+
+/// `KEY=VALUE` lines of an environment file, as systemd's `EnvironmentFile=` reads them.
+fn env_file(path: &Path) -> Vec<(String, String)> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
+        .map(|l| {
+            let (key, value) = l.split_once('=').unwrap();
+            (key.to_string(), value.to_string())
+        })
+        .collect()
+}
+
+/// The value of a unit file's `KEY=` line.
+fn unit_line(unit: &str, key: &str) -> String {
+    unit.lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key}= in:\n{unit}"))
+        .to_string()
+}
+
+/// The cron line of examples/fleet/README.md (the one line that starts `* * * * *`), without
+/// its schedule.
+fn cron_command(readme: &str) -> String {
+    readme
+        .lines()
+        .find_map(|l| l.strip_prefix("* * * * * "))
+        .unwrap_or_else(|| panic!("no cron line in examples/fleet/README.md"))
+        .to_string()
+}
+
+/// examples/fleet run as pasted (issue 25, item 4), against a real PostgreSQL that asks for a
+/// password (`fleet.env`'s `PGPASSWORD`; its URL has none): the watcher unit's command with
+/// `fleet.env`'s environment renews its host's lease in the shared registry and stops cleanly
+/// on SIGTERM; the README's cron line, sourcing `fleet.env`, renews another host's; after a
+/// status line's reading of the account's windows, the metrics unit's command writes the
+/// textfile, and every series the alert rules name is in it.
+#[test]
+fn the_fleet_examples_run_as_pasted() {
+    let Some(pg) = Pg::start() else { return };
+    let fleet = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet");
+    let sb = Sandbox::new();
+    let env: Vec<(String, String)> = env_file(&fleet.join("fleet.env"))
+        .into_iter()
+        .map(|(key, value)| match key.as_str() {
+            "AUTOCTL_REGISTRY" => {
+                assert!(value.starts_with("postgres://autoctl@"), "{value}");
+                (key, pg.url.clone())
+            }
+            _ => (key, value),
+        })
+        .collect();
+    let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["AUTOCTL_REGISTRY", "PGPASSWORD", "AUTOCTL_ACCOUNT"]);
+    pg.require_password(&env[1].1);
+    let bin = crate::util::bin();
+    let as_installed = |line: &str| {
+        line.replace("/usr/local/bin/autoctl", bin)
+            .replace("'autoctl ", &format!("'{bin} "))
+    };
+    let with_env = |mut cmd: Command| {
+        cmd.envs(env.iter().map(|(k, v)| (k, v)))
+            .env("AUTOCTL_HOST", "fleet-1");
+        cmd
+    };
+
+    // A run of this host, started the README's way, so the metrics have a run's series.
+    let dir = task(&sb, "api");
+    let (pane, _) = session(&sb, "api");
+    let out = with_env(sb.std_cmd())
+        .args(["run", "start", "--session", "api", "--task"])
+        .arg(&dir)
+        .args(["--mode", "dispatch", "--launch", "--priority", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // autoctl-fleet-watch.service: its ExecStart, until its host's lease is in the registry.
+    let unit = fs::read_to_string(fleet.join("autoctl-fleet-watch.service")).unwrap();
+    let exec = as_installed(&unit_line(&unit, "ExecStart"));
+    let words: Vec<&str> = exec.split_whitespace().collect();
+    let mut cmd = with_env(sb.std_cmd());
+    cmd.args(&words[1..])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    assert_eq!(words[0], bin);
+    let mut watcher = cmd.spawn().unwrap();
+    let mut client =
+        postgres::Client::connect(&pg.url_with_password(&env[1].1), postgres::NoTls).unwrap();
+    let mut hosts_in_registry = |want: &[&str], running: &mut dyn FnMut() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let hosts: Vec<String> = client
+                .query("SELECT name FROM hosts ORDER BY name", &[])
+                .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+                .unwrap_or_default();
+            if hosts == want {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline && running(),
+                "no lease renewed: {hosts:?}, want {want:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    hosts_in_registry(&["fleet-1"], &mut || watcher.try_wait().unwrap().is_none());
+    // systemd stops it with SIGTERM (KillMode=mixed): a clean exit.
+    let killed = Command::new("kill")
+        .args(["-TERM", &watcher.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = watcher.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // The README's cron line, as cron runs it (sh -c, HOME set), on a second host: fleet.env
+    // installed where the line reads it, with this server's URL.
+    let etc = sb.path("etc-autoctl");
+    fs::create_dir(&etc).unwrap();
+    let installed_env = fs::read_to_string(fleet.join("fleet.env"))
+        .unwrap()
+        .lines()
+        .map(|l| match l.strip_prefix("AUTOCTL_REGISTRY=") {
+            Some(_) => format!("AUTOCTL_REGISTRY={}", pg.url),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    fs::write(etc.join("fleet.env"), installed_env + "\n").unwrap();
+    let readme = fs::read_to_string(fleet.join("README.md")).unwrap();
+    let line = cron_command(&readme)
+        .replace("/etc/autoctl", etc.to_str().unwrap())
+        .replace("; autoctl ", &format!("; {bin} "));
+    let out = sb
+        .program("/bin/sh")
+        .args(["-c", &line])
+        .env("AUTOCTL_HOST", "fleet-2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{line}: {out:?}");
+    let log = fs::read_to_string(sb.path("home/autoctl-tick.log")).unwrap_or_default();
+    assert_eq!(log, "", "the cron line's errors");
+    hosts_in_registry(&["fleet-1", "fleet-2"], &mut || true);
+
+    // The run's session reports the account's windows (Claude Code runs `autoctl statusline`
+    // from its pane): the account series exist only after a reading.
+    let now = chrono::Utc::now().timestamp();
+    let clock = |secs: i64| {
+        chrono::DateTime::from_timestamp(now + secs, 0)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hook/claude-code/reference/statusline-subscription.json");
+    let mut payload: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    payload["rate_limits"]["five_hour"]["used_percentage"] = 40.into();
+    payload["rate_limits"]["five_hour"]["resets_at"] = (now + 3_600).into();
+    payload["rate_limits"]["seven_day"]["used_percentage"] = 20.into();
+    payload["rate_limits"]["seven_day"]["resets_at"] = (now + 5 * 86_400).into();
+    let (tmux_var, pane_id) = pane_env(&sb, &pane);
+    let mut child = with_env(sb.std_cmd())
+        .env("AUTOCTL_NOW", clock(0))
+        .env("TMUX", tmux_var)
+        .env("TMUX_PANE", pane_id)
+        .arg("statusline")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&serde_json::to_vec(&payload).unwrap())
+            .unwrap();
+    }
+    assert!(child.wait().unwrap().success());
+    // A tick of its host reads it into the account (the watcher would have, a minute later).
+    let out = with_env(sb.std_cmd())
+        .env("AUTOCTL_NOW", clock(1))
+        .args(["run", "tick", "--all", "--host-lease", "2m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // autoctl-fleet-metrics.service: its ExecStart writes the textfile node_exporter reads.
+    let unit = fs::read_to_string(fleet.join("autoctl-fleet-metrics.service")).unwrap();
+    let textfile = sb.path("textfile");
+    fs::create_dir(&textfile).unwrap();
+    let exec = as_installed(&unit_line(&unit, "ExecStart")).replace(
+        "/var/lib/node_exporter/textfile",
+        textfile.to_str().unwrap(),
+    );
+    let script = exec
+        .strip_prefix("/bin/sh -c '")
+        .and_then(|s| s.strip_suffix('\''))
+        .unwrap_or_else(|| panic!("{exec}"));
+    let out = with_env(sb.program("/bin/sh"))
+        .env("AUTOCTL_NOW", clock(2))
+        .args(["-c", script])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let metrics = fs::read_to_string(textfile.join("autoctl.prom")).unwrap();
+    assert!(metrics.contains("session=\"api\""), "{metrics}");
+    assert!(
+        metrics.lines().any(|l| l.starts_with(
+            "autoctl_account_window_used_ratio{account=\"team\",window=\"five_hour\"} 0.4"
+        )),
+        "{metrics}"
+    );
+    let rules = fs::read_to_string(fleet.join("autoctl-alerts.yml")).unwrap();
+    let mut named: Vec<&str> = rules
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("autoctl_"))
+        .collect();
+    named.sort();
+    named.dedup();
+    assert!(named.len() >= 5, "{named:?}");
+    for series in named {
+        assert!(
+            metrics
+                .lines()
+                .any(|l| l.starts_with(series) && !l.starts_with('#')),
+            "the alert rules name {series}, which the metrics do not have:\n{metrics}"
+        );
+    }
+}
+
+/// A URL without a password takes it as libpq does (issue 25, item 3): from `PGPASSWORD`,
+/// else from `~/.pgpass` (mode 600; a file others can read is ignored); without either, a
+/// server that asks for one is a one-line exit-2 error that never prints a password.
+#[test]
+fn a_url_without_a_password_takes_pgpassword_or_pgpass() {
+    let Some(pg) = Pg::start() else { return };
+    pg.require_password("s3cret:pw");
+    let sb = Sandbox::new();
+    let status = |password: Option<&str>| {
+        let mut cmd = sb.std_cmd();
+        cmd.env("AUTOCTL_REGISTRY", &pg.url)
+            .args(["run", "status", "--format", "json"]);
+        if let Some(password) = password {
+            cmd.env("PGPASSWORD", password);
+        }
+        cmd.output().unwrap()
+    };
+    let refused = |out: &Output| {
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("password"), "{err}");
+        assert!(!err.contains("s3cret") && !err.contains("wrong"), "{err}");
+    };
+    refused(&status(None));
+    refused(&status(Some("wrong")));
+    assert_eq!(status(Some("s3cret:pw")).status.code(), Some(0));
+
+    let port = pg.url.split([':', '/']).nth(4).unwrap().to_string();
+    let pgpass = sb.path("home/.pgpass");
+    fs::create_dir_all(sb.path("home")).unwrap();
+    fs::write(
+        &pgpass,
+        format!("# the fleet\nother:5432:*:*:no\n127.0.0.1:{port}:postgres:autoctl:s3cret\\:pw\n"),
+    )
+    .unwrap();
+    fs::set_permissions(&pgpass, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = status(None);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // libpq ignores a password file the group or others can read.
+    fs::set_permissions(&pgpass, fs::Permissions::from_mode(0o644)).unwrap();
+    refused(&status(None));
 }
