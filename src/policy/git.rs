@@ -18,7 +18,7 @@
 //! before it (`own_repository`): a configuration the agent wrote can run any program.
 
 use super::argv::{self, Parsed, Spec};
-use super::bash::{Blocked, Line};
+use super::line::{Blocked, Line};
 
 /// Branch names that are a project's shared line of history.
 pub const DEFAULT_BRANCHES: &[&str] = &[

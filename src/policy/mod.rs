@@ -31,6 +31,7 @@ pub mod destructive;
 pub mod floor;
 pub mod gemini;
 pub mod git;
+pub mod line;
 pub mod log;
 pub mod paths;
 pub mod programs;
@@ -310,7 +311,7 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value, ctx: &Context) -> Deci
 }
 
 fn builtin(tool: &str, subject: &Subject, ctx: &Context) -> Decision {
-    let line = bash::Line::new(ctx);
+    let line = line::Line::new(ctx);
     match subject {
         Subject::Reads(paths) => {
             for path in paths {

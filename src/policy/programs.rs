@@ -23,13 +23,13 @@
 //! subcommand readings are here.
 
 use super::argv::{self, Parsed, Spec};
-use super::bash::{Blocked, Line};
 pub use super::data::is_interpreter;
 use super::data::{
     KNOWN_PROGRAMS, Operands, RISKY_SCRIPT_WORDS, RUNNER_TARGETS, SCRIPT_SUBCOMMANDS,
     read_only_program,
 };
 use super::git;
+use super::line::{Blocked, Line};
 
 /// Judge one program (runners and assignments already taken off): the rule that proves it
 /// harmless. `stdin_fed`: its standard input is a pipe, a here-document or a file.
@@ -866,7 +866,7 @@ fn run_wrapper(
     let Some(tool) = rest.first() else {
         return Err(Blocked::new("", format!("{name} run without a program")));
     };
-    let tool = super::bash::program_name(tool)?;
+    let tool = super::line::program_name(tool)?;
     if matches!(tool, "uv" | "poetry" | "pipenv") {
         return Err(Blocked::new("", format!("{name} run {tool} is not listed")));
     }
