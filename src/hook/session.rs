@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | `UserPromptSubmit`, `PreToolUse` (tool), `PostToolUse(Failure)`, `PermissionDenied` | working |
 //! | `PermissionRequest` with no decision, `Notification` `permission_prompt` | waiting-for-permission |
-//! | `Notification` `idle_prompt`, `elicitation_dialog` | waiting-for-input |
+//! | `Notification` `idle_prompt` (after a StopFailure: unchanged), `elicitation_dialog` | waiting-for-input |
 //! | `Stop`, `SessionStart` (after an automatic compaction: working) | idle |
 //! | `SubagentStart`, `SubagentStop` (a Task tool, a compaction's summarizer) | unchanged |
 //! | `StopFailure` | failed:`error` |
@@ -576,6 +576,10 @@ fn apply_with(
         }
         "Notification" => match payload.notification_type.as_deref() {
             Some("permission_prompt") => Some(AgentState::WaitingForPermission),
+            // The agent idle at its prompt after a failed turn still waits on that failure
+            // (Claude Code sends it a minute after its StopFailure): the failure stands until
+            // the next prompt, one decision for a person (issue 29's live 401).
+            Some("idle_prompt") if record.state == AgentState::Failed => None,
             Some("idle_prompt") => Some(AgentState::WaitingForInput),
             Some(t) if t.starts_with("elicitation") && t != "elicitation_complete" => {
                 Some(AgentState::WaitingForInput)
@@ -874,7 +878,25 @@ mod tests {
         );
         assert_eq!(t.record.state_label(), "failed:rate_limit");
         assert!(t.record.message.is_none());
-        assert!(t.record.error_message.unwrap().contains("resets 10:42am"));
+        assert!(
+            t.record
+                .error_message
+                .as_deref()
+                .unwrap()
+                .contains("resets 10:42am")
+        );
+        // Claude Code's idle Notification a minute later: the failure stands, with its time,
+        // until the next prompt.
+        let idle =
+            payload(r#"{"hook_event_name":"Notification","notification_type":"idle_prompt"}"#);
+        let still = apply(Some(t.record), &pane(), &idle, at(60)).record;
+        assert_eq!(
+            (still.state_label().as_str(), still.since),
+            ("failed:rate_limit", at(0))
+        );
+        let next = payload(r#"{"hook_event_name":"UserPromptSubmit"}"#);
+        let working = apply(Some(still), &pane(), &next, at(70)).record;
+        assert_eq!((working.state, working.error), (AgentState::Working, None));
     }
 
     #[test]

@@ -254,6 +254,9 @@ struct Tick<'a> {
     retype: Option<Retype>,
     /// A person must decide (the run enters `needs-person`): the slug and why.
     escalation: Option<waits::Escalation>,
+    /// What a person is asked to decide on this screen, when it is not the screen's own key
+    /// ([`waits::decision_key`]).
+    decision_key: Option<String>,
     /// The agent was started again (announced as `restart`), and why.
     restarted: Option<String>,
     options: TickOptions,
@@ -276,6 +279,7 @@ impl Tick<'_> {
             compaction: None,
             retype: None,
             escalation: None,
+            decision_key: None,
             restarted: None,
             options: *options,
             pace: pace::Stage::default(),
@@ -334,6 +338,12 @@ impl Tick<'_> {
             reason,
             wait,
         });
+    }
+
+    /// What a person would be asked to decide on `view`: the standing StopFailure's
+    /// [`waits::decision_key`], else the screen's own key.
+    fn key_of<'v>(&'v self, view: &'v PaneView) -> &'v str {
+        self.decision_key.as_deref().unwrap_or(&view.key)
     }
 
     /// A person must decide: say why; the run enters `needs-person` at the end of the tick.
@@ -486,6 +496,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         hook.map_or(0, |hook| hook.compactions_since(t.run.started_at)),
         t.run.iteration_count,
     );
+    t.decision_key = waits::decision_key(typed_use.failure.as_ref());
     if let Some(view) = pane {
         waits::screen_changed(&mut t, view);
     }
@@ -804,6 +815,9 @@ fn stall_heartbeat(
     // The hooks' record of the model's messages, when they keep one (Claude Code's own
     // lines on the screen are not the agent's), and their word on the screen's prompt.
     typed_use.apply_to(&mut observation);
+    // A standing StopFailure is one decision however its screen is redrawn: the stall core
+    // escalates it once, by that decision's key ([`waits::decision_key`]).
+    observation.key = t.key_of(view).to_string();
     // Only a person can answer it: decided on this read, not after the threshold (issue 29).
     if person_only && observation.hint == stall::Hint::Screen {
         observation.hint = stall::Hint::Now;

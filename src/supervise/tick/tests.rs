@@ -1617,3 +1617,138 @@ proptest! {
         }
     }
 }
+
+/// The typed state of a Claude Code whose last turn ended on a StopFailure `error`, recorded
+/// by its hooks at `secs`.
+/// `then` adds later events (payload, time).
+fn stop_failure(error: &str, secs: i64, then: &[(&str, i64)]) -> crate::supervise::typed::TypedObs {
+    use crate::hook::session::{Key, apply, parse};
+    let key = Key::Session("s".into());
+    let mut record = None;
+    let then = then.iter().map(|(p, when)| (p.to_string(), *when));
+    for (payload, when) in [
+        (
+            r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"Say hello"}"#
+                .to_string(),
+            secs - 5,
+        ),
+        (
+            format!(
+                r#"{{"hook_event_name":"StopFailure","session_id":"s","error":"{error}","last_assistant_message":"Invalid API key · Fix external API key"}}"#
+            ),
+            secs,
+        ),
+    ]
+    .into_iter()
+    .chain(then)
+    {
+        record = Some(apply(record, &key, &parse(payload.as_bytes()).unwrap(), at(when)).record);
+    }
+    crate::supervise::typed::TypedObs {
+        by: Some("pane"),
+        hook: record,
+        status: None,
+        agent_compacts_at: None,
+    }
+}
+
+/// Issue 29 live tier: Claude Code's 401 screen settles a few seconds after its StopFailure
+/// (the status line drops "esc to interrupt", the input box offers "Once fixed, resend your
+/// message"); the one failure is one decision — one tick decides `escalate`, one notification
+/// — not one per redraw, and no resume is ever planned.
+#[test]
+fn a_standing_stop_failure_is_one_escalation_however_its_screen_is_redrawn() {
+    let failed = "❯ Say hello\n  ⎿  Invalid API key · Fix external API key";
+    let first = format!("{failed}\n\n{RULE}\n❯ \n{RULE}\n  ⏸ manual mode on · esc to interrupt");
+    let settled = format!(
+        "{failed}\n\n{RULE}\n❯ Once fixed, resend your message\n{RULE}\n  ⏸ manual mode on"
+    );
+    let mut run = new_run(Mode::Observe);
+    run.spec.agent = Agent::Claude;
+    let typed = stop_failure("authentication_failed", 30, &[]);
+    let (mut notified, mut decisions) = (Vec::new(), Vec::new());
+    // A minute after the failure Claude Code's idle Notification comes: the agent still
+    // waits on the same fix (issue 29: the hook state it moved once made a second decision).
+    let idle = stop_failure(
+        "authentication_failed",
+        30,
+        &[(
+            r#"{"hook_event_name":"Notification","session_id":"s","notification_type":"idle_prompt"}"#,
+            90,
+        )],
+    );
+    let ticks = [
+        (31, &first, &typed),
+        (36, &settled, &typed),
+        (41, &settled, &typed),
+        (46, &first, &typed),
+        (51, &settled, &typed),
+        (91, &settled, &idle),
+        (96, &settled, &idle),
+        (101, &first, &idle),
+    ];
+    for (n, (secs, screen, typed)) in ticks.into_iter().enumerate() {
+        let mut o = obs(SignalObs::Missing, pane_as(Agent::Claude, screen, "claude"));
+        o.typed = Some(typed.clone());
+        // Ticks 5 s apart, as `run watch --heartbeat 5s` ticked the live 401.
+        let now = at(secs);
+        let out = step_at(&mut run, &o, now);
+        assert!(out.effects.is_empty(), "nothing typed: {:?}", out.effects);
+        assert_ne!(
+            out.event.decision,
+            Decision::Resume,
+            "{:?}",
+            out.event.reasons
+        );
+        assert!(
+            !out.event.reasons.iter().any(|r| r.contains("resume")),
+            "no resume planned: {:?}",
+            out.event.reasons
+        );
+        notified.extend(
+            out.event
+                .notify
+                .iter()
+                .filter(|n| n.event == EventKind::Escalate)
+                .map(|n| n.key.clone()),
+        );
+        decisions.push(out.event.decision);
+        assert!(
+            run.waits.needs_person.is_some(),
+            "tick {n}: {:?}",
+            out.event.reasons
+        );
+    }
+    assert_eq!(notified.len(), 1, "{notified:?}");
+    assert_eq!(
+        decisions
+            .iter()
+            .filter(|d| **d == Decision::Escalate)
+            .count(),
+        1,
+        "{decisions:?}"
+    );
+    // Another failure later is another decision.
+    let mut o = obs(
+        SignalObs::Missing,
+        pane_as(Agent::Claude, &settled, "claude"),
+    );
+    o.typed = Some(stop_failure("authentication_failed", 400, &[]));
+    let out = step_at(&mut run, &o, at(401));
+    assert_eq!(
+        out.event.decision,
+        Decision::Escalate,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        out.event
+            .notify
+            .iter()
+            .filter(|n| n.event == EventKind::Escalate)
+            .count(),
+        1,
+        "{:?}",
+        out.event.reasons
+    );
+}

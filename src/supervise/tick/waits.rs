@@ -10,7 +10,7 @@ use crate::supervise::stall::{Recovery, Spend};
 use crate::supervise::typed::Use;
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::notice::{EventKind, Notice};
-use crate::supervise::wait::{self, Act, NeedsPerson, Resume, Ruling, WaitObs};
+use crate::supervise::wait::{self, Act, HookFailure, NeedsPerson, Resume, Ruling, WaitObs};
 use crate::time::{Time, between, parse_time};
 
 use super::{Decision, Observation, RunAfter, Tick, TickEvent};
@@ -50,15 +50,38 @@ fn step_key(run: &Run) -> String {
     }
 }
 
+/// What a person is asked to decide when it is not what the screen shows: a StopFailure that
+/// cannot clear by itself (a 401, a bill) is one decision however the screen around it is
+/// redrawn — issue 29's live tier saw Claude Code's 401 screen settle 5 s after the failure
+/// and the one failure escalated and announced twice (then, with the notification deduped,
+/// three ticks decide `escalate` as the stall core met each redraw). `None`: the screen's own
+/// key decides ([`Tick::key_of`]).
+pub fn decision_key(failure: Option<&HookFailure>) -> Option<String> {
+    let failure = failure?;
+    let kind = failure.needs_person()?;
+    let seed = format!(
+        "stop-failure:{kind}:{}:{}",
+        failure.kind,
+        crate::time::format_time(failure.at)
+    );
+    // Shaped like a screen's key (16 hex digits), as notifications carry it.
+    Some(format!(
+        "{:016x}",
+        xxhash_rust::xxh3::xxh3_64(seed.as_bytes())
+    ))
+}
+
 /// A needs-person ends when the screen asks something else: its key changed (a prompt
-/// redrawn, or blinking its status dot, keeps its key).
+/// redrawn, or blinking its status dot, keeps its key; a standing StopFailure keeps its
+/// [`decision_key`]).
 pub(super) fn screen_changed(t: &mut Tick<'_>, view: &PaneView) {
+    let key = t.key_of(view).to_string();
     let changed = t
         .run
         .waits
         .needs_person
         .as_ref()
-        .is_some_and(|n| n.key().is_some_and(|k| k != view.key));
+        .is_some_and(|n| n.key().is_some_and(|k| k != key.as_str()));
     if changed {
         t.run.waits.needs_person = None;
         t.event.decide(
@@ -79,9 +102,10 @@ pub(super) fn wait_stage(
     let recovery_left = t.run.recovery_left();
     let step = step_key(&t.run);
     let inputs = &obs.waits;
+    let key = t.key_of(view).to_string();
     let wait_obs = WaitObs {
         hash: &view.hash,
-        key: &view.key,
+        key: &key,
         class: c.class,
         action: c.action,
         rule: c.rule.as_deref(),
@@ -131,7 +155,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
             .decide(Decision::Wait, format!("{}; {clock}", verdict.reason)),
         Act::Escalate { kind, stall_limit } => {
             // The stall heartbeat must not escalate the same prompt a second time.
-            t.run.stall.escalated_hash = Some(view.key.clone());
+            t.run.stall.escalated_hash = Some(t.key_of(view).to_string());
             t.escalate(kind, format!("escalate: {}", verdict.reason), stall_limit);
         }
         Act::Resume(resume) if t.answer.is_none() => {
@@ -233,6 +257,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             Some(pane) => (pane.hash.clone(), pane.key.clone()),
             None => (None, None),
         };
+        let key = t.decision_key.clone().or(key);
         if let Some(escalation) = t.escalation.clone() {
             // One escalation per decision: the same key (the prompt redrawn, its status dot
             // blinking) is the escalation already raised.
