@@ -42,6 +42,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -268,7 +269,7 @@ def policy30(a, tm, version, scen_file):
             tm.run("send-keys", "-t", s.sess, "Escape")
             rh.wait_for(tm, s.sess, r"Interrupted|What should Claude do", 20)
             esc = s.first_event("escalate", shown - 0.5, 0)
-            row["escalated_after_s"] = round(esc - shown, 1) if esc else None
+            row["escalated_after_s"] = round(esc - shown, 2) if esc else None
         rh.settle(tm, s.sess, 1.5, 15)
         result["rounds"].append(row)
         print(json.dumps(row), file=sys.stderr)
@@ -276,6 +277,14 @@ def policy30(a, tm, version, scen_file):
     ticks = s.ticks()
     events = [e for _, e in s.events()]
     proj = s.proj
+    # Issue 29: the latency from each permission box on screen (polled every 0.1 s) to its
+    # `escalate` notification (the notify command's own clock), over the boxes escalated.
+    lat = sorted(r["escalated_after_s"] for r in result["rounds"]
+                 if r.get("escalated_after_s") is not None)
+    if lat:
+        result["box_to_escalation_s"] = {
+            "n": len(lat), "min": lat[0], "median": statistics.median(lat), "max": lat[-1],
+            "heartbeat_s": a.heartbeat}
     result.update({
         "boxes": sum(1 for r in result["rounds"] if r["box_after_s"] is not None),
         "escalations": escalations(ticks),
