@@ -13,7 +13,8 @@
 # against a fake model server's scaled windows, with and without the governor).
 #
 # AUTOCTL=PATH benchmarks a binary built already (a release build takes minutes here);
-# BENCH_RUNS changes the number of runs (default 1000).
+# AUTOCTL_BASELINE=PATH runs another build beside it on the same registries (`NAME@before`);
+# BENCH_RUNS changes the number of runs (default 1000), BENCH_MIN_RUNS hyperfine's (5).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require hyperfine tmux python3 setpriv
@@ -61,9 +62,18 @@ export AUTOCTL_STATE_DIR="$work/state"
 "$AUTOCTL" run tick --all --heartbeat 1ms >/dev/null
 "$AUTOCTL" run tick --all --heartbeat 1ms --registry "$url" >/dev/null
 
-hyperfine --warmup 1 --min-runs 5 -N --export-json "$work/quota.json" \
-  -n sqlite "$AUTOCTL run tick --all --heartbeat 1ms" \
-  -n postgres "$AUTOCTL run tick --all --heartbeat 1ms --registry $url" >/dev/null
+commands=(-n sqlite "$AUTOCTL run tick --all --heartbeat 1ms"
+  -n postgres "$AUTOCTL run tick --all --heartbeat 1ms --registry $url")
+if baseline; then
+  commands+=(-n sqlite@before "$AUTOCTL_BASELINE run tick --all --heartbeat 1ms"
+    -n postgres@before "$AUTOCTL_BASELINE run tick --all --heartbeat 1ms --registry $url")
+fi
+echo "load before: $(uptime)" >&2
+hyperfine --warmup 1 --min-runs "${BENCH_MIN_RUNS:-5}" -N --export-json "$work/quota.json" "${commands[@]}" >/dev/null
+echo "load after: $(uptime)" >&2
 ratios "$work/quota.json" sqlite
 echo
 echo "postgres / sqlite at $runs runs: $(ratio "$work/quota.json" postgres sqlite)x (goal <= 3)"
+if baseline; then
+  echo "before: postgres / sqlite at $runs runs: $(ratio "$work/quota.json" postgres@before sqlite@before)x"
+fi

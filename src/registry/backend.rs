@@ -49,6 +49,25 @@ pub trait Tx {
         until: Option<Time>,
         host: Option<&str>,
     ) -> Result<()>;
+    /// Claim these runs for `owner` until `until`, for `host` (each is `host`'s or of no
+    /// host yet: [`claimable`] said so). One statement where the database allows.
+    fn claim_rows(
+        &mut self,
+        sessions: &[&str],
+        owner: &str,
+        until: Time,
+        host: &str,
+    ) -> Result<()> {
+        for session in sessions {
+            self.set_claim(session, Some(owner), Some(until), Some(host))?;
+        }
+        Ok(())
+    }
+    /// Replace a run's row (its session's). One statement where the database allows.
+    fn replace(&mut self, run: &Run) -> Result<()> {
+        self.delete(Which::Session(&run.spec.session))?;
+        self.insert(run)
+    }
     /// An account's state, locked for the rest of the transaction.
     fn account(&mut self, name: &str) -> Result<Option<Account>>;
     fn put_account(&mut self, name: &str, state: &Account) -> Result<()>;
@@ -149,16 +168,8 @@ impl<B: Backend> Registry for B {
             for mut run in runs {
                 match claimable(&run, host, now) {
                     Ok(()) => {
-                        let adopt = run.spec.host.is_empty();
-                        tx.set_claim(
-                            &run.spec.session,
-                            Some(owner),
-                            Some(until),
-                            adopt.then_some(host),
-                        )?;
-                        if adopt {
-                            run.spec.host = host.to_string();
-                        }
+                        // Adopted for this host when it has none.
+                        run.spec.host = host.to_string();
                         run.claimed_by = Some(owner.to_string());
                         run.claimed_until = Some(until);
                         claims.push(Claim::Claimed(Box::new(run)));
@@ -166,6 +177,14 @@ impl<B: Backend> Registry for B {
                     Err(why) => claims.push(Claim::Skipped(Box::new(run), why)),
                 }
             }
+            let sessions: Vec<&str> = claims
+                .iter()
+                .filter_map(|claim| match claim {
+                    Claim::Claimed(run) => Some(run.spec.session.as_str()),
+                    Claim::Skipped(..) => None,
+                })
+                .collect();
+            tx.claim_rows(&sessions, owner, until, host)?;
             Ok((claims, End::Commit))
         })
     }
@@ -382,6 +401,5 @@ impl<B: Backend> Registry for B {
 
 /// Replace a run's row.
 fn replace(tx: &mut dyn Tx, run: &Run) -> Result<()> {
-    tx.delete(Which::Session(&run.spec.session))?;
-    tx.insert(run)
+    tx.replace(run)
 }

@@ -6,7 +6,10 @@
 //! Locks are row locks only: a writing transaction reads the runs it may change with
 //! `SELECT … FOR UPDATE`, and the account row (created first if missing) before a permit is
 //! decided. No advisory locks, no session state: a transaction-mode pooler (PgBouncer) in front
-//! works. The schema is [`super::row::COLUMNS`] laid out in PostgreSQL types (`timestamptz`,
+//! works. Every statement is one round trip: its parameters' types are given with it
+//! (`query_typed`, the unnamed statement), so nothing is prepared apart or kept between
+//! transactions (a named prepared statement is session state a pooler may not carry). A run's
+//! row is written with one upsert and a tick's claims with one `UPDATE`. The schema is [`super::row::COLUMNS`] laid out in PostgreSQL types (`timestamptz`,
 //! `jsonb`), with its version in `autoctl_schema`; a writing open migrates it under a table lock.
 //!
 //! TLS is rustls with the system's root certificates, as `sslmode` in the URL asks
@@ -14,7 +17,7 @@
 //! without a password takes it from `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), as libpq does.
 
 use anyhow::{Context, Result, anyhow, bail};
-use postgres::types::ToSql;
+use postgres::types::{ToSql, Type};
 use postgres::{Client, Row};
 
 use super::backend::{Backend, End, Tx, Which};
@@ -102,10 +105,13 @@ impl PgRegistry {
             config.password(password);
         }
         let mut roots = rustls::RootCertStore::empty();
-        for cert in rustls_native_certs::load_native_certs().certs {
-            // A certificate the system store holds but rustls cannot use is skipped, as
-            // every other client does.
-            let _ = roots.add(cert);
+        // The system's certificates are read (a few hundred files) only when TLS may be used.
+        if config.get_ssl_mode() != postgres::config::SslMode::Disable {
+            for cert in rustls_native_certs::load_native_certs().certs {
+                // A certificate the system store holds but rustls cannot use is skipped, as
+                // every other client does.
+                let _ = roots.add(cert);
+            }
         }
         let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
             rustls::crypto::ring::default_provider(),
@@ -123,11 +129,16 @@ impl PgRegistry {
     /// The stored schema version, `None` before the first migration. A server older than
     /// [`OLDEST_SERVER`] is refused here, before anything is read or written.
     fn version(&mut self) -> Result<Option<i32>> {
-        let server: String = self
+        // One round trip for the server's version and whether the schema table is there.
+        let row = self
             .client
-            .query_one("SHOW server_version_num", &[])
-            .map_err(|err| describe(&self.shown, &err))?
-            .get(0);
+            .query_typed_one(
+                "SELECT current_setting('server_version_num'), \
+                 to_regclass('autoctl_schema') IS NOT NULL",
+                &[],
+            )
+            .map_err(|err| describe(&self.shown, &err))?;
+        let server: String = row.get(0);
         match server.parse::<i32>() {
             Ok(num) if num >= OLDEST_SERVER => {}
             _ => bail!(
@@ -135,17 +146,12 @@ impl PgRegistry {
                 self.shown
             ),
         }
-        let exists: bool = self
-            .client
-            .query_one("SELECT to_regclass('autoctl_schema') IS NOT NULL", &[])
-            .map_err(|err| describe(&self.shown, &err))?
-            .get(0);
-        if !exists {
+        if !row.get::<_, bool>(1) {
             return Ok(None);
         }
         let row = self
             .client
-            .query_opt("SELECT version FROM autoctl_schema", &[])
+            .query_typed_opt("SELECT version FROM autoctl_schema", &[])
             .map_err(|err| describe(&self.shown, &err))?;
         Ok(row.map(|r| r.get(0)))
     }
@@ -284,6 +290,57 @@ impl PgTx<'_, '_> {
     fn lock(&self) -> &'static str {
         if self.write { " FOR UPDATE" } else { "" }
     }
+
+    /// Write a run's row: a new one (`insert`), or over the stored one of its session in the
+    /// same statement (`upsert`: one round trip instead of a delete and an insert).
+    fn write_row(&mut self, run: &Run, upsert: bool) -> Result<()> {
+        static SQL: std::sync::OnceLock<[String; 2]> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            let places: Vec<String> = row::COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(i, (_, kind))| match kind {
+                    Kind::Json => format!("(${}::text)::jsonb", i + 1),
+                    _ => format!("${}", i + 1),
+                })
+                .collect();
+            let insert = format!(
+                "INSERT INTO task_auto ({}) VALUES ({})",
+                row::names(),
+                places.join(", ")
+            );
+            let updates: Vec<String> = row::COLUMNS
+                .iter()
+                .filter(|(name, _)| *name != "session_name")
+                .map(|(name, _)| format!("{name} = excluded.{name}"))
+                .collect();
+            let upsert = format!(
+                "{insert} ON CONFLICT (session_name) DO UPDATE SET {}",
+                updates.join(", ")
+            );
+            [insert, upsert]
+        });
+        let cells = row::encode(run);
+        let values: Vec<Box<dyn ToSql + Sync>> = cells
+            .into_iter()
+            .map(|cell| -> Box<dyn ToSql + Sync> {
+                match cell {
+                    Cell::Text(v) | Cell::Json(v) => Box::new(v),
+                    Cell::Int(v) => Box::new(v),
+                    Cell::Time(v) => Box::new(v),
+                }
+            })
+            .collect();
+        let typed: Vec<Param<'_>> = values
+            .iter()
+            .zip(row::COLUMNS)
+            .map(|(value, (_, kind))| (value.as_ref(), param_type(kind)))
+            .collect();
+        self.tx
+            .execute_typed(&sql[usize::from(upsert)], &typed)
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
 }
 
 /// The `WHERE` clause of a selection, and its arguments.
@@ -313,8 +370,22 @@ fn clause(which: Which<'_>) -> (&'static str, Vec<String>) {
     }
 }
 
-fn params(args: &[String]) -> Vec<&(dyn ToSql + Sync)> {
-    args.iter().map(|a| a as &(dyn ToSql + Sync)).collect()
+/// A statement's parameter with its type (`query_typed`).
+type Param<'a> = (&'a (dyn ToSql + Sync), Type);
+
+fn params(args: &[String]) -> Vec<Param<'_>> {
+    args.iter()
+        .map(|a| (a as &(dyn ToSql + Sync), Type::TEXT))
+        .collect()
+}
+
+/// A column's type, as a statement's parameter.
+fn param_type(kind: Kind) -> Type {
+    match kind {
+        Kind::Text | Kind::Json => Type::TEXT,
+        Kind::Int => Type::INT8,
+        Kind::Time => Type::TIMESTAMPTZ,
+    }
 }
 
 /// The select list: JSON columns read back as text.
@@ -342,7 +413,7 @@ impl Tx for PgTx<'_, '_> {
         );
         let rows = self
             .tx
-            .query(&sql, &params(&args))
+            .query_typed(&sql, &params(&args))
             .map_err(|err| self.err(err))?;
         rows.iter()
             .map(|r| {
@@ -354,42 +425,17 @@ impl Tx for PgTx<'_, '_> {
     fn delete(&mut self, which: Which<'_>) -> Result<()> {
         let (clause, args) = clause(which);
         self.tx
-            .execute(&format!("DELETE FROM task_auto {clause}"), &params(&args))
+            .execute_typed(&format!("DELETE FROM task_auto {clause}"), &params(&args))
             .map_err(|err| self.err(err))?;
         Ok(())
     }
 
     fn insert(&mut self, run: &Run) -> Result<()> {
-        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-        let sql = SQL.get_or_init(|| {
-            let places: Vec<String> = row::COLUMNS
-                .iter()
-                .enumerate()
-                .map(|(i, (_, kind))| match kind {
-                    Kind::Json => format!("(${}::text)::jsonb", i + 1),
-                    _ => format!("${}", i + 1),
-                })
-                .collect();
-            format!(
-                "INSERT INTO task_auto ({}) VALUES ({})",
-                row::names(),
-                places.join(", ")
-            )
-        });
-        let cells = row::encode(run);
-        let values: Vec<Box<dyn ToSql + Sync>> = cells
-            .into_iter()
-            .map(|cell| -> Box<dyn ToSql + Sync> {
-                match cell {
-                    Cell::Text(v) | Cell::Json(v) => Box::new(v),
-                    Cell::Int(v) => Box::new(v),
-                    Cell::Time(v) => Box::new(v),
-                }
-            })
-            .collect();
-        let refs: Vec<&(dyn ToSql + Sync)> = values.iter().map(|b| b.as_ref()).collect();
-        self.tx.execute(sql, &refs).map_err(|err| self.err(err))?;
-        Ok(())
+        self.write_row(run, false)
+    }
+
+    fn replace(&mut self, run: &Run) -> Result<()> {
+        self.write_row(run, true)
     }
 
     fn set_claim(
@@ -400,10 +446,41 @@ impl Tx for PgTx<'_, '_> {
         host: Option<&str>,
     ) -> Result<()> {
         self.tx
-            .execute(
+            .execute_typed(
                 "UPDATE task_auto SET claimed_by = $2, claimed_until = $3, \
                  host = coalesce($4, host) WHERE session_name = $1",
-                &[&session, &owner, &until, &host],
+                &[
+                    (&session, Type::TEXT),
+                    (&owner, Type::TEXT),
+                    (&until, Type::TIMESTAMPTZ),
+                    (&host, Type::TEXT),
+                ],
+            )
+            .map_err(|err| self.err(err))?;
+        Ok(())
+    }
+
+    fn claim_rows(
+        &mut self,
+        sessions: &[&str],
+        owner: &str,
+        until: Time,
+        host: &str,
+    ) -> Result<()> {
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        let sessions: Vec<&str> = sessions.to_vec();
+        self.tx
+            .execute_typed(
+                "UPDATE task_auto SET claimed_by = $2, claimed_until = $3, host = $4 \
+                 WHERE session_name = ANY($1)",
+                &[
+                    (&sessions, Type::TEXT_ARRAY),
+                    (&owner, Type::TEXT),
+                    (&until, Type::TIMESTAMPTZ),
+                    (&host, Type::TEXT),
+                ],
             )
             .map_err(|err| self.err(err))?;
         Ok(())
@@ -413,9 +490,9 @@ impl Tx for PgTx<'_, '_> {
         if self.write {
             // The row must exist to be locked: two first permits of an account contend on it.
             self.tx
-                .execute(
+                .execute_typed(
                     "INSERT INTO accounts (name, state) VALUES ($1, '{}') ON CONFLICT (name) DO NOTHING",
-                    &[&name],
+                    &[(&name, Type::TEXT)],
                 )
                 .map_err(|err| self.err(err))?;
         }
@@ -425,7 +502,7 @@ impl Tx for PgTx<'_, '_> {
         );
         let row = self
             .tx
-            .query_opt(&sql, &[&name])
+            .query_typed_opt(&sql, &[(&name, Type::TEXT)])
             .map_err(|err| self.err(err))?;
         row.map(|r| read_account(self.shown, name, r.get(0)))
             .transpose()
@@ -434,10 +511,10 @@ impl Tx for PgTx<'_, '_> {
     fn put_account(&mut self, name: &str, state: &Account) -> Result<()> {
         let text = serde_json::to_string(state).expect("an account serializes");
         self.tx
-            .execute(
+            .execute_typed(
                 "INSERT INTO accounts (name, state) VALUES ($1, ($2::text)::jsonb) \
                  ON CONFLICT (name) DO UPDATE SET state = excluded.state",
-                &[&name, &text],
+                &[(&name, Type::TEXT), (&text, Type::TEXT)],
             )
             .map_err(|err| self.err(err))?;
         Ok(())
@@ -446,7 +523,7 @@ impl Tx for PgTx<'_, '_> {
     fn accounts(&mut self) -> Result<Vec<(String, Account)>> {
         let rows = self
             .tx
-            .query("SELECT name, state::text FROM accounts ORDER BY name", &[])
+            .query_typed("SELECT name, state::text FROM accounts ORDER BY name", &[])
             .map_err(|err| self.err(err))?;
         rows.iter()
             .map(|r| {
@@ -462,7 +539,10 @@ impl Tx for PgTx<'_, '_> {
             "SELECT name, seen_at, lease_until, lost_announced_at FROM hosts ORDER BY name{}",
             self.lock()
         );
-        let rows = self.tx.query(&sql, &[]).map_err(|err| self.err(err))?;
+        let rows = self
+            .tx
+            .query_typed(&sql, &[])
+            .map_err(|err| self.err(err))?;
         Ok(rows
             .iter()
             .map(|r| Host {
@@ -476,16 +556,16 @@ impl Tx for PgTx<'_, '_> {
 
     fn put_host(&mut self, host: &Host) -> Result<()> {
         self.tx
-            .execute(
+            .execute_typed(
                 "INSERT INTO hosts (name, seen_at, lease_until, lost_announced_at) \
                  VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET \
                  seen_at = excluded.seen_at, lease_until = excluded.lease_until, \
                  lost_announced_at = excluded.lost_announced_at",
                 &[
-                    &host.name,
-                    &host.seen_at,
-                    &host.lease_until,
-                    &host.lost_announced_at,
+                    (&host.name, Type::TEXT),
+                    (&host.seen_at, Type::TIMESTAMPTZ),
+                    (&host.lease_until, Type::TIMESTAMPTZ),
+                    (&host.lost_announced_at, Type::TIMESTAMPTZ),
                 ],
             )
             .map_err(|err| self.err(err))?;
