@@ -4,8 +4,9 @@
 //! 2.0 ms → 1.4 ms without them). Only the binary is affected: the library and proc macros
 //! stay position-independent.
 //!
-//! Also compile the approval policy's built-in data (`rules/policy.json`: the word lists and
-//! the read-only program table) into Rust constants and a `match`, so a hook call pays
+//! Also compile the approval policy's built-in data (`rules/policy.json`: the word lists, the
+//! read-only program table, the runner tools, the flag tables and the secret and sensitive
+//! names) into Rust constants and `match`es, so a hook call pays
 //! nothing at start-up for it (`$OUT_DIR/policy_rules.rs`, included by `src/policy/data.rs`).
 //! The file's examples are not compiled in: the test suite checks them (`policy::data`).
 
@@ -47,12 +48,15 @@ fn policy_rules(data: &Value) -> String {
     let lists = data["lists"]
         .as_object()
         .expect("rules/policy.json: lists is an object");
-    for (name, words) in lists {
+    for (name, list) in lists {
         let _ = writeln!(
             out,
-            "/// `lists.{name}` of rules/policy.json.\npub const {}: &[&str] = &{:?};",
+            "/// `lists.{name}` of rules/policy.json: {}.\npub const {}: &[&str] = &{:?};",
+            list["about"]
+                .as_str()
+                .unwrap_or_else(|| panic!("rules/policy.json: lists.{name}.about is a string")),
             name.to_uppercase(),
-            strings(words, name)
+            strings(&list["words"], name)
         );
     }
     let rules: Vec<(String, String)> = data["rules"]
@@ -92,17 +96,6 @@ fn policy_rules(data: &Value) -> String {
         .expect("rules/policy.json: read_only_programs is a list")
     {
         let names = strings(&program["programs"], "programs");
-        let text = |field: &str| -> String {
-            program[field]
-                .as_str()
-                .unwrap_or_else(|| panic!("rules/policy.json: {names:?}.{field} is a string"))
-                .to_string()
-        };
-        let flag = |field: &str| -> bool {
-            program[field]
-                .as_bool()
-                .unwrap_or_else(|| panic!("rules/policy.json: {names:?}.{field} is true or false"))
-        };
         let operands = match &program["operands"] {
             Value::String(kind) => match kind.as_str() {
                 "none" => "Operands::None".to_string(),
@@ -120,16 +113,163 @@ fn policy_rules(data: &Value) -> String {
         let arms: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
         let _ = writeln!(
             out,
-            "        {} => Some(ReadOnly {{ spec: Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {} }}, operands: {operands} }}),",
+            "        {} => Some(ReadOnly {{ spec: {}, operands: {operands} }}),",
             arms.join(" | "),
-            text("short"),
-            text("short_valued"),
-            strings(&program["long"], "long"),
-            strings(&program["long_valued"], "long_valued"),
-            flag("numeric"),
-            flag("options_first"),
+            spec(program, &format!("{names:?}")),
         );
     }
     out.push_str("        _ => None,\n    }\n}\n");
+    runner_tools(data, &mut out);
+    flag_tables(data, &mut out);
+    for (field, name) in [
+        ("secret_names", "SECRET_NAMES"),
+        ("sensitive_names", "SENSITIVE_NAMES"),
+    ] {
+        name_rules(data, field, name, &mut out);
+    }
     out
+}
+
+/// A list of strings, or the empty list when the field is absent.
+fn words(value: &Value, what: &str) -> Vec<String> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items
+            .iter()
+            .map(|w| {
+                w.as_str()
+                    .unwrap_or_else(|| panic!("rules/policy.json: {what} holds strings"))
+                    .to_string()
+            })
+            .collect(),
+        other => panic!("rules/policy.json: {what} is a list, not {other}"),
+    }
+}
+
+/// The Rust text of a flag table (`short`, `short_valued`, `long`, `long_valued`, and
+/// `numeric` and `options_first`, false when absent).
+fn spec(table: &Value, what: &str) -> String {
+    let text = |field: &str| -> String {
+        table[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("rules/policy.json: {what}.{field} is a string"))
+            .to_string()
+    };
+    let flag = |field: &str| -> bool {
+        match &table[field] {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            other => panic!("rules/policy.json: {what}.{field} is true or false, not {other}"),
+        }
+    };
+    format!(
+        "Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {} }}",
+        text("short"),
+        text("short_valued"),
+        words(&table["long"], &format!("{what}.long")),
+        words(&table["long_valued"], &format!("{what}.long_valued")),
+        flag("numeric"),
+        flag("options_first"),
+    )
+}
+
+/// `runner_tools`: `runner_tool(NAME)`, each tool's flags, subcommands and what its
+/// operands are.
+fn runner_tools(data: &Value, out: &mut String) {
+    out.push_str(
+        "/// A test runner, linter or formatter (`runner_tools` of rules/policy.json).\n\
+         pub fn runner_tool(name: &str) -> Option<Tool> {\n    match name {\n",
+    );
+    for tool in data["runner_tools"]
+        .as_array()
+        .expect("rules/policy.json: runner_tools is a list")
+    {
+        let names = words(&tool["programs"], "runner_tools.programs");
+        let what = format!("runner_tools {names:?}");
+        let operands = match tool["operands"].as_str() {
+            Some("rewrites") => "ToolOperands::Rewrites",
+            Some("runs") => "ToolOperands::Runs",
+            Some("reads") => "ToolOperands::Reads",
+            other => panic!("rules/policy.json: {what}: operands {other:?} is unknown"),
+        };
+        let arms: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+        let _ = writeln!(
+            out,
+            "        {} => Some(Tool {{ spec: {}, subcommands: &{:?}, operands: {operands} }}),",
+            arms.join(" | "),
+            spec(tool, &what),
+            words(&tool["subcommands"], &format!("{what}.subcommands")),
+        );
+    }
+    out.push_str("        _ => None,\n    }\n}\n");
+}
+
+/// `flag_tables`: one constant per table (`cargo-test-args` is `FLAGS_CARGO_TEST_ARGS`), and
+/// `git_inspection(SUBCOMMAND)` for the git tables that say what their operands are.
+fn flag_tables(data: &Value, out: &mut String) {
+    let tables = data["flag_tables"]
+        .as_object()
+        .expect("rules/policy.json: flag_tables is an object");
+    let mut inspections = String::new();
+    for (name, table) in tables {
+        let constant = format!("FLAGS_{}", name.to_uppercase().replace('-', "_"));
+        let _ = writeln!(
+            out,
+            "/// `flag_tables.{name}` of rules/policy.json.\npub const {constant}: Spec = {};",
+            spec(table, name)
+        );
+        let operands = match table["operands"].as_str() {
+            None => continue,
+            Some("revisions") => "GitOperands::Revisions",
+            Some("paths") => "GitOperands::Paths",
+            Some("pattern-then-paths") => "GitOperands::PatternThenPaths",
+            Some("after-colon") => "GitOperands::AfterColon",
+            Some(other) => panic!("rules/policy.json: {name}: operands {other:?} is unknown"),
+        };
+        let subs: Vec<String> = words(&table["subcommands"], name)
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect();
+        let _ = writeln!(
+            inspections,
+            "        {} => Some(({constant}, {operands})),",
+            subs.join(" | ")
+        );
+    }
+    let _ = write!(
+        out,
+        "/// A git inspection's flags and operands (the `flag_tables` with `operands`).\n\
+         pub fn git_inspection(sub: &str) -> Option<(Spec, GitOperands)> {{\n    match sub {{\n{inspections}        _ => None,\n    }}\n}}\n"
+    );
+}
+
+/// `secret_names` and `sensitive_names`: a table of [`NameRule`]s, in the file's order.
+fn name_rules(data: &Value, field: &str, constant: &str, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "/// `{field}` of rules/policy.json, in order.\npub const {constant}: &[NameRule] = &["
+    );
+    for rule in data[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("rules/policy.json: {field} is a list"))
+    {
+        let list = |key: &str| words(&rule[key], &format!("{field}.{key}"));
+        let _ = writeln!(
+            out,
+            "    NameRule {{ names: &{:?}, prefixes: &{:?}, suffixes: &{:?}, stems: &{:?}, extensions: &{:?}, next: &{:?}, next_prefixes: &{:?}, after: &{:?}, last: {}, why: {:?} }},",
+            list("names"),
+            list("prefixes"),
+            list("suffixes"),
+            list("stems"),
+            list("extensions"),
+            list("next"),
+            list("next_prefixes"),
+            list("after"),
+            rule["last"].as_bool().unwrap_or(false),
+            rule["why"]
+                .as_str()
+                .unwrap_or_else(|| panic!("rules/policy.json: {field}: a why")),
+        );
+    }
+    out.push_str("];\n");
 }

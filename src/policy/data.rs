@@ -9,14 +9,27 @@
 //!   `"door": "screen"` are named only on a permission screen (`rules/pane-rules.json`);
 //! - `read_only_programs`: every read-only program's listed flags and what its operands are,
 //!   with examples;
-//! - `lists`: the runner targets, script subcommands, risky script words, interpreters and
-//!   the programs whose `--version` is harmless.
+//! - `runner_tools`: each test runner, linter and formatter's flags, subcommands and what its
+//!   operands are (files it rewrites, tests it runs, files it reads), with examples;
+//! - `flag_tables`: the flags of cargo (and of its test, clippy and fmt arguments after
+//!   `--`), of npm/pnpm/yarn, of `python -m unittest`, and of every git subcommand a rule
+//!   reads (with what a git inspection's operands are), each with examples;
+//! - `secret_names` and `sensitive_names`: the path components that are secrets (never
+//!   read) or that no write may touch, each with the reason a refusal gives, and examples
+//!   refused for that reason beside neighbours approved;
+//! - `lists`: word lists, each saying what it is and with examples it decides one way
+//!   (`match_is`) and neighbours decided the other: runner targets, script subcommands,
+//!   risky script words, interpreters and their flags, cargo's and go's subcommands, go's and
+//!   make's flags, `npx` programs, `python -m` modules, default branches, system directories,
+//!   read-only roots and files, build directories, source extensions and names, dependency
+//!   directories, the names a secret may have, and the programs whose `--version` is
+//!   harmless.
 //!
-//! build.rs compiles the lists and the program table into the binary (nothing is parsed at
+//! build.rs compiles all of it but the examples into the binary (nothing is parsed at
 //! start-up); the examples are checked both ways by this module's tests, against the same
 //! [`super::decide`] every door uses. The Rust that remains elsewhere is the engine: the
-//! shell reader, argument matching, path resolution, and the runners' and git's own
-//! subcommand readings.
+//! shell reader, argument matching, path resolution and folding, and how each runner's and
+//! git subcommand's arguments are read (which operand is a target, a path or a refspec).
 
 use super::argv::Spec;
 
@@ -40,6 +53,94 @@ pub enum Operands {
 pub struct ReadOnly {
     pub spec: Spec,
     pub operands: Operands,
+}
+
+/// What a runner tool's operands are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOperands {
+    /// Files it may rewrite (formatters, `--fix`): inside the project, never sensitive.
+    Rewrites,
+    /// Tests it imports and runs: only the project's.
+    Runs,
+    /// Files it reads.
+    Reads,
+}
+
+/// A test runner, linter or formatter: its flags, the subcommands it needs first (none:
+/// none needed) and what its operands are.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    pub spec: Spec,
+    pub subcommands: &'static [&'static str],
+    pub operands: ToolOperands,
+}
+
+/// What a git inspection's operands may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitOperands {
+    /// Revisions only.
+    Revisions,
+    /// Revisions and paths (a secret is never shown).
+    Paths,
+    /// A pattern first (`git grep PATTERN PATHS`), unless given with `-e`/`-f`.
+    PatternThenPaths,
+    /// `REV:PATH` objects: the path after the colon.
+    AfterColon,
+}
+
+/// A sensitive or secret name: a path component (folded by [`super::paths::fold_name`])
+/// that is one of `names`, starts with one of `prefixes` or ends with one of `suffixes`, or
+/// whose stem is one of `stems` with no extension or one of `extensions`; and, when given,
+/// followed by a component in `next` or starting with one of `next_prefixes`, preceded by
+/// one in `after`, or the path's last (`last`).
+#[derive(Debug, Clone, Copy)]
+pub struct NameRule {
+    pub names: &'static [&'static str],
+    pub prefixes: &'static [&'static str],
+    pub suffixes: &'static [&'static str],
+    pub stems: &'static [&'static str],
+    pub extensions: &'static [&'static str],
+    pub next: &'static [&'static str],
+    pub next_prefixes: &'static [&'static str],
+    pub after: &'static [&'static str],
+    pub last: bool,
+    /// What the name holds, as a reason says it.
+    pub why: &'static str,
+}
+
+impl NameRule {
+    /// Does component `i` of `names` (folded) hit this rule?
+    pub fn hits(&self, names: &[String], i: usize) -> bool {
+        let name = names[i].as_str();
+        let stem_hit = || {
+            let (stem, ext) = match name.split_once('.') {
+                Some((stem, ext)) => (stem, Some(ext)),
+                None => (name, None),
+            };
+            self.stems.contains(&stem)
+                && ext.is_none_or(|ext| {
+                    self.extensions
+                        .contains(&ext.rsplit('.').next().unwrap_or(ext))
+                })
+        };
+        let named = self.names.contains(&name)
+            || self.prefixes.iter().any(|p| name.starts_with(p))
+            || self.suffixes.iter().any(|s| name.ends_with(s))
+            || stem_hit();
+        let next = names.get(i + 1).map(String::as_str);
+        let next_ok = (self.next.is_empty() && self.next_prefixes.is_empty())
+            || next.is_some_and(|n| {
+                self.next.contains(&n) || self.next_prefixes.iter().any(|p| n.starts_with(p))
+            });
+        let after_ok =
+            self.after.is_empty() || (i > 0 && self.after.contains(&names[i - 1].as_str()));
+        named && next_ok && after_ok && (!self.last || i + 1 == names.len())
+    }
+}
+
+/// The first rule of `rules` a component of `names` hits, component by component.
+pub fn name_hit(rules: &[NameRule], names: &[String]) -> Option<&'static str> {
+    (0..names.len()).find_map(|i| rules.iter().find(|r| r.hits(names, i)).map(|r| r.why))
 }
 
 include!(concat!(env!("OUT_DIR"), "/policy_rules.rs"));
@@ -180,6 +281,114 @@ mod tests {
         assert!(wrong.is_empty(), "rules/policy.json:\n{}", wrong.join("\n"));
     }
 
+    #[test]
+    fn every_runner_tool_and_flag_table_approves_its_matches_and_nothing_of_its_not_matches() {
+        let data = data();
+        let mut wrong = Vec::new();
+        for tool in data["runner_tools"].as_array().unwrap() {
+            check_allow_examples("runner", tool, &mut wrong);
+            for example in examples(tool, "match") {
+                let first = example.as_str().unwrap().split_whitespace().next().unwrap();
+                if !tool["programs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p == first)
+                {
+                    wrong.push(format!(
+                        "{}: match {example} runs another program",
+                        tool["programs"]
+                    ));
+                }
+            }
+        }
+        for (name, table) in data["flag_tables"].as_object().unwrap() {
+            let rule = table["rule"].as_str().unwrap();
+            let before = wrong.len();
+            check_allow_examples(rule, table, &mut wrong);
+            for line in &mut wrong[before..] {
+                *line = format!("flag_tables.{name}: {line}");
+            }
+        }
+        assert!(wrong.is_empty(), "rules/policy.json:\n{}", wrong.join("\n"));
+    }
+
+    /// A list's examples: with `"match_is": "allow"` its matches are approved and its
+    /// not_matches are not; with `"refuse"` the other way round.
+    #[test]
+    fn every_list_decides_its_examples_both_ways() {
+        let data = data();
+        let policy = Policy::builtin();
+        let mut wrong = Vec::new();
+        for (name, list) in data["lists"].as_object().unwrap() {
+            let allow = match list["match_is"].as_str() {
+                Some("allow") => true,
+                Some("refuse") => false,
+                other => panic!("lists.{name}: match_is {other:?}"),
+            };
+            if examples(list, "match").is_empty() || examples(list, "not_match").is_empty() {
+                wrong.push(format!("lists.{name}: needs match and not_match examples"));
+            }
+            for (key, approved) in [("match", allow), ("not_match", !allow)] {
+                for example in examples(list, key) {
+                    let (tool, input) = call(example);
+                    let d = decide(&policy, &tool, &input, &ctx());
+                    if (d.decision == Verdict::Allow) != approved {
+                        wrong.push(format!(
+                            "lists.{name}: {key} {example} was {} {}: {}",
+                            d.decision.as_str(),
+                            d.rule,
+                            d.reason
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "rules/policy.json:\n{}", wrong.join("\n"));
+    }
+
+    /// A secret or sensitive name's matches are refused for its reason; its not_matches
+    /// (neighbours that only look alike) are approved.
+    #[test]
+    fn every_sensitive_and_secret_name_refuses_its_matches_and_approves_its_neighbours() {
+        let data = data();
+        let policy = Policy::builtin();
+        let mut wrong = Vec::new();
+        for field in ["secret_names", "sensitive_names"] {
+            for entry in data[field].as_array().unwrap() {
+                let why = entry["why"].as_str().unwrap();
+                if examples(entry, "match").is_empty() || examples(entry, "not_match").is_empty() {
+                    wrong.push(format!("{field} {why}: needs match and not_match examples"));
+                }
+                for example in examples(entry, "match") {
+                    let (tool, input) = call(example);
+                    let d = decide(&policy, &tool, &input, &ctx());
+                    if d.decision == Verdict::Allow || !d.reason.contains(why) {
+                        wrong.push(format!(
+                            "{field} {why}: match {example} was {} {}: {}",
+                            d.decision.as_str(),
+                            d.rule,
+                            d.reason
+                        ));
+                    }
+                }
+                for example in examples(entry, "not_match") {
+                    let (tool, input) = call(example);
+                    let d = decide(&policy, &tool, &input, &ctx());
+                    if d.decision != Verdict::Allow {
+                        wrong.push(format!(
+                            "{field} {why}: not_match {example} was {} {}: {}",
+                            d.decision.as_str(),
+                            d.rule,
+                            d.reason
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "rules/policy.json:\n{}", wrong.join("\n"));
+    }
+
     /// The destructive ids a call hits (the whole set for a command, the sensitive-path
     /// marker for a write).
     fn named(example: &Value) -> Vec<String> {
@@ -298,8 +507,29 @@ mod tests {
     #[test]
     fn the_program_table_and_lists_are_the_data_files() {
         let data = data();
-        assert_eq!(data["lists"]["runner_targets"], json!(RUNNER_TARGETS));
-        assert_eq!(data["lists"]["interpreters"], json!(INTERPRETERS));
+        assert_eq!(
+            data["lists"]["runner_targets"]["words"],
+            json!(RUNNER_TARGETS)
+        );
+        assert_eq!(data["lists"]["interpreters"]["words"], json!(INTERPRETERS));
+        assert_eq!(
+            data["lists"]["secret_samples"]["words"],
+            json!(SECRET_SAMPLES)
+        );
+        assert_eq!(
+            data["secret_names"].as_array().unwrap().len(),
+            SECRET_NAMES.len()
+        );
+        assert_eq!(
+            data["sensitive_names"].as_array().unwrap().len(),
+            SENSITIVE_NAMES.len()
+        );
+        assert!(runner_tool("pytest").is_some() && runner_tool("rm").is_none());
+        assert_eq!(
+            git_inspection("whatchanged").map(|(_, operands)| operands),
+            Some(GitOperands::Paths)
+        );
+        assert!(git_inspection("push").is_none());
         let programs = data["read_only_programs"].as_array().unwrap();
         let mut seen = BTreeSet::new();
         for program in programs {

@@ -14,29 +14,19 @@
 //! Global options: `--no-pager`, `-P`. `-C`, `-c`, `--git-dir`, `--work-tree`,
 //! `--exec-path` and the rest are not listed (`git -c core.pager=…` runs a program).
 //!
+//! Each subcommand's flags, and the default branches, are data in `rules/policy.json`
+//! (`flag_tables.git-*`, `lists.default_branches`); how the arguments are read is here.
+//!
 //! Every git command runs only in the project's own repository, at its top, with no `cd`
 //! before it (`own_repository`): a configuration the agent wrote can run any program.
 
 use super::argv::{self, Parsed, Spec};
+use super::data::{
+    DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_BRANCH, FLAGS_GIT_COMMIT, FLAGS_GIT_CONFIG,
+    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GitOperands,
+    git_inspection,
+};
 use super::line::{Blocked, Line};
-
-/// Branch names that are a project's shared line of history.
-pub const DEFAULT_BRANCHES: &[&str] = &[
-    "main",
-    "master",
-    "trunk",
-    "develop",
-    "development",
-    "dev",
-    "default",
-    "stable",
-    "production",
-    "prod",
-    "staging",
-    "release",
-    "gh-pages",
-    "HEAD",
-];
 
 pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let mut i = 0;
@@ -117,203 +107,13 @@ fn parse<'a>(sub: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, B
         .map_err(|flag| Blocked::new("", format!("git {sub} {flag} is not a listed flag")))
 }
 
-const DIFF_LONG: &[&str] = &[
-    "stat",
-    "stat=",
-    "numstat",
-    "shortstat",
-    "name-only",
-    "name-status",
-    "cached",
-    "staged",
-    "color",
-    "color=",
-    "no-color",
-    "word-diff",
-    "word-diff=",
-    "check",
-    "ignore-all-space",
-    "ignore-space-change",
-    "ignore-blank-lines",
-    "patch",
-    "no-patch",
-    "minimal",
-    "patience",
-    "histogram",
-    "summary",
-    "raw",
-    "exit-code",
-    "quiet",
-    "find-renames",
-    "no-renames",
-    "merge-base",
-    "relative",
-    "text",
-    "no-ext-diff",
-    "no-textconv",
-    "full-index",
-    "binary",
-    "abbrev",
-    "abbrev=",
-    "dirstat",
-    "unified=",
-    "compact-summary",
-    "no-index",
-];
-
-const LOG_LONG: &[&str] = &[
-    "oneline",
-    "graph",
-    "decorate",
-    "decorate=",
-    "all",
-    "stat",
-    "stat=",
-    "patch",
-    "no-patch",
-    "name-only",
-    "name-status",
-    "follow",
-    "reverse",
-    "no-merges",
-    "merges",
-    "first-parent",
-    "abbrev-commit",
-    "no-decorate",
-    "date-order",
-    "topo-order",
-    "color",
-    "color=",
-    "no-color",
-    "shortstat",
-    "numstat",
-    "source",
-    "full-history",
-    "left-right",
-    "cherry-pick",
-    "boundary",
-    "walk-reflogs",
-    "branches",
-    "tags",
-    "remotes",
-    "branches=",
-    "ignore-all-space",
-    "summary",
-    "count",
-];
-
-const LOG_VALUED: &[&str] = &[
-    "format",
-    "pretty",
-    "since",
-    "until",
-    "after",
-    "before",
-    "author",
-    "committer",
-    "grep",
-    "max-count",
-    "skip",
-    "date",
-    "diff-filter",
-    "abbrev",
-    "unified",
-];
-
-/// The inspections: `None` when `sub` is not one.
+/// The inspections: `None` when `sub` is not one. The flags of each are
+/// `rules/policy.json`'s `flag_tables.git-*`; `branch`, `tag`, `config`, `remote`, `stash`,
+/// `reflog` and `worktree` are inspections only in some spellings, read here.
 fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), Blocked>> {
-    let spec = |short, short_valued, long, long_valued, numeric| Spec {
-        short,
-        short_valued,
-        long,
-        long_valued,
-        numeric,
-        options_first: false,
-    };
-    let (spec, paths): (Spec, Paths) = match sub {
-        "status" => (
-            spec(
-                "sbuvz",
-                "",
-                &[
-                    "short",
-                    "branch",
-                    "porcelain",
-                    "porcelain=",
-                    "long",
-                    "verbose",
-                    "untracked-files",
-                    "untracked-files=",
-                    "ignored",
-                    "ignored=",
-                    "ahead-behind",
-                    "no-ahead-behind",
-                    "show-stash",
-                    "renames",
-                    "no-renames",
-                ],
-                &[],
-                false,
-            ),
-            Paths::All,
-        ),
-        "diff" => (
-            spec(
-                "wbRauWz",
-                "U",
-                DIFF_LONG,
-                &["unified", "diff-filter", "color-moved"],
-                false,
-            ),
-            Paths::All,
-        ),
-        "log" | "whatchanged" => (spec("pszu", "nSGL", LOG_LONG, LOG_VALUED, true), Paths::All),
-        "show" => (
-            spec("psqz", "", LOG_LONG, LOG_VALUED, false),
-            Paths::AfterColon,
-        ),
-        "shortlog" => (
-            spec(
-                "sne",
-                "",
-                &["summary", "numbered", "email", "all"],
-                &["format"],
-                false,
-            ),
-            Paths::All,
-        ),
-        "rev-list" => (spec("", "n", LOG_LONG, LOG_VALUED, true), Paths::All),
+    let (spec, operands) = match sub {
         "branch" => {
-            let parsed = match parse(
-                sub,
-                &spec(
-                    "arvl",
-                    "",
-                    &[
-                        "list",
-                        "all",
-                        "remotes",
-                        "verbose",
-                        "show-current",
-                        "no-color",
-                        "color",
-                        "ignore-case",
-                        "column",
-                        "no-column",
-                    ],
-                    &[
-                        "contains",
-                        "no-contains",
-                        "merged",
-                        "no-merged",
-                        "format",
-                        "sort",
-                        "points-at",
-                    ],
-                    false,
-                ),
-                args,
-            ) {
+            let parsed = match parse(sub, &FLAGS_GIT_BRANCH, args) {
                 Ok(parsed) => parsed,
                 Err(err) => return Some(Err(err)),
             };
@@ -324,25 +124,7 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
             return Some(Ok(()));
         }
         "tag" => {
-            let parsed = match parse(
-                sub,
-                &spec(
-                    "l",
-                    "n",
-                    &["list", "column", "no-column", "ignore-case"],
-                    &[
-                        "contains",
-                        "no-contains",
-                        "points-at",
-                        "sort",
-                        "merged",
-                        "no-merged",
-                        "format",
-                    ],
-                    false,
-                ),
-                args,
-            ) {
+            let parsed = match parse(sub, &FLAGS_GIT_TAG, args) {
                 Ok(parsed) => parsed,
                 Err(_) => return None,
             };
@@ -351,99 +133,6 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
             }
             return Some(Ok(()));
         }
-        "rev-parse" => (
-            spec(
-                "q",
-                "",
-                &[
-                    "show-toplevel",
-                    "git-dir",
-                    "git-common-dir",
-                    "absolute-git-dir",
-                    "is-inside-work-tree",
-                    "is-inside-git-dir",
-                    "is-bare-repository",
-                    "abbrev-ref",
-                    "abbrev-ref=",
-                    "short",
-                    "short=",
-                    "verify",
-                    "symbolic-full-name",
-                    "show-prefix",
-                    "show-cdup",
-                    "quiet",
-                    "all",
-                    "branches",
-                    "tags",
-                    "show-superproject-working-tree",
-                ],
-                &[],
-                false,
-            ),
-            Paths::None,
-        ),
-        "ls-files" => (
-            spec(
-                "cdmoiksuvtz",
-                "x",
-                &[
-                    "cached",
-                    "deleted",
-                    "modified",
-                    "others",
-                    "ignored",
-                    "stage",
-                    "unmerged",
-                    "killed",
-                    "exclude-standard",
-                    "full-name",
-                    "error-unmatch",
-                    "directory",
-                    "no-empty-directory",
-                    "recurse-submodules",
-                    "eol",
-                ],
-                &["exclude", "exclude-from"],
-                false,
-            ),
-            Paths::All,
-        ),
-        "ls-tree" => (
-            spec(
-                "rdtlz",
-                "",
-                &[
-                    "name-only",
-                    "name-status",
-                    "full-name",
-                    "full-tree",
-                    "long",
-                    "abbrev=",
-                    "format=",
-                ],
-                &[],
-                false,
-            ),
-            Paths::All,
-        ),
-        "blame" => (
-            spec(
-                "wsefnpltbc",
-                "L",
-                &[
-                    "porcelain",
-                    "line-porcelain",
-                    "show-email",
-                    "show-name",
-                    "show-number",
-                    "incremental",
-                    "root",
-                ],
-                &["date"],
-                false,
-            ),
-            Paths::All,
-        ),
         "remote" => {
             return match args
                 .iter()
@@ -457,27 +146,7 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
             };
         }
         "config" => {
-            let parsed = match parse(
-                sub,
-                &spec(
-                    "lz",
-                    "",
-                    &[
-                        "list",
-                        "show-origin",
-                        "show-scope",
-                        "global",
-                        "local",
-                        "system",
-                        "name-only",
-                        "null",
-                        "includes",
-                    ],
-                    &["get", "get-all", "get-regexp", "type", "default"],
-                    false,
-                ),
-                args,
-            ) {
+            let parsed = match parse(sub, &FLAGS_GIT_CONFIG, args) {
                 Ok(parsed) => parsed,
                 Err(_) => return None,
             };
@@ -491,54 +160,10 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
                 _ => None,
             };
         }
-        "describe" => (
-            spec(
-                "",
-                "",
-                &[
-                    "tags",
-                    "always",
-                    "dirty",
-                    "long",
-                    "all",
-                    "contains",
-                    "exact-match",
-                ],
-                &["abbrev", "match", "exclude", "candidates", "dirty"],
-                false,
-            ),
-            Paths::None,
-        ),
         "stash" => {
             return match args.first().map(String::as_str) {
-                Some("list") => Some(
-                    parse(
-                        sub,
-                        &spec("pszu", "n", LOG_LONG, LOG_VALUED, true),
-                        &args[1..],
-                    )
-                    .map(|_| ()),
-                ),
-                Some("show") => Some(
-                    parse(
-                        sub,
-                        &spec(
-                            "pu",
-                            "",
-                            &[
-                                "stat",
-                                "patch",
-                                "name-only",
-                                "name-status",
-                                "include-untracked",
-                            ],
-                            &[],
-                            false,
-                        ),
-                        &args[1..],
-                    )
-                    .map(|_| ()),
-                ),
+                Some("list") => Some(parse(sub, &FLAGS_GIT_REFLOG, &args[1..]).map(|_| ())),
+                Some("show") => Some(parse(sub, &FLAGS_GIT_STASH_SHOW, &args[1..]).map(|_| ())),
                 _ => None,
             };
         }
@@ -548,104 +173,8 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
                 Some(first) if !first.starts_with('-') => return None,
                 _ => args,
             };
-            return Some(
-                parse(sub, &spec("pszu", "n", LOG_LONG, LOG_VALUED, true), rest).map(|_| ()),
-            );
+            return Some(parse(sub, &FLAGS_GIT_REFLOG, rest).map(|_| ()));
         }
-        "cat-file" => (spec("ptse", "", &[], &[], false), Paths::AfterColon),
-        "merge-base" => (
-            spec(
-                "a",
-                "",
-                &["all", "is-ancestor", "fork-point", "octopus"],
-                &[],
-                false,
-            ),
-            Paths::None,
-        ),
-        "show-ref" => (
-            spec(
-                "sqd",
-                "",
-                &[
-                    "heads",
-                    "tags",
-                    "verify",
-                    "hash",
-                    "quiet",
-                    "head",
-                    "dereference",
-                ],
-                &[],
-                false,
-            ),
-            Paths::None,
-        ),
-        "for-each-ref" => (
-            spec(
-                "",
-                "",
-                &[],
-                &[
-                    "format",
-                    "sort",
-                    "count",
-                    "contains",
-                    "merged",
-                    "no-merged",
-                    "points-at",
-                ],
-                false,
-            ),
-            Paths::None,
-        ),
-        "count-objects" => (
-            spec("vH", "", &["verbose", "human-readable"], &[], false),
-            Paths::None,
-        ),
-        "grep" => (
-            spec(
-                "nilvwEFcohIPHrz",
-                "eABCf",
-                &[
-                    "line-number",
-                    "ignore-case",
-                    "invert-match",
-                    "word-regexp",
-                    "extended-regexp",
-                    "fixed-strings",
-                    "count",
-                    "only-matching",
-                    "files-with-matches",
-                    "name-only",
-                    "files-without-match",
-                    "cached",
-                    "untracked",
-                    "no-index",
-                    "recurse-submodules",
-                    "heading",
-                    "break",
-                    "full-name",
-                    "perl-regexp",
-                    "all-match",
-                    "column",
-                    "show-function",
-                    "function-context",
-                ],
-                &[
-                    "max-depth",
-                    "context",
-                    "after-context",
-                    "before-context",
-                    "threads",
-                    "and",
-                    "or",
-                    "not",
-                ],
-                true,
-            ),
-            Paths::PatternThen,
-        ),
         "worktree" => {
             return match args.first().map(String::as_str) {
                 Some("list") if args[1..].iter().all(|a| a == "--porcelain" || a == "-v") => {
@@ -654,12 +183,11 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
                 _ => None,
             };
         }
-        "version" | "--version" => (spec("", "", &["build-options"], &[], false), Paths::None),
-        _ => return None,
+        _ => git_inspection(sub)?,
     };
     Some(parse(sub, &spec, args).and_then(|parsed| {
-        let operands: &[&str] = match paths {
-            Paths::PatternThen
+        let paths: &[&str] = match operands {
+            GitOperands::PatternThenPaths
                 if parsed.values_of("-e").next().is_none()
                     && parsed.values_of("-f").next().is_none() =>
             {
@@ -673,11 +201,11 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
         {
             line.read(value)?;
         }
-        for operand in operands {
-            match paths {
-                Paths::None => {}
-                Paths::All | Paths::PatternThen => line.read(operand)?,
-                Paths::AfterColon => {
+        for operand in paths {
+            match operands {
+                GitOperands::Revisions => {}
+                GitOperands::Paths | GitOperands::PatternThenPaths => line.read(operand)?,
+                GitOperands::AfterColon => {
                     if let Some((_, path)) = operand.split_once(':') {
                         line.read(path)?;
                     }
@@ -688,34 +216,8 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
     }))
 }
 
-/// What a git inspection's operands may name.
-#[derive(Debug, Clone, Copy)]
-enum Paths {
-    /// Revisions only.
-    None,
-    /// Revisions and paths (a secret is never shown).
-    All,
-    /// A pattern first (`git grep PATTERN PATHS`).
-    PatternThen,
-    /// `REV:PATH` objects: the path after the colon.
-    AfterColon,
-}
-
 fn add(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
-    let spec = Spec {
-        short: "AuvnN",
-        long: &[
-            "all",
-            "update",
-            "verbose",
-            "dry-run",
-            "intent-to-add",
-            "no-all",
-            "renormalize",
-        ],
-        ..Spec::default()
-    };
-    let parsed = parse("add", &spec, args)?;
+    let parsed = parse("add", &FLAGS_GIT_ADD, args)?;
     for path in &parsed.operands {
         line.write(path, false)?;
     }
@@ -723,25 +225,7 @@ fn add(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
 }
 
 fn commit(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
-    let spec = Spec {
-        short: "aqs",
-        short_valued: "mF",
-        long: &[
-            "all",
-            "quiet",
-            "signoff",
-            "allow-empty",
-            "no-edit",
-            "verbose",
-            "no-signoff",
-            "cleanup=",
-            "untracked-files",
-            "untracked-files=",
-        ],
-        long_valued: &["message", "file", "author", "date", "trailer"],
-        ..Spec::default()
-    };
-    let parsed = parse("commit", &spec, args)?;
+    let parsed = parse("commit", &FLAGS_GIT_COMMIT, args)?;
     let has_message = parsed.values_of("-m").next().is_some()
         || parsed.values_of("--message").next().is_some()
         || parsed.values_of("-F").next().is_some()
@@ -825,19 +309,7 @@ pub fn is_default_branch(name: &str) -> bool {
 /// no force in any spelling (`-f`, `--force*`, `+refspec`), no deletion (`:ref`,
 /// `--delete`), no tags or mirrors.
 fn push(args: &[String]) -> Result<(), Blocked> {
-    let spec = Spec {
-        short: "uqvn",
-        long: &[
-            "set-upstream",
-            "quiet",
-            "verbose",
-            "dry-run",
-            "progress",
-            "no-progress",
-        ],
-        ..Spec::default()
-    };
-    let parsed = parse("push", &spec, args)?;
+    let parsed = parse("push", &FLAGS_GIT_PUSH, args)?;
     let [remote, refspecs @ ..] = parsed.operands.as_slice() else {
         return Err(Blocked::new(
             "",

@@ -10,6 +10,10 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::Context;
+use super::data::{
+    BUILD_DIRS, DEPENDENCY_DIRS, READ_FILES, READ_ROOTS, SECRET_NAMES, SECRET_SAMPLES,
+    SENSITIVE_NAMES, SOURCE_EXTENSIONS, SOURCE_NAMES, SYSTEM_DIRS, SYSTEM_SECRET_FILES, name_hit,
+};
 
 /// A path from a tool call, resolved as far as the context allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +106,7 @@ fn is_project_root(root: &Path, ctx: &Context) -> bool {
     if depth < 2 || ctx.home.as_deref() == Some(root) {
         return false;
     }
-    !SYSTEM_PREFIXES.iter().any(|p| root.starts_with(p))
+    !SYSTEM_DIRS.iter().any(|p| root.starts_with(p))
 }
 
 /// Is the place inside the project: below the working directory or the project directory
@@ -130,31 +134,6 @@ pub fn in_temp(place: &Place) -> bool {
     }
 }
 
-/// System directories: never a project, never written.
-const SYSTEM_PREFIXES: &[&str] = &[
-    "/etc",
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/boot",
-    "/dev",
-    "/proc",
-    "/sys",
-    "/run",
-    "/var/lib",
-    "/var/log",
-    "/var/spool",
-    "/var/run",
-    "/opt",
-    "/srv",
-    "/root",
-    "/snap",
-];
-
 /// Why a write to this place is never harmless, if it is sensitive: the agent's own settings
 /// and hooks, git internals, CI, shell start-up files, credentials, system directories and
 /// autoctl's own configuration and state (each can run code or leak secrets later).
@@ -162,7 +141,7 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
     let path = match place {
         Place::Absolute(path) => {
             let folded = fold_path(path);
-            if SYSTEM_PREFIXES.iter().any(|p| folded.starts_with(p)) {
+            if SYSTEM_DIRS.iter().any(|p| folded.starts_with(p)) {
                 return Some("a system directory");
             }
             if ctx.protected.iter().any(|p| {
@@ -179,56 +158,7 @@ pub fn sensitive(place: &Place, ctx: &Context) -> Option<&'static str> {
     if let Some(why) = secret_components(path) {
         return Some(why);
     }
-    let names = folded_names(path);
-    for (i, name) in names.iter().enumerate() {
-        let next = names.get(i + 1).map(String::as_str);
-        let what = match name.as_str() {
-            ".git" => Some("git internals and hooks"),
-            ".claude" | ".claude.json" | ".mcp.json" => {
-                Some("the agent's own settings, hooks and MCP servers")
-            }
-            ".autoctl" => Some("autoctl's loop state"),
-            ".husky" | ".githooks" | ".pre-commit-config.yaml" | ".pre-commit-config.yml" => {
-                Some("git hooks")
-            }
-            ".circleci"
-            | ".gitlab-ci.yml"
-            | ".gitlab-ci.yaml"
-            | ".travis.yml"
-            | "azure-pipelines.yml"
-            | "jenkinsfile"
-            | ".buildkite" => Some("CI configuration"),
-            ".github" if matches!(next, Some("workflows") | Some("actions")) => {
-                Some("CI configuration")
-            }
-            ".vscode" | ".devcontainer" | ".idea" => Some("editor settings that run tasks"),
-            ".gitconfig" | ".gitmodules" => Some("git configuration"),
-            ".config"
-                if matches!(
-                    next,
-                    Some("fish")
-                        | Some("nushell")
-                        | Some("autoctl")
-                        | Some("git")
-                        | Some("gh")
-                        | Some("systemd")
-                        | Some("autostart")
-                ) =>
-            {
-                Some("shell or tool configuration")
-            }
-            ".cargo" if next.is_some_and(|n| n.starts_with("config")) => {
-                Some("cargo configuration (it can run any program)")
-            }
-            ".local" if next == Some("bin") => Some("programs on PATH"),
-            _ if SHELL_RC.contains(&name.as_str()) => Some("a shell start-up file"),
-            _ => None,
-        };
-        if what.is_some() {
-            return what;
-        }
-    }
-    None
+    name_hit(SENSITIVE_NAMES, &folded_names(path))
 }
 
 /// One fold for every comparison with a sensitive or secret name, on every platform (macOS's
@@ -295,10 +225,8 @@ pub fn secret(place: &Place) -> Option<&'static str> {
         Place::Absolute(path) => {
             let folded = fold_path(path);
             let text = folded.to_string_lossy();
-            if matches!(
-                text.as_ref(),
-                "/etc/shadow" | "/etc/gshadow" | "/etc/sudoers" | "/etc/master.passwd"
-            ) || (text.starts_with("/proc/") && text.ends_with("/environ"))
+            if SYSTEM_SECRET_FILES.contains(&text.as_ref())
+                || (text.starts_with("/proc/") && text.ends_with("/environ"))
             {
                 return Some("a system secret");
             }
@@ -311,139 +239,8 @@ pub fn secret(place: &Place) -> Option<&'static str> {
 
 /// Secrets named by a path's components (shared by [`secret`] and [`sensitive`]).
 fn secret_components(path: &Path) -> Option<&'static str> {
-    let names = folded_names(path);
-    for (i, lower) in names.iter().enumerate() {
-        let next = names.get(i + 1).map(String::as_str);
-        let what = match lower.as_str() {
-            ".ssh" | ".gnupg" | ".aws" | ".azure" | ".kube" | ".password-store" => {
-                Some("keys and credentials")
-            }
-            ".docker" if next.is_some_and(|n| n.starts_with("config")) => {
-                Some("registry credentials")
-            }
-            ".config"
-                if matches!(
-                    next,
-                    Some("gcloud" | "op" | "hub" | "gh" | "sops" | "age" | "rclone" | "doctl")
-                ) =>
-            {
-                Some("cloud credentials and tokens")
-            }
-            "keys.txt" if i > 0 && matches!(names[i - 1].as_str(), "age" | "sops") => {
-                Some("age and sops keys")
-            }
-            ".netrc" | ".pgpass" | ".npmrc" | ".pypirc" | ".git-credentials" | ".yarnrc"
-            | ".yarnrc.yml" | ".envrc" | ".credentials.json" | ".my.cnf" | ".boto" | ".s3cfg"
-            | ".vault-token" => Some("a credentials file"),
-            ".cargo" | ".gem" if next.is_some_and(|n| n.starts_with("credentials")) => {
-                Some("a credentials file")
-            }
-            ".env" => Some("environment secrets (.env)"),
-            _ if lower.starts_with(".env.") => Some("environment secrets (.env)"),
-            "authorized_keys" | "known_hosts" => Some("ssh keys"),
-            _ if lower.starts_with("id_rsa")
-                || lower.starts_with("id_dsa")
-                || lower.starts_with("id_ecdsa")
-                || lower.starts_with("id_ed25519") =>
-            {
-                Some("an ssh key")
-            }
-            _ if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"]
-                .iter()
-                .any(|ext| lower.ends_with(ext)) =>
-            {
-                Some("a key file")
-            }
-            // A credentials or secrets file: no extension, or one of data (`secrets.yaml`),
-            // not a source file about secrets (`secrets.rs`).
-            _ if i + 1 == names.len() && credentials_name(lower) => Some("a credentials file"),
-            _ => None,
-        };
-        if what.is_some() {
-            return what;
-        }
-    }
-    None
+    name_hit(SECRET_NAMES, &folded_names(path))
 }
-
-/// `credentials`, `secrets`, `secret`, alone or with an extension of data.
-fn credentials_name(name: &str) -> bool {
-    let (stem, ext) = match name.split_once('.') {
-        Some((stem, ext)) => (stem, Some(ext)),
-        None => (name, None),
-    };
-    matches!(stem, "credentials" | "secrets" | "secret")
-        && ext.is_none_or(|ext| {
-            let last = ext.rsplit('.').next().unwrap_or(ext);
-            matches!(
-                last,
-                "json"
-                    | "yaml"
-                    | "yml"
-                    | "toml"
-                    | "ini"
-                    | "env"
-                    | "txt"
-                    | "conf"
-                    | "cfg"
-                    | "xml"
-                    | "properties"
-                    | "csv"
-                    | "enc"
-                    | "gpg"
-                    | "age"
-                    | "asc"
-                    | "bak"
-            )
-        })
-}
-
-/// Names a secret may have, one per kind [`secret`] knows: a pattern that may match one of
-/// them may show a secret.
-const SECRET_SAMPLES: &[&str] = &[
-    ".env",
-    ".env.local",
-    ".envrc",
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".password-store",
-    ".netrc",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    ".yarnrc",
-    ".credentials.json",
-    ".my.cnf",
-    ".boto",
-    ".s3cfg",
-    ".vault-token",
-    ".docker",
-    ".config",
-    "authorized_keys",
-    "known_hosts",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "id_dsa",
-    "server.pem",
-    "server.key",
-    "cert.p12",
-    "store.jks",
-    "db.kdbx",
-    "credentials",
-    "credentials.json",
-    "secrets.yaml",
-    "secret.json",
-    "environ",
-    "shadow",
-    "gshadow",
-    "sudoers",
-    "keys.txt",
-];
 
 /// Does a shell pattern (`*`, `?`, `[…]`) match `name`? A leading `*`, `?` or `[` does not
 /// match a leading dot, as a shell's does not. Linear in practice: one backtrack point.
@@ -539,46 +336,6 @@ pub fn secret_pattern(place: &Place, word: &str) -> Option<&'static str> {
     None
 }
 
-/// Read-only roots outside the project a rule may read: toolchain and dependency caches and
-/// system headers and docs (`~` is the home directory). Everything else outside the
-/// project, the temporary directory and these is not read by an approved call: a list of
-/// secrets can never be complete (`~/.config/*/hosts.yml`, a token in `~/.bashrc`), so reads
-/// are approved by where they are, not by what they are not.
-pub const READ_ROOTS: &[&str] = &[
-    "/usr/include",
-    "/usr/local/include",
-    "/usr/share/doc",
-    "/usr/share/man",
-    "/usr/share/info",
-    "/usr/lib/python3",
-    "/usr/local/lib/python3",
-    "~/.cargo/registry/src",
-    "~/.cargo/git/checkouts",
-    "~/.rustup/toolchains",
-    "~/go/pkg/mod",
-    "~/.m2/repository",
-    "~/.gradle/caches/modules-2",
-    "~/.npm/_npx",
-    "~/.cache/go-build",
-    "~/.local/share/uv/python",
-    "~/.pyenv/versions",
-];
-
-/// Single files outside the project that state facts about the machine, not secrets.
-pub const READ_FILES: &[&str] = &[
-    "/dev/null",
-    "/etc/hostname",
-    "/etc/hosts",
-    "/etc/os-release",
-    "/etc/lsb-release",
-    "/etc/debian_version",
-    "/etc/timezone",
-    "/proc/cpuinfo",
-    "/proc/meminfo",
-    "/proc/version",
-    "/proc/loadavg",
-];
-
 /// Is `place` below one of the [`READ_ROOTS`] or one of the [`READ_FILES`]?
 fn in_read_root(place: &Place, ctx: &Context) -> bool {
     let Place::Absolute(path) = place else {
@@ -606,22 +363,6 @@ pub fn readable(place: &Place, ctx: &Context) -> bool {
     inside_project(place, ctx) || in_temp(place) || in_read_root(place, ctx)
 }
 
-/// A project's build and report directories: a runner's output may go there.
-pub const BUILD_DIRS: &[&str] = &[
-    "target",
-    "build",
-    "dist",
-    "out",
-    "coverage",
-    "htmlcov",
-    ".coverage",
-    "reports",
-    "test-results",
-    ".pytest_cache",
-    "bin",
-    "tmp",
-];
-
 /// Is the place in one of the project's [`BUILD_DIRS`] (the first name below a project root,
 /// or below an unknown working directory)?
 pub fn in_build_dir(place: &Place, ctx: &Context) -> bool {
@@ -641,15 +382,6 @@ pub fn in_build_dir(place: &Place, ctx: &Context) -> bool {
     }
 }
 
-/// Extensions of source and configuration files a runner's output must not overwrite.
-pub const SOURCE_EXTENSIONS: &[&str] = &[
-    "rs", "go", "mod", "sum", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "toml",
-    "yaml", "yml", "xml", "md", "rst", "txt", "c", "h", "cc", "cpp", "hpp", "java", "kt", "scala",
-    "rb", "php", "sh", "bash", "zsh", "fish", "ps1", "html", "css", "scss", "sql", "lock", "cfg",
-    "ini", "conf", "gradle", "swift", "m", "cs", "fs", "ex", "exs", "erl", "hs", "ml", "lua", "pl",
-    "r", "vue", "svelte", "proto", "tf", "nix", "env", "ipynb",
-];
-
 /// Is the place's name one of a source or configuration file (by a [`SOURCE_EXTENSIONS`]
 /// extension, or a name without one such as `Makefile`)? Unknown places are.
 pub fn source_like(place: &Place) -> bool {
@@ -663,47 +395,9 @@ pub fn source_like(place: &Place) -> bool {
         .unwrap_or_default();
     match name.rsplit_once('.') {
         Some((_, ext)) => SOURCE_EXTENSIONS.contains(&ext),
-        None => matches!(
-            name.as_str(),
-            "makefile"
-                | "dockerfile"
-                | "jenkinsfile"
-                | "justfile"
-                | "gemfile"
-                | "rakefile"
-                | "procfile"
-                | "license"
-                | "readme"
-                | "containerfile"
-                | "vagrantfile"
-        ),
+        None => SOURCE_NAMES.contains(&name.as_str()),
     }
 }
-
-const SHELL_RC: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".bash_aliases",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".zlogout",
-    ".cshrc",
-    ".tcshrc",
-    ".kshrc",
-    ".mkshrc",
-    ".inputrc",
-    ".xprofile",
-    ".xinitrc",
-    ".xsession",
-    ".pam_environment",
-    ".curlrc",
-    ".wgetrc",
-];
 
 /// Paths inside dependency trees: installed code, not the project's own (`python3
 /// node_modules/rimraf/bin.js .` is not "a script of the project").
@@ -712,21 +406,9 @@ pub fn in_dependencies(place: &Place) -> bool {
         Place::Absolute(path) | Place::Below(path) => path,
         Place::Unknown => return true,
     };
-    folded_names(path).iter().any(|name| {
-        matches!(
-            name.as_str(),
-            "node_modules"
-                | ".venv"
-                | "venv"
-                | "site-packages"
-                | "dist-packages"
-                | ".tox"
-                | ".nox"
-                | "vendor"
-                | "third_party"
-                | "bower_components"
-        )
-    })
+    folded_names(path)
+        .iter()
+        .any(|name| DEPENDENCY_DIRS.contains(&name.as_str()))
 }
 
 /// The place as text for a reason (`src/main.rs`, `/etc/hosts`).

@@ -18,15 +18,18 @@
 //!   never a sensitive path.
 //!
 //! Anything else — an unknown program, a flag not listed, a target not listed — is not
-//! harmless. The read-only programs' flag lists and the word lists (targets, script
-//! subcommands, interpreters) are data in `rules/policy.json` ([`super::data`]); the runners'
-//! subcommand readings are here.
+//! harmless. Every flag list, subcommand list and word list named here is data in
+//! `rules/policy.json` ([`super::data`]); how each program's arguments are read is here.
 
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
-    KNOWN_PROGRAMS, Operands, RISKY_SCRIPT_WORDS, RUNNER_TARGETS, SCRIPT_SUBCOMMANDS,
-    read_only_program,
+    CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS,
+    FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_PACKAGE_MANAGER, FLAGS_UNITTEST, GO_FLAGS,
+    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS,
+    NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS, PYTHON_MODULES, RISKY_SCRIPT_WORDS,
+    RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SHELL_FLAGS,
+    ToolOperands, read_only_program, runner_tool,
 };
 use super::git;
 use super::line::{Blocked, Line};
@@ -451,58 +454,6 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
     Ok("write-in-project")
 }
 
-const CARGO: Spec = Spec {
-    short: "qvr",
-    short_valued: "pFj",
-    long: &[
-        "workspace",
-        "all",
-        "lib",
-        "bins",
-        "examples",
-        "tests",
-        "benches",
-        "all-targets",
-        "doc",
-        "all-features",
-        "no-default-features",
-        "release",
-        "locked",
-        "frozen",
-        "offline",
-        "quiet",
-        "verbose",
-        "no-run",
-        "no-fail-fast",
-        "keep-going",
-        "timings",
-        "future-incompat-report",
-        "ignore-rust-version",
-        "check",
-        "no-deps",
-        "document-private-items",
-        "fix",
-    ],
-    long_valued: &[
-        "package",
-        "exclude",
-        "bin",
-        "example",
-        "test",
-        "bench",
-        "features",
-        "profile",
-        "target",
-        "target-dir",
-        "manifest-path",
-        "color",
-        "message-format",
-        "jobs",
-    ],
-    numeric: false,
-    options_first: false,
-};
-
 fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let mut args = args;
     if args.first().is_some_and(|a| {
@@ -517,21 +468,21 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let Some(sub) = args.first() else {
         return Err(Blocked::new("", "cargo without a subcommand"));
     };
-    let sub = match sub.as_str() {
-        "build" | "b" => "build",
-        "test" | "t" => "test",
-        "check" | "c" => "check",
-        "clippy" => "clippy",
-        "fmt" => "fmt",
-        "doc" | "d" => "doc",
-        other => {
-            return Err(Blocked::new(
-                "",
-                format!(
-                    "cargo {other} is not a listed subcommand (build, test, check, clippy, fmt, doc)"
-                ),
-            ));
-        }
+    let alias = CARGO_SUBCOMMAND_ALIASES
+        .iter()
+        .find_map(|a| a.strip_prefix(sub.as_str())?.strip_prefix(' '));
+    let Some(sub) = CARGO_SUBCOMMANDS
+        .iter()
+        .copied()
+        .find(|s| *s == sub || Some(*s) == alias)
+    else {
+        return Err(Blocked::new(
+            "",
+            format!(
+                "cargo {sub} is not a listed subcommand ({})",
+                CARGO_SUBCOMMANDS.join(", ")
+            ),
+        ));
     };
     let rest = &args[1..];
     let split = rest.iter().position(|a| a == "--");
@@ -539,7 +490,7 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         Some(at) => (&rest[..at], &rest[at + 1..]),
         None => (rest, &rest[rest.len()..]),
     };
-    let parsed = parse("cargo", &CARGO, own)?;
+    let parsed = parse("cargo", &FLAGS_CARGO, own)?;
     if sub != "clippy" && parsed.has("--fix") {
         return Err(Blocked::new("", format!("cargo {sub} --fix is not listed")));
     }
@@ -558,33 +509,9 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         ));
     }
     let after_spec = match sub {
-        "test" => Spec {
-            short: "q",
-            long: &[
-                "nocapture",
-                "no-capture",
-                "ignored",
-                "include-ignored",
-                "exact",
-                "quiet",
-                "show-output",
-                "list",
-                "test",
-                "bench",
-            ],
-            long_valued: &["test-threads", "skip", "color", "format"],
-            ..Spec::default()
-        },
-        "clippy" => Spec {
-            short_valued: "DWAF",
-            long_valued: &["deny", "warn", "allow", "forbid", "cap-lints"],
-            ..Spec::default()
-        },
-        "fmt" => Spec {
-            long: &["check"],
-            long_valued: &["edition"],
-            ..Spec::default()
-        },
+        "test" => FLAGS_CARGO_TEST_ARGS,
+        "clippy" => FLAGS_CARGO_CLIPPY_ARGS,
+        "fmt" => FLAGS_CARGO_FMT_ARGS,
         _ => Spec::default(),
     };
     let parsed_after = parse("cargo", &after_spec, after)?;
@@ -612,34 +539,12 @@ fn node_package_manager(
     args: &[String],
     line: &Line<'_>,
 ) -> Result<&'static str, Blocked> {
-    let spec = Spec {
-        short: "srw",
-        short_valued: "C",
-        long: &[
-            "silent",
-            "if-present",
-            "no-audit",
-            "no-fund",
-            "prefer-offline",
-            "ignore-scripts",
-            "legacy-peer-deps",
-            "workspaces",
-            "include-workspace-root",
-            "frozen-lockfile",
-            "immutable",
-            "recursive",
-            "workspace-root",
-            "offline",
-        ],
-        long_valued: &["prefix", "workspace", "filter", "dir", "loglevel"],
-        ..Spec::default()
-    };
     let split = args.iter().position(|a| a == "--");
     let (own, after) = match split {
         Some(at) => (&args[..at], &args[at + 1..]),
         None => (args, &args[args.len()..]),
     };
-    let parsed = parse(name, &spec, own)?;
+    let parsed = parse(name, &FLAGS_PACKAGE_MANAGER, own)?;
     for dir in parsed
         .values_of("--prefix")
         .chain(parsed.values_of("--dir"))
@@ -676,21 +581,8 @@ fn node_package_manager(
 /// Arguments passed to a project's test or build script after `--`: filters, and flags that
 /// only change how it reports.
 fn script_arguments(name: &str, after: &[String]) -> Result<(), Blocked> {
-    const LISTED: &[&str] = &[
-        "--watch=false",
-        "--watchAll=false",
-        "--run",
-        "--coverage",
-        "--ci",
-        "--silent",
-        "--passWithNoTests",
-        "--runInBand",
-        "--verbose",
-        "--bail",
-        "--no-coverage",
-    ];
     for arg in after {
-        if arg.starts_with('-') && !LISTED.contains(&arg.as_str()) {
+        if arg.starts_with('-') && !SCRIPT_ARGUMENT_FLAGS.contains(&arg.as_str()) {
             return Err(Blocked::new(
                 "",
                 format!("{name} -- {arg} is not a listed flag"),
@@ -709,12 +601,10 @@ fn npx(args: &[String], line: &Line<'_>, stdin_fed: bool) -> Result<&'static str
         rest = &rest[1..];
     }
     match rest.first().map(String::as_str) {
-        Some(tool @ ("tsc" | "eslint" | "prettier" | "jest" | "vitest" | "mocha")) => {
-            judge(tool, &rest[1..], line, stdin_fed)
-        }
+        Some(tool) if NPX_PROGRAMS.contains(&tool) => judge(tool, &rest[1..], line, stdin_fed),
         Some(other) => Err(Blocked::new(
             "",
-            format!("npx {other}: only tsc, eslint, prettier, jest, vitest and mocha are listed"),
+            format!("npx {other}: only {} are listed", NPX_PROGRAMS.join(", ")),
         )),
         None => Err(Blocked::new("", "npx without a program")),
     }
@@ -728,17 +618,7 @@ fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         let arg = args[i].as_str();
         i += 1;
         match arg {
-            "-k"
-            | "-s"
-            | "-B"
-            | "-n"
-            | "-w"
-            | "--silent"
-            | "--keep-going"
-            | "--no-print-directory"
-            | "--always-make"
-            | "--dry-run"
-            | "-j" => {
+            _ if MAKE_FLAGS.contains(&arg) => {
                 if arg == "-j"
                     && args
                         .get(i)
@@ -776,32 +656,16 @@ fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
 
 /// `go build|test|vet` with listed flags; `-o` and profiles write inside the project.
 fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
-    const FLAGS: &[&str] = &[
-        "v", "race", "cover", "short", "benchmem", "failfast", "json", "trimpath", "x", "n",
-    ];
-    const VALUED: &[&str] = &[
-        "run",
-        "count",
-        "timeout",
-        "tags",
-        "p",
-        "bench",
-        "benchtime",
-        "covermode",
-        "mod",
-        "skip",
-        "parallel",
-        "cpu",
-        "shuffle",
-    ];
-    const WRITES: &[&str] = &["o", "coverprofile", "cpuprofile", "memprofile"];
     let Some(sub) = args.first() else {
         return Err(Blocked::new("", "go without a subcommand"));
     };
-    if !matches!(sub.as_str(), "build" | "test" | "vet") {
+    if !GO_SUBCOMMANDS.contains(&sub.as_str()) {
         return Err(Blocked::new(
             "",
-            format!("go {sub} is not a listed subcommand (build, test, vet)"),
+            format!(
+                "go {sub} is not a listed subcommand ({})",
+                GO_SUBCOMMANDS.join(", ")
+            ),
         ));
     }
     let mut i = 1;
@@ -815,10 +679,10 @@ fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
             Some((flag, value)) => (flag, Some(value)),
             None => (body, None),
         };
-        if FLAGS.contains(&flag) && value.is_none() {
+        if GO_FLAGS.contains(&flag) && value.is_none() {
             continue;
         }
-        if VALUED.contains(&flag) || WRITES.contains(&flag) {
+        if GO_VALUED_FLAGS.contains(&flag) || GO_OUTPUT_FLAGS.contains(&flag) {
             let value = match value {
                 Some(value) => value,
                 None => {
@@ -829,7 +693,7 @@ fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
                     next.as_str()
                 }
             };
-            if WRITES.contains(&flag) {
+            if GO_OUTPUT_FLAGS.contains(&flag) {
                 line.output(value)?;
             }
             continue;
@@ -855,12 +719,10 @@ fn run_wrapper(
             ));
         }
     };
-    while rest.first().is_some_and(|a| {
-        matches!(
-            a.as_str(),
-            "--frozen" | "--locked" | "--offline" | "--no-sync" | "-q" | "--quiet"
-        )
-    }) {
+    while rest
+        .first()
+        .is_some_and(|a| RUN_WRAPPER_FLAGS.contains(&a.as_str()))
+    {
         rest = &rest[1..];
     }
     let Some(tool) = rest.first() else {
@@ -888,10 +750,7 @@ fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static 
         }
         if rest.first().is_some_and(|a| a == "-m") {
             return match rest.get(1).map(String::as_str) {
-                Some(
-                    module @ ("pytest" | "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint"
-                    | "pyflakes" | "pycodestyle"),
-                ) => tool(module, &rest[2..], line),
+                Some(module) if PYTHON_MODULES.contains(&module) => tool(module, &rest[2..], line),
                 Some("unittest") => unittest(&rest[2..], line),
                 Some(other) => Err(Blocked::new(
                     "",
@@ -902,18 +761,10 @@ fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static 
         }
     }
     let flags: &[&str] = match base {
-        "python" | "pypy" => &["-u", "-B", "-O", "-E", "-s", "-I", "-W", "-Werror"],
-        "node" | "nodejs" => &[
-            "--enable-source-maps",
-            "--no-warnings",
-            "--trace-warnings",
-            "--no-deprecation",
-            "--test",
-        ],
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => &[
-            "-e", "-u", "-x", "-v", "-n", "-eu", "-ex", "-eux", "-euo", "-o",
-        ],
-        "perl" | "ruby" => &["-w"],
+        "python" | "pypy" => PYTHON_FLAGS,
+        "node" | "nodejs" => NODE_FLAGS,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => SHELL_FLAGS,
+        "perl" | "ruby" => PERL_RUBY_FLAGS,
         _ => &[],
     };
     let mut i = 0;
@@ -1019,13 +870,7 @@ fn project_script(name: &str, script: &str, line: &Line<'_>) -> Result<(), Block
 }
 
 fn unittest(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
-    let spec = Spec {
-        short: "vqfbc",
-        short_valued: "kstp",
-        long: &["verbose", "quiet", "failfast", "buffer", "catch"],
-        ..Spec::default()
-    };
-    let parsed = parse("unittest", &spec, args)?;
+    let parsed = parse("unittest", &FLAGS_UNITTEST, args)?;
     // Discovery imports every test module it finds: only the project's.
     for dir in parsed.values_of("-s").chain(parsed.values_of("-t")) {
         line.project_dir(dir)?;
@@ -1041,289 +886,16 @@ fn unittest(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
 /// Test runners, type checkers, linters and formatters: each with its listed flags; paths
 /// they may rewrite (formatters, `--fix`) must be inside the project.
 fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
-    let (spec, subcommands, writes): (Spec, &[&str], bool) = match name {
-        "pytest" | "py.test" => (
-            Spec {
-                short: "qvxsl",
-                short_valued: "kmnrW",
-                long: &[
-                    "lf",
-                    "last-failed",
-                    "ff",
-                    "failed-first",
-                    "sw",
-                    "stepwise",
-                    "co",
-                    "collect-only",
-                    "no-header",
-                    "disable-warnings",
-                    "showlocals",
-                    "exitfirst",
-                    "quiet",
-                    "verbose",
-                    "strict-markers",
-                    "no-cov",
-                ],
-                long_valued: &[
-                    "tb",
-                    "maxfail",
-                    "durations",
-                    "timeout",
-                    "deselect",
-                    "ignore",
-                    "import-mode",
-                    "cov",
-                    "cov-report",
-                ],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "tsc" => (
-            Spec {
-                short: "b",
-                short_valued: "p",
-                long: &[
-                    "noEmit",
-                    "build",
-                    "pretty",
-                    "strict",
-                    "listFiles",
-                    "skipLibCheck",
-                    "incremental",
-                    "extendedDiagnostics",
-                    "noErrorTruncation",
-                    "showConfig",
-                    "version",
-                ],
-                long_valued: &["project"],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "eslint" => (
-            Spec {
-                short_valued: "f",
-                long: &[
-                    "fix",
-                    "cache",
-                    "quiet",
-                    "color",
-                    "no-color",
-                    "no-error-on-unmatched-pattern",
-                    "report-unused-disable-directives",
-                ],
-                long_valued: &["ext", "max-warnings", "format", "ignore-pattern", "rule"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "prettier" => (
-            Spec {
-                short: "clwu",
-                long: &[
-                    "check",
-                    "write",
-                    "list-different",
-                    "cache",
-                    "ignore-unknown",
-                    "no-color",
-                ],
-                long_valued: &["log-level", "loglevel"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "jest" => (
-            Spec {
-                short: "iu",
-                short_valued: "tw",
-                long: &[
-                    "ci",
-                    "coverage",
-                    "runInBand",
-                    "passWithNoTests",
-                    "silent",
-                    "verbose",
-                    "bail",
-                    "updateSnapshot",
-                    "listTests",
-                    "detectOpenHandles",
-                    "forceExit",
-                    "watchAll=",
-                    "no-coverage",
-                ],
-                long_valued: &["testNamePattern", "testPathPattern", "maxWorkers"],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "vitest" => (
-            Spec {
-                short_valued: "t",
-                long: &["run", "coverage", "silent", "passWithNoTests", "bail="],
-                long_valued: &["reporter", "testNamePattern"],
-                ..Spec::default()
-            },
-            &["run"],
-            false,
-        ),
-        "mocha" => (
-            Spec {
-                short_valued: "gR",
-                long: &["recursive", "exit", "bail", "forbid-only"],
-                long_valued: &["reporter", "grep", "timeout"],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "ruff" => (
-            Spec {
-                short: "q",
-                long: &[
-                    "fix",
-                    "diff",
-                    "show-fixes",
-                    "statistics",
-                    "no-fix",
-                    "exit-zero",
-                    "quiet",
-                    "check",
-                    "no-cache",
-                ],
-                long_valued: &[
-                    "select",
-                    "ignore",
-                    "extend-select",
-                    "output-format",
-                    "target-version",
-                    "line-length",
-                ],
-                ..Spec::default()
-            },
-            &["check", "format"],
-            true,
-        ),
-        "black" => (
-            Spec {
-                short: "qv",
-                short_valued: "lt",
-                long: &[
-                    "check", "diff", "quiet", "verbose", "fast", "color", "no-color",
-                ],
-                long_valued: &["line-length", "target-version"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "isort" => (
-            Spec {
-                short: "cq",
-                long: &["check-only", "check", "diff", "quiet"],
-                long_valued: &["profile", "line-length"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "mypy" | "pyright" | "basedpyright" | "flake8" | "pyflakes" | "pycodestyle" | "pylint" => (
-            Spec {
-                short_valued: "pmj",
-                long: &[
-                    "strict",
-                    "ignore-missing-imports",
-                    "no-error-summary",
-                    "show-error-codes",
-                    "pretty",
-                    "count",
-                    "statistics",
-                    "warnings",
-                ],
-                long_valued: &[
-                    "python-version",
-                    "max-line-length",
-                    "select",
-                    "ignore",
-                    "extend-ignore",
-                    "disable",
-                    "enable",
-                    "output-format",
-                    "package",
-                    "module",
-                    "jobs",
-                ],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "shellcheck" => (
-            Spec {
-                short: "xaC",
-                short_valued: "sSfeo",
-                long: &["external-sources", "check-sourced"],
-                long_valued: &["shell", "severity", "format", "exclude", "enable", "color"],
-                ..Spec::default()
-            },
-            &[],
-            false,
-        ),
-        "gofmt" => (
-            Spec {
-                short: "ldsew",
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "rustfmt" => (
-            Spec {
-                short: "q",
-                long: &["check", "quiet"],
-                long_valued: &["edition"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        "golangci-lint" => (
-            Spec {
-                long: &["fix", "fast"],
-                long_valued: &["timeout", "enable", "disable"],
-                ..Spec::default()
-            },
-            &["run"],
-            true,
-        ),
-        "biome" => (
-            Spec {
-                long: &["write", "fix", "apply"],
-                ..Spec::default()
-            },
-            &["check", "lint", "format", "ci"],
-            true,
-        ),
-        "stylelint" => (
-            Spec {
-                long: &["fix", "quiet"],
-                ..Spec::default()
-            },
-            &[],
-            true,
-        ),
-        _ => {
-            return Err(Blocked::new(
-                "",
-                format!("{name} is not on any harmless rule"),
-            ));
-        }
+    let Some(super::data::Tool {
+        spec,
+        subcommands,
+        operands,
+    }) = runner_tool(name)
+    else {
+        return Err(Blocked::new(
+            "",
+            format!("{name} is not on any harmless rule"),
+        ));
     };
     let args = if subcommands.is_empty() {
         args
@@ -1357,13 +929,11 @@ fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Bl
     for operand in &parsed.operands {
         // pytest node ids: `tests/test_x.py::test_y`.
         let path = operand.split("::").next().unwrap_or(operand);
-        if writes {
-            line.write(path, false)?;
-        } else if matches!(name, "pytest" | "py.test" | "jest" | "vitest" | "mocha") {
+        match operands {
+            ToolOperands::Rewrites => line.write(path, false)?,
             // A test runner imports and runs what it is pointed at: only the project's.
-            line.project_dir(path)?;
-        } else {
-            line.read(path)?;
+            ToolOperands::Runs => line.project_dir(path)?,
+            ToolOperands::Reads => line.read(path)?,
         }
     }
     Ok("runner")
