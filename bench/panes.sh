@@ -12,7 +12,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require hyperfine python3 tmux grep
-build_release
+# AUTOCTL=PATH benchmarks a binary built already (a release build takes minutes here).
+[ -x "${AUTOCTL:-}" ] || build_release
 
 work=$(mktemp -d)
 socket="autoctl-bench-$$"
