@@ -234,8 +234,11 @@ pub struct SourcesReport {
     #[serde(rename = "app-server")]
     pub app_server: u64,
     pub screen: u64,
-    /// Readings from a typed channel (hooks, status line, app-server), in percent of all;
-    /// null before the first.
+    /// Readings before the agent the run launched showed itself (no typed event, the screen
+    /// its launch left): no channel could have answered them, so they are not in the share.
+    pub startup: u64,
+    /// Readings from a typed channel (hooks, status line, app-server), in percent of all but
+    /// the start-up ones; null before the first.
     pub typed_percent: Option<f64>,
 }
 
@@ -246,6 +249,7 @@ impl SourcesReport {
             statusline: counts.statusline,
             app_server: counts.app_server,
             screen: counts.screen,
+            startup: counts.startup,
             typed_percent: counts.typed_percent(),
         }
     }
@@ -563,6 +567,11 @@ pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) 
             .collect(),
     );
     family(
+        "autoctl_run_startup_readings",
+        "Readings made before the agent the run launched showed itself (no typed event, the screen its launch left); not in the typed share.",
+        per_run(&|r| Some(r.sources.startup.to_string())),
+    );
+    family(
         "autoctl_run_typed_share",
         "The share (0 to 1) of the agent's readings that came from a typed channel (hooks, status line, app-server) rather than the screen.",
         per_run(&|r| r.sources.typed_percent.map(|p| format!("{}", p / 100.0))),
@@ -824,8 +833,14 @@ mod tests {
         ] {
             r.agent_state.sources.count(source);
         }
+        r.agent_state.sources.startup = 3;
         let report = RunReport::new(&r, now);
         let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sources"]["startup"], 3);
+        assert!(
+            prometheus(std::slice::from_ref(&report), &[], now)
+                .contains("autoctl_run_startup_readings{session=\"s\"} 3\n")
+        );
         assert_eq!(json["sources"]["hook"], 2);
         assert_eq!(json["sources"]["app-server"], 1);
         assert_eq!(json["sources"]["screen"], 1);

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::pane::Agent;
 use crate::supervise::governor;
 use crate::supervise::stall::{self, StallState};
-use crate::supervise::typed::{Source, SourceCounts};
+use crate::supervise::typed::{Source, SourceCounts, Startup};
 use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, between};
@@ -222,6 +222,10 @@ pub struct AgentState {
     /// pane): the typed channels' share of the run's decisions.
     #[serde(skip_serializing_if = "SourceCounts::is_empty")]
     pub sources: SourceCounts,
+    /// Where the launched agent is in its start-up: readings before it showed itself are
+    /// counted apart from the sources.
+    #[serde(skip_serializing_if = "Startup::is_over")]
+    pub startup: Startup,
 }
 
 /// Dispatch mode's state between ticks (one JSON column of its row).

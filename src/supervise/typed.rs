@@ -198,6 +198,13 @@ impl Source {
 
 /// How many of a run's readings of its agent (one per tick that saw its pane) came from each
 /// source: the typed channels' share of the decisions (`run status`, the metrics).
+///
+/// Start-up readings ([`Startup`]) are counted apart, in `startup`, and not in the share: they
+/// were made while the agent this run launched had shown nothing of itself yet — no typed
+/// event and the screen its launch left — so no channel of the agent's could have answered
+/// (Gemini CLI 0.61 loads for seconds before it draws anything, and fires its first hook,
+/// SessionStart, only after it drew its screen). Every reading after that counts, the screen
+/// readings of a slow start among them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceCounts {
@@ -205,6 +212,8 @@ pub struct SourceCounts {
     pub statusline: u64,
     pub app_server: u64,
     pub screen: u64,
+    /// Screen readings before the launched agent showed itself (not a source; not in `total`).
+    pub startup: u64,
 }
 
 impl SourceCounts {
@@ -246,7 +255,46 @@ impl SourceCounts {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.total() == 0
+        self.total() == 0 && self.startup == 0
+    }
+}
+
+/// Where the agent a run launched is in its start-up, for [`SourceCounts::startup`]: before
+/// the run's first reading, loading (the screen its launch left, by hash), or over.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Startup {
+    /// No reading yet.
+    #[default]
+    Before,
+    /// Nothing of the agent shown yet: no typed event, and the screen (its hash) as the run's
+    /// first reading saw it.
+    Loading(String),
+    /// The agent showed itself (a typed event or a new screen), or the run launched nothing.
+    Over,
+}
+
+impl Startup {
+    /// One reading of the agent: whether it is a start-up reading. `first`: the run has no
+    /// reading yet (a run whose row predates this state has some, and is past its start-up);
+    /// `launched`: the run typed the agent's launch command; `screen`: the screen's hash.
+    pub fn observe(&mut self, first: bool, launched: bool, source: Source, screen: &str) -> bool {
+        let loading = match self {
+            _ if !launched || source.typed() => false,
+            Startup::Before => first,
+            Startup::Loading(hash) => hash == screen,
+            Startup::Over => false,
+        };
+        *self = if loading {
+            Startup::Loading(screen.to_string())
+        } else {
+            Startup::Over
+        };
+        loading
+    }
+
+    pub fn is_over(&self) -> bool {
+        *self == Startup::Over
     }
 }
 
@@ -277,6 +325,10 @@ pub struct Reading {
     /// When that window resets, to the second.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<String>,
+    /// A start-up reading: the launched agent had shown nothing of itself yet
+    /// ([`SourceCounts::startup`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub startup: bool,
 }
 
 /// What the tick does with the reading.
@@ -341,6 +393,7 @@ fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
         context_percent,
         limit: None,
         reset_at: None,
+        startup: false,
     }
 }
 
@@ -1207,5 +1260,41 @@ mod tests {
             }
             proptest::prop_assert_eq!(u64::from(count.at(1).count), since);
         }
+    }
+
+    #[test]
+    fn start_up_readings_end_at_the_agents_first_sign() {
+        // Launched: the screen the launch left, unchanged and no typed event, is start-up.
+        let mut s = Startup::default();
+        assert!(s.observe(true, true, Source::Screen, "launch"));
+        assert!(s.observe(false, true, Source::Screen, "launch"));
+        // The agent drew its screen: over, and the screen readings after count again even
+        // when the screen goes back to what the launch left.
+        assert!(!s.observe(false, true, Source::Screen, "drawn"));
+        assert!(!s.observe(false, true, Source::Screen, "launch"));
+        assert!(s.is_over());
+        // A hook event ends it too.
+        let mut s = Startup::default();
+        assert!(s.observe(true, true, Source::Screen, "launch"));
+        assert!(!s.observe(false, true, Source::Hook, "launch"));
+        assert!(!s.observe(false, true, Source::Screen, "launch"));
+        // A run that launched nothing has no start-up: every reading counts.
+        let mut s = Startup::default();
+        assert!(!s.observe(true, false, Source::Screen, "x"));
+        assert!(!s.observe(false, false, Source::Screen, "x"));
+        // A run with readings from before this state (its row has none) is past its start-up.
+        let mut s = Startup::default();
+        assert!(!s.observe(false, true, Source::Screen, "x"));
+        assert!(s.is_over());
+        // The share leaves the start-up readings out, and reports them.
+        let mut counts = SourceCounts {
+            startup: 6,
+            ..SourceCounts::default()
+        };
+        assert!(!counts.is_empty());
+        assert_eq!(counts.typed_percent(), None);
+        counts.count(Source::Hook);
+        counts.count(Source::Screen);
+        assert_eq!((counts.total(), counts.typed_percent()), (2, Some(50.0)));
     }
 }

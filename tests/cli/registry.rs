@@ -41,7 +41,7 @@ fn status(sb: &Sandbox) -> Vec<Value> {
 fn without_new_fields(mut row: Value) -> Value {
     let sources = row.as_object_mut().unwrap().remove("sources");
     let none = json!({"hook": 0, "statusline": 0, "app-server": 0, "screen": 0,
-                      "typed_percent": null});
+                      "startup": 0, "typed_percent": null});
     assert_eq!(sources, Some(none), "{row}");
     row
 }

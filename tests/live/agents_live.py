@@ -38,6 +38,7 @@ Codex runs a hook only once a person trusted it in /hooks: these checks start it
 as the person would after trusting them. Gemini trusts a project's hooks the first time.
 """
 import argparse
+from datetime import datetime, timezone
 import json
 import shlex
 import os
@@ -104,6 +105,28 @@ class Live:
         self.tm = Tmux(self.sock)
         self.server = None
         self.watch = None
+        self.sampler = None
+        self.launch = None
+        self.version = getattr(a, "versions", {}).get(agent)
+        # --record: every autoctl call of the agent's side (its hooks with their stdin, the
+        # model's `signal write`) goes through a wrapper that notes it, and the pane is
+        # sampled on every change, so tests/cli can replay the run through autoctl.
+        self.agent_autoctl = a.autoctl
+        if a.record:
+            self.calls = os.path.join(self.base, "calls")
+            os.makedirs(self.calls)
+            wrapper = os.path.join(self.base, "autoctl")
+            with open(wrapper, "w") as f:
+                f.write(f"""#!/bin/sh
+# Note one call (its time, arguments, pane, stdin), then run the real autoctl on it.
+n="{self.calls}/$(date +%s.%N)-$$"
+printf '%s\\n' "$@" > "$n.args"
+printf '%s\\n' "$TMUX_PANE" > "$n.pane"
+case "$1" in hook) cat > "$n.stdin"; exec {shlex.quote(a.autoctl)} "$@" < "$n.stdin";; esac
+exec {shlex.quote(a.autoctl)} "$@"
+""")
+            os.chmod(wrapper, 0o755)
+            self.agent_autoctl = wrapper
 
     def scenario(self, value):
         with open(self.scen, "w") as f:
@@ -167,7 +190,7 @@ class Live:
                     continue
                 state = tick.get("state") or {}
                 if state.get("source"):
-                    sources.append(state["source"])
+                    sources.append("startup" if state.get("startup") else state["source"])
         return sources
 
     def model_log(self):
@@ -186,7 +209,104 @@ class Live:
                 pass
         return text
 
+    def sample(self):
+        """Capture the pane on every change (a thread), for the recording."""
+        import threading
+        self.screens = []
+        self.sampling = True
+
+        def run():
+            last = None
+            while self.sampling:
+                try:
+                    text = self.tm.cap("live")
+                except RuntimeError:
+                    text = None
+                if text is not None and text != last:
+                    self.screens.append((time.time(), text))
+                    last = text
+                time.sleep(0.1)
+        self.sampler = threading.Thread(target=run, daemon=True)
+        self.sampler.start()
+
+    def save_recording(self, name):
+        """Copy the run into --record DIR/AGENT/NAME/ with the scratch paths replaced."""
+        import re
+        if self.sampler:
+            self.sampling = False
+            self.sampler.join()
+        out = os.path.join(self.a.record, self.agent, name)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(os.path.join(out, "screens"))
+
+        def clean(text):
+            text = text.replace(os.path.join(self.base, "autoctl"), "autoctl")
+            text = text.replace(self.a.autoctl, "autoctl")
+            for path, to in ((self.proj, "/home/dev/proj"), (self.state, "/home/dev/state"),
+                             (self.home, "/home/dev"), (self.base, "/home/dev/run")):
+                text = text.replace(path, to)
+            return re.sub(r"autoctl-live-[a-z]+-\d+-\d+", "autoctl-live", text)
+
+        # The screens each tick read: the sample whose `pane hash` is the tick's, else the
+        # last sample before the tick.
+        hashes = {}
+        for at, text in self.screens:
+            r = subprocess.run([self.a.autoctl, "pane", "hash", "-"], input=text,
+                               capture_output=True, text=True)
+            hashes.setdefault(r.stdout.split()[0] if r.stdout else "", (at, text))
+        ticks, files, matched = [], {}, 0
+        for line in open(os.path.join(self.base, "watch.jsonl")):
+            try:
+                tick = json.loads(line)
+            except ValueError:
+                continue
+            pane = (tick.get("saw") or {}).get("pane") or {}
+            at = datetime.fromisoformat(tick["time"].replace("Z", "+00:00")).timestamp()
+            screen = hashes.get(pane.get("hash") or "")
+            matched += screen is not None
+            if screen is None:
+                before = [s for s in self.screens if s[0] <= at]
+                screen = before[-1] if before else (self.screens[0] if self.screens else None)
+            if screen is not None and screen[1] not in files:
+                files[screen[1]] = f"screen-{len(files) + 1:03}.txt"
+                with open(os.path.join(out, "screens", files[screen[1]]), "w") as f:
+                    f.write(clean(screen[1]))
+            state = tick.get("state") or {}
+            if not ticks:
+                started = at - ((tick.get("run") or {}).get("elapsed_ms") or 0) / 1000.0
+            ticks.append({"time": tick["time"], "screen": files.get(screen[1]) if screen else None,
+                          "foreground": pane.get("foreground"), "class": pane.get("class"),
+                          "source": state.get("source"), "state": state.get("state"),
+                          "startup": bool(state.get("startup")),
+                          "decision": tick.get("decision"), "did": tick.get("did"),
+                          "reasons": tick.get("reasons")})
+        calls = []
+        for f in sorted(os.listdir(self.calls)):
+            if not f.endswith(".args"):
+                continue
+            stem = f[:-5]
+            args = open(os.path.join(self.calls, f)).read().splitlines()
+            stdin = None
+            if os.path.exists(os.path.join(self.calls, stem + ".stdin")):
+                stdin = f"call-{len(calls) + 1:03}.json"
+                with open(os.path.join(out, stdin), "w") as g:
+                    g.write(clean(open(os.path.join(self.calls, stem + ".stdin")).read()))
+            at = datetime.fromtimestamp(float(stem.split("-")[0]), timezone.utc)
+            calls.append({"time": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                          "args": [clean(x) for x in args], "stdin": stdin})
+        with open(os.path.join(out, "timeline.json"), "w") as f:
+            json.dump({"agent": self.agent, "version": self.version,
+                       "launch": clean(self.launch or ""),
+                       "run_started": datetime.fromtimestamp(started, timezone.utc).isoformat(
+                           timespec="milliseconds").replace("+00:00", "Z") if ticks else None,
+                       "calls": calls, "ticks": ticks},
+                      f, indent=1)
+        print(f"     recorded {len(calls)} autoctl calls, {len(ticks)} ticks "
+              f"({matched} matched to their screen by hash), {len(files)} screens in {out}")
+
     def close(self):
+        if self.sampler:
+            self.sampling = False
         self.tm.run("kill-server", check=False)
         if self.watch and self.watch.poll() is None:
             self.watch.terminate()
@@ -213,8 +333,10 @@ def end_leftovers(home):
 
 
 def typed_share(sources):
+    """Typed readings and all but the start-up ones (the tick's `"startup": true`: the agent
+    had shown nothing of itself yet), as `run status`'s `sources` counts them."""
     typed = sum(1 for s in sources if s in ("hook", "statusline", "app-server"))
-    return typed, len(sources)
+    return typed, sum(1 for s in sources if s != "startup")
 
 
 def loop(a, agent):
@@ -222,18 +344,21 @@ def loop(a, agent):
     w = Live(a, agent, "loop")
     try:
         # Each answer takes a few seconds, as a model's would: enough heartbeats to measure.
-        w.start_model({"mode": "loop", "autoctl": a.autoctl, "task": "TASK/hello",
+        w.start_model({"mode": "loop", "autoctl": w.agent_autoctl, "task": "TASK/hello",
                        "steps": STEPS, "delay": a.delay})
         r = w.autoctl("task", "new", "TASK/hello", "--title", "Say hello")
         check(r.returncode == 0, f"task new")
         with open(os.path.join(w.proj, "TASK", "hello", ".target.md"), "w") as f:
             f.write("# Target\nSay hello in hello.txt.\n")
-        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", w.agent_autoctl)
         check(r.returncode == 0, f"hook install --agent {agent}")
         r = w.autoctl("loop", "init", "--task", "TASK/hello", "--max-iterations", "6")
         check(r.returncode == 0, "loop init --task TASK/hello")
         w.pane()
+        if a.record:
+            w.sample()
         launch = w.launch_line("", "Run the task TASK/hello: plan it first.")
+        w.launch = launch
         r = w.autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--agent",
                       agent, "--mode", "observe", "--launch", launch)
         check(r.returncode == 0, f"run start --agent {agent} --launch {launch!r}")
@@ -274,6 +399,8 @@ def loop(a, agent):
         check(any(r.get("agent") == agent for r in records),
               f"the hook record says agent {agent}")
         print(f"     run status: {json.dumps(status)[:400]}")
+        if a.record:
+            w.save_recording("loop")
     finally:
         w.close()
 
@@ -322,17 +449,20 @@ def limit(a, agent):
     try:
         # The reset on a minute's boundary: Codex says "try again at H:MM PM" (minutes only).
         until = (int(time.time()) // 60 + 3) * 60
-        w.start_model({"mode": "loop", "autoctl": a.autoctl, "task": "TASK/hello",
+        w.start_model({"mode": "loop", "autoctl": w.agent_autoctl, "task": "TASK/hello",
                        "steps": STEPS, "delay": 2.0, "limit_at": 1, "limit_until": until})
         w.autoctl("task", "new", "TASK/hello", "--title", "Say hello")
         with open(os.path.join(w.proj, "TASK", "hello", ".target.md"), "w") as f:
             f.write("# Target\nSay hello in hello.txt.\n")
-        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", w.agent_autoctl)
         check(r.returncode == 0, f"hook install --agent {agent}")
         r = w.autoctl("loop", "init", "--task", "TASK/hello", "--max-iterations", "6")
         check(r.returncode == 0, "loop init")
         w.pane()
+        if a.record:
+            w.sample()
         launch = w.launch_line("", "Run the task TASK/hello: plan it first.")
+        w.launch = launch
         r = w.autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--agent",
                       agent, "--mode", "observe", "--launch", launch)
         check(r.returncode == 0, f"run start --agent {agent}")
@@ -364,6 +494,8 @@ def limit(a, agent):
         print(f"     waits seen: {len(waits)}; resume ticks: "
               f"{[(e.get('time'), e.get('did')) for e in resumed]}")
         print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
+        if a.record:
+            w.save_recording("limit")
     finally:
         w.close()
 
@@ -414,8 +546,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--delay", type=float, default=6.0,
                     help="seconds the fake model takes for each answer")
+    ap.add_argument("--record", help="save loop and limit runs (the agent side's autoctl calls "
+                                     "with their stdin, each tick and the screen it read) under "
+                                     "RECORD/AGENT/CHECK/ for tests/cli/replay.rs")
     a = ap.parse_args()
     a.autoctl = os.path.abspath(a.autoctl)
+    a.record = a.record and os.path.abspath(a.record)
     if a.scratch.startswith("/tmp/"):
         sys.exit("--scratch must not be under /tmp (Codex refuses to start there)")
     if os.environ.get("CAPTURE_NETNS") != "1":
@@ -426,6 +562,7 @@ def main():
     for agent in agents:
         version = subprocess.run([agent, "--version"], capture_output=True, text=True).stdout
         print(f"{agent} {version.strip()}; autoctl {a.autoctl}")
+        a.versions = dict(getattr(a, "versions", {}), **{agent: version.strip()})
         for name in a.only.split(","):
             if name == "policy" and agent != "gemini":
                 continue

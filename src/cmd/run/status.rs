@@ -21,7 +21,10 @@ use crate::time;
 /// JSON and Prometheus also count every reading of the agent (one per tick that saw its
 /// pane) by where it came from — hooks, status line, app-server, screen — with the share of
 /// the typed channels: how many of the run's decisions went by what the agent said, not by
-/// its screen (`sources`, `autoctl_run_readings`, `autoctl_run_typed_share`).
+/// its screen (`sources`, `autoctl_run_readings`, `autoctl_run_typed_share`). Readings made
+/// before the agent the run launched showed anything of itself (no hook yet, the screen its
+/// launch left) are counted apart and left out of the share (`startup`,
+/// `autoctl_run_startup_readings`).
 ///
 /// The text table's columns (aligned on a terminal, tab-separated when piped; `A/B` is a
 /// count and its limit):

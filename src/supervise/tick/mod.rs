@@ -472,8 +472,20 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
                     format!("hooks and screen disagree: {why}"),
                 );
             }
+            let mut reading = reading;
+            let agent = &mut t.run.agent_state;
+            reading.startup = agent.startup.observe(
+                agent.sources.is_empty(),
+                t.run.spec.launch_command.is_some(),
+                reading.source,
+                &view.hash,
+            );
+            if reading.startup {
+                agent.sources.startup = agent.sources.startup.saturating_add(1);
+            } else {
+                agent.sources.count(reading.source);
+            }
             t.event.state = Some(reading.clone());
-            t.run.agent_state.sources.count(reading.source);
             t.run.agent_state.reading = Some(AgentReading {
                 state: reading.state.clone(),
                 source: reading.source,
