@@ -145,12 +145,24 @@ fn is_rule(line: &str) -> bool {
     t.chars().count() >= 10 && t.chars().all(|c| ('\u{2500}'..='\u{257f}').contains(&c))
 }
 
-/// The glyph Claude Code's input box starts with (`>` in older releases).
+/// The glyph an agent's input box starts with: Claude Code's `❯` (`>` in older releases),
+/// Codex CLI's `›`.
 fn input_line(line: &str) -> Option<&str> {
     let t = line.trim_start();
-    let rest = t.strip_prefix('❯').or_else(|| t.strip_prefix('>'))?;
+    let rest = t
+        .strip_prefix('❯')
+        .or_else(|| t.strip_prefix('>'))
+        .or_else(|| t.strip_prefix('›'))?;
     (rest.is_empty() || rest.starts_with(char::is_whitespace))
         .then(|| rest.trim_matches(|c: char| c.is_whitespace()))
+}
+
+/// Codex CLI's composer (0.171): a `›` line with no rule above it, and under it only its
+/// footer — the model and directory line and the shortcuts line (a picker's `› 1. …` has
+/// its options under it).
+fn codex_composer(from: &[String]) -> bool {
+    from[0].trim_start().starts_with('›')
+        && from[1..].iter().filter(|l| !l.trim().is_empty()).count() <= 2
 }
 
 fn strip_bullet(text: &str) -> String {
@@ -206,11 +218,11 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
         tail,
         ..Waiting::default()
     };
-    // The input box: the lowest `❯` line with a rule right above it.
-    let input_at = (1..=last)
-        .rev()
-        .take(12)
-        .find(|&i| input_line(&lines[i]).is_some() && is_rule(&lines[i - 1]));
+    // The input box: the lowest `❯` line with a rule right above it, or Codex's composer.
+    let input_at = (1..=last).rev().take(12).find(|&i| {
+        input_line(&lines[i]).is_some()
+            && (is_rule(&lines[i - 1]) || codex_composer(&lines[i..=last]))
+    });
     let (region_end, footer): (usize, &[String]) = match input_at {
         Some(i) => {
             let text = input_line(&lines[i]).unwrap_or_default();
@@ -223,6 +235,8 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
         }
         None => (last + 1, &[]),
     };
+    // Claude Code says it in its footer, Codex in its status line above the composer
+    // (`• Working (5s • esc to interrupt)`): either way the agent is busy.
     w.busy = footer.iter().any(|line| busy.is_match(line));
     if footer.iter().any(|line| armed.is_match(line)) {
         w.auto_continue = AutoContinue::Armed;
@@ -248,7 +262,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
         if t.is_empty() || is_rule(t) {
             continue;
         }
-        if spinner.is_match(t) {
+        if spinner.is_match(t) || busy.is_match(t) {
             w.busy = true;
         }
         if retrying.is_match(t) {
@@ -342,6 +356,48 @@ mod tests {
 
     fn read_fixture(name: &str) -> Waiting {
         read(&fixture(name), now(), Zone::Utc)
+    }
+
+    fn codex(name: &str) -> Waiting {
+        let path = format!(
+            "{}/tests/fixtures/panes/codex-0.171/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        read(&std::fs::read_to_string(&path).unwrap(), now(), Zone::Utc)
+    }
+
+    #[test]
+    fn codexs_composer_is_its_input_box() {
+        // Codex 0.171 draws `› Ask Codex to do anything` with no rule above it: after a usage
+        // limit it sits idle there, and that is where a resume is typed.
+        for name in [
+            "usage-limit-try-again-at",
+            "idle-after-reply",
+            "idle-fresh-start",
+        ] {
+            let w = codex(name);
+            assert_eq!(w.input, Input::Empty, "{name}");
+            assert!(w.idle_at_input(), "{name}: {w:?}");
+        }
+        // Its status line above the composer says it is busy.
+        let w = codex("rate-limit-retrying");
+        assert_eq!(w.input, Input::Empty);
+        assert!(w.busy && !w.idle_at_input(), "{w:?}");
+        // A picker's cursor line is no composer.
+        for name in ["picker-permissions", "picker-model", "trust-folder"] {
+            let w = codex(name);
+            assert!(!w.idle_at_input(), "{name}: {w:?}");
+        }
+        // Text a person typed stays theirs.
+        let typed = std::fs::read_to_string(format!(
+            "{}/tests/fixtures/panes/codex-0.171/usage-limit-try-again-at.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+        .replace("› Ask Codex to do anything", "› wait for me");
+        let w = read(&typed, now(), Zone::Utc);
+        assert_eq!(w.input, Input::Typed("wait for me".into()));
+        assert!(!w.idle_at_input());
     }
 
     #[test]
