@@ -113,7 +113,8 @@ class Live:
         # sampled on every change, so tests/cli can replay the run through autoctl.
         self.agent_autoctl = a.autoctl
         if a.record:
-            self.calls = os.path.join(self.base, "calls")
+            # In the project: Codex runs the model's commands in its workspace sandbox.
+            self.calls = os.path.join(self.proj, ".live-calls")
             os.makedirs(self.calls)
             wrapper = os.path.join(self.base, "autoctl")
             with open(wrapper, "w") as f:
@@ -277,6 +278,7 @@ exec {shlex.quote(a.autoctl)} "$@"
             ticks.append({"time": tick["time"], "screen": files.get(screen[1]) if screen else None,
                           "foreground": pane.get("foreground"), "class": pane.get("class"),
                           "source": state.get("source"), "state": state.get("state"),
+                          "hook_age_ms": state.get("hook_age_ms"),
                           "startup": bool(state.get("startup")),
                           "decision": tick.get("decision"), "did": tick.get("did"),
                           "reasons": tick.get("reasons")})
