@@ -18,6 +18,11 @@
 //!   as compact JSON.
 //! - A deny rule wins over every allow; its `message` is what the model is told. A Bash deny
 //!   pattern is also matched against the whole line and inside substitutions.
+//! - `match` and `not_match` (optional): example calls the rule decides and neighbours it must
+//!   not (`["./scripts/deploy-staging.sh --dry-run"]`, `[{"tool": "Write", "file_path":
+//!   "docs/a.md"}]`), checked every time the file is read through the same decision every
+//!   door uses: one decided the other way refuses the file in one line (exit 2), as Codex's
+//!   execpolicy checks its rules' `match`/`not_match`.
 //! - `on_destructive: "deny"` denies what the built-in destructive set names (for unattended
 //!   runs, where nobody would answer); the default `"ask"` leaves it to a person.
 //!
@@ -30,6 +35,7 @@
 use anyhow::{Result, anyhow, bail};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::protocol::document;
 
@@ -56,6 +62,14 @@ pub struct RuleDef {
     pub message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Calls this rule decides (an allow rule approves them, a deny rule denies them),
+    /// checked when the file is read, as Codex's execpolicy checks its rules' examples: a
+    /// Bash command as a string, any other call as `{"tool": NAME, …its input}`.
+    #[serde(rename = "match", default, skip_serializing_if = "Vec::is_empty")]
+    pub matches: Vec<Value>,
+    /// Calls this rule must not decide (the neighbours it must leave alone), checked alike.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_match: Vec<Value>,
 }
 
 /// The policy file.
@@ -178,6 +192,41 @@ fn glob_regex(glob: &str, path: bool) -> Result<Regex> {
     Regex::new(&re).map_err(|err| anyhow!("pattern {glob:?}: {err}"))
 }
 
+/// The context a rule's examples are judged in, the same on every machine: the project at
+/// `/home/dev/proj` (the working directory, a repository's top; a relative path is inside
+/// it) and the home directory `/home/dev`.
+pub fn example_context() -> super::Context {
+    super::Context {
+        cwd: Some(std::path::PathBuf::from("/home/dev/proj")),
+        project: None,
+        home: Some(std::path::PathBuf::from("/home/dev")),
+        protected: vec![std::path::PathBuf::from("/home/dev/.config/autoctl")],
+        git_top: true,
+    }
+}
+
+/// An example as a tool call: a string is a Bash command, an object names its tool and
+/// carries the tool's input.
+pub fn example_call(example: &Value) -> Result<(String, Value), &'static str> {
+    match example {
+        Value::String(command) => Ok((
+            "Bash".to_string(),
+            serde_json::json!({ "command": command }),
+        )),
+        Value::Object(fields) => {
+            let tool = fields
+                .get("tool")
+                .and_then(Value::as_str)
+                .ok_or("an object example needs \"tool\"")?
+                .to_string();
+            let mut input = fields.clone();
+            input.remove("tool");
+            Ok((tool, Value::Object(input)))
+        }
+        _ => Err("an example is a command (a string) or a call ({\"tool\": …})"),
+    }
+}
+
 /// The effective user rules.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -262,13 +311,63 @@ impl Policy {
                     std::time::Duration::from_millis,
                 ),
             });
-        Ok(Policy {
+        let policy = Policy {
             reviewer,
             on_destructive: file.on_destructive,
             allow: compile(file.allow, Kind::Allow)?,
             deny: compile(file.deny, Kind::Deny)?,
             source: Some(source.to_string()),
-        })
+        };
+        policy.check_examples(source)?;
+        Ok(policy)
+    }
+
+    /// Every rule's `match` examples are decided by that rule (an allow rule's approved
+    /// with it among the proof, a deny rule's denied by it) and none of its `not_match`
+    /// examples is, through the same [`super::decide`] every door uses with this whole
+    /// policy, in [`example_context`]. The first example decided the other way refuses the
+    /// file.
+    fn check_examples(&self, source: &str) -> Result<()> {
+        let ctx = example_context();
+        for rule in self.allow.iter().chain(&self.deny) {
+            let label = rule.label();
+            let examples = rule
+                .def
+                .matches
+                .iter()
+                .map(|e| ("match", e, true))
+                .chain(rule.def.not_match.iter().map(|e| ("not_match", e, false)));
+            for (key, example, wanted) in examples {
+                let (tool, input) = example_call(example).map_err(|why| {
+                    anyhow!(
+                        "{source}: rule {}: {key} example {example}: {why}",
+                        rule.def.id
+                    )
+                })?;
+                let d = super::decide(self, &tool, &input, &ctx);
+                let verdict = match rule.kind {
+                    Kind::Allow => super::Verdict::Allow,
+                    Kind::Deny => super::Verdict::Deny,
+                };
+                let decided = d.decision == verdict && d.rule.split('+').any(|r| r == label);
+                if decided != wanted {
+                    let what = match (rule.kind, wanted) {
+                        (Kind::Allow, true) => "is not approved by it",
+                        (Kind::Allow, false) => "is approved by it",
+                        (Kind::Deny, true) => "is not denied by it",
+                        (Kind::Deny, false) => "is denied by it",
+                    };
+                    bail!(
+                        "{source}: rule {}: {key} example {example} {what} ({} {}: {})",
+                        rule.def.id,
+                        d.decision.as_str(),
+                        d.rule,
+                        d.reason
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The user's allow rules for a tool.
@@ -335,5 +434,61 @@ mod tests {
         assert!(file(r#"{"allow":[{"id":"a","tool":"Bash","extra":1}]}"#).is_err());
         assert!(file(r#"{"on_destructive":"sometimes"}"#).is_err());
         assert!(file(r#"{"allow":[],"allow":[]}"#).is_err());
+    }
+
+    #[test]
+    fn a_rules_examples_are_checked_both_ways_when_the_file_is_read() {
+        let file = |json: &str| Policy::from_bytes(json.as_bytes(), "p.json");
+        let good = file(
+            r#"{"allow":[{"id":"stage","tool":"Bash","pattern":"./scripts/deploy-staging.sh *",
+                "match":["./scripts/deploy-staging.sh --dry-run", "cargo test && ./scripts/deploy-staging.sh now"],
+                "not_match":["./scripts/deploy-prod.sh --dry-run", "./scripts/deploy-staging.sh $(cat x)"]}],
+               "deny":[{"id":"no-prod","tool":"Bash","pattern":"* --env=prod*","message":"never prod",
+                "match":["make deploy --env=prod"], "not_match":["make deploy --env=staging"]},
+               {"id":"no-docs","tool":"Write","pattern":"docs/**",
+                "match":[{"tool":"Write","file_path":"docs/a/b.md","content":"x"}],
+                "not_match":[{"tool":"Write","file_path":"src/a.md","content":"x"}]}]}"#,
+        );
+        assert!(good.is_ok(), "{good:?}");
+        // An allow rule's match it does not approve: one line naming the rule and example.
+        let err = file(
+            r#"{"allow":[{"id":"stage","tool":"Bash","pattern":"./scripts/deploy-staging.sh",
+                "match":["./scripts/deploy-staging.sh --dry-run"]}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("p.json: rule stage: match example \"./scripts/deploy-staging.sh --dry-run\" is not approved by it"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        // A not_match it does approve.
+        let err = file(
+            r#"{"allow":[{"id":"make","tool":"Bash","pattern":"make *","not_match":["make deploy"]}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("rule make: not_match example \"make deploy\" is approved by it"),
+            "{err}"
+        );
+        // Nothing approves what the destructive set names, whatever a match says.
+        let err = file(r#"{"allow":[{"id":"all","tool":"Bash","match":["rm -rf build"]}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("is not approved by it (no-decision destructive:"),
+            "{err}"
+        );
+        // A deny rule's examples, and an example that is not a call.
+        let err = file(
+            r#"{"deny":[{"id":"no-prod","tool":"Bash","pattern":"* --env=prod*","not_match":["make x --env=production"]}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("is denied by it (deny user:no-prod"), "{err}");
+        assert!(
+            file(r#"{"allow":[{"id":"a","tool":"Bash","match":[{"file_path":"x"}]}]}"#).is_err()
+        );
     }
 }

@@ -608,6 +608,61 @@ fn policy_check_prints_the_decision_and_its_rule() {
 }
 
 #[test]
+fn a_user_rule_whose_example_is_decided_the_other_way_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let check = |sb: &Sandbox| {
+        sb.cmd()
+            .args(["policy", "check", "--tool", "Bash", "--input"])
+            .arg(bash("./scripts/deploy-staging.sh --dry-run").to_string())
+            .output()
+            .unwrap()
+    };
+    // Examples that hold: the file is read and its rule decides.
+    write_policy(
+        &sb,
+        r#"{"allow": [{"id": "stage", "tool": "Bash", "pattern": "./scripts/deploy-staging.sh *",
+             "match": ["./scripts/deploy-staging.sh --dry-run"],
+             "not_match": ["./scripts/deploy-prod.sh --dry-run"]}]}"#,
+    );
+    let out = check(&sb);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout(&out).starts_with("allow user:stage"),
+        "{}",
+        stdout(&out)
+    );
+    // A not_match the rule approves after all: the file is refused, one line, exit 2.
+    write_policy(
+        &sb,
+        r#"{"allow": [{"id": "stage", "tool": "Bash", "pattern": "./scripts/deploy-*",
+             "match": ["./scripts/deploy-staging.sh --dry-run"],
+             "not_match": ["./scripts/deploy-prod.sh --dry-run"]}]}"#,
+    );
+    let out = check(&sb);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = one_stderr_line(&out);
+    assert!(
+        line.contains(
+            "rule stage: not_match example \"./scripts/deploy-prod.sh --dry-run\" is approved by it"
+        ),
+        "{line}"
+    );
+    // The hook door never fails: it exits 0 and approves nothing with the refused file.
+    let out = hook(
+        &sb,
+        &[],
+        payload(
+            &sb,
+            &fixture("policy/payloads/PermissionRequest-bash-harmless.json"),
+            Some(("Bash", bash("./scripts/deploy-staging.sh --dry-run"))),
+        )
+        .as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!stdout(&out).contains("allow"), "{}", stdout(&out));
+}
+
+#[test]
 fn policy_check_batch_decides_one_line_per_payload() {
     let sb = Sandbox::new();
     let proj = project(&sb);
