@@ -31,12 +31,14 @@ auth401    the API answers 401 to the first prompt. Checks: escalated within 1 h
            the agent's give-up on screen (`CLAUDE_CODE_MAX_RETRIES=2`: by itself Claude Code
            retries a 401 ten times over minutes, and autoctl waits while it does), one
            escalation and one notification, no resume planned or typed (no `resume` in any
-           decision, nothing typed) for 3 more heartbeats.
+           decision, nothing typed) until 2 heartbeats after Claude Code's idle Notification
+           (about a minute after the give-up; 90 s at most).
 
 A check is `ok` or `FAIL`; the numbers (latencies in seconds and in heartbeats, counts, the
 load average) are printed as JSON and kept with the screens and decisions in --evidence.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -195,6 +197,22 @@ class Session:
             if time.time() >= end:
                 return None
             time.sleep(0.1)
+
+    def hook_event(self, event, detail):
+        """When the hooks first recorded `event` with `detail` (epoch seconds), or None."""
+        hooks = os.path.join(self.state, "hooks")
+        for name in sorted(os.listdir(hooks)) if os.path.isdir(hooks) else []:
+            if not name.endswith(".log") or name.endswith(".status.log"):
+                continue
+            for line in open(os.path.join(hooks, name)):
+                try:
+                    d = json.loads(line)
+                except ValueError:
+                    continue
+                if d.get("event") == event and d.get("detail") == detail:
+                    at = d["at"].replace("Z", "+00:00")
+                    return datetime.datetime.fromisoformat(at).timestamp()
+        return None
 
     def ticks(self):
         if not os.path.exists(self.watch_out):
@@ -457,7 +475,16 @@ def auth401(a, tm, version, scen_file):
     result["error_on_screen"] = seen is not None
     esc = s.first_event("escalate", (seen or time.time()) - 2, 3 * a.heartbeat + 10)
     result["escalated_after_s"] = round(esc - seen, 2) if esc and seen else None
-    time.sleep(3 * a.heartbeat)
+    # Claude Code sends its idle Notification about a minute after the give-up: the failure
+    # still stands then (issue 29: it once moved the hook state and the 401 was escalated
+    # again). Watched until 2 heartbeats after it, else 90 s.
+    idle = None
+    end = time.time() + 90
+    while time.time() < end and idle is None:
+        idle = s.hook_event("Notification", "idle_prompt")
+        time.sleep(0.5)
+    result["idle_notification_after_s"] = round(idle - seen, 1) if idle and seen else None
+    time.sleep(max(2 * a.heartbeat, 3 * a.heartbeat - (time.time() - (esc or time.time()))))
     ticks = s.ticks()
     n_after = sum(1 for l in open(log) if '"main": true' in l)
     resumes = [t for t in ticks if "resume" in " ".join(t.get("reasons") or [])
