@@ -30,7 +30,8 @@
 //!   continuation, a restart or an Esc spends the recovery budget; answering a prompt the
 //!   policy proved harmless spends the answer budget.
 //! - **resume**: the resume text typed after a wait ended. The one **Esc** of a wedged stream
-//!   spends a recovery, not a resume (its tick event still says `decision: resume`).
+//!   spends a recovery, not a resume: its tick event says `decision: esc`, as `stall check`
+//!   says `action: esc`.
 //! - **typed** (the module [`typed`]): the agent's hook and status-line channels, not keys
 //!   typed into a pane (that is [`typing`]).
 

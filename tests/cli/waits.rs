@@ -341,7 +341,16 @@ fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
         &stamp(t0 + chrono::Duration::minutes(10)),
         &[],
     );
-    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    // Named for what was done: the Esc, a stall recovery, not a resume (issue 26).
+    assert_eq!(events[0]["decision"], "esc", "{}", events[0]);
+    assert!(
+        events[0]["reasons"].as_array().unwrap().iter().any(|r| r
+            .as_str()
+            .unwrap()
+            .starts_with("esc: the stream has not moved")),
+        "{}",
+        events[0]
+    );
     assert_eq!(settle(&keys), "\u{1b}", "one Esc");
     let events = tick(
         &sb,

@@ -300,7 +300,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 }
                 Act::Esc => {
                     action = CheckAction::Esc;
-                    diagnosis.reason = format!("recover: {}", verdict.reason);
+                    diagnosis.reason = format!("esc: {}", verdict.reason);
                     if options.apply {
                         let keys = vec![Key::Key("Escape".to_string())];
                         match type_keys(world, &view, keys, task) {

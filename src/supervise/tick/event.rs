@@ -23,9 +23,11 @@ pub enum Decision {
     Wait,
     /// A safe prompt was answered.
     Answer,
-    /// The agent was resumed after a wait (the resume text typed), or a wedged stream got
-    /// its one Esc.
+    /// The agent was resumed after a wait: the resume text typed.
     Resume,
+    /// One Esc typed into a wedged stream (a stall recovery; the resume follows at the idle
+    /// prompt). `stall check` names the same act `esc`.
+    Esc,
     /// A prompt a person must decide (destructive, trust, login, a screen that did not take
     /// an answer): nothing typed.
     Escalate,
@@ -55,7 +57,7 @@ impl Decision {
             Decision::Continue => 1,
             Decision::Wait => 2,
             Decision::Escalate => 3,
-            Decision::Answer | Decision::Resume => 4,
+            Decision::Answer | Decision::Resume | Decision::Esc => 4,
             Decision::Dispatch | Decision::Relaunch => 5,
             Decision::Error => 6,
             Decision::Stop | Decision::Finish | Decision::Exit | Decision::Lost => 7,
@@ -68,6 +70,7 @@ impl Decision {
             Decision::Wait => "wait",
             Decision::Answer => "answer",
             Decision::Resume => "resume",
+            Decision::Esc => "esc",
             Decision::Escalate => "escalate",
             Decision::Dispatch => "dispatch",
             Decision::Finish => "finish",

@@ -192,11 +192,11 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
                 restarts_step_clock: None,
             };
             t.plan(
-                Decision::Resume,
+                Decision::Esc,
                 answer,
                 Some(recovery),
                 Some(WaitAnswer::Esc),
-                format!("recover: {}", verdict.reason),
+                format!("esc: {}", verdict.reason),
             );
         }
         Act::Resume(_) | Act::Esc => t.event.decide(
