@@ -34,7 +34,9 @@ use crate::tmux::{CaptureOptions, Terminal, Tmux};
 /// 7-day usage and reset times; judged against the agent's activity: idle is not stale), and
 /// the last tick of whatever drives it (`run watch`, cron). Records of another session than
 /// the one in the pane are history, never OK. Without runs, one table per Claude Code
-/// session the hooks or the status line recorded.
+/// session the hooks or the status line recorded. A --session that names no run and no
+/// recorded session but a tmux session gets its pane judged the same way, with a warning
+/// that nothing supervises it; one that names nothing fails.
 ///
 /// Codex CLI and Gemini CLI get a section of their own when they are around (hook files,
 /// recorded events, or a run of theirs): autoctl's hooks in .codex/hooks.json or
@@ -158,8 +160,22 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
             checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
         }
     }
-    if runs.is_empty() || (!matched && args.session.is_some()) {
-        sessions_without_runs(&store, args.session.as_deref(), now, &mut checks);
+    match args.session.as_deref() {
+        Some(session) if !matched => {
+            let before = checks.len();
+            sessions_without_runs(&store, Some(session), now, &mut checks);
+            if checks.len() == before {
+                let seen = Seen {
+                    tmux: tmux.as_ref(),
+                    store: &store,
+                    me: &me,
+                    now,
+                };
+                unregistered_session(session, &seen, &cwd, &mut checks);
+            }
+        }
+        None if runs.is_empty() => sessions_without_runs(&store, None, now, &mut checks),
+        _ => {}
     }
     if args.session.is_none() {
         agent_sections(&cwd, &store, &runs, now, &mut checks);
@@ -497,6 +513,87 @@ fn sessions_without_runs(store: &Store, only: Option<&str>, now: Time, checks: &
             ));
         }
     }
+}
+
+/// What doctor reads an unregistered pane with.
+struct Seen<'a> {
+    tmux: Option<&'a Tmux>,
+    store: &'a Store,
+    /// How the hooks would name this autoctl (for the fix).
+    me: &'a str,
+    now: Time,
+}
+
+/// `--session S` names no run and no agent session the hooks recorded (issue 29: doctor
+/// printed the global checks only and exited 0, though the agent in S may have hooks that
+/// cannot run). A tmux session S is judged as a run's pane is — its agent, the hooks'
+/// command in the agent's environment, its records — beside a warning that nothing
+/// supervises it; a name that is nothing at all fails.
+fn unregistered_session(session: &str, seen: &Seen<'_>, cwd: &Path, checks: &mut Vec<Check>) {
+    let scope = format!("session {session}");
+    let snap = seen.tmux.and_then(|t| {
+        t.snapshots(&[session.to_string()], CaptureOptions::default())
+            .ok()
+            .and_then(|mut v| v.remove(0).ok())
+    });
+    let Some(snap) = snap else {
+        checks.push(
+            Check::new(
+                &scope,
+                "run",
+                Level::Fail,
+                format!("no run, tmux session or agent session is named {session}"),
+            )
+            .fix("`autoctl run status` lists the runs; `autoctl run start --session S --task DIR` registers one"),
+        );
+        return;
+    };
+    checks.push(
+        Check::new(
+            &scope,
+            "run",
+            Level::Warn,
+            format!("no run is registered for the tmux session {session}: nothing supervises it"),
+        )
+        .fix(format!(
+            "`autoctl run start --session {session} --task DIR` supervises it"
+        )),
+    );
+    checks.push(Check::new(
+        &scope,
+        "pane",
+        Level::Ok,
+        format!(
+            "{} ({}): {} in front",
+            snap.pane.address, snap.pane.id, snap.pane.command
+        ),
+    ));
+    let agent = probe(&snap, cwd);
+    let lookup = Lookup {
+        pane: snap
+            .pane
+            .socket
+            .as_ref()
+            .map(|socket| (socket.clone(), snap.pane.id.clone())),
+        session_id: agent.session_id.clone(),
+        dir: None,
+    };
+    let found = seen.store.find(&lookup);
+    checks.push(doctor::judge_agent(&scope, &agent, seen.now));
+    checks.push(doctor::judge_hook_command(&scope, &agent, seen.me));
+    checks.push(doctor::judge_hooks(
+        &scope,
+        found.hook.as_ref(),
+        Some(&agent),
+        seen.now,
+    ));
+    checks.push(doctor::judge_status(
+        &scope,
+        found.status.as_ref(),
+        found.hook.as_ref(),
+        Some(&agent),
+        seen.now,
+    ));
 }
 
 /// What doctor can learn about the agent in a pane: its process (from `/proc`), the session

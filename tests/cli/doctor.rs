@@ -384,6 +384,69 @@ fn doctor_reports_a_stopped_run() {
     );
 }
 
+/// `doctor --session S` for a tmux session no run is registered for printed the global checks
+/// only and exited 0, though the agent in it could not run a single hook. Its pane is judged
+/// as a run's is (the hook command FAILs, the fix named), beside a warning that nothing
+/// supervises it; a name that is nothing at all fails.
+#[test]
+fn doctor_judges_the_agent_in_a_session_no_run_is_registered_for() {
+    let s = setup();
+    let agent = s.agent(NOT_FOUND, &agent_path(false));
+    s.hook(&agent, "session/07-Stop.json", "2027-03-01T10:00:01Z");
+    let out = s.doctor(
+        &["--session", "agent", "--format", "json"],
+        "2027-03-01T10:00:30Z",
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (out.status.code(), &report["ok"]),
+        (Some(1), &Value::Bool(false))
+    );
+    let row = |name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["scope"] == "session agent" && c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} row: {report:#}"))
+            .clone()
+    };
+    let run = row("run");
+    assert_eq!(run["level"], "warn", "{run}");
+    assert!(
+        run["detail"]
+            .as_str()
+            .unwrap()
+            .contains("nothing supervises it"),
+        "{run}"
+    );
+    let command = row("hook command");
+    assert_eq!(command["level"], "fail", "{command}");
+    assert!(
+        command["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/bin/sh: 1: autoctl: not found"),
+        "{command}"
+    );
+    assert!(
+        command["fix"]
+            .as_str()
+            .unwrap()
+            .contains("autoctl hook install --autoctl"),
+        "{command}"
+    );
+    assert_eq!(row("hooks")["level"], "ok", "the pane's records are found");
+    // Nothing of that name anywhere.
+    let out = s.doctor(&["--session", "nothing"], "2027-03-01T10:00:30Z");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("no run, tmux session or agent session is named nothing"),
+        "{text}"
+    );
+}
+
 /// A status line recorded without any hook event (hooks not installed, status line wired) is
 /// shown, not skipped.
 #[test]
