@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# The fleet registry's cost (issue 25's benchmark, its registry part): `autoctl run tick --all`
-# over 1,000 runs registered in the embedded SQLite file and in a PostgreSQL database, the same
-# runs on the same live tmux panes (20 panes, 50 runs watching each: an agent-like screen with
-# a program in front). Both do a full heartbeat every time (`--heartbeat 1ms`): claim every
-# run, capture and classify its pane, save its row. Goal: Postgres / SQLite <= 3x.
+# Issue 25's benchmark, in two parts (`bench/quota.sh [governor|registry]`, both by default).
 #
-# PostgreSQL is Debian's (`initdb`, `pg_ctl` on PATH or in /usr/lib/postgresql/*/bin), a
-# server of this script's own: initdb into a temp dir as nobody, listening on 127.0.0.1 on a
-# free port and a socket dir in the temp dir, stopped at the end.
+# 1. The quota governor (bench/quota-sim.py): a fake model server enforces one token budget per
+#    account window, scaled ("5 hours" are 300 s of a simulated clock); 8 fake agent sessions of
+#    one account run dispatch-mode loops in real tmux panes, each step spending its tokens at the
+#    server and reporting the windows with `autoctl statusline`, as Claude Code's status line
+#    does; a step the window cannot pay for hits the limit mid-step, shows Claude Code's banner
+#    and continues by itself at the reset. Three windows with the governor and three with
+#    `--no-governor`. The clock is simulated (every command runs at AUTOCTL_NOW, `run tick
+#    --all` once per 15 s of it: the pass `run watch` makes), so this takes minutes, not 30.
+#    Goals with the governor: 0 limit hits mid-step, each window >= 90% used, at most
+#    --resume-burst (2) first steps of the window in any minute after a reset, 0 hard stops.
 #
-# Not here yet: the governor's simulation the issue also names (8 sessions on one account
-# against a fake model server's scaled windows, with and without the governor).
+# 2. The fleet registry's cost: `autoctl run tick --all` over 1,000 runs registered in the
+#    embedded SQLite file and in a PostgreSQL database, the same runs on the same live tmux
+#    panes (20 panes, 50 runs watching each: an agent-like screen with a program in front).
+#    Both do a full heartbeat every time (`--heartbeat 1ms`): claim every run, capture and
+#    classify its pane, save its row. Goal: Postgres / SQLite <= 3x. PostgreSQL is Debian's
+#    (`initdb`, `pg_ctl` on PATH or in /usr/lib/postgresql/*/bin), a server of this script's
+#    own: initdb into a temp dir as nobody, listening on 127.0.0.1 on a free port and a socket
+#    dir in the temp dir, stopped at the end.
 #
 # AUTOCTL=PATH benchmarks a binary built already (a release build takes minutes here);
 # AUTOCTL_BASELINE=PATH runs another build beside it on the same registries (`NAME@before`);
@@ -19,8 +28,35 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require hyperfine tmux python3 setpriv
 [ -x "${AUTOCTL:-}" ] || build_release
+export AUTOCTL
+part=${1:-all}
 runs=${BENCH_RUNS:-1000}
 panes=20
+
+if [ "$part" = all ] || [ "$part" = governor ]; then
+  sim=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-bench-quota-sim.XXXXXX")
+  echo "governor: 8 sessions, one account, three 300 s windows of a simulated clock ($(uptime))" >&2
+  for governor in on off; do
+    python3 "$(dirname "$0")/quota-sim.py" --work "$sim/$governor" --governor "$governor" >"$sim/$governor.json"
+  done
+  python3 - "$sim/on.json" "$sim/off.json" <<'PY'
+import json, sys
+on, off = (json.load(open(p)) for p in sys.argv[1:])
+rows = [
+    ("steps that hit the limit mid-step", "limit_hits_mid_step", "0"),
+    ("share of each window used", "window_used_share", ">= 0.9 each"),
+    ("most first steps in a minute after a reset", "max_first_steps_in_a_minute_after_a_reset", "<= 2"),
+    ("hard stops (runs ended or escalated)", "hard_stops", "0"),
+    ("steps done", "steps", ""),
+]
+print(f"{'':44}  {'governor':>20}  {'--no-governor':>20}  goal")
+for label, key, goal in rows:
+    print(f"{label:44}  {str(on[key]):>20}  {str(off[key]):>20}  {goal}")
+PY
+  rm -rf "$sim"
+  [ "$part" = all ] || exit 0
+  echo
+fi
 
 pg_bin=$(dirname "$(command -v initdb 2>/dev/null || ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1)")
 [ -x "$pg_bin/pg_ctl" ] || { echo "bench: no PostgreSQL server (apt-get install postgresql)" >&2; exit 2; }

@@ -8,7 +8,7 @@
 //!   every step in flight and this one. The run waits (`quota-paced`, a legitimate wait:
 //!   the timeout clock is paused) until the window resets.
 //! - **Release at a reset.** While any run of the account waits (paced or on a usage limit),
-//!   permits are releases: handed out in priority order (`run start --priority`, then who
+//!   the permits of waiting runs are releases: handed out in priority order (`run start --priority`, then who
 //!   waited longest), at most `--resume-burst` per minute, so the new window is not spent in
 //!   its first minute. A session that resumed by itself (Claude Code continues on its own
 //!   after a reset) counts as released ([`self_resumed`]).
@@ -452,7 +452,6 @@ pub fn permit(
         .filter(|w| w.session != asker.session)
         .cloned()
         .collect();
-    let others_wait = !queue.is_empty();
     queue.push(Waiter {
         session: asker.session.clone(),
         priority: asker.priority,
@@ -527,8 +526,11 @@ pub fn permit(
             };
         }
     }
-    // Steady state: nobody waits, nothing to release.
-    if !others_wait && asker.waiting_since.is_none() {
+    // A run that does not wait goes on: the burst paces releases of waiting runs, not the
+    // later steps of a run released already (which would otherwise queue again behind those
+    // still waiting, and the account would start at most --resume-burst steps a minute until
+    // every run was released, spending a fraction of its window; bench/quota.sh found it).
+    if asker.waiting_since.is_none() {
         return Permit::Grant { release: false };
     }
     // Releases: while runs of the account wait, permits go out in queue order, at most

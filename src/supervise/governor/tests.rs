@@ -144,6 +144,34 @@ fn after_the_reset_releases_go_in_priority_order_at_most_the_burst_a_minute() {
 }
 
 #[test]
+fn a_released_run_goes_on_while_others_still_wait_for_theirs() {
+    // After the reset the burst of this minute is spent; "released" was released at 3601
+    // and its step ended. Its next step is its own: granted, and not counted as a release.
+    let mut a = account(2.0, Some(3.0));
+    release(&mut a, at(3601));
+    release(&mut a, at(3601));
+    let fleet = Fleet {
+        in_flight: vec![],
+        waiting: vec![Waiter {
+            session: "waiting".into(),
+            priority: 5,
+            since: at(100),
+        }],
+    };
+    let next = asker("released", 0, Ask::Dispatch, None);
+    assert_eq!(
+        permit(&a, &fleet, &next, &Options::DEFAULT, at(3620)),
+        Permit::Grant { release: false }
+    );
+    // The one still waiting waits for the next slot, whatever its priority.
+    let waiting = asker("waiting", 5, Ask::Dispatch, Some(100));
+    assert!(!permit(&a, &fleet, &waiting, &Options::DEFAULT, at(3620)).granted());
+    // The pace stop still holds a run that does not wait.
+    let full = account(96.0, Some(3.0));
+    assert!(!permit(&full, &fleet, &next, &Options::DEFAULT, at(100)).granted());
+}
+
+#[test]
 fn the_weekly_reserve_is_for_priority_runs_and_escalates_once_per_account() {
     let mut a = Account {
         seven_day: Some(reading(91.0, 86_400 * 3, 0)),
