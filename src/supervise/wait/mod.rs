@@ -986,8 +986,8 @@ fn usage_limit(
     // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins. A time of
     // day read without its phrase (Codex's "try again at 5:10 PM", placed by the screen
     // rules) is the same reset when it reads as exactly a day later: the minute has passed.
-    let rolled_over = |p: &OpenWait| {
-        p.reset
+    let day_after = |first: Option<Time>| {
+        first
             .zip(seen.reset)
             .is_some_and(|(first, read)| read - first == chrono::TimeDelta::days(1))
     };
@@ -996,9 +996,16 @@ fn usage_limit(
             if source != LimitSource::StatusLine
                 && p.reset.is_some()
                 && ((p.reset_text.is_some() && p.reset_text == seen.reset_text)
-                    || rolled_over(p)) =>
+                    || day_after(p.reset)) =>
         {
             p.reset
+        }
+        // The banner autoctl resumed past, still on the screen above the new turn (Codex
+        // keeps it), read after its minute as tomorrow's: the same reset, so the resume's own
+        // check decides (the agent leaves the limit, or it is escalated once its time is up),
+        // not a new limit a day away.
+        (None, source) if source != LimitSource::StatusLine && day_after(next.resumed_reset) => {
+            next.resumed_reset
         }
         _ => seen.reset,
     };
