@@ -478,8 +478,12 @@ def limit(a, agent):
         check(status is not None and status.get("status") == "finished",
               f"run status: {status and status.get('status')}:{status and status.get('stop_reason')}")
         check(len(steps) >= 3, f"the model wrote {len(steps)} step signals (want 3)")
-        resumes = (status or {}).get("resumes")
-        check(resumes == 1, f"resumed {resumes} time(s) (want exactly 1)")
+        # `run status`'s `resumes` counts the current step's, so it is 0 again once the
+        # resumed step ended: count the ticks that typed the resume.
+        typed = [e for e in (json.loads(line) for line in open(os.path.join(w.base, "watch.jsonl"))
+                             if line.strip()) if e.get("decision") == "resume"]
+        check(len(typed) == 1, f"resumed {len(typed)} time(s) (want exactly 1): "
+                               f"{[(e.get('time'), e.get('did')) for e in typed]}")
         first_after = min((e["t"] for e in after), default=None)
         check(first_after is not None,
               "the first request after the reset came "
