@@ -26,6 +26,7 @@ mod policy;
 mod progress;
 mod readme;
 mod registry;
+mod replay;
 mod run;
 mod run_tick;
 mod run_watch;

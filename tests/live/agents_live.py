@@ -276,6 +276,7 @@ exec {shlex.quote(a.autoctl)} "$@"
             if not ticks:
                 started = at - ((tick.get("run") or {}).get("elapsed_ms") or 0) / 1000.0
             ticks.append({"time": tick["time"], "screen": files.get(screen[1]) if screen else None,
+                          "screen_matched": hashes.get(pane.get("hash") or "") is not None,
                           "foreground": pane.get("foreground"), "class": pane.get("class"),
                           "source": state.get("source"), "state": state.get("state"),
                           "hook_age_ms": state.get("hook_age_ms"),
