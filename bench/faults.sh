@@ -6,6 +6,8 @@
 #   FAULTS_QUICK=1 bench/faults.sh   every run small (about a minute in all but fuzz)
 #   FAULTS_DEBUG=1 bench/faults.sh   delay, log and concurrency on the debug build (no release
 #                                    build needed; the counts are the same, the speed is not)
+#   AUTOCTL=PATH bench/faults.sh     log and concurrency on that binary, built already (say
+#                                    main's release build): nothing is built for them
 #
 # fuzz: the fuzz targets of src/fuzz.rs in a release build — the shell reader, the
 #   destructive reading, the approval policy at each door (hook payload, permission box,
@@ -32,7 +34,9 @@
 # concurrency: CONC_LOOPS (default 10) dispatch-mode loops of the scripted agent, restarted
 #   as they finish, under CONC_TICKERS (default 8) `run tick --all` loops and a `run watch
 #   --all` for CONC_SECONDS (default 180): healthy loops ended (a loop that ended otherwise
-#   than finished: the lost-signal race of the issue ended 6 of 65), and panics.
+#   than finished: the lost-signal race of the issue ended 6 of 65), panics, and the tmux
+#   servers left running afterwards (every exit ends the drivers and the server: success,
+#   failure and Ctrl-C).
 #
 # Note the load average beside the numbers: the machine is shared.
 set -euo pipefail
@@ -50,8 +54,12 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # FAULTS_DEBUG=1: the delay, log and concurrency runs use the debug build (target/debug,
 # already built by `cargo test`) instead of building the release one: their counts do not
 # depend on the build, only their speed does (fuzz throughput always needs --release).
+# AUTOCTL=PATH: the log and concurrency runs use that binary, built already (say main's release
+# build), and nothing is built.
 release() {
-  if [ -n "${FAULTS_DEBUG:-}" ]; then
+  if [ -x "${AUTOCTL:-}" ]; then
+    export AUTOCTL
+  elif [ -n "${FAULTS_DEBUG:-}" ]; then
     (cd "$bench_root" && cargo build --quiet)
     AUTOCTL="$bench_root/target/debug/autoctl"
     export AUTOCTL
@@ -208,9 +216,26 @@ concurrency() {
   cp "$AUTOCTL" "$work/autoctl"
   cp "$bench_root/examples/fake-agent.sh" "$work/fake-agent.sh"
   local bin="$work/autoctl" fake="$work/fake-agent.sh" pids=()
+  local sockets_before
+  sockets_before=$(tmux_sockets)
   (
     export AUTOCTL="$bin" AUTOCTL_TMUX_SOCKET=$socket AUTOCTL_STATE_DIR="$work/state"
-    trap 'kill "${pids[@]}" 2>/dev/null; tmux -L "$socket" kill-server 2>/dev/null' EXIT
+    # Every exit ends the drivers and the tmux server: on success, on a failure and on Ctrl-C
+    # (the loops run in the background, where a script's children ignore SIGINT, and the tmux
+    # server is a daemon of its own). No step of the cleanup may stop the next one: under
+    # `set -e` a trap's first failing command (a `kill` of a loop that already ended) used to
+    # end it before the server was killed.
+    cleanup() {
+      set +e
+      local pid
+      for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+      for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+      tmux -L "$socket" kill-server 2>/dev/null
+      return 0
+    }
+    trap cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
     echo "== concurrency: $loops loops, $tickers tick loops + run watch, ${seconds}s (load: $(load)) =="
     for i in $(seq 1 "$loops"); do
       mkdir -p "$work/tasks/l$i"
@@ -249,8 +274,7 @@ concurrency() {
       done
       sleep 1
     done
-    kill "${pids[@]}" 2>/dev/null
-    wait 2>/dev/null
+    cleanup
     pids=()
     panics=$(cat "$work"/tick.err "$work"/watch.err | grep -c panicked || true)
     echo "concurrency: loops started $started, finished $finished, healthy loops ended otherwise $ended_badly, panics $panics"
@@ -265,7 +289,28 @@ concurrency() {
   # A fake agent may still be writing its last line.
   sleep 1
   rm -rf "$work" 2>/dev/null || { sleep 2; rm -rf "$work"; }
+  local left
+  left=$(tmux_servers_started "$sockets_before")
+  echo "concurrency: tmux servers left running: $(grep -c . <<<"$left" || true)${left:+ ($left)}"
+  [ -z "$left" ] || status=1
+  # Ctrl-C ended the section: end the script too, the servers already ended.
+  [ "$status" -ne 130 ] || exit 130
   return $status
+}
+
+# The tmux sockets of this user, one name a line (a socket is left behind by a server that
+# was killed, so only the names new since the start are asked whether a server answers).
+tmux_sockets() {
+  ls "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)" 2>/dev/null | sort
+  return 0
+}
+# tmux_servers_started BEFORE: the servers that answer on sockets not in BEFORE.
+tmux_servers_started() {
+  local name
+  comm -13 <(echo "$1") <(tmux_sockets) | while read -r name; do
+    tmux -S "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$name" list-sessions >/dev/null 2>&1 && echo "$name"
+  done
+  return 0
 }
 
 failed=0
