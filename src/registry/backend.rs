@@ -279,6 +279,22 @@ impl<B: Backend> Registry for B {
         })
     }
 
+    fn post(&mut self, session: &str, entries: &[outbox::Entry]) -> Result<()> {
+        within(self, true, |tx| {
+            let Some(mut run) = one(tx.runs(Which::Session(session))?) else {
+                return Ok(((), End::Rollback));
+            };
+            let merged = outbox::merge(&run.outbox, entries);
+            if merged == run.outbox {
+                return Ok(((), End::Rollback));
+            }
+            run.outbox = merged;
+            // Only the outbox changes, as in settle.
+            replace(tx, &run)?;
+            Ok(((), End::Commit))
+        })
+    }
+
     fn take_outbox(&mut self, now: Time) -> Result<Vec<outbox::Pending>> {
         within(self, true, |tx| {
             let mut taken = Vec::new();

@@ -164,6 +164,13 @@ impl Registry for MemoryRegistry {
         Ok(())
     }
 
+    fn post(&mut self, session: &str, entries: &[outbox::Entry]) -> Result<()> {
+        if let Some(stored) = self.runs.get_mut(session) {
+            stored.outbox = outbox::merge(&stored.outbox, entries);
+        }
+        Ok(())
+    }
+
     fn take_outbox(&mut self, now: Time) -> Result<Vec<outbox::Pending>> {
         let mut taken = Vec::new();
         for run in self.runs.values_mut() {

@@ -17,6 +17,12 @@
 //! ([`crate::pane::view::PaneView::key`]) in its iteration, so a prompt announced twice (a
 //! redraw the wait core read as a new escalation) is one entry, announced once.
 //!
+//! Notices of no single run's change go through it too, stored in a run's outbox with an id
+//! every host and run computes alike ([`once_id`]), so whichever stores it first, the outbox
+//! keeps it once: the weekly reserve (in the outbox of the run whose tick reached it, with
+//! its decision; settled undelivered when the account says another run told first) and a
+//! lost host (in its first running run's outbox, before the loss is marked announced).
+//!
 //! A delivered entry is kept a while ([`KEEP_DELIVERED`]) so that a concurrent writer's older
 //! copy of the outbox cannot bring it back: every writer [`merge`]s its copy with the stored
 //! one (union by id, delivered wins), so entries only ever go from pending to delivered.
@@ -91,14 +97,29 @@ pub fn id_of(event: &TickEvent, started_at: Time, notice: &Notice) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
 }
 
+/// The id of a notice announced once for something no single run decides — the weekly
+/// reserve of an account for one reset, the loss of a host for one lapsed lease — from its
+/// kind and what names it: the same from every run and host that stores it.
+pub fn once_id(kind: EventKind, names: &[&str]) -> String {
+    let mut seed = kind.as_str().to_string();
+    for name in names {
+        seed.push('\u{0}');
+        seed.push_str(name);
+    }
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
+}
+
 /// Add a tick's notices to `outbox`, leased to the adding tick until `now +`
 /// [`DELIVERY_LEASE`]. A notice whose id is already there (pending or delivered) is not added
 /// again and is dropped from `event.notify`: it was announced, or is being. Each notice kept
-/// gets its id.
+/// gets its id ([`id_of`], unless it came with one: [`once_id`]).
 pub fn add(outbox: &mut Vec<Entry>, event: &mut TickEvent, started_at: Time, now: Time) {
     let mut notices = std::mem::take(&mut event.notify);
     notices.retain_mut(|notice| {
-        let id = id_of(event, started_at, notice);
+        let id = notice
+            .id
+            .take()
+            .unwrap_or_else(|| id_of(event, started_at, notice));
         if outbox.iter().any(|entry| entry.id == id) {
             return false;
         }
@@ -107,16 +128,22 @@ pub fn add(outbox: &mut Vec<Entry>, event: &mut TickEvent, started_at: Time, now
     });
     event.notify = notices;
     for notice in &event.notify {
-        let payload = NotifyEvent::of(event, notice);
-        outbox.push(Entry {
-            id: notice.id.clone().unwrap_or_default(),
-            event: notice.event.as_str().to_string(),
-            reason: notice.reason.clone(),
-            payload: serde_json::to_string(&payload).expect("serializable"),
-            created: now,
-            lease_until: Some(plus(now, DELIVERY_LEASE)),
-            delivered: None,
-        });
+        outbox.push(entry(event, notice, now));
+    }
+}
+
+/// The outbox entry of one notice of `event` (its id set), leased to the storing tick until
+/// `now +` [`DELIVERY_LEASE`].
+pub fn entry(event: &TickEvent, notice: &Notice, now: Time) -> Entry {
+    let payload = NotifyEvent::of(event, notice);
+    Entry {
+        id: notice.id.clone().unwrap_or_default(),
+        event: notice.event.as_str().to_string(),
+        reason: notice.reason.clone(),
+        payload: serde_json::to_string(&payload).expect("serializable"),
+        created: now,
+        lease_until: Some(plus(now, DELIVERY_LEASE)),
+        delivered: None,
     }
 }
 

@@ -218,6 +218,10 @@ pub trait Registry {
     /// outbox changes, and a holder's save merges with it, see
     /// [`crate::supervise::outbox::merge`]).
     fn settle(&mut self, session: &str, ids: &[String], now: Time) -> Result<()>;
+    /// Store notices in a run's outbox whoever holds the run (a lost host's run): merged
+    /// with what is stored by id ([`crate::supervise::outbox::merge`]), so an entry stored
+    /// twice is kept once.
+    fn post(&mut self, session: &str, entries: &[crate::supervise::outbox::Entry]) -> Result<()>;
     /// Lease to the caller every outbox entry, of any run (ended ones too), that is not
     /// delivered and whose delivery lease has expired: its deliverer died. Returns them by run.
     fn take_outbox(&mut self, now: Time) -> Result<Vec<crate::supervise::outbox::Pending>>;

@@ -19,7 +19,7 @@ use crate::util::{Sandbox, json_lines, stdout};
 /// The clock of these tests: 2026-11-26T08:00:00Z, plus seconds.
 const T0: i64 = 1_795_680_000;
 
-fn at(secs: i64) -> String {
+pub fn at(secs: i64) -> String {
     chrono::DateTime::from_timestamp(T0 + secs, 0)
         .unwrap()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -27,7 +27,7 @@ fn at(secs: i64) -> String {
 
 /// A status line payload recorded from Claude Code 2.1.332 in subscription mode, with its
 /// windows set: `five_hour` used and reset (seconds after T0), `seven_day` used.
-fn statusline(five_hour: f64, reset_in: i64, seven_day: f64) -> Vec<u8> {
+pub fn statusline(five_hour: f64, reset_in: i64, seven_day: f64) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hook/claude-code/reference/statusline-subscription.json");
     let mut payload: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
@@ -40,8 +40,8 @@ fn statusline(five_hour: f64, reset_in: i64, seven_day: f64) -> Vec<u8> {
 
 /// A dispatch run in its own session, its stand-in agent idle at its prompt: its pane, the
 /// log of the prompts it received, its task dir.
-struct Started {
-    pane: String,
+pub struct Started {
+    pub pane: String,
     log: PathBuf,
     task: PathBuf,
 }
@@ -52,7 +52,7 @@ impl Started {
     }
 }
 
-fn start(sb: &Sandbox, name: &str, extra: &[&str]) -> Started {
+pub fn start(sb: &Sandbox, name: &str, extra: &[&str]) -> Started {
     let task = task(sb, name);
     let (pane, log) = session(sb, name);
     sb.cmd()

@@ -250,3 +250,294 @@ fn bench_notifications_under_kill_injection() {
     );
     assert_eq!((lost, duplicated), (0, 0));
 }
+
+/// The deliveries of one kind of event.
+fn delivered(out: &std::path::Path, kind: &str) -> Vec<(String, String, Value)> {
+    deliveries(out)
+        .into_iter()
+        .filter(|(event, ..)| event == kind)
+        .map(|(_, id, session, json)| (id, session, json))
+        .collect()
+}
+
+/// Each delivery's id is 16 hex digits and the one in its JSON.
+fn assert_ids(got: &[(String, String, Value)]) {
+    for (id, _, json) in got {
+        assert_eq!(id.len(), 16, "{id}");
+        assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        assert_eq!(json["id"], id.as_str(), "{json}");
+    }
+}
+
+#[test]
+fn a_weekly_reserve_notice_a_killed_tick_decided_is_delivered_once_by_a_later_tick() {
+    use crate::governor::{at, start, statusline};
+    let sb = Sandbox::new();
+    let run = start(&sb, "reserve", &["--account", "team"]);
+    // The account's 7-day window is 95% used: 5% left is within the 10% reserve, which a run
+    // of the default priority may not use. The account is escalated once for this reset.
+    let out = crate::typed_tick::in_pane(
+        &sb,
+        &run.pane,
+        &at(1),
+        &["statusline"],
+        &statusline(20.0, 3600, 95.0),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let (cmd, out) = recorder(&sb);
+    let t0 = time(&at(0));
+
+    // Killed after the decision (and the account's "escalated") is saved, before announcing.
+    assert_eq!(
+        tick(
+            &sb,
+            t0 + chrono::Duration::seconds(2),
+            &cmd,
+            Some("tick-saved-not-announced")
+        ),
+        None,
+        "the failpoint kills the tick"
+    );
+    assert!(deliveries(&out).is_empty());
+    // Within the killed tick's delivery lease nobody delivers it.
+    assert_eq!(
+        tick(&sb, t0 + chrono::Duration::seconds(62), &cmd, None),
+        Some(0)
+    );
+    assert!(delivered(&out, "weekly-reserve").is_empty());
+    // Past it, a later tick does, once, with the id it was stored under.
+    assert_eq!(
+        tick(&sb, t0 + chrono::Duration::minutes(3), &cmd, None),
+        Some(0)
+    );
+    let got = delivered(&out, "weekly-reserve");
+    assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
+    assert_ids(&got);
+    assert_eq!(got[0].1, "reserve");
+    assert!(
+        got[0].2["reason"]
+            .as_str()
+            .unwrap()
+            .contains("account \"team\""),
+        "{}",
+        got[0].2
+    );
+    for minutes in [6, 12] {
+        assert_eq!(
+            tick(&sb, t0 + chrono::Duration::minutes(minutes), &cmd, None),
+            Some(0)
+        );
+    }
+    assert_eq!(delivered(&out, "weekly-reserve").len(), 1);
+}
+
+#[test]
+fn a_weekly_reserve_notice_is_delivered_and_marked_with_a_stable_id() {
+    use crate::governor::{at, start, statusline};
+    let sb = Sandbox::new();
+    let first = start(&sb, "one", &["--account", "team"]);
+    start(&sb, "two", &["--account", "team"]);
+    let out = crate::typed_tick::in_pane(
+        &sb,
+        &first.pane,
+        &at(1),
+        &["statusline"],
+        &statusline(20.0, 3600, 95.0),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let (cmd, out) = recorder(&sb);
+    let t0 = time(&at(0));
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", stamp(t0 + chrono::Duration::seconds(2)))
+        .args(["run", "tick", "--all", "--notify", &cmd])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // Two runs of the account are held; the account is announced once, with the id the
+    // tick's event shows.
+    let got = delivered(&out, "weekly-reserve");
+    assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
+    assert_ids(&got);
+    let events = crate::util::json_lines(&output);
+    let shown: Vec<String> = events
+        .iter()
+        .flat_map(|e| e["notify"].as_array().cloned().unwrap_or_default())
+        .filter(|n| n["event"] == "weekly-reserve")
+        .map(|n| n["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, [got[0].0.clone()], "{events:#?}");
+    // Marked delivered: later ticks deliver it no more.
+    for minutes in [3, 6] {
+        assert_eq!(
+            tick(&sb, t0 + chrono::Duration::minutes(minutes), &cmd, None),
+            Some(0)
+        );
+    }
+    assert_eq!(delivered(&out, "weekly-reserve").len(), 1);
+}
+
+/// `run tick` as host `host` (the runs' registry is the sandbox's, shared by both hosts).
+fn tick_as(
+    sb: &Sandbox,
+    host: &str,
+    now: DateTime<Utc>,
+    cmd: &str,
+    failpoint: Option<&str>,
+) -> Option<i32> {
+    let mut command = sb.cmd();
+    command
+        .env("AUTOCTL_HOST", host)
+        .env("AUTOCTL_NOW", stamp(now))
+        .args([
+            "run",
+            "tick",
+            "--all",
+            "--host-lease",
+            "2m",
+            "--notify",
+            cmd,
+        ]);
+    if let Some(name) = failpoint {
+        command.env("AUTOCTL_FAILPOINT", name);
+    }
+    command.output().unwrap().status.code()
+}
+
+#[test]
+fn a_host_lost_notice_a_killed_tick_decided_is_delivered_once_by_a_later_tick() {
+    let sb = Sandbox::new();
+    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
+    let (target, _keys) = scripted_agent(&sb, "far", &[screen]);
+    let t0 = time("2027-02-01T09:00:00Z");
+    let task = task(&sb, "far");
+    sb.cmd()
+        .env("AUTOCTL_HOST", "h2")
+        .env("AUTOCTL_NOW", stamp(t0))
+        .args(["run", "start", "--session", "far", "--target", &target])
+        .args(["--timeout", "100h", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let (cmd, out) = recorder(&sb);
+    // h2 ticks once (its lease runs to t0 + 2 min), then goes silent.
+    assert_eq!(tick_as(&sb, "h2", t0, &cmd, None), Some(0));
+
+    // h1 notices the loss, and is killed after deciding it, before announcing it.
+    let noticed = t0 + chrono::Duration::minutes(3);
+    assert_eq!(
+        tick_as(&sb, "h1", noticed, &cmd, Some("tick-saved-not-announced")),
+        None,
+        "the failpoint kills the tick"
+    );
+    assert!(delivered(&out, "host-lost").is_empty());
+    // Within the killed tick's delivery lease nobody delivers it.
+    assert_eq!(
+        tick_as(
+            &sb,
+            "h1",
+            noticed + chrono::Duration::minutes(1),
+            &cmd,
+            None
+        ),
+        Some(0)
+    );
+    assert!(delivered(&out, "host-lost").is_empty());
+    // Past it, a later tick does, once, on the lost host's run, with its stored id.
+    assert_eq!(
+        tick_as(
+            &sb,
+            "h1",
+            noticed + chrono::Duration::minutes(3),
+            &cmd,
+            None
+        ),
+        Some(0)
+    );
+    let got = delivered(&out, "host-lost");
+    assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
+    assert_ids(&got);
+    assert_eq!(got[0].1, "far");
+    assert!(
+        got[0].2["reason"]
+            .as_str()
+            .unwrap()
+            .contains("host \"h2\" is lost"),
+        "{}",
+        got[0].2
+    );
+    for minutes in [6, 12] {
+        assert_eq!(
+            tick_as(
+                &sb,
+                "h1",
+                noticed + chrono::Duration::minutes(minutes),
+                &cmd,
+                None
+            ),
+            Some(0)
+        );
+    }
+    assert_eq!(delivered(&out, "host-lost").len(), 1);
+}
+
+#[test]
+fn a_host_lost_notice_is_delivered_and_marked_with_a_stable_id() {
+    let sb = Sandbox::new();
+    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
+    let (target, _keys) = scripted_agent(&sb, "far", &[screen]);
+    let t0 = time("2027-02-01T09:00:00Z");
+    let task = task(&sb, "far");
+    sb.cmd()
+        .env("AUTOCTL_HOST", "h2")
+        .env("AUTOCTL_NOW", stamp(t0))
+        .args(["run", "start", "--session", "far", "--target", &target])
+        .args(["--timeout", "100h", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let (cmd, out) = recorder(&sb);
+    assert_eq!(tick_as(&sb, "h2", t0, &cmd, None), Some(0));
+    let noticed = t0 + chrono::Duration::minutes(3);
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_HOST", "h1")
+        .env("AUTOCTL_NOW", stamp(noticed))
+        .args([
+            "run",
+            "tick",
+            "--all",
+            "--host-lease",
+            "2m",
+            "--notify",
+            &cmd,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let got = delivered(&out, "host-lost");
+    assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
+    assert_ids(&got);
+    let events = crate::util::json_lines(&output);
+    let shown: Vec<String> = events
+        .iter()
+        .flat_map(|e| e["notify"].as_array().cloned().unwrap_or_default())
+        .filter(|n| n["event"] == "host-lost")
+        .map(|n| n["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, [got[0].0.clone()], "{events:#?}");
+    // Marked delivered: neither host delivers it again (h1 later, h3 noticing late).
+    for (host, minutes) in [("h1", 3), ("h3", 6), ("h1", 12)] {
+        assert_eq!(
+            tick_as(
+                &sb,
+                host,
+                noticed + chrono::Duration::minutes(minutes),
+                &cmd,
+                None
+            ),
+            Some(0)
+        );
+    }
+    assert_eq!(delivered(&out, "host-lost").len(), 1);
+}

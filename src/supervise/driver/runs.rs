@@ -21,6 +21,7 @@ use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
 use crate::routing;
 use crate::supervise::inputs;
+use crate::supervise::outbox;
 use crate::supervise::run::{DispatchInto, DispatchStep, Mode, Run};
 use crate::supervise::store::{AccountView, Claim, Registry, Selection, Written};
 use crate::supervise::stream;
@@ -236,19 +237,29 @@ impl Drop for Held<'_, '_> {
 
 /// Hosts whose lease ran out: announced once, by whichever host notices first, on the
 /// event of the lost host's first running run (its runs are never ticked from here).
+///
+/// Through that run's outbox: the notice is stored there first, under an id of the host and
+/// its lapsed lease ([`outbox::once_id`]), and only then is the loss marked announced. A tick
+/// killed in between leaves the loss unannounced, and the next one stores the same entry again
+/// (kept once); a tick killed after leaves the entry for the next tick past its delivery lease.
+/// The tick that marks it announced delivers it now.
 fn announce_lost_hosts(
     registry: &mut dyn Registry,
     world: &World<'_>,
     options: &TickOptions,
     now: Time,
 ) -> Result<Vec<TickEvent>> {
-    let lost = registry.announce_lost_hosts(now)?;
+    let lost: Vec<_> = registry
+        .hosts()?
+        .into_iter()
+        .filter(|h| h.lost(now) && h.lost_announced_at.is_none() && h.name != world.host)
+        .collect();
     if lost.is_empty() {
         return Ok(Vec::new());
     }
     let runs = registry.list()?;
     let mut events = Vec::new();
-    for host in lost.iter().filter(|h| h.name != world.host) {
+    for host in &lost {
         let mine: Vec<&Run> = runs
             .iter()
             .filter(|r| r.status.is_active() && r.spec.host == host.name)
@@ -265,15 +276,27 @@ fn announce_lost_hosts(
             sessions.join(", ")
         );
         let mut event = TickEvent::skipped(first, now, options.dry_run, why.clone());
-        event.notify.push(Notice {
+        let notice = Notice {
             event: EventKind::HostLost,
             reason: why,
             key: None,
-            id: None,
-        });
-        events.push(event);
+            id: Some(outbox::once_id(
+                EventKind::HostLost,
+                &[&host.name, &crate::time::format_time(host.lease_until)],
+            )),
+        };
+        registry.post(&first.spec.session, &[outbox::entry(&event, &notice, now)])?;
+        event.notify.push(notice);
+        events.push((host.name.clone(), event));
     }
-    Ok(events)
+    // Only what this tick marked announced is its to deliver now; a loss another host
+    // marked first is that host's (the entry it stored is this one, by id).
+    let announced = registry.announce_lost_hosts(now)?;
+    Ok(events
+        .into_iter()
+        .filter(|(name, _)| announced.iter().any(|h| h.name == *name))
+        .map(|(_, event)| event)
+        .collect())
 }
 
 /// Observe → decide → answer → effects → save, for one claimed run.
@@ -431,9 +454,13 @@ fn drive(
     {
         super::log_approval(world, &run.spec.session, view, typed_answer, now);
     }
+    // The weekly reserve is stored with this decision too, under the account's and the
+    // reset's id: kept below only if the account says this run's tick told first.
+    let weekly_id = weekly_notice.as_ref().and_then(|n| n.id.clone());
+    event.notify.extend(weekly_notice);
     // What it announces is stored with the decision, in the same write, before any of it
     // is delivered: a tick killed from here on leaves it in the outbox for the next tick.
-    crate::supervise::outbox::add(&mut next.outbox, &mut event, next.started_at, now);
+    outbox::add(&mut next.outbox, &mut event, next.started_at, now);
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
         event.notify.clear();
@@ -444,10 +471,13 @@ fn drive(
         return Ok(event);
     }
     // The account: this session's readings, a step ended, a release; the weekly reserve is
-    // announced by the first run of the account to tell, once.
+    // announced by the first run of the account to tell, once. Another run told first: this
+    // run's copy is settled undelivered (killed before that, it is delivered again under the
+    // same id, for the receiver to dedupe).
     let first_weekly = registry.note_account(&next.spec.account, &account_events, now)?;
-    if let Some(notice) = weekly_notice.filter(|_| first_weekly) {
-        event.notify.push(notice);
+    if let Some(id) = weekly_id.filter(|_| !first_weekly) {
+        event.notify.retain(|n| n.id.as_ref() != Some(&id));
+        registry.settle(&next.spec.session, &[id], now)?;
     }
     if let Some(view) = account {
         super::super::tick::pace::fold(view, run, &next, granted.as_ref(), &account_events, now);

@@ -263,7 +263,8 @@ struct Tick<'a> {
     /// The governor stage's answer ([`pace`]).
     pace: pace::Stage,
     account_events: Vec<governor::Event>,
-    weekly_notice: Option<String>,
+    /// The weekly reserve's reason and the reset it is for.
+    weekly_notice: Option<(String, Time)>,
 }
 
 impl Tick<'_> {
@@ -297,6 +298,16 @@ impl Tick<'_> {
             .is_some_and(waits::WaitAnswer::once);
         let dispatching = self.run.dispatch.count > self.before.dispatch.count;
         let permit = self.pace.grant.filter(|_| resuming || dispatching);
+        let weekly_notice = self.weekly_notice.map(|(reason, reset)| Notice {
+            event: EventKind::WeeklyReserve,
+            reason,
+            key: None,
+            // One account, one reset: one event, whichever run of the account stores it.
+            id: Some(crate::supervise::outbox::once_id(
+                EventKind::WeeklyReserve,
+                &[&self.run.spec.account, &crate::time::format_time(reset)],
+            )),
+        });
         Outcome {
             run: self.run,
             answer: self.answer,
@@ -308,12 +319,7 @@ impl Tick<'_> {
             retype: self.retype,
             permit,
             account_events: self.account_events,
-            weekly_notice: self.weekly_notice.map(|reason| Notice {
-                event: EventKind::WeeklyReserve,
-                reason,
-                key: None,
-                id: None,
-            }),
+            weekly_notice,
         }
     }
 

@@ -194,7 +194,8 @@ pub(super) fn stage(
             );
             if escalate {
                 t.account_events.push(Event::WeeklyEscalated(reset));
-                t.weekly_notice = Some(format!("account {:?}: {reason}", t.run.spec.account));
+                t.weekly_notice =
+                    Some((format!("account {:?}: {reason}", t.run.spec.account), reset));
             }
             Stage {
                 paced: Some(Paced {
