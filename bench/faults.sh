@@ -8,6 +8,8 @@
 #                                    build needed; the counts are the same, the speed is not)
 #   AUTOCTL=PATH bench/faults.sh     log and concurrency on that binary, built already (say
 #                                    main's release build): nothing is built for them
+#   AUTOCTL_LIB_TESTS=PATH           fuzz and delay in that library test binary, built already
+#                                    (`cargo test --release --lib --no-run` names it)
 #
 # fuzz: the fuzz targets of src/fuzz.rs in a release build — the shell reader, the
 #   destructive reading, the approval policy at each door (hook payload, permission box,
@@ -68,14 +70,26 @@ release() {
   fi
 }
 profile_flag() { [ -n "${FAULTS_DEBUG:-}" ] || echo --release; }
+# lib_tests FILTER: the library's tests matching FILTER, in the release build (debug with
+# FAULTS_DEBUG=1), or in AUTOCTL_LIB_TESTS=PATH, the library's test binary built already
+# (`cargo test --release --lib --no-run` prints it; it runs from the crate's root as cargo
+# runs it), so a source edit since does not rebuild it.
+lib_tests() {
+  if [ -n "${AUTOCTL_LIB_TESTS:-}" ]; then
+    [ -x "$AUTOCTL_LIB_TESTS" ] || { echo "bench: AUTOCTL_LIB_TESTS=$AUTOCTL_LIB_TESTS is not an executable" >&2; return 2; }
+    (cd "$bench_root" && nice -n 10 "$AUTOCTL_LIB_TESTS" --quiet "$1" --nocapture --test-threads=1)
+  else
+    # shellcheck disable=SC2046 # no flag in a debug run
+    (cd "$bench_root" && nice -n 10 cargo test $(profile_flag) --quiet --lib "$1" -- --nocapture --test-threads=1)
+  fi
+}
 
 fuzz() {
   local cases=${FUZZ_CASES:-1000000} log status=0
   log=$(mktemp)
   echo "== fuzz: $cases inputs per target, release build (load: $(load)) =="
-  (cd "$bench_root" && AUTOCTL_FUZZ_CASES="$cases" AUTOCTL_FUZZ_MAX_BYTES=262144 AUTOCTL_FUZZ_REPORT=1 \
-    nice -n 10 cargo test --release --quiet --lib fuzz:: -- --nocapture --test-threads=1) \
-    >"$log" 2>&1 || status=$?
+  AUTOCTL_FUZZ_CASES="$cases" AUTOCTL_FUZZ_MAX_BYTES=262144 AUTOCTL_FUZZ_REPORT=1 \
+    FAULTS_DEBUG='' lib_tests fuzz:: >"$log" 2>&1 || status=$?
   grep -E '^(fuzz|hostile) ' "$log" || true
   local panics
   panics=$(grep -c 'panicked' "$log" || true)
@@ -105,10 +119,9 @@ delay() {
   local rounds=${DELAY_UNLINKS:-10000} us=${DELAY_US:-1000} log
   log=$(mktemp)
   echo "== delay: $rounds delayed consumes, ${us} us each (load: $(load)) =="
-  if (cd "$bench_root" && AUTOCTL_BENCH_UNLINKS="$rounds" AUTOCTL_BENCH_DELAY_US="$us" \
-    nice -n 10 cargo test $(profile_flag) --quiet --lib protocol::signal::tests::delayed_consumes_lose_no_signal \
-    -- --nocapture --test-threads=1) >"$log" 2>&1; then
-    grep '^delay-injection' "$log"
+  if AUTOCTL_BENCH_UNLINKS="$rounds" AUTOCTL_BENCH_DELAY_US="$us" \
+    lib_tests protocol::signal::tests::delayed_consumes_lose_no_signal >"$log" 2>&1; then
+    grep '^delay-injection' "$log" || { echo "bench: the delay run printed no count" >&2; rm -f "$log"; return 1; }
   else
     grep -E '^delay-injection|panicked|lost' "$log" >&2 || tail -n 20 "$log" >&2
     rm -f "$log"
