@@ -409,9 +409,15 @@ fn a_limit_banner_naming_credits_beside_its_reset_is_waited_out() {
         matches!(v.act, Act::Resume(_))
     });
     let resumed = resumed.expect("resumed");
-    // Codex keeps the old banner above the new turn: read 2 s after the resume it is still
-    // the reset resumed past, not a new limit a day away (live, 2026-11-28 19:35:02, it was
+    // Codex keeps the old banner above the new turn: read 2 s after the resume (a working
+    // screen in between closed the wait) it is still the reset resumed past, not a new limit
+    // a day away (live, 2026-11-28 19:35:02, it was
     // escalated as "resets tomorrow, beyond --max-quota-wait").
+    let working = Waiting {
+        busy: true,
+        ..Waiting::default()
+    };
+    sim.tick(&working, "codex-working", at(resumed + 1));
     let v = sim.tick(&rolled, "codex", at(resumed + 2));
     assert!(!is_escalate(&v), "{}", v.reason);
     assert!(!matches!(v.act, Act::Resume(_)), "{}", v.reason);
