@@ -781,16 +781,45 @@ fn ready_means_a_shell_prompt_and_nothing_running() {
     let report = json_lines(&output).remove(0);
     assert_eq!(report["ready"], false);
     assert_eq!(report["foreground"], "sleep");
-    // --wait retries with backoff until the command ends and the prompt returns.
-    tmux(&sb, &["send-keys", "-t", &shell, "sleep 1", "Enter"]);
-    wait_for(&sb, &shell, "sleep in front", |_, c| c == "sleep");
-    let output = sb
-        .cmd()
-        .args(["pane", "ready", &shell, "--wait", "20s", "--format", "json"])
-        .output()
+    // --wait retries with backoff until the command ends and the prompt returns. The command
+    // ends when the test opens its gate, and the test opens it only once `pane ready` has
+    // looked, found it busy and gone to sleep until its next look: a timed command (`sleep 1`)
+    // could end before anyone saw it in front on a loaded machine.
+    let gate = sb.path("gate");
+    let until_gate = format!(
+        "python3 -c 'import os, time; [time.sleep(0.05) for _ in iter(lambda: os.path.exists(\"{}\"), True)]'",
+        gate.display()
+    );
+    tmux(&sb, &["send-keys", "-t", &shell, &until_gate, "Enter"]);
+    wait_for(&sb, &shell, "python3 in front", |_, c| c == "python3");
+    let waiting = sb
+        .std_cmd()
+        .args(["pane", "ready", &shell, "--wait", "60s", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !between_looks(waiting.id()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pane ready --wait never paused between looks"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    fs::write(&gate, "").unwrap();
+    let output = waiting.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(json_lines(&output)[0]["checks"].as_u64().unwrap() >= 2);
+}
+
+/// Whether the process is asleep with no child: `pane ready --wait` between two looks (each
+/// look runs tmux as a child, and waits for it in short sleeps too).
+fn between_looks(pid: u32) -> bool {
+    let wchan = fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+    let children =
+        fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    wchan == "hrtimer_nanosleep" && children.trim().is_empty()
 }
 
 /// A shell in front is not enough: waiting on a heredoc's `> ` or holding a half-typed line, it
