@@ -520,7 +520,13 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
     // The quota governor: the account's windows as this session sees them, and a permit
     // for a step or a resume due now (a hold is a `quota-paced` wait, below).
-    t.pace = pace::stage(&mut t, obs, pane, typed_use.window);
+    t.pace = pace::stage(
+        &mut t,
+        obs,
+        pane,
+        typed_use.window,
+        typed_use.failure.as_ref(),
+    );
     // Every wait, from the screen and the typed state, with its end and maximum.
     let verdict = match (pane, t.active()) {
         (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),

@@ -58,14 +58,63 @@ pub(super) fn readings(
     out
 }
 
-/// A banner on the screen: the window it names is used up.
-fn banner(reset: Time, weekly: bool, now: Time, session: &str) -> (WindowKind, Reading) {
+/// A usage limit the hooks recorded (StopFailure `rate_limit`, its message "You've hit your
+/// limit · resets 10:42am (UTC)") with no status line: the window it names is used up, until
+/// the reset its message names. Only a reset placed the same in any zone is taken (a zone
+/// named in the message, or epoch seconds); one in the machine's zone is left to the banner
+/// on the screen, which is read in it.
+fn stop_failure(
+    obs: &Observation,
+    failure: Option<&crate::supervise::wait::HookFailure>,
+    now: Time,
+    session: &str,
+) -> Option<(WindowKind, Reading)> {
+    failure.filter(|f| f.usage_limit)?;
+    let message = obs
+        .typed
+        .as_ref()?
+        .hook
+        .as_ref()?
+        .error_message
+        .as_deref()?;
+    use crate::pane::reset::{Zone, reset_at};
+    let utc = reset_at(message, now, Zone::Utc)?;
+    let elsewhere = reset_at(
+        message,
+        now,
+        Zone::Named(chrono_tz::Tz::Pacific__Kiritimati),
+    )?;
+    if utc != elsewhere {
+        return None;
+    }
+    let weekly = message.to_lowercase().contains("week");
+    Some(banner_like(
+        utc.with_timezone(&chrono::Utc),
+        weekly,
+        ReadingSource::StopFailure,
+        now,
+        session,
+    ))
+}
+
+fn banner_like(
+    reset: Time,
+    weekly: bool,
+    source: ReadingSource,
+    now: Time,
+    session: &str,
+) -> (WindowKind, Reading) {
     let kind = if weekly {
         WindowKind::SevenDay
     } else {
         WindowKind::FiveHour
     };
-    (kind, full(reset, ReadingSource::Banner, now, session))
+    (kind, full(reset, source, now, session))
+}
+
+/// A banner on the screen: the window it names is used up.
+fn banner(reset: Time, weekly: bool, now: Time, session: &str) -> (WindowKind, Reading) {
+    banner_like(reset, weekly, ReadingSource::Banner, now, session)
 }
 
 fn full(reset: Time, source: ReadingSource, now: Time, session: &str) -> Reading {
@@ -126,6 +175,7 @@ pub(super) fn stage(
     obs: &Observation,
     pane: Option<&PaneView>,
     window: Option<crate::supervise::wait::Window>,
+    failure: Option<&crate::supervise::wait::HookFailure>,
 ) -> Stage {
     let Some(view) = obs.account.as_ref() else {
         return Stage::default();
@@ -133,6 +183,11 @@ pub(super) fn stage(
     let options = t.options.governor;
     let mut state = view.state.clone();
     let mut seen = readings(&t.run, obs, window, t.now);
+    if seen.is_empty()
+        && let Some(reading) = stop_failure(obs, failure, t.now, &t.run.spec.session)
+    {
+        seen.push(reading);
+    }
     if seen.is_empty()
         && let Some(limit) = pane.and_then(|v| v.waiting.limit.as_ref())
     {

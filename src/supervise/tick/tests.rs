@@ -1752,3 +1752,63 @@ fn a_standing_stop_failure_is_one_escalation_however_its_screen_is_redrawn() {
         out.event.reasons
     );
 }
+
+/// Issue 25: a usage limit Claude Code's StopFailure hook recorded (no status line) is the
+/// account's reading of its 5-hour window: used up, until the reset the message names, with
+/// its source. (This path once read a field that was never set, and had no test of its own.)
+#[test]
+fn a_stop_failure_usage_limit_is_the_accounts_reading_of_its_window() {
+    use crate::hook::session::{Key, apply, parse};
+    use crate::supervise::governor::{Event, ReadingSource, WindowKind};
+    let key = Key::Session("s".into());
+    let mut record = None;
+    for (payload, secs) in [
+        (
+            r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"Say hello"}"#,
+            25,
+        ),
+        (
+            r#"{"hook_event_name":"StopFailure","session_id":"s","error":"rate_limit","last_assistant_message":"You've hit your limit · resets 10:42am (UTC)"}"#,
+            30,
+        ),
+    ] {
+        record = Some(apply(record, &key, &parse(payload.as_bytes()).unwrap(), at(secs)).record);
+    }
+    let mut run = new_run(Mode::Observe);
+    run.spec.agent = Agent::Claude;
+    run.spec.account = "team".into();
+    let screen = format!(
+        "❯ Say hello\n  ⎿  You've hit your limit · resets 10:42am (UTC)\n\n{RULE}\n❯ \n{RULE}\n  ⏸ manual mode on"
+    );
+    let mut o = obs(
+        SignalObs::Missing,
+        pane_as(Agent::Claude, &screen, "claude"),
+    );
+    o.typed = Some(crate::supervise::typed::TypedObs {
+        by: Some("pane"),
+        hook: record,
+        status: None,
+        agent_compacts_at: None,
+    });
+    o.account = Some(crate::supervise::store::AccountView::default());
+    let out = step_at(&mut run, &o, at(31));
+    let readings: Vec<_> = out
+        .account_events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Read(kind, reading) => Some((*kind, reading.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(readings.len(), 1, "{:?}", out.account_events);
+    let (kind, reading) = &readings[0];
+    assert_eq!(*kind, WindowKind::FiveHour);
+    assert_eq!(reading.source, ReadingSource::StopFailure);
+    assert_eq!(reading.used, 100.0);
+    assert_eq!(reading.session, "s");
+    // 1_800_000_031 is 2027-01-15T08:00:31Z: the next 10:42 UTC is that morning's.
+    assert_eq!(
+        reading.resets_at,
+        DateTime::from_timestamp(1_800_000_000 + 2 * 3600 + 42 * 60, 0).unwrap()
+    );
+}
