@@ -21,6 +21,7 @@
 //! be in (a `cd` in a subshell or after `||` may not happen), and a path counts as inside the
 //! project only when it is inside from each of them.
 
+use super::data::HARMLESS_VARIABLES;
 use super::line::{Blocked, Line, program_name};
 use super::{Context, rules::UserRule};
 use crate::shell::{self, RedirectOp, SimpleCommand};
@@ -183,38 +184,6 @@ fn judge_redirects(
     }
     Ok(())
 }
-
-/// Variables that only change how a program prints or how many threads it uses.
-const HARMLESS_VARIABLES: &[&str] = &[
-    "RUST_BACKTRACE",
-    "RUST_LOG",
-    "RUST_TEST_THREADS",
-    "CARGO_TERM_COLOR",
-    "CARGO_TERM_VERBOSE",
-    "CARGO_INCREMENTAL",
-    "CI",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "CLICOLOR",
-    "CLICOLOR_FORCE",
-    "TERM",
-    "COLUMNS",
-    "LINES",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TZ",
-    "PYTHONDONTWRITEBYTECODE",
-    "PYTHONUNBUFFERED",
-    "PYTHONHASHSEED",
-    "PYTHONWARNINGS",
-    "NODE_ENV",
-    "DEBUG",
-    "GIT_PAGER",
-    "PAGER",
-];
 
 fn harmless_assignment(word: &str) -> bool {
     match shell::assignment(word) {

@@ -24,8 +24,9 @@
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
-    CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS,
-    FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_PACKAGE_MANAGER, FLAGS_UNITTEST, GO_FLAGS,
+    CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO,
+    FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE,
+    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
     GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS,
     NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS, PYTHON_MODULES, RISKY_SCRIPT_WORDS,
     RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SHELL_FLAGS,
@@ -158,78 +159,6 @@ fn check_operands(
 /// `find` with tests and printing only: the actions that delete, run or write files are not
 /// listed.
 fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
-    const NO_VALUE: &[&str] = &[
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-        "-empty",
-        "-readable",
-        "-writable",
-        "-executable",
-        "-true",
-        "-false",
-        "-not",
-        "!",
-        "-a",
-        "-and",
-        "-o",
-        "-or",
-        "(",
-        ")",
-        ",",
-        "-depth",
-        "-follow",
-        "-mount",
-        "-xdev",
-        "-nowarn",
-        "-warn",
-        "-noleaf",
-        "-daystart",
-        "-ignore_readdir_race",
-        "-nouser",
-        "-nogroup",
-    ];
-    const ONE_VALUE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-type",
-        "-xtype",
-        "-maxdepth",
-        "-mindepth",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-perm",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-printf",
-        "-regextype",
-        "-fstype",
-        "-used",
-        "-context",
-    ];
     let mut i = 0;
     let mut searched = false;
     while i < args.len() && matches!(args[i].as_str(), "-H" | "-L" | "-P") {
@@ -249,9 +178,10 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     }
     while i < args.len() {
         let arg = args[i].as_str();
-        if NO_VALUE.contains(&arg) {
+        if FIND_TESTS.contains(&arg) {
             i += 1;
-        } else if ONE_VALUE.contains(&arg) || (arg.starts_with("-newer") && arg.len() == 8) {
+        } else if FIND_VALUED_TESTS.contains(&arg) || (arg.starts_with("-newer") && arg.len() == 8)
+        {
             if i + 1 >= args.len() {
                 return Err(Blocked::new("", format!("find {arg} without its value")));
             }
@@ -273,22 +203,7 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
 
 /// `date` prints; `date -s` and `date MMDDhhmm` set the clock.
 fn date(args: &[String]) -> Result<(), Blocked> {
-    let spec = Spec {
-        short: "uRI",
-        short_valued: "dr",
-        long: &[
-            "utc",
-            "universal",
-            "rfc-2822",
-            "rfc-email",
-            "iso-8601",
-            "iso-8601=",
-            "rfc-3339=",
-        ],
-        long_valued: &["date", "reference"],
-        ..Spec::default()
-    };
-    let parsed = parse("date", &spec, args)?;
+    let parsed = parse("date", &FLAGS_DATE, args)?;
     match parsed.operands.as_slice() {
         [] => Ok(()),
         [format] if format.starts_with('+') => Ok(()),
@@ -354,12 +269,7 @@ fn command_lookup(args: &[String]) -> Result<(), Blocked> {
 }
 
 fn mkdir(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
-    let spec = Spec {
-        short: "pv",
-        long: &["parents", "verbose"],
-        ..Spec::default()
-    };
-    let parsed = parse("mkdir", &spec, args)?;
+    let parsed = parse("mkdir", &FLAGS_MKDIR, args)?;
     if parsed.operands.is_empty() {
         return Err(Blocked::new("", "mkdir without a directory"));
     }
@@ -373,15 +283,7 @@ fn mkdir(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
 fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     match name {
         "touch" => {
-            let parsed = parse(
-                name,
-                &Spec {
-                    short: "c",
-                    long: &["no-create"],
-                    ..Spec::default()
-                },
-                args,
-            )?;
+            let parsed = parse(name, &FLAGS_TOUCH, args)?;
             if parsed.operands.is_empty() {
                 return Err(Blocked::new("", "touch without a file"));
             }
@@ -390,24 +292,7 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
             }
         }
         "cp" => {
-            let spec = Spec {
-                short: "nrRpvaLPdHx",
-                short_valued: "t",
-                long: &[
-                    "no-clobber",
-                    "recursive",
-                    "preserve",
-                    "verbose",
-                    "archive",
-                    "update=none",
-                    "dereference",
-                    "no-dereference",
-                    "parents",
-                ],
-                long_valued: &["target-directory"],
-                ..Spec::default()
-            };
-            let parsed = parse(name, &spec, args)?;
+            let parsed = parse(name, &FLAGS_CP, args)?;
             if !(parsed.has("-n") || parsed.has("--no-clobber")) {
                 return Err(Blocked::new(
                     "",
@@ -429,15 +314,7 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
             line.write(dest, false)?;
         }
         _ => {
-            let parsed = parse(
-                name,
-                &Spec {
-                    short: "ai",
-                    long: &["append", "ignore-interrupts"],
-                    ..Spec::default()
-                },
-                args,
-            )?;
+            let parsed = parse(name, &FLAGS_TEE, args)?;
             if !(parsed.has("-a") || parsed.has("--append")) {
                 if parsed.operands.iter().all(|f| *f == "/dev/null") {
                     return Ok("read-only");
