@@ -782,16 +782,19 @@ fn ready_means_a_shell_prompt_and_nothing_running() {
     assert_eq!(report["ready"], false);
     assert_eq!(report["foreground"], "sleep");
     // --wait retries with backoff until the command ends and the prompt returns. The command
-    // ends when the test opens its gate, and the test opens it only once `pane ready` has
-    // looked, found it busy and gone to sleep until its next look: a timed command (`sleep 1`)
-    // could end before anyone saw it in front on a loaded machine.
+    // (`cat` on a FIFO) ends when the test opens the FIFO's other end, and the test does that
+    // only once `pane ready` has looked, found it busy and gone to sleep until its next look:
+    // a timed command (`sleep 1`) could end before anyone saw it in front on a loaded
+    // machine, and a clock-free one keeps the test right under a faked clock too.
     let gate = sb.path("gate");
-    let until_gate = format!(
-        "python3 -c 'import os, time; [time.sleep(0.05) for _ in iter(lambda: os.path.exists(\"{}\"), True)]'",
-        gate.display()
-    );
+    let made = std::process::Command::new("mkfifo")
+        .arg(&gate)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let until_gate = format!("cat '{}'", gate.display());
     tmux(&sb, &["send-keys", "-t", &shell, &until_gate, "Enter"]);
-    wait_for(&sb, &shell, "python3 in front", |_, c| c == "python3");
+    wait_for(&sb, &shell, "cat in front", |_, c| c == "cat");
     let waiting = sb
         .std_cmd()
         .args(["pane", "ready", &shell, "--wait", "60s", "--format", "json"])
