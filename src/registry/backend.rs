@@ -5,8 +5,16 @@
 //!
 //! A transaction that writes locks what it read before it writes: SQLite takes the database's
 //! write lock at its start (`BEGIN IMMEDIATE`), PostgreSQL locks the rows it reads
-//! (`SELECT … FOR UPDATE`, and the account row before the permit is decided). No advisory
-//! locks: they do not survive a connection pooler.
+//! (`SELECT … FOR UPDATE`). No advisory locks: they do not survive a connection pooler.
+//!
+//! **One lock order**, so that no two transactions (two ticks, a tick and `run watch`, hosts of
+//! a fleet) can wait on each other: the account row first, when a transaction takes it at all
+//! (a permit, an account's readings); then run rows, all of a transaction's in **one**
+//! statement, in session order ([`Tx::runs`]); a host row never with either. A look at rows a
+//! transaction does not change ([`Tx::peek`]: the account's other runs a permit counts) locks
+//! nothing. Before, a permit locked its own run and then the account's other runs, while a
+//! claim or the outbox locked the same rows in session order: PostgreSQL aborted one of them
+//! as a deadlock.
 
 use std::time::Duration;
 
@@ -38,7 +46,14 @@ pub enum Which<'a> {
 
 /// The primitive operations of one transaction. Rows come back ordered by session.
 pub trait Tx {
+    /// The selected runs, locked (in a writing transaction) for the rest of it, in session
+    /// order, in one statement: a transaction calls it at most once for rows it may change.
     fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>>;
+    /// The selected runs as they are, locking nothing: rows this transaction reads but does
+    /// not change (see the module's lock order).
+    fn peek(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+        self.runs(which)
+    }
     fn delete(&mut self, which: Which<'_>) -> Result<()>;
     fn insert(&mut self, run: &Run) -> Result<()>;
     /// Set the claim columns (and adopt the run for `host` when it has none).
@@ -216,7 +231,7 @@ impl<B: Backend> Registry for B {
     ) -> Result<Written> {
         within(self, true, |tx| {
             // The account row is locked first: concurrent permits contend on it, and every
-            // transaction that takes it takes it before any run's row (no lock cycle).
+            // transaction that takes it takes it before any run's row (the lock order).
             let mut account = match permit {
                 Some(_) => Some(tx.account(&run.spec.account)?.unwrap_or_default()),
                 None => None,
@@ -229,7 +244,10 @@ impl<B: Backend> Registry for B {
             }
             if let (Some(ask), Some(account)) = (permit, account.as_mut()) {
                 let name = &run.spec.account;
-                let fleet = Fleet::of(&tx.runs(Which::RunningOf(name))?);
+                // The account's other runs are counted, not changed, and not locked: locking
+                // them after this run's row would cross a claim's session order. Permits are
+                // serialized by the account row, so each sees the ones granted before it.
+                let fleet = Fleet::of(&tx.peek(Which::RunningOf(name))?);
                 let answer = governor::permit(account, &fleet, &ask.asker, &ask.options, now);
                 if let governor::Permit::Wait { reason, .. } = &answer {
                     return Ok((Written::Refused(reason.clone()), End::Rollback));
@@ -358,7 +376,7 @@ impl<B: Backend> Registry for B {
     fn account(&mut self, name: &str) -> Result<AccountView> {
         within(self, false, |tx| {
             let state = tx.account(name)?.unwrap_or_default();
-            let fleet = Fleet::of(&tx.runs(Which::RunningOf(name))?);
+            let fleet = Fleet::of(&tx.peek(Which::RunningOf(name))?);
             Ok((AccountView { state, fleet }, End::Rollback))
         })
     }

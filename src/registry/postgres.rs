@@ -3,9 +3,11 @@
 //! claims and leases, the same start conflicts, the governor's permit decided again in the
 //! dispatch or resume record's transaction.
 //!
-//! Locks are row locks only: a writing transaction reads the runs it may change with
-//! `SELECT … FOR UPDATE`, and the account row (created first if missing) before a permit is
-//! decided. No advisory locks, no session state: a transaction-mode pooler (PgBouncer) in front
+//! Locks are row locks only, taken in [`super::backend`]'s one order: the account row (created
+//! first if missing) before a permit is decided, then the runs a transaction may change with
+//! one `SELECT … ORDER BY session_name FOR UPDATE`. A transaction the server aborts as a
+//! deadlock's victim or a serialization failure is run once more. No advisory locks, no
+//! session state: a transaction-mode pooler (PgBouncer) in front
 //! works. Every statement is one round trip: its parameters' types are given with it
 //! (`query_typed`, the unnamed statement), so nothing is prepared apart or kept between
 //! transactions (a named prepared statement is session state a pooler may not carry). A run's
@@ -250,27 +252,73 @@ fn describe(shown: &str, err: &postgres::Error) -> anyhow::Error {
     }
 }
 
+/// Whether the server aborted a transaction that may simply be run again: chosen as a
+/// deadlock's victim (`40P01`) or failed to serialize (`40001`).
+fn retryable(err: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
+    err.code().is_some_and(|code| {
+        *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE
+    })
+}
+
 impl Backend for PgRegistry {
+    /// One transaction; aborted by the server as a deadlock's victim or a serialization
+    /// failure, it is run again once from the start (nothing of the aborted one was kept, and
+    /// `work` keeps no state from it). Aborted again, it is the error: one line, the
+    /// transaction's work not done (a tick gives back its claims and the next tick tries again).
     fn transaction(
         &mut self,
         write: bool,
         work: &mut dyn FnMut(&mut dyn Tx) -> Result<End>,
     ) -> Result<()> {
         let shown = self.shown.clone();
+        let mut retried = false;
+        loop {
+            let aborted = std::cell::Cell::new(false);
+            let result = self.attempt(write, work, &shown, &aborted);
+            match result {
+                // Silently: the server's log has the deadlock's report.
+                Err(_) if aborted.get() && !retried => retried = true,
+                Err(err) if aborted.get() => {
+                    return Err(anyhow!(
+                        "{err:#}; aborted again when retried, nothing of it kept"
+                    ));
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl PgRegistry {
+    /// One try of [`Backend::transaction`]; `aborted` is set when the server aborted it in a
+    /// way worth one more try ([`retryable`]).
+    fn attempt(
+        &mut self,
+        write: bool,
+        work: &mut dyn FnMut(&mut dyn Tx) -> Result<End>,
+        shown: &str,
+        aborted: &std::cell::Cell<bool>,
+    ) -> Result<()> {
+        let fail = |err: postgres::Error| {
+            aborted.set(aborted.get() || retryable(&err));
+            describe(shown, &err)
+        };
         let mut tx = self
             .client
             .build_transaction()
             .read_only(!write)
             .start()
-            .map_err(|err| describe(&shown, &err))?;
+            .map_err(fail)?;
         let end = work(&mut PgTx {
             tx: &mut tx,
             write,
-            shown: &shown,
+            shown,
+            aborted,
         })?;
         match end {
-            End::Commit => tx.commit().map_err(|err| describe(&shown, &err)),
-            End::Rollback => tx.rollback().map_err(|err| describe(&shown, &err)),
+            End::Commit => tx.commit().map_err(fail),
+            End::Rollback => tx.rollback().map_err(fail),
         }
     }
 }
@@ -280,10 +328,15 @@ struct PgTx<'t, 'c> {
     tx: &'t mut postgres::Transaction<'c>,
     write: bool,
     shown: &'t str,
+    /// Set when a statement failed because the server aborted the transaction ([`retryable`]).
+    aborted: &'t std::cell::Cell<bool>,
 }
 
 impl PgTx<'_, '_> {
     fn err(&self, err: postgres::Error) -> anyhow::Error {
+        if retryable(&err) {
+            self.aborted.set(true);
+        }
         describe(self.shown, &err)
     }
 
@@ -403,13 +456,15 @@ fn select_list() -> &'static str {
     })
 }
 
-impl Tx for PgTx<'_, '_> {
-    fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+impl PgTx<'_, '_> {
+    /// The selected runs in session order; `lock`: `FOR UPDATE`, which locks them in that
+    /// order (the sort is below the lock).
+    fn select_runs(&mut self, which: Which<'_>, lock: bool) -> Result<Vec<Run>> {
         let (clause, args) = clause(which);
         let sql = format!(
             "SELECT {} FROM task_auto {clause} ORDER BY session_name{}",
             select_list(),
-            self.lock()
+            if lock { self.lock() } else { "" }
         );
         let rows = self
             .tx
@@ -420,6 +475,16 @@ impl Tx for PgTx<'_, '_> {
                 row::decode(&Fields(r)).map_err(|err| anyhow!("registry {}: {err:#}", self.shown))
             })
             .collect()
+    }
+}
+
+impl Tx for PgTx<'_, '_> {
+    fn runs(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+        self.select_runs(which, true)
+    }
+
+    fn peek(&mut self, which: Which<'_>) -> Result<Vec<Run>> {
+        self.select_runs(which, false)
     }
 
     fn delete(&mut self, which: Which<'_>) -> Result<()> {

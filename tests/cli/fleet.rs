@@ -159,6 +159,11 @@ impl Pg {
         }
     }
 
+    /// What the server logged so far (its deadlock reports among it).
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
     /// This server's URL with `password` in it (for the test's own client).
     pub fn url_with_password(&self, password: &str) -> String {
         self.url.replacen(
@@ -536,6 +541,217 @@ fn three_hosts_share_one_postgres_registry() {
         .unwrap()
         .get(0);
     assert_eq!(version, 99);
+}
+
+/// The test's own connection to the server, and its backend's pid.
+fn gate_client(pg: &Pg) -> (postgres::Client, i32) {
+    let mut client = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    let pid = client
+        .query_one("SELECT pg_backend_pid()", &[])
+        .unwrap()
+        .get(0);
+    (client, pid)
+}
+
+/// Waits until some backend other than the test's own waits for a lock `blocker` holds: a
+/// tick has reached that row (a lock wait is a state the server reports, not a time).
+fn wait_blocked_by(pg: &Pg, blocker: i32) {
+    let mut probe = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let row = probe
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
+                &[&blocker],
+            )
+            .unwrap();
+        if row.get::<_, i64>(0) > 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no tick waited for backend {blocker}'s lock:\n{}",
+            pg.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// What every backend is doing, for a failure's message.
+fn activity(probe: &mut postgres::Client) -> String {
+    probe
+        .query(
+            "SELECT pid, state, wait_event_type, pg_blocking_pids(pid)::text, left(query, 120) \
+             FROM pg_stat_activity WHERE backend_type = 'client backend'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?}\n",
+                r.get::<_, i32>(0),
+                r.get::<_, Option<String>>(1),
+                r.get::<_, Option<String>>(2),
+                r.get::<_, Option<String>>(3),
+                r.get::<_, Option<String>>(4)
+            )
+        })
+        .collect()
+}
+
+/// Lock one run's row in the gate's transaction.
+fn lock_row(tx: &mut postgres::Transaction<'_>, session_name: &str) {
+    tx.query(
+        "SELECT 1 FROM task_auto WHERE session_name = $1 FOR UPDATE",
+        &[&session_name],
+    )
+    .unwrap();
+}
+
+/// A tick's permit and another tick's claim, lined up so that before issue 25's fix they
+/// wait on each other: the test holds run h1-1's row (as a slow transaction would); tick B
+/// (`--all`) starts its claim and waits for h1-1; tick A (`--session h1-3`) claims h1-3 and
+/// asks for the step's permit. The permit's transaction used to lock the account row, its own
+/// run h1-3, then the account's other runs from h1-1 on; released, B took h1-1 and h1-2 and
+/// waited for h1-3: a deadlock, one tick aborted after PostgreSQL's deadlock_timeout (forever
+/// under a faked server clock). Now a permit locks the account row and then its own run only,
+/// so both ticks finish: exit 0, no error, no deadlock in the server's log, each run
+/// dispatched once.
+#[test]
+fn a_permit_and_a_claim_never_wait_on_each_other() {
+    let Some(pg) = Pg::start() else { return };
+    let shared = Shared::Postgres(&pg);
+    let host = Host {
+        name: "h1",
+        sb: Sandbox::new(),
+        shared: &shared,
+    };
+    let runs: Vec<_> = (1..=3).map(|i| host.start(&format!("h1-{i}"))).collect();
+    let (mut gate, gate_pid) = gate_client(&pg);
+    let mut tx = gate.transaction().unwrap();
+    lock_row(&mut tx, "h1-1");
+    let spawn = |args: &[&str]| {
+        host.cmd(10)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let b = spawn(&["run", "tick", "--all", "--host-lease", "2m"]);
+    wait_blocked_by(&pg, gate_pid);
+    let mut a = spawn(&["run", "tick", "--session", "h1-3", "--host-lease", "2m"]);
+    // A's permit waits too, or (fixed) never needs h1-1: wait for either.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut probe = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    loop {
+        // (A queued behind B for h1-1 is blocked by B, which holds the row's tuple lock.)
+        let waiting: i64 = probe
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if waiting >= 2 || a.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tick A never ran: {}",
+            activity(&mut probe)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    tx.rollback().unwrap();
+    let mut events = Vec::new();
+    for (name, child) in [("A", a), ("B", b)] {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "tick {name}: {out:?}");
+        for event in json_lines(&out) {
+            assert_ne!(event["decision"], "error", "tick {name}: {event}");
+            events.push(event);
+        }
+    }
+    let log = pg.log();
+    assert!(!log.contains("deadlock detected"), "{log}");
+    assert_eq!(dispatched(&events), ["h1-1", "h1-2", "h1-3"], "{events:#?}");
+    for (pane, log, dir) in &runs {
+        wait_for(&host.sb, pane, "its first step", |_, _| {
+            !prompts(log, dir).is_empty()
+        });
+        assert_eq!(prompts(log, dir).len(), 1);
+    }
+}
+
+/// What a tick does when PostgreSQL aborts its transaction as a deadlock's victim (a
+/// deadlock needs another party; here two transactions of the test's own lock rows out of the
+/// claims' order, and set a long deadlock_timeout so the tick's backend is the one to detect
+/// it): the claim is retried once in a new transaction; aborted again it is one line, exit 2,
+/// and nothing is held or lost: no claim left in the registry, and the next tick dispatches
+/// every run.
+#[test]
+fn a_tick_aborted_as_a_deadlock_victim_retries_once_then_exits_2() {
+    let Some(pg) = Pg::start() else { return };
+    let shared = Shared::Postgres(&pg);
+    let host = Host {
+        name: "h1",
+        sb: Sandbox::new(),
+        shared: &shared,
+    };
+    let runs: Vec<_> = (1..=3).map(|i| host.start(&format!("h1-{i}"))).collect();
+    let (mut first, first_pid) = gate_client(&pg);
+    let (mut second, second_pid) = gate_client(&pg);
+    let mut t1 = first.transaction().unwrap();
+    let mut t2 = second.transaction().unwrap();
+    for tx in [&mut t1, &mut t2] {
+        tx.batch_execute("SET LOCAL deadlock_timeout = '10min'")
+            .unwrap();
+    }
+    lock_row(&mut t1, "h1-2");
+    lock_row(&mut t2, "h1-3");
+    let tick = host
+        .cmd(10)
+        .args(["run", "tick", "--all", "--host-lease", "2m"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The claim holds h1-1 and waits for h1-2: t1 asks for h1-1, the tick's backend finds
+    // the cycle and aborts its own transaction; t1 goes on.
+    wait_blocked_by(&pg, first_pid);
+    lock_row(&mut t1, "h1-1");
+    // The retry waits for h1-1 (t1's now); t1 ends, the retry takes h1-1 and h1-2 and waits
+    // for h1-3: t2 asks for h1-1 and the retry is aborted too.
+    wait_blocked_by(&pg, first_pid);
+    t1.commit().unwrap();
+    wait_blocked_by(&pg, second_pid);
+    lock_row(&mut t2, "h1-1");
+    let out = tick.wait_with_output().unwrap();
+    t2.commit().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = crate::util::one_stderr_line(&out);
+    assert!(line.contains("deadlock detected (40P01)"), "{line}");
+    assert_eq!(pg.log().matches("deadlock detected").count(), 2);
+    // Nothing held: no claim in the registry, and the next tick dispatches every run.
+    let mut client = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    let claimed: i64 = client
+        .query_one(
+            "SELECT count(*) FROM task_auto WHERE claimed_by IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(claimed, 0);
+    let events = host.tick(20);
+    assert_eq!(dispatched(&events), ["h1-1", "h1-2", "h1-3"], "{events:#?}");
+    for (pane, log, dir) in &runs {
+        wait_for(&host.sb, pane, "its first step", |_, _| {
+            !prompts(log, dir).is_empty()
+        });
+        assert_eq!(prompts(log, dir).len(), 1);
+    }
 }
 
 #[test]
