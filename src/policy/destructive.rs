@@ -25,6 +25,8 @@
 //! - overwriting: `cp`/`mv`/`ln`/`install` with `/dev/null` (or another device) as an operand,
 //!   `ln -f`, `cp -f`, `mv -f`, `tee` fed from `/dev/null`, a `>` redirection with no program
 //!   or a program that prints nothing (`> f`, `: > f`, `true > f`), `sed -i`, `perl -i`;
+//! - `mv` as the command itself (`move`): the source is gone from where it was (`mv src
+//!   /tmp/x` empties the project) and an existing destination is replaced without asking;
 //! - `chmod`/`chown`/`chgrp` with `-R`/`--recursive`;
 //! - inline code for an interpreter (`python3 -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
 //!   `bash -c`), code fed to an interpreter on stdin (`… | bash`, `base64 -d | sh`,
@@ -531,6 +533,13 @@ fn judge_more(
             "overwrite",
             words,
             "-f overwrites existing files without asking",
+        ),
+        // Found by the live tier: in bypassPermissions `mv src /tmp/src-gone` ran, unnamed.
+        "mv" => add(
+            found,
+            "move",
+            words,
+            "mv takes files away from where they were and replaces an existing destination",
         ),
         "rsync" if long("delete", 3) || long("remove-source-files", 3) || long("del", 3) => {
             add(found, "rm", words, "rsync --delete removes files")

@@ -51,8 +51,9 @@ pub const DESTRUCTIVE: &[Group] = &[
         id: "rm",
         prefixes: &[
             "rm", "rimraf", "shred", "unlink", "wipefs", "truncate", "mkfs", "fdisk", "parted",
+            "mv",
         ],
-        why: "deletes or overwrites files or disks",
+        why: "deletes, moves away or overwrites files or disks",
     },
     Group {
         id: "find-delete",
