@@ -610,6 +610,7 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective rules: the built-in rules and the policy file''s')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print the decision log (oldest first)')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write autoctl''s rules as Gemini CLI''s own policy-engine file')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Check the rules'' match and not_match examples, and print each one decided otherwise')
             break
         }
         'autoctl;policy;check' {
@@ -648,6 +649,14 @@ Register-ArgumentCompleter -Native -CommandName 'autoctl' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write it (- for stdout) [default: $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml, else ~/.gemini/policies/autoctl.toml]')
             [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
             [CompletionResult]::new('--gemini', '--gemini', [CompletionResultType]::ParameterName, 'Export for Gemini CLI''s policy engine (the only target so far)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'autoctl;policy;test' {
+            [CompletionResult]::new('--tmux-socket', '--tmux-socket', [CompletionResultType]::ParameterName, 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

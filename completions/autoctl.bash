@@ -211,6 +211,9 @@ _autoctl() {
             autoctl__subcmd__policy,show)
                 cmd="autoctl__subcmd__policy__subcmd__show"
                 ;;
+            autoctl__subcmd__policy,test)
+                cmd="autoctl__subcmd__policy__subcmd__test"
+                ;;
             autoctl__subcmd__profile,learn)
                 cmd="autoctl__subcmd__profile__subcmd__learn"
                 ;;
@@ -1762,7 +1765,7 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy)
-            opts="-h --tmux-socket --help check show log export"
+            opts="-h --tmux-socket --help check show log export test"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1882,6 +1885,32 @@ _autoctl() {
             return 0
             ;;
         autoctl__subcmd__policy__subcmd__show)
+            opts="-h --tmux-socket --policy --format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tmux-socket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        autoctl__subcmd__policy__subcmd__test)
             opts="-h --tmux-socket --policy --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -556,6 +556,7 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand show 'Print the effective rules: the built-in rules and the policy file''s'
             cand log 'Print the decision log (oldest first)'
             cand export 'Write autoctl''s rules as Gemini CLI''s own policy-engine file'
+            cand test 'Check the rules'' match and not_match examples, and print each one decided otherwise'
         }
         &'autoctl;policy;check'= {
             cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
@@ -590,6 +591,13 @@ set edit:completion:arg-completer[autoctl] = {|@words|
             cand --output 'Where to write it (- for stdout) [default: $GEMINI_CLI_HOME/.gemini/policies/autoctl.toml, else ~/.gemini/policies/autoctl.toml]'
             cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
             cand --gemini 'Export for Gemini CLI''s policy engine (the only target so far)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'autoctl;policy;test'= {
+            cand --tmux-socket 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)'
+            cand --policy 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]'
+            cand --format 'Output format'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

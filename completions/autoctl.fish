@@ -554,12 +554,13 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l format -r -f 
 json\t'JSON, using the types the schemas describe'"
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -f -a "check" -d 'Decide one tool call and print the decision and the rule that made it'
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -f -a "show" -d 'Print the effective rules: the built-in rules and the policy file\'s'
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -f -a "log" -d 'Print the decision log (oldest first)'
-complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export" -f -a "export" -d 'Write autoctl\'s rules as Gemini CLI\'s own policy-engine file'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -f -a "check" -d 'Decide one tool call and print the decision and the rule that made it'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -f -a "show" -d 'Print the effective rules: the built-in rules and the policy file\'s'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -f -a "log" -d 'Print the decision log (oldest first)'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -f -a "export" -d 'Write autoctl\'s rules as Gemini CLI\'s own policy-engine file'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and not __fish_seen_subcommand_from check show log export test" -f -a "test" -d 'Check the rules\' match and not_match examples, and print each one decided otherwise'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l tool -d 'The tool: Bash, Read, Write, Edit, WebFetch, mcp__server__tool and others' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from check" -l input -d 'The tool\'s input as JSON, as Claude Code sends it ({"command": "ls"} for Bash, {"file_path": "src/a.rs"} for Write)' -r
@@ -586,6 +587,11 @@ complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from export" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from export" -l gemini -d 'Export for Gemini CLI\'s policy engine (the only target so far)'
 complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from test" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from test" -l policy -d 'The policy file [default: $XDG_CONFIG_HOME/autoctl/policy.json, else ~/.config/autoctl/policy.json; built-in rules only when it does not exist]' -r -F
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from test" -l format -d 'Output format' -r -f -a "text\t'Lines made for people and `$(...)`'
+json\t'JSON, using the types the schemas describe'"
+complete -c autoctl -n "__fish_autoctl_using_subcommand policy; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -l tmux-socket -d 'The tmux socket name the pane, stall and run commands use (passed to tmux as -L NAME)' -r
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -s h -l help -d 'Print help'
 complete -c autoctl -n "__fish_autoctl_using_subcommand pane; and not __fish_seen_subcommand_from capture hash classify ready send rules" -f -a "capture" -d 'Print a pane\'s text (wrapped lines joined, trailing blank rows dropped)'

@@ -1,4 +1,4 @@
-//! `autoctl policy check|show|log`, and the edge of `autoctl hook permission-request`: read
+//! `autoctl policy check|show|log|export|test`, and the edge of `autoctl hook permission-request`: read
 //! the policy and the call, ask [`crate::policy::decide`], print, log.
 
 use std::io::{self, BufRead, BufWriter, Write};
@@ -61,6 +61,30 @@ pub enum PolicyCommand {
     /// Exit status: 0 written, 2 a bad policy file or an output that cannot be written.
     #[command(verbatim_doc_comment)]
     Export(ExportArgs),
+    /// Check the rules' match and not_match examples, and print each one decided otherwise
+    ///
+    /// Decides every example of the policy file's rules (with the whole policy, as when the
+    /// file is read: an allow rule's `match` approved by it, its `not_match` not; a deny
+    /// rule's alike) and of autoctl's built-in rules (rules/policy.json, with the built-in
+    /// rules alone: each rule's, program's, list's, secret name's and destructive id's),
+    /// in a fixed example project (/home/dev/proj, home /home/dev), so every machine agrees.
+    /// Prints each example decided the other way on a line of its own, then one line per
+    /// source: how many examples, how many wrong. Unlike `policy check`, a policy file with
+    /// a wrong example is read and all of its examples reported, not just the first.
+    ///
+    /// Exit status: 0 every example decided as written, 2 an example decided the other way
+    /// (as reading that file anywhere else refuses it) or a bad policy file.
+    #[command(verbatim_doc_comment)]
+    Test(TestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub policy: PolicyArg,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -140,7 +164,61 @@ pub fn run(command: PolicyCommand) -> Result<Exit> {
         PolicyCommand::Show(args) => show(&args),
         PolicyCommand::Log(args) => print_log(&args),
         PolicyCommand::Export(args) => export(&args),
+        PolicyCommand::Test(args) => test(&args),
     }
+}
+
+/// `policy test`: every example of the policy file and of the built-in rules.
+fn test(args: &TestArgs) -> Result<Exit> {
+    #[derive(Serialize)]
+    struct Tested {
+        source: String,
+        #[serde(flatten)]
+        report: policy::examples::Report,
+    }
+    let (policy, file) = config::load_unchecked(args.policy.policy.as_deref())?;
+    let mut sources = Vec::new();
+    if let Some(file) = &file {
+        let source = file.display().to_string();
+        let report = policy.wrong_examples(&source);
+        sources.push(Tested { source, report });
+    }
+    sources.push(Tested {
+        source: "built-in rules (rules/policy.json)".to_string(),
+        report: policy::examples::builtin(),
+    });
+    match args.format {
+        Format::Json => {
+            for tested in &sources {
+                output::json_line(tested)?;
+            }
+        }
+        Format::Text => {
+            for tested in &sources {
+                for wrong in &tested.report.wrong {
+                    output::line(wrong)?;
+                }
+            }
+            for tested in &sources {
+                let r = &tested.report;
+                output::line(format_args!(
+                    "{}: {} examples, {}",
+                    tested.source,
+                    r.examples,
+                    match r.wrong.len() {
+                        0 => "all decided as written".to_string(),
+                        n => format!("{n} decided the other way"),
+                    }
+                ))?;
+            }
+        }
+    }
+    let wrong: usize = sources.iter().map(|t| t.report.wrong.len()).sum();
+    if wrong > 0 {
+        let examples: usize = sources.iter().map(|t| t.report.examples).sum();
+        bail!("{wrong} of {examples} examples decided the other way");
+    }
+    Ok(Exit::Yes)
 }
 
 /// Gemini CLI's user policy file for autoctl's rules.

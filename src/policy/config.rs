@@ -32,8 +32,26 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// The policy in effect and the file it came from (none: built-in rules only). An explicit
-/// file must exist; the default one may be missing.
+/// file must exist; the default one may be missing. A rule whose examples are decided the
+/// other way refuses the file.
 pub fn load(explicit: Option<&Path>) -> Result<(Policy, Option<PathBuf>)> {
+    load_with(explicit, Examples::Checked)
+}
+
+/// [`load`] with the rules' examples left for the caller (`policy test`: see
+/// [`Policy::wrong_examples`]).
+pub fn load_unchecked(explicit: Option<&Path>) -> Result<(Policy, Option<PathBuf>)> {
+    load_with(explicit, Examples::Unchecked)
+}
+
+/// Whether reading a policy file checks its rules' examples.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Examples {
+    Checked,
+    Unchecked,
+}
+
+fn load_with(explicit: Option<&Path>, examples: Examples) -> Result<(Policy, Option<PathBuf>)> {
     let (path, required) = match explicit {
         Some(path) => (path.to_path_buf(), true),
         None => match default_path() {
@@ -57,7 +75,11 @@ pub fn load(explicit: Option<&Path>) -> Result<(Policy, Option<PathBuf>)> {
             return Err(err).with_context(|| format!("cannot read policy {}", path.display()));
         }
     };
-    let policy = Policy::from_bytes(&bytes, &path.display().to_string())?;
+    let source = path.display().to_string();
+    let policy = match examples {
+        Examples::Checked => Policy::from_bytes(&bytes, &source)?,
+        Examples::Unchecked => Policy::from_bytes_unchecked(&bytes, &source)?,
+    };
     Ok((policy, Some(path)))
 }
 

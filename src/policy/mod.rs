@@ -28,6 +28,7 @@ pub mod bash;
 pub mod config;
 pub mod data;
 pub mod destructive;
+pub mod examples;
 pub mod floor;
 pub mod gemini;
 pub mod git;

@@ -248,8 +248,17 @@ impl Policy {
         Policy::default()
     }
 
-    /// Read a policy file's bytes: schema-checked, duplicate keys and ids refused.
+    /// Read a policy file's bytes: schema-checked, duplicate keys and ids refused, and every
+    /// rule's examples decided as written ([`Policy::check_examples`]).
     pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Policy> {
+        let policy = Policy::from_bytes_unchecked(bytes, source)?;
+        policy.check_examples(source)?;
+        Ok(policy)
+    }
+
+    /// [`Policy::from_bytes`] without checking the rules' examples (`policy test` reports
+    /// every wrong one instead of refusing the file at the first).
+    pub fn from_bytes_unchecked(bytes: &[u8], source: &str) -> Result<Policy> {
         let value = document::parse_with_schema(bytes, "policy").map_err(|problems| {
             let first = problems
                 .first()
@@ -266,10 +275,17 @@ impl Policy {
                     .unwrap_or_default()
             )
         })?;
-        Policy::from_file(file, source)
+        Policy::from_file_unchecked(file, source)
     }
 
+    /// A parsed policy file, its examples checked.
     pub fn from_file(file: PolicyFile, source: &str) -> Result<Policy> {
+        let policy = Policy::from_file_unchecked(file, source)?;
+        policy.check_examples(source)?;
+        Ok(policy)
+    }
+
+    fn from_file_unchecked(file: PolicyFile, source: &str) -> Result<Policy> {
         if file.version.is_some_and(|v| v != 1) {
             bail!(
                 "{source}: version {} is not supported (use 1)",
@@ -318,7 +334,6 @@ impl Policy {
             deny: compile(file.deny, Kind::Deny)?,
             source: Some(source.to_string()),
         };
-        policy.check_examples(source)?;
         Ok(policy)
     }
 
@@ -328,7 +343,17 @@ impl Policy {
     /// policy, in [`example_context`]. The first example decided the other way refuses the
     /// file.
     fn check_examples(&self, source: &str) -> Result<()> {
+        match self.wrong_examples(source).wrong.into_iter().next() {
+            Some(first) => Err(anyhow!(first)),
+            None => Ok(()),
+        }
+    }
+
+    /// Every example of every user rule checked as [`Policy::check_examples`] does, each one
+    /// decided the other way as one line (`autoctl policy test` prints them all).
+    pub fn wrong_examples(&self, source: &str) -> super::examples::Report {
         let ctx = example_context();
+        let mut report = super::examples::Report::default();
         for rule in self.allow.iter().chain(&self.deny) {
             let label = rule.label();
             let examples = rule
@@ -338,12 +363,17 @@ impl Policy {
                 .map(|e| ("match", e, true))
                 .chain(rule.def.not_match.iter().map(|e| ("not_match", e, false)));
             for (key, example, wanted) in examples {
-                let (tool, input) = example_call(example).map_err(|why| {
-                    anyhow!(
-                        "{source}: rule {}: {key} example {example}: {why}",
-                        rule.def.id
-                    )
-                })?;
+                report.examples += 1;
+                let (tool, input) = match example_call(example) {
+                    Ok(call) => call,
+                    Err(why) => {
+                        report.wrong.push(format!(
+                            "{source}: rule {}: {key} example {example}: {why}",
+                            rule.def.id
+                        ));
+                        continue;
+                    }
+                };
                 let d = super::decide(self, &tool, &input, &ctx);
                 let verdict = match rule.kind {
                     Kind::Allow => super::Verdict::Allow,
@@ -357,17 +387,17 @@ impl Policy {
                         (Kind::Deny, true) => "is not denied by it",
                         (Kind::Deny, false) => "is denied by it",
                     };
-                    bail!(
+                    report.wrong.push(format!(
                         "{source}: rule {}: {key} example {example} {what} ({} {}: {})",
                         rule.def.id,
                         d.decision.as_str(),
                         d.rule,
                         d.reason
-                    );
+                    ));
                 }
             }
         }
-        Ok(())
+        report
     }
 
     /// The user's allow rules for a tool.

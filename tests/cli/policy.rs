@@ -662,6 +662,100 @@ fn a_user_rule_whose_example_is_decided_the_other_way_is_refused_in_one_line() {
     assert!(!stdout(&out).contains("allow"), "{}", stdout(&out));
 }
 
+/// `policy test` reports every example decided the other way (the file's and the built-in
+/// rules'), where reading the file elsewhere stops at the first.
+#[test]
+fn policy_test_reports_every_wrong_example_of_the_file_and_the_built_in_rules() {
+    let sb = Sandbox::new();
+    let test = |sb: &Sandbox, format: &str| {
+        sb.cmd()
+            .args(["policy", "test", "--format", format])
+            .output()
+            .unwrap()
+    };
+    // No policy file: the built-in rules' examples, all decided as written.
+    let out = test(&sb, "text");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let count: usize = lines[0]
+        .strip_prefix("built-in rules (rules/policy.json): ")
+        .and_then(|rest| rest.strip_suffix(" examples, all decided as written"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .parse()
+        .unwrap();
+    assert!(count > 800, "{text}");
+    // A file whose examples hold.
+    let file = write_policy(
+        &sb,
+        r#"{"allow": [{"id": "stage", "tool": "Bash", "pattern": "./scripts/deploy-staging.sh *",
+             "match": ["./scripts/deploy-staging.sh --dry-run"],
+             "not_match": ["./scripts/deploy-prod.sh --dry-run"]}],
+           "deny": [{"id": "no-prod", "tool": "Bash", "pattern": "*deploy-prod*",
+             "match": ["./scripts/deploy-prod.sh"], "not_match": ["ls"]}]}"#,
+    );
+    let out = test(&sb, "text");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout(&out).starts_with(&format!(
+            "{}: 4 examples, all decided as written\n",
+            file.display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    // Three wrong ones in two rules: each is printed, then the counts; one error line, exit 2.
+    write_policy(
+        &sb,
+        r#"{"allow": [{"id": "stage", "tool": "Bash", "pattern": "./scripts/deploy-*",
+             "match": ["./scripts/deploy-staging.sh --dry-run", "rm -rf build"],
+             "not_match": ["./scripts/deploy-qa.sh --dry-run"]}],
+           "deny": [{"id": "no-prod", "tool": "Bash", "pattern": "*deploy-prod*",
+             "match": ["./scripts/deploy-prod.sh"], "not_match": ["./deploy-prod"]}]}"#,
+    );
+    let out = test(&sb, "text");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        one_stderr_line(&out),
+        format!("autoctl: 3 of {} examples decided the other way", count + 5)
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        lines[0].contains("rule stage: match example \"rm -rf build\" is not approved by it (no-decision destructive:rm"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains(
+            "rule stage: not_match example \"./scripts/deploy-qa.sh --dry-run\" is approved by it"
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("rule no-prod: not_match example \"./deploy-prod\" is denied by it"),
+        "{text}"
+    );
+    assert!(lines[3].ends_with(": 5 examples, 3 decided the other way"), "{text}");
+    assert!(lines[4].ends_with("all decided as written"), "{text}");
+    // JSON: one object per source.
+    let out = test(&sb, "json");
+    assert_eq!(out.status.code(), Some(2));
+    let objects = json_lines(&out);
+    assert_eq!(objects.len(), 2);
+    assert_eq!(objects[0]["examples"], 5);
+    assert_eq!(objects[0]["wrong"].as_array().unwrap().len(), 3);
+    assert_eq!(objects[1]["examples"], count);
+    assert_eq!(objects[1]["wrong"], json!([]));
+    // A file that is not a policy at all: one line, exit 2, nothing on stdout.
+    write_policy(&sb, r#"{"allow": 3}"#);
+    let out = test(&sb, "text");
+    assert_eq!(out.status.code(), Some(2));
+    one_stderr_line(&out);
+    assert_eq!(stdout(&out), "");
+}
+
 #[test]
 fn policy_check_batch_decides_one_line_per_payload() {
     let sb = Sandbox::new();
