@@ -73,7 +73,9 @@ pub fn check_examples(
         let (tool, input) = match example_call(example) {
             Ok(call) => call,
             Err(why) => {
-                report.wrong.push(format!("{label}: {key} {example}: {why}"));
+                report
+                    .wrong
+                    .push(format!("{label}: {key} {example}: {why}"));
                 continue;
             }
         };
@@ -155,9 +157,23 @@ fn needs_both(label: &str, entry: &Value, report: &mut Report) {
 fn approving(policy: &Policy, label: &str, rule: &str, entry: &Value, report: &mut Report) {
     needs_both(label, entry, report);
     let approved = Want::DecidedBy(Verdict::Allow, rule);
-    check_examples(policy, label, "match", list(entry, "match"), approved, report);
+    check_examples(
+        policy,
+        label,
+        "match",
+        list(entry, "match"),
+        approved,
+        report,
+    );
     let none = Want::NotApproved;
-    check_examples(policy, label, "not_match", list(entry, "not_match"), none, report);
+    check_examples(
+        policy,
+        label,
+        "not_match",
+        list(entry, "not_match"),
+        none,
+        report,
+    );
 }
 
 /// An entry of a program table: each match example runs one of the entry's own programs.
@@ -169,9 +185,9 @@ fn own_programs(label: &str, entry: &Value, report: &mut Report) {
             .and_then(|e| e.split_whitespace().next())
             .unwrap_or_default();
         if !list(entry, "programs").iter().any(|p| p == first) {
-            report
-                .wrong
-                .push(format!("{label} {programs}: match {example} runs another program"));
+            report.wrong.push(format!(
+                "{label} {programs}: match {example} runs another program"
+            ));
         }
     }
 }
@@ -212,7 +228,14 @@ pub fn builtin() -> Report {
         };
         needs_both(&label, entry, r);
         check_examples(&policy, &label, "match", list(entry, "match"), matches, r);
-        check_examples(&policy, &label, "not_match", list(entry, "not_match"), others, r);
+        check_examples(
+            &policy,
+            &label,
+            "not_match",
+            list(entry, "not_match"),
+            others,
+            r,
+        );
     }
     for field in ["secret_names", "sensitive_names"] {
         for entry in list(&data, field) {
@@ -222,7 +245,14 @@ pub fn builtin() -> Report {
             let refused = Want::RefusedFor(why);
             check_examples(&policy, &label, "match", list(entry, "match"), refused, r);
             let approved = Want::Approved;
-            check_examples(&policy, &label, "not_match", list(entry, "not_match"), approved, r);
+            check_examples(
+                &policy,
+                &label,
+                "not_match",
+                list(entry, "not_match"),
+                approved,
+                r,
+            );
         }
     }
     for entry in list(&data, "destructive") {
@@ -236,9 +266,23 @@ pub fn builtin() -> Report {
         if id != "unreadable" && list(entry, "match").is_empty() {
             r.wrong.push(format!("{label}: no match example"));
         }
-        check_examples(&policy, &label, "match", list(entry, "match"), Want::Named(id), r);
+        check_examples(
+            &policy,
+            &label,
+            "match",
+            list(entry, "match"),
+            Want::Named(id),
+            r,
+        );
         let not = Want::NotNamed(id);
-        check_examples(&policy, &label, "not_match", list(entry, "not_match"), not, r);
+        check_examples(
+            &policy,
+            &label,
+            "not_match",
+            list(entry, "not_match"),
+            not,
+            r,
+        );
     }
     report
 }
@@ -272,21 +316,47 @@ mod tests {
         let r = &mut report;
         let rm = [json!("rm -rf build")];
         let ls = [json!("ls")];
-        check_examples(&policy, "a", "match", &rm, Want::DecidedBy(Verdict::Allow, "read-only"), r);
+        check_examples(
+            &policy,
+            "a",
+            "match",
+            &rm,
+            Want::DecidedBy(Verdict::Allow, "read-only"),
+            r,
+        );
         check_examples(&policy, "b", "match", &ls, Want::NotApproved, r);
         check_examples(&policy, "c", "match", &rm, Want::Approved, r);
         check_examples(&policy, "d", "match", &ls, Want::RefusedFor("secret"), r);
         check_examples(&policy, "e", "match", &ls, Want::Named("rm"), r);
         check_examples(&policy, "f", "not_match", &rm, Want::NotNamed("rm"), r);
-        check_examples(&policy, "g", "match", &ls, Want::NotDecidedBy(Verdict::Allow, "read-only"), r);
+        check_examples(
+            &policy,
+            "g",
+            "match",
+            &ls,
+            Want::NotDecidedBy(Verdict::Allow, "read-only"),
+            r,
+        );
         check_examples(&policy, "h", "match", &[json!(3)], Want::Approved, r);
         let labels: Vec<&str> = report.wrong.iter().map(|w| &w[..1]).collect();
-        assert_eq!(labels, ["a", "b", "c", "d", "e", "f", "g", "h"], "{:#?}", report.wrong);
+        assert_eq!(
+            labels,
+            ["a", "b", "c", "d", "e", "f", "g", "h"],
+            "{:#?}",
+            report.wrong
+        );
         assert_eq!(report.examples, 8);
         // And the right answers pass.
         let mut fine = Report::default();
         let f = &mut fine;
-        check_examples(&policy, "a", "match", &ls, Want::DecidedBy(Verdict::Allow, "read-only"), f);
+        check_examples(
+            &policy,
+            "a",
+            "match",
+            &ls,
+            Want::DecidedBy(Verdict::Allow, "read-only"),
+            f,
+        );
         check_examples(&policy, "b", "match", &rm, Want::NotApproved, f);
         check_examples(&policy, "e", "match", &rm, Want::Named("rm"), f);
         check_examples(&policy, "f", "not_match", &ls, Want::NotNamed("rm"), f);

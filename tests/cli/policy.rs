@@ -737,7 +737,10 @@ fn policy_test_reports_every_wrong_example_of_the_file_and_the_built_in_rules() 
         lines[2].contains("rule no-prod: not_match example \"./deploy-prod\" is denied by it"),
         "{text}"
     );
-    assert!(lines[3].ends_with(": 5 examples, 3 decided the other way"), "{text}");
+    assert!(
+        lines[3].ends_with(": 5 examples, 3 decided the other way"),
+        "{text}"
+    );
     assert!(lines[4].ends_with("all decided as written"), "{text}");
     // JSON: one object per source.
     let out = test(&sb, "json");
