@@ -249,7 +249,7 @@ impl Policy {
     }
 
     /// Read a policy file's bytes: schema-checked, duplicate keys and ids refused, and every
-    /// rule's examples decided as written ([`Policy::check_examples`]).
+    /// rule's examples decided as written ([`Policy::wrong_examples`] finds none).
     pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Policy> {
         let policy = Policy::from_bytes_unchecked(bytes, source)?;
         policy.check_examples(source)?;
@@ -349,7 +349,7 @@ impl Policy {
         }
     }
 
-    /// Every example of every user rule checked as [`Policy::check_examples`] does, each one
+    /// Every example of every user rule checked as reading the file checks them, each one
     /// decided the other way as one line (`autoctl policy test` prints them all).
     pub fn wrong_examples(&self, source: &str) -> super::examples::Report {
         let ctx = example_context();
