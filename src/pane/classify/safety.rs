@@ -321,9 +321,16 @@ pub(super) fn apply_foreground_policy(
     result.keys.clear();
     // A dialog, login or picker is a person's to answer whatever the program in front is
     // called (a launcher script, `node` with no line of the agent's own screen showing):
-    // never typed into, still escalated.
+    // never typed into, still escalated. So is a permission box, even one the policy would
+    // answer: a call waits on it, and with nothing typed only a person moves it on.
+    if result.class == Class::Permission && result.action == Action::Answer {
+        result.action = Action::Escalate;
+    }
     if result.action == Action::Escalate
-        && matches!(result.class, Class::Trust | Class::Auth | Class::Picker)
+        && matches!(
+            result.class,
+            Class::Trust | Class::Auth | Class::Picker | Class::Permission
+        )
     {
         result.reason.push_str(&format!(
             "; the foreground command is {command:?}: escalated, never typed into"
