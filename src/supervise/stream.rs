@@ -17,6 +17,14 @@
 //! [`StepResult::outcome`] sorts it: done, an error only a person can clear (a login, a bill,
 //! a request the API refuses), or one that clears by itself (429, 529, 5xx: the step is
 //! dispatched again after a backoff).
+//!
+//! Gemini CLI in headless mode (`gemini -p … --output-format stream-json`, 0.61) ends its
+//! stream with a `result` of another shape: `status` (`success`, `error`) and `error`
+//! (`type`, `message`), no status code. A usage limit there is such a result and an exit, never
+//! the "Keep trying / Stop" menu its terminal UI opens (headless mode sets no fallback
+//! handler, so the quota error ends the turn): the step is typed again after the delay Gemini
+//! names ("Suggested retry after 3600s."), or after the backoff when it names none (a daily
+//! quota). [`StepResult::of`] reads both shapes into the same fields.
 
 use std::path::{Path, PathBuf};
 
@@ -45,6 +53,21 @@ pub struct StepResult {
     pub result: Option<String>,
     #[serde(default)]
     pub num_turns: Option<u64>,
+    /// Gemini CLI's `status` (`success`, `error`).
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Gemini CLI's `error` (`type`, `message`).
+    #[serde(default)]
+    pub error: Option<StreamError>,
+}
+
+/// The `error` of a Gemini CLI `result`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StreamError {
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// How a step ended, by its `result`.
@@ -71,9 +94,36 @@ impl StepResult {
             }
             let value: serde_json::Value = serde_json::from_str(line).ok()?;
             (value.get("type")?.as_str()? == "result")
-                .then(|| serde_json::from_value(value).ok())
+                .then(|| serde_json::from_value::<StepResult>(value).ok())
                 .flatten()
+                .map(StepResult::unified)
         })
+    }
+
+    /// Gemini's shape in Claude Code's fields: an `error` status is an error, its message the
+    /// result text.
+    fn unified(mut self) -> StepResult {
+        if self.status.as_deref() == Some("error") || self.error.is_some() {
+            self.is_error = true;
+            if self.result.is_none() {
+                self.result = self.error.as_ref().and_then(|e| e.message.clone());
+            }
+        }
+        self
+    }
+
+    /// The delay the error itself names before a retry ("Suggested retry after 3600s.",
+    /// Gemini's quota errors), if any.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        let text = self.result.as_deref()?;
+        let rest = &text[text.find("retry after ")? + "retry after ".len()..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let after = &rest[digits.len()..];
+        let after = after.strip_prefix('.').map_or(after, |a| {
+            a.trim_start_matches(|c: char| c.is_ascii_digit())
+        });
+        after.starts_with('s').then_some(())?;
+        Some(std::time::Duration::from_secs(digits.parse().ok()?))
     }
 
     pub fn outcome(&self) -> Outcome {
@@ -88,6 +138,9 @@ impl StepResult {
             || self.api_error_type.as_deref() == Some("billing_error")
         {
             return Outcome::NeedsPerson("billing");
+        }
+        if self.error.is_some() {
+            return gemini_outcome(&text);
         }
         match (self.api_error_status, self.api_error_type.as_deref()) {
             (Some(401 | 403), _) | (_, Some("authentication_error" | "permission_error")) => {
@@ -135,6 +188,50 @@ impl StepResult {
             (false, true) => parts.join(" "),
             (false, false) => format!("{}: {text:?}", parts.join(" ")),
         }
+    }
+}
+
+/// A Gemini CLI error by its message (it carries no status code): a usage limit, rate limit
+/// or server error clears by itself (its quota message also says "switch to another /auth
+/// method", so it is read first); a refused key or a request the API rejects needs a person.
+fn gemini_outcome(text: &str) -> Outcome {
+    let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    if any(&[
+        "quota",
+        "usage limit",
+        "resource_exhausted",
+        "rate limit",
+        "high demand",
+        "capacity",
+        "429",
+        "500",
+        "503",
+        "internal error",
+        "unavailable",
+        "overloaded",
+    ]) {
+        Outcome::Transient
+    } else if any(&[
+        "api key",
+        "permission denied",
+        "permission_denied",
+        "unauthenticated",
+        "401",
+        "403",
+        "login",
+        "auth",
+    ]) {
+        Outcome::NeedsPerson("auth")
+    } else if any(&[
+        "invalid argument",
+        "invalid_argument",
+        "not found",
+        "400",
+        "404",
+    ]) {
+        Outcome::NeedsPerson("invalid-request")
+    } else {
+        Outcome::Failed
     }
 }
 
@@ -255,6 +352,59 @@ mod tests {
             StepResult::of(AUTH).unwrap().describe(),
             "401 authentication_error: \"Invalid API key · Fix external API key\""
         );
+    }
+
+    /// `result` lines of the real Gemini CLI 0.61 (`gemini -p … --output-format stream-json`)
+    /// against `mock_agents.py`: a daily quota (HTTP 429 with a per-day QuotaFailure) and a
+    /// step that ran.
+    const GEMINI_DAILY: &str = r#"{"type":"result","timestamp":"2026-11-28T21:43:41.970Z","status":"error","error":{"type":"unknown","message":"[API Error: You have exhausted your daily quota on this model.]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method"},"stats":{"total_tokens":1242,"tool_calls":0}}"#;
+    const GEMINI_DONE: &str = r#"{"type":"result","timestamp":"2026-11-28T21:43:47.722Z","status":"success","stats":{"total_tokens":2484,"duration_ms":269,"tool_calls":0}}"#;
+
+    #[test]
+    fn gemini_results_are_read_in_the_same_fields() {
+        let daily = StepResult::of(GEMINI_DAILY).unwrap();
+        assert!(daily.is_error);
+        assert_eq!(daily.outcome(), Outcome::Transient);
+        assert_eq!(daily.retry_after(), None);
+        assert!(daily.describe().contains("exhausted your daily quota"));
+        assert_eq!(
+            StepResult::of(GEMINI_DONE).unwrap().outcome(),
+            Outcome::Done
+        );
+        let gemini = |message: &str| {
+            let line = serde_json::json!({"type": "result", "status": "error",
+                "error": {"type": "unknown", "message": message}});
+            StepResult::of(&line.to_string()).unwrap()
+        };
+        let hourly = gemini(
+            "[API Error: Quota exceeded for quota metric 'Generate Content API requests'.\nSuggested retry after 3600s.]",
+        );
+        assert_eq!(hourly.outcome(), Outcome::Transient);
+        assert_eq!(
+            hourly.retry_after(),
+            Some(std::time::Duration::from_secs(3600))
+        );
+        assert_eq!(
+            gemini("Suggested retry after 42.5s.").retry_after(),
+            Some(std::time::Duration::from_secs(42))
+        );
+        assert_eq!(gemini("retry after 5 minutes").retry_after(), None);
+        assert_eq!(
+            gemini("[API Error: API key not valid. Please pass a valid API key.]").outcome(),
+            Outcome::NeedsPerson("auth")
+        );
+        assert_eq!(
+            gemini("[API Error: Permission denied: Consumer 'api_key:k' has been suspended.]")
+                .outcome(),
+            Outcome::NeedsPerson("auth")
+        );
+        assert_eq!(
+            gemini("[API Error: Request contains an invalid argument.]").outcome(),
+            Outcome::NeedsPerson("invalid-request")
+        );
+        assert_eq!(gemini("something else broke").outcome(), Outcome::Failed);
+        // Claude Code's results are read as before: no `error` object, no `status`.
+        assert_eq!(StepResult::of(LIMIT).unwrap().retry_after(), None);
     }
 
     #[test]

@@ -1225,7 +1225,13 @@ fn shell_step_failed(t: &mut Tick<'_>, result: &crate::supervise::stream::StepRe
             false,
         ),
         None => {
-            let at = crate::time::plus(t.now, wait::backoff(t.run.dispatch.retries));
+            // The delay the error names (Gemini's quota errors) when it is longer.
+            let delay = result
+                .retry_after()
+                .map_or(wait::backoff(t.run.dispatch.retries), |named| {
+                    named.max(wait::backoff(t.run.dispatch.retries))
+                });
+            let at = crate::time::plus(t.now, delay);
             t.run.dispatch.retries += 1;
             t.run.dispatch.retry_at = Some(at);
             t.event.decide(

@@ -751,6 +751,34 @@ fn a_shell_step_that_gave_up_on_an_api_error_is_typed_again_after_a_backoff_then
     assert_eq!((run.dispatch.retries, run.dispatch.retry_at), (0, None));
 }
 
+/// Gemini CLI 0.61 in headless mode (`gemini -p … --output-format stream-json`): a usage limit
+/// ends the step with a `result` (no "Keep trying / Stop" menu), and the step is typed again
+/// after the delay Gemini names, or after the backoff when it names none (a daily quota).
+#[test]
+fn a_gemini_step_stopped_by_its_usage_limit_is_typed_again_after_the_named_delay() {
+    let hourly = r#"{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: Quota exceeded for quota metric 'Generate Content API requests'.\nSuggested retry after 3600s.]"}}"#;
+    let daily = r#"{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: You have exhausted your daily quota on this model.]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method"}}"#;
+    for (line, delay) in [
+        (hourly, Duration::from_secs(3600)),
+        (daily, wait::backoff(0)),
+    ] {
+        let mut run = dispatched("exec");
+        run.spec.timeout = Duration::from_secs(24 * 3600);
+        let mut failed = obs(SignalObs::Missing, shell());
+        failed.step_files = files(Some(line));
+        let out = step(&mut run, &failed, 1);
+        assert_eq!(
+            out.event.decision,
+            Decision::Wait,
+            "{:?}",
+            out.event.reasons
+        );
+        assert!(out.effects.is_empty(), "{:?}", out.effects);
+        assert_eq!(run.dispatch.retry_at, Some(at(60) + delay));
+        assert_eq!(run.waits.needs_person, None);
+    }
+}
+
 #[test]
 fn a_shell_step_that_failed_on_a_401_goes_to_a_person_and_is_typed_again_after_ack() {
     let mut run = dispatched("check");
