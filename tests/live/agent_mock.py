@@ -13,6 +13,10 @@ request like the others:
   --next N` from `steps` — then, once the result is back, answers `step S done.`; past the last
   step it only answers text. `limit_at`: the step whose first request gets the usage limit
   instead (while `limit_until` is ahead: an epoch; the error carries it).
+  `by_prompt` (Gemini): each step is its own headless run (`gemini -p "… the STEP step …"`), so
+  the step is the one the prompt names, not the count of results in the conversation; its
+  usage limit is Gemini's daily quota (HTTP 429, a per-day QuotaFailure), or with
+  `limit_delay` a RetryInfo of that many seconds.
 - the other modes are mock_agents.py's (`shell`, `text`, `error`, ...).
 
 Every main request is appended to LOG as one JSON line (`{"t", "kind", "steps_done", "last"}`)
@@ -123,6 +127,26 @@ class Gemini(m.Gemini):
         last = contents[-1] if contents else {}
         tool_done = any("functionResponse" in p for p in last.get("parts") or [])
         done = len(responses)
+        if sc.get("by_prompt"):
+            text = " ".join(p.get("text", "") for c in contents for p in c.get("parts") or [])
+            named = [i for i, st in enumerate(sc["steps"]) if f"the {st[0]} step" in text]
+            done = named[-1] if named else len(sc["steps"])
+            if not tool_done and limited(sc, done):
+                note({"kind": "gemini", "steps_done": done, "tool_done": False,
+                      "limited": True, "last": None})
+                delay = sc.get("limit_delay")
+                self.error_reply({
+                    "status": 429,
+                    "message": "Quota exceeded for quota metric 'Generate Content API requests "
+                               "per day' of service 'generativelanguage.googleapis.com'.",
+                    "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                                 "violations": [{"quotaMetric": "generativelanguage.googleapis."
+                                                                "com/generate_content_requests",
+                                                 "quotaId": "GenerateRequestsPerHour" if delay
+                                                 else "GenerateRequestsPerDayPerProjectPerModel"}]}]
+                    + ([{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                         "retryDelay": f"{int(delay)}s"}] if delay else [])})
+                return
         if sc.get("delay"):
             time.sleep(float(sc["delay"]))
         note({"kind": "gemini", "steps_done": done, "tool_done": tool_done,

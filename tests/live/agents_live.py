@@ -30,8 +30,13 @@ the script exits 1 when one fails.
   `usage_limit_reached` (`resets_at` on a minute's boundary 2–3 minutes ahead: Codex prints
   "try again at H:MM"); `run watch` must wait out the reset and resume exactly once (`run
   status`'s `resumes` is 1, one limited request) and the run finishes. Gemini's usage limit
-  comes with a "Keep trying / Stop" menu, which autoctl never answers (it escalates): there is
-  no Gemini limit check.
+  comes with a "Keep trying / Stop" menu, which autoctl never answers (it escalates).
+- **headless** (Gemini only): the loop dispatched at a shell, each step a headless run
+  (`run start --mode dispatch --into shell --command 'gemini --yolo -p "Run the {next} step …"
+  --output-format stream-json > {stream}'`), the fake model answering step 2's first request
+  with Gemini's daily quota (no menu in headless mode: the run ends with a `result` of status
+  error). `run watch` must type step 2 again after its backoff (one resume), and the run
+  finishes; the step's stream holds the quota result.
 
 Codex runs a hook only once a person trusted it in /hooks: these checks start it with
 `--dangerously-bypass-hook-trust` (its flag for automation that vets its hook files itself),
@@ -507,6 +512,55 @@ def limit(a, agent):
         w.close()
 
 
+def headless(a, agent):
+    """Gemini headless: a usage limit ends the step with a typed result, no menu; typed again."""
+    print(f"== {agent}: headless steps (--into shell, stream-json), a daily quota at step 2")
+    w = Live(a, agent, "headless")
+    try:
+        until = time.time() + 20
+        w.start_model({"mode": "loop", "by_prompt": True, "autoctl": w.agent_autoctl,
+                       "task": "TASK/hello", "steps": STEPS, "delay": 1.0, "limit_at": 1,
+                       "limit_until": until})
+        w.autoctl("task", "new", "TASK/hello", "--title", "Say hello")
+        with open(os.path.join(w.proj, "TASK", "hello", ".target.md"), "w") as f:
+            f.write("# Target\nSay hello in hello.txt.\n")
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", w.agent_autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        w.pane()
+        command = ('gemini --yolo -p "Run the {next} step of the task in {task}." '
+                   '--output-format stream-json > {stream}')
+        r = w.autoctl("run", "start", "--session", "live", "--task", "TASK/hello", "--agent",
+                      agent, "--mode", "dispatch", "--into", "shell", "--command", command)
+        check(r.returncode == 0, f"run start --into shell --command {command!r}: {r.stderr.strip()}")
+        status = w.watch_run(a.timeout + 180)
+        log = w.model_log()
+        limited = [e for e in log if e.get("limited")]
+        steps = [e for e in log if e.get("tool_done")]
+        check(len(limited) == 1, f"the model answered {len(limited)} request(s) with the daily "
+                                 f"quota (want 1)")
+        check(len(steps) >= 3, f"the model got {len(steps)} step signals' results (want 3)")
+        check(status is not None and status.get("status") == "finished",
+              f"run status: {status and status.get('status')}:{status and status.get('stop_reason')}")
+        events = []
+        for line in open(os.path.join(w.base, "watch.jsonl")):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+        failed = [e for e in events if any("failed" in str(r) and "quota" in str(r)
+                                           for r in e.get("reasons") or [])]
+        check(bool(failed), "a tick read the step's quota result: "
+                            f"{(failed[0].get('reasons') if failed else '(none)')}")
+        typed = [e for e in events if e.get("decision") == "dispatch"]
+        check(len(typed) == 4, f"{len(typed)} steps typed (want 4: three and step 2 again): "
+                               f"{[(e.get('time'), e.get('did')) for e in typed]}")
+        escalated = [e for e in events if e.get("decision") == "escalate"]
+        check(not escalated, f"no escalation: {[e.get('reasons') for e in escalated]}")
+        print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
+    finally:
+        w.close()
+
+
 def policy_file(a, agent):
     """Gemini only: `policy export --gemini`, no hooks — Gemini's own engine refuses."""
     print(f"== {agent}: --yolo with only `autoctl policy export --gemini`'s file, no hooks")
@@ -571,9 +625,10 @@ def main():
         print(f"{agent} {version.strip()}; autoctl {a.autoctl}")
         a.versions = dict(getattr(a, "versions", {}), **{agent: version.strip()})
         for name in a.only.split(","):
-            if name == "policy" and agent != "gemini":
+            if name in ("policy", "headless") and agent != "gemini":
                 continue
-            {"loop": loop, "deny": deny, "policy": policy_file, "limit": limit}[name](a, agent)
+            {"loop": loop, "deny": deny, "policy": policy_file, "limit": limit,
+             "headless": headless}[name](a, agent)
     sys.exit(1 if FAILURES else 0)
 
 
