@@ -189,6 +189,10 @@ pub struct SimpleCommand {
     pub substitutions: Vec<String>,
     /// Its standard input is the previous command's output (`a | b`, `a |& b`, `a | (b)`).
     pub piped: bool,
+    /// A `$` outside single quotes and escapes (`$X`, `${X}`, `"$1"`, `$$`): the shell
+    /// expands it, so some word's value is not known before the line runs. A `$` in single
+    /// quotes (`awk '{print $1}'`, `grep 'x$'`) or escaped (`\$`) is text.
+    pub expands: bool,
 }
 
 /// A redirection such as `2>&1`, `> out.txt`, `<<EOF`.
@@ -435,6 +439,9 @@ impl Lexer {
                     self.i += 1;
                 }
                 _ => {
+                    if c == '$' {
+                        self.current.expands = true;
+                    }
                     self.word.push(c);
                     self.in_word = true;
                     self.i += 1;
@@ -482,6 +489,9 @@ impl Lexer {
                     .push(chars[j + 1..end].iter().collect());
                 j = end + 1;
                 continue;
+            }
+            if chars[j] == '$' {
+                self.current.expands = true;
             }
             self.word.push(chars[j]);
             j += 1;
@@ -906,6 +916,33 @@ mod tests {
         let c = &commands("> f")[0];
         assert!(c.words.is_empty());
         assert!(c.redirects[0].op.writes());
+    }
+
+    #[test]
+    fn only_a_dollar_the_shell_expands_is_an_expansion() {
+        for (line, expands) in [
+            ("echo $HOME", true),
+            ("echo \"$HOME\"", true),
+            ("echo ${HOME}", true),
+            ("ls > $OUT", true),
+            ("echo a; echo $$", true),
+            ("awk '{print $1}' f", false),
+            ("grep 'x$' f", false),
+            ("echo \\$HOME", false),
+            ("echo \"\\$HOME\"", false),
+            ("echo $'a\\tb'", false),
+            ("echo $(date)", false),
+        ] {
+            let commands = commands(line);
+            assert_eq!(
+                commands.iter().any(|c| c.expands),
+                expands,
+                "{line}: {commands:?}"
+            );
+        }
+        // Each command carries its own.
+        let c = commands("grep 'x$' f && echo $X");
+        assert_eq!((c[0].expands, c[1].expands), (false, true));
     }
 
     #[test]

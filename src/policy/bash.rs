@@ -6,7 +6,8 @@
 //!
 //! What no rule can prove, whatever the program:
 //! - a command or process substitution (`$(…)`, backquotes, `<(…)`) — it runs a command that
-//!   is not in front of the reader; a variable (`$X`) — its value is not known;
+//!   is not in front of the reader; a variable (`$X`, `"$X"`) — its value is not known (a
+//!   `$` in single quotes is text the program reads: `grep 'x$'`, `jq '.[] as $x | $x'`);
 //! - a runner that runs the rest of the line with other powers or from other input (`sudo`,
 //!   `xargs`, `eval`, `exec`, `nohup`, `watch`, …); `time`, `timeout`, `nice` and `env` with
 //!   harmless variables are read through;
@@ -94,7 +95,10 @@ fn judge_command(
             "a command substitution runs a command that is not shown",
         ));
     }
-    if let Some(word) = tokens.iter().find(|t| t.contains('$')) {
+    // Only a `$` the shell expands: one in single quotes (`awk '{print $1}'`, `grep 'x$'`)
+    // is the program's own text.
+    if command.expands {
+        let word = tokens.iter().find(|t| t.contains('$')).unwrap_or(&whole);
         return Err(Blocked::new(
             word.clone(),
             "a variable's value is not known",

@@ -110,10 +110,25 @@ fn check_operands(
                 "jq with a program from a file: what it reads is not in front of the reader",
             ));
         }
-        if parsed.operands.first().is_some_and(|p| p.contains("env")) {
+        // Case-folded: jq's names are case-sensitive, but refusing `.Environment` too costs
+        // little beside missing a spelling that reaches `$ENV`.
+        let filter = parsed.operands.first().map(|p| p.to_lowercase());
+        if filter.as_deref().is_some_and(|p| p.contains("env")) {
             return Err(Blocked::new(
                 parsed.operands[0],
                 "jq's env and $ENV print the environment, its secrets too",
+            ));
+        }
+        // `import "m" as $m;`, `include "m";` and `modulemeta` read files from jq's search
+        // path (~/.jq, a `.json` data file anywhere): reads the reader cannot see.
+        if filter.as_deref().is_some_and(|p| {
+            ["import", "include", "modulemeta"]
+                .iter()
+                .any(|w| p.contains(w))
+        }) {
+            return Err(Blocked::new(
+                parsed.operands[0],
+                "jq's import, include and modulemeta read files the line does not name",
             ));
         }
     }
@@ -459,6 +474,16 @@ fn node_package_manager(
 /// only change how it reports.
 fn script_arguments(name: &str, after: &[String]) -> Result<(), Blocked> {
     for arg in after {
+        // The package manager appends them to the script's line, which a shell reads (npm
+        // 7 quotes them, npm 6 and others may not): `npm test -- '$(id)'` could run id.
+        if arg.contains([
+            '$', '`', ';', '|', '&', '<', '>', '(', ')', '\n', '\\', '\'', '"',
+        ]) {
+            return Err(Blocked::new(
+                arg.as_str(),
+                format!("{name} passes script arguments to a shell: {arg} may run there"),
+            ));
+        }
         if arg.starts_with('-') && !SCRIPT_ARGUMENT_FLAGS.contains(&arg.as_str()) {
             return Err(Blocked::new(
                 "",

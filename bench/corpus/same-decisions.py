@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Do two autoctl builds decide the same? The proof a policy change keeps (or only knowingly
+changes) decisions.
+
+usage: same-decisions.py BEFORE AFTER [WORKDIR]
+Probes: every Bash row of bench/corpus/policy.tsv and tests/fixtures/policy/commands.tsv, every
+example of rules/policy.json, the string literals of the policy's Rust (tests and tables), and
+each of them with a `$` word appended in eight spellings (single-quoted, double-quoted, bare,
+escaped, ...). Each build decides them all through `policy check --batch` in a project
+WORKDIR/home/proj (default target/same-decisions, not under the temporary directory); prints
+how many probes, how many decided differently (decision or rule), grouped, and how many newly
+approved probes lack a single-quoted or escaped `$` (item 4 of issue 24: must be 0). The
+differences go to WORKDIR/diff.jsonl.
+"""
+import json, re, subprocess, sys, pathlib, os
+before, after = sys.argv[1], sys.argv[2]
+root = pathlib.Path(__file__).resolve().parents[2]
+work = pathlib.Path(sys.argv[3] if len(sys.argv) > 3 else root / "target/same-decisions").resolve()
+proj = work / "home/proj"
+(proj / ".git").mkdir(parents=True, exist_ok=True)
+cmds = set()
+for f in ["bench/corpus/policy.tsv", "tests/fixtures/policy/commands.tsv"]:
+    for line in (root / f).read_text().splitlines():
+        if line.startswith("#") or not line.strip(): continue
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[1] == "Bash": cmds.add(parts[2])
+def walk(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, list):
+        for x in v: yield from walk(x)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            if k in ("match", "not_match"): yield from walk(x)
+            elif isinstance(x, (dict, list)): yield from walk_d(x)
+def walk_d(v):
+    if isinstance(v, list):
+        for x in v: yield from walk(x) if isinstance(x, dict) else ()
+    elif isinstance(v, dict): yield from walk(v)
+data = json.loads((root / "rules/policy.json").read_text())
+cmds.update(walk(data))
+lit = re.compile(r'"((?:[^"\\\n]|\\.){2,200})"')
+for f in ["src/policy/tests.rs", "src/policy/programs.rs", "src/policy/bash.rs", "src/policy/git.rs", "src/policy/destructive.rs", "src/shell.rs"]:
+    for m in lit.finditer((root / f).read_text()):
+        s = m.group(1).replace('\\"', '"').replace("\\\\", "\\")
+        if " " in s or len(s) < 20: cmds.add(s)
+base = sorted(c for c in cmds if isinstance(c, str) and c.strip())
+probes = list(base)
+for c in base:
+    for v in (" '$x'", ' "$x"', " $x", " \\$x", " 'a$'", " '${HOME}'", " '$ENV'"):
+        probes.append(c + v)
+    if " " in c:
+        p, rest = c.split(" ", 1)
+        probes.append(f"{p} '$1' {rest}")
+def run(bin):
+    inp = "".join(json.dumps({"tool_name": "Bash", "tool_input": {"command": c}, "cwd": str(proj)}) + "\n" for c in probes)
+    env = dict(os.environ, HOME=str(work / "home"), XDG_CONFIG_HOME=str(work / "cfg"), AUTOCTL_STATE_DIR=str(work / "state"))
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    out = subprocess.run([bin, "policy", "check", "--batch"], input=inp, capture_output=True, text=True, env=env).stdout.splitlines()
+    assert len(out) == len(probes), (len(out), len(probes))
+    return [json.loads(l) for l in out]
+a, b = run(before), run(after)
+diff = [(p, x, y) for p, x, y in zip(probes, a, b) if (x.get("decision"), x.get("rule")) != (y.get("decision"), y.get("rule"))]
+print(f"{len(probes)} probes ({len(base)} commands and their $ variants); {len(diff)} decided differently")
+kinds = {}
+for p, x, y in diff:
+    k = f"{x.get('decision')} {x.get('rule')} -> {y.get('decision')} {y.get('rule')}"
+    kinds.setdefault(k, []).append(p)
+for k, ps in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+    print(f"{len(ps):6d}  {k}   e.g. {ps[0]!r}")
+newly = [p for p, x, y in diff if y.get("decision") == "allow"]
+bad = [p for p in newly if not re.search(r"'[^']*\$[^']*'|\\\$", p)]
+print(f"newly allowed: {len(newly)}; of them without a single-quoted or escaped $: {len(bad)}")
+for p in bad[:20]: print("   ", p)
+(work / "diff.jsonl").write_text("".join(json.dumps({"p": p, "before": x, "after": y}) + "\n" for p, x, y in diff))
