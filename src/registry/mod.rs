@@ -9,6 +9,7 @@ pub mod backend;
 pub mod postgres;
 pub mod row;
 pub mod sqlite;
+pub mod tls;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -14,8 +14,9 @@
 //! row is written with one upsert and a tick's claims with one `UPDATE`. The schema is [`super::row::COLUMNS`] laid out in PostgreSQL types (`timestamptz`,
 //! `jsonb`), with its version in `autoctl_schema`; a writing open migrates it under a table lock.
 //!
-//! TLS is rustls with the system's root certificates, as `sslmode` in the URL asks
-//! (`prefer`, the default, uses TLS when the server offers it; `require` insists). A URL
+//! TLS is rustls, as libpq's `sslmode` and `sslrootcert` in the URL ask ([`super::tls`]:
+//! `prefer`, the default, uses TLS when the server offers it; `require` insists;
+//! `verify-full` also proves the server is the one named). A URL
 //! without a password takes it from `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), as libpq does.
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -98,6 +99,9 @@ impl PgRegistry {
 
     fn connect(url: &str) -> Result<PgRegistry> {
         let shown = shown(url);
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let (url, tls) =
+            super::tls::split(url, home).map_err(|err| anyhow!("registry {shown}: {err:#}"))?;
         let mut config: postgres::Config = url
             .parse()
             .map_err(|err| anyhow!("registry {shown}: not a PostgreSQL URL: {err}"))?;
@@ -106,22 +110,9 @@ impl PgRegistry {
         {
             config.password(password);
         }
-        let mut roots = rustls::RootCertStore::empty();
-        // The system's certificates are read (a few hundred files) only when TLS may be used.
-        if config.get_ssl_mode() != postgres::config::SslMode::Disable {
-            for cert in rustls_native_certs::load_native_certs().certs {
-                // A certificate the system store holds but rustls cannot use is skipped, as
-                // every other client does.
-                let _ = roots.add(cert);
-            }
-        }
-        let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|err| anyhow!("registry {shown}: TLS: {err}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        let tls = tls
+            .client_config()
+            .map_err(|err| anyhow!("registry {shown}: {err:#}"))?;
         let client = config
             .connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))
             .map_err(|err| describe(&shown, &err))?;

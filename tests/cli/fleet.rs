@@ -69,8 +69,32 @@ fn which_in_path(name: &str) -> Result<PathBuf, ()> {
 
 impl Pg {
     /// A new server, or `None` (said on stderr) where PostgreSQL cannot be installed.
-    #[allow(clippy::print_stderr)] // a skipped test says so
     pub fn start() -> Option<Pg> {
+        Pg::start_with(false)
+    }
+
+    /// A new server that takes TCP connections over TLS only (`hostssl` in `pg_hba.conf`, a
+    /// plain one is rejected), with a certificate for 127.0.0.1 from a CA made for it: the
+    /// CA's certificate is `tls/ca.crt` ([`Pg::file`]).
+    pub fn start_tls() -> Option<Pg> {
+        Pg::start_with(true)
+    }
+
+    /// A file of this server's directory.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// This server's URL with its query (`sslmode=disable`) replaced by `query`, its host by
+    /// `host`.
+    pub fn url_with(&self, host: &str, query: &str) -> String {
+        self.url
+            .replacen("?sslmode=disable", &format!("?{query}"), 1)
+            .replacen("@127.0.0.1:", &format!("@{host}:"), 1)
+    }
+
+    #[allow(clippy::print_stderr)] // a skipped test says so
+    fn start_with(tls: bool) -> Option<Pg> {
         let Some(bin) = pg_bin() else {
             eprintln!(
                 "\n*** SKIPPED: no PostgreSQL here and no apt-get to install it; {INSTALL} ***\n"
@@ -105,10 +129,28 @@ impl Pg {
             .unwrap_or_else(|err| panic!("initdb: {err}; {INSTALL}"));
         assert!(out.status.success(), "initdb: {out:?}");
         let port = free_port();
-        let options = format!(
+        let mut options = format!(
             "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off -c max_connections=60",
             sockets.display()
         );
+        if tls {
+            let certs = dir.path().join("tls");
+            make_certificates(&certs);
+            if is_root() {
+                for file in ["server.key", "server.crt"] {
+                    std::os::unix::fs::chown(certs.join(file), Some(65534), Some(65534)).unwrap();
+                }
+            }
+            options.push_str(&format!(
+                " -c ssl=on -c ssl_cert_file={0}/server.crt -c ssl_key_file={0}/server.key",
+                certs.display()
+            ));
+            fs::write(
+                data.join("pg_hba.conf"),
+                "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n",
+            )
+            .unwrap();
+        }
         let out = pg_command(&bin, "pg_ctl")
             .args(["-w", "-t", "60", "-D"])
             .arg(&data)
@@ -182,6 +224,75 @@ impl Drop for Pg {
             .args(["-m", "immediate", "stop"])
             .output();
     }
+}
+
+/// In `dir`: a CA (`ca.crt`, `ca.key`), a server certificate it signed for IP 127.0.0.1 only
+/// (`server.crt`, `server.key`, readable by its owner only, as PostgreSQL insists), and a CA
+/// that signed nothing here (`other-ca.crt`). Made with the `openssl` command.
+fn make_certificates(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("openssl: {err} (the TLS tests need the openssl command)")
+            });
+        assert!(out.status.success(), "openssl {args:?}: {out:?}");
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    for ca in ["ca", "other-ca"] {
+        let (key, crt, subj) = (
+            format!("{ca}.key"),
+            format!("{ca}.crt"),
+            format!("/CN=autoctl test {ca}"),
+        );
+        let mut args = vec!["req", "-x509", "-days", "3650", "-subj", &subj];
+        args.extend(ec);
+        args.extend(["-keyout", &key, "-out", &crt]);
+        openssl(&args);
+    }
+    let mut args = vec![
+        "req",
+        "-subj",
+        "/CN=autoctl test server",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ];
+    args.extend(ec);
+    openssl(&args);
+    fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "3650",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ]);
+    fs::set_permissions(dir.join("server.key"), fs::Permissions::from_mode(0o600)).unwrap();
 }
 
 /// `initdb` or `pg_ctl`, as nobody when the tests run as root.
@@ -795,17 +906,127 @@ fn a_bad_registry_url_or_an_unreachable_server_is_one_line_and_exit_2() {
     );
 }
 
-/// `KEY=VALUE` lines of an environment file, as systemd's `EnvironmentFile=` reads them.
+/// TLS to the registry, against a real PostgreSQL that takes TLS connections only, with a
+/// certificate from a CA made by the test: `sslmode=require` and the default (`prefer`)
+/// connect without checking the certificate, as libpq does (before, rustls checked every
+/// certificate against the system's roots, so neither could reach such a server);
+/// `verify-ca` and `verify-full` with `sslrootcert` check it, `verify-full` its name too; a
+/// wrong CA, a wrong name, no root certificate, a plain connection the server rejects, and a
+/// server without TLS under `require` are each one line, exit 2.
+#[test]
+fn tls_sslmode_require_and_verify_full_against_a_real_server() {
+    let Some(pg) = Pg::start_tls() else { return };
+    let ca = pg.file("tls/ca.crt");
+    let other = pg.file("tls/other-ca.crt");
+    let sb = Sandbox::new();
+    let run = |url: &str| {
+        sb.cmd()
+            .env("AUTOCTL_REGISTRY", url)
+            .args(["run", "tick", "--all"])
+            .output()
+            .unwrap()
+    };
+    let root = |path: &Path| format!("sslrootcert={}", path.display());
+    for (host, query) in [
+        ("127.0.0.1", "sslmode=require".to_string()),
+        ("127.0.0.1", "connect_timeout=10".to_string()),
+        ("127.0.0.1", format!("sslmode=verify-ca&{}", root(&ca))),
+        ("127.0.0.1", format!("sslmode=verify-full&{}", root(&ca))),
+        ("127.0.0.1", format!("sslmode=require&{}", root(&ca))),
+        // The certificate is for 127.0.0.1, not localhost: verify-ca does not look.
+        ("localhost", format!("sslmode=verify-ca&{}", root(&ca))),
+    ] {
+        let out = run(&pg.url_with(host, &query));
+        assert_eq!(out.status.code(), Some(0), "{host} {query}: {out:?}");
+    }
+    for (host, query, says) in [
+        ("127.0.0.1", "sslmode=disable".to_string(), "no encryption"),
+        (
+            "127.0.0.1",
+            format!("sslmode=verify-full&{}", root(&other)),
+            "invalid peer certificate",
+        ),
+        (
+            "127.0.0.1",
+            format!("sslmode=require&{}", root(&other)),
+            "invalid peer certificate",
+        ),
+        (
+            "localhost",
+            format!("sslmode=verify-full&{}", root(&ca)),
+            "invalid peer certificate",
+        ),
+        (
+            "127.0.0.1",
+            "sslmode=verify-full".to_string(),
+            "no certificate to check the server's against",
+        ),
+    ] {
+        let out = run(&pg.url_with(host, &query));
+        assert_eq!(out.status.code(), Some(2), "{host} {query}: {out:?}");
+        let line = crate::util::one_stderr_line(&out);
+        assert!(line.contains(says), "{host} {query}: {line}");
+    }
+    // examples/fleet/fleet.env's URL, its CA file this server's: verify-full as pasted.
+    let example = env_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet/fleet.env"))
+        .into_iter()
+        .find(|(key, _)| key == "AUTOCTL_REGISTRY")
+        .unwrap()
+        .1;
+    let (_, query) = example.split_once('?').unwrap();
+    assert!(query.contains("sslmode=verify-full"), "{example}");
+    let query = query.replace("/etc/autoctl/db-ca.crt", ca.to_str().unwrap());
+    let out = run(&pg.url_with("127.0.0.1", &query));
+    assert_eq!(out.status.code(), Some(0), "{query}: {out:?}");
+
+    // A server without TLS: require is one line, exit 2.
+    let Some(plain) = Pg::start() else { return };
+    let out = run(&plain.url_with("127.0.0.1", "sslmode=require"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = crate::util::one_stderr_line(&out);
+    assert!(line.contains("server does not support TLS"), "{line}");
+}
+
+/// `KEY=VALUE` lines of an environment file, as systemd's `EnvironmentFile=` reads them (a
+/// value in double quotes loses them). The same file sourced by `sh` gives the same values
+/// (checked: a shell would take an unquoted `&` for its own).
 fn env_file(path: &Path) -> Vec<(String, String)> {
-    fs::read_to_string(path)
+    let pairs: Vec<(String, String)> = fs::read_to_string(path)
         .unwrap()
         .lines()
         .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
         .map(|l| {
             let (key, value) = l.split_once('=').unwrap();
+            let value = value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(value);
             (key.to_string(), value.to_string())
         })
-        .collect()
+        .collect();
+    let mut script = format!("set -a; . '{}'; set +a", path.display());
+    for (key, _) in &pairs {
+        script.push_str(&format!("; printf '%s\\n' \"${key}\""));
+    }
+    let out = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}: {out:?}");
+    let sourced: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let values: Vec<String> = pairs.iter().map(|(_, v)| v.clone()).collect();
+    assert_eq!(
+        sourced,
+        values,
+        "{} read by sh and by systemd",
+        path.display()
+    );
+    pairs
 }
 
 /// The value of a unit file's `KEY=` line.
