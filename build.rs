@@ -6,7 +6,7 @@
 //!
 //! Also compile the approval policy's built-in data (`rules/policy.json`: the word lists, the
 //! read-only program table, the runner tools, the flag tables and the secret and sensitive
-//! names) into Rust constants and `match`es, so a hook call pays
+//! names, the programs the destructive set names by name) into Rust constants and `match`es, so a hook call pays
 //! nothing at start-up for it (`$OUT_DIR/policy_rules.rs`, included by `src/policy/data.rs`).
 //! The file's examples are not compiled in: the test suite checks them (`policy::data`).
 
@@ -87,6 +87,7 @@ fn policy_rules(data: &Value) -> String {
         out,
         "/// The one list of destructive ids (`destructive` of rules/policy.json).\npub const DESTRUCTIVE_IDS: &[&str] = &{ids:?};"
     );
+    destructive_programs(data, &mut out);
     out.push_str(
         "/// A read-only program's flags and operands (`read_only_programs` of rules/policy.json).\n\
          pub fn read_only_program(name: &str) -> Option<ReadOnly> {\n    match name {\n",
@@ -128,6 +129,38 @@ fn policy_rules(data: &Value) -> String {
         name_rules(data, field, name, &mut out);
     }
     out
+}
+
+/// `destructive_programs`: the programs the destructive set names by their name and, when
+/// given, one argument word, in order (the first that hits names the call).
+fn destructive_programs(data: &Value, out: &mut String) {
+    out.push_str(
+        "/// The programs the destructive set names by name and argument word \
+         (`destructive_programs` of rules/policy.json), in order.\n\
+         pub const DESTRUCTIVE_PROGRAMS: &[DestructiveProgram] = &[\n",
+    );
+    for entry in data["destructive_programs"]
+        .as_array()
+        .expect("rules/policy.json: destructive_programs is a list")
+    {
+        let id = entry["id"]
+            .as_str()
+            .expect("rules/policy.json: a destructive program's id");
+        let explanation = entry["explanation"]
+            .as_str()
+            .unwrap_or_else(|| panic!("rules/policy.json: destructive_programs {id}: explanation"));
+        let programs = words(&entry["programs"], "destructive_programs.programs");
+        assert!(
+            !programs.is_empty(),
+            "rules/policy.json: destructive_programs {id}: no programs"
+        );
+        let _ = writeln!(
+            out,
+            "    DestructiveProgram {{ id: {id:?}, programs: &{programs:?}, words: &{:?}, explanation: {explanation:?} }},",
+            words(&entry["words"], "destructive_programs.words"),
+        );
+    }
+    out.push_str("];\n");
 }
 
 /// A list of strings, or the empty list when the field is absent.

@@ -8,7 +8,8 @@ example of rules/policy.json, the string literals of the policy's Rust (tests an
 each of them with a `$` word appended in eight spellings (single-quoted, double-quoted, bare,
 escaped, ...). Each build decides them all through `policy check --batch` in a project
 WORKDIR/home/proj (default target/same-decisions, not under the temporary directory); prints
-how many probes, how many decided differently (decision or rule), grouped, and how many newly
+how many probes, how many decided differently (decision or rule; with SAME_REASON=1 the
+reason too, which names what the destructive set found), grouped, and how many newly
 approved probes lack a single-quoted or escaped `$` (item 4 of issue 24: must be 0). The
 differences go to WORKDIR/diff.jsonl.
 """
@@ -59,7 +60,8 @@ def run(bin):
     assert len(out) == len(probes), (len(out), len(probes))
     return [json.loads(l) for l in out]
 a, b = run(before), run(after)
-diff = [(p, x, y) for p, x, y in zip(probes, a, b) if (x.get("decision"), x.get("rule")) != (y.get("decision"), y.get("rule"))]
+key = ("decision", "rule", "reason") if os.environ.get("SAME_REASON") else ("decision", "rule")
+diff = [(p, x, y) for p, x, y in zip(probes, a, b) if [x.get(k) for k in key] != [y.get(k) for k in key]]
 print(f"{len(probes)} probes ({len(base)} commands and their $ variants); {len(diff)} decided differently")
 kinds = {}
 for p, x, y in diff:

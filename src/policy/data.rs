@@ -7,6 +7,9 @@
 //! - `destructive`: the one list of destructive ids, each with its explanation and examples
 //!   the destructive set names (`match`) or does not (`not_match`); ids marked
 //!   `"door": "screen"` are named only on a permission screen (`rules/pane-rules.json`);
+//! - `destructive_programs`: the programs the destructive set names by their name and one
+//!   argument word (infrastructure, dropping a database, publishing), each with its id,
+//!   explanation and examples (the rest of the set is read by [`super::destructive`]);
 //! - `read_only_programs`: every read-only program's listed flags and what its operands are,
 //!   with examples;
 //! - `runner_tools`: each test runner, linter and formatter's flags, subcommands and what its
@@ -141,6 +144,24 @@ impl NameRule {
 /// The first rule of `rules` a component of `names` hits, component by component.
 pub fn name_hit(rules: &[NameRule], names: &[String]) -> Option<&'static str> {
     (0..names.len()).find_map(|i| rules.iter().find(|r| r.hits(names, i)).map(|r| r.why))
+}
+
+/// A program the destructive set names by its name alone (`words` empty) or with one of
+/// `words` among its arguments (`kubectl delete …`, `npm publish`).
+#[derive(Debug, Clone, Copy)]
+pub struct DestructiveProgram {
+    pub id: &'static str,
+    pub programs: &'static [&'static str],
+    pub words: &'static [&'static str],
+    pub explanation: &'static str,
+}
+
+/// The first of [`DESTRUCTIVE_PROGRAMS`] that names `name` run with `args`.
+pub fn destructive_program(name: &str, args: &[String]) -> Option<&'static DestructiveProgram> {
+    DESTRUCTIVE_PROGRAMS.iter().find(|rule| {
+        rule.programs.contains(&name)
+            && (rule.words.is_empty() || args.iter().any(|a| rule.words.contains(&a.as_str())))
+    })
 }
 
 include!(concat!(env!("OUT_DIR"), "/policy_rules.rs"));

@@ -59,6 +59,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::data::destructive_program;
 use crate::shell::{self, GIT_GLOBAL_WITH_VALUE, SimpleCommand, is_long_option, program};
 
 /// One destructive thing found in a command, named like the rules' destructive markers.
@@ -428,51 +429,12 @@ fn judge_argv(
                 "chmod/chown -R changes a whole tree",
             );
         }
-        "kubectl" | "helm" if has_any(args, &["delete", "uninstall", "drain"]) => {
-            add(
-                found,
-                "infrastructure",
-                words,
-                "deletes or changes infrastructure",
-            );
-        }
-        "terraform" | "tofu" | "pulumi" if has_any(args, &["destroy", "apply", "up"]) => {
-            add(
-                found,
-                "infrastructure",
-                words,
-                "deletes or changes infrastructure",
-            );
-        }
-        "docker" | "podman" if has_any(args, &["rm", "rmi", "prune", "kill"]) => {
-            add(
-                found,
-                "infrastructure",
-                words,
-                "deletes containers, images or volumes",
-            );
-        }
-        "aws" | "gsutil" | "gcloud" if has_any(args, &["rm", "rb", "delete"]) => {
-            add(found, "infrastructure", words, "deletes cloud resources");
-        }
-        "gh" if has_any(args, &["delete"]) => {
-            add(
-                found,
-                "infrastructure",
-                words,
-                "deletes a repository, release or other GitHub data",
-            );
-        }
-        "dropdb" | "dropuser" => add(found, "sql-drop", words, "drops a database"),
-        "npm" | "cargo" | "yarn" | "pnpm" | "gem" | "poetry" | "twine"
-            if has_any(args, &["publish", "upload", "push", "yank", "unpublish"]) =>
-        {
-            add(
-                found,
-                "publish",
-                words,
-                "publishing a package cannot be undone",
-            );
+        // Programs the set names by their name and one argument word: rules/policy.json's
+        // `destructive_programs` (infrastructure, dropping databases, publishing).
+        _ if destructive_program(&name, args).is_some() => {
+            if let Some(rule) = destructive_program(&name, args) {
+                add(found, rule.id, words, rule.explanation);
+            }
         }
         _ if first => judge_more(&name, args, words, depth, reader, found),
         _ => {}

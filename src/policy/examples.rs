@@ -284,6 +284,41 @@ pub fn builtin() -> Report {
             r,
         );
     }
+    for entry in list(&data, "destructive_programs") {
+        let id = entry["id"].as_str().unwrap_or_default();
+        let label = format!("destructive_programs {} {id}", entry["programs"]);
+        needs_both(&label, entry, r);
+        check_examples(
+            &policy,
+            &label,
+            "match",
+            list(entry, "match"),
+            Want::Named(id),
+            r,
+        );
+        let not = Want::NotNamed(id);
+        check_examples(
+            &policy,
+            &label,
+            "not_match",
+            list(entry, "not_match"),
+            not,
+            r,
+        );
+        // A match is named by this entry, not another with the same id.
+        let explanation = entry["explanation"].as_str().unwrap_or_default();
+        for example in list(entry, "match") {
+            let script = example.as_str().unwrap_or_default();
+            if !destructive::dangers(script)
+                .iter()
+                .any(|d| d.id == id && d.explanation == explanation)
+            {
+                r.wrong.push(format!(
+                    "{label}: match {example} is not named for {explanation:?}"
+                ));
+            }
+        }
+    }
     report
 }
 
