@@ -149,6 +149,11 @@ check "run watch is still supervising" 'kill -0 $watch_pid'
 agent=$(autoctl run status --session live --format json | jq -r '"\(.agent_state.state)/\(.agent_state.source)"')
 echo "run status agent_state: $agent"
 check "run status shows the hooks as the state's source" '[ "${agent#*/}" = hook ]'
+# The typed share (issue 28): run status's sources, start-up readings left out as it counts them.
+sources=$(autoctl run status --session live --format json | jq -c '.sources')
+echo "run status sources: $sources (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+check "typed share of the readings >= 95%" \
+  "[ \"\$(echo '$sources' | jq '(.typed_percent // 0) >= 95')\" = true ]"
 (cd "$proj" && autoctl doctor --session live) > "$scratch/doctor.txt" && doctor=0 || doctor=$?
 cat "$scratch/doctor.txt"
 check "doctor: all OK" '[ $doctor = 0 ]'
