@@ -855,11 +855,11 @@ fn insert(conn: &Connection, path: &Path, run: &Run) -> Result<()> {
 mod tests {
     use super::*;
     use crate::registry::memory::MemoryRegistry;
+    use crate::supervise::channels::Source;
     use crate::supervise::run::{AgentReading, DispatchInto, DispatchStep, Mode, SeenSignal};
     use crate::supervise::run::{NewRun, Status};
     use crate::supervise::stall::{Limits, StallState};
     use crate::supervise::store::{Claim, Registry, Selection};
-    use crate::supervise::typed::Source;
     use crate::supervise::wait::{WaitLimits, WaitState};
     use crate::taskai::compaction::{CompactionCount, DEFAULT_MAX_COMPACTIONS};
     use chrono::DateTime;
@@ -925,8 +925,8 @@ mod tests {
             recoveries_total: 3,
             answers_step: 5,
             answers_total: 9,
-            quota_wait_since: Some(at(-10)),
-            quota_waited_seconds: 12,
+            clock_paused_since: Some(at(-10)),
+            clock_paused_seconds: 12,
             signal_iteration: Some(3),
             signal_timestamp: Some("2026-01-01T00:00:01Z".into()),
             answered_hash: Some("a".into()),
@@ -1151,7 +1151,7 @@ mod tests {
                 ("claimed_by", run.claimed_by.clone()),
                 ("claimed_until", time(run.claimed_until)),
                 ("last_capture_hash", st.last_hash.clone()),
-                ("quota_wait_since", time(st.quota_wait_since)),
+                ("quota_wait_since", time(st.clock_paused_since)),
                 ("stall_unchanged_since", time(st.unchanged_since)),
                 ("stall_signal_timestamp", st.signal_timestamp.clone()),
                 ("answered_hash", st.answered_hash.clone()),
@@ -1234,7 +1234,7 @@ mod tests {
                 ("recovery_count_total", num(st.recoveries_total.into())),
                 ("answer_count_step", num(st.answers_step.into())),
                 ("answer_count_total", num(st.answers_total.into())),
-                ("quota_waited_seconds", num(st.quota_waited_seconds)),
+                ("quota_waited_seconds", num(st.clock_paused_seconds)),
                 ("stall_signal_iteration", st.signal_iteration.and_then(num)),
                 ("stall_limit_reached", num(st.limit_reached.into())),
                 ("stall_checks", num(st.checks)),

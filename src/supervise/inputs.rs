@@ -16,7 +16,7 @@ use crate::fsx::{self, Bounded};
 use crate::hook::quota;
 use crate::hook::state::DIR_NAME;
 use crate::protocol::{document, status};
-use crate::supervise::typed::TaskCompaction;
+use crate::supervise::channels::TaskCompaction;
 use crate::taskai::profile;
 
 /// When the task's status last changed: `.status.json`'s `updated_at` (in `DIR/.working/`

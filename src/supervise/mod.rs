@@ -10,14 +10,15 @@
 //! - The rules of `run start`, `run stop` and `run continue` ([`control`]).
 //! - The edges: what a heartbeat reads from the task directory ([`inputs`]) and the one path
 //!   that types into an agent's pane ([`typing`]).
-//! - The agent's typed state from its hooks and status line, cross-checked against the
-//!   screen ([`typed`]).
+//! - The agent's state from its typed channels (hooks and status line), cross-checked
+//!   against the screen ([`channels`]).
 //!
 //! # Glossary (one word per concept in this module)
 //! - **observation**: what a tick read ([`tick::Observation`]); the stall core's slice of it is
 //!   a [`stall::Sample`], the wait core's a [`wait::WaitObs`].
-//! - **decision**: the one word a tick's event says ([`tick::Decision`]: `continue` there
-//!   means nothing to report).
+//! - **decision**: the one word a tick's event says ([`tick::Decision`]). `progress` means
+//!   nothing to report; `continue` is the silent continue, the continuation typed to an
+//!   idle agent (a stall recovery), as `stall check` says `action: continue`.
 //! - **diagnosis**: the stall core's answer ([`stall::Diagnosis`]: a [`stall::Condition`] and
 //!   a [`stall::Response`]).
 //! - **ruling**: the wait core's answer ([`wait::Ruling`]: an [`wait::Act`], whether the
@@ -25,16 +26,18 @@
 //!   ([`crate::policy::Verdict`]).
 //! - **wait**: a screen or record the wait core waits on; it always has an end and a maximum
 //!   ([`wait::OpenWait`]). Only the wait core opens, ends and pauses the timeout clock for
-//!   it ([`wait::settle_clock`]).
+//!   it ([`wait::settle_clock`]); the paused clock is [`stall::StallState::clock_paused_since`].
 //! - **recovery** vs **answer**: what a carried-out step spends ([`stall::Spend`]): a
 //!   continuation, a restart or an Esc spends the recovery budget; answering a prompt the
 //!   policy proved harmless spends the answer budget.
 //! - **resume**: the resume text typed after a wait ended. The one **Esc** of a wedged stream
 //!   spends a recovery, not a resume: its tick event says `decision: esc`, as `stall check`
 //!   says `action: esc`.
-//! - **typed** (the module [`typed`]): the agent's hook and status-line channels, not keys
-//!   typed into a pane (that is [`typing`]).
+//! - **channels** (the module [`channels`]): the agent's hook and status-line records (its
+//!   *typed* channels, as DESIGN calls them), not keys typed into a pane (that is
+//!   [`typing`]).
 
+pub mod channels;
 pub mod control;
 pub mod driver;
 pub mod governor;
@@ -48,7 +51,6 @@ pub mod stall;
 pub mod store;
 pub mod stream;
 pub mod tick;
-pub mod typed;
 pub mod typing;
 pub mod wait;
 pub mod watch;

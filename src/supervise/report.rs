@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::supervise::channels::{Source, SourceCounts};
 use crate::supervise::governor::{self, ReadingSource, WindowKind};
 use crate::supervise::run::{Mode, Run, Status};
 use crate::supervise::store::Host;
-use crate::supervise::typed::{Source, SourceCounts};
 use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
 
@@ -279,7 +279,7 @@ impl RunReport {
             elapsed_ms: millis(run.elapsed(now)),
             timeout_ms: millis(run.spec.timeout),
             quota_wait_ms: millis(run.quota_waited(end)),
-            quota_waiting: run.stall.quota_wait_since.is_some() && run.status.is_active(),
+            quota_waiting: run.stall.clock_paused_since.is_some() && run.status.is_active(),
             step: run.current_step().map(str::to_string),
             last_signal: run.last_signal.as_ref().map(|s| SignalReport {
                 step: s.step.clone(),

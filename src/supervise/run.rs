@@ -11,9 +11,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::pane::Agent;
+use crate::supervise::channels::{Source, SourceCounts, Startup};
 use crate::supervise::governor;
 use crate::supervise::stall::{self, StallState};
-use crate::supervise::typed::{Source, SourceCounts, Startup};
 use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::taskai::compaction::CompactionCount;
 use crate::time::{Time, between};
@@ -282,7 +282,7 @@ pub struct Run {
     pub last_signal_at: Option<Time>,
 
     /// The stall core's state (seed 000's last_capture_hash, stall_count, recovery counts
-    /// and quota_wait_since among them).
+    /// and clock_paused_since among them).
     pub stall: StallState,
     /// The wait core's state: the open wait, resumes, needs-person ([`crate::supervise::wait`]).
     pub waits: WaitState,
@@ -346,16 +346,16 @@ impl Run {
         Path::new(&self.spec.task_dir)
     }
 
-    /// When the open quota wait began, if the run is waiting for a quota reset now.
-    pub fn quota_wait_since(&self) -> Option<Time> {
-        self.stall.quota_wait_since
+    /// When the timeout clock paused, if a wait holds it paused now.
+    pub fn clock_paused_since(&self) -> Option<Time> {
+        self.stall.clock_paused_since
     }
 
     /// Time spent waiting for a quota to reset, including a wait still open at `now`.
     pub fn quota_waited(&self, now: Time) -> Duration {
-        let closed = Duration::from_secs(self.stall.quota_waited_seconds);
+        let closed = Duration::from_secs(self.stall.clock_paused_seconds);
         let open = self
-            .quota_wait_since()
+            .clock_paused_since()
             .map_or(Duration::ZERO, |since| between(since, now));
         closed.saturating_add(open)
     }
@@ -435,12 +435,12 @@ pub(crate) mod tests {
     fn quota_waits_pause_the_clock() {
         let mut run = Run::new(&sample(), at(0));
         assert_eq!(run.elapsed(at(100)), Duration::from_secs(100));
-        run.stall.quota_wait_since = Some(at(100));
+        run.stall.clock_paused_since = Some(at(100));
         assert_eq!(run.elapsed(at(160)), Duration::from_secs(100));
-        run.stall.quota_wait_since = None;
-        run.stall.quota_waited_seconds = 60;
+        run.stall.clock_paused_since = None;
+        run.stall.clock_paused_seconds = 60;
         assert_eq!(run.elapsed(at(200)), Duration::from_secs(140));
-        run.stall.quota_wait_since = Some(at(200));
+        run.stall.clock_paused_since = Some(at(200));
         run.end(Status::Stopped, "timeout", None, at(230));
         assert_eq!(run.elapsed(at(9_999)), Duration::from_secs(140));
     }

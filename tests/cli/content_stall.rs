@@ -303,10 +303,19 @@ fn run_tick_continues_an_idle_agent_after_the_step_timeout_of_a_fake_clock() {
     assert_eq!(event["saw"]["status_updated_at"], UPDATED_AT, "{event}");
     assert_eq!(event["run"]["step_elapsed_ms"], 0);
     let event = tick_at(&sb, &at(10));
-    assert_eq!(event["decision"], "continue", "{event}");
+    assert_eq!(event["decision"], "progress", "{event}");
     assert_eq!(event["run"]["step_elapsed_ms"], 9 * 60_000);
     let event = tick_at(&sb, &at(11));
-    assert_eq!(event["decision"], "answer", "{event}");
+    // The silent continue is a stall recovery, named as stall check names it.
+    assert_eq!(event["decision"], "continue", "{event}");
+    assert!(
+        event["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().starts_with("continue: ")),
+        "{event}"
+    );
     assert_eq!(event["did"][0]["effect"], "send");
     assert_eq!(event["did"][0]["outcome"], "done");
     assert_eq!(event["did"][0]["if_unchanged"], UPDATED_AT);
@@ -314,7 +323,7 @@ fn run_tick_continues_an_idle_agent_after_the_step_timeout_of_a_fake_clock() {
     assert_eq!(settle(&log), "continue\n");
     // A full timeout later, not at the next tick.
     let event = tick_at(&sb, &at(12));
-    assert_ne!(event["decision"], "answer", "{event}");
+    assert_eq!(event["decision"], "progress", "{event}");
     assert_eq!(settle(&log), "continue\n");
 }
 

@@ -133,7 +133,7 @@ fn a_panic_in_one_runs_tick_is_that_runs_error_and_its_claim_is_released() {
     for name in ["a", "c"] {
         assert_eq!(
             by_session(&events, name)["decision"],
-            "continue",
+            "progress",
             "{events:?}"
         );
     }
@@ -178,7 +178,7 @@ fn a_tick_asked_to_stop_releases_the_runs_it_has_not_reached() {
     let events = json_lines(&output);
     assert_eq!(
         by_session(&events, "a")["decision"],
-        "continue",
+        "progress",
         "{events:?}"
     );
     for name in ["b", "c"] {

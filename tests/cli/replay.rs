@@ -297,13 +297,13 @@ fn replay(agent: &str, check: &str) -> (Value, String) {
             text(&tick["source"]).to_string(),
             text(&tick["state"]).to_string(),
             tick["startup"].as_bool().unwrap_or(false),
-            text(&tick["decision"]).to_string(),
+            recorded_decision(tick).to_string(),
         );
         // A live tick that went by the CPU time of the agent's processes (Codex's node
         // working on a request counts as a running tool: not a stall) waited where the
         // replay agent, which spends none, goes on: the same reading, and neither types.
         let by_cpu = want.3 == "wait"
-            && got.3 == "continue"
+            && got.3 == "progress"
             && tick["reasons"]
                 .as_array()
                 .is_some_and(|r| r.iter().any(|r| r == CPU_WAIT));
@@ -350,6 +350,16 @@ fn replay(agent: &str, check: &str) -> (Value, String) {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let keys = String::from_utf8_lossy(&fs::read(sb.path("keys")).unwrap_or_default()).into_owned();
     (json_lines(&out).remove(0), keys)
+}
+
+/// A recorded tick's decision in today's words. The recordings were made before a quiet tick
+/// said `progress`: it said `continue` then (and a silent continue said `answer`; none was
+/// recorded), so their `continue` is today's `progress`. The recordings stay as recorded.
+fn recorded_decision(tick: &Value) -> &str {
+    match text(&tick["decision"]) {
+        "continue" => "progress",
+        decision => decision,
+    }
 }
 
 /// The live share, counted from the recorded ticks as `run status` counts it.

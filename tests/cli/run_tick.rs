@@ -713,7 +713,7 @@ fn run_recover_loses_a_gone_pane_and_leaves_a_live_agent_alone() {
     };
     assert_eq!(by_session("r1")["decision"], "lost", "{events:?}");
     assert_eq!(status(&sb, "r1")["stop_reason"], "pane_gone");
-    assert_eq!(by_session("r2")["decision"], "continue", "{events:?}");
+    assert_eq!(by_session("r2")["decision"], "progress", "{events:?}");
     assert_eq!(status(&sb, "r2")["status"], "running");
     assert_eq!(status(&sb, "r2")["stall_count"], 0);
     for dir in [&gone, &alive] {
@@ -948,7 +948,7 @@ fn ticks_every_30s_answer_a_stalled_prompt_after_three_minutes_not_90s() {
             answered_at = Some(seconds);
             break;
         }
-        assert_eq!(event["decision"], "continue", "{event}");
+        assert_eq!(event["decision"], "progress", "{event}");
     }
     assert_eq!(answered_at, Some(180));
 }

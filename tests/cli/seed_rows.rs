@@ -175,7 +175,7 @@ fn a_status_update_restores_the_three_recoveries_per_step() {
     for (sent, minutes) in [11, 21, 31].into_iter().enumerate() {
         let before = crate::tmuxfix::capture(&sb, "=agent:");
         let event = tick(minutes);
-        assert_eq!(event["decision"], "answer", "{event}");
+        assert_eq!(event["decision"], "continue", "{event}");
         answered(&before, sent + 1);
     }
     // The agent moved on: a new step.
@@ -185,7 +185,7 @@ fn a_status_update_restores_the_three_recoveries_per_step() {
     // Its step timeout gets a continuation, not a stall_limit stop.
     let before = crate::tmuxfix::capture(&sb, "=agent:");
     let event = tick(42);
-    assert_eq!(event["decision"], "answer", "{event}");
+    assert_eq!(event["decision"], "continue", "{event}");
     assert!(!task.join(".auto-stop").exists());
     answered(&before, 4);
     let run = status_now(&sb, "agent", &at(43));

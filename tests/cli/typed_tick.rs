@@ -122,7 +122,7 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
     start_run(&sb, "2027-03-01T10:00:00Z");
     // Without hooks the first look only starts the unchanged count.
     let event = tick_at(&sb, "2027-03-01T10:00:10Z", &[]);
-    assert_eq!(event["decision"], "continue", "{event}");
+    assert_eq!(event["decision"], "progress", "{event}");
     assert_eq!(
         event["state"]["source"], "screen",
         "no hook records: {event}"
@@ -146,7 +146,7 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
     assert_eq!(event["state"]["state"], "waiting-for-permission");
     assert_eq!(event["state"]["tool"], "Bash");
     assert_ne!(
-        event["decision"], "continue",
+        event["decision"], "progress",
         "decided at once, not after 3 heartbeats: {event}"
     );
     assert!(
@@ -183,7 +183,7 @@ fn a_stale_hook_state_falls_back_to_the_screen() {
     assert_eq!(event["state"]["source"], "screen", "{event}");
     assert_eq!(event["state"]["stale"], true);
     assert_eq!(
-        event["decision"], "continue",
+        event["decision"], "progress",
         "the screen's own threshold: {event}"
     );
     // A tighter bound does the same to a minute-old state.
@@ -381,7 +381,7 @@ fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
         assert_eq!(event["state"]["stale"], true, "{event}");
         assert!(event["state"].get("disagreement").is_none(), "{event}");
         assert_eq!(
-            event["decision"], "continue",
+            event["decision"], "progress",
             "the screen's threshold: {event}"
         );
     }
@@ -396,7 +396,7 @@ fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
     let event = tick_at(&sb, "2027-03-01T10:03:31Z", &[]);
     assert_eq!(event["state"]["source"], "hook", "{event}");
     assert_eq!(event["state"]["state"], "waiting-for-permission");
-    assert_ne!(event["decision"], "continue", "{event}");
+    assert_ne!(event["decision"], "progress", "{event}");
     let report = run_status(&sb);
     assert_eq!(report["agent_state"]["source"], "hook", "{report}");
     assert_eq!(report["agent_state"]["state"], "waiting-for-permission");
@@ -450,7 +450,7 @@ fn compactions_the_hooks_report_count_against_max_compactions() {
     );
     assert!(out.status.success());
     let event = tick_at(&sb, "2027-03-01T10:02:20Z", &[]);
-    assert_eq!(event["decision"], "continue", "{event}");
+    assert_eq!(event["decision"], "progress", "{event}");
     assert!(
         event["reasons"].to_string().contains("no /compact typed"),
         "{event}"

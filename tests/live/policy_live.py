@@ -343,7 +343,7 @@ def live(a, tm, version, scen_file, log):
     acted = [t for t in ticks if t.startswith("{") and json.loads(t).get("did")]
     ok = (done and len(results) >= 21 and not errors
           and summary["longest_box_s"] < 2.0
-          and set(decisions_by_tick) <= {"continue", "wait"}
+          and set(decisions_by_tick) <= {"progress", "wait"}
           and not acted
           and run.get("recoveries_total") == 0
           and run.get("answers_total") == 0

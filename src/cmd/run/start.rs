@@ -315,14 +315,14 @@ fn mark_unattended(
 /// The percentage Claude Code is told to compact at by itself (`--compact-at`, else the
 /// task's own threshold as `run tick` resolves it); None: left to Claude Code.
 fn launch_compact_at(flag: Option<u8>, task: &std::path::Path) -> Option<u8> {
-    let options = crate::supervise::typed::TypedOptions {
+    let options = crate::supervise::channels::ChannelOptions {
         compact_at: match flag {
-            None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
+            None => Some(crate::supervise::channels::DEFAULT_COMPACT_AT),
             Some(0) => None,
             Some(at) => Some(at),
         },
         compact_at_given: flag.is_some(),
-        ..crate::supervise::typed::TypedOptions::DEFAULT
+        ..crate::supervise::channels::ChannelOptions::DEFAULT
     };
     let (task, _) = crate::supervise::inputs::task_compaction(task);
     options.compaction_threshold(&task).map(|t| t.percent)

@@ -139,20 +139,20 @@ pub struct HookFreshArg {
 
 impl HookFreshArg {
     /// The typed options of a command that only cross-checks (no waits, no compaction).
-    pub fn options(&self) -> crate::supervise::typed::TypedOptions {
-        crate::supervise::typed::TypedOptions {
+    pub fn options(&self) -> crate::supervise::channels::ChannelOptions {
+        crate::supervise::channels::ChannelOptions {
             fresh: self.hook_fresh,
-            ..crate::supervise::typed::TypedOptions::DEFAULT
+            ..crate::supervise::channels::ChannelOptions::DEFAULT
         }
     }
 }
 
 impl TypedArgs {
-    pub fn options(&self) -> crate::supervise::typed::TypedOptions {
-        crate::supervise::typed::TypedOptions {
+    pub fn options(&self) -> crate::supervise::channels::ChannelOptions {
+        crate::supervise::channels::ChannelOptions {
             fresh: self.fresh.hook_fresh,
             compact_at: match self.compact_at {
-                None => Some(crate::supervise::typed::DEFAULT_COMPACT_AT),
+                None => Some(crate::supervise::channels::DEFAULT_COMPACT_AT),
                 Some(0) => None,
                 Some(at) => Some(at),
             },

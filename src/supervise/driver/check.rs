@@ -19,13 +19,13 @@ use crate::pane::classify::Classification;
 use crate::pane::view::PaneView;
 use crate::pane::{Agent, Class, Key};
 use crate::protocol::signal;
+use crate::supervise::channels::{self, ChannelOptions, Reading, Use};
 use crate::supervise::inputs;
 use crate::supervise::stall::{
     self, Condition, Diagnosis, Effects, Limits, Response, Sample, SignalMark, StallState,
     StatusMark, state_file,
 };
 use crate::supervise::tick::{Effect, SignalObs};
-use crate::supervise::typed::{self, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::{self, Act, Recorded, WaitLimits, WaitObs, WaitState};
 use crate::time::Time;
@@ -47,7 +47,7 @@ pub struct CheckOptions {
     /// What a step timeout types into an idle agent.
     pub continue_text: String,
     /// How the agent's hook state is used (`--hook-fresh`).
-    pub typed: TypedOptions,
+    pub typed: ChannelOptions,
     /// How waits end (the `run start` wait flags).
     pub wait_limits: WaitLimits,
 }
@@ -93,9 +93,11 @@ pub struct CheckReport {
     pub recoveries: Recoveries,
     /// Harmless prompts answered (not recoveries).
     pub answers: Answers,
-    #[serde(with = "crate::time::stamp::option")]
-    pub quota_wait_since: Option<Time>,
-    pub quota_waited_seconds: u64,
+    /// The paused timeout clock, printed under the seed's names (`quota_wait_since`).
+    #[serde(rename = "quota_wait_since", with = "crate::time::stamp::option")]
+    pub clock_paused_since: Option<Time>,
+    #[serde(rename = "quota_waited_seconds")]
+    pub clock_paused_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset_at: Option<String>,
     /// How many times in a row the agent said its latest message (Claude Code screens).
@@ -223,7 +225,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         // on the screen are not the agent's) and their word on the screen's prompt.
         let typed = super::typed_state(world, Some(&view), task);
         let (reading, typed_use) =
-            typed::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
+            channels::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
         let waits_before = state.doc.waits.get(target).cloned().unwrap_or_default();
         let here = WaitInputs {
             recorded: recorded.clone(),
@@ -519,8 +521,8 @@ fn wait_stage(
         before_max
     };
     wait::settle_clock(
-        &mut stall.quota_wait_since,
-        &mut stall.quota_waited_seconds,
+        &mut stall.clock_paused_since,
+        &mut stall.clock_paused_seconds,
         verdict.pauses,
         max_at,
         now,
@@ -597,8 +599,8 @@ fn report(
             total: state.answers_total,
             max_per_step: limits.max_answers,
         },
-        quota_wait_since: state.quota_wait_since,
-        quota_waited_seconds: state.quota_waited_seconds,
+        clock_paused_since: state.clock_paused_since,
+        clock_paused_seconds: state.clock_paused_seconds,
         reset_at,
         message_repeats: state.message_repeats,
         status_updated_at: obs.status.as_ref().map(|s| s.updated_at.clone()),

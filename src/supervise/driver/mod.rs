@@ -29,10 +29,10 @@ use crate::pane::view::{self, PaneView};
 use crate::policy::screen::Approval;
 use crate::protocol::signal::{self, now_timestamp};
 use crate::protocol::stop::{self, StopRequest};
+use crate::supervise::channels::ChannelObs;
 use crate::supervise::inputs;
 use crate::supervise::stall::step_timeout::Continuation;
 use crate::supervise::tick::Effect;
-use crate::supervise::typed::TypedObs;
 use crate::supervise::typing::{self, Answer, Typist};
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, PaneInfo, Snapshot, Terminal};
@@ -173,7 +173,7 @@ pub fn typed_state(
     world: &World<'_>,
     view: Option<&PaneView>,
     dir: Option<&Path>,
-) -> Option<TypedObs> {
+) -> Option<ChannelObs> {
     let mut lookup = Lookup {
         dir: dir.map(Path::to_path_buf),
         ..Lookup::default()
@@ -189,7 +189,7 @@ pub fn typed_state(
         .filter(|_| found.status.is_some())
         .and_then(|v| crate::proc::agent_var(v.pid, crate::supervise::launch::AUTOCOMPACT_PCT))
         .and_then(|value| crate::supervise::launch::autocompact_pct(&value));
-    (found.hook.is_some() || found.status.is_some()).then_some(TypedObs {
+    (found.hook.is_some() || found.status.is_some()).then_some(ChannelObs {
         by: found.by,
         hook: found.hook,
         status: found.status,

@@ -623,7 +623,7 @@ fn mark_permission_answered(
             record.since = now;
             record.at = now;
             record.tool_started_at = Some(now);
-            record.event = crate::supervise::typed::PERMISSION_ANSWERED.to_string();
+            record.event = crate::supervise::channels::PERMISSION_ANSWERED.to_string();
             record.detail = Some("autoctl".to_string());
             record.events.insert(record.event.clone(), now);
         }
@@ -900,7 +900,7 @@ mod tests {
         dry_run: false,
         answers: true,
 
-        typed: crate::supervise::typed::TypedOptions::DEFAULT,
+        typed: crate::supervise::channels::ChannelOptions::DEFAULT,
         waits: crate::supervise::wait::WaitOptions::DEFAULT,
         governor: crate::supervise::governor::Options::DEFAULT,
         host_lease: crate::supervise::store::HOST_LEASE,
@@ -922,7 +922,7 @@ mod tests {
         let first = tick_session(&mut registry, &world, "s", &OPTIONS, at(60))
             .unwrap()
             .unwrap();
-        assert_eq!(first.decision, tick::Decision::Continue);
+        assert_eq!(first.decision, tick::Decision::Progress);
         let second = tick_session(&mut registry, &world, "s", &OPTIONS, at(120))
             .unwrap()
             .unwrap();

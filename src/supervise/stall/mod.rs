@@ -9,7 +9,7 @@
 //! One heartbeat looks at every kind of stall, each in its own module:
 //! - waits are never stalls: what is a wait is the wait core's ([`crate::supervise::wait`],
 //!   handed in as [`Sample::wait`]); during one the count restarts and no recovery is spent.
-//!   The paused timeout clock (`quota_wait_since`, `quota_waited_seconds`) is the wait core's
+//!   The paused timeout clock ([`StallState::clock_paused_since`] and its seconds) is the wait core's
 //!   too ([`crate::supervise::wait::settle_clock`], called by the driver before the heartbeat):
 //!   the heartbeat only reads it;
 //! - the unchanged screen ([`screen`], seed 000): `threshold` identical captures make a stall
@@ -68,12 +68,19 @@ pub struct StallState {
     /// Prompts answered in all.
     #[serde(default)]
     pub answers_total: u32,
-    /// When the current quota or rate-limit wait began.
-    #[serde(default, with = "crate::time::stamp::option")]
-    pub quota_wait_since: Option<Time>,
-    /// Seconds spent in finished waits (the timeout clock does not count them).
-    #[serde(default)]
-    pub quota_waited_seconds: u64,
+    /// When the timeout clock paused: the open wait's start (a quota, a rate limit, any wait
+    /// the wait core pauses the clock for). Stored under the seed's name (`task_auto`'s
+    /// `quota_wait_since` column reads it).
+    #[serde(
+        default,
+        rename = "quota_wait_since",
+        with = "crate::time::stamp::option"
+    )]
+    pub clock_paused_since: Option<Time>,
+    /// Seconds the timeout clock stood paused in finished waits (it does not count them).
+    /// Stored under the seed's name.
+    #[serde(default, rename = "quota_waited_seconds")]
+    pub clock_paused_seconds: u64,
     /// The signal iteration seen last (or, for signals without one, its timestamp: the
     /// document's text, compared as text, so a rewritten signal is a new one).
     #[serde(default)]
@@ -112,7 +119,7 @@ pub struct StallState {
     /// When the step clock started: the status update, or the last step-timeout recovery.
     #[serde(default, with = "crate::time::stamp::option")]
     pub step_since: Option<Time>,
-    /// `quota_waited_seconds` when the step clock started (waits after it do not count).
+    /// `clock_paused_seconds` when the step clock started (waits after it do not count).
     #[serde(default)]
     pub step_waited_base: u64,
     /// The class of the last capture (what the screen showed: `idle`, `permission`, ...).
@@ -150,10 +157,10 @@ impl StallState {
     pub fn step_elapsed(&self, now: DateTime<Utc>) -> Option<Duration> {
         let since = self.step_since?;
         let closed = self
-            .quota_waited_seconds
+            .clock_paused_seconds
             .saturating_sub(self.step_waited_base);
         let open = self
-            .quota_wait_since
+            .clock_paused_since
             .map_or(0, |wait| seconds(wait.max(since), now));
         let waited = Duration::from_secs(closed.saturating_add(open));
         Some(Duration::from_secs(seconds(since, now)).saturating_sub(waited))
@@ -184,8 +191,10 @@ impl StallState {
         self.step_since = Some(start);
         // A wait still open counts in full when it closes; its part before the start is not
         // this step's.
-        let before_start = self.quota_wait_since.map_or(0, |wait| seconds(wait, start));
-        self.step_waited_base = self.quota_waited_seconds.saturating_add(before_start);
+        let before_start = self
+            .clock_paused_since
+            .map_or(0, |wait| seconds(wait, start));
+        self.step_waited_base = self.clock_paused_seconds.saturating_add(before_start);
     }
 }
 
@@ -238,7 +247,7 @@ pub struct Sample {
     pub hint: Hint,
 }
 
-/// The typed state's word on the screen's prompt (see [`crate::supervise::typed`]).
+/// The typed state's word on the screen's prompt (see [`crate::supervise::channels`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Hint {
     /// No word: the screen alone decides, after the unchanged threshold.
@@ -798,8 +807,8 @@ mod tests {
         let now = t0() + Duration::minutes(minute);
         // The driver's order: the wait core's clock first, then the heartbeat.
         crate::supervise::wait::settle_clock(
-            &mut state.quota_wait_since,
-            &mut state.quota_waited_seconds,
+            &mut state.clock_paused_since,
+            &mut state.clock_paused_seconds,
             o.wait.is_some(),
             None,
             now,
@@ -1059,7 +1068,7 @@ mod tests {
             );
         }
         assert_eq!(
-            state.quota_wait_since,
+            state.clock_paused_since,
             crate::time::parse_time("2026-01-01T00:00:00Z")
         );
         assert_eq!(state.unchanged, 0);
@@ -1070,8 +1079,8 @@ mod tests {
             &limits,
             ALL,
         );
-        assert_eq!(state.quota_wait_since, None);
-        assert_eq!(state.quota_waited_seconds, 30 * 60);
+        assert_eq!(state.clock_paused_since, None);
+        assert_eq!(state.clock_paused_seconds, 30 * 60);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! one-word [`Decision`] with its reasons, what it did ([`Did`]) and the run after it
 //! ([`RunAfter`]).
 
-use crate::supervise::typed::Reading;
+use crate::supervise::channels::Reading;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -17,8 +17,8 @@ use crate::time::{Time, format_time};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
-    /// Nothing to do: the loop is progressing (or quietly waiting).
-    Continue,
+    /// Nothing to report: the loop is progressing (or quietly waiting).
+    Progress,
     /// A wait that is not a stall: a quota or rate limit, or a pane not ready yet.
     Wait,
     /// A safe prompt was answered.
@@ -28,6 +28,11 @@ pub enum Decision {
     /// One Esc typed into a wedged stream (a stall recovery; the resume follows at the idle
     /// prompt). `stall check` names the same act `esc`.
     Esc,
+    /// The continuation typed to an agent idle at its prompt in the middle of a step (the
+    /// silent continue: a stall recovery, not an answer). `stall check` names the same act
+    /// `continue`, the word printed here.
+    #[serde(rename = "continue")]
+    Continuation,
     /// A prompt a person must decide (destructive, trust, login, a screen that did not take
     /// an answer): nothing typed.
     Escalate,
@@ -54,10 +59,10 @@ impl Decision {
     fn rank(self) -> u8 {
         match self {
             Decision::Skip => 0,
-            Decision::Continue => 1,
+            Decision::Progress => 1,
             Decision::Wait => 2,
             Decision::Escalate => 3,
-            Decision::Answer | Decision::Resume | Decision::Esc => 4,
+            Decision::Answer | Decision::Resume | Decision::Esc | Decision::Continuation => 4,
             Decision::Dispatch | Decision::Relaunch => 5,
             Decision::Error => 6,
             Decision::Stop | Decision::Finish | Decision::Exit | Decision::Lost => 7,
@@ -66,11 +71,12 @@ impl Decision {
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Decision::Continue => "continue",
+            Decision::Progress => "progress",
             Decision::Wait => "wait",
             Decision::Answer => "answer",
             Decision::Resume => "resume",
             Decision::Esc => "esc",
+            Decision::Continuation => "continue",
             Decision::Escalate => "escalate",
             Decision::Dispatch => "dispatch",
             Decision::Finish => "finish",
@@ -206,7 +212,7 @@ impl RunAfter {
             max_iterations: run.spec.max_iterations,
             elapsed_ms: millis(run.elapsed(now)),
             timeout_ms: millis(run.spec.timeout),
-            quota_waiting: run.stall.quota_wait_since.is_some() && run.status.is_active(),
+            quota_waiting: run.stall.clock_paused_since.is_some() && run.status.is_active(),
             stall_count: run.stall.unchanged,
             recoveries_iteration: run.stall.recoveries_iteration,
             recoveries_total: run.stall.recoveries_total,
@@ -271,7 +277,7 @@ impl TickEvent {
             dry_run,
             heartbeat: false,
             saw: None,
-            decision: Decision::Continue,
+            decision: Decision::Progress,
             reasons: Vec::new(),
             did: Vec::new(),
             run: RunAfter::of(run, now),
@@ -321,7 +327,7 @@ impl TickEvent {
         self.decision = self
             .decided
             .iter()
-            .fold(Decision::Continue, |current, (_, next)| {
+            .fold(Decision::Progress, |current, (_, next)| {
                 if next.rank() >= current.rank() {
                     *next
                 } else {

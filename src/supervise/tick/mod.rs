@@ -35,6 +35,7 @@ use crate::pane::view::PaneView;
 use crate::pane::waiting::Input;
 use crate::protocol::signal::STOP;
 use crate::routing::command;
+use crate::supervise::channels::{self, Budget, ChannelOptions, Compaction, Reading, Use};
 use crate::supervise::governor;
 use crate::supervise::run::{
     AgentReading, DispatchInto, DispatchStep, Mode, Run, SeenSignal, Status,
@@ -42,7 +43,6 @@ use crate::supervise::run::{
 use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
 use crate::supervise::store::PermitAsk;
-use crate::supervise::typed::{self, Budget, Compaction, Reading, TypedOptions, Use};
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::supervise::wait::{self, WaitOptions};
@@ -60,8 +60,8 @@ pub struct TickOptions {
     pub dry_run: bool,
     /// Answer safe prompts (`run recover` does not).
     pub answers: bool,
-    /// How the agent's hook and status-line state is used ([`typed`]).
-    pub typed: TypedOptions,
+    /// How the agent's hook and status-line state is used ([`channels`]).
+    pub typed: ChannelOptions,
     /// How waits end for a person: re-announcements.
     pub waits: WaitOptions,
     /// How the quota governor paces the runs of an account ([`pace`]).
@@ -428,7 +428,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     t.event.heartbeat = due;
     t.event.saw = Some(saw(before, obs));
     for note in &obs.notes {
-        t.event.decide(Decision::Continue, note.clone());
+        t.event.decide(Decision::Progress, note.clone());
     }
 
     if !obs.task_dir {
@@ -471,10 +471,10 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     let (reading, typed_use) = match pane {
         Some(view) => {
             let (reading, typed_use) =
-                typed::cross_check(obs.typed.as_ref(), view, &before.stall, now, &options.typed);
+                channels::cross_check(obs.typed.as_ref(), view, &before.stall, now, &options.typed);
             if let Some(why) = &reading.disagreement {
                 t.event.decide(
-                    Decision::Continue,
+                    Decision::Progress,
                     format!("hooks and screen disagree: {why}"),
                 );
             }
@@ -507,7 +507,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     (
         t.run.agent_state.compactions,
         t.run.agent_state.compactions_seen,
-    ) = typed::count_compactions(
+    ) = channels::count_compactions(
         t.run.agent_state.compactions,
         t.run.agent_state.compactions_seen,
         hook.map(|hook| hook.compactions),
@@ -604,7 +604,7 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
     match &obs.signal {
         SignalObs::Invalid(problem) => {
             t.event.decide(
-                Decision::Continue,
+                Decision::Progress,
                 format!("ignored an invalid .auto-signal: {problem}"),
             );
         }
@@ -677,7 +677,7 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
                 // The step ran far enough to write its signal: its keys arrived.
                 run.dispatch.typing = None;
             }
-            t.event.decide(Decision::Continue, summary);
+            t.event.decide(Decision::Progress, summary);
         }
     }
 }
@@ -736,7 +736,7 @@ pub const COMPACTION_LIMIT: &str = "compaction_limit";
 
 /// Proactive compaction (seeds 000 and 002): type `/compact` once per crossing of the run's
 /// threshold (`--compact-at`, else the task's profile, else task-ai's 82% for a task-ai
-/// module, else 70%: [`typed::TypedOptions::compaction_threshold`]), only as the iteration's
+/// module, else 70%: [`channels::ChannelOptions::compaction_threshold`]), only as the iteration's
 /// first compaction, while the agent is idle at its own prompt by both its hooks and its
 /// screen, within the iteration's compaction budget (`--max-compactions`; the compaction is counted when the
 /// hooks report it, like any other). Never for an agent that compacts by itself (its
@@ -770,7 +770,7 @@ fn compact(
         iteration: t.run.iteration_count,
         max: t.run.spec.max_compactions,
     };
-    let why = match typed::compaction(
+    let why = match channels::compaction(
         reading,
         view.classification.class,
         requested,
@@ -780,7 +780,7 @@ fn compact(
         None => return,
         Some(Compaction::Capped(why)) => {
             t.event
-                .decide(Decision::Continue, format!("compact: {why}"));
+                .decide(Decision::Progress, format!("compact: {why}"));
             return;
         }
         Some(Compaction::Type(why)) => why,
@@ -791,7 +791,7 @@ fn compact(
         // once a heartbeat, not at every tick.
         if t.event.heartbeat {
             t.event.decide(
-                Decision::Continue,
+                Decision::Progress,
                 format!("compact: {why}, but Claude Code compacts by itself at {at}% (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE): nothing typed"),
             );
         }
@@ -871,7 +871,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
         Response::None | Response::Restart => {
             if stall.condition == Condition::Stalled {
                 t.event.decide(
-                    Decision::Continue,
+                    Decision::Progress,
                     format!("stall: {} ({})", stall.reason, c.reason),
                 );
             }
@@ -918,7 +918,7 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
                 if_unchanged: t.run.stall.status_updated_at.clone(),
             };
             let why = format!("continue: {} ({})", stall.reason, c.reason);
-            t.plan_answer(answer, stall.recovery, why);
+            t.plan(Decision::Continuation, answer, stall.recovery, None, why);
         }
         Response::Answer | Response::Continue => {}
         Response::Stop if carried_out && t.active() => {
@@ -940,7 +940,7 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
     }
     if t.run.agent_state.shell_seen < 2 {
         t.event.decide(
-            Decision::Continue,
+            Decision::Progress,
             "a shell prompt is in front; the agent exits if it is still there next heartbeat",
         );
         return;
@@ -1403,7 +1403,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
     // The signal this dispatch consumed, if the crash left it behind.
     t.remove_signal();
     t.event.decide(
-        Decision::Continue,
+        Decision::Progress,
         format!("the typed command reached the pane: {step} is running ({text})"),
     );
 }
@@ -1426,7 +1426,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     if let StopObs::Requested(_) | StopObs::Unreadable(_) = obs.stop {
         t.effects.push(Effect::RemoveStop);
         t.event.decide(
-            Decision::Continue,
+            Decision::Progress,
             "removed a stale .auto-stop so the restarted agent does not exit at once",
         );
     }
@@ -1455,7 +1455,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     t.run.agent_state.shell_seen = 0;
     if !view.shell_ready() {
         t.event.decide(
-            Decision::Continue,
+            Decision::Progress,
             format!(
                 "{} is running in the pane; monitoring resumes",
                 view.foreground
@@ -1484,7 +1484,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
                 .as_ref()
                 .map_or("its entry step".to_string(), |p| p.next.clone());
             t.event.decide(
-                Decision::Continue,
+                Decision::Progress,
                 format!("a shell is in front: the next tick dispatches {what}"),
             );
             return finish(t);

@@ -21,13 +21,13 @@ pub struct Observation {
     /// `.status.json`'s last update (task-ai modules): the step clock.
     pub status: Option<StatusMark>,
     /// The task's own compaction threshold (its profile; task-ai's fallback).
-    pub compaction: crate::supervise::typed::TaskCompaction,
+    pub compaction: crate::supervise::channels::TaskCompaction,
     /// An active quota-wait record of `hook stop-failure` for the task's project.
     pub quota_wait: Option<String>,
     /// What could not be read (an unreadable status or quota record): reported, not fatal.
     pub notes: Vec<String>,
     /// The agent's typed state, as its hooks and status line recorded it.
-    pub typed: Option<crate::supervise::typed::TypedObs>,
+    pub typed: Option<crate::supervise::channels::ChannelObs>,
     /// What the wait core reads besides the screen.
     pub waits: WaitInputs,
     /// The run's account as the quota governor reads it (`None`: the governor is not asked).
@@ -49,7 +49,7 @@ pub struct StepFiles {
 }
 
 /// What the wait core reads besides the screen and the typed channels (those are the
-/// cross-check's [`crate::supervise::typed::Use`]): its children's CPU time and the
+/// cross-check's [`crate::supervise::channels::Use`]): its children's CPU time and the
 /// quota-wait record.
 #[derive(Debug, Clone, Default)]
 pub struct WaitInputs {

@@ -28,7 +28,7 @@ pub(super) struct Stage {
 
 /// Readings of the account's windows this run's session gives: its status line (both
 /// windows, to the second), else a usage limit its StopFailure or its screen shows.
-/// `window` is the typed channels' exhausted window ([`crate::supervise::typed::Use::window`]).
+/// `window` is the typed channels' exhausted window ([`crate::supervise::channels::Use::window`]).
 pub(super) fn readings(
     run: &Run,
     obs: &Observation,

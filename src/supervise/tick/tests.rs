@@ -54,7 +54,7 @@ const OPTIONS: TickOptions = TickOptions {
     dry_run: false,
     answers: true,
 
-    typed: crate::supervise::typed::TypedOptions::DEFAULT,
+    typed: crate::supervise::channels::ChannelOptions::DEFAULT,
     waits: crate::supervise::wait::WaitOptions::DEFAULT,
     governor: crate::supervise::governor::Options::DEFAULT,
     host_lease: crate::supervise::store::HOST_LEASE,
@@ -242,7 +242,7 @@ fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
     let outcome = step(&mut run, &o, 6);
     assert_eq!(
         outcome.event.decision,
-        Decision::Answer,
+        Decision::Continuation,
         "{:?}",
         outcome.event
     );
@@ -281,7 +281,7 @@ fn a_step_timeout_on_an_idle_agent_sends_a_guarded_continuation() {
                 .any(|r| r.contains("cannot read"))
         );
     }
-    assert!(run.stall.quota_wait_since.is_some());
+    assert!(run.stall.clock_paused_since.is_some());
 }
 
 #[test]
@@ -544,7 +544,7 @@ fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() 
         .collect();
     assert_eq!(
         decisions,
-        [Decision::Continue, Decision::Continue, Decision::Answer]
+        [Decision::Progress, Decision::Progress, Decision::Answer]
     );
     // A harmless prompt's answer spends the answer budget, not a stall recovery.
     assert_eq!((run.stall.answers_step, run.stall.recoveries_total), (1, 0));
@@ -573,7 +573,7 @@ fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() 
     for out in &outs[1..] {
         assert_eq!(
             out.event.decision,
-            Decision::Continue,
+            Decision::Progress,
             "escalated once per prompt: {:?}",
             out.event.reasons
         );
@@ -849,7 +849,7 @@ fn recovery_relaunches_removes_a_stale_stop_and_resets_the_baseline() {
     );
 
     let alive = recover(&run, &obs(SignalObs::Missing, working()), at(60), &OPTIONS);
-    assert_eq!(alive.event.decision, Decision::Continue);
+    assert_eq!(alive.event.decision, Decision::Progress);
     assert!(alive.effects.is_empty());
     let gone = recover(
         &run,
@@ -1596,7 +1596,7 @@ fn a_screen_that_has_not_echoed_the_keys_yet_is_waited_on_not_typed_into_again()
     );
     assert_eq!(
         out.event.decision,
-        Decision::Continue,
+        Decision::Progress,
         "{:?}",
         out.event.reasons
     );
@@ -1649,7 +1649,11 @@ proptest! {
 /// The typed state of a Claude Code whose last turn ended on a StopFailure `error`, recorded
 /// by its hooks at `secs`.
 /// `then` adds later events (payload, time).
-fn stop_failure(error: &str, secs: i64, then: &[(&str, i64)]) -> crate::supervise::typed::TypedObs {
+fn stop_failure(
+    error: &str,
+    secs: i64,
+    then: &[(&str, i64)],
+) -> crate::supervise::channels::ChannelObs {
     use crate::hook::session::{Key, apply, parse};
     let key = Key::Session("s".into());
     let mut record = None;
@@ -1672,7 +1676,7 @@ fn stop_failure(error: &str, secs: i64, then: &[(&str, i64)]) -> crate::supervis
     {
         record = Some(apply(record, &key, &parse(payload.as_bytes()).unwrap(), at(when)).record);
     }
-    crate::supervise::typed::TypedObs {
+    crate::supervise::channels::ChannelObs {
         by: Some("pane"),
         hook: record,
         status: None,
@@ -1812,7 +1816,7 @@ fn a_stop_failure_usage_limit_is_the_accounts_reading_of_its_window() {
         SignalObs::Missing,
         pane_as(Agent::Claude, &screen, "claude"),
     );
-    o.typed = Some(crate::supervise::typed::TypedObs {
+    o.typed = Some(crate::supervise::channels::ChannelObs {
         by: Some("pane"),
         hook: record,
         status: None,

@@ -5,9 +5,9 @@
 
 use crate::pane::Key;
 use crate::pane::view::PaneView;
+use crate::supervise::channels::Use;
 use crate::supervise::run::{Mode, Run, Status};
 use crate::supervise::stall::{Recovery, Spend};
-use crate::supervise::typed::Use;
 use crate::supervise::typing::Answer;
 use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::supervise::wait::{self, Act, HookFailure, NeedsPerson, Resume, Ruling, WaitObs};
@@ -85,7 +85,7 @@ pub(super) fn screen_changed(t: &mut Tick<'_>, view: &PaneView) {
     if changed {
         t.run.waits.needs_person = None;
         t.event.decide(
-            Decision::Continue,
+            Decision::Progress,
             "the screen changed: the run no longer needs a person",
         );
     }
@@ -132,8 +132,8 @@ pub(super) fn wait_stage(
     };
     let stall = &mut t.run.stall;
     wait::settle_clock(
-        &mut stall.quota_wait_since,
-        &mut stall.quota_waited_seconds,
+        &mut stall.clock_paused_since,
+        &mut stall.clock_paused_seconds,
         verdict.pauses,
         max_at,
         t.now,
@@ -200,7 +200,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
             );
         }
         Act::Resume(_) | Act::Esc => t.event.decide(
-            Decision::Continue,
+            Decision::Progress,
             format!("{} (after this tick's answer)", verdict.reason),
         ),
     }

@@ -1,4 +1,4 @@
-//! The agent's typed state in a tick: what its hooks and status line recorded
+//! The agent's channels in a tick (its hooks and status line): what they recorded
 //! ([`crate::hook::store`]), judged fresh or stale and cross-checked against the screen.
 //!
 //! Hooks first, the screen second (DESIGN "Reading a pane"): a hook state is used when it is
@@ -67,21 +67,21 @@ pub const DEFAULT_COMPACT_AT: u8 = 70;
 
 /// How a tick uses typed state (`run tick`/`run watch` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TypedOptions {
+pub struct ChannelOptions {
     /// `--hook-fresh`.
     pub fresh: Duration,
     /// `--compact-at` (None: `--compact-at 0`, never), or its default.
     pub compact_at: Option<u8>,
     /// `--compact-at` was given: it decides for every run. Without it a task's own threshold
-    /// comes first ([`TypedOptions::compaction_threshold`]).
+    /// comes first ([`ChannelOptions::compaction_threshold`]).
     pub compact_at_given: bool,
     /// `--wait-weekly`: wait out a weekly limit instead of escalating it.
     pub wait_weekly: bool,
 }
 
-impl TypedOptions {
+impl ChannelOptions {
     /// The defaults of the flags.
-    pub const DEFAULT: TypedOptions = TypedOptions {
+    pub const DEFAULT: ChannelOptions = ChannelOptions {
         fresh: DEFAULT_FRESH,
         compact_at: Some(DEFAULT_COMPACT_AT),
         compact_at_given: false,
@@ -137,15 +137,15 @@ pub struct Threshold {
     pub from: String,
 }
 
-impl Default for TypedOptions {
+impl Default for ChannelOptions {
     fn default() -> Self {
-        TypedOptions::DEFAULT
+        ChannelOptions::DEFAULT
     }
 }
 
 /// What the store held for the run's agent.
 #[derive(Debug, Clone, Default)]
-pub struct TypedObs {
+pub struct ChannelObs {
     /// Which key found it: `pane`, `session` or `cwd`.
     pub by: Option<&'static str>,
     pub hook: Option<Record>,
@@ -368,11 +368,11 @@ impl Use {
 /// The cross-check every driver makes: the agent's typed state (if any) against the screen
 /// it captured, with the stall state saying when that screen appeared.
 pub fn cross_check(
-    typed: Option<&TypedObs>,
+    typed: Option<&ChannelObs>,
     view: &PaneView,
     stall: &StallState,
     now: Time,
-    options: &TypedOptions,
+    options: &ChannelOptions,
 ) -> (Reading, Use) {
     let changed_after = stall.screen_changed_after(view.classification.class);
     match typed {
@@ -400,11 +400,11 @@ fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
 /// Read the typed state of one agent against its screen. `changed_after`: the screen on view
 /// appeared after this time (None: no earlier screen is known).
 pub fn read(
-    typed: &TypedObs,
+    typed: &ChannelObs,
     view: &PaneView,
     changed_after: Option<Time>,
     now: Time,
-    options: &TypedOptions,
+    options: &ChannelOptions,
 ) -> (Reading, Use) {
     let screen = view.classification.class;
     let mut reading = screen_reading(
@@ -747,13 +747,13 @@ mod tests {
         }
     }
 
-    fn hook(events: &[&str], when: i64) -> TypedObs {
+    fn hook(events: &[&str], when: i64) -> ChannelObs {
         let key = Key::Session("s".into());
         let mut record = None;
         for e in events {
             record = Some(apply(record, &key, &parse(e.as_bytes()).unwrap(), at(when)).record);
         }
-        TypedObs {
+        ChannelObs {
             by: Some("pane"),
             hook: record,
             status: None,
@@ -772,7 +772,7 @@ mod tests {
             &view(Class::Permission),
             Some(at(-30)),
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!(
             (r.source, r.state.as_str()),
@@ -790,7 +790,7 @@ mod tests {
             &view(Class::Permission),
             None,
             at(3600),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!((r.source, r.stale), (Source::Screen, true));
         assert!(!u.act_now);
@@ -800,7 +800,7 @@ mod tests {
             &view(Class::Permission),
             Some(at(10)),
             at(20),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert!(r.stale);
     }
@@ -812,7 +812,7 @@ mod tests {
             &view(Class::Permission),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert!(u.act_now && u.no_answer);
         assert!(r.disagreement.unwrap().contains("a person decides"));
@@ -823,7 +823,7 @@ mod tests {
         const PRE: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
         const PROMPT: &str =
             r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"go"}"#;
-        let options = TypedOptions::default();
+        let options = ChannelOptions::default();
         // Within the grace of PreToolUse: the hook decides, the screen's own threshold waits.
         let (r, u) = read(
             &hook(&[PRE], 0),
@@ -858,7 +858,7 @@ mod tests {
     fn a_box_drawn_just_after_its_permission_event_is_the_hooks() {
         // Gemini 0.61: Notification at 0, a heartbeat at 0.6 s still sees it working, the box
         // is drawn by the next one.
-        let options = TypedOptions::default();
+        let options = ChannelOptions::default();
         let announced = hook(&[PERMISSION], 0);
         let (r, u) = read(
             &announced,
@@ -911,7 +911,7 @@ mod tests {
 
     #[test]
     fn the_box_autoctl_answered_going_away_is_the_answers_doing() {
-        let options = TypedOptions::default();
+        let options = ChannelOptions::default();
         let mut answered = hook(&[PERMISSION], 0);
         let record = answered.hook.as_mut().unwrap();
         record.state = AgentState::Working;
@@ -962,7 +962,7 @@ mod tests {
             &view(Class::Idle),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!((r.source, r.state.as_str()), (Source::Screen, "idle"));
         assert!(r.disagreement.is_some());
@@ -998,7 +998,7 @@ mod tests {
             &view(Class::Quota),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!(r.source, Source::Statusline);
         assert_eq!(r.reset_at.as_deref(), Some("2027-01-15T09:02:03.000Z"));
@@ -1020,7 +1020,7 @@ mod tests {
             &view(Class::Quota),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert!(u.window.unwrap().weekly);
         // A window whose reset has passed says nothing.
@@ -1029,9 +1029,9 @@ mod tests {
             &view(Class::Quota),
             None,
             at(90_000),
-            &TypedOptions {
+            &ChannelOptions {
                 fresh: Duration::from_secs(100_000),
-                ..TypedOptions::default()
+                ..ChannelOptions::default()
             },
         );
         assert_eq!(u.window, None);
@@ -1042,7 +1042,7 @@ mod tests {
             &view(Class::Quota),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!(r.source, Source::Hook);
         assert!(u.failure.unwrap().usage_limit);
@@ -1053,7 +1053,7 @@ mod tests {
             &view(Class::RateLimit),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         let failure = u.failure.unwrap();
         assert_eq!(
@@ -1071,7 +1071,7 @@ mod tests {
             &view(Class::Idle),
             None,
             at(5),
-            &TypedOptions::default(),
+            &ChannelOptions::default(),
         );
         assert_eq!(r.source, Source::AppServer);
         let mut counts = SourceCounts::default();
@@ -1096,13 +1096,13 @@ mod tests {
     }
 
     /// The threshold of a task that says nothing about its own.
-    fn plain(options: &TypedOptions) -> Option<Threshold> {
+    fn plain(options: &ChannelOptions) -> Option<Threshold> {
         options.compaction_threshold(&TaskCompaction::default())
     }
 
     #[test]
     fn the_flag_then_the_tasks_profile_then_task_ai_then_70_decide_the_threshold() {
-        let default = TypedOptions::default();
+        let default = ChannelOptions::default();
         let profile = TaskCompaction {
             profile: Some(75),
             task_ai: true,
@@ -1112,17 +1112,17 @@ mod tests {
             task_ai: true,
         };
         let percent =
-            |o: &TypedOptions, t: &TaskCompaction| o.compaction_threshold(t).map(|t| t.percent);
+            |o: &ChannelOptions, t: &TaskCompaction| o.compaction_threshold(t).map(|t| t.percent);
         assert_eq!(percent(&default, &TaskCompaction::default()), Some(70));
         assert_eq!(percent(&default, &task_ai), Some(TASK_AI_COMPACT_AT));
         assert_eq!(percent(&default, &profile), Some(75));
-        let flag = TypedOptions {
+        let flag = ChannelOptions {
             compact_at: Some(60),
             compact_at_given: true,
             ..default
         };
         assert_eq!(percent(&flag, &profile), Some(60));
-        let never = TypedOptions {
+        let never = ChannelOptions {
             compact_at: None,
             compact_at_given: true,
             ..default
@@ -1145,7 +1145,7 @@ mod tests {
     fn compaction_once_per_crossing_when_idle_by_both() {
         let mut typed = hook(&[STOP], 0);
         typed.status = Some(status(r#"{"context_window":{"used_percentage":72.4}}"#));
-        let options = TypedOptions::default();
+        let options = ChannelOptions::default();
         let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
         assert_eq!(r.context_percent, Some(72));
         assert!(matches!(
@@ -1166,7 +1166,7 @@ mod tests {
             )
             .is_none()
         );
-        let never = TypedOptions {
+        let never = ChannelOptions {
             compact_at: None,
             ..options
         };
@@ -1180,7 +1180,7 @@ mod tests {
     fn the_iterations_compaction_budget_caps_the_trigger() {
         let mut typed = hook(&[STOP], 0);
         typed.status = Some(status(r#"{"context_window":{"used_percentage":90}}"#));
-        let options = TypedOptions::default();
+        let options = ChannelOptions::default();
         let (r, _) = read(&typed, &view(Class::Idle), None, at(5), &options);
         // One already in this iteration: only its first compaction is a proactive one.
         assert!(matches!(
