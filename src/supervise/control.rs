@@ -167,6 +167,18 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     if request.mode == Mode::Observe && request.into.is_some() {
         bail!("--into is for dispatch mode (--mode dispatch)");
     }
+    // The built-in step command at a shell is Claude Code's `claude -p`: a Codex or Gemini
+    // run would type another agent's command.
+    if request.mode == Mode::Dispatch
+        && into == DispatchInto::Shell
+        && request.command.is_none()
+        && matches!(request.agent, Agent::Codex | Agent::Gemini)
+    {
+        bail!(
+            "--agent {} at a shell needs --command: the built-in step command is Claude Code's `claude -p` (for Gemini e.g. --command 'gemini -p \"Run the {{next}} step of the task in {{task}} {{args}}\" --output-format stream-json > {{stream}}'; for Codex --into app-server)",
+            request.agent.as_str()
+        );
+    }
     let template = request.command.clone().unwrap_or_else(|| {
         match into {
             DispatchInto::Agent => command::AGENT_TEMPLATE,

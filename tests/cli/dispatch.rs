@@ -182,10 +182,19 @@ fn into_shell_a_step_that_failed_on_a_401_goes_to_a_person_and_is_not_typed_agai
 fn dispatch_options_that_cannot_work_are_refused_with_one_line() {
     let sb = Sandbox::new();
     let task = task(&sb, "refuse");
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--mode", "dispatch", "--into", "shell", "--launch"],
             "--launch is for observe mode and --into agent",
+        ),
+        // Gemini's and Codex's steps at a shell are not Claude Code's `claude -p`.
+        (
+            &["--mode", "dispatch", "--agent", "gemini"],
+            "--agent gemini at a shell needs --command",
+        ),
+        (
+            &["--mode", "dispatch", "--agent", "codex", "--into", "shell"],
+            "--agent codex at a shell needs --command",
         ),
         (&["--into", "agent"], "--into is for dispatch mode"),
         (
