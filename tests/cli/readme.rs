@@ -335,6 +335,9 @@ fn run_section(section: &Section, uid: Option<u32>) -> Ran {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
+    // Its panes' shells (which write their history as they hang up) and whatever a timed-out
+    // section left running end before the sandbox is removed, so nothing is left in /tmp.
+    crate::util::remove_when_unused(root);
     let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     let mut outputs: Vec<(Vec<String>, Option<i32>)> = Vec::new();
     for line in text.lines().map(as_displayed) {

@@ -220,6 +220,72 @@ impl Drop for Sandbox {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .status();
+        remove_when_unused(self.root());
+    }
+}
+
+/// The processes (other than this one) still using `root`: those whose environment names a
+/// path under it (HOME, PATH, TMUX_TMPDIR: a pane's shell, a hook, a loop a test left running)
+/// or whose working directory is under it. Processes of other users are seen when the tests
+/// run as root (CI), which is when sections and commands run as nobody.
+fn processes_under(root: &Path) -> Vec<u32> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut marker = root.as_os_str().as_bytes().to_vec();
+    marker.push(b'/');
+    let finder = memchr::memmem::Finder::new(&marker);
+    let me = std::process::id();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            let environ = fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            finder.find(&environ).is_some()
+                || fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(root))
+        })
+        .collect()
+}
+
+/// Remove a test's temporary directory `root` whole, once nothing uses it. Killing a tmux
+/// server returns before its panes' shells have exited, and an interactive bash writes
+/// `~/.bash_history` as it exits on the hang-up: a removal racing it fails on a directory
+/// that is not empty, and `TempDir` ignores the error, which left 109 `autoctl-readme-*` and
+/// 24 `autoctl-test-*` directories in /tmp after a day of green runs. So: wait for the
+/// sandbox's processes to end (2 s for the hang-up, then SIGKILL; 10 s in all), then remove.
+/// A directory that still cannot be removed is said on stderr (a `Drop` must not panic).
+#[allow(clippy::print_stderr)]
+pub fn remove_when_unused(root: &Path) {
+    let started = std::time::Instant::now();
+    let mut killed = false;
+    loop {
+        let left = processes_under(root);
+        if left.is_empty() {
+            break;
+        }
+        let waited = started.elapsed();
+        if waited > std::time::Duration::from_secs(10) {
+            eprintln!(
+                "test cleanup: processes {left:?} still use {}",
+                root.display()
+            );
+            break;
+        }
+        if !killed && waited > std::time::Duration::from_secs(2) {
+            killed = true;
+            let _ = StdCommand::new("kill")
+                .arg("-KILL")
+                .args(left.iter().map(u32::to_string))
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    match fs::remove_dir_all(root) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => eprintln!("test cleanup: {} is left: {err}", root.display()),
     }
 }
 
