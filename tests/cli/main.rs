@@ -15,6 +15,7 @@ mod glossary;
 mod governor;
 mod hook;
 mod hook_state;
+mod hostile;
 mod isolation;
 mod layout;
 mod lint;

@@ -1,0 +1,121 @@
+//! Issue 23 item 3 (the readers' half): hostile commands at every door that reads them, as a
+//! person or an agent would hand them over. On main c968843 a permission box showing
+//! `find . -exec {` made `pane classify` panic (exit 101), a `$(…)` nested 10,000 deep
+//! overflowed the stack of `hook permission-request` (exit 134, 300 MB), 20,000 levels took
+//! `policy check` 19 s and 1.2 GB, and `plan validate` passed a forbidden push nested 9
+//! levels deep or wrapped in 10 `bash -c`. Each door must answer in one piece, within a
+//! small address space (`ulimit -v`: reading the whole nesting would need more), and never
+//! approve what it could not read whole. No test here asserts a time.
+
+use std::fs;
+
+use serde_json::json;
+
+use crate::util::{Sandbox, stdout, with_stdin};
+
+/// `pre` nested `depth` times around `core`, closed: `echo $(echo $(… core …))`.
+fn nested(pre: &str, core: &str, depth: usize) -> String {
+    format!("{}{core}{}", pre.repeat(depth), ")".repeat(depth))
+}
+
+/// `bash -c '…'` around `core`, `depth` times, quoted as a shell reads it back.
+fn wrapped(core: &str, depth: usize) -> String {
+    (0..depth).fold(core.to_string(), |inner, _| {
+        format!("bash -c '{}'", inner.replace('\'', r"'\''"))
+    })
+}
+
+#[test]
+fn a_permission_box_that_crashed_the_shell_reader_is_escalated() {
+    let sb = Sandbox::new();
+    let safe = fs::read_to_string(crate::tmuxfix::repo(
+        "tests/fixtures/panes/claude-code/permission-bash-safe.txt",
+    ))
+    .unwrap();
+    for flag in ["-exec", "-execdir", "-ok", "-okdir"] {
+        for after in ["{", "do", "exec", "!"] {
+            let command = format!("find . {flag} {after}");
+            let screen = safe
+                .replace("Bash(npm test)", &format!("Bash({command})"))
+                .replace("   npm test\n", &format!("   {command}\n"));
+            assert!(screen.contains(&command));
+            let out = with_stdin(
+                sb.std_cmd(),
+                &["pane", "classify", "--agent", "claude", "-"],
+                screen.as_bytes(),
+            );
+            assert_eq!(out.status.code(), Some(0), "{command}: {out:?}");
+            assert_eq!(stdout(&out).trim(), "permission\tescalate", "{command}");
+        }
+    }
+}
+
+#[test]
+fn a_hook_given_a_substitution_nested_ten_thousand_deep_answers_and_approves_nothing() {
+    let sb = Sandbox::new();
+    let project = sb.module("proj");
+    let payload = json!({
+        "session_id": "deep", "cwd": project, "hook_event_name": "PermissionRequest",
+        "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": {"command": nested("echo $(", "rm -rf x", 10_000)},
+    });
+    let mut cmd = sb.memory_limited(64);
+    cmd.env("CLAUDE_PROJECT_DIR", &project);
+    let out = with_stdin(
+        cmd,
+        &["hook", "permission-request"],
+        payload.to_string().as_bytes(),
+    );
+    // A hook always exits 0; no decision (nothing on stdout) lets Claude Code ask the person.
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout(&out), "", "{out:?}");
+    let log = fs::read_to_string(sb.path("state/policy/decisions.jsonl")).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(entry["decision"], "no-decision", "{entry}");
+    assert_eq!(entry["rule"], "destructive:unreadable", "{entry}");
+}
+
+#[test]
+fn policy_check_of_twenty_thousand_levels_is_unreadable_not_harmless() {
+    let sb = Sandbox::new();
+    let input = json!({ "command": nested("$(", "ls", 20_000) }).to_string();
+    let out = sb
+        .memory_limited(64)
+        .args(["policy", "check", "--tool", "Bash", "--input", &input])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stdout(&out).starts_with("no-decision destructive:unreadable: "),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn plan_validate_refuses_a_push_nested_past_the_readers_bound() {
+    let sb = Sandbox::new();
+    let push = "git push --force origin main";
+    for (name, step) in [
+        ("nested", nested("echo $(", push, 9)),
+        ("wrapped", wrapped(push, 10)),
+        ("nested deep", nested("echo $(", push, 10_000)),
+    ] {
+        let plan = sb.write(
+            &format!("{name}.json"),
+            json!({"action": "recover", "rationale": "r", "steps": [step]}).to_string(),
+        );
+        let out = sb
+            .memory_limited(64)
+            .args(["plan", "validate"])
+            .arg(&plan)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}: {out:?}");
+        assert!(
+            stdout(&out).contains(": /steps/0: unreadable: "),
+            "{name}: {}",
+            stdout(&out)
+        );
+    }
+}
