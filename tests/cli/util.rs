@@ -30,10 +30,13 @@ pub fn bench_rounds(name: &str, default: usize) -> usize {
 /// Whether the binary under test kills itself at `AUTOCTL_FAILPOINT`: a debug build does; a
 /// binary named by `AUTOCTL_TEST_BINARY` is taken to be a release artifact, which has no
 /// failpoints, and the crash-injection tests return early (the skip is printed, shown with
-/// `--nocapture`).
+/// `--nocapture`) — unless `AUTOCTL_TEST_BINARY_DEBUG=1` says it is a debug build too (an
+/// older commit's, to show that a test fails there).
 #[allow(clippy::print_stderr)]
 pub fn failpoints_armed() -> bool {
-    if std::env::var_os("AUTOCTL_TEST_BINARY").is_some_and(|path| !path.is_empty()) {
+    if std::env::var_os("AUTOCTL_TEST_BINARY").is_some_and(|path| !path.is_empty())
+        && std::env::var_os("AUTOCTL_TEST_BINARY_DEBUG").is_none_or(|debug| debug != "1")
+    {
         eprintln!("skipped: {} is a release build, without failpoints", bin());
         return false;
     }
