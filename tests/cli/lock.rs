@@ -137,6 +137,50 @@ fn a_stale_lock_is_taken_over_and_reported() {
     assert_eq!(record(&sb, "l")["owner"], "session:new");
 }
 
+/// A heartbeat more than the skew allowance (a minute) ahead of the clock is stale: a lock
+/// written by a host whose clock ran far ahead (or planted) is not held forever (issue 23 item
+/// 6; c968843 called it fresh until its time came). Within the allowance it is fresh.
+#[test]
+fn a_lock_whose_heartbeat_is_in_the_future_is_stale_past_the_skew_allowance() {
+    let sb = Sandbox::new();
+    const NOW: &str = "2027-01-01T00:00:00Z";
+    let plant = |heartbeat: &str| {
+        sb.write(
+            "l",
+            format!(
+                r#"{{"owner":"session:ahead","pid":1,"host":"elsewhere","heartbeat_at":"{heartbeat}"}}"#
+            ),
+        );
+    };
+    let status = || {
+        let output = sb
+            .cmd()
+            .env("AUTOCTL_NOW", NOW)
+            .args(["lock", "status", "l", "--format", "json"])
+            .output()
+            .unwrap();
+        json_lines(&output).remove(0)["state"].clone()
+    };
+    plant("2027-01-01T00:00:30Z");
+    assert_eq!(status(), "held");
+    plant("2027-01-01T00:05:00Z");
+    assert_eq!(status(), "stale");
+    plant("2999-01-01T00:00:00Z");
+    assert_eq!(status(), "stale");
+    let output = sb
+        .cmd()
+        .env("AUTOCTL_NOW", NOW)
+        .args(["lock", "acquire", "l", "--owner", "session:new"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("took over l from session:ahead"),
+        "{output:?}"
+    );
+    assert_eq!(record(&sb, "l")["owner"], "session:new");
+}
+
 #[test]
 fn a_lock_whose_process_is_dead_on_this_host_is_taken_at_once() {
     let sb = Sandbox::new();
