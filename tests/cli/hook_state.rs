@@ -398,6 +398,25 @@ fn the_status_line_prints_one_line_and_records_the_windows() {
     assert_eq!(stdout(&out), "Opus 5.5\n");
 }
 
+/// A reset already past is shown as past, never as the same weekday next week: the day after
+/// the recording's five-hour reset (2026-11-26 10:42 UTC) c968843 printed `↻Thu 10:42`.
+#[test]
+fn a_status_line_shows_a_reset_in_the_past_as_passed() {
+    let sb = Sandbox::new();
+    let input = fs::read(recorded("reference/statusline-subscription.json")).unwrap();
+    let mut cmd = sb.std_cmd();
+    cmd.env("TZ", "UTC")
+        .env("AUTOCTL_NOW", "2026-11-27T08:00:00Z")
+        .env("TMUX", format!("{SOCKET},1,0"))
+        .env("TMUX_PANE", "%4");
+    let out = run_with(cmd, &["statusline"], &input);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        stdout(&out),
+        "Sonnet 5.5 · ctx 0% · 5h 42% ↻passed · 7d 17% ↻Mon 23:52\n"
+    );
+}
+
 #[test]
 fn a_wrapped_status_line_comes_first_on_the_same_line() {
     let sb = Sandbox::new();
