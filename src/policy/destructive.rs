@@ -386,12 +386,22 @@ fn judge_argv(
                     "find -delete removes every match",
                 );
             }
+            // The terminator after each action, found by a cursor that only moves forward: a
+            // line of many `-exec` and no `;` is scanned once, not once per `-exec` (a 1 MiB
+            // `find . -exec find . -exec …` took minutes).
+            let mut end = 0;
             for (i, arg) in args.iter().enumerate() {
+                if reader.exceeded.is_some() {
+                    // Nothing more can be judged: the reading is already incomplete.
+                    break;
+                }
                 if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-                    let end = args[i + 1..]
-                        .iter()
-                        .position(|a| a == ";" || a == "+")
-                        .map_or(args.len(), |p| p + i + 1);
+                    if end <= i {
+                        end = args[i + 1..]
+                            .iter()
+                            .position(|a| a == ";" || a == "+")
+                            .map_or(args.len(), |p| p + i + 1);
+                    }
                     let inner = shell::strip_runners(&args[i + 1..end]);
                     if !inner.is_empty() {
                         let before = found.len();
@@ -940,7 +950,9 @@ fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Da
             Some("printf") => words[1..].iter().all(|w| w.is_empty()),
             _ => false,
         };
-        if empty && !appends {
+        // Once: the tokens are the whole command, and a line of a thousand `> x` would
+        // otherwise build them a thousand times.
+        if empty && !appends && !found.iter().any(|d| d.id == "overwrite") {
             add(
                 found,
                 "overwrite",
