@@ -43,35 +43,69 @@ fn reporting() -> bool {
     std::env::var_os("AUTOCTL_FUZZ_REPORT").is_some()
 }
 
-/// Throughput and the slowest input of one target.
+/// The time one call took: on the calling thread's CPU clock (`CLOCK_THREAD_CPUTIME_ID`, the
+/// reader's own work, whatever else the machine runs) and on the wall clock (preemption
+/// included: a loaded 2-core machine stretches it).
+#[derive(Debug, Clone, Copy, Default)]
+struct Took {
+    cpu: Duration,
+    wall: Duration,
+}
+
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Run `f` once and say how long it took.
+fn timed(f: impl FnOnce()) -> Took {
+    let (wall, cpu) = (Instant::now(), thread_cpu());
+    f();
+    Took {
+        cpu: thread_cpu().saturating_sub(cpu),
+        wall: wall.elapsed(),
+    }
+}
+
+/// Throughput and the slowest input of one target, on both clocks.
 #[derive(Default)]
 struct Stats {
     count: u64,
-    total: Duration,
-    worst: Duration,
-    worst_len: usize,
+    total: Took,
+    /// The slowest input by CPU time, and its length.
+    worst_cpu: (Duration, usize),
+    /// The slowest input by wall time, and its length.
+    worst_wall: (Duration, usize),
 }
 
 impl Stats {
-    fn add(&mut self, took: Duration, len: usize) {
+    fn add(&mut self, took: Took, len: usize) {
         self.count += 1;
-        self.total += took;
-        if took > self.worst {
-            self.worst = took;
-            self.worst_len = len;
+        self.total.cpu += took.cpu;
+        self.total.wall += took.wall;
+        if took.cpu > self.worst_cpu.0 {
+            self.worst_cpu = (took.cpu, len);
+        }
+        if took.wall > self.worst_wall.0 {
+            self.worst_wall = (took.wall, len);
         }
     }
 
     fn print(&self, target: &str) {
-        let per_second = self.count as f64 / self.total.as_secs_f64().max(1e-9);
+        let rate = |total: Duration| self.count as f64 / total.as_secs_f64().max(1e-9);
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         #[allow(clippy::print_stdout)]
         {
             println!(
-                "fuzz {target}: {} inputs, {:.0} inputs/s, worst {:.3} ms (an input of {} bytes)",
+                "fuzz {target}: {} inputs, {:.0} inputs/s CPU ({:.0}/s wall), worst {:.3} ms CPU \
+                 (an input of {} bytes), worst {:.3} ms wall (an input of {} bytes)",
                 self.count,
-                per_second,
-                self.worst.as_secs_f64() * 1000.0,
-                self.worst_len
+                rate(self.total.cpu),
+                rate(self.total.wall),
+                ms(self.worst_cpu.0),
+                self.worst_cpu.1,
+                ms(self.worst_wall.0),
+                self.worst_wall.1,
             );
         }
     }
@@ -94,9 +128,8 @@ fn fuzz<S: Strategy>(
         ..Config::default()
     });
     let result = runner.run(&strategy, |input| {
-        let started = Instant::now();
-        check(&input);
-        stats.borrow_mut().add(started.elapsed(), len(&input));
+        let took = timed(|| check(&input));
+        stats.borrow_mut().add(took, len(&input));
         Ok(())
     });
     if let Err(err) = result {
@@ -732,27 +765,22 @@ fn hostile_inputs_report() {
     };
     let policies = policies();
     let protected = vec!["main".to_string()];
-    let mut worst: Vec<(Duration, &'static str, &'static str, usize)> = Vec::new();
+    let mut worst: Vec<(Took, &'static str, &'static str, usize)> = Vec::new();
     for &size in sizes {
         for (name, line) in hostile(size) {
-            let time = |f: &mut dyn FnMut()| {
-                let started = Instant::now();
-                f();
-                started.elapsed()
-            };
-            let reader = time(&mut || {
+            let reader = timed(|| {
                 let _ = shell::commands(&line);
             });
             let mut dangers = Vec::new();
-            let destructive = time(&mut || dangers = policy::destructive::dangers(&line));
+            let destructive = timed(|| dangers = policy::destructive::dangers(&line));
             let mut decisions = Vec::new();
-            let decide = time(&mut || {
+            let decide = timed(|| {
                 decisions = policies
                     .iter()
                     .map(|p| policy::decide(p, "Bash", &json!({ "command": line }), &ctx()))
                     .collect();
             });
-            let plan = time(&mut || {
+            let plan = timed(|| {
                 let _ = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
             });
             for (took, what) in [
@@ -782,13 +810,15 @@ fn hostile_inputs_report() {
         }
     }
     if reporting() {
-        worst.sort_by_key(|w| std::cmp::Reverse(w.0));
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        worst.sort_by_key(|w| std::cmp::Reverse(w.0.cpu));
         for (took, what, name, len) in worst.iter().take(8) {
             #[allow(clippy::print_stdout)]
             {
                 println!(
-                    "hostile {what}: {:.3} ms for {name} ({len} bytes)",
-                    took.as_secs_f64() * 1000.0
+                    "hostile {what}: {:.3} ms CPU ({:.3} ms wall) for {name} ({len} bytes)",
+                    ms(took.cpu),
+                    ms(took.wall)
                 );
             }
         }
@@ -798,17 +828,20 @@ fn hostile_inputs_report() {
             "policy decide",
             "plan guard",
         ] {
-            let max = worst
-                .iter()
-                .filter(|w| w.1 == what)
-                .map(|w| w.0)
-                .max()
-                .unwrap_or_default();
+            let of = |clock: fn(&Took) -> Duration| {
+                worst
+                    .iter()
+                    .filter(|w| w.1 == what)
+                    .map(|w| clock(&w.0))
+                    .max()
+                    .unwrap_or_default()
+            };
             #[allow(clippy::print_stdout)]
             {
                 println!(
-                    "hostile worst {what}: {:.3} ms (inputs up to 1 MiB)",
-                    max.as_secs_f64() * 1000.0
+                    "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB)",
+                    ms(of(|t| t.cpu)),
+                    ms(of(|t| t.wall))
                 );
             }
         }
