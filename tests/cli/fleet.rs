@@ -670,6 +670,7 @@ fn wait_blocked_by(pg: &Pg, blocker: i32) {
     let mut probe = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
+        let stuck = activity(&mut probe);
         let row = probe
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
@@ -681,7 +682,7 @@ fn wait_blocked_by(pg: &Pg, blocker: i32) {
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "no tick waited for backend {blocker}'s lock:\n{}",
+            "no tick waited for backend {blocker}'s lock:\n{stuck}\n{}",
             pg.log()
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -812,7 +813,14 @@ fn a_tick_aborted_as_a_deadlock_victim_retries_once_then_exits_2() {
         shared: &shared,
     };
     let runs: Vec<_> = (1..=3).map(|i| host.start(&format!("h1-{i}"))).collect();
+    // PostgreSQL looks for a deadlock once per wait, deadlock_timeout after it began: the
+    // tick's look must come after the test's transaction closes the cycle, however loaded the
+    // machine (at 1 s, the default, a full suite at load 15 once had the tick look first, find
+    // no cycle, and never look again). The test's own transactions never look.
     let (mut first, first_pid) = gate_client(&pg);
+    first
+        .batch_execute("ALTER ROLE autoctl SET deadlock_timeout = '5s'")
+        .unwrap();
     let (mut second, second_pid) = gate_client(&pg);
     let mut t1 = first.transaction().unwrap();
     let mut t2 = second.transaction().unwrap();
