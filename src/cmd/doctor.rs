@@ -98,15 +98,7 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
         let mut agent = None;
         match snapshot {
             Some(Ok(Ok(snap))) => {
-                rows.push(Check::new(
-                    &scope,
-                    "pane",
-                    Level::Ok,
-                    format!(
-                        "{} ({}): {} in front",
-                        snap.pane.address, snap.pane.id, snap.pane.command
-                    ),
-                ));
+                rows.push(pane_row(&scope, &snap));
                 if let Some(socket) = &snap.pane.socket {
                     lookup.pane = Some((socket.clone(), snap.pane.id.clone()));
                 }
@@ -559,15 +551,7 @@ fn unregistered_session(session: &str, seen: &Seen<'_>, cwd: &Path, checks: &mut
             "`autoctl run start --session {session} --task DIR` supervises it"
         )),
     );
-    checks.push(Check::new(
-        &scope,
-        "pane",
-        Level::Ok,
-        format!(
-            "{} ({}): {} in front",
-            snap.pane.address, snap.pane.id, snap.pane.command
-        ),
-    ));
+    checks.push(pane_row(&scope, &snap));
     let agent = probe(&snap, cwd);
     let lookup = Lookup {
         pane: snap
@@ -594,6 +578,19 @@ fn unregistered_session(session: &str, seen: &Seen<'_>, cwd: &Path, checks: &mut
         Some(&agent),
         seen.now,
     ));
+}
+
+/// The row saying which pane a session's screen was read from and what runs in front of it.
+fn pane_row(scope: &str, snap: &crate::tmux::Snapshot) -> Check {
+    Check::new(
+        scope,
+        "pane",
+        Level::Ok,
+        format!(
+            "{} ({}): {} in front",
+            snap.pane.address, snap.pane.id, snap.pane.command
+        ),
+    )
 }
 
 /// What doctor can learn about the agent in a pane: its process (from `/proc`), the session
