@@ -27,7 +27,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::supervise::run::Run;
 use crate::time::{Time, format_time, plus};
 
 /// Defaults of the flags.
@@ -342,27 +341,6 @@ pub struct Fleet {
     pub in_flight: Vec<String>,
     /// Runs waiting for a release (paced, or on a usage limit).
     pub waiting: Vec<Waiter>,
-}
-
-impl Fleet {
-    /// The account's running runs as the governor counts them: who holds a permit, who
-    /// waits to be released (a quota wait: paced, or on a usage limit).
-    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>) -> Fleet {
-        let mut fleet = Fleet::default();
-        for run in runs.into_iter().filter(|r| r.status.is_active()) {
-            if run.governor.permit.is_some() {
-                fleet.in_flight.push(run.spec.session.clone());
-            }
-            if let Some(open) = run.waits.open.as_ref().filter(|o| o.kind.is_quota()) {
-                fleet.waiting.push(Waiter {
-                    session: run.spec.session.clone(),
-                    priority: run.spec.priority,
-                    since: open.since,
-                });
-            }
-        }
-        fleet
-    }
 }
 
 /// Who asks.

@@ -1,5 +1,5 @@
 //! Running notify commands: the only place that does. A tick's events
-//! ([`crate::supervise::wait::notice`]) are delivered to the driver's `--notify CMD` (or
+//! ([`crate::supervise::tick::notice`]) are delivered to the driver's `--notify CMD` (or
 //! `AUTOCTL_NOTIFY`) and to the run's own `run start --notify CMD`, then marked delivered in
 //! the run's outbox ([`crate::supervise::outbox`]); events a killed tick stored and never
 //! delivered are delivered by the next driver that finds them ([`Notifier::announce`]).
@@ -22,7 +22,7 @@ use crate::output;
 use crate::supervise::outbox::Pending;
 use crate::supervise::store::Registry;
 use crate::supervise::tick::TickEvent;
-use crate::supervise::wait::notice::NotifyEvent;
+use crate::supervise::tick::notice::NotifyEvent;
 use crate::time::Time;
 
 /// `--notify-timeout`'s default.

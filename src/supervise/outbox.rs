@@ -1,9 +1,10 @@
 //! The notification outbox: what a tick announces is stored with its decision before anything
 //! is delivered, so a tick killed between saving and announcing loses nothing.
 //!
-//! 1. The tick that decides a change adds its notices to the run's outbox ([`add`]) and saves
-//!    them in the same registry write as the decision (the `outbox` column). Each entry has a
-//!    stable id ([`id_of`]) and a delivery lease held by that tick.
+//! 1. The tick that decides a change adds its notices to the run's outbox
+//!    ([`crate::supervise::tick::notice::add`]) and saves them in the same registry write as
+//!    the decision (the `outbox` column). Each entry has a stable id
+//!    ([`crate::supervise::tick::notice::id_of`]) and a delivery lease held by that tick.
 //! 2. It delivers them (`--notify`, the run's own command), each command seeing the id in the
 //!    event's `id` and in `AUTOCTL_EVENT_ID`.
 //! 3. It marks them delivered ([`crate::supervise::store::Registry::settle`]).
@@ -18,7 +19,7 @@
 //! redraw the wait core read as a new escalation) is one entry, announced once.
 //!
 //! Notices of no single run's change go through it too, stored in a run's outbox with an id
-//! every host and run computes alike ([`once_id`]), so whichever stores it first, the outbox
+//! every host and run computes alike ([`crate::supervise::tick::notice::once_id`]), so whichever stores it first, the outbox
 //! keeps it once: the weekly reserve (in the outbox of the run whose tick reached it, with
 //! its decision; settled undelivered when the account says another run told first) and a
 //! lost host (in its first running run's outbox, before the loss is marked announced).
@@ -31,17 +32,16 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::supervise::store::LEASE;
-use crate::supervise::tick::TickEvent;
-use crate::supervise::wait::notice::{EventKind, Notice, NotifyEvent};
 use crate::time::{Time, plus};
 
 /// How long a delivered entry stays in the outbox: past any claim a concurrent writer could
 /// still hold on an older copy of the row (its save is refused once its lease is gone).
-pub const KEEP_DELIVERED: Duration = Duration::from_secs(2 * LEASE.as_secs());
+pub const KEEP_DELIVERED: Duration = Duration::from_secs(2 * DELIVERY_LEASE.as_secs());
 
-/// How long the tick that added an entry has to deliver it before another tick may.
-pub const DELIVERY_LEASE: Duration = LEASE;
+/// How long the tick that added an entry has to deliver it before another tick may: a run's
+/// claim lease ([`crate::supervise::store::LEASE`], the same length; a test holds them
+/// equal), so the outbox, which the registry stores, needs nothing of the store.
+pub const DELIVERY_LEASE: Duration = Duration::from_secs(120);
 
 /// One notification of one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,82 +68,6 @@ impl Entry {
     /// Pending and nobody holds it at `now`.
     pub fn due(&self, now: Time) -> bool {
         self.pending() && self.lease_until.is_none_or(|until| until <= now)
-    }
-}
-
-/// The id of one notice: an escalation (and its reminders' and stall limit's key) by what the
-/// person is asked in which iteration of which run; every other event by its run, kind, time
-/// and reason.
-pub fn id_of(event: &TickEvent, started_at: Time, notice: &Notice) -> String {
-    let mut seed = format!(
-        "{}\u{0}{}\u{0}{}",
-        event.session,
-        crate::time::format_time(started_at),
-        notice.event.as_str()
-    );
-    match (&notice.key, notice.event) {
-        (Some(key), EventKind::Escalate) => {
-            seed.push_str(&format!("\u{0}{key}\u{0}{}", event.run.iteration));
-        }
-        _ => {
-            seed.push_str(&format!(
-                "\u{0}{}\u{0}{}\u{0}{}",
-                event.time,
-                notice.key.as_deref().unwrap_or(""),
-                notice.reason
-            ));
-        }
-    }
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
-}
-
-/// The id of a notice announced once for something no single run decides — the weekly
-/// reserve of an account for one reset, the loss of a host for one lapsed lease — from its
-/// kind and what names it: the same from every run and host that stores it.
-pub fn once_id(kind: EventKind, names: &[&str]) -> String {
-    let mut seed = kind.as_str().to_string();
-    for name in names {
-        seed.push('\u{0}');
-        seed.push_str(name);
-    }
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
-}
-
-/// Add a tick's notices to `outbox`, leased to the adding tick until `now +`
-/// [`DELIVERY_LEASE`]. A notice whose id is already there (pending or delivered) is not added
-/// again and is dropped from `event.notify`: it was announced, or is being. Each notice kept
-/// gets its id ([`id_of`], unless it came with one: [`once_id`]).
-pub fn add(outbox: &mut Vec<Entry>, event: &mut TickEvent, started_at: Time, now: Time) {
-    let mut notices = std::mem::take(&mut event.notify);
-    notices.retain_mut(|notice| {
-        let id = notice
-            .id
-            .take()
-            .unwrap_or_else(|| id_of(event, started_at, notice));
-        if outbox.iter().any(|entry| entry.id == id) {
-            return false;
-        }
-        notice.id = Some(id);
-        true
-    });
-    event.notify = notices;
-    for notice in &event.notify {
-        outbox.push(entry(event, notice, now));
-    }
-}
-
-/// The outbox entry of one notice of `event` (its id set), leased to the storing tick until
-/// `now +` [`DELIVERY_LEASE`].
-pub fn entry(event: &TickEvent, notice: &Notice, now: Time) -> Entry {
-    let payload = NotifyEvent::of(event, notice);
-    Entry {
-        id: notice.id.clone().unwrap_or_default(),
-        event: notice.event.as_str().to_string(),
-        reason: notice.reason.clone(),
-        payload: serde_json::to_string(&payload).expect("serializable"),
-        created: now,
-        lease_until: Some(plus(now, DELIVERY_LEASE)),
-        delivered: None,
     }
 }
 
@@ -234,6 +158,11 @@ mod tests {
             lease_until: lease.map(at),
             delivered: delivered.map(at),
         }
+    }
+
+    #[test]
+    fn an_entry_is_leased_as_long_as_a_claim() {
+        assert_eq!(DELIVERY_LEASE, crate::supervise::store::LEASE);
     }
 
     #[test]

@@ -399,6 +399,28 @@ impl Run {
     }
 }
 
+/// Beside [`Run`], so the governor's core knows nothing of a run but what it is handed.
+impl governor::Fleet {
+    /// The account's running runs as the governor counts them: who holds a permit, who
+    /// waits to be released (a quota wait: paced, or on a usage limit).
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>) -> governor::Fleet {
+        let mut fleet = governor::Fleet::default();
+        for run in runs.into_iter().filter(|r| r.status.is_active()) {
+            if run.governor.permit.is_some() {
+                fleet.in_flight.push(run.spec.session.clone());
+            }
+            if let Some(open) = run.waits.open.as_ref().filter(|o| o.kind.is_quota()) {
+                fleet.waiting.push(governor::Waiter {
+                    session: run.spec.session.clone(),
+                    priority: run.spec.priority,
+                    since: open.since,
+                });
+            }
+        }
+        fleet
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -21,16 +21,16 @@ use crate::protocol::signal;
 use crate::protocol::stop::{self, StopState};
 use crate::routing;
 use crate::supervise::inputs;
-use crate::supervise::outbox;
 use crate::supervise::run::{DispatchInto, DispatchStep, Mode, Run};
 use crate::supervise::store::{AccountView, Claim, Registry, Selection, Written};
 use crate::supervise::stream;
+use crate::supervise::tick::notice as notices;
+use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::tick::{
     self, Did, Observation, Outcome, PaneObs, SignalObs, StepFiles, StopObs, TickEvent,
     TickOptions, WaitInputs,
 };
 use crate::supervise::wait::Recorded;
-use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::time::Time;
 use crate::tmux::{CaptureOptions, Snapshot, TmuxError};
 
@@ -239,7 +239,7 @@ impl Drop for Held<'_, '_> {
 /// event of the lost host's first running run (its runs are never ticked from here).
 ///
 /// Through that run's outbox: the notice is stored there first, under an id of the host and
-/// its lapsed lease ([`outbox::once_id`]), and only then is the loss marked announced. A tick
+/// its lapsed lease ([`notices::once_id`]), and only then is the loss marked announced. A tick
 /// killed in between leaves the loss unannounced, and the next one stores the same entry again
 /// (kept once); a tick killed after leaves the entry for the next tick past its delivery lease.
 /// The tick that marks it announced delivers it now.
@@ -280,12 +280,12 @@ fn announce_lost_hosts(
             event: EventKind::HostLost,
             reason: why,
             key: None,
-            id: Some(outbox::once_id(
+            id: Some(notices::once_id(
                 EventKind::HostLost,
                 &[&host.name, &crate::time::format_time(host.lease_until)],
             )),
         };
-        registry.post(&first.spec.session, &[outbox::entry(&event, &notice, now)])?;
+        registry.post(&first.spec.session, &[notices::entry(&event, &notice, now)])?;
         event.notify.push(notice);
         events.push((host.name.clone(), event));
     }
@@ -460,7 +460,7 @@ fn drive(
     event.notify.extend(weekly_notice);
     // What it announces is stored with the decision, in the same write, before any of it
     // is delivered: a tick killed from here on leaves it in the outbox for the next tick.
-    outbox::add(&mut next.outbox, &mut event, next.started_at, now);
+    notices::add(&mut next.outbox, &mut event, next.started_at, now);
     if !registry.save(&next, owner)? {
         // Not this tick's to announce: what it decided was not kept.
         event.notify.clear();

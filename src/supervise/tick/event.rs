@@ -258,7 +258,7 @@ pub struct TickEvent {
     pub state: Option<Reading>,
     /// What this tick announces to `--notify` (each event once, by the tick that decided it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notify: Vec<crate::supervise::wait::notice::Notice>,
+    pub notify: Vec<crate::supervise::tick::notice::Notice>,
     /// The run's own notify command (`run start --notify`).
     #[serde(skip)]
     pub notify_command: Option<String>,

@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub mod event;
+pub mod notice;
 pub mod observation;
 pub mod pace;
 #[cfg(test)]
@@ -43,8 +44,8 @@ use crate::supervise::run::{
 use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
 use crate::supervise::store::PermitAsk;
+use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::typing::Answer;
-use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::supervise::wait::{self, WaitOptions};
 use crate::time::{Time, between};
 use event::{is_new, saw};
@@ -303,7 +304,7 @@ impl Tick<'_> {
             reason,
             key: None,
             // One account, one reset: one event, whichever run of the account stores it.
-            id: Some(crate::supervise::outbox::once_id(
+            id: Some(notice::once_id(
                 EventKind::WeeklyReserve,
                 &[&self.run.spec.account, &crate::time::format_time(reset)],
             )),

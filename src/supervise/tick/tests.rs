@@ -12,7 +12,7 @@ use crate::protocol::signal::Signal;
 use crate::supervise::run::NewRun;
 use crate::supervise::stall::Limits;
 use crate::supervise::stall::StatusMark;
-use crate::supervise::wait::notice::EventKind;
+use crate::supervise::tick::notice::EventKind;
 use chrono::DateTime;
 use proptest::prelude::*;
 

@@ -8,8 +8,8 @@ use crate::pane::view::PaneView;
 use crate::supervise::channels::Use;
 use crate::supervise::run::{Mode, Run, Status};
 use crate::supervise::stall::{Recovery, Spend};
+use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::typing::Answer;
-use crate::supervise::wait::notice::{EventKind, Notice};
 use crate::supervise::wait::{self, Act, HookFailure, NeedsPerson, Resume, Ruling, WaitObs};
 use crate::time::{Time, between, parse_time};
 

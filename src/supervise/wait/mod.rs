@@ -27,8 +27,6 @@
 //! run's claim *before* it types, so a driver killed mid-way never types the same resume
 //! again (a lost resume ends in an escalation instead, at the wait's maximum).
 
-pub mod notice;
-
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 //! What a person or a script is told (`--notify CMD`): the events a tick announces, once
 //! each, and the JSON object a notify command reads on its stdin (schema: `autoctl schema
-//! show notify-event`).
+//! show notify-event`), and their entries in the run's outbox ([`add`]: each with a stable id,
+//! [`id_of`] or [`once_id`]).
 //!
 //! Events come from changes of the run's row decided under its claim (a wait opened, a
 //! resume typed, the run ended, a person needed), so two drivers never announce the same
@@ -8,7 +9,9 @@
 
 use serde::Serialize;
 
+use crate::supervise::outbox::{DELIVERY_LEASE, Entry};
 use crate::supervise::tick::{RunAfter, TickEvent};
+use crate::time::{Time, plus};
 
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -127,5 +130,81 @@ impl<'a> NotifyEvent<'a> {
             decision: event.decision.as_str(),
             run: &event.run,
         }
+    }
+}
+
+/// The id of one notice: an escalation (and its reminders' and stall limit's key) by what the
+/// person is asked in which iteration of which run; every other event by its run, kind, time
+/// and reason.
+pub fn id_of(event: &TickEvent, started_at: Time, notice: &Notice) -> String {
+    let mut seed = format!(
+        "{}\u{0}{}\u{0}{}",
+        event.session,
+        crate::time::format_time(started_at),
+        notice.event.as_str()
+    );
+    match (&notice.key, notice.event) {
+        (Some(key), EventKind::Escalate) => {
+            seed.push_str(&format!("\u{0}{key}\u{0}{}", event.run.iteration));
+        }
+        _ => {
+            seed.push_str(&format!(
+                "\u{0}{}\u{0}{}\u{0}{}",
+                event.time,
+                notice.key.as_deref().unwrap_or(""),
+                notice.reason
+            ));
+        }
+    }
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
+}
+
+/// The id of a notice announced once for something no single run decides — the weekly
+/// reserve of an account for one reset, the loss of a host for one lapsed lease — from its
+/// kind and what names it: the same from every run and host that stores it.
+pub fn once_id(kind: EventKind, names: &[&str]) -> String {
+    let mut seed = kind.as_str().to_string();
+    for name in names {
+        seed.push('\u{0}');
+        seed.push_str(name);
+    }
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(seed.as_bytes()))
+}
+
+/// Add a tick's notices to `outbox`, leased to the adding tick until `now +`
+/// [`DELIVERY_LEASE`]. A notice whose id is already there (pending or delivered) is not added
+/// again and is dropped from `event.notify`: it was announced, or is being. Each notice kept
+/// gets its id ([`id_of`], unless it came with one: [`once_id`]).
+pub fn add(outbox: &mut Vec<Entry>, event: &mut TickEvent, started_at: Time, now: Time) {
+    let mut notices = std::mem::take(&mut event.notify);
+    notices.retain_mut(|notice| {
+        let id = notice
+            .id
+            .take()
+            .unwrap_or_else(|| id_of(event, started_at, notice));
+        if outbox.iter().any(|entry| entry.id == id) {
+            return false;
+        }
+        notice.id = Some(id);
+        true
+    });
+    event.notify = notices;
+    for notice in &event.notify {
+        outbox.push(entry(event, notice, now));
+    }
+}
+
+/// The outbox entry of one notice of `event` (its id set), leased to the storing tick until
+/// `now +` [`DELIVERY_LEASE`].
+pub fn entry(event: &TickEvent, notice: &Notice, now: Time) -> Entry {
+    let payload = NotifyEvent::of(event, notice);
+    Entry {
+        id: notice.id.clone().unwrap_or_default(),
+        event: notice.event.as_str().to_string(),
+        reason: notice.reason.clone(),
+        payload: serde_json::to_string(&payload).expect("serializable"),
+        created: now,
+        lease_until: Some(plus(now, DELIVERY_LEASE)),
+        delivered: None,
     }
 }
