@@ -9,8 +9,42 @@
 
 use serde_json::Value;
 
-use super::rules::{example_call, example_context};
 use super::{Policy, Subject, Verdict, decide, destructive, destructive_marker, subject};
+
+/// The context a rule's examples are judged in, the same on every machine: the project at
+/// `/home/dev/proj` (the working directory, a repository's top; a relative path is inside
+/// it) and the home directory `/home/dev`.
+pub fn example_context() -> super::Context {
+    super::Context {
+        cwd: Some(std::path::PathBuf::from("/home/dev/proj")),
+        project: None,
+        home: Some(std::path::PathBuf::from("/home/dev")),
+        protected: vec![std::path::PathBuf::from("/home/dev/.config/autoctl")],
+        git_top: true,
+    }
+}
+
+/// An example as a tool call: a string is a Bash command, an object names its tool and
+/// carries the tool's input.
+pub fn example_call(example: &Value) -> Result<(String, Value), &'static str> {
+    match example {
+        Value::String(command) => Ok((
+            "Bash".to_string(),
+            serde_json::json!({ "command": command }),
+        )),
+        Value::Object(fields) => {
+            let tool = fields
+                .get("tool")
+                .and_then(Value::as_str)
+                .ok_or("an object example needs \"tool\"")?
+                .to_string();
+            let mut input = fields.clone();
+            input.remove("tool");
+            Ok((tool, Value::Object(input)))
+        }
+        _ => Err("an example is a command (a string) or a call ({\"tool\": …})"),
+    }
+}
 
 /// `rules/policy.json` itself (only its examples are read here; build.rs compiled the rest).
 pub const BUILTIN_SOURCE: &str = include_str!("../../rules/policy.json");

@@ -192,41 +192,6 @@ fn glob_regex(glob: &str, path: bool) -> Result<Regex> {
     Regex::new(&re).map_err(|err| anyhow!("pattern {glob:?}: {err}"))
 }
 
-/// The context a rule's examples are judged in, the same on every machine: the project at
-/// `/home/dev/proj` (the working directory, a repository's top; a relative path is inside
-/// it) and the home directory `/home/dev`.
-pub fn example_context() -> super::Context {
-    super::Context {
-        cwd: Some(std::path::PathBuf::from("/home/dev/proj")),
-        project: None,
-        home: Some(std::path::PathBuf::from("/home/dev")),
-        protected: vec![std::path::PathBuf::from("/home/dev/.config/autoctl")],
-        git_top: true,
-    }
-}
-
-/// An example as a tool call: a string is a Bash command, an object names its tool and
-/// carries the tool's input.
-pub fn example_call(example: &Value) -> Result<(String, Value), &'static str> {
-    match example {
-        Value::String(command) => Ok((
-            "Bash".to_string(),
-            serde_json::json!({ "command": command }),
-        )),
-        Value::Object(fields) => {
-            let tool = fields
-                .get("tool")
-                .and_then(Value::as_str)
-                .ok_or("an object example needs \"tool\"")?
-                .to_string();
-            let mut input = fields.clone();
-            input.remove("tool");
-            Ok((tool, Value::Object(input)))
-        }
-        _ => Err("an example is a command (a string) or a call ({\"tool\": …})"),
-    }
-}
-
 /// The effective user rules.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -340,8 +305,8 @@ impl Policy {
     /// Every rule's `match` examples are decided by that rule (an allow rule's approved
     /// with it among the proof, a deny rule's denied by it) and none of its `not_match`
     /// examples is, through the same [`super::decide`] every door uses with this whole
-    /// policy, in [`example_context`]. The first example decided the other way refuses the
-    /// file.
+    /// policy, in [`super::examples::example_context`]. The first example decided the other
+    /// way refuses the file.
     fn check_examples(&self, source: &str) -> Result<()> {
         match self.wrong_examples(source).wrong.into_iter().next() {
             Some(first) => Err(anyhow!(first)),
@@ -352,7 +317,7 @@ impl Policy {
     /// Every example of every user rule checked as reading the file checks them, each one
     /// decided the other way as one line (`autoctl policy test` prints them all).
     pub fn wrong_examples(&self, source: &str) -> super::examples::Report {
-        let ctx = example_context();
+        let ctx = super::examples::example_context();
         let mut report = super::examples::Report::default();
         for rule in self.allow.iter().chain(&self.deny) {
             let label = rule.label();
@@ -364,7 +329,7 @@ impl Policy {
                 .chain(rule.def.not_match.iter().map(|e| ("not_match", e, false)));
             for (key, example, wanted) in examples {
                 report.examples += 1;
-                let (tool, input) = match example_call(example) {
+                let (tool, input) = match super::examples::example_call(example) {
                     Ok(call) => call,
                     Err(why) => {
                         report.wrong.push(format!(
