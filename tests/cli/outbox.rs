@@ -359,14 +359,11 @@ fn a_weekly_reserve_notice_is_delivered_and_marked_with_a_stable_id() {
     let got = delivered(&out, "weekly-reserve");
     assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
     assert_ids(&got);
-    let events = crate::util::json_lines(&output);
-    let shown: Vec<String> = events
-        .iter()
-        .flat_map(|e| e["notify"].as_array().cloned().unwrap_or_default())
-        .filter(|n| n["event"] == "weekly-reserve")
-        .map(|n| n["id"].as_str().unwrap_or_default().to_string())
-        .collect();
-    assert_eq!(shown, [got[0].0.clone()], "{events:#?}");
+    assert_eq!(
+        ids_shown(&output, "weekly-reserve"),
+        [got[0].0.clone()],
+        "{output:?}"
+    );
     // Marked delivered: later ticks deliver it no more.
     for minutes in [3, 6] {
         assert_eq!(
@@ -375,6 +372,35 @@ fn a_weekly_reserve_notice_is_delivered_and_marked_with_a_stable_id() {
         );
     }
     assert_eq!(delivered(&out, "weekly-reserve").len(), 1);
+}
+
+/// The ids of the `kind` notifications a tick's printed events show.
+fn ids_shown(output: &std::process::Output, kind: &str) -> Vec<String> {
+    crate::util::json_lines(output)
+        .iter()
+        .flat_map(|e| e["notify"].as_array().cloned().unwrap_or_default())
+        .filter(|n| n["event"] == kind)
+        .map(|n| n["id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// A run started on host h2 (its pane at the weekly-limit menu) at t0, and a notification
+/// recorder: the notify command and the file it writes. Returns them with t0.
+fn a_run_of_host_h2(sb: &Sandbox) -> (String, std::path::PathBuf, DateTime<Utc>) {
+    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
+    let (target, _keys) = scripted_agent(sb, "far", &[screen]);
+    let t0 = time("2027-02-01T09:00:00Z");
+    let task = task(sb, "far");
+    sb.cmd()
+        .env("AUTOCTL_HOST", "h2")
+        .env("AUTOCTL_NOW", stamp(t0))
+        .args(["run", "start", "--session", "far", "--target", &target])
+        .args(["--timeout", "100h", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    let (cmd, out) = recorder(sb);
+    (cmd, out, t0)
 }
 
 /// `run tick` as host `host` (the runs' registry is the sandbox's, shared by both hosts).
@@ -407,19 +433,7 @@ fn tick_as(
 #[test]
 fn a_host_lost_notice_a_killed_tick_decided_is_delivered_once_by_a_later_tick() {
     let sb = Sandbox::new();
-    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
-    let (target, _keys) = scripted_agent(&sb, "far", &[screen]);
-    let t0 = time("2027-02-01T09:00:00Z");
-    let task = task(&sb, "far");
-    sb.cmd()
-        .env("AUTOCTL_HOST", "h2")
-        .env("AUTOCTL_NOW", stamp(t0))
-        .args(["run", "start", "--session", "far", "--target", &target])
-        .args(["--timeout", "100h", "--task"])
-        .arg(&task)
-        .assert()
-        .code(0);
-    let (cmd, out) = recorder(&sb);
+    let (cmd, out, t0) = a_run_of_host_h2(&sb);
     // h2 ticks once (its lease runs to t0 + 2 min), then goes silent.
     assert_eq!(tick_as(&sb, "h2", t0, &cmd, None), Some(0));
 
@@ -484,19 +498,7 @@ fn a_host_lost_notice_a_killed_tick_decided_is_delivered_once_by_a_later_tick() 
 #[test]
 fn a_host_lost_notice_is_delivered_and_marked_with_a_stable_id() {
     let sb = Sandbox::new();
-    let screen = "tests/fixtures/panes/claude-code-2.1.332/quota-weekly-limit-menu.txt";
-    let (target, _keys) = scripted_agent(&sb, "far", &[screen]);
-    let t0 = time("2027-02-01T09:00:00Z");
-    let task = task(&sb, "far");
-    sb.cmd()
-        .env("AUTOCTL_HOST", "h2")
-        .env("AUTOCTL_NOW", stamp(t0))
-        .args(["run", "start", "--session", "far", "--target", &target])
-        .args(["--timeout", "100h", "--task"])
-        .arg(&task)
-        .assert()
-        .code(0);
-    let (cmd, out) = recorder(&sb);
+    let (cmd, out, t0) = a_run_of_host_h2(&sb);
     assert_eq!(tick_as(&sb, "h2", t0, &cmd, None), Some(0));
     let noticed = t0 + chrono::Duration::minutes(3);
     let output = sb
@@ -518,14 +520,11 @@ fn a_host_lost_notice_is_delivered_and_marked_with_a_stable_id() {
     let got = delivered(&out, "host-lost");
     assert_eq!(got.len(), 1, "{:?}", deliveries(&out));
     assert_ids(&got);
-    let events = crate::util::json_lines(&output);
-    let shown: Vec<String> = events
-        .iter()
-        .flat_map(|e| e["notify"].as_array().cloned().unwrap_or_default())
-        .filter(|n| n["event"] == "host-lost")
-        .map(|n| n["id"].as_str().unwrap_or_default().to_string())
-        .collect();
-    assert_eq!(shown, [got[0].0.clone()], "{events:#?}");
+    assert_eq!(
+        ids_shown(&output, "host-lost"),
+        [got[0].0.clone()],
+        "{output:?}"
+    );
     // Marked delivered: neither host delivers it again (h1 later, h3 noticing late).
     for (host, minutes) in [("h1", 3), ("h3", 6), ("h1", 12)] {
         assert_eq!(
