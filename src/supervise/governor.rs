@@ -5,8 +5,12 @@
 //! - **Pace stop.** No new step starts when the 5-hour window is at or above `--pace-stop`
 //!   (95 %), or when its projected use would cross it: the used share, plus the account's
 //!   recent cost per step (learned from the windows' movement between steps, [`observe`]) for
-//!   every step in flight and this one. The run waits (`quota-paced`, a legitimate wait:
-//!   the timeout clock is paused) until the window resets.
+//!   every step the reading has not counted and this one. A reading is as of its time: a
+//!   step in flight at any moment since then (one in flight now, or one that ended after the
+//!   reading) spent tokens the reading does not show — the status line lags the server's
+//!   count by a step or two, and the live tier's run 2 hit the limit when only the steps in
+//!   flight were counted. The run waits (`quota-paced`, a legitimate wait: the timeout clock
+//!   is paused) until the window resets.
 //! - **Release at a reset.** While any run of the account waits (paced or on a usage limit),
 //!   the permits of waiting runs are releases: handed out in priority order (`run start --priority`, then who
 //!   waited longest), at most `--resume-burst` per minute, so the new window is not spent in
@@ -163,6 +167,10 @@ pub struct Account {
     pub baseline: Option<Baseline>,
     /// Steps its runs completed (signals seen).
     pub steps: u64,
+    /// When steps ended that the freshest 5-hour reading may not have counted (they ended
+    /// after it was read); forgotten once a fresher reading comes.
+    #[serde(with = "stamps", skip_serializing_if = "Vec::is_empty")]
+    pub ended: Vec<Time>,
     /// Releases (permits handed out while runs waited, and sessions that resumed by
     /// themselves) in the last [`BURST_WINDOW`].
     #[serde(with = "stamps")]
@@ -188,6 +196,32 @@ impl Account {
             WindowKind::FiveHour => &mut self.five_hour,
             WindowKind::SevenDay => &mut self.seven_day,
         }
+    }
+
+    /// When the 5-hour reading stops counting: steps that ended after this time spent
+    /// tokens it does not show. Its time, or the reset when the window has reset since (a
+    /// new, unread window: the steps that ended before the reset were the old window's).
+    fn counted_until(&self, now: Time) -> Option<Time> {
+        let window = self.five_hour.as_ref()?;
+        Some(if now >= window.resets_at {
+            window.at.max(window.resets_at)
+        } else {
+            window.at
+        })
+    }
+
+    /// Steps of the account that ended after the 5-hour reading was taken (the steps in
+    /// flight now are the fleet's, counted beside these), `also` (the asker's own step that
+    /// ended this tick, not stored yet) included.
+    pub fn ended_unseen(&self, also: Option<Time>, now: Time) -> usize {
+        let Some(since) = self.counted_until(now) else {
+            return 0;
+        };
+        self.ended
+            .iter()
+            .chain(also.as_ref())
+            .filter(|t| **t > since)
+            .count()
     }
 
     /// Releases within the burst window before `now`.
@@ -225,8 +259,8 @@ mod stamps {
 pub enum Event {
     /// A session saw a window.
     Read(WindowKind, Reading),
-    /// A run of the account completed a step (a new signal).
-    StepEnded,
+    /// A run of the account completed a step (a new signal), at this time.
+    StepEnded(Time),
     /// A waiting session went back to work by itself: it counts as released.
     SelfResumed(Time),
     /// A person was told the weekly reserve is reached (for this weekly reset).
@@ -244,7 +278,10 @@ pub fn observe(account: &mut Account, kind: WindowKind, reading: Reading) {
     if kind != WindowKind::FiveHour {
         return;
     }
-    let steps = account.steps;
+    // The steps this reading counted: those that ended after it was taken are not in it (a
+    // lagging reading would otherwise teach a cost too low).
+    let unseen = account.ended.iter().filter(|t| **t > reading.at).count() as u64;
+    let steps = account.steps.saturating_sub(unseen);
     match &account.baseline {
         Some(base) if base.resets_at == reading.resets_at => {
             if steps > base.steps && reading.used >= base.used {
@@ -284,7 +321,10 @@ pub fn apply(account: &mut Account, events: &[Event], now: Time) -> bool {
     for event in events {
         match event {
             Event::Read(kind, reading) => observe(account, *kind, reading.clone()),
-            Event::StepEnded => account.steps = account.steps.saturating_add(1),
+            Event::StepEnded(at) => {
+                account.steps = account.steps.saturating_add(1);
+                account.ended.push(*at);
+            }
             Event::SelfResumed(at) => release(account, *at),
             Event::WeeklyEscalated(reset) => {
                 if account.weekly_escalated != Some(*reset) {
@@ -295,7 +335,23 @@ pub fn apply(account: &mut Account, events: &[Event], now: Time) -> bool {
         }
     }
     forget_old_releases(account, now);
+    forget_seen_steps(account);
     first_weekly
+}
+
+/// How many unseen step ends are kept at most (a reading a day old with steps ending every
+/// second; past it the oldest are dropped, which only makes the projection less careful).
+const MAX_ENDED: usize = 4096;
+
+/// Step ends the freshest 5-hour reading was taken after are counted in it.
+fn forget_seen_steps(account: &mut Account) {
+    if let Some(window) = &account.five_hour {
+        let seen = window.at;
+        account.ended.retain(|t| *t > seen);
+    }
+    account.ended.sort();
+    let extra = account.ended.len().saturating_sub(MAX_ENDED);
+    account.ended.drain(..extra);
 }
 
 /// A session that left its wait by itself counts as one release.
@@ -352,6 +408,9 @@ pub struct Asker {
     pub ask: Ask,
     /// When the run began to wait, if it waits (paced or on a usage limit).
     pub waiting_since: Option<Time>,
+    /// When its own step ended, if it ended in this tick: the account's stored state learns
+    /// of it only after the tick, but the reading may not have counted it.
+    pub ended: Option<Time>,
 }
 
 /// What a permit is for.
@@ -472,10 +531,13 @@ pub fn permit(
     if let Some(window) = &account.five_hour {
         let used = window.used_at(now);
         let cost = account.cost_per_step.unwrap_or(0.0).max(0.0);
+        // Every step in flight at any moment since the reading: in flight now, or ended
+        // after it was read.
+        let unseen = in_flight + account.ended_unseen(asker.ended, now);
         let steps = match asker.ask {
-            Ask::Dispatch => in_flight as f64 + 1.0,
+            Ask::Dispatch => unseen as f64 + 1.0,
             // A resume finishes a step already counted in the window's use.
-            Ask::Resume => in_flight as f64,
+            Ask::Resume => unseen as f64,
         };
         let projected = used + cost * steps;
         let stop = f64::from(options.pace_stop);

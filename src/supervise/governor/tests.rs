@@ -22,6 +22,7 @@ fn asker(session: &str, priority: i32, ask: Ask, waiting: Option<i64>) -> Asker 
         priority,
         ask,
         waiting_since: waiting.map(at),
+        ended: None,
     }
 }
 
@@ -78,6 +79,54 @@ fn the_projection_counts_every_step_in_flight() {
     let mut own = fleet(2);
     own.in_flight.push("x".into());
     assert!(permit(&a, &own, &ask, &Options::DEFAULT, at(1)).granted());
+}
+
+#[test]
+fn steps_that_ended_after_the_reading_are_counted_as_unseen() {
+    // The reading (70 %, taken at 10) lags: two steps ended after it, one before it.
+    let mut a = account(70.0, Some(10.0));
+    a.five_hour = Some(reading(70.0, 3600, 10));
+    apply(
+        &mut a,
+        &[
+            Event::StepEnded(at(5)),
+            Event::StepEnded(at(20)),
+            Event::StepEnded(at(30)),
+        ],
+        at(30),
+    );
+    // The one the reading counted is forgotten.
+    assert_eq!(a.ended, vec![at(20), at(30)]);
+    let ask = asker("x", 0, Ask::Dispatch, None);
+    // 70 + 10 × (2 unseen + 1) = 100 > 95: paced (counting only the steps in flight, 80: go).
+    match permit(&a, &Fleet::default(), &ask, &Options::DEFAULT, at(31)) {
+        Permit::Wait { hold, reason, .. } => {
+            assert_eq!(hold, Hold::PaceStop);
+            assert!(reason.contains("3 step(s)"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A fresher reading counts them: 80 + 10 × 1 = 90, a step starts.
+    observe(&mut a, WindowKind::FiveHour, reading(80.0, 3600, 40));
+    apply(&mut a, &[], at(40));
+    assert!(a.ended.is_empty());
+    assert!(permit(&a, &Fleet::default(), &ask, &Options::DEFAULT, at(41)).granted());
+    // The asker's own step, ended this tick and not stored yet, counts too: 80 + 10 × 2.
+    let own = Asker {
+        ended: Some(at(41)),
+        ..ask.clone()
+    };
+    assert!(!permit(&a, &Fleet::default(), &own, &Options::DEFAULT, at(41)).granted());
+    // After the window's reset, steps that ended before the reset are the old window's; those
+    // after it spend the new, unread one.
+    let mut b = account(90.0, Some(10.0));
+    apply(
+        &mut b,
+        &[Event::StepEnded(at(3000)), Event::StepEnded(at(3700))],
+        at(3700),
+    );
+    assert_eq!(b.ended_unseen(None, at(3500)), 2);
+    assert_eq!(b.ended_unseen(None, at(3701)), 1);
 }
 
 #[test]
@@ -261,7 +310,7 @@ fn the_cost_per_step_is_learned_from_the_windows_movement() {
     let mut a = Account::default();
     observe(&mut a, WindowKind::FiveHour, reading(10.0, 3600, 1));
     for (i, used) in [13.0, 16.0, 19.0].into_iter().enumerate() {
-        apply(&mut a, &[Event::StepEnded], at(2));
+        apply(&mut a, &[Event::StepEnded(at(2))], at(2));
         observe(
             &mut a,
             WindowKind::FiveHour,
@@ -336,6 +385,56 @@ proptest! {
             } else {
                 prop_assert!(used + cost * (in_flight.len() as f64 + 1.0) > f64::from(options.pace_stop) - 1e-9);
             }
+        }
+    }
+
+    /// No step starts into the limit when the readings lag: a reading is of the window as it
+    /// was when it was taken, and the freshest one may be older than the steps that ended
+    /// since (the status line lags the server's count by a step or two, and readings from
+    /// different sessions arrive out of order). Every step costs `cost`, counted by the
+    /// server when it ends; the governor must never let the steps in flight cross
+    /// --pace-stop of what the server has counted.
+    #[test]
+    fn no_step_starts_into_the_limit_when_readings_lag(
+        cost in 0.5f64..8.0,
+        runs in 1usize..10,
+        start in 0.0f64..60.0,
+        order in proptest::collection::vec((0usize..10, 0u8..4, 0usize..8), 1..200),
+    ) {
+        let options = Options::DEFAULT;
+        let stop = f64::from(options.pace_stop);
+        let mut a = account(start, Some(cost));
+        let mut in_flight: Vec<String> = Vec::new();
+        let mut used = start;
+        // The server's count after each moment (a reading taken then shows it).
+        let mut history: Vec<(i64, f64)> = vec![(0, start)];
+        for (i, (pick, what, back)) in order.into_iter().enumerate() {
+            let now = i as i64 + 1;
+            let session = format!("r{}", pick % runs);
+            if what == 0 {
+                // A reading arrives, taken `back` moments ago.
+                let (seen, then) = history[history.len().saturating_sub(back + 1)];
+                let mut r = reading(then, 3600, seen);
+                r.session = session;
+                apply(&mut a, &[Event::Read(WindowKind::FiveHour, r)], at(now));
+            } else if in_flight.contains(&session) {
+                // Its step ends: the server counts its cost.
+                in_flight.retain(|s| *s != session);
+                used += cost;
+                prop_assert!(used <= 100.0, "a step hit the limit mid-way: {used}");
+                apply(&mut a, &[Event::StepEnded(at(now))], at(now));
+            } else {
+                let fleet = Fleet { in_flight: in_flight.clone(), waiting: vec![] };
+                let p = permit(&a, &fleet, &asker(&session, 0, Ask::Dispatch, None), &options, at(now));
+                if p.granted() {
+                    prop_assert!(
+                        used + cost * (in_flight.len() as f64 + 1.0) <= stop + 1e-9,
+                        "granted at a true use of {used} with {} in flight", in_flight.len()
+                    );
+                    in_flight.push(session);
+                }
+            }
+            history.push((now, used));
         }
     }
 

@@ -464,7 +464,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.run.signals_seen > before.signals_seen {
         // A step ended: its permit is given back, and its cost shows in the windows.
         t.run.governor.permit = None;
-        t.account_events.push(governor::Event::StepEnded);
+        t.account_events.push(governor::Event::StepEnded(t.now));
     }
     if t.active() {
         read_stop_file(&mut t, obs);

@@ -225,6 +225,7 @@ pub(super) fn stage(
             .as_ref()
             .filter(|o| o.kind.is_quota())
             .map(|o| o.since),
+        ended: (t.run.signals_seen > t.before.signals_seen).then_some(t.now),
     };
     match governor::permit(&state, &view.fleet, &asker, &options, t.now) {
         Permit::Grant { .. } => Stage {
