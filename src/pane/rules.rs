@@ -907,24 +907,32 @@ fn compile_rule(
             foreground.push(pattern(source, &what, v)?);
         }
     }
-    // `@all` names every marker that is not opt-in.
+    // `@all` names every marker that is not opt-in; `!ID` takes one out of the list (a rule
+    // whose subject the shell reading judges better than a pattern: `!sql-drop` on a command
+    // box, where SQL words count only as an SQL client's input).
     let all = || (0..markers.len()).filter(|&i| !markers[i].opt_in);
     let marker_ids: Vec<usize> = match &def.markers {
         None => all().collect(),
         Some(ids) => {
             let mut list = Vec::new();
+            let mut without = Vec::new();
             for id in ids {
                 if id == "@all" {
                     list.extend(all());
                     continue;
                 }
-                list.push(
+                let (into, id) = match id.strip_prefix('!') {
+                    Some(id) => (&mut without, id),
+                    None => (&mut list, id.as_str()),
+                };
+                into.push(
                     markers
                         .iter()
-                        .position(|m| &m.id == id)
+                        .position(|m| m.id == id)
                         .ok_or_else(|| anyhow!("{what}: unknown destructive marker {id:?}"))?,
                 );
             }
+            list.retain(|i| !without.contains(i));
             list.sort_unstable();
             list.dedup();
             list

@@ -39,8 +39,11 @@
 //! - process and system control: `kill`, `pkill`, `killall`, `systemctl` (other than
 //!   status and listing), `service … stop`, `reboot`, `shutdown`, `crontab` (other than `-l`),
 //!   `iptables`/`nft`/`ufw` changes, `sudo`/`doas`/`su`, `ssh HOST COMMAND`;
-//! - SQL that drops or empties tables in any argument (`DROP TABLE`, `drop database`,
-//!   `TRUNCATE`, `DELETE FROM`), `redis-cli FLUSHALL`/`FLUSHDB`/`DEL`, `dropdb`;
+//! - SQL that drops or empties tables (`DROP TABLE`, `drop database`, `TRUNCATE`, `DELETE
+//!   FROM`) where a database may run it: an SQL client's arguments, here-string or
+//!   here-document, whatever is piped into one, and any other program's arguments — never a
+//!   read-only search's pattern (`grep -rn "DROP TABLE" migrations`, `git grep`, `rg`);
+//!   `redis-cli FLUSHALL`/`FLUSHDB`/`DEL`, `dropdb`;
 //! - network writes (`curl -X DELETE|POST|PUT|PATCH`, `curl -d/-F/-T`, `wget --post-data`,
 //!   `gh api -X DELETE`), infrastructure (`kubectl delete`, `terraform destroy|apply`,
 //!   `docker rm`, `aws … rm|delete-*|terminate-*`, `gh … delete`), publishing and releasing
@@ -96,10 +99,13 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
     // Files a downloader wrote earlier in this script (`curl -o i.sh …; sh i.sh`).
     let mut downloaded: Vec<String> = Vec::new();
     let mut vars = shell::Vars::new();
-    for command in commands {
+    let feeds = feeds_sql_client(&commands);
+    let mut sql = SqlInput::default();
+    for (i, command) in commands.into_iter().enumerate() {
         if !command.piped {
             download_upstream = false;
         }
+        sql.body_line(&command, found);
         for body in &command.substitutions {
             scan(body, depth + 1, reader, found);
         }
@@ -111,6 +117,8 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
             return;
         };
         judge_command(&command, &words, download_upstream, depth, reader, found);
+        judge_sql(&words, feeds[i], found);
+        sql.pipeline(&command, &words);
         let words = shell::strip_runners(skip_prompt(&words));
         if let Some(first) = words.first() {
             let name = program(first);
@@ -147,6 +155,7 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
             }
         }
     }
+    sql.end(found);
 }
 
 fn add(found: &mut Vec<Danger>, id: &'static str, words: &[String], explanation: &'static str) {
@@ -260,16 +269,6 @@ fn judge_command(
                 "pipe-to-shell",
                 words,
                 "runs a download with an interpreter",
-            );
-        }
-    }
-    for word in words {
-        if sql_drop(word) {
-            add(
-                found,
-                "sql-drop",
-                words,
-                "DROP, TRUNCATE and DELETE FROM destroy rows or tables",
             );
         }
     }
@@ -1141,6 +1140,188 @@ fn mentions_download(body: &str, depth: usize, reader: &mut shell::Reader) -> bo
     false
 }
 
+const SQL_DROP: &str = "DROP, TRUNCATE and DELETE FROM destroy rows or tables";
+
+/// SQL words (`DROP TABLE`, `TRUNCATE`, `DELETE FROM`, [`sql_drop`]) in one command's words
+/// (`tokens`, variables substituted), judged by where they go. They are an SQL client's input
+/// in its arguments (`psql -c`, `mysql -e`, `sqlite3 db '…'`, a here-string, a client run by
+/// another program: `docker exec db psql -c …`) and in whatever is piped into one (`echo
+/// 'DROP TABLE x' | psql`, `grep -h 'DROP TABLE' m/*.sql | psql`, even unquoted). A read-only
+/// search's words are patterns and file names, never run (`grep -rn "DROP TABLE"
+/// migrations`); any other program's arguments count (a script of the project's may hand them
+/// to a database: `./db "DROP TABLE x"`). A client's here-document is read by [`SqlInput`].
+fn judge_sql(tokens: &[String], feeds_client: bool, found: &mut Vec<Danger>) {
+    let words = shell::strip_runners(skip_prompt(tokens));
+    let counts = feeds_client || runs_sql_client(words) || !is_search(words);
+    let named = counts && words.iter().any(|w| sql_drop(w));
+    if named || (feeds_client && sql_drop(&words.join(" "))) {
+        add(found, "sql-drop", words, SQL_DROP);
+    }
+}
+
+/// For each command, is its output piped into an SQL client later in its pipeline (`a | b |
+/// psql`)? One pass from the end.
+fn feeds_sql_client(commands: &[SimpleCommand]) -> Vec<bool> {
+    let mut feeds = vec![false; commands.len()];
+    for i in (0..commands.len().saturating_sub(1)).rev() {
+        let next = &commands[i + 1];
+        let words = shell::strip_runners(skip_prompt(&next.words));
+        feeds[i] = next.piped && (runs_sql_client(words) || feeds[i + 1]);
+    }
+    feeds
+}
+
+/// An SQL client's here-document (`psql <<EOF`, `cat <<EOF | mysql db`). The shell reader does
+/// not consume a body: its lines come after the pipeline as commands of their own, up to the
+/// delimiter. Those lines are the client's input, so their words are read as one SQL text (a
+/// statement may span lines: `DROP\nTABLE x;`). A here-document no client reads is text for
+/// its program, and its lines are judged only as the commands the reader takes them for.
+#[derive(Default)]
+struct SqlInput {
+    /// Delimiters of the here-documents in the pipeline being read.
+    heredocs: Vec<String>,
+    /// An SQL client is in the pipeline being read.
+    client: bool,
+    /// Delimiters of SQL bodies still to come, in order.
+    queued: std::collections::VecDeque<String>,
+    /// The SQL body being read: its delimiter and its text so far.
+    body: Option<(String, String)>,
+}
+
+impl SqlInput {
+    /// Called for every command before it is judged: adds a body line, or ends the body at
+    /// its delimiter, or ends the pipeline (a command not piped) and opens its SQL bodies.
+    fn body_line(&mut self, command: &SimpleCommand, found: &mut Vec<Danger>) {
+        if self.body.is_none() && !command.piped {
+            if std::mem::take(&mut self.client) {
+                self.queued.extend(self.heredocs.drain(..));
+            }
+            self.heredocs.clear();
+            self.body = self.queued.pop_front().map(|d| (d, String::new()));
+        }
+        let Some((delimiter, text)) = &mut self.body else {
+            return;
+        };
+        if command.redirects.is_empty() && command.words == [delimiter.as_str()] {
+            self.close(found);
+            self.body = self.queued.pop_front().map(|d| (d, String::new()));
+        } else {
+            for word in command.tokens() {
+                text.push_str(&word);
+                text.push(' ');
+            }
+            text.push('\n');
+        }
+    }
+
+    /// Called for every command outside a body once it is judged: notes its here-documents
+    /// and whether it is an SQL client.
+    fn pipeline(&mut self, command: &SimpleCommand, tokens: &[String]) {
+        if self.body.is_some() {
+            return;
+        }
+        self.client |= runs_sql_client(shell::strip_runners(skip_prompt(tokens)));
+        self.heredocs.extend(
+            command
+                .redirects
+                .iter()
+                .filter(|r| r.op == shell::RedirectOp::HereDoc)
+                .map(|r| r.target.clone()),
+        );
+    }
+
+    /// The script ended: a body left open (no delimiter line) is judged as it stands.
+    fn end(mut self, found: &mut Vec<Danger>) {
+        self.close(found);
+    }
+
+    fn close(&mut self, found: &mut Vec<Danger>) {
+        if let Some((_, text)) = self.body.take()
+            && sql_drop(&text)
+        {
+            add(found, "sql-drop", &[text.trim_end().to_string()], SQL_DROP);
+        }
+    }
+}
+
+/// Does the command (runners taken off) run an SQL client, as its program or as a later word
+/// (`docker exec db psql …`, `kubectl exec pod -- mysql …`)? A read-only search runs nothing
+/// it names.
+fn runs_sql_client(words: &[String]) -> bool {
+    !is_search(words) && words.iter().any(|w| is_sql_client(&program(w)))
+}
+
+/// Programs whose arguments and standard input are SQL for a database.
+fn is_sql_client(name: &str) -> bool {
+    matches!(
+        name,
+        "psql"
+            | "pgcli"
+            | "mysql"
+            | "mariadb"
+            | "mycli"
+            | "mysqlsh"
+            | "sqlite3"
+            | "sqlite"
+            | "litecli"
+            | "duckdb"
+            | "sqlcmd"
+            | "osql"
+            | "isql"
+            | "sqlplus"
+            | "usql"
+            | "vsql"
+            | "cockroach"
+            | "clickhouse"
+            | "clickhouse-client"
+            | "cqlsh"
+            | "bq"
+            | "snowsql"
+            | "trino"
+            | "presto"
+            | "spark-sql"
+            | "beeline"
+            | "hive"
+            | "impala-shell"
+            | "db2"
+            | "turso"
+            | "wrangler"
+            | "prisma"
+    )
+}
+
+/// A read-only search: its operands are patterns and files, and it runs nothing (`grep`,
+/// `rg`, `ag`, `ack`, `git grep`, `git log -S…`). Options that run a program or write a file
+/// (`rg --pre`, `git grep -O`, `git log --output`, `git -c`) make it something else.
+fn is_search(words: &[String]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let args = &words[1..];
+    let has = |prefixes: &[&str]| {
+        args.iter()
+            .any(|a| prefixes.iter().any(|p| a.starts_with(p)))
+    };
+    match program(first).as_str() {
+        "grep" | "egrep" | "fgrep" | "zgrep" | "ag" | "ack" | "ack-grep" => true,
+        "rg" => !has(&["--pre"]),
+        "git" => {
+            let sub = args.iter().position(|a| !a.starts_with('-'));
+            let global = &args[..sub.unwrap_or(args.len())];
+            let plain = global
+                .iter()
+                .all(|a| !GIT_GLOBAL_WITH_VALUE.contains(&a.as_str()));
+            plain
+                && match sub.map(|i| args[i].as_str()) {
+                    Some("grep") => !has(&["-O", "--open-files-in-pager"]),
+                    Some("log") => !has(&["--output"]),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
 /// SQL that drops or empties tables, in any ASCII case and as whole words: `DROP TABLE`
 /// (`DATABASE`, `SCHEMA`, `INDEX`, `VIEW`, `USER`, `ROLE`, `COLUMN`, `OWNED`), `TRUNCATE
 /// [TABLE] name`, `DELETE FROM` — what the regex
@@ -1355,6 +1536,64 @@ mod tests {
             ("❯ sudo rm -rf /", "rm"),
         ] {
             assert!(ids(script).contains(&id), "{script}: {:?}", dangers(script));
+        }
+    }
+
+    /// SQL words count as an SQL client's input (its arguments, a here-string, a here-document,
+    /// a pipe into it) and as any other program's arguments, never as a read-only search's
+    /// pattern (issue 28: `grep -rn "DROP TABLE" migrations` in a Codex box was escalated).
+    #[test]
+    fn sql_words_count_where_a_database_runs_them() {
+        for script in [
+            "psql -c 'DROP TABLE users'",
+            "psql -c \"drop table users\" app",
+            "psql --command='TRUNCATE TABLE users'",
+            "mysql -e 'DELETE FROM users' app",
+            "mariadb app -e 'drop database app'",
+            "sqlite3 db 'drop table x'",
+            "duckdb app.db 'DROP SCHEMA s'",
+            "psql <<< 'DROP TABLE x'",
+            "psql app <<EOF\nDROP TABLE x;\nEOF",
+            "psql <<'SQL'\nBEGIN;\ndrop\n  table x;\nCOMMIT;\nSQL",
+            "psql <<-EOF\n\tDELETE FROM users;\n\tEOF",
+            "cat <<EOF | mysql app\nTRUNCATE users;\nEOF",
+            "psql <<EOF\nDROP TABLE x;",
+            "echo 'DROP TABLE x' | psql",
+            "echo DROP TABLE x | psql app",
+            "printf 'delete from t' | sudo -u postgres psql",
+            "grep -h 'DROP TABLE' migrations/*.sql | psql app",
+            "grep -h 'DROP TABLE' m.sql | xargs -0 psql -c",
+            "docker exec db psql -c 'drop table x'",
+            "kubectl exec pod -- mysql -e 'DROP DATABASE app'",
+            "sudo -u postgres psql -c 'drop database x'",
+            "bash -c \"psql -c 'DROP TABLE x'\"",
+            "./scripts/db 'DROP TABLE users'",
+            "rails runner 'ActiveRecord::Base.connection.execute(%q(DROP TABLE users))'",
+            "rg --pre ./x 'drop table'",
+        ] {
+            assert!(
+                ids(script).contains(&"sql-drop"),
+                "{script}: {:?}",
+                dangers(script)
+            );
+        }
+        for script in [
+            "grep -rn \"DROP TABLE\" migrations",
+            "grep -rni 'drop table' migrations | head -20",
+            "rg 'DELETE FROM' src",
+            "rg -l 'drop database' . | wc -l",
+            "ag 'TRUNCATE TABLE' db/",
+            "git grep -n 'delete from'",
+            "git log -S'DROP TABLE' --oneline",
+            "cat <<EOF > notes.md\nWe DROP TABLE nothing here.\nEOF",
+            "psql -c 'SELECT 1'",
+            "psql app <<EOF\nSELECT * FROM users;\nEOF\necho DROP",
+        ] {
+            assert!(
+                !ids(script).contains(&"sql-drop"),
+                "{script}: {:?}",
+                dangers(script)
+            );
         }
     }
 

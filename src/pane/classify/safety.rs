@@ -176,12 +176,21 @@ pub(super) fn decide(
                     }
                 }
                 if rule.def.shell.unwrap_or(true) {
+                    // A box that draws its command at a prompt (Codex's `$ grep …`) has a
+                    // header above it (the question, the reason) that is text, not part of
+                    // the command: the command's wraps are joined from its prompt line on
+                    // (each line above is still read alone). Otherwise the header would be
+                    // read as a program taking the command's words as its arguments.
+                    let command = subject
+                        .iter()
+                        .position(|line| line.starts_with("$ "))
+                        .map_or(&subject[..], |at| &subject[at..]);
                     let scripts =
                         subject
                             .iter()
                             .map(|line| line.to_string())
-                            .chain(if subject.len() > 1 {
-                                joined.to_vec()
+                            .chain(if command.len() > 1 {
+                                vec![command.join("\n"), command.join(" "), command.concat()]
                             } else {
                                 Vec::new()
                             });
@@ -475,6 +484,72 @@ mod tests {
             assert!(got.keys.is_empty());
             assert!(
                 got.markers.iter().any(|m| m.id == marker),
+                "{command}: {:?}",
+                got.markers
+            );
+        }
+    }
+
+    /// Codex's approval box: SQL words in a read-only search's pattern are not a database's
+    /// input, so the box is answered; the same words given to an SQL client (its arguments, a
+    /// here-document, a pipe, a client run by another program) escalate. The fresh capture
+    /// `codex-0.171-fresh/approval-grep-risky-words-above` (issue 28) is the first screen.
+    #[test]
+    fn codex_approval_reads_sql_words_by_where_they_go() {
+        let boxed = |command: &str| {
+            let mut lines = vec![
+                "• Exploring".to_string(),
+                "".to_string(),
+                "  Would you like to run the following command?".to_string(),
+                "".to_string(),
+                "  Environment: local".to_string(),
+                "".to_string(),
+                "  Reason: Search the migrations, read-only".to_string(),
+                "".to_string(),
+            ];
+            for (i, line) in command.lines().enumerate() {
+                lines.push(if i == 0 {
+                    format!("  $ {line}")
+                } else {
+                    format!("    {line}")
+                });
+            }
+            lines.push("".to_string());
+            lines.push("› 1. Yes, proceed (y)".to_string());
+            lines.push("  2. Yes, and don't ask again for commands that start with `grep -rn 'DROP TABLE' migrations` (p)".to_string());
+            lines.push("  3. No, and tell Codex what to do differently (esc)".to_string());
+            lines.push("".to_string());
+            lines.push("  Press enter to confirm or esc to cancel".to_string());
+            lines.join("\n")
+        };
+        let shown = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/panes/codex-0.171-fresh/approval-grep-risky-words-above.txt"
+        ))
+        .unwrap();
+        for screen in [
+            shown,
+            boxed("grep -rn \"DROP TABLE\" migrations"),
+            boxed("git grep -n 'drop database' | head"),
+        ] {
+            let got = classify_text(&screen, Agent::Codex, Some("node"));
+            assert_eq!(got.action, Action::Answer, "{screen}\n{}", got.reason);
+            assert_eq!(got.keys, vec![Key::Text("y".to_string())]);
+        }
+        for command in [
+            "psql -c \"DROP TABLE users\"",
+            "psql app <<EOF\nDROP TABLE users;\nEOF",
+            "sqlite3 db 'drop table x'",
+            "echo 'TRUNCATE users' | mysql app",
+            "grep -h 'DROP TABLE' migrations/*.sql | psql app",
+            "docker exec db psql -c 'DELETE FROM users'",
+            "./scripts/db \"DROP TABLE users\"",
+        ] {
+            let got = classify_text(&boxed(command), Agent::Codex, Some("node"));
+            assert_eq!(got.action, Action::Escalate, "{command}: {}", got.reason);
+            assert!(got.keys.is_empty());
+            assert!(
+                got.markers.iter().any(|m| m.id == "sql-drop"),
                 "{command}: {:?}",
                 got.markers
             );
