@@ -249,6 +249,12 @@ pub struct HookArgs {
 /// Run a hook command. Never an error and never exit 2 (see the module doc), except
 /// `hook install`, which a person runs.
 pub fn run(command: HookCommand) -> Result<Exit> {
+    if let HookCommand::Install(args) = &command {
+        return install(args);
+    }
+    // A hook records where the supervisor reads even when the agent runs with a relative
+    // `HOME` (a person's command refuses one; see `supervise::state_dir`).
+    crate::supervise::ignore_relative_home();
     let result = match command {
         HookCommand::Install(args) => return install(&args),
         HookCommand::Event(args) => {

@@ -50,6 +50,8 @@ pub struct StatuslineArgs {
 }
 
 pub fn run(args: &StatuslineArgs) -> Result<Exit> {
+    // Claude Code runs it as a hook runs: a relative `HOME` is ignored, not an error.
+    crate::supervise::ignore_relative_home();
     let bytes = match fsx::read_bounded_from(io::stdin().lock(), STDIN_LIMIT) {
         Ok(Bounded::Complete(bytes)) => bytes,
         Ok(Bounded::TooLarge { limit }) => {

@@ -65,7 +65,9 @@ use anyhow::{Result, bail};
 /// A relative `XDG_STATE_HOME` is ignored (the XDG base directory specification calls it
 /// invalid), and a relative `HOME` is refused: the state would land under whatever directory
 /// the command happened to run in — a cron job's, a hook's — and the next command, run
-/// elsewhere, would not find it. (Hooks, which must never fail, record nothing then.)
+/// elsewhere, would not find it. Hooks (after [`ignore_relative_home`]) must never fail and
+/// must record where the supervisor reads: they ignore a relative (or missing) `HOME` and take
+/// the user's home directory from the user database, as a shell does for `~` without `HOME`.
 pub fn state_dir() -> Result<PathBuf> {
     let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = non_empty("AUTOCTL_STATE_DIR") {
@@ -76,14 +78,69 @@ pub fn state_dir() -> Result<PathBuf> {
     {
         return Ok(dir.join("autoctl"));
     }
-    if let Some(home) = non_empty("HOME").map(PathBuf::from) {
-        if !home.is_absolute() {
-            bail!(
-                "HOME is a relative path ({}): autoctl's state would be written under the current directory; set HOME to an absolute path, or AUTOCTL_STATE_DIR",
-                crate::output::printable(&home.to_string_lossy())
-            );
-        }
+    let hook = IGNORE_RELATIVE_HOME.load(std::sync::atomic::Ordering::Relaxed);
+    match non_empty("HOME").map(PathBuf::from) {
+        Some(home) if home.is_absolute() => return Ok(home.join(".local/state/autoctl")),
+        Some(home) if !hook => bail!(
+            "HOME is a relative path ({}): autoctl's state would be written under the current directory; set HOME to an absolute path, or AUTOCTL_STATE_DIR",
+            crate::output::printable(&home.to_string_lossy())
+        ),
+        _ => {}
+    }
+    if hook && let Some(home) = user_database_home() {
         return Ok(home.join(".local/state/autoctl"));
     }
     bail!("no state directory: set AUTOCTL_STATE_DIR or HOME")
+}
+
+static IGNORE_RELATIVE_HOME: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// From now on [`state_dir`] ignores a relative or missing `HOME` and uses the home directory
+/// the user database gives this process's user (issue 23: a hook records nothing when it
+/// fails, so it must not fail on an environment the person did not choose for it).
+pub fn ignore_relative_home() {
+    IGNORE_RELATIVE_HOME.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The home directory of this process's user in `/etc/passwd` (absolute, or none). A debug
+/// build reads `AUTOCTL_TEST_PASSWD` instead when it is set, so a test need not write under
+/// the real home of the user running it.
+fn user_database_home() -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to the process's (effective) user.
+    let uid = std::fs::metadata("/proc/self").ok()?.uid();
+    let mut path = PathBuf::from("/etc/passwd");
+    #[cfg(debug_assertions)]
+    if let Some(test) = std::env::var_os("AUTOCTL_TEST_PASSWD").filter(|v| !v.is_empty()) {
+        path = PathBuf::from(test);
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    passwd_home(&text, uid)
+}
+
+/// The home field of `uid`'s line in a passwd file (`name:x:uid:gid:gecos:home:shell`), when
+/// it is absolute.
+fn passwd_home(text: &str, uid: u32) -> Option<PathBuf> {
+    text.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.len() >= 7 && fields[2].parse() == Ok(uid))
+            .then(|| PathBuf::from(fields[5]))
+            .filter(|home| home.is_absolute())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_home_of_a_uid_comes_from_its_passwd_line() {
+        let text = "root:x:0:0:root:/root:/bin/bash\n# comment\nbad:x:7\nrel:x:8:8::home:/bin/sh\ndev:x:1000:1000:Dev,,,:/home/dev:/bin/bash\n";
+        assert_eq!(passwd_home(text, 0), Some(PathBuf::from("/root")));
+        assert_eq!(passwd_home(text, 1000), Some(PathBuf::from("/home/dev")));
+        assert_eq!(passwd_home(text, 7), None);
+        assert_eq!(passwd_home(text, 8), None, "a relative home is no home");
+        assert_eq!(passwd_home(text, 9), None);
+    }
 }

@@ -111,3 +111,70 @@ fn a_relative_home_is_refused_and_nothing_is_written_under_the_current_directory
         "nothing under the current directory"
     );
 }
+
+/// Hooks ignore a relative HOME: Claude Code runs them in the agent's environment, a hook
+/// never fails, and it records where the supervisor reads — the state directory under the
+/// user's home from the user database (on c968843 and a14af3d it recorded nothing). A debug
+/// build reads the user database from `AUTOCTL_TEST_PASSWD`, so the test does not write
+/// under the real home of the user running it.
+#[test]
+fn hooks_with_a_relative_home_record_under_the_users_home_from_the_user_database() {
+    use std::os::unix::fs::MetadataExt;
+    if !crate::util::failpoints_armed() {
+        return; // AUTOCTL_TEST_PASSWD is read by debug builds only
+    }
+    let sb = Sandbox::new();
+    let cwd = sb.path("cwd");
+    let project = sb.module("proj");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let uid = std::fs::metadata("/proc/self").unwrap().uid();
+    let home = sb.path("user-home");
+    let passwd = sb.write(
+        "passwd",
+        format!(
+            "other:x:{}:0:Other:/nonexistent-other:/bin/sh\nme:x:{uid}:{uid}:Me:{}:/bin/sh\n",
+            uid + 1,
+            home.display()
+        ),
+    );
+    let run = |args: &[&str], stdin: String| {
+        sb.cmd()
+            .env("HOME", "home")
+            .env("XDG_STATE_HOME", "state")
+            .env_remove("AUTOCTL_STATE_DIR")
+            .env_remove("TMUX_PANE")
+            .env("AUTOCTL_TEST_PASSWD", &passwd)
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .current_dir(&cwd)
+            .args(args)
+            .write_stdin(stdin)
+            .output()
+            .unwrap()
+    };
+    let event = serde_json::json!({"session_id": "rel-home", "cwd": project,
+        "hook_event_name": "Stop", "transcript_path": "/nonexistent"});
+    let output = run(&["hook", "event"], event.to_string());
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let state = home.join(".local/state/autoctl");
+    assert!(state.join("hooks").is_dir(), "{output:?}");
+    let records = names(&state.join("hooks"));
+    assert!(
+        records.iter().any(|n| n.contains("rel-home")),
+        "{records:?} {output:?}"
+    );
+    let request = serde_json::json!({"session_id": "rel-home", "cwd": project,
+        "hook_event_name": "PermissionRequest", "permission_mode": "default",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let output = run(&["hook", "permission-request"], request.to_string());
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let log = std::fs::read_to_string(state.join("policy/decisions.jsonl")).unwrap();
+    assert!(log.contains("\"rel-home\""), "{log}");
+    assert_eq!(
+        names(&cwd),
+        Vec::<String>::new(),
+        "nothing under the current directory"
+    );
+    // A person's command still refuses the relative HOME in one line.
+    let output = run(&["run", "status"], String::new());
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+}
