@@ -26,7 +26,7 @@
 //! **Total and bounded.** Every function here returns for any input, in time linear in its
 //! length, without recursion. A check that reads commands inside commands (substitution
 //! bodies, `bash -c '…'` strings) does so through a [`Reader`], which follows at most
-//! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line and a bounded amount of
+//! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line (the most Linux passes as one argument) and a bounded amount of
 //! text in all, and reads a text it has already read only once. Past a bound the reading is
 //! incomplete ([`Reader::exceeded`]) and the check's answer is "not harmless": a command that
 //! cannot be read whole is never approved and never passes a guard.
@@ -38,15 +38,20 @@ use std::collections::HashMap;
 /// person writes goes deeper; a check that would have to is answered "not harmless".
 pub const MAX_NESTING: usize = 8;
 
-/// The longest command line a [`Reader`] reads, in bytes (1 MiB); longer is not harmless.
-pub const MAX_LINE: usize = 1024 * 1024;
+/// The longest command line a [`Reader`] reads, in bytes: 128 KiB, Linux's `MAX_ARG_STRLEN`
+/// (32 pages), the longest single argument `execve` accepts. An agent's shell tool runs a
+/// command as one argument (`bash -c COMMAND`), so a longer command cannot even start
+/// (`E2BIG`): it is answered "not harmless" at once, before any reading.
+pub const MAX_LINE: usize = 128 * 1024;
 
 /// Which bound a reading passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exceeded {
     /// Commands nested deeper than [`MAX_NESTING`].
     Nesting,
-    /// A line longer than [`MAX_LINE`], or more text to read in all than its budget.
+    /// A line longer than [`MAX_LINE`].
+    Length,
+    /// More text to read in all than the line's budget (a line that unfolds).
     Size,
 }
 
@@ -73,7 +78,7 @@ impl Reader {
         Reader {
             budget: line.len().saturating_mul(32).saturating_add(64 * 1024),
             seen: HashMap::new(),
-            exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Size),
+            exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Length),
         }
     }
 
@@ -166,8 +171,11 @@ impl Exceeded {
             Exceeded::Nesting => {
                 "commands nested deeper than 8 levels cannot be read, so they are not harmless"
             }
+            Exceeded::Length => {
+                "a command longer than 128 KiB cannot be run as one argument of `bash -c` (Linux's MAX_ARG_STRLEN), so it is not read and not harmless"
+            }
             Exceeded::Size => {
-                "a command line longer than 1 MiB, or one that unfolds into more text than its reading budget, cannot be read, so it is not harmless"
+                "a command line that unfolds into more text than its reading budget cannot be read, so it is not harmless"
             }
         }
     }
@@ -1017,8 +1025,9 @@ mod tests {
         assert_eq!(read_all(&nest(10_000)).1, Some(Exceeded::Nesting));
         assert_eq!(
             Reader::new(&"x".repeat(MAX_LINE + 1)).exceeded,
-            Some(Exceeded::Size)
+            Some(Exceeded::Length)
         );
+        assert_eq!(Reader::new(&"x".repeat(MAX_LINE)).exceeded, None);
         // The same text in the same context is read once.
         let mut reader = Reader::new("a b");
         assert!(reader.read("a b", 1, "").is_some());
@@ -1032,9 +1041,9 @@ mod tests {
                 .contains(&MAX_NESTING.to_string())
         );
         assert!(
-            Exceeded::Size
+            Exceeded::Length
                 .explanation()
-                .contains(&format!("{} MiB", MAX_LINE >> 20))
+                .contains(&format!("{} KiB", MAX_LINE >> 10))
         );
     }
 

@@ -260,9 +260,15 @@ pub fn decide(policy: &Policy, tool: &str, input: &Value, ctx: &Context) -> Deci
         Ok(subject) => subject,
         Err(why) => return Decision::none("bad-input", why),
     };
+    // A command longer than a shell tool can run (`shell::MAX_LINE`) is not read at all, not
+    // even by the user's deny rules: the destructive set names it `unreadable` at once.
+    let unrunnable = matches!(&subject, Subject::Command(s) if s.len() > crate::shell::MAX_LINE);
     // 1. The user's deny rules win over everything.
     let denies = policy.denies_for(tool);
-    if let Some(rule) = denies.iter().find(|r| subject_matches(r, &subject, ctx)) {
+    if let Some(rule) = denies
+        .iter()
+        .find(|r| !unrunnable && subject_matches(r, &subject, ctx))
+    {
         return Decision::deny(
             rule.label(),
             format!("the user's deny rule {} matches", rule.def.id),

@@ -119,3 +119,76 @@ fn plan_validate_refuses_a_push_nested_past_the_readers_bound() {
         );
     }
 }
+
+/// A command of 1 MiB: more than Linux passes as one argument (`MAX_ARG_STRLEN`, 128 KiB), so
+/// no shell tool can run it. Every door answers at once that it is unreadable, without
+/// reading it (on a14af3d the reader read up to 1 MiB: the hook's answer was "longer than
+/// 65536 bytes", the deny policy asked instead of denying, and `plan validate` passed it).
+#[test]
+fn a_command_longer_than_a_shell_can_run_is_unreadable_at_every_door() {
+    let sb = Sandbox::new();
+    let project = sb.module("proj");
+    let long = format!("echo {}", "a ".repeat(512 * 1024));
+    assert!(long.len() > 1024 * 1024);
+    // The hook: no decision (the person is asked), logged as unreadable with the bound's name.
+    let payload = json!({
+        "session_id": "long", "cwd": project, "hook_event_name": "PermissionRequest",
+        "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": long},
+    });
+    let mut cmd = sb.memory_limited(64);
+    cmd.env("CLAUDE_PROJECT_DIR", &project);
+    let out = with_stdin(
+        cmd,
+        &["hook", "permission-request"],
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout(&out), "", "{out:?}");
+    let log = fs::read_to_string(sb.path("state/policy/decisions.jsonl")).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(entry["decision"], "no-decision", "{entry}");
+    assert_eq!(entry["rule"], "destructive:unreadable", "{entry}");
+    // A policy that denies the destructive set denies it (a user's deny rule is not read).
+    let policy = sb.write(
+        "deny.json",
+        r#"{"version": 1, "on_destructive": "deny",
+            "deny": [{"id": "no-echo", "tool": "Bash", "pattern": "echo *"}]}"#,
+    );
+    let line = json!({"tool_name": "Bash", "tool_input": {"command": long}, "cwd": project});
+    let mut cmd = sb.memory_limited(64);
+    cmd.arg("policy")
+        .arg("check")
+        .arg("--policy")
+        .arg(&policy)
+        .arg("--batch");
+    let out = with_stdin(cmd, &[], format!("{line}\n").as_bytes());
+    assert_eq!(out.status.code(), Some(0), "every line decided: {out:?}");
+    let decision: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(decision["decision"], "deny", "{decision}");
+    assert_eq!(decision["rule"], "destructive:unreadable", "{decision}");
+    assert!(
+        decision["reason"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 128 KiB"),
+        "{decision}"
+    );
+    // The plan guard refuses the step unread.
+    let step = format!("echo {}", "a ".repeat(400 * 1024));
+    let plan = sb.write(
+        "long.json",
+        json!({"action": "recover", "rationale": "r", "steps": [step]}).to_string(),
+    );
+    let out = sb
+        .memory_limited(64)
+        .args(["plan", "validate"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stdout(&out).contains(": /steps/0: unreadable: "),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -79,7 +79,12 @@ fn visit(value: &Value, protected: &[String], found: &mut Vec<(Forbidden, String
                 let argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
                 let line = words.join(" ");
                 let mut reader = shell::Reader::new(&line);
-                let mut ops = check_command(&argv, protected, 0, &mut reader);
+                // Nothing past the line's bound is read (`shell::MAX_LINE`).
+                let mut ops = if reader.exceeded.is_none() {
+                    check_command(&argv, protected, 0, &mut reader)
+                } else {
+                    Vec::new()
+                };
                 if reader.exceeded.is_some() {
                     ops.push(Forbidden::Unreadable);
                 }
@@ -102,6 +107,14 @@ fn visit(value: &Value, protected: &[String], found: &mut Vec<(Forbidden, String
 }
 
 fn scan_text(text: &str, protected: &[String], found: &mut Vec<(Forbidden, String)>) {
+    if text.len() > shell::MAX_LINE {
+        // Longer than a shell tool can run: refused unread (and no operation's name).
+        found.push((
+            Forbidden::Unreadable,
+            crate::policy::prefix(text, 200).to_string(),
+        ));
+        return;
+    }
     let named = text.trim().to_lowercase().replace(['-', ' '], "_");
     for op in Forbidden::ALL {
         if named == op.id() {

@@ -118,8 +118,9 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
                         for (op, evidence) in forbidden_in_value(step, protected) {
                             let message = match op {
                                 Forbidden::Unreadable => format!(
-                                    "unreadable: nested deeper than {} levels, or too long to read whole, so it may hide a forbidden operation: {}",
+                                    "unreadable: nested deeper than {} levels, longer than {} bytes (more than a shell can run), or unfolding into more than its reading budget, so it may hide a forbidden operation: {}",
                                     crate::shell::MAX_NESTING,
+                                    crate::shell::MAX_LINE,
                                     shorten(&evidence)
                                 ),
                                 _ => format!(
