@@ -131,36 +131,198 @@ fn policy_rules(data: &Value) -> String {
     out
 }
 
-/// `destructive_programs`: the programs the destructive set names by their name and, when
-/// given, one argument word, in order (the first that hits names the call).
+/// `destructive_programs`: the destructive set's program table, in order (the first entry
+/// that holds names the call). Unknown fields and tests stop the build: a misspelt test
+/// would otherwise hold never.
 fn destructive_programs(data: &Value, out: &mut String) {
     out.push_str(
-        "/// The programs the destructive set names by name and argument word \
-         (`destructive_programs` of rules/policy.json), in order.\n\
+        "/// The destructive set's program table (`destructive_programs` of rules/policy.json), \
+         in order.\n\
          pub const DESTRUCTIVE_PROGRAMS: &[DestructiveProgram] = &[\n",
     );
     for entry in data["destructive_programs"]
         .as_array()
         .expect("rules/policy.json: destructive_programs is a list")
     {
-        let id = entry["id"]
-            .as_str()
-            .expect("rules/policy.json: a destructive program's id");
+        let fields = entry
+            .as_object()
+            .expect("rules/policy.json: a destructive program is an object");
+        let id = entry["id"].as_str().unwrap_or("");
+        let what = format!("destructive_programs {id} {}", entry["programs"]);
+        for key in fields.keys() {
+            assert!(
+                [
+                    "id",
+                    "programs",
+                    "program_prefixes",
+                    "command_only",
+                    "subcommands",
+                    "words",
+                    "all",
+                    "any",
+                    "unless",
+                    "runs",
+                    "explanation",
+                    "match",
+                    "not_match",
+                ]
+                .contains(&key.as_str()),
+                "rules/policy.json: {what}: unknown field {key:?}"
+            );
+        }
         let explanation = entry["explanation"]
             .as_str()
-            .unwrap_or_else(|| panic!("rules/policy.json: destructive_programs {id}: explanation"));
-        let programs = words(&entry["programs"], "destructive_programs.programs");
-        assert!(
-            !programs.is_empty(),
-            "rules/policy.json: destructive_programs {id}: no programs"
+            .unwrap_or_else(|| panic!("rules/policy.json: {what}: explanation"));
+        let programs = words(&entry["programs"], &format!("{what}.programs"));
+        let prefixes = words(
+            &entry["program_prefixes"],
+            &format!("{what}.program_prefixes"),
         );
+        assert!(
+            !(programs.is_empty() && prefixes.is_empty()),
+            "rules/policy.json: {what}: no programs"
+        );
+        let tests = |field: &str| -> String {
+            let mut tests: Vec<String> = match &entry[field] {
+                Value::Null => Vec::new(),
+                Value::Array(items) => items.iter().map(|t| arg_test(t, &what)).collect(),
+                other => panic!("rules/policy.json: {what}.{field} is a list, not {other}"),
+            };
+            if field == "all" && !entry["words"].is_null() {
+                tests.push(format!(
+                    "ArgTest::Word(&{:?})",
+                    words(&entry["words"], &format!("{what}.words"))
+                ));
+            }
+            format!("&[{}]", tests.join(", "))
+        };
+        let runs = match &entry["runs"] {
+            Value::Null => "Runs::Nothing".to_string(),
+            Value::String(s) if s == "first-operand" => "Runs::FromFirstOperand".to_string(),
+            Value::String(s) if s == "after-first-arg" => "Runs::AfterFirstArg".to_string(),
+            Value::Object(o) if o.len() == 2 => format!(
+                "Runs::Actions(&{:?}, &{:?})",
+                words(&o["after"], &format!("{what}.runs.after")),
+                words(&o["until"], &format!("{what}.runs.until"))
+            ),
+            other => panic!("rules/policy.json: {what}: runs {other} is unknown"),
+        };
+        assert!(
+            !id.is_empty() || runs != "Runs::Nothing",
+            "rules/policy.json: {what}: an id (only a runner may have none)"
+        );
+        let command_only = match &entry["command_only"] {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            other => {
+                panic!("rules/policy.json: {what}: command_only is true or false, not {other}")
+            }
+        };
         let _ = writeln!(
             out,
-            "    DestructiveProgram {{ id: {id:?}, programs: &{programs:?}, words: &{:?}, explanation: {explanation:?} }},",
-            words(&entry["words"], "destructive_programs.words"),
+            "    DestructiveProgram {{ id: {id:?}, programs: &{programs:?}, program_prefixes: &{prefixes:?}, command_only: {command_only}, subcommands: &{:?}, all: {}, any: {}, unless: {}, runs: {runs}, explanation: {explanation:?} }},",
+            words(&entry["subcommands"], &format!("{what}.subcommands")),
+            tests("all"),
+            tests("any"),
+            tests("unless"),
         );
     }
     out.push_str("];\n");
+}
+
+/// One test of a destructive program's `all`, `any` or `unless`, as the Rust of its
+/// `ArgTest`.
+fn arg_test(test: &Value, what: &str) -> String {
+    let fields = test
+        .as_object()
+        .unwrap_or_else(|| panic!("rules/policy.json: {what}: a test is an object, not {test}"));
+    let list = |key: &str| words(&test[key], &format!("{what}: {key}"));
+    let letters = |key: &str| -> String {
+        test[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("rules/policy.json: {what}: {key} is a string of letters"))
+            .to_string()
+    };
+    let keys: Vec<&str> = fields.keys().map(String::as_str).collect();
+    let rust = match keys.as_slice() {
+        ["is_command"] => "ArgTest::IsCommand".to_string(),
+        ["has_args"] => "ArgTest::HasArgs".to_string(),
+        ["short"] => format!("ArgTest::Short({:?})", letters("short")),
+        ["short_last"] => format!("ArgTest::ShortLast({:?})", letters("short_last")),
+        ["long"] => {
+            let names: Vec<(String, u64)> = test["long"]
+                .as_object()
+                .unwrap_or_else(|| panic!("rules/policy.json: {what}: long is {{name: shortest}}"))
+                .iter()
+                .map(|(name, min)| {
+                    let min = min.as_u64().unwrap_or_else(|| {
+                        panic!("rules/policy.json: {what}: long {name}: a number")
+                    });
+                    assert!(
+                        min >= 1 && min as usize <= name.len(),
+                        "rules/policy.json: {what}: long {name}: 1 to its length"
+                    );
+                    (name.clone(), min)
+                })
+                .collect();
+            format!("ArgTest::Long(&{names:?})")
+        }
+        ["word"] => format!("ArgTest::Word(&{:?})", list("word")),
+        ["word_any_case"] => format!("ArgTest::WordAnyCase(&{:?})", list("word_any_case")),
+        ["prefix"] => format!("ArgTest::Prefix(&{:?}, &[])", list("prefix")),
+        ["except", "prefix"] => format!(
+            "ArgTest::Prefix(&{:?}, &{:?})",
+            list("prefix"),
+            list("except")
+        ),
+        ["prefix_any_case"] => {
+            let prefixes = list("prefix_any_case");
+            assert!(
+                prefixes.iter().all(|p| *p == p.to_lowercase()),
+                "rules/policy.json: {what}: prefix_any_case is written in lower case"
+            );
+            format!("ArgTest::PrefixAnyCase(&{prefixes:?})")
+        }
+        ["contains_any_case"] => {
+            let parts = list("contains_any_case");
+            assert!(
+                parts.iter().all(|p| *p == p.to_lowercase()),
+                "rules/policy.json: {what}: contains_any_case is written in lower case"
+            );
+            format!("ArgTest::ContainsAnyCase(&{parts:?})")
+        }
+        ["first_arg"] => format!("ArgTest::FirstArg(&{:?})", list("first_arg")),
+        ["first_operand"] => format!("ArgTest::FirstOperand(&{:?}, &[])", list("first_operand")),
+        ["first_operand", "or_prefix"] => format!(
+            "ArgTest::FirstOperand(&{:?}, &{:?})",
+            list("first_operand"),
+            list("or_prefix")
+        ),
+        ["args"] => format!("ArgTest::Args(&{:?})", list("args")),
+        ["only"] => format!("ArgTest::Only(&{:?})", list("only")),
+        ["operands", "short_valued"] => format!(
+            "ArgTest::Operands({}, {:?})",
+            test["operands"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("rules/policy.json: {what}: operands is a number")),
+            letters("short_valued")
+        ),
+        ["is_any_case", "value_of"] => format!(
+            "ArgTest::ValueOf(&{:?}, &{:?})",
+            list("value_of"),
+            list("is_any_case")
+        ),
+        other => panic!("rules/policy.json: {what}: unknown test {other:?}"),
+    };
+    // `true` is the only value of a flag test.
+    if matches!(keys.as_slice(), ["is_command"] | ["has_args"]) {
+        assert!(
+            test[keys[0]] == Value::Bool(true),
+            "rules/policy.json: {what}: {} is true",
+            keys[0]
+        );
+    }
+    rust
 }
 
 /// A list of strings, or the empty list when the field is absent.

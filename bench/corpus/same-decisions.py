@@ -11,7 +11,10 @@ WORKDIR/home/proj (default target/same-decisions, not under the temporary direct
 how many probes, how many decided differently (decision or rule; with SAME_REASON=1 the
 reason too, which names what the destructive set found), grouped, and how many newly
 approved probes lack a single-quoted or escaped `$` (item 4 of issue 24: must be 0). The
-differences go to WORKDIR/diff.jsonl.
+differences go to WORKDIR/diff.jsonl. With PROGRAM_PROBES=1 it adds every program the
+destructive set's program table names (and a few neighbours) run with every one and every
+pair of a vocabulary of arguments, as the command and as a later word (`xargs PROGRAM …`):
+the proof a table entry moved from Rust to rules/policy.json decides as before.
 """
 import json, re, subprocess, sys, pathlib, os
 before, after = sys.argv[1], sys.argv[2]
@@ -44,6 +47,25 @@ for f in ["src/policy/tests.rs", "src/policy/programs.rs", "src/policy/bash.rs",
     for m in lit.finditer((root / f).read_text()):
         s = m.group(1).replace('\\"', '"').replace("\\\\", "\\")
         if " " in s or len(s) < 20: cmds.add(s)
+extra = set()
+if os.environ.get("PROGRAM_PROBES"):
+    progs = set()
+    for e in data["destructive_programs"]:
+        progs.update(e.get("programs", []))
+        progs.update(p + "ext4" for p in e.get("program_prefixes", []))
+    progs.update(["rm", "git", "find", "dd", "chmod", "chown", "shred", "truncate", "mkfs", "ls", "cat", "echo", "tee", "python3.12", "node", "npx", "make"])
+    vocab = ["-r", "-R", "-f", "-rf", "-i", "-c", "-Bc", "-e", "-E", "-p", "-d", "-F", "-T", "-X", "-n", "-l", "-L", "-v", "-S", "-D",
+             "--force", "--rec", "--recursive", "--in-place", "--eval", "--print", "--delete", "--del", "--data", "--json", "--request=POST",
+             "--post-data", "--method", "--dry-run", "--amend", "--hard", "--", ".", "/dev/null", "/dev/stdout", "/dev/sda", "of=/dev/sda",
+             "-XPOST", "POST", "delete", "DELETE", "remove", "rm", "push", "publish", "api", "release", "create", "merge", "dlx", "x",
+             "stop", "status", "list-units", "0", "6", "eval", "drop", "FLUSHALL", "erase", "partitionDisk", "-Rns", "uninstall",
+             "apply", "exec", "sync", "put-object", "delete-bucket", "host", "cmd", "-exec", "-delete", "{}", ";", "clean", "reset",
+             "stash", "branch", "checkout", "-q", "file.txt", "src/"]
+    for prog in sorted(progs):
+        for a in vocab:
+            extra.add(f"xargs {prog} {a}")
+            for b in vocab:
+                extra.add(f"{prog} {a} {b}")
 base = sorted(c for c in cmds if isinstance(c, str) and c.strip())
 probes = list(base)
 for c in base:
@@ -52,6 +74,7 @@ for c in base:
     if " " in c:
         p, rest = c.split(" ", 1)
         probes.append(f"{p} '$1' {rest}")
+probes += sorted(extra - set(probes))
 def run(bin):
     inp = "".join(json.dumps({"tool_name": "Bash", "tool_input": {"command": c}, "cwd": str(proj)}) + "\n" for c in probes)
     env = dict(os.environ, HOME=str(work / "home"), XDG_CONFIG_HOME=str(work / "cfg"), AUTOCTL_STATE_DIR=str(work / "state"))

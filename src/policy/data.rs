@@ -7,9 +7,10 @@
 //! - `destructive`: the one list of destructive ids, each with its explanation and examples
 //!   the destructive set names (`match`) or does not (`not_match`); ids marked
 //!   `"door": "screen"` are named only on a permission screen (`rules/pane-rules.json`);
-//! - `destructive_programs`: the programs the destructive set names by their name and one
-//!   argument word (infrastructure, dropping a database, publishing), each with its id,
-//!   explanation and examples (the rest of the set is read by [`super::destructive`]);
+//! - `destructive_programs`: the destructive set's program table — each entry a program, the
+//!   subcommand it needs and tests on its arguments ([`ArgTest`]), with its id, explanation
+//!   and examples; the first entry that holds names the call (the rest of the set is read by
+//!   [`super::destructive`]);
 //! - `read_only_programs`: every read-only program's listed flags and what its operands are,
 //!   with examples;
 //! - `runner_tools`: each test runner, linter and formatter's flags, subcommands and what its
@@ -146,22 +147,242 @@ pub fn name_hit(rules: &[NameRule], names: &[String]) -> Option<&'static str> {
     (0..names.len()).find_map(|i| rules.iter().find(|r| r.hits(names, i)).map(|r| r.why))
 }
 
-/// A program the destructive set names by its name alone (`words` empty) or with one of
-/// `words` among its arguments (`kubectl delete …`, `npm publish`).
+/// A test on a command's arguments (an entry of `destructive_programs`' `all`, `any` or
+/// `unless`; docs/policy.md lists them). Options are the arguments before a `--`; an
+/// operand is an argument that does not start with `-`.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgTest {
+    /// The program is the command itself, not a later word tried as one (`xargs rm`).
+    IsCommand,
+    /// There is at least one argument.
+    HasArgs,
+    /// A cluster of short options (`-rf`) holds one of these letters.
+    Short(&'static str),
+    /// A cluster of short options ends with one of these letters (`-c`, `-Bc`: the next
+    /// argument is its value).
+    ShortLast(&'static str),
+    /// A long option, abbreviated to at least so many letters (`--rec` is `--recursive`).
+    Long(&'static [(&'static str, usize)]),
+    /// An argument is one of these.
+    Word(&'static [&'static str]),
+    /// An argument is one of these in any letter case.
+    WordAnyCase(&'static [&'static str]),
+    /// An argument starts with one of these (and is not one of the exceptions).
+    Prefix(&'static [&'static str], &'static [&'static str]),
+    /// An argument starts with one of these in any letter case.
+    PrefixAnyCase(&'static [&'static str]),
+    /// An argument contains one of these in any letter case.
+    ContainsAnyCase(&'static [&'static str]),
+    /// The first argument is one of these.
+    FirstArg(&'static [&'static str]),
+    /// The first operand is one of these, or starts with one of the prefixes.
+    FirstOperand(&'static [&'static str], &'static [&'static str]),
+    /// The arguments are exactly these.
+    Args(&'static [&'static str]),
+    /// There are arguments and every one is one of these.
+    Only(&'static [&'static str]),
+    /// At least so many operands after the leading options, where a two-letter option
+    /// whose letter is listed takes the next argument as its value (`ssh -p 22 HOST CMD`).
+    Operands(usize, &'static str),
+    /// The value of the first of these options (`-X POST`, `-XPOST`, `--request=POST`) is
+    /// one of the words, in any letter case.
+    ValueOf(&'static [&'static str], &'static [&'static str]),
+}
+
+/// Every argument in letters of one case, for the `…AnyCase` tests: lower and upper case
+/// both, so a word in either spelling of a folded letter is found.
+fn same_any_case(arg: &str, word: &str) -> bool {
+    arg.to_lowercase() == word.to_lowercase() || arg.to_uppercase() == word.to_uppercase()
+}
+
+impl ArgTest {
+    /// Does the test hold for `args` (the program's arguments, or a subcommand's)?
+    pub fn holds(&self, args: &[String], is_command: bool) -> bool {
+        let options = || args.iter().take_while(|a| a.as_str() != "--");
+        let cluster = |a: &&String| a.starts_with('-') && !a.starts_with("--");
+        let first_operand = || args.iter().find(|a| !a.starts_with('-'));
+        match *self {
+            ArgTest::IsCommand => is_command,
+            ArgTest::HasArgs => !args.is_empty(),
+            ArgTest::Short(letters) => options()
+                .filter(cluster)
+                .any(|a| a[1..].chars().any(|c| letters.contains(c))),
+            ArgTest::ShortLast(letters) => options()
+                .filter(cluster)
+                .any(|a| a.chars().last().is_some_and(|c| letters.contains(c))),
+            ArgTest::Long(names) => options().any(|a| {
+                names
+                    .iter()
+                    .any(|(name, min)| crate::shell::is_long_option(a, name, *min))
+            }),
+            ArgTest::Word(words) => args.iter().any(|a| words.contains(&a.as_str())),
+            ArgTest::WordAnyCase(words) => args
+                .iter()
+                .any(|a| words.iter().any(|w| same_any_case(a, w))),
+            ArgTest::Prefix(prefixes, except) => args.iter().any(|a| {
+                prefixes.iter().any(|p| a.starts_with(p)) && !except.contains(&a.as_str())
+            }),
+            ArgTest::PrefixAnyCase(prefixes) => args.iter().any(|a| {
+                let lower = a.to_lowercase();
+                prefixes.iter().any(|p| lower.starts_with(p))
+            }),
+            ArgTest::ContainsAnyCase(parts) => args.iter().any(|a| {
+                let lower = a.to_lowercase();
+                parts.iter().any(|p| lower.contains(p))
+            }),
+            ArgTest::FirstArg(words) => args.first().is_some_and(|a| words.contains(&a.as_str())),
+            ArgTest::FirstOperand(words, prefixes) => first_operand().is_some_and(|a| {
+                words.contains(&a.as_str()) || prefixes.iter().any(|p| a.starts_with(p))
+            }),
+            ArgTest::Args(words) => args.iter().map(String::as_str).eq(words.iter().copied()),
+            ArgTest::Only(words) => {
+                !args.is_empty() && args.iter().all(|a| words.contains(&a.as_str()))
+            }
+            ArgTest::Operands(at_least, valued) => {
+                let mut i = 0;
+                while i < args.len() && args[i].starts_with('-') {
+                    let a = &args[i];
+                    if a.len() == 2 && a[1..].chars().next().is_some_and(|c| valued.contains(c)) {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                args.len() >= i + at_least
+            }
+            ArgTest::ValueOf(names, values) => {
+                let separate = args
+                    .windows(2)
+                    .find(|w| names.contains(&w[0].as_str()))
+                    .map(|w| w[1].as_str());
+                let value = separate.or_else(|| {
+                    args.iter().find_map(|a| {
+                        names.iter().find_map(|n| {
+                            if n.starts_with("--") {
+                                a.strip_prefix(n)?.strip_prefix('=')
+                            } else {
+                                a.strip_prefix(n).filter(|v| !v.is_empty())
+                            }
+                        })
+                    })
+                });
+                value.is_some_and(|v| values.iter().any(|w| same_any_case(v, w)))
+            }
+        }
+    }
+}
+
+/// What a program that runs another command runs, judged as a command of its own.
+#[derive(Debug, Clone, Copy)]
+pub enum Runs {
+    /// Nothing.
+    Nothing,
+    /// The command from its first operand on (`npx rimraf .`).
+    FromFirstOperand,
+    /// The command after its first argument (`pnpm dlx rimraf .`).
+    AfterFirstArg,
+    /// The command after each of these actions, up to one of the ends (`find -exec rm {} ;`).
+    Actions(&'static [&'static str], &'static [&'static str]),
+}
+
+/// An entry of the destructive set's program table (`destructive_programs` of
+/// rules/policy.json): a program (by name or name prefix), the subcommand it needs (git's
+/// global options are skipped to find it), and tests on the arguments — all of `all`, one
+/// of `any` (when given) and none of `unless`. The first entry that holds names the call
+/// with its id; later entries are not tried. An entry that `runs` another command holds on
+/// its program, subcommand, `all` and `unless` alone: the command it runs is judged, and
+/// the entry's id is named when `any` holds or that command is destructive.
 #[derive(Debug, Clone, Copy)]
 pub struct DestructiveProgram {
+    /// The destructive id; empty for a runner that names nothing itself (`npx`).
     pub id: &'static str,
     pub programs: &'static [&'static str],
-    pub words: &'static [&'static str],
+    pub program_prefixes: &'static [&'static str],
+    /// Named only as the command itself: a later word of the line is not tried as this
+    /// program (`grep kill src` is a search).
+    pub command_only: bool,
+    pub subcommands: &'static [&'static str],
+    pub all: &'static [ArgTest],
+    pub any: &'static [ArgTest],
+    pub unless: &'static [ArgTest],
+    pub runs: Runs,
     pub explanation: &'static str,
 }
 
-/// The first of [`DESTRUCTIVE_PROGRAMS`] that names `name` run with `args`.
-pub fn destructive_program(name: &str, args: &[String]) -> Option<&'static DestructiveProgram> {
-    DESTRUCTIVE_PROGRAMS.iter().find(|rule| {
-        rule.programs.contains(&name)
-            && (rule.words.is_empty() || args.iter().any(|a| rule.words.contains(&a.as_str())))
-    })
+impl DestructiveProgram {
+    fn names_program(&self, name: &str) -> bool {
+        self.programs.contains(&name) || self.program_prefixes.iter().any(|p| name.starts_with(p))
+    }
+
+    /// Does the entry hold for `name` run with `args`; `is_command` when it is the command
+    /// itself? With it, the arguments its tests read (those after the subcommand, if it
+    /// needs one).
+    pub fn holds<'a>(
+        &self,
+        name: &str,
+        args: &'a [String],
+        is_command: bool,
+    ) -> Option<&'a [String]> {
+        if !self.names_program(name) || (self.command_only && !is_command) {
+            return None;
+        }
+        let args = if self.subcommands.is_empty() {
+            args
+        } else {
+            let at = subcommand_at(name, args)?;
+            if !self.subcommands.contains(&args[at].as_str()) {
+                return None;
+            }
+            &args[at + 1..]
+        };
+        let holds = |t: &ArgTest| t.holds(args, is_command);
+        let any = self.any.is_empty()
+            || !matches!(self.runs, Runs::Nothing)
+            || self.any.iter().any(holds);
+        (self.all.iter().all(holds) && any && !self.unless.iter().any(holds)).then_some(args)
+    }
+
+    /// Does the entry's `any` hold (an empty `any` holds)?
+    pub fn any_holds(&self, args: &[String], is_command: bool) -> bool {
+        self.any.is_empty() || self.any.iter().any(|t| t.holds(args, is_command))
+    }
+}
+
+/// Where a program's subcommand is: its first operand, past git's global options and their
+/// values (`git -C repo push`).
+fn subcommand_at(name: &str, args: &[String]) -> Option<usize> {
+    let valued: &[&str] = if name == "git" {
+        &crate::shell::GIT_GLOBAL_WITH_VALUE
+    } else {
+        &[]
+    };
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        if valued.contains(&args[i].as_str()) {
+            i += 1;
+        }
+        i += 1;
+    }
+    (i < args.len()).then_some(i)
+}
+
+/// The first of [`DESTRUCTIVE_PROGRAMS`] that holds for `name` run with `args`, with the
+/// arguments its tests read.
+pub fn destructive_program<'a>(
+    name: &str,
+    args: &'a [String],
+    is_command: bool,
+) -> Option<(&'static DestructiveProgram, &'a [String])> {
+    DESTRUCTIVE_PROGRAMS
+        .iter()
+        .find_map(|rule| rule.holds(name, args, is_command).map(|a| (rule, a)))
+}
+
+/// Is `name` tried as a program when it stands after the command's own program (`parallel
+/// rm -rf`, `watch git push -f`)? Only for the entries not marked `command_only`.
+pub fn judged_anywhere(name: &str) -> bool {
+    DESTRUCTIVE_PROGRAMS
+        .iter()
+        .any(|rule| !rule.command_only && rule.names_program(name))
 }
 
 include!(concat!(env!("OUT_DIR"), "/policy_rules.rs"));
@@ -244,11 +465,19 @@ mod tests {
             .filter(|d| d["door"] != "screen")
             .map(|d| d["id"].as_str().unwrap().to_string())
             .collect();
-        // Every id the engine can name is listed (and every listed one is named by one of
-        // its examples, above).
+        // Every id the engine and the program table can name is listed (and every listed
+        // one is named by one of its examples, above).
         let code = ids_in_code();
-        assert_eq!(code.len(), 29, "the scan found the engine's ids: {code:?}");
-        let unlisted: Vec<&String> = code.difference(&policy_ids).collect();
+        assert_eq!(code.len(), 17, "the scan found the engine's ids: {code:?}");
+        let table: BTreeSet<String> = DESTRUCTIVE_PROGRAMS
+            .iter()
+            .filter(|p| !p.id.is_empty())
+            .map(|p| p.id.to_string())
+            .collect();
+        let unlisted: Vec<&String> = code
+            .union(&table)
+            .filter(|id| !policy_ids.contains(*id))
+            .collect();
         assert!(
             unlisted.is_empty(),
             "named in the code, not in rules/policy.json: {unlisted:?}"

@@ -58,7 +58,7 @@
 //! Look-alikes that are not in the set: `git push` without force, `grep -rf list`,
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
-use super::data::destructive_program;
+use super::data::{DESTRUCTIVE_PROGRAMS, Runs};
 use crate::shell::{self, GIT_GLOBAL_WITH_VALUE, SimpleCommand, is_long_option, program};
 
 /// One destructive thing found in a command, named like the rules' destructive markers.
@@ -288,8 +288,9 @@ fn judge_command(
 }
 
 /// The programs [`judge_argv`] judges when they stand after the command's own program (the
-/// rest are judged only as the command itself: `grep kill src` is a search). A test keeps
-/// this list and the judge in step.
+/// rest are judged only as the command itself: `grep kill src` is a search): those judged
+/// here and the entries of rules/policy.json's program table not marked `command_only`. A
+/// test keeps this list and the judge in step.
 fn judged_anywhere(name: &str) -> bool {
     matches!(
         name,
@@ -307,27 +308,8 @@ fn judged_anywhere(name: &str) -> bool {
             | "chmod"
             | "chown"
             | "chgrp"
-            | "kubectl"
-            | "helm"
-            | "terraform"
-            | "tofu"
-            | "pulumi"
-            | "docker"
-            | "podman"
-            | "aws"
-            | "gsutil"
-            | "gcloud"
-            | "gh"
-            | "dropdb"
-            | "dropuser"
-            | "npm"
-            | "cargo"
-            | "yarn"
-            | "pnpm"
-            | "gem"
-            | "poetry"
-            | "twine"
     ) || name.starts_with("mkfs.")
+        || super::data::judged_anywhere(name)
 }
 
 /// Judge one argv; `first` when it is the command itself (not a later word tried as one);
@@ -434,468 +416,83 @@ fn judge_argv(
                 "chmod/chown -R changes a whole tree",
             );
         }
-        // Programs the set names by their name and one argument word: rules/policy.json's
-        // `destructive_programs` (infrastructure, dropping databases, publishing).
-        _ if destructive_program(&name, args).is_some() => {
-            if let Some(rule) = destructive_program(&name, args) {
-                add(found, rule.id, words, rule.explanation);
-            }
-        }
-        _ if first => judge_more(&name, args, words, depth, reader, found),
-        _ => {}
+        // The rest of the set is rules/policy.json's `destructive_programs`.
+        _ => judge_program(&name, args, words, first, depth, reader, found),
     }
 }
 
-/// The rest of the set, judged only for the command itself (not for every later word, so
-/// `grep kill src` is a search).
-fn judge_more(
+/// Judge `name` run with `args` by the program table of rules/policy.json
+/// (`destructive_programs`): the first entry that holds and runs nothing names the call;
+/// every entry that holds and runs another command (`npx`, `find -exec`) has that command
+/// judged, and names the call with its own id when that command is destructive.
+fn judge_program(
     name: &str,
     args: &[String],
     words: &[String],
+    first: bool,
     depth: usize,
     reader: &mut shell::Reader,
     found: &mut Vec<Danger>,
 ) {
-    let options = || args.iter().take_while(|a| a.as_str() != "--");
-    let short = |letters: &[char]| {
-        options().any(|a| {
-            a.starts_with('-')
-                && !a.starts_with("--")
-                && a[1..].chars().any(|c| letters.contains(&c))
-        })
+    let entries = || {
+        DESTRUCTIVE_PROGRAMS
+            .iter()
+            .filter_map(|rule| rule.holds(name, args, first).map(|scope| (rule, scope)))
     };
-    let long = |name: &str, min: usize| options().any(|a| is_long_option(a, name, min));
-    let lower: Vec<String> = args.iter().map(|a| a.to_lowercase()).collect();
-    let any_lower = |names: &[&str]| lower.iter().any(|a| names.contains(&a.as_str()));
-    let device = |a: &String| {
-        a.starts_with("/dev/")
-            && !matches!(a.as_str(), "/dev/stdout" | "/dev/stderr" | "/dev/stdin")
-    };
-    match name {
-        // Package runners run the package named next: `npx rimraf .` is rimraf.
-        "npx" | "bunx" | "pnpx" => {
-            if let Some(at) = args.iter().position(|a| !a.starts_with('-')) {
-                let rest = &args[at..];
-                judge_argv(rest, true, depth + 1, reader, found);
-            }
-        }
-        "pnpm" | "yarn" | "bun" if args.len() > 1 && (args[0] == "dlx" || args[0] == "x") => {
-            judge_argv(&args[1..], true, depth + 1, reader, found);
-        }
-        "rimraf" | "del" | "del-cli" | "trash" | "trash-put" | "rmtrash" | "srm" => {
-            add(found, "rm", words, "deletes files");
-        }
-        "gio" if has_any(args, &["trash", "remove"]) => add(found, "rm", words, "deletes files"),
-        "cp" | "mv" | "ln" | "install" | "rsync" if args.iter().any(device) => add(
-            found,
-            "overwrite",
-            words,
-            "copying or moving to or from a device (/dev/null) destroys the file",
-        ),
-        "ln" if short(&['f']) || long("force", 3) => {
-            add(found, "overwrite", words, "ln -f replaces an existing file")
-        }
-        "cp" | "mv" if short(&['f']) || long("force", 3) => add(
-            found,
-            "overwrite",
-            words,
-            "-f overwrites existing files without asking",
-        ),
-        // Found by the live tier: in bypassPermissions `mv src /tmp/src-gone` ran, unnamed.
-        "mv" => add(
-            found,
-            "move",
-            words,
-            "mv takes files away from where they were and replaces an existing destination",
-        ),
-        "rsync" if long("delete", 3) || long("remove-source-files", 3) || long("del", 3) => {
-            add(found, "rm", words, "rsync --delete removes files")
-        }
-        "sed" | "gsed" if short(&['i']) || long("in-place", 4) => add(
-            found,
-            "in-place-edit",
-            words,
-            "sed -i rewrites files in place (an empty script empties them)",
-        ),
-        "perl" if short(&['i']) => add(
-            found,
-            "in-place-edit",
-            words,
-            "perl -i rewrites files in place",
-        ),
-        "python" | "python2" | "python3" | "pypy" | "pypy3"
-            if options().any(|a| {
-                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-            }) =>
-        {
-            add(
-                found,
-                "inline-code",
-                words,
-                "runs inline code the policy cannot read",
-            )
-        }
-        "node" | "nodejs" | "bun" | "deno"
-            if short(&['e', 'p'])
-                || long("eval", 2)
-                || long("print", 2)
-                || has_any(args, &["eval"]) =>
-        {
-            add(
-                found,
-                "inline-code",
-                words,
-                "runs inline code the policy cannot read",
-            )
-        }
-        "perl" | "ruby" | "lua" | "rscript" | "osascript" if short(&['e', 'E']) => add(
-            found,
-            "inline-code",
-            words,
-            "runs inline code the policy cannot read",
-        ),
-        "php" if short(&['r']) => add(
-            found,
-            "inline-code",
-            words,
-            "runs inline code the policy cannot read",
-        ),
-        "pwsh" | "powershell"
-            if lower
-                .iter()
-                .any(|a| a.starts_with("-c") || a.starts_with("-e")) =>
-        {
-            add(
-                found,
-                "inline-code",
-                words,
-                "runs inline code the policy cannot read",
-            )
-        }
-        _ if is_shell(name)
-            && options().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c')) =>
-        {
-            add(
-                found,
-                "inline-code",
-                words,
-                "runs a command string the policy reads only as text",
-            )
-        }
-        "eval" | "source" if !args.is_empty() => {
-            add(found, "inline-code", words, "eval runs text as commands")
-        }
-        "kill" | "pkill" | "killall" | "skill" | "xkill" => {
-            add(found, "process-control", words, "kills processes")
-        }
-        "systemctl"
-            if !args
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .is_some_and(|sub| {
-                    matches!(
-                        sub.as_str(),
-                        "status" | "show" | "is-active" | "is-enabled" | "is-failed" | "cat"
-                    ) || sub.starts_with("list-")
-                }) =>
-        {
-            add(
-                found,
-                "system-control",
-                words,
-                "starts, stops or changes system services",
-            )
-        }
-        "service" if any_lower(&["stop", "restart", "reload", "disable", "mask"]) => add(
-            found,
-            "system-control",
-            words,
-            "stops or restarts a system service",
-        ),
-        "reboot" | "shutdown" | "poweroff" | "halt" | "telinit" => add(
-            found,
-            "system-control",
-            words,
-            "stops or restarts the machine",
-        ),
-        "init" if has_any(args, &["0", "6", "1"]) => add(
-            found,
-            "system-control",
-            words,
-            "stops or restarts the machine",
-        ),
-        "crontab" if !(args.len() == 1 && args[0] == "-l") => add(
-            found,
-            "system-control",
-            words,
-            "replaces or removes scheduled jobs",
-        ),
-        "iptables" | "ip6tables" | "nft" | "ufw" | "firewall-cmd" | "iptables-restore"
-            if args.is_empty()
-                || !args.iter().all(|a| {
-                    matches!(
-                        a.as_str(),
-                        "-L" | "-S" | "-n" | "-v" | "--list" | "list" | "status" | "ruleset"
-                    )
-                }) =>
-        {
-            add(found, "system-control", words, "changes the firewall")
-        }
-        "su" | "pkexec" | "doas" | "sudo" => add(found, "sudo", words, "runs with root privileges"),
-        "ssh" | "mosh" => {
-            // ssh [options] HOST COMMAND…: a command run on another machine.
-            let with_value = [
-                'b', 'c', 'D', 'E', 'e', 'F', 'I', 'i', 'J', 'L', 'l', 'm', 'O', 'o', 'p', 'Q',
-                'R', 'S', 'W', 'w',
-            ];
-            let mut i = 0;
-            while i < args.len() && args[i].starts_with('-') {
-                let a = &args[i];
-                if a.len() == 2 && with_value.contains(&a.chars().nth(1).unwrap_or(' ')) {
-                    i += 1;
-                }
-                i += 1;
-            }
-            if args.len() > i + 1 {
-                add(
-                    found,
-                    "remote-command",
-                    words,
-                    "runs a command on another machine",
-                );
-            }
-        }
-        "redis-cli"
-            if any_lower(&[
-                "flushall", "flushdb", "del", "unlink", "shutdown", "config", "eval",
-            ]) =>
-        {
-            add(
-                found,
-                "database-write",
-                words,
-                "deletes or changes data in Redis",
-            )
-        }
-        "mongo" | "mongosh"
-            if lower
-                .iter()
-                .any(|a| a.contains("drop") || a.contains("delete") || a.contains("remove")) =>
-        {
-            add(found, "database-write", words, "deletes data in MongoDB")
-        }
-        "curl" => {
-            let method = args
-                .windows(2)
-                .find(|w| w[0] == "-X" || w[0] == "--request")
-                .map(|w| w[1].to_uppercase());
-            let method = method.or_else(|| {
-                args.iter()
-                    .find_map(|a| {
-                        a.strip_prefix("-X")
-                            .filter(|m| !m.is_empty())
-                            .or_else(|| a.strip_prefix("--request="))
-                    })
-                    .map(str::to_uppercase)
-            });
-            let sends = short(&['d', 'F', 'T'])
-                || [
-                    "data",
-                    "data-raw",
-                    "data-binary",
-                    "data-urlencode",
-                    "form",
-                    "upload-file",
-                    "json",
-                ]
-                .iter()
-                .any(|l| long(l, l.len()));
-            if sends
-                || method.is_some_and(|m| matches!(m.as_str(), "POST" | "PUT" | "DELETE" | "PATCH"))
-            {
-                add(
-                    found,
-                    "network-write",
-                    words,
-                    "sends a request that changes data elsewhere",
-                );
-            }
-        }
-        "wget"
-            if long("post-data", 6)
-                || long("post-file", 6)
-                || long("method", 6)
-                || long("body-data", 6) =>
-        {
-            add(
-                found,
-                "network-write",
-                words,
-                "sends a request that changes data elsewhere",
-            )
-        }
-        "http" | "https" | "xh"
-            if any_lower(&["post", "put", "delete", "patch"]) || short(&['f']) =>
-        {
-            add(
-                found,
-                "network-write",
-                words,
-                "sends a request that changes data elsewhere",
-            )
-        }
-        "gh" if has_any(args, &["api"])
-            && (args.iter().any(|a| {
-                matches!(
-                    a.to_uppercase().as_str(),
-                    "DELETE" | "POST" | "PUT" | "PATCH"
-                )
-            }) || short(&['f', 'F'])) =>
-        {
-            add(found, "network-write", words, "changes GitHub data")
-        }
-        "gh" if has_any(args, &["release"]) && has_any(args, &["create", "upload", "edit"]) => {
-            add(found, "publish", words, "publishes a release")
-        }
-        "gh" if has_any(args, &["merge", "close", "archive", "transfer", "rename"]) => add(
-            found,
-            "infrastructure",
-            words,
-            "changes a repository, issue or pull request",
-        ),
-        "aws" | "gcloud" | "az" | "gsutil" | "doctl" | "flyctl" | "heroku"
-            if lower.iter().any(|a| {
-                [
-                    "delete",
-                    "remove",
-                    "destroy",
-                    "terminate",
-                    "purge",
-                    "rb",
-                    "rm",
-                    "mv",
-                    "sync",
-                ]
-                .iter()
-                .any(|w| a == w)
-                    || a.starts_with("delete-")
-                    || a.starts_with("terminate-")
-                    || a.starts_with("remove-")
-                    || a.starts_with("put-")
-            }) =>
-        {
-            add(
-                found,
-                "infrastructure",
-                words,
-                "deletes or changes cloud resources",
-            )
-        }
-        "kubectl" | "oc"
-            if has_any(
-                args,
-                &[
-                    "apply", "replace", "patch", "scale", "cordon", "edit", "rollout", "exec", "cp",
-                ],
-            ) =>
-        {
-            add(found, "infrastructure", words, "changes a cluster")
-        }
-        "docker" | "podman" if has_any(args, &["push"]) => {
-            add(found, "publish", words, "publishes an image")
-        }
-        "mvn" | "gradle" | "gradlew"
-            if has_any(args, &["deploy", "publish", "release:perform"]) =>
-        {
-            add(found, "publish", words, "publishing cannot be undone")
-        }
-        "vsce" | "ovsx" if has_any(args, &["publish", "unpublish"]) => {
-            add(found, "publish", words, "publishing cannot be undone")
-        }
-        "dotnet" if has_any(args, &["push"]) => {
-            add(found, "publish", words, "publishing cannot be undone")
-        }
-        "npm" | "pnpm" | "yarn"
-            if has_any(
-                args,
-                &[
-                    "uninstall",
-                    "remove",
-                    "rm",
-                    "un",
-                    "unlink",
-                    "r",
-                    "prune",
-                    "deprecate",
-                    "dist-tag",
-                    "owner",
-                    "access",
-                ],
-            ) =>
-        {
-            add(
-                found,
-                "package-removal",
-                words,
-                "removes or changes packages",
-            )
-        }
-        "pip" | "pip3" | "pipx" | "uv" | "conda" | "mamba" | "cargo" | "gem" | "brew" | "snap"
-        | "flatpak" | "rustup"
-            if has_any(
-                args,
-                &["uninstall", "remove", "rm", "autoremove", "purge", "clean"],
-            ) =>
-        {
-            add(
-                found,
-                "package-removal",
-                words,
-                "removes installed packages",
-            )
-        }
-        "apt" | "apt-get" | "aptitude" | "dnf" | "yum" | "zypper" | "apk"
-            if has_any(args, &["remove", "purge", "autoremove", "erase", "del"]) =>
-        {
-            add(
-                found,
-                "package-removal",
-                words,
-                "removes installed packages",
-            )
-        }
-        "pacman" if args.iter().any(|a| a.starts_with("-R")) => add(
-            found,
-            "package-removal",
-            words,
-            "removes installed packages",
-        ),
-        "diskutil"
-            if lower
-                .iter()
-                .any(|a| a.starts_with("erase") || a == "partitiondisk") =>
-        {
-            add(found, "disk-tools", words, "erases a disk")
-        }
-        "format" => add(found, "disk-tools", words, "formats a disk"),
-        _ => {}
+    if let Some((rule, _)) = entries().find(|(rule, _)| matches!(rule.runs, Runs::Nothing)) {
+        add(found, rule.id, words, rule.explanation);
     }
-}
-
-fn is_shell(name: &str) -> bool {
-    matches!(
-        name,
-        "sh" | "bash"
-            | "zsh"
-            | "dash"
-            | "ksh"
-            | "mksh"
-            | "fish"
-            | "csh"
-            | "tcsh"
-            | "ash"
-            | "busybox"
-    )
+    for (rule, scope) in entries() {
+        let mut inner = Vec::new();
+        match rule.runs {
+            Runs::Nothing => continue,
+            Runs::FromFirstOperand => {
+                if let Some(at) = scope.iter().position(|a| !a.starts_with('-')) {
+                    judge_argv(&scope[at..], true, depth + 1, reader, &mut inner);
+                }
+            }
+            Runs::AfterFirstArg => {
+                judge_argv(
+                    scope.get(1..).unwrap_or(&[]),
+                    true,
+                    depth + 1,
+                    reader,
+                    &mut inner,
+                );
+            }
+            Runs::Actions(actions, ends) => {
+                // The end of each action, found by a cursor that only moves forward: a line
+                // of many `-exec` and no `;` is scanned once, not once per `-exec` (a 1 MiB
+                // `find . -exec find . -exec …` took minutes).
+                let mut end = 0;
+                for (i, arg) in scope.iter().enumerate() {
+                    if reader.exceeded.is_some() {
+                        // Nothing more can be judged: the reading is already incomplete.
+                        break;
+                    }
+                    if actions.contains(&arg.as_str()) {
+                        if end <= i {
+                            end = scope[i + 1..]
+                                .iter()
+                                .position(|a| ends.contains(&a.as_str()))
+                                .map_or(scope.len(), |p| p + i + 1);
+                        }
+                        let command = shell::strip_runners(&scope[i + 1..end]);
+                        judge_argv(command, true, depth + 1, reader, &mut inner);
+                    }
+                }
+            }
+        }
+        let destructive = !inner.is_empty();
+        for danger in inner {
+            if !found.iter().any(|d| d.id == danger.id) {
+                found.push(danger);
+            }
+        }
+        if destructive && !rule.id.is_empty() {
+            add(found, rule.id, words, rule.explanation);
+        }
+    }
 }
 
 /// A `>` that only empties its target (`> f`, `: > f`, `true > f`, `cat /dev/null > f`), or
@@ -992,10 +589,6 @@ fn output_files(args: &[String]) -> Vec<String> {
         i += 1;
     }
     files
-}
-
-fn has_any(args: &[String], names: &[&str]) -> bool {
-    args.iter().any(|a| names.contains(&a.as_str()))
 }
 
 fn judge_git(words: &[String], args: &[String], found: &mut Vec<Danger>) {
