@@ -147,7 +147,7 @@ fn check(args: &CheckArgs, socket: Option<String>) -> Result<Exit> {
         task: args.task.clone(),
         agent: args.agent,
         continue_text: args.continue_text.clone(),
-        typed: args.fresh.options(),
+        channels: args.fresh.options(),
         wait_limits: args.waits.limits()?,
     };
     let checked = check::check_targets(&world, &options, now)?;

@@ -368,15 +368,15 @@ impl Use {
 /// The cross-check every driver makes: the agent's typed state (if any) against the screen
 /// it captured, with the stall state saying when that screen appeared.
 pub fn cross_check(
-    typed: Option<&ChannelObs>,
+    seen: Option<&ChannelObs>,
     view: &PaneView,
     stall: &StallState,
     now: Time,
     options: &ChannelOptions,
 ) -> (Reading, Use) {
     let changed_after = stall.screen_changed_after(view.classification.class);
-    match typed {
-        Some(typed) => read(typed, view, changed_after, now, options),
+    match seen {
+        Some(seen) => read(seen, view, changed_after, now, options),
         None => (screen_reading(view, None), Use::default()),
     }
 }
@@ -400,7 +400,7 @@ fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
 /// Read the typed state of one agent against its screen. `changed_after`: the screen on view
 /// appeared after this time (None: no earlier screen is known).
 pub fn read(
-    typed: &ChannelObs,
+    seen: &ChannelObs,
     view: &PaneView,
     changed_after: Option<Time>,
     now: Time,
@@ -409,15 +409,14 @@ pub fn read(
     let screen = view.classification.class;
     let mut reading = screen_reading(
         view,
-        typed
-            .status
+        seen.status
             .as_ref()
             .and_then(StatusRecord::context_percent)
             .map(|p| p.clamp(0.0, 1000.0).round() as u32),
     );
     let mut usage = Use {
-        messages: typed.hook.as_ref().and_then(hook_messages),
-        window: exhausted_window(typed.status.as_ref(), now),
+        messages: seen.hook.as_ref().and_then(hook_messages),
+        window: exhausted_window(seen.status.as_ref(), now),
         ..Use::default()
     };
     if let Some(window) = usage.window {
@@ -428,7 +427,7 @@ pub fn read(
         });
         reading.reset_at = Some(format_time(window.reset));
     }
-    let Some(hook) = &typed.hook else {
+    let Some(hook) = &seen.hook else {
         return (reading, usage);
     };
     let age = between(hook.at, now);

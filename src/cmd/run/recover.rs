@@ -44,7 +44,7 @@ pub fn run(args: &RecoverArgs, socket: Option<String>) -> Result<Exit> {
         heartbeat: Duration::from_secs(60),
         dry_run: args.dry_run,
         answers: false,
-        typed: Default::default(),
+        channels: Default::default(),
         waits: crate::supervise::wait::WaitOptions::default(),
         governor: crate::supervise::governor::Options::DEFAULT,
         host_lease: crate::supervise::store::HOST_LEASE,

@@ -55,7 +55,7 @@ pub struct TickArgs {
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
-    pub typed: TypedArgs,
+    pub channels: ChannelArgs,
     #[command(flatten)]
     pub governor: GovernorArgs,
     #[command(flatten)]
@@ -109,7 +109,7 @@ impl GovernorArgs {
 
 /// How `run tick` and `run watch` use the agent's hooks and status line.
 #[derive(Debug, Args)]
-pub struct TypedArgs {
+pub struct ChannelArgs {
     /// Type /compact when the status line's context use reaches PERCENT and the agent is idle
     /// at its prompt (once per crossing, as the iteration's first compaction; 0: never)
     /// [default: the task's compaction_threshold in its .type-profile.md, else 82 for a
@@ -138,7 +138,7 @@ pub struct HookFreshArg {
 }
 
 impl HookFreshArg {
-    /// The typed options of a command that only cross-checks (no waits, no compaction).
+    /// The channel options of a command that only cross-checks (no waits, no compaction).
     pub fn options(&self) -> crate::supervise::channels::ChannelOptions {
         crate::supervise::channels::ChannelOptions {
             fresh: self.hook_fresh,
@@ -147,7 +147,7 @@ impl HookFreshArg {
     }
 }
 
-impl TypedArgs {
+impl ChannelArgs {
     pub fn options(&self) -> crate::supervise::channels::ChannelOptions {
         crate::supervise::channels::ChannelOptions {
             fresh: self.fresh.hook_fresh,
@@ -184,7 +184,7 @@ pub fn run(args: &TickArgs, socket: Option<String>) -> Result<Exit> {
         heartbeat: args.heartbeat,
         dry_run: args.dry_run,
         answers: true,
-        typed: args.typed.options(),
+        channels: args.channels.options(),
         waits: args.waits.options(),
         governor: args.governor.options(),
         host_lease: args.governor.host_lease,

@@ -69,7 +69,7 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub rules: crate::cmd::pane::RulesOption,
     #[command(flatten)]
-    pub typed: super::tick::TypedArgs,
+    pub channels: super::tick::ChannelArgs,
     #[command(flatten)]
     pub governor: super::tick::GovernorArgs,
     #[command(flatten)]
@@ -132,7 +132,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
         heartbeat: args.heartbeat,
         dry_run: false,
         answers: true,
-        typed: args.typed.options(),
+        channels: args.channels.options(),
         waits: args.waits.options(),
         governor: args.governor.options(),
         host_lease: args.governor.host_lease,

@@ -47,7 +47,7 @@ pub struct CheckOptions {
     /// What a step timeout types into an idle agent.
     pub continue_text: String,
     /// How the agent's hook state is used (`--hook-fresh`).
-    pub typed: ChannelOptions,
+    pub channels: ChannelOptions,
     /// How waits end (the `run start` wait flags).
     pub wait_limits: WaitLimits,
 }
@@ -223,9 +223,9 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         let mut before = state.doc.targets.get(target).cloned().unwrap_or_default();
         // The same cross-check as `run tick`: the hooks' messages (Claude Code's own lines
         // on the screen are not the agent's) and their word on the screen's prompt.
-        let typed = super::typed_state(world, Some(&view), task);
-        let (reading, typed_use) =
-            channels::cross_check(typed.as_ref(), &view, &before, now, &options.typed);
+        let seen = super::channel_state(world, Some(&view), task);
+        let (reading, channel_use) =
+            channels::cross_check(seen.as_ref(), &view, &before, now, &options.channels);
         let waits_before = state.doc.waits.get(target).cloned().unwrap_or_default();
         let here = WaitInputs {
             recorded: recorded.clone(),
@@ -237,7 +237,7 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
             &mut before,
             &waits_before,
             &view,
-            &typed_use,
+            &channel_use,
             &here,
             options,
             now,
@@ -246,14 +246,18 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         // stalls like any other, and a wait past its maximum no longer hides a stall.
         let mut obs = Sample::of(&view, signal.clone(), status.clone());
         obs.wait = verdict.pauses.then(|| verdict.reason.clone());
-        typed_use.apply_to(&mut obs);
+        channel_use.apply_to(&mut obs);
         // When the limit resets, from whichever source knows: the banner on the screen, the
         // status line's exhausted window, the StopFailure hook's quota-wait record.
         let reset_at = view
             .classification
             .reset_at
             .clone()
-            .or_else(|| typed_use.window.map(|w| crate::time::format_time(w.reset)))
+            .or_else(|| {
+                channel_use
+                    .window
+                    .map(|w| crate::time::format_time(w.reset))
+            })
             .or_else(|| {
                 // The record's reset while it is ahead (an active record).
                 recorded
@@ -483,7 +487,7 @@ fn wait_stage(
     stall: &mut StallState,
     before: &WaitState,
     view: &PaneView,
-    typed: &Use,
+    channel_use: &Use,
     inputs: &WaitInputs<'_>,
     options: &CheckOptions,
     now: Time,
@@ -498,17 +502,17 @@ fn wait_stage(
         observe_only: c.observe_only || view.dead,
         screen: &view.waiting,
         classified_reset: c.reset_at.as_deref().and_then(crate::time::parse_time),
-        window: typed.window,
-        failure: typed.failure.clone(),
+        window: channel_use.window,
+        failure: channel_use.failure.clone(),
         recorded: inputs.recorded.clone(),
-        tool_hook_since: typed.tool_since,
+        tool_hook_since: channel_use.tool_since,
         child_cpu: view
             .waiting
             .busy
             .then(|| crate::proc::child_cpu(view.pid))
             .flatten(),
         step: inputs.step.to_string(),
-        wait_weekly: options.typed.wait_weekly,
+        wait_weekly: options.channels.wait_weekly,
         recovery_left: inputs.recovery_left,
         // No governor at the cron door: panes are not runs of an account.
         paced: None,

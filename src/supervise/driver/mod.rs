@@ -169,7 +169,7 @@ pub fn perform(
 /// The agent's typed state: the hook and status-line records of the pane in `view`, else of
 /// the nearest Claude Code session working in (or above) `dir` (`run tick`'s task dir,
 /// `stall check --task`).
-pub fn typed_state(
+pub fn channel_state(
     world: &World<'_>,
     view: Option<&PaneView>,
     dir: Option<&Path>,

@@ -549,7 +549,7 @@ fn mark_compaction(
     event: &mut TickEvent,
 ) {
     let Some(key) = obs
-        .typed
+        .channels
         .as_ref()
         .and_then(|ty| ty.hook.as_ref())
         .and_then(|hook| Key::from_label(&hook.key))
@@ -601,7 +601,7 @@ fn mark_permission_answered(
     {
         return;
     }
-    let Some(hook) = obs.typed.as_ref().and_then(|ty| ty.hook.as_ref()) else {
+    let Some(hook) = obs.channels.as_ref().and_then(|ty| ty.hook.as_ref()) else {
         return;
     };
     if hook.state != crate::hook::session::AgentState::WaitingForPermission {
@@ -644,7 +644,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         PaneObs::Seen(view) => Some(view.as_ref()),
         _ => None,
     };
-    let typed = super::typed_state(world, view, Some(run.task_path()));
+    let channels = super::channel_state(world, view, Some(run.task_path()));
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -658,7 +658,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             compaction: Default::default(),
             quota_wait: None,
             notes: Vec::new(),
-            typed,
+            channels,
             waits: WaitInputs::default(),
             account: None,
             step_files: None,
@@ -712,7 +712,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         compaction,
         quota_wait,
         notes,
-        typed,
+        channels,
         waits,
         account: None,
         step_files: step_files(world, run),
@@ -900,7 +900,7 @@ mod tests {
         dry_run: false,
         answers: true,
 
-        typed: crate::supervise::channels::ChannelOptions::DEFAULT,
+        channels: crate::supervise::channels::ChannelOptions::DEFAULT,
         waits: crate::supervise::wait::WaitOptions::DEFAULT,
         governor: crate::supervise::governor::Options::DEFAULT,
         host_lease: crate::supervise::store::HOST_LEASE,

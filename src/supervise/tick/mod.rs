@@ -62,7 +62,7 @@ pub struct TickOptions {
     /// Answer safe prompts (`run recover` does not).
     pub answers: bool,
     /// How the agent's hook and status-line state is used ([`channels`]).
-    pub typed: ChannelOptions,
+    pub channels: ChannelOptions,
     /// How waits end for a person: re-announcements.
     pub waits: WaitOptions,
     /// How the quota governor paces the runs of an account ([`pace`]).
@@ -469,10 +469,15 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.active() {
         read_stop_file(&mut t, obs);
     }
-    let (reading, typed_use) = match pane {
+    let (reading, channel_use) = match pane {
         Some(view) => {
-            let (reading, typed_use) =
-                channels::cross_check(obs.typed.as_ref(), view, &before.stall, now, &options.typed);
+            let (reading, channel_use) = channels::cross_check(
+                obs.channels.as_ref(),
+                view,
+                &before.stall,
+                now,
+                &options.channels,
+            );
             if let Some(why) = &reading.disagreement {
                 t.event.decide(
                     Decision::Progress,
@@ -498,13 +503,13 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
                 source: reading.source,
                 at: now,
             });
-            (Some(reading), typed_use)
+            (Some(reading), channel_use)
         }
         None => (None, Use::default()),
     };
     // One compaction counter per iteration: every compaction the hooks report counts once,
     // including those recorded before this run's ticks first saw the record.
-    let hook = obs.typed.as_ref().and_then(|ty| ty.hook.as_ref());
+    let hook = obs.channels.as_ref().and_then(|ty| ty.hook.as_ref());
     (
         t.run.agent_state.compactions,
         t.run.agent_state.compactions_seen,
@@ -515,7 +520,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         hook.map_or(0, |hook| hook.compactions_since(t.run.started_at)),
         t.run.iteration_count,
     );
-    t.decision_key = waits::decision_key(typed_use.failure.as_ref());
+    t.decision_key = waits::decision_key(channel_use.failure.as_ref());
     if let Some(view) = pane {
         waits::screen_changed(&mut t, view);
     }
@@ -525,12 +530,12 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         &mut t,
         obs,
         pane,
-        typed_use.window,
-        typed_use.failure.as_ref(),
+        channel_use.window,
+        channel_use.failure.as_ref(),
     );
     // Every wait, from the screen and the typed state, with its end and maximum.
     let verdict = match (pane, t.active()) {
-        (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &typed_use)),
+        (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &channel_use)),
         _ => None,
     };
     // A prompt the hooks confirm (or contradict), and a screen only a person can answer, are
@@ -541,7 +546,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         .is_some_and(|v| matches!(v.act, wait::Act::Escalate { .. }));
     let person_only =
         !waits_escalate && pane.is_some_and(|view| view.classification.person_only() && !view.dead);
-    let prompt_now = (typed_use.act_now || person_only) && t.active();
+    let prompt_now = (channel_use.act_now || person_only) && t.active();
     let stall = match (pane, t.active() && (due || prompt_now)) {
         (Some(view), true) => stall_heartbeat(
             &mut t,
@@ -549,7 +554,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
             obs,
             verdict.as_ref(),
             options,
-            &typed_use,
+            &channel_use,
             person_only,
         ),
         _ => None,
@@ -750,11 +755,11 @@ fn compact(
     options: &TickOptions,
 ) {
     let requested = obs
-        .typed
+        .channels
         .as_ref()
         .and_then(|ty| ty.hook.as_ref())
         .is_some_and(|hook| hook.compact_requested_at.is_some());
-    let threshold = options.typed.compaction_threshold(&obs.compaction);
+    let threshold = options.channels.compaction_threshold(&obs.compaction);
     if requested
         && let (Some(used), Some(at)) = (reading.context_percent, threshold.as_ref())
         && used < u32::from(at.percent)
@@ -786,7 +791,7 @@ fn compact(
         }
         Some(Compaction::Type(why)) => why,
     };
-    if let Some(at) = obs.typed.as_ref().and_then(|ty| ty.agent_compacts_at) {
+    if let Some(at) = obs.channels.as_ref().and_then(|ty| ty.agent_compacts_at) {
         // The agent compacts by itself (issue 28: Claude Code's own feature first): the
         // typed `/compact` is only for an agent whose environment does not ask for it. Said
         // once a heartbeat, not at every tick.
@@ -821,7 +826,7 @@ fn stall_heartbeat(
     obs: &Observation,
     verdict: Option<&wait::Ruling>,
     options: &TickOptions,
-    typed_use: &Use,
+    channel_use: &Use,
     person_only: bool,
 ) -> Option<stall::Diagnosis> {
     // A shell prompt in front is readiness (dispatch mode rests there between steps) or an
@@ -839,7 +844,7 @@ fn stall_heartbeat(
     observation.wait = verdict.filter(|v| v.pauses).map(|v| v.reason.clone());
     // The hooks' record of the model's messages, when they keep one (Claude Code's own
     // lines on the screen are not the agent's), and their word on the screen's prompt.
-    typed_use.apply_to(&mut observation);
+    channel_use.apply_to(&mut observation);
     // A standing StopFailure is one decision however its screen is redrawn: the stall core
     // escalates it once, by that decision's key ([`waits::decision_key`]).
     observation.key = t.key_of(view).to_string();

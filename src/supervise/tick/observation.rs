@@ -27,7 +27,7 @@ pub struct Observation {
     /// What could not be read (an unreadable status or quota record): reported, not fatal.
     pub notes: Vec<String>,
     /// The agent's typed state, as its hooks and status line recorded it.
-    pub typed: Option<crate::supervise::channels::ChannelObs>,
+    pub channels: Option<crate::supervise::channels::ChannelObs>,
     /// What the wait core reads besides the screen.
     pub waits: WaitInputs,
     /// The run's account as the quota governor reads it (`None`: the governor is not asked).

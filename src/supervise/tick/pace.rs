@@ -37,7 +37,7 @@ pub(super) fn readings(
 ) -> Vec<(WindowKind, Reading)> {
     let session = run.spec.session.clone();
     let mut out = Vec::new();
-    if let Some(status) = obs.typed.as_ref().and_then(|t| t.status.as_ref()) {
+    if let Some(status) = obs.channels.as_ref().and_then(|t| t.status.as_ref()) {
         out.extend(statusline(status, &session));
     }
     if out.is_empty()
@@ -49,7 +49,7 @@ pub(super) fn readings(
         } else {
             WindowKind::FiveHour
         };
-        let source = match obs.typed.as_ref().and_then(|t| t.status.as_ref()) {
+        let source = match obs.channels.as_ref().and_then(|t| t.status.as_ref()) {
             Some(_) => ReadingSource::Statusline,
             None => ReadingSource::StopFailure,
         };
@@ -71,7 +71,7 @@ fn stop_failure(
 ) -> Option<(WindowKind, Reading)> {
     failure.filter(|f| f.usage_limit)?;
     let message = obs
-        .typed
+        .channels
         .as_ref()?
         .hook
         .as_ref()?

@@ -54,7 +54,7 @@ const OPTIONS: TickOptions = TickOptions {
     dry_run: false,
     answers: true,
 
-    typed: crate::supervise::channels::ChannelOptions::DEFAULT,
+    channels: crate::supervise::channels::ChannelOptions::DEFAULT,
     waits: crate::supervise::wait::WaitOptions::DEFAULT,
     governor: crate::supervise::governor::Options::DEFAULT,
     host_lease: crate::supervise::store::HOST_LEASE,
@@ -155,7 +155,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         status: None,
         quota_wait: None,
         notes: Vec::new(),
-        typed: None,
+        channels: None,
         waits: WaitInputs::default(),
         account: None,
         step_files: files(None),
@@ -1721,7 +1721,7 @@ fn a_standing_stop_failure_is_one_escalation_however_its_screen_is_redrawn() {
     ];
     for (n, (secs, screen, typed)) in ticks.into_iter().enumerate() {
         let mut o = obs(SignalObs::Missing, pane_as(Agent::Claude, screen, "claude"));
-        o.typed = Some(typed.clone());
+        o.channels = Some(typed.clone());
         // Ticks 5 s apart, as `run watch --heartbeat 5s` ticked the live 401.
         let now = at(secs);
         let out = step_at(&mut run, &o, now);
@@ -1765,7 +1765,7 @@ fn a_standing_stop_failure_is_one_escalation_however_its_screen_is_redrawn() {
         SignalObs::Missing,
         pane_as(Agent::Claude, &settled, "claude"),
     );
-    o.typed = Some(stop_failure("authentication_failed", 400, &[]));
+    o.channels = Some(stop_failure("authentication_failed", 400, &[]));
     let out = step_at(&mut run, &o, at(401));
     assert_eq!(
         out.event.decision,
@@ -1816,7 +1816,7 @@ fn a_stop_failure_usage_limit_is_the_accounts_reading_of_its_window() {
         SignalObs::Missing,
         pane_as(Agent::Claude, &screen, "claude"),
     );
-    o.typed = Some(crate::supervise::channels::ChannelObs {
+    o.channels = Some(crate::supervise::channels::ChannelObs {
         by: Some("pane"),
         hook: record,
         status: None,

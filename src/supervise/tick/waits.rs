@@ -96,7 +96,7 @@ pub(super) fn wait_stage(
     t: &mut Tick<'_>,
     view: &PaneView,
     obs: &Observation,
-    typed: &Use,
+    channel_use: &Use,
 ) -> Ruling {
     let c = &view.classification;
     let recovery_left = t.run.recovery_left();
@@ -112,13 +112,13 @@ pub(super) fn wait_stage(
         observe_only: c.observe_only || view.dead,
         screen: &view.waiting,
         classified_reset: c.reset_at.as_deref().and_then(parse_time),
-        window: typed.window,
-        failure: typed.failure.clone(),
+        window: channel_use.window,
+        failure: channel_use.failure.clone(),
         recorded: inputs.recorded.clone(),
-        tool_hook_since: typed.tool_since,
+        tool_hook_since: channel_use.tool_since,
         child_cpu: inputs.child_cpu,
         step,
-        wait_weekly: t.options.typed.wait_weekly,
+        wait_weekly: t.options.channels.wait_weekly,
         recovery_left,
         paced: t.pace.paced.clone(),
     };
