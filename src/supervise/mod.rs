@@ -18,7 +18,9 @@
 //!   a [`stall::Sample`], the wait core's a [`wait::WaitObs`].
 //! - **decision**: the one word a tick's event says ([`tick::Decision`]). `progress` means
 //!   nothing to report; `continue` is the silent continue, the continuation typed to an
-//!   idle agent (a stall recovery), as `stall check` says `action: continue`.
+//!   idle agent (a stall recovery), as `stall check` says `action: continue`; `compact` is
+//!   the `/compact` typed at an idle prompt past the context threshold (it answers no
+//!   prompt, so it is not `answer`).
 //! - **diagnosis**: the stall core's answer ([`stall::Diagnosis`]: a [`stall::Condition`] and
 //!   a [`stall::Response`]).
 //! - **ruling**: the wait core's answer ([`wait::Ruling`]: an [`wait::Act`], whether the

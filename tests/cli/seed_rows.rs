@@ -286,7 +286,7 @@ fn a_task_ai_module_compacts_at_its_profiles_threshold_once_per_iteration() {
     // 72% is past ai-cli-task's 70%, not task-ai's 82%.
     let event = tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
     assert_eq!(event["state"]["context_percent"], 72, "{event}");
-    assert_ne!(event["decision"], "answer", "{event}");
+    assert_ne!(event["decision"], "compact", "{event}");
     // The task's profile says 71%.
     fs::write(
         task.join(".type-profile.md"),
@@ -294,7 +294,7 @@ fn a_task_ai_module_compacts_at_its_profiles_threshold_once_per_iteration() {
     )
     .unwrap();
     let event = tick_at(&sb, "2027-03-01T10:00:03Z", &[]);
-    assert_eq!(event["decision"], "answer", "{event}");
+    assert_eq!(event["decision"], "compact", "{event}");
     assert!(
         event["reasons"]
             .to_string()
@@ -326,7 +326,7 @@ fn a_task_ai_module_compacts_at_its_profiles_threshold_once_per_iteration() {
     statusline(75, "2027-03-01T10:00:08Z");
     let event = tick_at(&sb, "2027-03-01T10:00:09Z", &[]);
     assert_eq!(event["state"]["context_percent"], 75, "{event}");
-    assert_ne!(event["decision"], "answer", "{event}");
+    assert_ne!(event["decision"], "compact", "{event}");
     assert!(
         event["reasons"].to_string().contains("only its first"),
         "{event}"

@@ -287,15 +287,15 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     assert!(out.status.success());
     let event = tick_at(&sb, "2027-03-01T10:00:02Z", &["--compact-at", "80"]);
     assert_eq!(event["state"]["context_percent"], 72, "{event}");
-    assert_ne!(event["decision"], "answer", "72% < 80%: {event}");
+    assert_ne!(event["decision"], "compact", "72% < 80%: {event}");
     let event = tick_at(&sb, "2027-03-01T10:00:03Z", &[]);
-    assert_eq!(event["decision"], "answer", "{event}");
+    assert_eq!(event["decision"], "compact", "{event}");
     assert!(event["reasons"].to_string().contains("compact"), "{event}");
     assert_eq!(settle(&log), "/compact\n");
     // Still idle and still at 72%: not typed again.
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:04Z");
     let event = tick_at(&sb, "2027-03-01T10:00:05Z", &[]);
-    assert_ne!(event["decision"], "answer", "{event}");
+    assert_ne!(event["decision"], "compact", "{event}");
     assert_eq!(settle(&log), "/compact\n");
 }
 
@@ -326,7 +326,7 @@ fn an_agent_that_compacts_by_itself_gets_no_compact() {
     assert!(out.status.success());
     let event = tick_at(&sb, "2027-03-01T10:00:03Z", &["--compact-at", "70"]);
     assert_eq!(event["state"]["context_percent"], 72, "{event}");
-    assert_ne!(event["decision"], "answer", "{event}");
+    assert_ne!(event["decision"], "compact", "{event}");
     assert!(
         event["reasons"]
             .to_string()

@@ -33,6 +33,9 @@ pub enum Decision {
     /// `continue`, the word printed here.
     #[serde(rename = "continue")]
     Continuation,
+    /// `/compact` typed to an agent idle at its own prompt whose context use crossed the
+    /// run's threshold (proactive compaction): it answers no prompt, so it is not `answer`.
+    Compact,
     /// A prompt a person must decide (destructive, trust, login, a screen that did not take
     /// an answer): nothing typed.
     Escalate,
@@ -62,7 +65,11 @@ impl Decision {
             Decision::Progress => 1,
             Decision::Wait => 2,
             Decision::Escalate => 3,
-            Decision::Answer | Decision::Resume | Decision::Esc | Decision::Continuation => 4,
+            Decision::Answer
+            | Decision::Resume
+            | Decision::Esc
+            | Decision::Continuation
+            | Decision::Compact => 4,
             Decision::Dispatch | Decision::Relaunch => 5,
             Decision::Error => 6,
             Decision::Stop | Decision::Finish | Decision::Exit | Decision::Lost => 7,
@@ -77,6 +84,7 @@ impl Decision {
             Decision::Resume => "resume",
             Decision::Esc => "esc",
             Decision::Continuation => "continue",
+            Decision::Compact => "compact",
             Decision::Escalate => "escalate",
             Decision::Dispatch => "dispatch",
             Decision::Finish => "finish",

@@ -804,7 +804,8 @@ fn compact(
         return;
     }
     t.compaction = Some(true);
-    t.plan_answer(
+    t.plan(
+        Decision::Compact,
         Answer {
             pane_id: view.pane_id.clone(),
             hash: view.hash.clone(),
@@ -814,6 +815,7 @@ fn compact(
             ],
             if_unchanged: None,
         },
+        None,
         None,
         format!("compact: {why}"),
     );
