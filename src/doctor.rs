@@ -236,7 +236,7 @@ pub fn judge_run(scope: &str, run: &crate::supervise::run::Run, now: Time) -> Ch
     let mut detail = format!(
         "{}: {}{ended}; nothing supervises its pane",
         run.status.as_str(),
-        run.stop_reason.as_deref().unwrap_or("?")
+        run.stop_reason.as_ref().map_or("?", |r| r.as_str())
     );
     if let Some(message) = &run.stop_message {
         detail.push_str(&format!(" ({message})"));

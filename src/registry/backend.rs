@@ -22,7 +22,7 @@ use anyhow::Result;
 
 use crate::supervise::governor::{self, Account, Fleet};
 use crate::supervise::outbox;
-use crate::supervise::run::{NewRun, Run, Status};
+use crate::supervise::run::{NewRun, Run, Status, StopReason};
 use crate::supervise::store::{
     AccountView, Claim, Host, LEASE, PermitAsk, Registry, Selection, StartConflict, Written,
     claimable,
@@ -365,7 +365,12 @@ impl<B: Backend> Registry for B {
             if !run.status.is_active() {
                 return Ok((Some(run), End::Rollback));
             }
-            run.end(status, reason, message.map(str::to_string), now);
+            run.end(
+                status,
+                StopReason::parse(reason),
+                message.map(str::to_string),
+                now,
+            );
             run.claimed_by = None;
             run.claimed_until = None;
             replace(tx, &run)?;

@@ -209,7 +209,12 @@ impl Registry for MemoryRegistry {
             return Ok(None);
         };
         if stored.status.is_active() {
-            stored.end(status, reason, message.map(str::to_string), now);
+            stored.end(
+                status,
+                crate::supervise::run::StopReason::parse(reason),
+                message.map(str::to_string),
+                now,
+            );
             stored.claimed_by = None;
             stored.claimed_until = None;
         }

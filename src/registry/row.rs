@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::pane::Agent;
-use crate::supervise::run::{DispatchInto, Mode, NewRun, Run, Status};
+use crate::supervise::run::{DispatchInto, Mode, NewRun, Run, Status, StopReason};
 use crate::supervise::stall::Limits;
 use crate::supervise::wait::{WaitLimits, WaitState};
 use crate::time::Time;
@@ -143,7 +143,7 @@ pub fn encode(run: &Run) -> [Cell; COLUMNS.len()] {
         Cell::Time(run.last_tick_at),
         Cell::Time(run.last_heartbeat_at),
         text(&run.last_decision),
-        opt_text(&run.stop_reason),
+        opt_text(&run.stop_reason.as_ref().map(StopReason::to_string)),
         opt_text(&run.stop_message),
         Cell::Time(run.ended_at),
         opt_text(&run.claimed_by),
@@ -232,7 +232,9 @@ fn decode_fields(row: &dyn Fields, session: String) -> Result<Run> {
         last_tick_at: row.time("last_tick_at")?,
         last_heartbeat_at: row.time("last_heartbeat_at")?,
         last_decision: text("last_decision")?,
-        stop_reason: row.text("stop_reason")?,
+        stop_reason: row
+            .text("stop_reason")?
+            .map(|word| StopReason::parse(&word)),
         stop_message: row.text("stop_message")?,
         ended_at: row.time("ended_at")?,
         claimed_by: row.text("claimed_by")?,

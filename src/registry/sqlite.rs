@@ -976,7 +976,12 @@ mod tests {
         assert!(reg.save(&run, "me").unwrap());
         run.claimed_by = None;
         assert_eq!(reg.get("a b;$(x)").unwrap().unwrap(), run);
-        run.end(Status::Stopped, "user_stop", Some("lunch".into()), at(6));
+        run.end(
+            Status::Stopped,
+            crate::supervise::run::StopReason::UserStop,
+            Some("lunch".into()),
+            at(6),
+        );
         let ended = reg
             .end(
                 "a b;$(x)",
@@ -1145,7 +1150,10 @@ mod tests {
                     "last_decision",
                     Some(run.last_decision.clone()).filter(|d| !d.is_empty()),
                 ),
-                ("stop_reason", run.stop_reason.clone()),
+                (
+                    "stop_reason",
+                    run.stop_reason.as_ref().map(|r| r.to_string()),
+                ),
                 ("stop_message", run.stop_message.clone()),
                 ("ended_at", time(run.ended_at)),
                 ("claimed_by", run.claimed_by.clone()),

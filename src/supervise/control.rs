@@ -388,7 +388,7 @@ pub fn stop(
             run.spec.session,
             run.status.as_str(),
             run.stop_reason
-                .as_deref()
+                .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default()
         ));

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::supervise::channels::{Source, SourceCounts};
 use crate::supervise::governor::{self, ReadingSource, WindowKind};
-use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::run::{Mode, Run, Status, StopReason};
 use crate::supervise::store::Host;
 use crate::supervise::wait::{NeedsPerson, OpenWait};
 use crate::time::{Time, format_time};
@@ -46,7 +46,7 @@ pub struct RunReport {
     pub started_at: String,
     pub last_signal_at: Option<String>,
     pub ended_at: Option<String>,
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_message: Option<String>,
     pub stall_count: u32,
@@ -468,7 +468,10 @@ pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) 
                     label("task", &r.task),
                     label("mode", r.mode.as_str()),
                     label("status", r.status.as_str()),
-                    label("reason", r.stop_reason.as_deref().unwrap_or("")),
+                    label(
+                        "reason",
+                        r.stop_reason.as_ref().map_or("", StopReason::as_str),
+                    ),
                     label("step", r.step.as_deref().unwrap_or("")),
                 ]
                 .join(",");

@@ -280,7 +280,12 @@ mod tests {
             claimable(&run, "here", at(11)).is_ok(),
             "an expired lease is free"
         );
-        run.end(Status::Finished, "done", None, at(11));
+        run.end(
+            Status::Finished,
+            crate::supervise::run::StopReason::Complete,
+            None,
+            at(11),
+        );
         assert_eq!(
             claimable(&run, "here", at(12)),
             Err(NotClaimed::Ended(Status::Finished))

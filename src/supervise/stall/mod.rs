@@ -42,6 +42,7 @@ pub mod step_timeout;
 
 use crate::pane::view::{MessageMark, PaneView};
 use crate::pane::{Action, Class};
+use crate::supervise::run::StopReason;
 use crate::time::Time;
 use reasoning::RepeatState;
 
@@ -423,11 +424,11 @@ pub struct Diagnosis {
 
 impl Diagnosis {
     /// The `.auto-stop` reason of a [`Response::Stop`].
-    pub fn stop_reason(&self) -> &'static str {
+    pub fn stop_reason(&self) -> StopReason {
         if self.condition == Condition::ReasoningLoop {
-            reasoning::STOP_REASON
+            StopReason::ReasoningLoop
         } else {
-            "stall_limit"
+            StopReason::StallLimit
         }
     }
 
@@ -1145,7 +1146,7 @@ mod tests {
                     (Condition::ReasoningLoop, Response::Stop)
                 );
                 assert!(d.perform);
-                assert_eq!(d.stop_reason(), "reasoning_loop");
+                assert_eq!(d.stop_reason(), StopReason::ReasoningLoop);
                 assert!(d.reason.contains("3 times"), "{}", d.reason);
             }
         }
@@ -1345,10 +1346,10 @@ mod tests {
         assert_eq!(
             steps,
             [
-                (Response::Continue, "stall_limit"),
-                (Response::Continue, "stall_limit"),
-                (Response::Stop, "stall_limit"),
-                (Response::None, "stall_limit"),
+                (Response::Continue, StopReason::StallLimit),
+                (Response::Continue, StopReason::StallLimit),
+                (Response::Stop, StopReason::StallLimit),
+                (Response::None, StopReason::StallLimit),
             ]
         );
         assert_eq!(state.recoveries_total, 2);

@@ -1,5 +1,5 @@
 //! The reasoning loop (seed 002, "Stall Detection & Recovery"): the same agent message
-//! [`REPEAT_LIMIT`] times in a row is a stop with [`STOP_REASON`] — a loop that repeats
+//! [`REPEAT_LIMIT`] times in a row is a stop with [`StopReason::ReasoningLoop`](crate::supervise::run::StopReason::ReasoningLoop) — a loop that repeats
 //! itself makes no progress however much the screen changes.
 //!
 //! Each new agent message on a Claude Code screen ([`crate::pane::message`]) is counted once
@@ -15,9 +15,6 @@ use crate::pane::{Action, Class};
 
 /// Identical consecutive messages that make a reasoning loop (seed 002).
 pub const REPEAT_LIMIT: u32 = 3;
-
-/// The stop reason a reasoning loop writes to `.auto-stop`.
-pub const STOP_REASON: &str = "reasoning_loop";
 
 /// Is the agent in a reasoning loop: its last `limit` messages identical? (The model the
 /// streaming [`RepeatState`] is checked against.)

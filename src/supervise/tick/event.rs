@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::Effect;
 use super::observation::{Observation, PaneObs, SignalObs, StopObs};
-use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::run::{Mode, Run, Status, StopReason};
 use crate::time::{Time, format_time};
 
 /// The one-word decision of a tick, for scripts (`jq 'select(.decision == "escalate")'`).
@@ -202,7 +202,7 @@ pub struct RunAfter {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<StopReason>,
     /// Set while the run needs a person: why, and since when.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needs_person: Option<crate::supervise::wait::NeedsPerson>,

@@ -39,7 +39,7 @@ use crate::routing::command;
 use crate::supervise::channels::{self, Budget, ChannelOptions, Compaction, Reading, Use};
 use crate::supervise::governor;
 use crate::supervise::run::{
-    AgentReading, DispatchInto, DispatchStep, Mode, Run, SeenSignal, Status,
+    AgentReading, DispatchInto, DispatchStep, Mode, Run, SeenSignal, Status, StopReason,
 };
 use crate::supervise::stall::step_timeout::CONTINUATION;
 use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
@@ -365,13 +365,13 @@ impl Tick<'_> {
         }
     }
 
-    fn end(&mut self, status: Status, decision: Decision, reason: &str, why: String) {
+    fn end(&mut self, status: Status, decision: Decision, reason: StopReason, why: String) {
         self.run.end(status, reason, None, self.now);
         self.event.decide(decision, why);
     }
 
     /// Ask the loop to stop (`.auto-stop`) and end the run with that reason.
-    fn stop(&mut self, reason: &str, why: String) {
+    fn stop(&mut self, reason: StopReason, why: String) {
         self.effects.push(Effect::WriteStop {
             reason: reason.to_string(),
             message: Some(why.clone()),
@@ -434,19 +434,19 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
 
     if !obs.task_dir {
         let why = format!("the task dir {} no longer exists", before.spec.task_dir);
-        t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
+        t.end(Status::Lost, Decision::Lost, StopReason::TaskDirGone, why);
         return finish(t);
     }
     let pane = match &obs.pane {
         PaneObs::Gone(why) => {
             let why = format!("the pane {} is gone: {why}", before.spec.target);
-            t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
             return finish(t);
         }
         PaneObs::Dead(why) => {
             let why = format!("the pane {} is dead: {why}", before.spec.target);
             if !restart(&mut t, true, &why) {
-                t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+                t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
             }
             return finish(t);
         }
@@ -622,7 +622,12 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
                     .is_some_and(|seen| seen.next != STOP);
             if vanished {
                 let why = "the agent ended the loop: it removed its .auto-signal (it does so only at loop exit)".to_string();
-                t.end(Status::Finished, Decision::Finish, "complete", why);
+                t.end(
+                    Status::Finished,
+                    Decision::Finish,
+                    StopReason::Complete,
+                    why,
+                );
             }
         }
         SignalObs::Valid {
@@ -666,7 +671,7 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
                 t.end(
                     Status::Finished,
                     Decision::Finish,
-                    "complete",
+                    StopReason::Complete,
                     format!("{summary}: the loop is complete"),
                 );
                 return;
@@ -693,14 +698,14 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
 fn read_stop_file(t: &mut Tick<'_>, obs: &Observation) {
     let reason = match &obs.stop {
         StopObs::None => return,
-        StopObs::Requested(reason) => reason.clone(),
-        StopObs::Unreadable(_) => "unknown".to_string(),
+        StopObs::Requested(reason) => StopReason::parse(reason),
+        StopObs::Unreadable(_) => StopReason::Unknown,
     };
     if t.run.spec.mode == Mode::Dispatch {
         t.remove_signal();
     }
     let why = format!(".auto-stop requests a stop ({reason})");
-    t.end(Status::Stopped, Decision::Stop, &reason, why);
+    t.end(Status::Stopped, Decision::Stop, reason, why);
 }
 
 /// Max iterations and the timeout (quota waits excluded) write `.auto-stop`.
@@ -710,7 +715,7 @@ fn enforce_limits(t: &mut Tick<'_>) {
             "iteration {} reached the limit of {}",
             t.run.iteration_count, t.run.spec.max_iterations
         );
-        t.stop("max_iterations", why);
+        t.stop(StopReason::MaxIterations, why);
         return;
     }
     let elapsed = t.run.elapsed(t.now);
@@ -721,7 +726,7 @@ fn enforce_limits(t: &mut Tick<'_>) {
             crate::duration::format(t.run.spec.timeout),
             crate::duration::format(Duration::from_secs(t.run.quota_waited(t.now).as_secs())),
         );
-        t.stop("timeout", why);
+        t.stop(StopReason::Timeout, why);
         return;
     }
     // Seed 002: this many compactions in one iteration mean the task does not fit the
@@ -729,16 +734,9 @@ fn enforce_limits(t: &mut Tick<'_>) {
     let compactions = t.run.agent_state.compactions.at(t.run.iteration_count);
     if compactions.exhausted(t.run.spec.max_compactions) {
         let why = compactions.limit_message(t.run.spec.max_compactions);
-        t.stop(COMPACTION_LIMIT, why);
+        t.stop(StopReason::CompactionLimit, why);
     }
 }
-
-/// The end reason of a run whose agent exited once more after its stall recoveries were
-/// spent on starting it again.
-pub const RESTART_LIMIT: &str = "restart_limit";
-
-/// The stop reason of a run whose iteration reached `--max-compactions`.
-pub const COMPACTION_LIMIT: &str = "compaction_limit";
 
 /// Proactive compaction (seeds 000 and 002): type `/compact` once per crossing of the run's
 /// threshold (`--compact-at`, else the task's profile, else task-ai's 82% for a task-ai
@@ -972,7 +970,7 @@ fn detect_exit(t: &mut Tick<'_>, view: &PaneView, due: bool) {
         last_lines(view)
     );
     if !restart(t, false, &why) {
-        t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+        t.end(Status::Exited, Decision::Exit, StopReason::AgentExited, why);
     }
 }
 
@@ -1013,7 +1011,12 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
             t.run.stall.recoveries_total,
             t.run.spec.limits.recoveries_total
         );
-        t.end(Status::Exited, Decision::Exit, RESTART_LIMIT, why);
+        t.end(
+            Status::Exited,
+            Decision::Exit,
+            StopReason::RestartLimit,
+            why,
+        );
         return true;
     }
     if t.options.dry_run {
@@ -1077,7 +1080,12 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         match &obs.entry {
             Some(Ok(step)) if step.next == STOP => {
                 let why = "the task's status says there is nothing to run".to_string();
-                t.end(Status::Finished, Decision::Finish, "complete", why);
+                t.end(
+                    Status::Finished,
+                    Decision::Finish,
+                    StopReason::Complete,
+                    why,
+                );
                 return;
             }
             Some(Ok(step)) => t.run.dispatch.pending = Some(step.clone()),
@@ -1123,7 +1131,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
                     "the dispatched step {step} ended without writing a signal{how}; {}",
                     last_lines(view)
                 );
-                t.end(Status::Exited, Decision::Exit, "agent_exited", why);
+                t.end(Status::Exited, Decision::Exit, StopReason::AgentExited, why);
             }
         } else {
             t.run.agent_state.shell_seen = 0;
@@ -1426,7 +1434,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     t.event.saw = Some(saw(before, obs));
     if !obs.task_dir {
         let why = format!("the task dir {} no longer exists", before.spec.task_dir);
-        t.end(Status::Lost, Decision::Lost, "task_dir_gone", why);
+        t.end(Status::Lost, Decision::Lost, StopReason::TaskDirGone, why);
         return finish(t);
     }
     // Every running row loses its stale stop, whatever the pane shows: it would end a
@@ -1441,13 +1449,13 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     let view = match &obs.pane {
         PaneObs::Gone(why) => {
             let why = format!("the pane {} is gone: {why}", before.spec.target);
-            t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+            t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
             return finish(t);
         }
         PaneObs::Dead(why) => {
             let why = format!("the pane {} is dead: {why}", before.spec.target);
             if !restart(&mut t, true, &why) {
-                t.end(Status::Lost, Decision::Lost, "pane_gone", why);
+                t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
             }
             return finish(t);
         }

@@ -359,7 +359,7 @@ fn observe_mode_reads_a_removed_signal_as_the_loop_exiting() {
     );
     let out = step(&mut run, &obs(SignalObs::Missing, working()), 2);
     assert_eq!(out.event.decision, Decision::Finish);
-    assert_eq!(run.stop_reason.as_deref(), Some("complete"));
+    assert_eq!(run.stop_reason, Some(StopReason::Complete));
 }
 
 #[test]
@@ -429,7 +429,7 @@ fn a_gone_pane_or_task_dir_loses_the_run_and_an_unreachable_tmux_does_not() {
     let mut o = obs(SignalObs::Missing, working());
     o.task_dir = false;
     step(&mut run, &o, 1);
-    assert_eq!(run.stop_reason.as_deref(), Some("task_dir_gone"));
+    assert_eq!(run.stop_reason, Some(StopReason::TaskDirGone));
 
     let mut run = new_run(Mode::Observe);
     let out = step(
@@ -453,7 +453,7 @@ fn a_stop_file_someone_else_wrote_ends_the_run_with_its_reason() {
     o.stop = StopObs::Requested("user_stop".into());
     let out = step(&mut run, &o, 1);
     assert_eq!(out.event.decision, Decision::Stop);
-    assert_eq!(run.stop_reason.as_deref(), Some("user_stop"));
+    assert_eq!(run.stop_reason, Some(StopReason::UserStop));
     assert!(out.effects.is_empty(), "the file is the agent's to consume");
 }
 
@@ -502,8 +502,8 @@ fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_the_ru
     // new_run allows 2 recoveries per iteration; the third exit ends the run, told once.
     assert_eq!(restarts, 2);
     assert_eq!(
-        (run.status, run.stop_reason.as_deref()),
-        (Status::Exited, Some(RESTART_LIMIT))
+        (run.status, run.stop_reason),
+        (Status::Exited, Some(StopReason::RestartLimit))
     );
     let ended = ended.expect("an exit event");
     assert_eq!(ended.notify.len(), 1);

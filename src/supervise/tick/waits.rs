@@ -6,7 +6,7 @@
 use crate::pane::Key;
 use crate::pane::view::PaneView;
 use crate::supervise::channels::Use;
-use crate::supervise::run::{Mode, Run, Status};
+use crate::supervise::run::{Mode, Run, Status, StopReason};
 use crate::supervise::stall::{Recovery, Spend};
 use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::typing::Answer;
@@ -244,7 +244,7 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             key: None,
             id: None,
         });
-        if t.run.stop_reason.as_deref() == Some("stall_limit") {
+        if t.run.stop_reason == Some(StopReason::StallLimit) {
             notices.push(Notice {
                 event: EventKind::StallLimit,
                 reason,
