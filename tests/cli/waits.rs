@@ -827,6 +827,57 @@ fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
     assert_eq!(settle(&keys), "\r", "only the test's own Enter");
 }
 
+/// Claude Code's banner names its reset by the hour ("resets 12:50pm (UTC)"); first read a
+/// minute after 12:50 it would be tomorrow's, beyond --max-quota-wait, and escalated (live,
+/// 2026-11-28, the quota tier: "resets 11pm" read just after 11pm; Claude Code continued by
+/// itself 72 s later). It is the reset that just happened: the armed automatic continue is
+/// left to fire, a cancelled one gets the resume.
+#[test]
+fn a_banner_read_just_after_its_reset_is_that_reset_not_tomorrows() {
+    let sb = Sandbox::new();
+    let (target, keys) = scripted_agent(
+        &sb,
+        "armed",
+        &[
+            &fixture("quota-auto-continue-armed"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    start(&sb, "armed", &target, "2026-11-26T12:51:00Z", &[]);
+    let events = tick(&sb, "armed", "2026-11-26T12:51:00Z", &[]);
+    let e = &events[0];
+    assert_ne!(e["decision"], "escalate", "{e}");
+    assert_eq!(e["run"]["wait"]["kind"], "usage-limit", "{e}");
+    assert_eq!(e["run"]["wait"]["reset"], "2026-11-26T12:50:00.000Z", "{e}");
+    // Claude Code continues by itself (here: a line submitted to the fake): no resume.
+    crate::tmuxfix::press(&sb, &target, &["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let events = tick(&sb, "armed", "2026-11-26T12:52:12Z", &[]);
+    assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
+    assert!(events[0]["run"]["wait"].is_null(), "{}", events[0]);
+    assert_eq!(settle(&keys), "\r", "only the test's own Enter");
+
+    // The automatic continue cancelled, read just after the reset: resumed once.
+    let (target, keys) = scripted_agent(
+        &sb,
+        "cancelled",
+        &[
+            &fixture("quota-auto-continue-cancelled"),
+            &format!("enter:{}", fixture("working-streaming")),
+        ],
+    );
+    start(&sb, "cancelled", &target, "2026-11-26T12:51:30Z", &[]);
+    let events = tick(&sb, "cancelled", "2026-11-26T12:51:30Z", &[]);
+    assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
+    assert_eq!(settle(&keys), "continue\r");
+    // An hour and more after it, the same words are a limit a day away: escalated.
+    let (target, _keys) = scripted_agent(&sb, "late", &[&fixture("quota-auto-continue-cancelled")]);
+    start(&sb, "late", &target, "2026-11-26T13:51:00Z", &[]);
+    let events = tick(&sb, "late", "2026-11-26T13:51:00Z", &[]);
+    assert_eq!(events[0]["decision"], "escalate", "{}", events[0]);
+}
+
 /// The notify recipes of docs/waits.md work as pasted: each command runs with the event on stdin and
 /// in its environment, against fake `curl`, `notify-send` and `mail` that record what they
 /// were given (and the real `jq`).

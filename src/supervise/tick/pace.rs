@@ -200,7 +200,11 @@ pub(super) fn stage(
             .as_ref()
             .filter(|o| o.kind.is_quota())
             .and_then(|o| o.reset);
-        if let Some(reset) = kept.or(limit.reset_at) {
+        // A time of day read just after it passed is the reset that just happened.
+        let read = limit
+            .reset_at
+            .map(|r| crate::supervise::wait::time_of_day_reset(r, t.now));
+        if let Some(reset) = kept.or(read) {
             seen.push(banner(reset, limit.weekly, t.now, &t.run.spec.session));
         }
     }

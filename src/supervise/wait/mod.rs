@@ -50,6 +50,13 @@ pub const AUTO_CONTINUE_GRACE: Duration = Duration::from_secs(4 * 60);
 /// Two reset times closer than this are the same reset (the banner says 12:50pm, the status
 /// line 12:50:37).
 pub const SAME_RESET: Duration = Duration::from_secs(10 * 60);
+/// A banner's time of day read within this long after it passed names the reset that just
+/// happened, not tomorrow's: Claude Code's "resets 11pm" is still on the screen for the minute
+/// or so until its automatic continue fires (live, 2026-11-28: read a minute after 11pm, it
+/// was taken as tomorrow's, beyond --max-quota-wait, and escalated; Claude Code continued by
+/// itself 72 s later). No 5-hour window resets a day ahead, and a banner without a date names
+/// a reset within the day.
+pub const JUST_PASSED: Duration = Duration::from_secs(60 * 60);
 
 /// Defaults of the flags.
 pub const DEFAULT_RESUME_TEXT: &str = "continue";
@@ -971,6 +978,29 @@ fn limit_seen(obs: &WaitObs<'_>, now: Time) -> Option<LimitSeen> {
     })
 }
 
+/// A reset read from a time of day (a banner's "resets 11pm", a hook message's) is placed at
+/// its next occurrence, so read just after it passed it is tomorrow's. Within [`JUST_PASSED`]
+/// of the time it names, it is the reset that just happened: the wait resumes (or sees the
+/// agent continue by itself) instead of escalating a limit a day away. A status-line reset is
+/// exact and kept.
+fn just_passed(mut seen: LimitSeen, now: Time) -> LimitSeen {
+    if seen.source != LimitSource::StatusLine {
+        seen.reset = seen.reset.map(|read| time_of_day_reset(read, now));
+    }
+    seen
+}
+
+/// A reset placed from a time of day at its next occurrence: the one that just happened when
+/// it is tomorrow's and its time passed within [`JUST_PASSED`], else as read.
+pub fn time_of_day_reset(read: Time, now: Time) -> Time {
+    let passed = read - chrono::TimeDelta::days(1);
+    if passed <= now && plus(passed, JUST_PASSED) > now {
+        passed
+    } else {
+        read
+    }
+}
+
 fn usage_limit(
     next: &mut WaitState,
     obs: &WaitObs<'_>,
@@ -978,7 +1008,7 @@ fn usage_limit(
     now: Time,
     limits: &WaitLimits,
 ) -> Option<Ruling> {
-    let seen = seen?;
+    let seen = just_passed(seen?, now);
     let previous = next.open.clone().filter(|o| o.kind.is_quota());
     // The reset stays the one first read while the banner's phrase stays (read after the
     // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins. A time of

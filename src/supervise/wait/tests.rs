@@ -997,3 +997,16 @@ fn a_give_up_is_resumed_only_on_a_screen_that_agrees() {
         assert!(matches!(v.act, Act::Resume(_)), "{class:?}: {v:?}");
     }
 }
+
+/// A time of day placed at its next occurrence is the reset that just happened when read
+/// within [`JUST_PASSED`] after it, tomorrow's after that, and as read before it.
+#[test]
+fn a_time_of_day_just_passed_is_the_reset_that_just_happened() {
+    let reset = at(3600);
+    let tomorrow = reset + chrono::TimeDelta::days(1);
+    assert_eq!(time_of_day_reset(tomorrow, at(3600)), reset);
+    assert_eq!(time_of_day_reset(tomorrow, at(3600 + 72)), reset);
+    assert_eq!(time_of_day_reset(tomorrow, at(3600 + 3599)), reset);
+    assert_eq!(time_of_day_reset(tomorrow, at(3600 + 3600)), tomorrow);
+    assert_eq!(time_of_day_reset(reset, at(3000)), reset);
+}
