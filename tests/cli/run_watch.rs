@@ -960,3 +960,55 @@ fn the_systemd_unit_runs_as_written_and_stops_cleanly() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// A paced run is looked at on every hook record of any session (at most once a second);
+/// its decision is printed when it changes and at its heartbeat, not per look (the live
+/// tier printed 194 paced lines a minute for two runs). The other run's looks show the
+/// records were seen.
+#[test]
+fn a_paced_run_is_printed_when_its_pacing_changes_not_per_hook_record() {
+    use crate::governor::{at, start, statusline};
+    use crate::typed_tick::in_pane;
+    let sb = Sandbox::new();
+    let paced = start(&sb, "paced", &["--account", "team"]);
+    let out = in_pane(
+        &sb,
+        &paced.pane,
+        &at(1),
+        &["statusline"],
+        &statusline(96.0, 3600, 20.0),
+    );
+    assert!(out.status.success(), "{out:?}");
+    observe_run(&sb, "b", &[]);
+    let now = at(2);
+    let mut watcher = Watcher::spawn(
+        &sb,
+        &["run", "watch", "--heartbeat", "1h", "--all"],
+        &[("AUTOCTL_NOW", now.as_str())],
+    );
+    watcher.wait_for("the first heartbeat", |e| {
+        of(e, "paced").count() == 1 && of(e, "b").count() == 1
+    });
+    let payload = r#"{"session_id":"s1","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
+    for round in 2..=4 {
+        sb.cmd()
+            .args(["hook", "event"])
+            .write_stdin(payload)
+            .assert()
+            .code(0);
+        watcher.wait_for("a look after the hook record", |e| {
+            of(e, "b").count() >= round
+        });
+    }
+    let events = watcher.events();
+    let lines: Vec<&Value> = of(&events, "paced").collect();
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert_eq!(
+        lines[0]["run"]["wait"]["kind"], "quota-paced",
+        "{}",
+        lines[0]
+    );
+    watcher.kill("TERM");
+    let (code, _, err) = watcher.exit();
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -9,6 +9,7 @@ use crate::error::Exit;
 use crate::output;
 use crate::supervise::store::Registry as _;
 use crate::supervise::tick::{Decision, TickEvent, TickOptions};
+use crate::supervise::wait::WaitKind;
 use crate::supervise::{control, notify};
 use crate::time;
 use crate::tmux::Tmux;
@@ -26,7 +27,8 @@ use crate::tmux::Tmux;
 /// Loops started or stopped while it runs are picked up at once (it also watches the
 /// registry's directory). It prints one line per decision: on a terminal the time, the
 /// session, the decision and its reasons in words; piped (or with --format json) the same
-/// JSON lines as `run tick`.
+/// JSON lines as `run tick`. A run the quota governor paces is printed when its pacing
+/// changes and at its heartbeat, not each time another session's hooks get it looked at.
 ///
 /// Safe beside cron ticks and other watchers: every decision claims its run in the
 /// registry first (a lease taken in a `BEGIN IMMEDIATE` transaction), so one decision is
@@ -148,6 +150,9 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     // Text: the last line shown per session, so a decision repeated with the same reasons
     // (a step waiting for the agent's prompt, looked at again) is one line, not many.
     let mut shown: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    // A paced run is looked at again on every hook record of any session (at most once a
+    // second): what it was told last, so the same pacing is printed once, not per look.
+    let mut paced: std::collections::HashMap<String, PacedLine> = std::collections::HashMap::new();
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;
     let mut emit = |event: &TickEvent| -> Result<()> {
@@ -164,6 +169,9 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
             }
         }
         deliveries.extend(notifier.deliver_in_background(jobs));
+        if !paced_line_changed(&mut paced, event) {
+            return Ok(());
+        }
         match format {
             super::text::EventFormat::Text => {
                 let line = super::text::event_line(event);
@@ -215,6 +223,40 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
         Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Exit::Yes),
         Ended::Signal(_) => Err(crate::error::Interrupted.into()),
     }
+}
+
+/// What a paced run's line says that matters: the governor's hold and until when.
+type PacedLine = (String, Option<crate::time::Time>);
+
+/// Whether a decision is printed: always, but for a paced run told the same again (the same
+/// hold, the same end, nothing done, nothing to notify) by a look that was not its heartbeat
+/// — a hook record of any session gets every run looked at, and a paced run's line would be
+/// printed about once a second per run (194 a minute for two runs in the live tier) while
+/// its numbers ("60% used and 9 step(s) …") drift. Its heartbeat still prints it.
+fn paced_line_changed(
+    shown: &mut std::collections::HashMap<String, PacedLine>,
+    event: &TickEvent,
+) -> bool {
+    let line = event
+        .run
+        .wait
+        .as_ref()
+        .filter(|w| w.kind == WaitKind::QuotaPaced)
+        .map(|w| {
+            let hold = w
+                .reason
+                .split_once(':')
+                .map_or(w.reason.as_str(), |(h, _)| h);
+            (hold.to_string(), w.until)
+        });
+    let Some(line) = line else {
+        shown.remove(&event.session);
+        return true;
+    };
+    let same = shown.get(&event.session) == Some(&line);
+    shown.insert(event.session.clone(), line);
+    let quiet = event.decision == Decision::Wait && event.did.is_empty() && event.notify.is_empty();
+    event.heartbeat || !same || !quiet
 }
 
 /// `--until-needs-person`: the watched loop needs a person, so the watcher stops.
