@@ -28,7 +28,8 @@ use crate::tmux::Tmux;
 /// registry's directory). It prints one line per decision: on a terminal the time, the
 /// session, the decision and its reasons in words; piped (or with --format json) the same
 /// JSON lines as `run tick`. A run the quota governor paces is printed when its pacing
-/// changes and at its heartbeat, not each time another session's hooks get it looked at.
+/// changes, else at most once a --heartbeat, not each time another session's hooks get it
+/// looked at.
 ///
 /// Safe beside cron ticks and other watchers: every decision claims its run in the
 /// registry first (a lease taken in a `BEGIN IMMEDIATE` transaction), so one decision is
@@ -169,7 +170,7 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
             }
         }
         deliveries.extend(notifier.deliver_in_background(jobs));
-        if !paced_line_changed(&mut paced, event) {
+        if !paced_line_changed(&mut paced, event, args.heartbeat) {
             return Ok(());
         }
         match format {
@@ -225,17 +226,19 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
     }
 }
 
-/// What a paced run's line says that matters: the governor's hold and until when.
-type PacedLine = (String, Option<crate::time::Time>);
+/// What a paced run's line says that matters (the governor's hold and until when), and when
+/// it was printed last.
+type PacedLine = ((String, Option<crate::time::Time>), std::time::Instant);
 
 /// Whether a decision is printed: always, but for a paced run told the same again (the same
-/// hold, the same end, nothing done, nothing to notify) by a look that was not its heartbeat
-/// — a hook record of any session gets every run looked at, and a paced run's line would be
-/// printed about once a second per run (194 a minute for two runs in the live tier) while
-/// its numbers ("60% used and 9 step(s) …") drift. Its heartbeat still prints it.
+/// hold, the same end, nothing done, nothing to notify) within a heartbeat of the last time
+/// it was printed — a hook record of any session gets every run looked at, and a paced run's
+/// line would be printed about once a second per run (194 a minute for two runs in the live
+/// tier) while its numbers ("60% used and 9 step(s) …") drift.
 fn paced_line_changed(
     shown: &mut std::collections::HashMap<String, PacedLine>,
     event: &TickEvent,
+    heartbeat: Duration,
 ) -> bool {
     let line = event
         .run
@@ -253,10 +256,16 @@ fn paced_line_changed(
         shown.remove(&event.session);
         return true;
     };
-    let same = shown.get(&event.session) == Some(&line);
-    shown.insert(event.session.clone(), line);
+    let now = std::time::Instant::now();
     let quiet = event.decision == Decision::Wait && event.did.is_empty() && event.notify.is_empty();
-    event.heartbeat || !same || !quiet
+    let repeat = shown
+        .get(&event.session)
+        .is_some_and(|(last, at)| *last == line && now.duration_since(*at) < heartbeat);
+    if quiet && repeat {
+        return false;
+    }
+    shown.insert(event.session.clone(), (line, now));
+    true
 }
 
 /// `--until-needs-person`: the watched loop needs a person, so the watcher stops.
