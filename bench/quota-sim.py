@@ -285,7 +285,7 @@ def main():
             "steps": sum(server.spends.values()) - len(server.limited),
             "limit_hits_mid_step": len(server.limited),
             "window_used_share": shares,
-            "max_first_steps_in_a_minute_after_a_reset": per_minute,
+            "max_resumes_in_a_minute_after_a_reset": per_minute,
             "hard_stops": len(ended) + escalations,
             "ended": ended,
             "decisions": decisions,

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Issue 25's benchmark, in two parts (`bench/quota.sh [governor|registry]`, both by default).
+# Issue 25's benchmark, in two parts (`bench/quota.sh [governor|registry|sim]`; governor and
+# registry by default).
 #
-# 1. The quota governor (bench/quota-sim.py): a fake model server enforces one token budget per
-#    account window, scaled ("5 hours" are 300 s of a simulated clock); 8 fake agent sessions of
-#    one account run dispatch-mode loops in real tmux panes, each step spending its tokens at the
-#    server and reporting the windows with `autoctl statusline`, as Claude Code's status line
-#    does; a step the window cannot pay for hits the limit mid-step, shows Claude Code's banner
-#    and continues by itself at the reset. Three windows with the governor and three with
-#    `--no-governor`. The clock is simulated (every command runs at AUTOCTL_NOW, `run tick
-#    --all` once per 15 s of it: the pass `run watch` makes), so this takes minutes, not 30.
-#    Goals with the governor: 0 limit hits mid-step, each window >= 90% used, at most
-#    --resume-burst (2) first steps of the window in any minute after a reset, 0 hard stops.
+# 1. The quota governor in real time (bench/quota-watch.py): a fake model server enforces one
+#    token budget per account window, scaled ("5 hours" are 300 s of the wall clock); 8 fake
+#    agent sessions of one account run dispatch-mode loops in real tmux panes under one
+#    `autoctl run watch --all`. Each step makes 3 model calls 3 s apart, each spending its
+#    tokens at the server and reporting the windows with `autoctl statusline`, as Claude
+#    Code's status line does; a call the window cannot pay for hits the limit mid-step, shows
+#    Claude Code's banner and continues by itself at the reset. Three windows with the
+#    governor and three with `--no-governor`, the two side by side (separate servers, tmux
+#    sockets and state dirs): about 16 minutes. Goals with the governor: 0 limit hits
+#    mid-step, each window >= 90% used, at most --resume-burst (2) resumes in any minute
+#    after a reset (a session that made no call for 10 s starts a step or retries its limited
+#    call: released from a pace, or back from the limit), 0 hard stops.
+#    `sim` runs the same on a simulated clock (bench/quota-sim.py: `run tick --all` every 15 s
+#    of it at AUTOCTL_NOW, steps spent at once): minutes, for a quick look while changing the
+#    governor; not the benchmark.
 #
 # 2. The fleet registry's cost: `autoctl run tick --all` over 1,000 runs registered in the
 #    embedded SQLite file and in a PostgreSQL database, the same runs on the same live tmux
@@ -33,19 +39,14 @@ part=${1:-all}
 runs=${BENCH_RUNS:-1000}
 panes=20
 
-if [ "$part" = all ] || [ "$part" = governor ]; then
-  sim=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-bench-quota-sim.XXXXXX")
-  echo "governor: 8 sessions, one account, three 300 s windows of a simulated clock ($(uptime))" >&2
-  for governor in on off; do
-    python3 "$(dirname "$0")/quota-sim.py" --work "$sim/$governor" --governor "$governor" >"$sim/$governor.json"
-  done
-  python3 - "$sim/on.json" "$sim/off.json" <<'PY'
+governor_table() {
+  python3 - "$1/on.json" "$1/off.json" <<'PY'
 import json, sys
 on, off = (json.load(open(p)) for p in sys.argv[1:])
 rows = [
     ("steps that hit the limit mid-step", "limit_hits_mid_step", "0"),
     ("share of each window used", "window_used_share", ">= 0.9 each"),
-    ("most first steps in a minute after a reset", "max_first_steps_in_a_minute_after_a_reset", "<= 2"),
+    ("most resumes in a minute after a reset", "max_resumes_in_a_minute_after_a_reset", "<= 2"),
     ("hard stops (runs ended or escalated)", "hard_stops", "0"),
     ("steps done", "steps", ""),
 ]
@@ -53,9 +54,32 @@ print(f"{'':44}  {'governor':>20}  {'--no-governor':>20}  goal")
 for label, key, goal in rows:
     print(f"{label:44}  {str(on[key]):>20}  {str(off[key]):>20}  {goal}")
 PY
-  rm -rf "$sim"
+}
+
+if [ "$part" = all ] || [ "$part" = governor ]; then
+  live=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-bench-quota-watch.XXXXXX")
+  echo "governor: 8 sessions, one account, three 300 s windows of the wall clock, under run watch ($(uptime))" >&2
+  python3 "$(dirname "$0")/quota-watch.py" --work "$live/on" --governor on >"$live/on.json" &
+  on=$!
+  python3 "$(dirname "$0")/quota-watch.py" --work "$live/off" --governor off >"$live/off.json" &
+  off=$!
+  wait "$on"; wait "$off"
+  echo "load after: $(uptime)" >&2
+  governor_table "$live"
+  [ -z "${BENCH_KEEP:-}" ] && rm -rf "$live" || echo "kept $live" >&2
   [ "$part" = all ] || exit 0
   echo
+fi
+
+if [ "$part" = sim ]; then
+  sim=$(mktemp -d "${TMPDIR:-/tmp}/autoctl-bench-quota-sim.XXXXXX")
+  echo "governor: 8 sessions, one account, three 300 s windows of a simulated clock ($(uptime))" >&2
+  for governor in on off; do
+    python3 "$(dirname "$0")/quota-sim.py" --work "$sim/$governor" --governor "$governor" >"$sim/$governor.json"
+  done
+  governor_table "$sim"
+  rm -rf "$sim"
+  exit 0
 fi
 
 pg_bin=$(dirname "$(command -v initdb 2>/dev/null || ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1)")
