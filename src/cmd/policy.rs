@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
@@ -584,60 +584,85 @@ pub const PAYLOAD_LIMIT: u64 = 32 * 1024 * 1024;
 /// The environment variable that marks an agent's run unattended for the floor.
 pub const UNATTENDED_ENV: &str = "AUTOCTL_UNATTENDED";
 
-/// What the worker of a hook door hands back: the answer as JSON text (its fields in the
-/// order the agent documents them), or none.
-enum Step {
-    Answer(Option<String>),
-    Done,
-}
-
 type After = Box<dyn FnOnce() + Send>;
 
 /// A hook door's work: the answer to print (none: print nothing) and the recording to do
 /// after printing.
 type Work = Box<dyn FnOnce() -> Result<(Option<String>, After), String> + Send>;
 
-/// Run a hook door: the work runs on its own thread so a stalled stdin or a hung file system
-/// cannot hold the hook past its deadline — the process exits with the answer it has (or
-/// none). Always exit 0 (exit 2 would block the tool call); any problem is no decision and one
-/// line on stderr.
+/// Where a hook door is: [`WORKING`] until the work hands its answer over ([`ANSWERED`]) or
+/// the watchdog's deadline passes first ([`TIMED_OUT`]); whichever comes first wins.
+static DOOR: AtomicU8 = AtomicU8::new(WORKING);
+const WORKING: u8 = 0;
+const ANSWERED: u8 = 1;
+const TIMED_OUT: u8 = 2;
+
+/// Run a hook door: the work runs on this thread while a watchdog thread sleeps until the
+/// deadline, so a stalled stdin or a hung file system cannot hold the hook past it — the
+/// watchdog ends the process (exit 0) with the answer printed so far, or none. Always exit 0
+/// (exit 2 would block the tool call); any problem is no decision and one line on stderr.
+///
+/// The work runs here and not on a thread of its own (as it did until issue 24's cost
+/// work): a worker thread is a fresh malloc arena and stack whose every page is a fault, on
+/// every tool call; the watchdog only sleeps and allocates nothing unless it fires.
 fn hook_door(name: &'static str, timeout: Duration, work: Work) -> Exit {
-    let started = Instant::now();
-    let deadline = started + timeout;
-    let (sender, receiver) = mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        let (output_json, after) = match work() {
-            Ok((output_json, after)) => (output_json, Some(after)),
-            Err(problem) => {
-                output::error_line(&format!("hook {name}: {problem}; no decision"));
-                (None, None)
-            }
-        };
-        let _ = sender.send(Step::Answer(output_json));
-        if let Some(after) = after {
-            after();
+    let deadline = Instant::now() + timeout;
+    let watchdog = std::thread::Builder::new().spawn(move || {
+        while let Some(left) = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())
+        {
+            std::thread::sleep(left);
         }
-        let _ = sender.send(Step::Done);
-    });
-    drop(worker);
-    match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        Ok(Step::Answer(Some(json))) => {
-            if let Err(err) = output::line(&json).and_then(|()| io::stdout().flush()) {
-                output::error_line(&format!("hook {name}: cannot print the answer: {err}"));
-            }
-        }
-        Ok(_) => {}
-        Err(_) => {
+        if DOOR
+            .compare_exchange(WORKING, TIMED_OUT, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
             output::error_line(&format!(
                 "hook {name}: no answer within {}; no decision",
                 crate::duration::format(timeout)
             ));
+        }
+        // Logging and the session's state got what was left of the deadline.
+        std::process::exit(0);
+    });
+    if let Err(err) = watchdog {
+        // Without a watchdog the hook still answers; it only cannot promise the deadline.
+        output::error_line(&format!(
+            "hook {name}: no watchdog ({err}); answering without one"
+        ));
+    }
+    let (output_json, after) = match work() {
+        Ok((output_json, after)) => (output_json, Some(after)),
+        Err(problem) => {
+            claim_the_answer();
+            output::error_line(&format!("hook {name}: {problem}; no decision"));
             return Exit::Yes;
         }
+    };
+    claim_the_answer();
+    if let Some(json) = output_json
+        && let Err(err) = output::line(&json).and_then(|()| io::stdout().flush())
+    {
+        output::error_line(&format!("hook {name}: cannot print the answer: {err}"));
     }
-    // Logging and the session's state get what is left of the deadline.
-    let _ = receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    if let Some(after) = after {
+        after();
+    }
     Exit::Yes
+}
+
+/// Claim the answer for the work. When the watchdog's deadline passed first, it has said
+/// so and is ending the process: this thread waits for that and prints nothing.
+fn claim_the_answer() {
+    if DOOR
+        .compare_exchange(WORKING, ANSWERED, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
 /// `autoctl hook permission-request`.
@@ -682,9 +707,8 @@ fn policy_for(
     policy_file: Option<&std::path::Path>,
     cwd: Option<PathBuf>,
 ) -> Result<(Policy, policy::Context), String> {
-    let probe = config::context(cwd.clone(), None, policy_file, None);
     if let Some(file) = policy_file
-        && config::inside_project(file, &probe)
+        && config::inside_project(file, &config::context(cwd.clone(), None, policy_file, None))
     {
         return Err(format!(
             "--policy {} is inside the project; a policy is never read from the project",
@@ -810,9 +834,15 @@ fn pre_tool_use_answer(
     let bytes = canonical.into_owned();
     let call = request::parse_event(&bytes, "PreToolUse")?;
     let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
-    let attendance = attendance(unattended, &policy, &bytes);
     let decision =
         crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
+    // Whether anybody is watching is looked up (the payload read again, a file looked for)
+    // only for a call the floor stops: the answer to every other call does not depend on it.
+    let attendance = if policy::floor::stops(&decision) {
+        attendance(unattended, &policy, &bytes)
+    } else {
+        policy::floor::Attendance::Attended
+    };
     let floor = policy::floor::answer(decision, attendance, agent.can_ask_before_tool());
     let output_json = floor_output(agent, &floor);
     let after: After = Box::new(move || {

@@ -143,14 +143,23 @@ pub fn judge(
     answer(decide(policy, tool, input, ctx), attendance, true)
 }
 
+/// Whether the floor stops this call (asks or denies): only then does its answer depend on
+/// the [`Attendance`], which a door may therefore leave unread for every other call.
+pub fn stops(decision: &Decision) -> bool {
+    match decision.decision {
+        Verdict::Deny => true,
+        Verdict::NoDecision => decision.rule.starts_with("destructive:"),
+        Verdict::Allow => false,
+    }
+}
+
 /// The floor's answer to the engine's decision on a call (one agent's call may be several:
 /// the door decides them as one). `can_ask`: the agent can be told to ask a person before a
 /// tool runs (Codex 0.171 cannot: it runs the tool when told to ask, so the floor denies).
 pub fn answer(decision: Decision, attendance: Attendance, can_ask: bool) -> Floor {
-    let destructive = decision.rule.starts_with("destructive:");
     let answer = match decision.decision {
         Verdict::Deny => Answer::Deny,
-        Verdict::NoDecision if destructive => match attendance {
+        Verdict::NoDecision if stops(&decision) => match attendance {
             Attendance::Attended if can_ask => Answer::Ask,
             Attendance::Attended | Attendance::Unattended => Answer::Deny,
         },
@@ -288,6 +297,42 @@ mod tests {
             Attendance::Attended,
         );
         assert_eq!(floor.answer, Answer::Deny);
+    }
+
+    /// A door reads the attendance only for a call [`stops`] names (issue 24's cost): for
+    /// every other decision the answer is the same whoever is watching, and it is a pass.
+    #[test]
+    fn only_a_stopped_call_depends_on_the_attendance() {
+        let rules = [
+            "destructive:rm",
+            "read-only",
+            "not-harmless",
+            "user:no-prod",
+        ];
+        for verdict in [Verdict::Allow, Verdict::Deny, Verdict::NoDecision] {
+            for rule in rules {
+                for can_ask in [true, false] {
+                    let decision = Decision {
+                        decision: verdict,
+                        rule: rule.to_string(),
+                        reason: "why".to_string(),
+                        message: None,
+                    };
+                    let attended = answer(decision.clone(), Attendance::Attended, can_ask);
+                    let unattended = answer(decision.clone(), Attendance::Unattended, can_ask);
+                    let case = format!("{verdict:?} {rule} can_ask={can_ask}");
+                    assert_eq!(stops(&decision), attended.answer != Answer::Pass, "{case}");
+                    assert_eq!(
+                        stops(&decision),
+                        unattended.answer != Answer::Pass,
+                        "{case}"
+                    );
+                    if !stops(&decision) {
+                        assert_eq!(attended, unattended, "{case}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
