@@ -794,19 +794,21 @@ fn permission_answer(
 /// Whether the agent's run is unattended: `--unattended`, `AUTOCTL_UNATTENDED=1` in the
 /// agent's environment, the policy's `on_destructive: "deny"`, or a mark `run start
 /// --unattended` left for the agent's tmux pane.
-fn attendance(flag: bool, policy: &Policy, payload: &[u8]) -> policy::floor::Attendance {
+fn attendance(
+    flag: bool,
+    policy: &Policy,
+    payload: Option<&crate::hook::session::Payload>,
+) -> policy::floor::Attendance {
     use policy::floor::Attendance;
     let env = std::env::var(UNATTENDED_ENV).is_ok_and(|v| v == "1" || v == "true");
     if flag || env || policy.on_destructive == policy::OnDestructive::Deny {
         return Attendance::Unattended;
     }
-    let marked = crate::hook::session::parse(payload)
-        .ok()
-        .and_then(|payload| {
-            let key = crate::hook::store::HookEnv::from_env().key(&payload)?;
-            let store = crate::hook::store::Store::from_env().ok()?;
-            Some(store.unattended_path(&key).exists())
-        });
+    let marked = payload.and_then(|payload| {
+        let key = crate::hook::store::HookEnv::from_env().key(payload)?;
+        let store = crate::hook::store::Store::from_env().ok()?;
+        Some(store.unattended_path(&key).exists())
+    });
     if marked == Some(true) {
         Attendance::Unattended
     } else {
@@ -828,18 +830,21 @@ fn pre_tool_use_answer(
     agent: Option<HookAgent>,
 ) -> Result<(Option<String>, After), String> {
     let raw = read_payload()?;
-    // Gemini's BeforeTool is read as a PreToolUse (its tool names stay its own: the policy's
-    // calls are made from them below).
-    let (agent, canonical) = crate::hook::agents::canonical_bytes(agent, &raw);
-    let bytes = canonical.into_owned();
-    let call = request::parse_event(&bytes, "PreToolUse")?;
+    // The payload is parsed once (strictly: a duplicate key is refused for every agent) and
+    // each reader below takes what it needs from that value. Gemini's BeforeTool is read as a
+    // PreToolUse (its tool names stay its own: the policy's calls are made from them below).
+    let value = crate::protocol::document::parse_json(&raw).map_err(|p| p.to_string())?;
+    let (agent, value) = crate::hook::agents::canonical_value(agent, value);
+    // The session's fields, before the call takes the value (a record needs no tool input).
+    let payload = <crate::hook::session::Payload as serde::Deserialize>::deserialize(&value).ok();
+    let call = request::event_from_value(value, "PreToolUse")?;
     let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
     let decision =
         crate::hook::agents::decide(&policy, agent, &call.tool_name, &call.tool_input, &ctx);
-    // Whether anybody is watching is looked up (the payload read again, a file looked for)
-    // only for a call the floor stops: the answer to every other call does not depend on it.
+    // Whether anybody is watching is looked up (a file looked for) only for a call the floor
+    // stops: the answer to every other call does not depend on it.
     let attendance = if policy::floor::stops(&decision) {
-        attendance(unattended, &policy, &bytes)
+        attendance(unattended, &policy, payload.as_ref())
     } else {
         policy::floor::Attendance::Attended
     };
@@ -860,7 +865,12 @@ fn pre_tool_use_answer(
             &floor.rule,
             reason,
         );
-        record_state(agent, &raw, outcome);
+        if let Some(payload) = &payload {
+            let extra = outcome.map(event::Extra::Permission);
+            for line in event::record_payload_quietly(agent, payload, extra) {
+                output::warn(&line);
+            }
+        }
     });
     Ok((output_json, after))
 }

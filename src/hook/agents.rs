@@ -211,6 +211,16 @@ fn gemini_event(object: &mut Map<String, Value>) {
     }
 }
 
+/// A parsed payload in Claude Code's vocabulary (see [`event_payload`]), and whose it is: what
+/// [`canonical_bytes`] does for a door that has the payload parsed already (it reads it once).
+pub fn canonical_value(given: Option<HookAgent>, value: Value) -> (HookAgent, Value) {
+    if given == Some(HookAgent::Claude) || !value.is_object() {
+        return (given.unwrap_or_default(), value);
+    }
+    let agent = HookAgent::of(given, &value);
+    (agent, event_payload(agent, value))
+}
+
 /// The bytes of a payload in Claude Code's vocabulary (see [`event_payload`]), and whose it
 /// is. Claude Code's own bytes pass through untouched; bytes that are not a JSON object are
 /// passed on as they are, for the reader to name what is wrong.

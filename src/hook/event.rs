@@ -40,10 +40,21 @@ pub fn record_bytes(agent: Option<HookAgent>, bytes: &[u8], extra: Option<Extra>
 /// they already report (not a hook input, no session to file it under).
 pub fn record_quietly(agent: Option<HookAgent>, bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
     match parse(agent, bytes) {
-        Ok((agent, payload)) if HookEnv::from_env().key(&payload).is_some() => {
-            record(agent, &payload, extra)
-        }
-        _ => Vec::new(),
+        Ok((agent, payload)) => record_payload_quietly(agent, &payload, extra),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`record_quietly`] for a payload the door parsed already (in Claude Code's vocabulary).
+pub fn record_payload_quietly(
+    agent: HookAgent,
+    payload: &Payload,
+    extra: Option<Extra>,
+) -> Vec<String> {
+    if HookEnv::from_env().key(payload).is_some() {
+        record(agent, payload, extra)
+    } else {
+        Vec::new()
     }
 }
 

@@ -62,7 +62,8 @@ pub fn from_value(value: Value) -> Result<Call, String> {
     event_from_value(value, "PermissionRequest")
 }
 
-fn event_from_value(value: Value, expected: &str) -> Result<Call, String> {
+/// [`parse_event`] from an already parsed value (a hook door parses its payload once).
+pub fn event_from_value(value: Value, expected: &str) -> Result<Call, String> {
     if !value.is_object() {
         return Err("the payload is not a JSON object".to_string());
     }
