@@ -33,7 +33,9 @@ import sys
 import threading
 import time
 
-RESUME_IDLE = 10.0  # seconds without a call after which a session's next step is a resume
+RESUME_IDLE = 30.0  # seconds without a call after which a session's next step is a resume
+# (a session working through its steps calls every few seconds; at load 20 the gap from a
+# step's last call to the next step's first reached 10 s, so 10 s counted steps as resumes)
 
 
 class Server:
@@ -47,6 +49,7 @@ class Server:
         self.steps = {}  # session -> steps begun (first calls)
         self.limited = set()  # (session, step) that hit the limit mid-step
         self.last_call = {}  # session -> when its last call came
+        self.calls = []  # (time, session, step, call, retry, ok): every call, for a look after
         self.resumes = {}  # window index -> [(time, session)] steps started after a wait
         self.spent_calls = 0
 
@@ -73,6 +76,7 @@ class Server:
             if (call == 0 or retry) and (last is None or t - last >= RESUME_IDLE):
                 self.resumes.setdefault(w, []).append((t, session))
             self.last_call[session] = t
+            self.calls.append([round(t - self.t0, 2), session, step, call, retry])
             # A call's cost varies a little, as real calls do (deterministic, no randomness).
             cost = self.cost + (step * 7 + call * 3 + len(session)) % 5 - 2
             used = self.used.get(w, 0)
@@ -246,6 +250,9 @@ def main():
         for e in events:
             d = e.get("decision", "?")
             decisions[d] = decisions.get(d, 0) + 1
+        with open(work / "calls.jsonl", "w") as f:
+            for c in server.calls:
+                f.write(json.dumps(c) + "\n")
         reports = [json.loads(l) for l in run("run", "status", "--format", "json").stdout.splitlines() if l.strip()]
         ended = [r["session"] for r in reports if r["status"] != "running"]
         shares = [round(server.used.get(w, 0) / args.budget, 3) for w in range(args.windows)]

@@ -12,7 +12,7 @@
 #    governor and three with `--no-governor`, the two side by side (separate servers, tmux
 #    sockets and state dirs): about 16 minutes. Goals with the governor: 0 limit hits
 #    mid-step, each window >= 90% used, at most --resume-burst (2) resumes in any minute
-#    after a reset (a session that made no call for 10 s starts a step or retries its limited
+#    after a reset (a session that made no call for 30 s starts a step or retries its limited
 #    call: released from a pace, or back from the limit), 0 hard stops.
 #    `sim` runs the same on a simulated clock (bench/quota-sim.py: `run tick --all` every 15 s
 #    of it at AUTOCTL_NOW, steps spent at once): minutes, for a quick look while changing the
