@@ -306,8 +306,13 @@ pub fn commands(line: &str) -> Vec<SimpleCommand> {
     Lexer::new(line).run()
 }
 
-struct Lexer {
-    chars: Vec<char>,
+/// A lexer over the line's bytes: every character the shell treats specially is ASCII, and no
+/// byte of a multi-byte UTF-8 character is, so runs of ordinary text are copied whole and a
+/// slice boundary is always a character boundary. Reads exactly as a reading char by char
+/// (`reference::Lexer` in the tests, held equal on generated lines), in a single pass.
+struct Lexer<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
     i: usize,
     commands: Vec<SimpleCommand>,
     current: SimpleCommand,
@@ -319,10 +324,38 @@ struct Lexer {
     pending: Option<Redirect>,
 }
 
-impl Lexer {
-    fn new(line: &str) -> Lexer {
+/// ASCII whitespace as `char::is_whitespace` has it (`\x0b` included, unlike
+/// `u8::is_ascii_whitespace`).
+fn ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// A byte that ends a run of ordinary word text: whitespace, quotes, escapes, `$`, operators.
+fn special(b: u8) -> bool {
+    ascii_space(b)
+        || matches!(
+            b,
+            b'\\'
+                | b'\''
+                | b'"'
+                | b'$'
+                | b'`'
+                | b'<'
+                | b'>'
+                | b'&'
+                | b'#'
+                | b';'
+                | b'|'
+                | b'('
+                | b')'
+        )
+}
+
+impl<'a> Lexer<'a> {
+    fn new(line: &'a str) -> Lexer<'a> {
         Lexer {
-            chars: line.chars().collect(),
+            text: line,
+            bytes: line.as_bytes(),
             i: 0,
             commands: Vec::new(),
             current: SimpleCommand::default(),
@@ -333,8 +366,13 @@ impl Lexer {
         }
     }
 
-    fn peek(&self, ahead: usize) -> Option<char> {
-        self.chars.get(self.i + ahead).copied()
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.i + ahead).copied()
+    }
+
+    /// The character starting at byte `at` (a character boundary).
+    fn char_at(&self, at: usize) -> Option<char> {
+        self.text[at..].chars().next()
     }
 
     fn finish_word(&mut self) {
@@ -363,147 +401,187 @@ impl Lexer {
         }
     }
 
+    /// The body of a substitution (`$(…)`, `<(…)`), kept in the word as `{open}(body)`.
+    fn substitution(&mut self, open: &str, paren: usize) {
+        let (body, end) = balanced(self.bytes, paren);
+        let body = &self.text[body];
+        self.word.reserve(open.len() + body.len() + 2);
+        self.word.push_str(open);
+        self.word.push('(');
+        self.word.push_str(body);
+        self.word.push(')');
+        self.current.substitutions.push(body.to_string());
+        self.in_word = true;
+        self.i = end;
+    }
+
     fn run(mut self) -> Vec<SimpleCommand> {
-        while self.i < self.chars.len() {
-            let c = self.chars[self.i];
+        let len = self.bytes.len();
+        while self.i < len {
+            let c = self.bytes[self.i];
             match c {
-                '\\' => {
-                    if let Some(next) = self.peek(1) {
+                b'\\' => match self.char_at(self.i + 1) {
+                    Some(next) => {
                         if next != '\n' {
                             self.word.push(next);
                             self.in_word = true;
                             self.quoted = true;
                         }
-                        self.i += 2;
-                    } else {
-                        self.i += 1;
+                        self.i += 1 + next.len_utf8();
                     }
-                }
-                '\'' => {
-                    let end = self.find_from(self.i + 1, '\'');
-                    self.word.extend(&self.chars[self.i + 1..end]);
+                    None => self.i += 1,
+                },
+                b'\'' => {
+                    let end = find_from(self.bytes, self.i + 1, b'\'');
+                    self.word.push_str(&self.text[self.i + 1..end]);
                     self.in_word = true;
                     self.quoted = true;
                     self.i = end + 1;
                 }
-                '"' => self.double_quoted(),
-                '$' if self.peek(1) == Some('\'') => {
-                    let (text, end) = ansi_c(&self.chars, self.i + 2);
+                b'"' => self.double_quoted(),
+                b'$' if self.peek(1) == Some(b'\'') => {
+                    let (text, end) = ansi_c(self.text, self.i + 2);
                     self.word.push_str(&text);
                     self.in_word = true;
                     self.quoted = true;
                     self.i = end;
                 }
-                '$' if self.peek(1) == Some('(') => {
-                    let (body, end) = balanced(&self.chars, self.i + 1);
-                    // The word keeps a marker: its value is unknowable (a push destination
-                    // from a substitution could be main).
-                    self.word.push_str(&format!("$({body})"));
-                    self.current.substitutions.push(body);
-                    self.in_word = true;
-                    self.i = end;
-                }
-                '`' => {
-                    let end = self.find_from(self.i + 1, '`');
-                    let body: String = self.chars[self.i + 1..end].iter().collect();
-                    self.word.push_str(&format!("`{body}`"));
-                    self.current.substitutions.push(body);
+                // The word keeps a marker: its value is unknowable (a push destination from a
+                // substitution could be main).
+                b'$' if self.peek(1) == Some(b'(') => self.substitution("$", self.i + 1),
+                b'`' => {
+                    let end = find_from(self.bytes, self.i + 1, b'`');
+                    let body = &self.text[self.i + 1..end];
+                    self.word.push('`');
+                    self.word.push_str(body);
+                    self.word.push('`');
+                    self.current.substitutions.push(body.to_string());
                     self.in_word = true;
                     self.i = end + 1;
                 }
                 // Process substitution: `<(curl …)` runs its body as a command.
-                '<' | '>' if self.peek(1) == Some('(') => {
-                    let (body, end) = balanced(&self.chars, self.i + 1);
-                    self.word.push(c);
-                    self.word.push_str(&format!("({body})"));
-                    self.current.substitutions.push(body);
-                    self.in_word = true;
-                    self.i = end;
+                b'<' | b'>' if self.peek(1) == Some(b'(') => {
+                    let open = if c == b'<' { "<" } else { ">" };
+                    self.substitution(open, self.i + 1);
                 }
-                '<' | '>' => self.redirect(),
-                '&' if self.peek(1) == Some('>') => self.redirect(),
-                '#' if !self.in_word => {
-                    while self.i < self.chars.len() && self.chars[self.i] != '\n' {
-                        self.i += 1;
-                    }
+                b'<' | b'>' => self.redirect(),
+                b'&' if self.peek(1) == Some(b'>') => self.redirect(),
+                b'#' if !self.in_word => {
+                    self.i = find_from(self.bytes, self.i, b'\n');
                 }
-                ';' | '&' | '|' | '\n' | '(' | ')' => {
+                b';' | b'&' | b'|' | b'\n' | b'(' | b')' => {
                     let piped = self.current.piped;
                     self.finish_command();
-                    let before = self.i.checked_sub(1).map(|b| self.chars[b]);
+                    let before = self.i.checked_sub(1).map(|b| self.bytes[b]);
                     let after = self.peek(1);
                     // `|` (not `||`) pipes into the next command; `|&` and a `(` after a
                     // pipe keep piping; anything else starts a new pipeline.
                     self.current.piped = match c {
-                        '|' => after != Some('|') && before != Some('|'),
-                        '&' => before == Some('|') && piped,
-                        '(' => piped,
+                        b'|' => after != Some(b'|') && before != Some(b'|'),
+                        b'&' => before == Some(b'|') && piped,
+                        b'(' => piped,
                         _ => false,
                     };
                     self.i += 1;
                 }
-                c if c.is_whitespace() => {
+                c if ascii_space(c) => {
                     self.finish_word();
                     self.i += 1;
                 }
-                _ => {
-                    if c == '$' {
+                b'$' | b'#' => {
+                    if c == b'$' {
                         self.current.expands = true;
                     }
-                    self.word.push(c);
+                    self.word.push(c as char);
                     self.in_word = true;
                     self.i += 1;
                 }
+                _ => self.plain(),
             }
         }
         self.finish_command();
         self.commands
     }
 
-    /// The index of the next `close` at or after `from`, else the end.
-    fn find_from(&self, from: usize, close: char) -> usize {
-        self.chars[from.min(self.chars.len())..]
-            .iter()
-            .position(|&c| c == close)
-            .map_or(self.chars.len(), |p| p + from)
+    /// A run of ordinary text at `self.i` (not a special byte): copied into the word whole.
+    /// A character that is whitespace outside ASCII (`\u{a0}`, `\u{3000}`) ends the word as a
+    /// space does.
+    fn plain(&mut self) {
+        let start = self.i;
+        let mut j = start;
+        while j < self.bytes.len() {
+            let b = self.bytes[j];
+            if b < 0x80 {
+                if special(b) {
+                    break;
+                }
+                j += 1;
+            } else {
+                let ch = self.char_at(j).expect("a character boundary");
+                if ch.is_whitespace() {
+                    break;
+                }
+                j += ch.len_utf8();
+            }
+        }
+        if j == start {
+            // Whitespace outside ASCII.
+            let ch = self.char_at(start).expect("a character boundary");
+            self.finish_word();
+            self.i += ch.len_utf8();
+            return;
+        }
+        self.word.push_str(&self.text[start..j]);
+        self.in_word = true;
+        self.i = j;
     }
 
     fn double_quoted(&mut self) {
-        let chars = &self.chars;
+        let (text, bytes) = (self.text, self.bytes);
         let mut j = self.i + 1;
-        while j < chars.len() && chars[j] != '"' {
-            if chars[j] == '\\'
-                && j + 1 < chars.len()
-                && matches!(chars[j + 1], '"' | '\\' | '$' | '`')
+        // The start of the text not yet copied into the word.
+        let mut run = j;
+        while j < bytes.len() && bytes[j] != b'"' {
+            let b = bytes[j];
+            if b == b'\\'
+                && j + 1 < bytes.len()
+                && matches!(bytes[j + 1], b'"' | b'\\' | b'$' | b'`')
             {
-                self.word.push(chars[j + 1]);
+                self.word.push_str(&text[run..j]);
+                self.word.push(bytes[j + 1] as char);
                 j += 2;
+                run = j;
                 continue;
             }
-            if chars[j] == '$' && chars.get(j + 1) == Some(&'(') {
-                let (body, end) = balanced(chars, j + 1);
-                self.word.push_str(&format!("$({body})"));
-                self.current.substitutions.push(body);
+            if b == b'$' && bytes.get(j + 1) == Some(&b'(') {
+                self.word.push_str(&text[run..j]);
+                let (body, end) = balanced(bytes, j + 1);
+                let body = &text[body];
+                self.word.push_str("$(");
+                self.word.push_str(body);
+                self.word.push(')');
+                self.current.substitutions.push(body.to_string());
                 j = end;
+                run = j;
                 continue;
             }
-            if chars[j] == '`' {
-                let end = chars[j + 1..]
-                    .iter()
-                    .position(|&c| c == '`')
-                    .map_or(chars.len(), |p| p + j + 1);
+            if b == b'`' {
+                self.word.push_str(&text[run..j]);
+                let end = find_from(bytes, j + 1, b'`');
                 self.current
                     .substitutions
-                    .push(chars[j + 1..end].iter().collect());
+                    .push(text[j + 1..end].to_string());
                 j = end + 1;
+                run = j;
                 continue;
             }
-            if chars[j] == '$' {
+            if b == b'$' {
                 self.current.expands = true;
             }
-            self.word.push(chars[j]);
             j += 1;
         }
+        let end = j.min(bytes.len());
+        self.word.push_str(&text[run.min(end)..end]);
         self.in_word = true;
         self.quoted = true;
         self.i = j + 1;
@@ -525,24 +603,24 @@ impl Lexer {
         if let Some(redirect) = self.pending.take() {
             self.current.redirects.push(redirect);
         }
-        let rest: String = self.chars[self.i..].iter().take(3).collect();
+        let rest = &self.bytes[self.i..(self.i + 3).min(self.bytes.len())];
         let (op, len) = [
-            ("&>>", RedirectOp::AppendAll),
-            ("&>", RedirectOp::WriteAll),
-            ("<<<", RedirectOp::HereString),
-            ("<<-", RedirectOp::HereDoc),
-            ("<<", RedirectOp::HereDoc),
-            ("<&", RedirectOp::DupIn),
-            ("<>", RedirectOp::ReadWrite),
-            ("<", RedirectOp::Read),
-            (">>", RedirectOp::Append),
-            (">&", RedirectOp::DupOut),
-            (">|", RedirectOp::Clobber),
-            (">", RedirectOp::Write),
+            (&b"&>>"[..], RedirectOp::AppendAll),
+            (b"&>", RedirectOp::WriteAll),
+            (b"<<<", RedirectOp::HereString),
+            (b"<<-", RedirectOp::HereDoc),
+            (b"<<", RedirectOp::HereDoc),
+            (b"<&", RedirectOp::DupIn),
+            (b"<>", RedirectOp::ReadWrite),
+            (b"<", RedirectOp::Read),
+            (b">>", RedirectOp::Append),
+            (b">&", RedirectOp::DupOut),
+            (b">|", RedirectOp::Clobber),
+            (b">", RedirectOp::Write),
         ]
         .into_iter()
         .find(|(text, _)| rest.starts_with(text))
-        .map(|(text, op)| (op, text.chars().count()))
+        .map(|(text, op)| (op, text.len()))
         .unwrap_or((RedirectOp::Write, 1));
         self.pending = Some(Redirect {
             fd,
@@ -554,44 +632,64 @@ impl Lexer {
     }
 }
 
-/// The body of `( … )` starting at `open` (which holds `(`), and the index after it.
-fn balanced(chars: &[char], open: usize) -> (String, usize) {
-    let mut depth = 0;
+/// The index of the next `byte` at or after `from`, else the end.
+fn find_from(bytes: &[u8], from: usize, byte: u8) -> usize {
+    let from = from.min(bytes.len());
+    bytes[from..]
+        .iter()
+        .position(|&b| b == byte)
+        .map_or(bytes.len(), |p| p + from)
+}
+
+/// The body of `( … )` starting at `open` (which holds `(`), as a range of the line, and the
+/// index after it.
+fn balanced(bytes: &[u8], open: usize) -> (std::ops::Range<usize>, usize) {
+    let mut depth = 0usize;
     let mut j = open;
-    while j < chars.len() {
-        match chars[j] {
-            '(' => depth += 1,
-            ')' => {
+    while j < bytes.len() {
+        match bytes[j] {
+            b'(' => depth += 1,
+            b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    return (chars[open + 1..j].iter().collect(), j + 1);
+                    return (open + 1..j, j + 1);
                 }
             }
             _ => {}
         }
         j += 1;
     }
-    (
-        chars[(open + 1).min(chars.len())..].iter().collect(),
-        chars.len(),
-    )
+    ((open + 1).min(bytes.len())..bytes.len(), bytes.len())
 }
 
-/// Decode a `$'…'` string starting after the opening quote.
-fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
+/// Decode a `$'…'` string starting at byte `start` (after the opening quote); the decoded
+/// text and the byte index after the closing quote.
+fn ansi_c(text: &str, start: usize) -> (String, usize) {
+    let start = start.min(text.len());
     let mut out = String::new();
-    let mut j = start;
-    let digits = |j: usize, max: usize, radix: u32| -> String {
-        chars[j.min(chars.len())..]
-            .iter()
-            .take(max)
-            .take_while(|c| c.is_digit(radix))
-            .collect()
+    let mut chars = text[start..].char_indices().peekable();
+    // The digits of `radix` next, at most `max` of them, consumed.
+    let digits = |chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+                  max: usize,
+                  radix: u32|
+     -> String {
+        let mut out = String::new();
+        while out.len() < max
+            && let Some(&(_, c)) = chars.peek()
+            && c.is_digit(radix)
+        {
+            out.push(c);
+            chars.next();
+        }
+        out
     };
-    while j < chars.len() && chars[j] != '\'' {
-        if chars[j] == '\\' && j + 1 < chars.len() {
-            let e = chars[j + 1];
-            j += 2;
+    while let Some((at, c)) = chars.next() {
+        if c == '\'' {
+            return (out, start + at + 1);
+        }
+        if c == '\\'
+            && let Some((_, e)) = chars.next()
+        {
             match e {
                 'n' => out.push('\n'),
                 't' => out.push('\t'),
@@ -601,15 +699,13 @@ fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
                         'u' => 4,
                         _ => 8,
                     };
-                    let hex = digits(j, max, 16);
-                    j += hex.len();
+                    let hex = digits(&mut chars, max, 16);
                     if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                         out.push(ch);
                     }
                 }
                 '0'..='7' => {
-                    let oct = format!("{e}{}", digits(j, 2, 8));
-                    j += oct.len() - 1;
+                    let oct = format!("{e}{}", digits(&mut chars, 2, 8));
                     if let Some(ch) = u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
                         out.push(ch);
                     }
@@ -618,10 +714,9 @@ fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
             }
             continue;
         }
-        out.push(chars[j]);
-        j += 1;
+        out.push(c);
     }
-    (out, j + 1)
+    (out, text.len() + 1)
 }
 
 /// The program name of a word: its base name, lower-cased (a case-insensitive file system
@@ -1086,10 +1181,360 @@ mod tests {
         }
 
         #[test]
+        fn the_byte_lexer_reads_as_the_reference(
+            parts in prop::collection::vec(prop_oneof![
+                4 => prop::sample::select(&[
+                    "\\", "'", "\"", "$", "$'", "$(", "(", ")", "`", "<(", ">(", "<", ">", "<<",
+                    "<<<", "<<-", "&>", "&>>", ">&", "<&", ">|", "<>", "2", "&", "&&", "|", "||",
+                    "|&", ";", "#", "\n", " ", "\t", "\x0b", "\r", "\u{a0}", "\u{3000}",
+                    "\u{85}", "é", "❯", "\\x41", "\\u00e9", "\\101", "\\n", "\\é", "a", "rm",
+                    "-rf", "{a,b}", "${A}", "$A", "=", "x\"y", "\\\"",
+                ][..]).prop_map(str::to_string),
+                1 => "\\PC{0,6}",
+                1 => any::<String>().prop_map(|s| s.chars().take(6).collect()),
+            ], 0..40)
+        ) {
+            let line: String = parts.concat();
+            prop_assert_eq!(commands(&line), reference::commands(&line), "{:?}", line);
+        }
+
+        #[test]
         fn a_quoted_word_is_one_word(word in "[^\\x00]{0,40}") {
             let read = commands(&format!("echo {}", quote(&word)));
             prop_assert_eq!(read.len(), 1);
             prop_assert_eq!(&read[0].words, &vec!["echo".to_string(), word]);
         }
+    }
+}
+
+/// The lexer as it was, character by character: the byte lexer above must read every line
+/// exactly as it does (`the_byte_lexer_reads_as_the_reference`).
+#[cfg(test)]
+mod reference {
+    use super::{Redirect, RedirectOp, SimpleCommand};
+
+    pub(super) fn commands(line: &str) -> Vec<SimpleCommand> {
+        Lexer::new(line).run()
+    }
+
+    pub(super) struct Lexer {
+        chars: Vec<char>,
+        i: usize,
+        commands: Vec<SimpleCommand>,
+        current: SimpleCommand,
+        word: String,
+        in_word: bool,
+        /// Part of the current word was quoted (so `"2">x` has no descriptor).
+        quoted: bool,
+        /// A redirection whose target is the next word.
+        pending: Option<Redirect>,
+    }
+
+    impl Lexer {
+        fn new(line: &str) -> Lexer {
+            Lexer {
+                chars: line.chars().collect(),
+                i: 0,
+                commands: Vec::new(),
+                current: SimpleCommand::default(),
+                word: String::new(),
+                in_word: false,
+                quoted: false,
+                pending: None,
+            }
+        }
+
+        fn peek(&self, ahead: usize) -> Option<char> {
+            self.chars.get(self.i + ahead).copied()
+        }
+
+        fn finish_word(&mut self) {
+            if self.in_word {
+                let word = std::mem::take(&mut self.word);
+                match self.pending.take() {
+                    Some(mut redirect) => {
+                        redirect.target = word;
+                        self.current.redirects.push(redirect);
+                    }
+                    None => self.current.words.push(word),
+                }
+                self.in_word = false;
+                self.quoted = false;
+            }
+        }
+
+        fn finish_command(&mut self) {
+            self.finish_word();
+            if let Some(redirect) = self.pending.take() {
+                self.current.redirects.push(redirect);
+            }
+            let c = &self.current;
+            if !c.words.is_empty() || !c.substitutions.is_empty() || !c.redirects.is_empty() {
+                self.commands.push(std::mem::take(&mut self.current));
+            }
+        }
+
+        fn run(mut self) -> Vec<SimpleCommand> {
+            while self.i < self.chars.len() {
+                let c = self.chars[self.i];
+                match c {
+                    '\\' => {
+                        if let Some(next) = self.peek(1) {
+                            if next != '\n' {
+                                self.word.push(next);
+                                self.in_word = true;
+                                self.quoted = true;
+                            }
+                            self.i += 2;
+                        } else {
+                            self.i += 1;
+                        }
+                    }
+                    '\'' => {
+                        let end = self.find_from(self.i + 1, '\'');
+                        self.word.extend(&self.chars[self.i + 1..end]);
+                        self.in_word = true;
+                        self.quoted = true;
+                        self.i = end + 1;
+                    }
+                    '"' => self.double_quoted(),
+                    '$' if self.peek(1) == Some('\'') => {
+                        let (text, end) = ansi_c(&self.chars, self.i + 2);
+                        self.word.push_str(&text);
+                        self.in_word = true;
+                        self.quoted = true;
+                        self.i = end;
+                    }
+                    '$' if self.peek(1) == Some('(') => {
+                        let (body, end) = balanced(&self.chars, self.i + 1);
+                        // The word keeps a marker: its value is unknowable (a push destination
+                        // from a substitution could be main).
+                        self.word.push_str(&format!("$({body})"));
+                        self.current.substitutions.push(body);
+                        self.in_word = true;
+                        self.i = end;
+                    }
+                    '`' => {
+                        let end = self.find_from(self.i + 1, '`');
+                        let body: String = self.chars[self.i + 1..end].iter().collect();
+                        self.word.push_str(&format!("`{body}`"));
+                        self.current.substitutions.push(body);
+                        self.in_word = true;
+                        self.i = end + 1;
+                    }
+                    // Process substitution: `<(curl …)` runs its body as a command.
+                    '<' | '>' if self.peek(1) == Some('(') => {
+                        let (body, end) = balanced(&self.chars, self.i + 1);
+                        self.word.push(c);
+                        self.word.push_str(&format!("({body})"));
+                        self.current.substitutions.push(body);
+                        self.in_word = true;
+                        self.i = end;
+                    }
+                    '<' | '>' => self.redirect(),
+                    '&' if self.peek(1) == Some('>') => self.redirect(),
+                    '#' if !self.in_word => {
+                        while self.i < self.chars.len() && self.chars[self.i] != '\n' {
+                            self.i += 1;
+                        }
+                    }
+                    ';' | '&' | '|' | '\n' | '(' | ')' => {
+                        let piped = self.current.piped;
+                        self.finish_command();
+                        let before = self.i.checked_sub(1).map(|b| self.chars[b]);
+                        let after = self.peek(1);
+                        // `|` (not `||`) pipes into the next command; `|&` and a `(` after a
+                        // pipe keep piping; anything else starts a new pipeline.
+                        self.current.piped = match c {
+                            '|' => after != Some('|') && before != Some('|'),
+                            '&' => before == Some('|') && piped,
+                            '(' => piped,
+                            _ => false,
+                        };
+                        self.i += 1;
+                    }
+                    c if c.is_whitespace() => {
+                        self.finish_word();
+                        self.i += 1;
+                    }
+                    _ => {
+                        if c == '$' {
+                            self.current.expands = true;
+                        }
+                        self.word.push(c);
+                        self.in_word = true;
+                        self.i += 1;
+                    }
+                }
+            }
+            self.finish_command();
+            self.commands
+        }
+
+        /// The index of the next `close` at or after `from`, else the end.
+        fn find_from(&self, from: usize, close: char) -> usize {
+            self.chars[from.min(self.chars.len())..]
+                .iter()
+                .position(|&c| c == close)
+                .map_or(self.chars.len(), |p| p + from)
+        }
+
+        fn double_quoted(&mut self) {
+            let chars = &self.chars;
+            let mut j = self.i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                if chars[j] == '\\'
+                    && j + 1 < chars.len()
+                    && matches!(chars[j + 1], '"' | '\\' | '$' | '`')
+                {
+                    self.word.push(chars[j + 1]);
+                    j += 2;
+                    continue;
+                }
+                if chars[j] == '$' && chars.get(j + 1) == Some(&'(') {
+                    let (body, end) = balanced(chars, j + 1);
+                    self.word.push_str(&format!("$({body})"));
+                    self.current.substitutions.push(body);
+                    j = end;
+                    continue;
+                }
+                if chars[j] == '`' {
+                    let end = chars[j + 1..]
+                        .iter()
+                        .position(|&c| c == '`')
+                        .map_or(chars.len(), |p| p + j + 1);
+                    self.current
+                        .substitutions
+                        .push(chars[j + 1..end].iter().collect());
+                    j = end + 1;
+                    continue;
+                }
+                if chars[j] == '$' {
+                    self.current.expands = true;
+                }
+                self.word.push(chars[j]);
+                j += 1;
+            }
+            self.in_word = true;
+            self.quoted = true;
+            self.i = j + 1;
+        }
+
+        /// A redirection operator at `self.i` (`<`, `>` or `&>`); a word of digits just before
+        /// it is its descriptor.
+        fn redirect(&mut self) {
+            let fd = (self.in_word && !self.quoted && !self.word.is_empty())
+                .then(|| self.word.parse::<u32>().ok())
+                .flatten();
+            if fd.is_some() {
+                self.word.clear();
+                self.in_word = false;
+            } else {
+                self.finish_word();
+            }
+            // An operator right after another (`> >x`) leaves the first without a target.
+            if let Some(redirect) = self.pending.take() {
+                self.current.redirects.push(redirect);
+            }
+            let rest: String = self.chars[self.i..].iter().take(3).collect();
+            let (op, len) = [
+                ("&>>", RedirectOp::AppendAll),
+                ("&>", RedirectOp::WriteAll),
+                ("<<<", RedirectOp::HereString),
+                ("<<-", RedirectOp::HereDoc),
+                ("<<", RedirectOp::HereDoc),
+                ("<&", RedirectOp::DupIn),
+                ("<>", RedirectOp::ReadWrite),
+                ("<", RedirectOp::Read),
+                (">>", RedirectOp::Append),
+                (">&", RedirectOp::DupOut),
+                (">|", RedirectOp::Clobber),
+                (">", RedirectOp::Write),
+            ]
+            .into_iter()
+            .find(|(text, _)| rest.starts_with(text))
+            .map(|(text, op)| (op, text.chars().count()))
+            .unwrap_or((RedirectOp::Write, 1));
+            self.pending = Some(Redirect {
+                fd,
+                op,
+                target: String::new(),
+                position: self.current.words.len(),
+            });
+            self.i += len;
+        }
+    }
+
+    /// The body of `( … )` starting at `open` (which holds `(`), and the index after it.
+    fn balanced(chars: &[char], open: usize) -> (String, usize) {
+        let mut depth = 0;
+        let mut j = open;
+        while j < chars.len() {
+            match chars[j] {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return (chars[open + 1..j].iter().collect(), j + 1);
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        (
+            chars[(open + 1).min(chars.len())..].iter().collect(),
+            chars.len(),
+        )
+    }
+
+    /// Decode a `$'…'` string starting after the opening quote.
+    fn ansi_c(chars: &[char], start: usize) -> (String, usize) {
+        let mut out = String::new();
+        let mut j = start;
+        let digits = |j: usize, max: usize, radix: u32| -> String {
+            chars[j.min(chars.len())..]
+                .iter()
+                .take(max)
+                .take_while(|c| c.is_digit(radix))
+                .collect()
+        };
+        while j < chars.len() && chars[j] != '\'' {
+            if chars[j] == '\\' && j + 1 < chars.len() {
+                let e = chars[j + 1];
+                j += 2;
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'x' | 'u' | 'U' => {
+                        let max = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let hex = digits(j, max, 16);
+                        j += hex.len();
+                        if let Some(ch) =
+                            u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32)
+                        {
+                            out.push(ch);
+                        }
+                    }
+                    '0'..='7' => {
+                        let oct = format!("{e}{}", digits(j, 2, 8));
+                        j += oct.len() - 1;
+                        if let Some(ch) = u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32)
+                        {
+                            out.push(ch);
+                        }
+                    }
+                    other => out.push(other),
+                }
+                continue;
+            }
+            out.push(chars[j]);
+            j += 1;
+        }
+        (out, j + 1)
     }
 }
