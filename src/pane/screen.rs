@@ -16,9 +16,17 @@ use anyhow::Result;
 use super::normalize::{clean_line, for_each_line};
 use super::rules::Pattern;
 
-/// How many lines of a screen read from a stream are kept: rules look at the bottom, so a
-/// 100 MB capture costs this many lines of memory.
+/// How many lines of a screen are kept: rules look at the bottom, so a 100 MB capture costs
+/// this many lines of memory.
 pub const KEEP_LINES: usize = 1000;
+
+/// How many bytes of a screen are kept, from the bottom (issue 23: every reader bounded in
+/// size): 128 KiB holds a whole 300-column, 140-row pane drawn in box characters (3 bytes
+/// each), more than any terminal shows at once; a larger capture is scrollback above it,
+/// which no rule reads. The bottom line alone past it keeps its first 128 KiB (rules read a
+/// line from its start). Reading a screen, and every rule and the policy on it, costs at
+/// most this much text whatever the capture's size.
+pub const KEEP_BYTES: usize = 128 * 1024;
 
 /// A captured screen: clean lines (no escapes, no trailing blank lines) and, when known, the
 /// pane's foreground command.
@@ -33,7 +41,22 @@ pub struct Screen {
 
 impl Screen {
     pub fn from_text(text: &str, foreground: Option<String>) -> Screen {
+        // Only the bottom [`KEEP_BYTES`] of the text are cleaned at all (cleaning only
+        // shortens a line); the first line of the cut, likely partial, is dropped.
+        let text = text.trim_end_matches(['\n', '\r', ' ', '\t']);
+        let text = match text.len().checked_sub(KEEP_BYTES) {
+            Some(from) if from > 0 => {
+                let from = ceil_char_boundary(text, from);
+                let cut = &text[from..];
+                match cut.find('\n') {
+                    Some(nl) if text.as_bytes()[from - 1] != b'\n' => &cut[nl + 1..],
+                    _ => cut,
+                }
+            }
+            _ => text,
+        };
         let mut lines: Vec<String> = text.split('\n').map(|l| clean_line(l.as_bytes())).collect();
+        keep_bottom(&mut lines);
         trim_trailing_blank(&mut lines);
         Screen {
             lines,
@@ -51,20 +74,69 @@ impl Screen {
     /// Read a screen from a stream, keeping only the last [`KEEP_LINES`] lines.
     pub fn from_reader(reader: impl BufRead, foreground: Option<String>) -> Result<Screen> {
         let mut kept: VecDeque<String> = VecDeque::with_capacity(KEEP_LINES);
+        // The bytes of the kept lines, each with its newline: lines past the bounds above
+        // are dropped as they stream by (a 64 KiB piece at most is held beyond them).
+        let mut bytes = 0;
         for_each_line(reader, |raw| {
-            if kept.len() == KEEP_LINES {
-                kept.pop_front();
+            let line = clean_line(raw);
+            bytes += line.len() + 1;
+            kept.push_back(line);
+            while kept.len() > KEEP_LINES || (bytes > KEEP_BYTES && kept.len() > 1) {
+                bytes -= kept.pop_front().map_or(0, |l| l.len() + 1);
             }
-            kept.push_back(clean_line(raw));
         })?;
         let mut lines: Vec<String> = kept.into();
         trim_trailing_blank(&mut lines);
+        keep_bottom(&mut lines);
         Ok(Screen {
             lines,
             foreground,
             dead: false,
         })
     }
+}
+
+/// Keep the bottom [`KEEP_LINES`] lines and [`KEEP_BYTES`] bytes (each line counted with
+/// its newline); a bottom line alone longer keeps its first [`KEEP_BYTES`].
+fn keep_bottom(lines: &mut Vec<String>) {
+    let mut total = 0;
+    let mut first = lines.len();
+    while first > 0 && lines.len() - first < KEEP_LINES {
+        let len = lines[first - 1].len() + 1;
+        if total + len > KEEP_BYTES {
+            break;
+        }
+        total += len;
+        first -= 1;
+    }
+    if first == lines.len() {
+        // The bottom line alone is longer than the bound.
+        if let Some(last) = lines.pop() {
+            let end = floor_char_boundary(&last, KEEP_BYTES - 1);
+            lines.clear();
+            lines.push(last[..end].to_string());
+        }
+        return;
+    }
+    lines.drain(..first);
+}
+
+/// The largest character boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest character boundary of `text` at or above `at`.
+fn ceil_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 fn trim_trailing_blank(lines: &mut Vec<String>) {
@@ -235,4 +307,65 @@ pub(super) fn menu_option(text: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((&text[..digits], rest.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept_bytes(screen: &Screen) -> usize {
+        screen.lines.iter().map(|l| l.len() + 1).sum()
+    }
+
+    /// Issue 23: a screen is bounded in size whatever the capture, and the bottom, where every
+    /// rule looks, is what is kept (on a14af3d a 2 MB text was kept whole).
+    #[test]
+    fn a_screen_keeps_its_bottom_within_the_bounds() {
+        let bottom =
+            "╭────╮\n│ Bash command │\n│   find . -exec { │\n Do you want to proceed?\n ❯ 1. Yes";
+        for filler in [
+            "scrollback line é❯\n",
+            "\u{1b}[31mred\u{1b}[0m\n",
+            "x\n",
+            "\n",
+        ] {
+            let text = format!(
+                "{}{bottom}\n\n  \n",
+                filler.repeat(2 * 1024 * 1024 / filler.len())
+            );
+            let from_text = Screen::from_text(&text, None);
+            let from_reader = Screen::from_reader(text.as_bytes(), None).unwrap();
+            for screen in [&from_text, &from_reader] {
+                assert!(kept_bytes(screen) <= KEEP_BYTES, "{filler:?}");
+                assert!(screen.lines.len() <= KEEP_LINES, "{filler:?}");
+                assert_eq!(screen.lines.last().unwrap(), " ❯ 1. Yes", "{filler:?}");
+                assert!(screen.lines.iter().any(|l| l == " Do you want to proceed?"));
+            }
+            // Both readings keep whole lines only (the first cut line is dropped).
+            assert!(
+                filler == "\n"
+                    || from_text.lines[0] == clean_line(filler.trim_end().as_bytes())
+                    || from_text.lines[0].is_empty(),
+                "{:?}",
+                from_text.lines[0]
+            );
+        }
+        // One line longer than the bound keeps its start (a stream cuts it in pieces of
+        // `LINE_CAP` first, and keeps the last pieces).
+        let long = format!("{}{}", "é".repeat(KEEP_BYTES), "tail");
+        let screen = Screen::from_text(&long, None);
+        assert_eq!(screen.lines.len(), 1);
+        assert!(kept_bytes(&screen) <= KEEP_BYTES);
+        assert!(screen.lines[0].starts_with("éé"));
+        let screen = Screen::from_reader(long.as_bytes(), None).unwrap();
+        assert!(kept_bytes(&screen) <= KEEP_BYTES);
+        assert!(screen.lines.last().unwrap().ends_with("tail"));
+        // A small screen is kept whole.
+        let small = "a\nb\n\nc\n\n";
+        assert_eq!(Screen::from_text(small, None).lines, ["a", "b", "", "c"]);
+        assert_eq!(
+            Screen::from_reader(small.as_bytes(), None).unwrap().lines,
+            ["a", "b", "", "c"]
+        );
+    }
 }
