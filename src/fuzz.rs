@@ -381,9 +381,11 @@ fn policies() -> [Policy; 2] {
 #[test]
 fn shell_reader() {
     fuzz("shell reader", shellish(), String::len, |line| {
+        // As every door reads a line: through a `Reader`, which answers a line longer than
+        // `shell::MAX_LINE` at once (the generated nestings go past it).
         let mut reader = shell::Reader::new(line);
         let mut vars = shell::Vars::new();
-        for command in shell::commands(line) {
+        for command in reader.read(line, 0, "").unwrap_or_default() {
             let tokens = command.tokens();
             let _ = shell::peel(&command.words);
             if let Some(words) = reader.expand(&tokens, &mut vars) {
@@ -761,7 +763,8 @@ fn hostile_inputs_report() {
     let sizes: &[usize] = if reporting() {
         &[1024, 64 * 1024, 1024 * 1024]
     } else {
-        &[1024, 16 * 1024]
+        // The last is past `shell::MAX_LINE`: answered unread.
+        &[1024, 16 * 1024, 200 * 1024]
     };
     let policies = policies();
     let protected = vec!["main".to_string()];
@@ -769,7 +772,7 @@ fn hostile_inputs_report() {
     for &size in sizes {
         for (name, line) in hostile(size) {
             let reader = timed(|| {
-                let _ = shell::commands(&line);
+                let _ = shell::Reader::new(&line).read(&line, 0, "");
             });
             let mut dangers = Vec::new();
             let destructive = timed(|| dangers = policy::destructive::dangers(&line));
@@ -780,9 +783,22 @@ fn hostile_inputs_report() {
                     .map(|p| policy::decide(p, "Bash", &json!({ "command": line }), &ctx()))
                     .collect();
             });
+            let mut ops = Vec::new();
             let plan = timed(|| {
-                let _ = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
+                ops = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
             });
+            // Longer than a shell tool can run: unreadable at once, at every door.
+            if line.len() > shell::MAX_LINE {
+                assert_eq!(dangers.first().map(|d| d.id), Some("unreadable"), "{name}");
+                assert_eq!(
+                    ops,
+                    [crate::wholework::plan::forbidden::Forbidden::Unreadable],
+                    "{name}"
+                );
+                for d in &decisions {
+                    assert_eq!(d.rule, "destructive:unreadable", "{name} ({size})");
+                }
+            }
             for (took, what) in [
                 (reader, "shell reader"),
                 (destructive, "destructive reading"),
