@@ -548,7 +548,10 @@ fn permission_boxes_on_screen() {
         boxed(),
         |lines| lines.iter().map(String::len).sum(),
         |lines| {
-            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            // As a supervisor reads a box: from a captured screen, kept to its bottom
+            // `KEEP_BYTES` (the generated boxes go past it).
+            let screen = crate::pane::screen::Screen::from_text(&lines.join("\n"), None);
+            let lines: Vec<&str> = screen.lines.iter().map(String::as_str).collect();
             let _ = policy::screen::decide_box(
                 &policy,
                 &lines,
@@ -858,6 +861,84 @@ fn hostile_inputs_report() {
                     "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB)",
                     ms(of(|t| t.cpu)),
                     ms(of(|t| t.wall))
+                );
+            }
+        }
+    }
+}
+
+/// Policy files built to cost the most to read, of about `size` bytes each, by name: one long
+/// pattern, many rules, many examples (each decided through the whole policy), long examples.
+pub fn hostile_policy_files(size: usize) -> Vec<(&'static str, String)> {
+    let rules = |rule: &dyn Fn(usize) -> Value| {
+        let mut deny = Vec::new();
+        let mut len = 0;
+        while len < size {
+            let r = rule(deny.len());
+            len += r.to_string().len() + 1;
+            deny.push(r);
+        }
+        json!({"version": 1, "deny": deny}).to_string()
+    };
+    let examples = |n: usize, example: &str| vec![Value::String(example.to_string()); n];
+    vec![
+        (
+            "one long pattern",
+            json!({"version": 1, "deny": [{"id": "x", "tool": "Bash",
+                "pattern": format!("*{}*", "ab?".repeat(size / 3))}]})
+            .to_string(),
+        ),
+        (
+            "many rules",
+            rules(&|i| json!({"id": format!("r{i}"), "tool": "Bash", "pattern": format!("make deploy-{i} *")})),
+        ),
+        (
+            "many rules with examples",
+            rules(&|i| json!({"id": format!("r{i}"), "tool": "Bash", "pattern": format!("make d{i} *"),
+                "match": [format!("make d{i} x")], "not_match": ["make x"]})),
+        ),
+        (
+            "one rule, many examples",
+            json!({"version": 1, "deny": [{"id": "x", "tool": "Bash", "pattern": "make deploy *",
+                "match": examples(size / 20, "make deploy now"), "not_match": examples(size / 20, "ls")}]})
+            .to_string(),
+        ),
+        (
+            "long examples",
+            json!({"version": 1, "deny": [{"id": "x", "tool": "Bash", "pattern": "*",
+                "match": examples(4, &"ls | ".repeat(size / 24))}]})
+            .to_string(),
+        ),
+    ]
+}
+
+/// Time reading every hostile policy file at sizes up to the file bound (and past it), and
+/// print the slowest with `AUTOCTL_FUZZ_REPORT=1`. Always checks that each is read to an answer.
+#[test]
+fn hostile_policy_files_report() {
+    let sizes: &[usize] = if reporting() {
+        &[1024, 64 * 1024, 1024 * 1024]
+    } else {
+        &[1024, 16 * 1024]
+    };
+    let mut worst: Vec<(Took, &'static str, usize, bool)> = Vec::new();
+    for &size in sizes {
+        for (name, file) in hostile_policy_files(size) {
+            let mut ok = false;
+            let took = timed(|| ok = Policy::from_bytes(file.as_bytes(), "hostile.json").is_ok());
+            worst.push((took, name, file.len(), ok));
+        }
+    }
+    if reporting() {
+        worst.sort_by_key(|w| std::cmp::Reverse(w.0.cpu));
+        for (took, name, len, ok) in &worst {
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "hostile policy file: {:.3} ms CPU ({:.3} ms wall) for {name} ({len} bytes, {})",
+                    took.cpu.as_secs_f64() * 1000.0,
+                    took.wall.as_secs_f64() * 1000.0,
+                    if *ok { "read" } else { "refused" }
                 );
             }
         }

@@ -204,8 +204,20 @@ pub struct Policy {
     pub reviewer: Option<super::reviewer::Reviewer>,
 }
 
-/// The largest policy file read.
-pub const FILE_LIMIT: u64 = 1024 * 1024;
+/// The largest policy file read (issue 23: every reader bounded). A person's rules fit in a
+/// few KiB; reading a file compiles every pattern and decides every example through the whole
+/// policy, so the bounds below keep that to milliseconds whatever the file holds.
+pub const FILE_LIMIT: u64 = 64 * 1024;
+
+/// The most rules (allow and deny together) a policy file may hold.
+pub const MAX_RULES: usize = 256;
+
+/// The longest pattern of a rule, in bytes: a rule names a command or a path, not a script.
+pub const MAX_PATTERN: usize = 1024;
+
+/// The most examples (`match` and `not_match`, every rule's together) a policy file may hold:
+/// each is decided through the whole policy when the file is read.
+pub const MAX_EXAMPLES: usize = 1024;
 
 impl Policy {
     /// The built-in rules only.
@@ -224,6 +236,12 @@ impl Policy {
     /// [`Policy::from_bytes`] without checking the rules' examples (`policy test` reports
     /// every wrong one instead of refusing the file at the first).
     pub fn from_bytes_unchecked(bytes: &[u8], source: &str) -> Result<Policy> {
+        if bytes.len() as u64 > FILE_LIMIT {
+            bail!(
+                "{source}: larger than {} (a policy file holds at most {MAX_RULES} rules)",
+                crate::fsx::human_size(FILE_LIMIT)
+            );
+        }
         let value = document::parse_with_schema(bytes, "policy").map_err(|problems| {
             let first = problems
                 .first()
@@ -255,6 +273,31 @@ impl Policy {
             bail!(
                 "{source}: version {} is not supported (use 1)",
                 file.version.unwrap_or(0)
+            );
+        }
+        let rules = file.allow.len() + file.deny.len();
+        if rules > MAX_RULES {
+            bail!("{source}: {rules} rules; a policy file holds at most {MAX_RULES}");
+        }
+        let examples: usize = file
+            .allow
+            .iter()
+            .chain(&file.deny)
+            .map(|d| d.matches.len() + d.not_match.len())
+            .sum();
+        if examples > MAX_EXAMPLES {
+            bail!("{source}: {examples} examples; a policy file holds at most {MAX_EXAMPLES}");
+        }
+        if let Some(def) = file
+            .allow
+            .iter()
+            .chain(&file.deny)
+            .find(|d| d.pattern.as_ref().is_some_and(|p| p.len() > MAX_PATTERN))
+        {
+            bail!(
+                "{source}: rule {}: a pattern of {} bytes; at most {MAX_PATTERN}",
+                def.id,
+                def.pattern.as_ref().map_or(0, String::len)
             );
         }
         let mut seen = std::collections::HashSet::new();

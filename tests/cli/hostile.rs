@@ -192,3 +192,61 @@ fn a_command_longer_than_a_shell_can_run_is_unreadable_at_every_door() {
         stdout(&out)
     );
 }
+
+/// Policy files past the bounds of reading one (`FILE_LIMIT` 64 KiB, 256 rules, 1,024
+/// examples, 1 KiB patterns) are refused in one line, exit 2, before a pattern is compiled
+/// or an example decided (on a14af3d a 1 MiB file of them was read, compiling every pattern
+/// and deciding every example through the whole policy).
+#[test]
+fn policy_files_past_the_bounds_are_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let rule = |i: usize| json!({"id": format!("r{i}"), "tool": "Bash", "pattern": format!("make d{i} *")});
+    let padded = json!({"version": 1, "deny": [rule(0)]}).to_string();
+    let cases = [
+        (
+            "large",
+            format!("{}{}", padded, " ".repeat(65 * 1024)),
+            "larger than 64 KiB",
+        ),
+        (
+            "rules",
+            json!({"version": 1, "deny": (0..300).map(rule).collect::<Vec<_>>()}).to_string(),
+            "300 rules; a policy file holds at most 256",
+        ),
+        (
+            "examples",
+            json!({"version": 1, "deny": [{"id": "x", "tool": "Bash", "pattern": "make *",
+                "match": vec!["make x"; 1100]}]})
+            .to_string(),
+            "1100 examples; a policy file holds at most 1024",
+        ),
+        (
+            "pattern",
+            json!({"version": 1, "deny": [{"id": "long", "tool": "Bash",
+                "pattern": format!("*{}*", "a".repeat(2000))}]})
+            .to_string(),
+            "rule long: a pattern of 2002 bytes; at most 1024",
+        ),
+    ];
+    for (name, text, why) in cases {
+        let policy = sb.write(&format!("{name}.json"), text);
+        let out = sb
+            .memory_limited(64)
+            .args([
+                "policy",
+                "check",
+                "--tool",
+                "Bash",
+                "--input",
+                r#"{"command":"ls"}"#,
+            ])
+            .arg("--policy")
+            .arg(&policy)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains(why), "{name}: {stderr}");
+    }
+}
