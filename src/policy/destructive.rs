@@ -10,45 +10,34 @@
 //! backticks and process substitutions `<(…)` read as commands of their own), runners that
 //! execute the rest of the line are skipped (`sudo`, `env X=1`, `command`, `exec`, `nohup`,
 //! `xargs`, `time`, `nice`, `timeout`), a program is known by its base name (`/bin/rm` is rm),
-//! and then each command's argv is judged:
+//! and then each command's argv is judged.
 //!
-//! - `rm` deletes files: always destructive as the command itself (even `rm file.txt` —
-//!   deleting is deleting, and the agent can ask again), and wherever `rm` appears with `-r`,
-//!   `-f` or their long forms in any spelling (`-fr`, `-r -f`, `--recursive --force`);
-//!   `rimraf`, `del`, `trash` likewise;
-//! - git: a push with `-f` (also in a cluster such as `-uf`), any `--force*`, `+refspec`,
-//!   `--mirror`, `--delete`/`-d`, `:ref` or `--prune`; `reset --hard`; `clean` (unless a dry
-//!   run); `rm`, `restore`, `checkout -f`/`--`/`.`, `switch --discard-changes`; history
-//!   rewrites (`rebase`, `filter-branch`, `commit --amend`, `stash drop/clear`, `branch -D`, …);
-//! - `find … -delete`, and `find … -exec rm …` (the `-exec` command is judged as a command);
-//! - `shred`, `unlink`, `wipefs`, `truncate`, `mkfs*`, `dd … of=…`, partitioners;
-//! - overwriting: `cp`/`mv`/`ln`/`install` with `/dev/null` (or another device) as an operand,
-//!   `ln -f`, `cp -f`, `mv -f`, `tee` fed from `/dev/null`, a `>` redirection with no program
-//!   or a program that prints nothing (`> f`, `: > f`, `true > f`), `sed -i`, `perl -i`;
-//! - `mv` as the command itself (`move`): the source is gone from where it was (`mv src
-//!   /tmp/x` empties the project) and an existing destination is replaced without asking;
-//! - `chmod`/`chown`/`chgrp` with `-R`/`--recursive`;
-//! - inline code for an interpreter (`python3 -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
-//!   `bash -c`), code fed to an interpreter on stdin (`… | bash`, `base64 -d | sh`,
-//!   `python3 <<EOF`), and a download piped into one (`curl … | sh`, `| sudo bash`, `wget -O-
-//!   … | sh`), run by one (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`), or saved
-//!   and run later in the same command (`curl -o i.sh …; sh i.sh`, `./i.sh`);
+//! What each program means — which flags, words or subcommands make it destructive, with
+//! which id and explanation — is data: the program table of `rules/policy.json`
+//! (`destructive_programs`, read through [`super::data::DestructiveProgram`]): `rm` (always
+//! as the command itself, and with `-r`/`-f` wherever it stands), `rimraf`, `shred`,
+//! `truncate`, git's destructive forms (force pushes in any spelling, `reset --hard`,
+//! `clean`, `rm`, `restore`, `checkout --`, history rewrites, `branch -D`), `find -delete` and
+//! what `find -exec` runs, `dd of=`, partitioners and `mkfs*`, `chmod -R`, `cp`/`mv`/`ln` over
+//! a device or with `-f`, `mv`, `sed -i`, inline code (`python3 -c`, `node -e`, `bash -c`,
+//! `eval`), process and system control, `sudo`, `ssh HOST COMMAND`, database and network
+//! writes, infrastructure, publishing and package removal, and the runners whose command is
+//! judged (`npx`, `pnpm dlx`). What stays here is what no single program's arguments say:
+//!
+//! - a `>` redirection with no program or a program that prints nothing (`> f`, `: > f`,
+//!   `true > f`), `tee` fed from `/dev/null`, and writing to a disk device;
+//! - code fed to an interpreter on stdin (`… | bash`, `base64 -d | sh`, `python3 <<EOF`), and
+//!   a download piped into one (`curl … | sh`, `| sudo bash`, `wget -O- … | sh`), run by one
+//!   (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`), or saved and run later in
+//!   the same command (`curl -o i.sh …; sh i.sh`, `./i.sh`);
 //! - a program computed when the command runs (`$(echo rm) -rf /`, an unset `$TOOL`, a git
 //!   alias defined with `-c alias.…`), which cannot be judged; variables assigned earlier in
 //!   the same command are substituted first (`RM=rm; $RM -rf x` is rm);
-//! - process and system control: `kill`, `pkill`, `killall`, `systemctl` (other than
-//!   status and listing), `service … stop`, `reboot`, `shutdown`, `crontab` (other than `-l`),
-//!   `iptables`/`nft`/`ufw` changes, `sudo`/`doas`/`su`, `ssh HOST COMMAND`;
+//! - `sudo`/`doas` and `eval` in front of a command;
 //! - SQL that drops or empties tables (`DROP TABLE`, `drop database`, `TRUNCATE`, `DELETE
 //!   FROM`) where a database may run it: an SQL client's arguments, here-string or
 //!   here-document, whatever is piped into one, and any other program's arguments — never a
-//!   read-only search's pattern (`grep -rn "DROP TABLE" migrations`, `git grep`, `rg`);
-//!   `redis-cli FLUSHALL`/`FLUSHDB`/`DEL`, `dropdb`;
-//! - network writes (`curl -X DELETE|POST|PUT|PATCH`, `curl -d/-F/-T`, `wget --post-data`,
-//!   `gh api -X DELETE`), infrastructure (`kubectl delete`, `terraform destroy|apply`,
-//!   `docker rm`, `aws … rm|delete-*|terminate-*`, `gh … delete`), publishing and releasing
-//!   (`npm publish`, `cargo publish`, `docker push`, `gh release create`, `twine upload`, …),
-//!   package removal (`pip uninstall`, `npm uninstall`, `apt remove`, `brew uninstall`, …).
+//!   read-only search's pattern (`grep -rn "DROP TABLE" migrations`, `git grep`, `rg`).
 //!
 //! A quoted argument with spaces is also read as a command (`bash -c '…'`, `ssh host '…'`,
 //! `watch '…'`), and every word after the program is tried as a program too (`parallel rm
@@ -58,8 +47,8 @@
 //! Look-alikes that are not in the set: `git push` without force, `grep -rf list`,
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
-use super::data::{DESTRUCTIVE_PROGRAMS, Runs};
-use crate::shell::{self, GIT_GLOBAL_WITH_VALUE, SimpleCommand, is_long_option, program};
+use super::data::{DESTRUCTIVE_PROGRAMS, Runs, judged_anywhere};
+use crate::shell::{self, SimpleCommand, program};
 
 /// One destructive thing found in a command, named like the rules' destructive markers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,31 +276,6 @@ fn judge_command(
     }
 }
 
-/// The programs [`judge_argv`] judges when they stand after the command's own program (the
-/// rest are judged only as the command itself: `grep kill src` is a search): those judged
-/// here and the entries of rules/policy.json's program table not marked `command_only`. A
-/// test keeps this list and the judge in step.
-fn judged_anywhere(name: &str) -> bool {
-    matches!(
-        name,
-        "rm" | "git"
-            | "find"
-            | "dd"
-            | "fdisk"
-            | "sfdisk"
-            | "cfdisk"
-            | "parted"
-            | "sgdisk"
-            | "gdisk"
-            | "mkfs"
-            | "mke2fs"
-            | "chmod"
-            | "chown"
-            | "chgrp"
-    ) || name.starts_with("mkfs.")
-        || super::data::judged_anywhere(name)
-}
-
 /// Judge one argv; `first` when it is the command itself (not a later word tried as one);
 /// `depth` counts the programs that run it (`find -exec`, `npx`), each read as a command.
 fn judge_argv(
@@ -333,92 +297,15 @@ fn judge_argv(
     if depth > 0 && !reader.spend(words.len()) {
         return;
     }
-    let name = program(program_word);
-    let args = &words[1..];
-    let options = || args.iter().take_while(|a| a.as_str() != "--");
-    let short = |letters: &[char]| {
-        options().any(|a| {
-            a.starts_with('-')
-                && !a.starts_with("--")
-                && a[1..].chars().any(|c| letters.contains(&c))
-        })
-    };
-    let long = |name: &str, min: usize| options().any(|a| is_long_option(a, name, min));
-    match name.as_str() {
-        "rm" if first || short(&['r', 'R', 'f']) || long("recursive", 3) || long("force", 3) => {
-            add(found, "rm", words, "rm deletes files");
-        }
-        "shred" | "unlink" | "wipefs" | "srm" | "blkdiscard" if first => {
-            add(
-                found,
-                "shred-unlink",
-                words,
-                "shred, unlink and wipefs destroy data",
-            );
-        }
-        "truncate" if first => add(found, "overwrite", words, "truncate empties files"),
-        "git" => judge_git(words, args, found),
-        "find" => {
-            if args.iter().any(|a| a == "-delete") {
-                add(
-                    found,
-                    "find-delete",
-                    words,
-                    "find -delete removes every match",
-                );
-            }
-            // The terminator after each action, found by a cursor that only moves forward: a
-            // line of many `-exec` and no `;` is scanned once, not once per `-exec` (a 1 MiB
-            // `find . -exec find . -exec …` took minutes).
-            let mut end = 0;
-            for (i, arg) in args.iter().enumerate() {
-                if reader.exceeded.is_some() {
-                    // Nothing more can be judged: the reading is already incomplete.
-                    break;
-                }
-                if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-                    if end <= i {
-                        end = args[i + 1..]
-                            .iter()
-                            .position(|a| a == ";" || a == "+")
-                            .map_or(args.len(), |p| p + i + 1);
-                    }
-                    let inner = shell::strip_runners(&args[i + 1..end]);
-                    if !inner.is_empty() {
-                        let before = found.len();
-                        judge_argv(inner, true, depth + 1, reader, found);
-                        if found.len() > before || found.iter().any(|d| d.id == "rm") {
-                            add(
-                                found,
-                                "find-delete",
-                                words,
-                                "find -exec runs a destructive command on every match",
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        "dd" if args.iter().any(|a| a.starts_with("of=")) => {
-            add(found, "disk-tools", words, "dd overwrites its output");
-        }
-        "fdisk" | "sfdisk" | "cfdisk" | "parted" | "sgdisk" | "gdisk" => {
-            add(found, "disk-tools", words, "partitioners rewrite disks");
-        }
-        _ if name == "mkfs" || name.starts_with("mkfs.") || name == "mke2fs" => {
-            add(found, "disk-tools", words, "mkfs formats a disk");
-        }
-        "chmod" | "chown" | "chgrp" if short(&['R']) || long("recursive", 3) => {
-            add(
-                found,
-                "recursive-permissions",
-                words,
-                "chmod/chown -R changes a whole tree",
-            );
-        }
-        // The rest of the set is rules/policy.json's `destructive_programs`.
-        _ => judge_program(&name, args, words, first, depth, reader, found),
-    }
+    judge_program(
+        &program(program_word),
+        &words[1..],
+        words,
+        first,
+        depth,
+        reader,
+        found,
+    );
 }
 
 /// Judge `name` run with `args` by the program table of rules/policy.json
@@ -589,108 +476,6 @@ fn output_files(args: &[String]) -> Vec<String> {
         i += 1;
     }
     files
-}
-
-fn judge_git(words: &[String], args: &[String], found: &mut Vec<Danger>) {
-    let mut i = 0;
-    while i < args.len() && args[i].starts_with('-') {
-        if GIT_GLOBAL_WITH_VALUE.contains(&args[i].as_str()) {
-            i += 1;
-        }
-        i += 1;
-    }
-    let Some(sub) = args.get(i) else {
-        return;
-    };
-    let rest = &args[i + 1..];
-    let options: Vec<&String> = rest.iter().take_while(|a| a.as_str() != "--").collect();
-    let short = |letters: &[char]| {
-        options.iter().any(|a| {
-            a.starts_with('-')
-                && !a.starts_with("--")
-                && a[1..].chars().any(|c| letters.contains(&c))
-        })
-    };
-    let long = |name: &str, min: usize| options.iter().any(|a| is_long_option(a, name, min));
-    let word = |w: &str| rest.iter().any(|a| a == w);
-    match sub.as_str() {
-        "push" => {
-            let refspec = rest
-                .iter()
-                .any(|a| !a.starts_with('-') && (a.starts_with('+') || a.starts_with(':')));
-            if short(&['f', 'd'])
-                || long("force", 3)
-                || long("force-with-lease", 7)
-                || long("force-if-includes", 7)
-                || long("mirror", 2)
-                || long("delete", 3)
-                || long("prune", 3)
-                || refspec
-            {
-                add(
-                    found,
-                    "git-force-push",
-                    words,
-                    "a forced push (--force, -f, +refspec) or a remote delete rewrites shared history",
-                );
-            }
-        }
-        "reset" if long("hard", 2) || long("merge", 2) || long("keep", 2) => add(
-            found,
-            "git-reset-hard",
-            words,
-            "git reset --hard discards uncommitted work",
-        ),
-        "clean" if !(short(&['n']) || long("dry-run", 3)) => add(
-            found,
-            "git-clean",
-            words,
-            "git clean deletes untracked files",
-        ),
-        "rm" => add(found, "git-rm", words, "git rm deletes tracked files"),
-        "restore" => add(found, "git-discard", words, "git restore discards changes"),
-        "checkout" if short(&['f']) || long("force", 3) || word("--") || word(".") => add(
-            found,
-            "git-discard",
-            words,
-            "git checkout -f / -- discards changes",
-        ),
-        "switch" if short(&['f']) || long("discard-changes", 3) || long("force", 3) => add(
-            found,
-            "git-discard",
-            words,
-            "git switch --discard-changes discards changes",
-        ),
-        "rebase" | "filter-branch" | "filter-repo" | "replace" => {
-            add(found, "git-history-rewrite", words, "rewrites history")
-        }
-        "commit" if long("amend", 2) => {
-            add(found, "git-history-rewrite", words, "rewrites history")
-        }
-        "reflog" if word("expire") || word("delete") => {
-            add(found, "git-history-rewrite", words, "drops history")
-        }
-        "update-ref" if short(&['d']) || long("delete", 3) => {
-            add(found, "git-history-rewrite", words, "deletes a ref")
-        }
-        "stash" if word("drop") || word("clear") => {
-            add(found, "git-history-rewrite", words, "drops stashed work")
-        }
-        "branch" | "tag"
-            if short(&['D'])
-                || (sub == "tag" && short(&['d']))
-                || (long("delete", 3) && long("force", 3)) =>
-        {
-            add(
-                found,
-                "git-history-rewrite",
-                words,
-                "deletes a branch or tag",
-            )
-        }
-        "gc" if long("prune", 3) => add(found, "git-history-rewrite", words, "prunes history"),
-        _ => {}
-    }
 }
 
 fn is_downloader(name: &str) -> bool {
@@ -903,7 +688,7 @@ fn is_search(words: &[String]) -> bool {
             let global = &args[..sub.unwrap_or(args.len())];
             let plain = global
                 .iter()
-                .all(|a| !GIT_GLOBAL_WITH_VALUE.contains(&a.as_str()));
+                .all(|a| !shell::GIT_GLOBAL_WITH_VALUE.contains(&a.as_str()));
             plain
                 && match sub.map(|i| args[i].as_str()) {
                     Some("grep") => !has(&["-O", "--open-files-in-pager"]),
