@@ -103,6 +103,8 @@ fn policy_rules(data: &Value) -> String {
                 "text" => "Operands::Text".to_string(),
                 "paths" => "Operands::Paths".to_string(),
                 "pattern-then-paths" => "Operands::PatternThenPaths".to_string(),
+                "sed-script-then-paths" => "Operands::SedScriptThenPaths".to_string(),
+                "awk-program-then-paths" => "Operands::AwkProgramThenPaths".to_string(),
                 other => panic!("rules/policy.json: {names:?}: operands {other:?} is unknown"),
             },
             Value::Object(max) => format!(
@@ -342,7 +344,7 @@ fn words(value: &Value, what: &str) -> Vec<String> {
 }
 
 /// The Rust text of a flag table (`short`, `short_valued`, `long`, `long_valued`, and
-/// `numeric` and `options_first`, false when absent).
+/// `numeric`, `options_first` and `unknown_flags_are_text`, false when absent).
 fn spec(table: &Value, what: &str) -> String {
     let text = |field: &str| -> String {
         table[field]
@@ -358,13 +360,14 @@ fn spec(table: &Value, what: &str) -> String {
         }
     };
     format!(
-        "Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {} }}",
+        "Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {}, unknown_flags_are_text: {} }}",
         text("short"),
         text("short_valued"),
         words(&table["long"], &format!("{what}.long")),
         words(&table["long_valued"], &format!("{what}.long_valued")),
         flag("numeric"),
         flag("options_first"),
+        flag("unknown_flags_are_text"),
     )
 }
 

@@ -20,6 +20,8 @@ pub struct Spec {
     pub numeric: bool,
     /// Flags after the first operand are operands (`echo a -n`, a script's own arguments).
     pub options_first: bool,
+    /// A word that is not all listed flags is an operand (echo prints `- item` and `-x`).
+    pub unknown_flags_are_text: bool,
 }
 
 /// An argument list read against a [`Spec`].
@@ -62,6 +64,16 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> 
         if spec.options_first && !parsed.operands.is_empty() {
             parsed.operands.push(arg);
             continue;
+        }
+        if spec.unknown_flags_are_text && arg.len() > 1 && arg.starts_with('-') {
+            let listed = match arg.strip_prefix("--") {
+                Some(name) => spec.long.contains(&name),
+                None => arg[1..].chars().all(|c| spec.short.contains(c)),
+            };
+            if !listed {
+                parsed.operands.push(arg);
+                continue;
+            }
         }
         if let Some(body) = arg.strip_prefix("--") {
             let (name, value) = match body.split_once('=') {
@@ -144,6 +156,7 @@ mod tests {
         long_valued: &["sort"],
         numeric: false,
         options_first: false,
+        unknown_flags_are_text: false,
     };
 
     #[test]
@@ -187,5 +200,16 @@ mod tests {
             parse(&echo, &w(&["-n", "a", "-rf"])).unwrap().operands,
             ["a", "-rf"]
         );
+        let echo = Spec {
+            short: "n",
+            options_first: true,
+            unknown_flags_are_text: true,
+            ..Spec::default()
+        };
+        let args = w(&["-n", "- item", "-x"]);
+        let parsed = parse(&echo, &args).unwrap();
+        assert!(parsed.has("-n"));
+        assert_eq!(parsed.operands, ["- item", "-x"]);
+        assert_eq!(parse(&echo, &w(&["-nx"])).unwrap().operands, ["-nx"]);
     }
 }

@@ -50,6 +50,10 @@ pub enum Operands {
     MaxPaths(usize),
     /// A pattern, then paths (grep, rg) — unless the pattern came with `-e`/`-f`.
     PatternThenPaths,
+    /// A sed script that only prints (unless given with `-e`), then paths.
+    SedScriptThenPaths,
+    /// An awk program with none of the refused words, then paths.
+    AwkProgramThenPaths,
 }
 
 /// A read-only program: the flags it may be given and what its operands are.

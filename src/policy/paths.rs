@@ -360,7 +360,12 @@ fn in_read_root(place: &Place, ctx: &Context) -> bool {
 /// temporary directory, or one of the [`READ_ROOTS`]? (Never a secret: see
 /// [`secret_pattern`].)
 pub fn readable(place: &Place, ctx: &Context) -> bool {
-    inside_project(place, ctx) || in_temp(place) || in_read_root(place, ctx)
+    // The temporary directory itself too (`ls /tmp`): what is in it is readable already.
+    let temp_root = |p: &Path| p == Path::new("/tmp") || p == Path::new("/var/tmp");
+    inside_project(place, ctx)
+        || in_temp(place)
+        || matches!(place, Place::Absolute(p) if temp_root(p))
+        || in_read_root(place, ctx)
 }
 
 /// Is the place in one of the project's [`BUILD_DIRS`] (the first name below a project root,

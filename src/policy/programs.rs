@@ -24,13 +24,14 @@
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
-    CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO,
-    FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE,
-    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
-    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS,
-    NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS, PYTHON_MODULES, RISKY_SCRIPT_WORDS,
-    RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SHELL_FLAGS,
-    ToolOperands, read_only_program, runner_tool,
+    AWK_REFUSED_WORDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FIND_TESTS, FIND_VALUED_TESTS,
+    FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP,
+    FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST,
+    GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS,
+    NODE_FLAGS, NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS, PYTHON_MODULES,
+    RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS,
+    SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SHELL_FLAGS, ToolOperands, read_only_program,
+    runner_tool,
 };
 use super::git;
 use super::line::{Blocked, Line};
@@ -147,6 +148,40 @@ fn check_operands(
             }
             &parsed.operands
         }
+        Operands::SedScriptThenPaths => {
+            let given: Vec<&str> = parsed
+                .values_of("-e")
+                .chain(parsed.values_of("--expression"))
+                .collect();
+            let (scripts, paths) = if given.is_empty() {
+                match parsed.operands.split_first() {
+                    Some((script, paths)) => (vec![*script], paths),
+                    None => return Err(Blocked::new("", "sed without a script")),
+                }
+            } else {
+                (given, &parsed.operands[..])
+            };
+            for script in scripts {
+                sed_script(script).map_err(|why| {
+                    Blocked::new(script, format!("sed: {why} is not in a printing script"))
+                })?;
+            }
+            paths
+        }
+        Operands::AwkProgramThenPaths => {
+            let Some((program, paths)) = parsed.operands.split_first() else {
+                return Err(Blocked::new("", "awk without a program"));
+            };
+            if let Some(word) = AWK_REFUSED_WORDS.iter().find(|w| program.contains(*w)) {
+                return Err(Blocked::new(
+                    *program,
+                    format!(
+                        "an awk program with {word} may run commands, write files or read what the line does not name"
+                    ),
+                ));
+            }
+            paths
+        }
         Operands::PatternThenPaths => {
             let pattern_given = ["-e", "-f", "--regexp", "--file", "--from-file"]
                 .iter()
@@ -160,13 +195,184 @@ fn check_operands(
             }
         }
     };
+    // `less +CMD`, `more +CMD` run CMD; `tail +5`, `sort +1` are old options: not files.
+    if let Some(plus) = paths.iter().find(|p| p.starts_with('+')) {
+        return Err(Blocked::new(
+            *plus,
+            format!("{name}: an operand starting with + is a command or an option, not a file"),
+        ));
+    }
     for path in paths {
         line.read(path)?;
     }
     // No path: the program reads its input or the working directory (`grep -r token`,
     // `ls`), which must be readable too.
-    if paths.is_empty() && matches!(operands, Operands::Paths | Operands::PatternThenPaths) {
+    if paths.is_empty()
+        && matches!(
+            operands,
+            Operands::Paths
+                | Operands::PatternThenPaths
+                | Operands::SedScriptThenPaths
+                | Operands::AwkProgramThenPaths
+        )
+    {
         line.read(".")?;
+    }
+    Ok(())
+}
+
+/// A sed script that only prints (`sed -n '1,20p'`, `s/a/b/g`): every command one of
+/// [`SED_COMMANDS`], every `s` flag one of [`SED_S_FLAGS`], after addresses (`1,20`, `$`,
+/// `/re/`, `\%re%`, `first~step`, `addr,+N`), `!`, and `{ … }` blocks; anything else —
+/// `w FILE`, `r FILE`, `e CMD`, `s///w` or `s///e`, labels, text commands — is not read,
+/// so not harmless.
+fn sed_script(script: &str) -> Result<(), String> {
+    let s: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    let skip_blanks = |i: &mut usize| {
+        while *i < s.len() && matches!(s[*i], ' ' | '\t' | '\n' | ';') {
+            *i += 1;
+        }
+    };
+    // Text up to the unescaped delimiter `d` from `*i`; `*i` ends past the delimiter. A
+    // delimiter inside a bracket expression is refused: seds differ on where it ends.
+    let delimited = |i: &mut usize, d: char| -> Result<(), String> {
+        let mut in_bracket = false;
+        while *i < s.len() {
+            let c = s[*i];
+            if c == '\\' {
+                *i += 2;
+                continue;
+            }
+            if c == '[' {
+                in_bracket = true;
+            } else if c == ']' {
+                in_bracket = false;
+            }
+            if c == d {
+                if in_bracket {
+                    return Err(format!("a {d} inside brackets"));
+                }
+                *i += 1;
+                return Ok(());
+            }
+            if c == '\n' {
+                return Err("a newline inside a pattern".to_string());
+            }
+            *i += 1;
+        }
+        Err("an unterminated pattern".to_string())
+    };
+    let address = |i: &mut usize| -> Result<(), String> {
+        if *i >= s.len() {
+            return Ok(());
+        }
+        match s[*i] {
+            '$' => *i += 1,
+            '/' => {
+                *i += 1;
+                delimited(i, '/')?;
+                while *i < s.len() && matches!(s[*i], 'I' | 'M') {
+                    *i += 1;
+                }
+            }
+            '\\' => {
+                let d = *s.get(*i + 1).ok_or("a \\ at the end")?;
+                if d == '\n' || d == '\\' {
+                    return Err("a bad address delimiter".to_string());
+                }
+                *i += 2;
+                delimited(i, d)?;
+                while *i < s.len() && matches!(s[*i], 'I' | 'M') {
+                    *i += 1;
+                }
+            }
+            c if c.is_ascii_digit() => {
+                while *i < s.len() && s[*i].is_ascii_digit() {
+                    *i += 1;
+                }
+                if *i < s.len() && s[*i] == '~' {
+                    *i += 1;
+                    while *i < s.len() && s[*i].is_ascii_digit() {
+                        *i += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    };
+    let mut depth = 0usize;
+    loop {
+        skip_blanks(&mut i);
+        if i >= s.len() {
+            break;
+        }
+        if s[i] == '}' {
+            depth = depth.checked_sub(1).ok_or("a } without {")?;
+            i += 1;
+            continue;
+        }
+        address(&mut i)?;
+        if i < s.len() && s[i] == ',' {
+            i += 1;
+            if i < s.len() && matches!(s[i], '+' | '~') {
+                i += 1;
+                while i < s.len() && s[i].is_ascii_digit() {
+                    i += 1;
+                }
+            } else {
+                address(&mut i)?;
+            }
+        }
+        while i < s.len() && matches!(s[i], ' ' | '\t' | '!') {
+            i += 1;
+        }
+        let Some(&command) = s.get(i) else {
+            return Err("an address without a command".to_string());
+        };
+        i += 1;
+        match command {
+            '{' => {
+                depth += 1;
+                continue;
+            }
+            's' | 'y' => {
+                let d = *s.get(i).ok_or("an unterminated s")?;
+                if d == '\\' || d == '\n' {
+                    return Err(format!("{command} with a bad delimiter"));
+                }
+                i += 1;
+                delimited(&mut i, d)?;
+                delimited(&mut i, d)?;
+                if command == 's' {
+                    while i < s.len() && !matches!(s[i], ';' | '\n' | '}' | ' ' | '\t') {
+                        if !SED_S_FLAGS.iter().any(|f| f.starts_with(s[i])) {
+                            return Err(format!("s///{}", s[i]));
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            'q' | 'Q' | 'l' | 'L' if SED_COMMANDS.contains(&command.to_string().as_str()) => {
+                // An exit code or line length.
+                while i < s.len() && (s[i].is_ascii_digit() || s[i] == ' ') {
+                    i += 1;
+                }
+            }
+            c if SED_COMMANDS.contains(&c.to_string().as_str()) => {}
+            c => return Err(format!("the sed command {c}")),
+        }
+        // A command ends at `;`, a newline, `}` or the end.
+        while i < s.len() && matches!(s[i], ' ' | '\t') {
+            i += 1;
+        }
+        if i < s.len() && !matches!(s[i], ';' | '\n' | '}') {
+            return Err(format!("{} after a command", s[i]));
+        }
+    }
+    if depth > 0 {
+        return Err("a { without }".to_string());
     }
     Ok(())
 }
