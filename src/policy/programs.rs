@@ -3,6 +3,7 @@
 //!
 //! - `read-only`: inspection that changes nothing — `ls`, `cat`, `head`, `tail`, `grep`, `rg`,
 //!   `find` without actions (`-delete`, `-exec…`, `-ok…`, `-fprint…` are not listed), `wc`,
+//!   `less`, `sed` with a printing script, `awk` without commands, writes or the environment,
 //!   `sort`/`uniq` without an output file, `diff`, `stat`, `file`, `du`, `df`, `jq`, `echo`,
 //!   `pwd`, `which`, `date` (printing only), `cd`, `test`, `set -euo pipefail`, and the git
 //!   inspections of [`super::git`]; a secret (`~/.ssh`, `.env`, keys) is never read;
