@@ -203,6 +203,7 @@ pub struct Facts(BTreeMap<String, Fact>);
 /// The facts the readers of a screen ask for: a rules file without one of them is invalid.
 pub const REQUIRED_FACTS: &[&str] = &[
     "exit-text",
+    "agent-frame",
     "shell-prompt",
     "input-placeholder",
     "usage-limit",

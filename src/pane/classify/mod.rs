@@ -429,6 +429,9 @@ fn last_words(view: &View<'_>, prompt: usize, rules: &RuleSet) -> Option<String>
         .collect();
     let exit = rules.facts.get("exit-text");
     let shell = rules.facts.get("shell-prompt");
+    // The agent's own frame (its input line, slash-command menu, logo) is what a dead pane's
+    // last frame is mostly made of; none of it is what the agent said.
+    let frame = rules.facts.get("agent-frame");
     above
         .iter()
         .find(|text| exit.is_match(text))
@@ -436,7 +439,7 @@ fn last_words(view: &View<'_>, prompt: usize, rules: &RuleSet) -> Option<String>
             above
                 .iter()
                 .take_while(|text| !shell.is_match(text) && !is_command_line(text))
-                .next()
+                .find(|text| !frame.is_match(text))
         })
         .map(|text| text.to_string())
 }
@@ -611,6 +614,48 @@ mod tests {
         );
         // An unknown screen has no key (the screen hash stands for it).
         assert_eq!(key("compiling...\n  foo.rs"), None);
+    }
+
+    /// A dead pane's last words are what the agent said, not its own frame: Claude Code's
+    /// last frame after `/exit` is its logo, its input line and the slash-command menu, and it
+    /// said nothing (issue 28: the reason read "the agent left: /context Show what fills the
+    /// context"). Words above the frame and exit texts are still found.
+    #[test]
+    fn a_dead_panes_last_words_are_not_the_agents_frame() {
+        let dead = |text: &str| {
+            let mut screen = Screen::from_text(text, Some("sh".to_string()));
+            screen.dead = true;
+            classify(
+                &screen,
+                RuleSet::embedded(),
+                &Lens::new(Agent::Claude, now(), Zone::Utc),
+            )
+        };
+        for shown in [
+            include_str!(
+                "../../../tests/fixtures/panes/claude-code-2.1.332-fresh/narrow-dead-pane-after-exit.txt"
+            ),
+            include_str!(
+                "../../../tests/fixtures/panes/claude-code-2.1.332/dead-pane-after-exit.txt"
+            ),
+        ] {
+            let got = dead(shown);
+            assert_eq!((got.class, got.action), (Class::Shell, Action::Restart));
+            assert_eq!(got.said, None, "{}", got.reason);
+            assert!(!got.reason.contains("/context"), "{}", got.reason);
+            let replied = shown.replacen("────", "⏺ Done. The tests pass.\n\n────", 1);
+            assert_eq!(
+                dead(&replied).said.as_deref(),
+                Some("⏺ Done. The tests pass.")
+            );
+        }
+        let gemini = include_str!(
+            "../../../tests/fixtures/panes/gemini-0.61-fresh/dead-pane-after-ctrl-c.txt"
+        );
+        assert_eq!(
+            dead(gemini).said.as_deref(),
+            Some("Agent powering down. Goodbye!")
+        );
     }
 
     #[test]
