@@ -20,7 +20,9 @@
 //!
 //! Codex adds `turn_id` and `model` to its payloads; Gemini adds `timestamp`. Both put the
 //! path of their own transcript (a Codex rollout, a Gemini chat log) in `transcript_path`: it
-//! is not Claude Code's transcript, so it is not read as one ([`event_payload`] drops it).
+//! is not Claude Code's transcript, so it is not read as one ([`event_payload`] drops
+//! Gemini's and keeps Codex's as `rollout_path`, which the supervisor reads for the usage limit
+//! no Codex hook reports: [`crate::hook::rollout`]).
 //!
 //! How each agent takes an answer: Codex reads Claude Code's shapes (`hookSpecificOutput` with
 //! `permissionDecision` at PreToolUse, `decision.behavior` at PermissionRequest, `decision:
@@ -155,7 +157,9 @@ impl HookAgent {
 /// `PostToolUseFailure`, `AfterAgent` → `Stop` with `prompt_response` as
 /// `last_assistant_message`, `Notification` `ToolPermission` → `permission_prompt`); events with
 /// a meaning of their own keep their names (Gemini's `PreCompress`, Codex's `Interrupt`).
-/// Another agent's `transcript_path` is dropped: it is not a Claude Code transcript.
+/// Another agent's `transcript_path` is not a Claude Code transcript: Codex's (its rollout)
+/// becomes `rollout_path`, which the supervisor reads ([`crate::hook::rollout`]); Gemini's is
+/// dropped.
 pub fn event_payload(agent: HookAgent, mut value: Value) -> Value {
     let Some(object) = value.as_object_mut() else {
         return value;
@@ -163,7 +167,11 @@ pub fn event_payload(agent: HookAgent, mut value: Value) -> Value {
     if agent == HookAgent::Claude {
         return value;
     }
-    object.remove("transcript_path");
+    if let Some(path) = object.remove("transcript_path")
+        && agent == HookAgent::Codex
+    {
+        object.insert("rollout_path".to_string(), path);
+    }
     if agent == HookAgent::Gemini {
         gemini_event(object);
     }
@@ -533,6 +541,13 @@ mod tests {
             json!({"hook_event_name":"PreCompress","trigger":"auto"}),
         );
         assert_eq!(compress["hook_event_name"], "PreCompress");
+        // Codex's transcript is its rollout, kept under its own name for the supervisor.
+        let codex = event_payload(
+            HookAgent::Codex,
+            json!({"hook_event_name":"Stop","transcript_path":"/h/rollout-1.jsonl"}),
+        );
+        assert!(codex.get("transcript_path").is_none());
+        assert_eq!(codex["rollout_path"], "/h/rollout-1.jsonl");
         // Claude Code's payloads pass untouched, transcript and all.
         let claude = json!({"hook_event_name":"Stop","transcript_path":"/t"});
         assert_eq!(event_payload(HookAgent::Claude, claude.clone()), claude);

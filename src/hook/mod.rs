@@ -29,6 +29,7 @@ pub mod event;
 pub mod input;
 pub mod prompt;
 pub mod quota;
+pub mod rollout;
 pub mod run;
 pub mod sentinel;
 pub mod session;

@@ -82,6 +82,9 @@ impl AgentState {
 pub enum Channel {
     /// Codex CLI's app-server (JSON-RPC), driven by `autoctl run turn`.
     AppServer,
+    /// The agent's own transcript file: Codex's rollout (its hooks' `transcript_path`), read
+    /// by the supervisor where no hook fires (a usage limit ends the turn without a Stop).
+    Transcript,
 }
 
 /// Where a record lives: the pane first, then the session, then the working directory.
@@ -190,6 +193,10 @@ pub struct Payload {
     pub session_id: Option<String>,
     #[serde(default)]
     pub transcript_path: Option<String>,
+    /// Codex's rollout file (its `transcript_path`, renamed by [`super::agents::event_payload`]
+    /// so it is never read as a Claude Code transcript).
+    #[serde(default)]
+    pub rollout_path: Option<String>,
     #[serde(default)]
     pub cwd: Option<String>,
     /// SessionStart: startup, resume, clear, compact.
@@ -306,6 +313,10 @@ pub struct Record {
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
+    /// Codex's rollout file, which the supervisor reads for what no hook reports
+    /// ([`crate::hook::rollout`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tmux_pane: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -421,6 +432,7 @@ impl Record {
             previous_session_id: None,
             cwd: None,
             transcript_path: None,
+            rollout: None,
             tmux_pane,
             tmux_socket,
             state: AgentState::Idle,
@@ -523,6 +535,9 @@ fn apply_with(
     }
     if let Some(path) = payload.transcript_path.as_deref().filter(|p| !p.is_empty()) {
         record.transcript_path = Some(path.to_string());
+    }
+    if let Some(path) = payload.rollout_path.as_deref().filter(|p| !p.is_empty()) {
+        record.rollout = Some(path.to_string());
     }
     let detail = [
         &payload.source,

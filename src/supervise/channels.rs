@@ -165,15 +165,19 @@ pub enum Source {
     Statusline,
     /// Codex's app-server (`autoctl run turn`): its items, approvals, limits and errors.
     AppServer,
+    /// The agent's own transcript file: Codex's rollout, for a usage limit that ends a turn
+    /// without a hook ([`crate::hook::rollout`]).
+    Transcript,
     /// The screen: no typed state, a stale one, or one the screen contradicts.
     Screen,
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [
+    pub const ALL: [Source; 5] = [
         Source::Hook,
         Source::Statusline,
         Source::AppServer,
+        Source::Transcript,
         Source::Screen,
     ];
 
@@ -182,6 +186,7 @@ impl Source {
             Source::Hook => "hook",
             Source::Statusline => "statusline",
             Source::AppServer => "app-server",
+            Source::Transcript => "transcript",
             Source::Screen => "screen",
         }
     }
@@ -211,6 +216,7 @@ pub struct SourceCounts {
     pub hook: u64,
     pub statusline: u64,
     pub app_server: u64,
+    pub transcript: u64,
     pub screen: u64,
     /// Screen readings before the launched agent showed itself (not a source; not in `total`).
     pub startup: u64,
@@ -223,6 +229,7 @@ impl SourceCounts {
             Source::Hook => &mut self.hook,
             Source::Statusline => &mut self.statusline,
             Source::AppServer => &mut self.app_server,
+            Source::Transcript => &mut self.transcript,
             Source::Screen => &mut self.screen,
         };
         *slot = slot.saturating_add(1);
@@ -233,6 +240,7 @@ impl SourceCounts {
             Source::Hook => self.hook,
             Source::Statusline => self.statusline,
             Source::AppServer => self.app_server,
+            Source::Transcript => self.transcript,
             Source::Screen => self.screen,
         }
     }
@@ -455,6 +463,7 @@ pub fn read(
     let state = hook.state;
     let typed_source = match hook.channel {
         Some(Channel::AppServer) => Source::AppServer,
+        Some(Channel::Transcript) => Source::Transcript,
         None => Source::Hook,
     };
     reading.source = typed_source;

@@ -233,11 +233,13 @@ pub struct SourcesReport {
     pub statusline: u64,
     #[serde(rename = "app-server")]
     pub app_server: u64,
+    /// Readings of the agent's own transcript file (Codex's rollout).
+    pub transcript: u64,
     pub screen: u64,
     /// Readings before the agent the run launched showed itself (no typed event, the screen
     /// its launch left): no channel could have answered them, so they are not in the share.
     pub startup: u64,
-    /// Readings from a typed channel (hooks, status line, app-server), in percent of all but
+    /// Readings from a typed channel (hooks, status line, app-server, transcript), in percent of all but
     /// the start-up ones; null before the first.
     pub typed_percent: Option<f64>,
 }
@@ -248,6 +250,7 @@ impl SourcesReport {
             hook: counts.hook,
             statusline: counts.statusline,
             app_server: counts.app_server,
+            transcript: counts.transcript,
             screen: counts.screen,
             startup: counts.startup,
             typed_percent: counts.typed_percent(),
@@ -549,7 +552,7 @@ pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) 
     );
     family(
         "autoctl_run_readings",
-        "Readings of the agent's state so far (one per tick that saw its pane), labelled with where they came from (hook, statusline, app-server, screen).",
+        "Readings of the agent's state so far (one per tick that saw its pane), labelled with where they came from (hook, statusline, app-server, transcript, screen).",
         reports
             .iter()
             .flat_map(|r| {
@@ -558,6 +561,7 @@ pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) 
                     ("hook", s.hook),
                     ("statusline", s.statusline),
                     ("app-server", s.app_server),
+                    ("transcript", s.transcript),
                     ("screen", s.screen),
                 ]
                 .map(|(source, n)| {
@@ -576,7 +580,7 @@ pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) 
     );
     family(
         "autoctl_run_typed_share",
-        "The share (0 to 1) of the agent's readings that came from a typed channel (hooks, status line, app-server) rather than the screen.",
+        "The share (0 to 1) of the agent's readings that came from a typed channel (hooks, status line, app-server, transcript) rather than the screen.",
         per_run(&|r| r.sources.typed_percent.map(|p| format!("{}", p / 100.0))),
     );
     family(
@@ -833,6 +837,7 @@ mod tests {
             Source::Hook,
             Source::Hook,
             Source::AppServer,
+            Source::Transcript,
         ] {
             r.agent_state.sources.count(source);
         }
@@ -846,15 +851,16 @@ mod tests {
         );
         assert_eq!(json["sources"]["hook"], 2);
         assert_eq!(json["sources"]["app-server"], 1);
+        assert_eq!(json["sources"]["transcript"], 1);
         assert_eq!(json["sources"]["screen"], 1);
-        assert_eq!(json["sources"]["typed_percent"], 75.0);
+        assert_eq!(json["sources"]["typed_percent"], 80.0);
         let text = prometheus(&[report], &[], now);
         assert!(
             text.contains("autoctl_run_readings{session=\"s\",source=\"app-server\"} 1\n"),
             "{text}"
         );
         assert!(
-            text.contains("autoctl_run_typed_share{session=\"s\"} 0.75\n"),
+            text.contains("autoctl_run_typed_share{session=\"s\"} 0.8\n"),
             "{text}"
         );
     }

@@ -528,3 +528,89 @@ fn geminis_joined_responses_leave_each_turns_own_words() {
     assert_eq!(record["repeats"], 3, "{record}");
     assert_eq!(record["stops"], 3);
 }
+
+/// Codex fires no hook when a turn ends on its usage limit (`usage-limit/`: nothing after
+/// UserPromptSubmit); its rollout, the hooks' `transcript_path`, records the turn's end with
+/// `codex_error_info: "usage_limit_exceeded"`. `run tick` reads the limit from the rollout
+/// (source `transcript`), the banner on the screen as the witness that gives the minute of the
+/// reset, and waits; once the rollout shows a new turn (the resume), it says nothing more and
+/// the hooks and screen decide. The rollout is the real one of the live limit run, its times
+/// moved to the screen's (`live/codex/limit/screens/screen-007.txt`, "try again at 7:48 PM").
+#[test]
+fn codex_usage_limit_is_read_from_its_rollout() {
+    use crate::tmuxfix::{repo, start, wait_for};
+    use crate::typed_tick::{in_pane, start_run_with};
+    let sb = Sandbox::new();
+    let rollout = sb.path("codex/sessions/rollout-2026-11-28T19-45-02-01a2.jsonl");
+    fs::create_dir_all(rollout.parent().unwrap()).unwrap();
+    let whole = fs::read_to_string(repo("tests/fixtures/codex-rollout/usage-limit.jsonl"))
+        .unwrap()
+        .replace("2026-11-29T01:13:", "2026-11-28T19:45:");
+    let (before, limit) = whole.trim_end().rsplit_once('\n').unwrap();
+    fs::write(&rollout, format!("{before}\n")).unwrap();
+    let log = sb.path("agent.keys");
+    let command = format!(
+        "python3 {} --as node {} {}",
+        repo("tests/fixtures/agents/fake-agent.py").display(),
+        repo("tests/fixtures/live/codex/limit/screens/screen-007.txt").display(),
+        log.display()
+    );
+    let agent = start(&sb, "agent", &command);
+    wait_for(&sb, &agent, "the fake Codex", |_, command| {
+        command == "node"
+    });
+    start_run_with(&sb, "2026-11-28T19:45:00Z", &["--agent", "codex"]);
+    let rollout_path = rollout.display().to_string();
+    for (file, at) in [
+        ("01-SessionStart-startup.json", "2026-11-28T19:45:02Z"),
+        ("02-UserPromptSubmit.json", "2026-11-28T19:45:03Z"),
+    ] {
+        let payload = fs::read_to_string(recorded("codex", "usage-limit").join(file)).unwrap();
+        let payload = payload.replace(
+            "/home/dev/.codex/sessions/2026/11/28/rollout-2026-11-28T09-54-45-01a22194-1fcb-7eb2-9905-1f45e5edb299.jsonl",
+            &rollout_path,
+        );
+        let out = in_pane(
+            &sb,
+            &agent,
+            at,
+            &["hook", "event", "--agent", "codex"],
+            payload.as_bytes(),
+        );
+        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+    }
+    let records = hook_records(&sb.path("state/hooks"), false);
+    assert_eq!(records[0]["rollout"], rollout_path.as_str(), "{records:?}");
+    let tick = |at: &str| {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at)
+            .env("TZ", "UTC")
+            .args(["run", "tick", "--all"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        crate::util::json_lines(&out).remove(0)
+    };
+    // The limit ends the turn; no hook fires. (The fake agent shows the banner from the
+    // start, so the first tick comes after the rollout has it, as with the real agent.)
+    fs::write(&rollout, format!("{before}\n{limit}\n")).unwrap();
+    for at in ["2026-11-28T19:45:20Z", "2026-11-28T19:46:20Z"] {
+        let event = tick(at);
+        assert_eq!(event["state"]["source"], "transcript", "{event}");
+        assert_eq!(event["state"]["state"], "failed:rate_limit", "{event}");
+        assert_eq!(event["decision"], "wait", "{event}");
+        let wait = &event["run"]["wait"];
+        assert!(
+            wait["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("resets at 2026-11-28T19:48:00")),
+            "{event}"
+        );
+    }
+    // A new turn in the rollout (the resume): the rollout no longer says the agent waits.
+    let started = r#"{"timestamp":"2026-11-28T19:49:02.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t2"}}"#;
+    fs::write(&rollout, format!("{before}\n{limit}\n{started}\n")).unwrap();
+    let event = tick("2026-11-28T19:49:05Z");
+    assert_ne!(event["state"]["source"], "transcript", "{event}");
+}

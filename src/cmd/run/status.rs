@@ -19,7 +19,8 @@ use crate::time;
 /// started again. `--format prometheus` writes the node_exporter textfile format.
 ///
 /// JSON and Prometheus also count every reading of the agent (one per tick that saw its
-/// pane) by where it came from — hooks, status line, app-server, screen — with the share of
+/// pane) by where it came from — hooks, status line, app-server, transcript (Codex's rollout),
+/// screen — with the share of
 /// the typed channels: how many of the run's decisions went by what the agent said, not by
 /// its screen (`sources`, `autoctl_run_readings`, `autoctl_run_typed_share`). Readings made
 /// before the agent the run launched showed anything of itself (no hook yet, the screen its

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::hook::session::{AgentState, Channel, Record};
 use crate::hook::store::{Lookup, Store};
 use crate::pane::Agent;
 use crate::pane::reset::Zone;
@@ -183,7 +184,8 @@ pub fn channel_state(
     {
         lookup.pane = Some((socket.clone(), view.pane_id.clone()));
     }
-    let found = Store::new(&world.state_dir).find(&lookup);
+    let mut found = Store::new(&world.state_dir).find(&lookup);
+    found.hook = found.hook.map(rollout_limit);
     // Only a status line gives the context use the compaction decision reads.
     let agent_compacts_at = view
         .filter(|_| found.status.is_some())
@@ -195,6 +197,36 @@ pub fn channel_state(
         status: found.status,
         agent_compacts_at,
     })
+}
+
+/// Codex ends a turn on its usage limit without a hook: when the record's rollout says the
+/// last turn ended so, after the record's last event, that is the agent's state (channel
+/// `transcript`, `failed` with a `rate_limit` and Codex's message, which the wait core reads as
+/// a usage limit like a StopFailure's banner). The rollout is read at every tick, so the state
+/// is as of now while nothing follows the limit in it; a new turn (the resume) ends it.
+fn rollout_limit(record: Record) -> Record {
+    let Some(path) = record.rollout.as_deref() else {
+        return record;
+    };
+    match crate::hook::rollout::usage_limit(Path::new(path)) {
+        Some(limit) if limit.at >= record.at => {
+            let now = crate::time::now().unwrap_or(limit.at).max(limit.at);
+            Record {
+                state: AgentState::Failed,
+                since: limit.at,
+                at: now,
+                event: "task_complete".to_string(),
+                detail: Some(crate::hook::rollout::USAGE_LIMIT.to_string()),
+                tool: None,
+                tool_started_at: None,
+                error: Some("rate_limit".to_string()),
+                error_message: Some(limit.message),
+                channel: Some(Channel::Transcript),
+                ..record
+            }
+        }
+        _ => record,
+    }
 }
 
 /// The pane of a target, or a clear error (`run start` checks its target with it).
