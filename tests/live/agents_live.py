@@ -29,7 +29,9 @@ the script exits 1 when one fails.
 - **limit**: the loop above, with the fake model answering step 2's first request with HTTP 429
   `usage_limit_reached` (`resets_at` on a minute's boundary 2–3 minutes ahead: Codex prints
   "try again at H:MM"); `run watch` must wait out the reset and resume exactly once (`run
-  status`'s `resumes` is 1, one limited request) and the run finishes. Gemini's usage limit
+  status`'s `resumes` is 1, one limited request) and the run finishes, with at least 95 % of
+  the readings typed (Codex fires no hook while it waits: the limit is read from its rollout,
+  source `transcript`). Gemini's usage limit
   comes with a "Keep trying / Stop" menu, which autoctl never answers (it escalates).
 - **headless** (Gemini only): the loop dispatched at a shell, each step a headless run
   (`run start --mode dispatch --into shell --command 'gemini --yolo -p "Run the {next} step …"
@@ -343,7 +345,7 @@ def end_leftovers(home):
 def typed_share(sources):
     """Typed readings and all but the start-up ones (the tick's `"startup": true`: the agent
     had shown nothing of itself yet), as `run status`'s `sources` counts them."""
-    typed = sum(1 for s in sources if s in ("hook", "statusline", "app-server"))
+    typed = sum(1 for s in sources if s in ("hook", "statusline", "app-server", "transcript"))
     return typed, sum(1 for s in sources if s != "startup")
 
 
@@ -475,6 +477,11 @@ def limit(a, agent):
                       agent, "--mode", "observe", "--launch", launch)
         check(r.returncode == 0, f"run start --agent {agent}")
         status = w.watch_run(a.timeout + 240)
+        # The run ends at the last signal; the agent's last turn ends just after it (as in the
+        # loop check: counted before it, the last step's result was missed).
+        end = time.time() + 30
+        while time.time() < end and len([e for e in w.model_log() if e.get("tool_done")]) < 3:
+            time.sleep(1)
         steps = [e for e in w.model_log() if e.get("tool_done")]
         limited = [e for e in w.model_log() if not e.get("tool_done")
                    and e.get("steps_done") == 1 and e["t"] < until]
@@ -503,6 +510,16 @@ def limit(a, agent):
         waits = [e for e in events if ((e.get("run") or {}).get("wait") or {}).get("kind")
                  in ("quota", "usage-limit")]
         resumed = [e for e in events if e.get("decision") == "resume"]
+        sources = w.readings()
+        by_channel, total = typed_share(sources)
+        share = by_channel / total if total else 0.0
+        counts = {s: sources.count(s) for s in sorted(set(sources))}
+        check(total > 0 and share >= 0.95,
+              f"typed share of run watch's readings {by_channel}/{total} = {share:.1%} "
+              f"(want >= 95%): {counts}")
+        own = (status or {}).get("sources") or {}
+        check(own.get("typed_percent") is not None and own["typed_percent"] >= 95.0,
+              f"run status sources: {json.dumps(own)}")
         print(f"     waits seen: {len(waits)}; resume ticks: "
               f"{[(e.get('time'), e.get('did')) for e in resumed]}")
         print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
