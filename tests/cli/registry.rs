@@ -40,8 +40,8 @@ fn status(sb: &Sandbox) -> Vec<Value> {
 /// source, none of which the old release kept.
 fn without_new_fields(mut row: Value) -> Value {
     let sources = row.as_object_mut().unwrap().remove("sources");
-    let none = json!({"hook": 0, "statusline": 0, "app-server": 0, "screen": 0,
-                      "startup": 0, "typed_percent": null});
+    let none = json!({"hook": 0, "statusline": 0, "app-server": 0, "transcript": 0,
+                      "screen": 0, "startup": 0, "typed_percent": null});
     assert_eq!(sources, Some(none), "{row}");
     row
 }
