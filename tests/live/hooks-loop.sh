@@ -81,6 +81,13 @@ wait_screen() {  # REGEX SECONDS
   return 1
 }
 wait_screen 'for shortcuts|mode on|Opus|Sonnet' 60
+# Claude Code draws its screen before its SessionStart hook is recorded (at load 15 the first
+# tick came 0.3 s before it and went by the screen: 1 of 12 readings). The loop supervises an
+# agent that is already running, whose SessionStart was recorded long before: wait for it.
+end=$((SECONDS + 30))
+until ls "$state/hooks" 2>/dev/null | grep -qvE '\.status\.(log|json)$' || [ $SECONDS -ge $end ]; do
+  sleep 0.2
+done
 
 autoctl run start --session live --task "$proj/TASK/loop" --agent claude >/dev/null
 autoctl run watch --session live --heartbeat 2s > "$scratch/watch.jsonl" 2>"$scratch/watch.err" &
