@@ -5,7 +5,7 @@
 //! rollout's `task_complete` event carries the error, `codex_error_info:
 //! "usage_limit_exceeded"`, with the banner's text ("… or try again at 1:15 AM."). The
 //! supervisor reads the last turn here and the screen is the witness
-//! ([`crate::supervise::driver::typed_state`]); the reset is the banner's minute, which the
+//! ([`crate::supervise::driver::channel_state`]); the reset is the banner's minute, which the
 //! screen shows too. (The turn's `token_count` events carry the account's rate-limit windows
 //! only when the server sends them; the fake server of the live tier does not, so they are not
 //! read: nothing here could be checked against the real agent.)
