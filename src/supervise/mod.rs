@@ -28,7 +28,7 @@
 //!   ([`crate::policy::Verdict`]).
 //! - **wait**: a screen or record the wait core waits on; it always has an end and a maximum
 //!   ([`wait::OpenWait`]). Only the wait core opens, ends and pauses the timeout clock for
-//!   it ([`wait::settle_clock`]); the paused clock is [`stall::StallState::clock_paused_since`].
+//!   it ([`wait::rule`]); the paused clock is [`stall::StallState::clock_paused_since`].
 //! - **recovery** vs **answer**: what a carried-out step spends ([`stall::Spend`]): a
 //!   continuation, a restart or an Esc spends the recovery budget; answering a prompt the
 //!   policy proved harmless spends the answer budget.

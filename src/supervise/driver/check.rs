@@ -517,21 +517,14 @@ fn wait_stage(
         // No governor at the cron door: panes are not runs of an account.
         paced: None,
     };
-    let before_max = before.open.as_ref().map(|o| o.max_at);
-    let (waits, verdict) = wait::decide(before, &obs, now, &options.wait_limits);
-    let max_at = if verdict.pauses {
-        waits.open.as_ref().map(|o| o.max_at)
-    } else {
-        before_max
-    };
-    wait::settle_clock(
+    wait::rule(
+        before,
+        &obs,
+        now,
+        &options.wait_limits,
         &mut stall.clock_paused_since,
         &mut stall.clock_paused_seconds,
-        verdict.pauses,
-        max_at,
-        now,
-    );
-    (waits, verdict)
+    )
 }
 
 /// Type keys of the wait core's into the pane under the same lock and checks as an answer;

@@ -10,7 +10,7 @@
 //! - waits are never stalls: what is a wait is the wait core's ([`crate::supervise::wait`],
 //!   handed in as [`Sample::wait`]); during one the count restarts and no recovery is spent.
 //!   The paused timeout clock ([`StallState::clock_paused_since`] and its seconds) is the wait core's
-//!   too ([`crate::supervise::wait::settle_clock`], called by the driver before the heartbeat):
+//!   too ([`crate::supervise::wait::rule`], called by the driver before the heartbeat):
 //!   the heartbeat only reads it;
 //! - the unchanged screen ([`screen`], seed 000): `threshold` identical captures make a stall
 //!   and the classification decides the recovery;

@@ -122,22 +122,16 @@ pub(super) fn wait_stage(
         recovery_left,
         paced: t.pace.paced.clone(),
     };
-    let before_max = t.run.waits.open.as_ref().map(|o| o.max_at);
-    let (state, verdict) = wait::decide(&t.run.waits, &wait_obs, t.now, &t.run.spec.wait_limits);
-    t.run.waits = state;
-    let max_at = if verdict.pauses {
-        t.run.waits.open.as_ref().map(|o| o.max_at)
-    } else {
-        before_max
-    };
     let stall = &mut t.run.stall;
-    wait::settle_clock(
+    let (state, verdict) = wait::rule(
+        &t.run.waits,
+        &wait_obs,
+        t.now,
+        &t.run.spec.wait_limits,
         &mut stall.clock_paused_since,
         &mut stall.clock_paused_seconds,
-        verdict.pauses,
-        max_at,
-        t.now,
     );
+    t.run.waits = state;
     verdict
 }
 

@@ -1381,11 +1381,35 @@ pub fn half_typed(prompt_line: &str, text: &str) -> bool {
     !text.is_empty() && line.len() > text.len() && line.ends_with(text)
 }
 
+/// One tick of the wait core with its timeout clock: [`decide`], then the clock settled for
+/// its ruling ([`settle_clock`], up to the maximum of the wait that paused it). The one owner
+/// of the paused clock: `run tick`, `run watch` and `stall check` all decide their waits
+/// here. `since` is the open pause and `waited` the seconds of closed pauses
+/// ([`crate::supervise::stall::StallState::clock_paused_since`] and `clock_paused_seconds`).
+pub fn rule(
+    before: &WaitState,
+    obs: &WaitObs<'_>,
+    now: Time,
+    limits: &WaitLimits,
+    since: &mut Option<Time>,
+    waited: &mut u64,
+) -> (WaitState, Ruling) {
+    let (next, ruling) = decide(before, obs, now, limits);
+    // A pause that goes on runs to the open wait's maximum; one that ends, to the maximum of
+    // the wait that was open.
+    let max_at = if ruling.pauses { &next } else { before }
+        .open
+        .as_ref()
+        .map(|o| o.max_at);
+    settle_clock(since, waited, ruling.pauses, max_at, now);
+    (next, ruling)
+}
+
 /// The timeout clock's bookkeeping for a verdict: open a pause while the wait pauses it,
 /// close it when it stops — at the wait's maximum when that has passed, so a wait past its
 /// maximum never keeps the clock paused. `since` is the open pause (in the stall state),
-/// `waited` the seconds of closed pauses.
-pub fn settle_clock(
+/// `waited` the seconds of closed pauses. Only [`rule`] calls it (and tests that simulate it).
+pub(in crate::supervise) fn settle_clock(
     since: &mut Option<Time>,
     waited: &mut u64,
     pauses: bool,
