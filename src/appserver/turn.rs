@@ -48,7 +48,7 @@ pub struct Spec {
 
 /// How the turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum TurnEnd {
     /// The turn completed; the agent's last message.
     Completed(Option<String>),
     /// The turn failed: the error's kind (as Claude Code's StopFailure names them) and
@@ -93,7 +93,7 @@ pub enum Effect {
     /// Ask the person; answer with [`Turn::answer`].
     Ask(Question),
     /// The turn is over.
-    Done(Outcome),
+    Done(TurnEnd),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,7 +214,7 @@ impl Turn {
                     Effect::Send(self.thread_start()),
                 ];
             }
-            return self.finish(Outcome::Failed {
+            return self.finish(TurnEnd::Failed {
                 kind: "app_server".to_string(),
                 message: format!("the app-server refused request {id}: {text}"),
             });
@@ -239,7 +239,7 @@ impl Turn {
                     .and_then(Value::as_str)
                     .map(str::to_string)
                 else {
-                    return self.finish(Outcome::Failed {
+                    return self.finish(TurnEnd::Failed {
                         kind: "app_server".to_string(),
                         message: "the app-server opened no thread".to_string(),
                     });
@@ -321,13 +321,13 @@ impl Turn {
                             ),
                             None,
                         )];
-                        effects.extend(self.finish(Outcome::Completed(message)));
+                        effects.extend(self.finish(TurnEnd::Completed(message)));
                         effects
                     }
                     Some("interrupted") => {
                         let mut effects =
                             vec![Effect::Record(self.event("Interrupt", json!({})), None)];
-                        effects.extend(self.finish(Outcome::Interrupted));
+                        effects.extend(self.finish(TurnEnd::Interrupted));
                         effects
                     }
                     _ => {
@@ -347,7 +347,7 @@ impl Turn {
                             ),
                             None,
                         )];
-                        effects.extend(self.finish(Outcome::Failed { kind, message }));
+                        effects.extend(self.finish(TurnEnd::Failed { kind, message }));
                         effects
                     }
                 }
@@ -527,7 +527,7 @@ impl Turn {
         effects
     }
 
-    fn finish(&mut self, outcome: Outcome) -> Vec<Effect> {
+    fn finish(&mut self, outcome: TurnEnd) -> Vec<Effect> {
         self.phase = Phase::Done;
         vec![Effect::Done(outcome)]
     }
@@ -821,7 +821,7 @@ mod tests {
         assert!(turn.thread().is_some());
         assert_eq!(
             effects.last(),
-            Some(&Effect::Done(Outcome::Completed(Some(
+            Some(&Effect::Done(TurnEnd::Completed(Some(
                 "Hello from the model.".into()
             ))))
         );
@@ -882,7 +882,7 @@ mod tests {
         assert!(limits["rate_limits"]["seven_day"]["resets_at"].is_i64());
         assert_eq!(events(&effects).last().unwrap(), "StopFailure");
         match effects.last() {
-            Some(Effect::Done(Outcome::Failed { kind, message })) => {
+            Some(Effect::Done(TurnEnd::Failed { kind, message })) => {
                 assert_eq!(kind, "rate_limit");
                 assert!(message.contains("usage limit"), "{message}");
             }
@@ -910,7 +910,7 @@ mod tests {
         );
         assert!(matches!(
             failed.last(),
-            Some(Effect::Done(Outcome::Failed { .. }))
+            Some(Effect::Done(TurnEnd::Failed { .. }))
         ));
         assert!(turn.done());
     }

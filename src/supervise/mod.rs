@@ -21,6 +21,9 @@
 //!   idle agent (a stall recovery), as `stall check` says `action: continue`; `compact` is
 //!   the `/compact` typed at an idle prompt past the context threshold (it answers no
 //!   prompt, so it is not `answer`).
+//! - **outcome**: what a tick plans ([`tick::Outcome`]: the next row, the answer, the
+//!   effects, the event). How a headless step ended is a [`stream::StepEnd`]; how an
+//!   app-server turn ended, a [`crate::appserver::turn::TurnEnd`].
 //! - **diagnosis**: the stall core's answer ([`stall::Diagnosis`]: a [`stall::Condition`] and
 //!   a [`stall::Response`]).
 //! - **ruling**: the wait core's answer ([`wait::Ruling`]: an [`wait::Act`], whether the

@@ -72,7 +72,7 @@ pub struct StreamError {
 
 /// How a step ended, by its `result`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum StepEnd {
     /// It ran to its end (whatever it did).
     Done,
     /// An error only a person can clear: the escalation slug (`auth`, `billing`,
@@ -126,37 +126,37 @@ impl StepResult {
         Some(std::time::Duration::from_secs(digits.parse().ok()?))
     }
 
-    pub fn outcome(&self) -> Outcome {
+    pub fn outcome(&self) -> StepEnd {
         if !self.is_error {
             return match self.subtype.as_deref() {
-                None | Some("success") => Outcome::Done,
-                Some(_) => Outcome::Failed,
+                None | Some("success") => StepEnd::Done,
+                Some(_) => StepEnd::Failed,
             };
         }
         let text = self.result.as_deref().unwrap_or("").to_lowercase();
         if text.contains("credit balance")
             || self.api_error_type.as_deref() == Some("billing_error")
         {
-            return Outcome::NeedsPerson("billing");
+            return StepEnd::NeedsPerson("billing");
         }
         if self.error.is_some() {
             return gemini_outcome(&text);
         }
         match (self.api_error_status, self.api_error_type.as_deref()) {
             (Some(401 | 403), _) | (_, Some("authentication_error" | "permission_error")) => {
-                Outcome::NeedsPerson("auth")
+                StepEnd::NeedsPerson("auth")
             }
-            (Some(402), _) => Outcome::NeedsPerson("billing"),
+            (Some(402), _) => StepEnd::NeedsPerson("billing"),
             (Some(429 | 500..=599), _)
             | (_, Some("rate_limit_error" | "overloaded_error" | "api_error" | "timeout_error")) => {
-                Outcome::Transient
+                StepEnd::Transient
             }
             (Some(400 | 404 | 413), _)
             | (_, Some("invalid_request_error" | "not_found_error" | "request_too_large")) => {
-                Outcome::NeedsPerson("invalid-request")
+                StepEnd::NeedsPerson("invalid-request")
             }
-            _ if self.terminal_reason.as_deref() == Some("api_error") => Outcome::Transient,
-            _ => Outcome::Failed,
+            _ if self.terminal_reason.as_deref() == Some("api_error") => StepEnd::Transient,
+            _ => StepEnd::Failed,
         }
     }
 
@@ -194,7 +194,7 @@ impl StepResult {
 /// A Gemini CLI error by its message (it carries no status code): a usage limit, rate limit
 /// or server error clears by itself (its quota message also says "switch to another /auth
 /// method", so it is read first); a refused key or a request the API rejects needs a person.
-fn gemini_outcome(text: &str) -> Outcome {
+fn gemini_outcome(text: &str) -> StepEnd {
     let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
     if any(&[
         "quota",
@@ -210,7 +210,7 @@ fn gemini_outcome(text: &str) -> Outcome {
         "unavailable",
         "overloaded",
     ]) {
-        Outcome::Transient
+        StepEnd::Transient
     } else if any(&[
         "api key",
         "permission denied",
@@ -221,7 +221,7 @@ fn gemini_outcome(text: &str) -> Outcome {
         "login",
         "auth",
     ]) {
-        Outcome::NeedsPerson("auth")
+        StepEnd::NeedsPerson("auth")
     } else if any(&[
         "invalid argument",
         "invalid_argument",
@@ -229,9 +229,9 @@ fn gemini_outcome(text: &str) -> Outcome {
         "400",
         "404",
     ]) {
-        Outcome::NeedsPerson("invalid-request")
+        StepEnd::NeedsPerson("invalid-request")
     } else {
-        Outcome::Failed
+        StepEnd::Failed
     }
 }
 
@@ -328,7 +328,7 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"text","text":"\"result\""}]}}"#
         );
         let result = StepResult::of(&stream).unwrap();
-        assert_eq!(result.outcome(), Outcome::Done);
+        assert_eq!(result.outcome(), StepEnd::Done);
         assert_eq!(result.describe(), "\"Listed the files.\"");
         assert_eq!(StepResult::of(r#"{"type":"system"}"#), None);
         assert_eq!(StepResult::of(""), None);
@@ -339,15 +339,15 @@ mod tests {
     #[test]
     fn errors_are_sorted_by_who_can_clear_them() {
         let of = |line: &str| StepResult::of(line).unwrap().outcome();
-        assert_eq!(of(AUTH), Outcome::NeedsPerson("auth"));
-        assert_eq!(of(OVERLOADED), Outcome::Transient);
-        assert_eq!(of(LIMIT), Outcome::Transient);
+        assert_eq!(of(AUTH), StepEnd::NeedsPerson("auth"));
+        assert_eq!(of(OVERLOADED), StepEnd::Transient);
+        assert_eq!(of(LIMIT), StepEnd::Transient);
         let credit = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"Your credit balance is too low to access the Anthropic API."}"#;
-        assert_eq!(of(credit), Outcome::NeedsPerson("billing"));
+        assert_eq!(of(credit), StepEnd::NeedsPerson("billing"));
         let too_long = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"prompt is too long"}"#;
-        assert_eq!(of(too_long), Outcome::NeedsPerson("invalid-request"));
+        assert_eq!(of(too_long), StepEnd::NeedsPerson("invalid-request"));
         let turns = r#"{"type":"result","subtype":"error_max_turns","is_error":false}"#;
-        assert_eq!(of(turns), Outcome::Failed);
+        assert_eq!(of(turns), StepEnd::Failed);
         assert_eq!(
             StepResult::of(AUTH).unwrap().describe(),
             "401 authentication_error: \"Invalid API key · Fix external API key\""
@@ -364,12 +364,12 @@ mod tests {
     fn gemini_results_are_read_in_the_same_fields() {
         let daily = StepResult::of(GEMINI_DAILY).unwrap();
         assert!(daily.is_error);
-        assert_eq!(daily.outcome(), Outcome::Transient);
+        assert_eq!(daily.outcome(), StepEnd::Transient);
         assert_eq!(daily.retry_after(), None);
         assert!(daily.describe().contains("exhausted your daily quota"));
         assert_eq!(
             StepResult::of(GEMINI_DONE).unwrap().outcome(),
-            Outcome::Done
+            StepEnd::Done
         );
         let gemini = |message: &str| {
             let line = serde_json::json!({"type": "result", "status": "error",
@@ -379,7 +379,7 @@ mod tests {
         let hourly = gemini(
             "[API Error: Quota exceeded for quota metric 'Generate Content API requests'.\nSuggested retry after 3600s.]",
         );
-        assert_eq!(hourly.outcome(), Outcome::Transient);
+        assert_eq!(hourly.outcome(), StepEnd::Transient);
         assert_eq!(
             hourly.retry_after(),
             Some(std::time::Duration::from_secs(3600))
@@ -391,18 +391,18 @@ mod tests {
         assert_eq!(gemini("retry after 5 minutes").retry_after(), None);
         assert_eq!(
             gemini("[API Error: API key not valid. Please pass a valid API key.]").outcome(),
-            Outcome::NeedsPerson("auth")
+            StepEnd::NeedsPerson("auth")
         );
         assert_eq!(
             gemini("[API Error: Permission denied: Consumer 'api_key:k' has been suspended.]")
                 .outcome(),
-            Outcome::NeedsPerson("auth")
+            StepEnd::NeedsPerson("auth")
         );
         assert_eq!(
             gemini("[API Error: Request contains an invalid argument.]").outcome(),
-            Outcome::NeedsPerson("invalid-request")
+            StepEnd::NeedsPerson("invalid-request")
         );
-        assert_eq!(gemini("something else broke").outcome(), Outcome::Failed);
+        assert_eq!(gemini("something else broke").outcome(), StepEnd::Failed);
         // Claude Code's results are read as before: no `error` object, no `status`.
         assert_eq!(StepResult::of(LIMIT).unwrap().retry_after(), None);
     }
@@ -426,7 +426,7 @@ mod tests {
         );
         assert_eq!(
             read_result(state, "my run", 8).unwrap().outcome(),
-            Outcome::Done
+            StepEnd::Done
         );
         assert_eq!(read_result(state, "my run", 9), None);
         assert_ne!(run_dir(state, "my run"), run_dir(state, "my run 2"));

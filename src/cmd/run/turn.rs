@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::Value;
 
-use crate::appserver::turn::{Effect, Outcome, Question, Spec, Turn};
+use crate::appserver::turn::{Effect, Question, Spec, Turn, TurnEnd};
 use crate::error::Exit;
 use crate::hook::agents::HookAgent;
 use crate::hook::event::{self, Extra};
@@ -142,7 +142,7 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
                 Effect::Send(message) => {
                     if let Err(err) = send(&mut stdin, &message) {
                         // Not our stdout's broken pipe (a clean exit): the app-server's end.
-                        done = Some(Outcome::Failed {
+                        done = Some(TurnEnd::Failed {
                             kind: "app_server".to_string(),
                             message: format!("the app-server exited before the turn ended ({err})"),
                         });
@@ -197,7 +197,7 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
                 }
             }
             Ok(Input::Closed) => {
-                break Outcome::Failed {
+                break TurnEnd::Failed {
                     kind: "app_server".to_string(),
                     message: "the app-server exited before the turn ended".to_string(),
                 };
@@ -225,7 +225,7 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break Outcome::Failed {
+                break TurnEnd::Failed {
                     kind: "app_server".to_string(),
                     message: "lost the app-server".to_string(),
                 };
@@ -234,12 +234,12 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
     };
     stop(&mut child, stdin);
     Ok(match outcome {
-        Outcome::Completed(_) => Exit::Yes,
-        Outcome::Failed { kind, message } => {
+        TurnEnd::Completed(_) => Exit::Yes,
+        TurnEnd::Failed { kind, message } => {
             output::line(format!("autoctl: the turn failed ({kind}): {message}"))?;
             Exit::No
         }
-        Outcome::Interrupted => {
+        TurnEnd::Interrupted => {
             output::line("autoctl: the turn was interrupted")?;
             Exit::No
         }

@@ -1218,11 +1218,11 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
 /// Returns whether it decided; a step that ran to its end is the caller's (no signal: it
 /// exited).
 fn shell_step_failed(t: &mut Tick<'_>, result: &crate::supervise::stream::StepResult) -> bool {
-    use crate::supervise::stream::Outcome;
+    use crate::supervise::stream::StepEnd;
     let kind = match result.outcome() {
-        Outcome::Done | Outcome::Failed => return false,
-        Outcome::NeedsPerson(kind) => Some(kind),
-        Outcome::Transient => None,
+        StepEnd::Done | StepEnd::Failed => return false,
+        StepEnd::NeedsPerson(kind) => Some(kind),
+        StepEnd::Transient => None,
     };
     let Some(step) = t.run.dispatch.dispatched.take() else {
         return false;
