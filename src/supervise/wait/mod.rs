@@ -1382,7 +1382,7 @@ pub fn half_typed(prompt_line: &str, text: &str) -> bool {
 }
 
 /// One tick of the wait core with its timeout clock: [`decide`], then the clock settled for
-/// its ruling ([`settle_clock`], up to the maximum of the wait that paused it). The one owner
+/// its ruling (`settle_clock`, up to the maximum of the wait that paused it). The one owner
 /// of the paused clock: `run tick`, `run watch` and `stall check` all decide their waits
 /// here. `since` is the open pause and `waited` the seconds of closed pauses
 /// ([`crate::supervise::stall::StallState::clock_paused_since`] and `clock_paused_seconds`).
