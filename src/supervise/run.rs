@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::protocol::stop::StopReason;
+
 use crate::pane::Agent;
 use crate::supervise::channels::{Source, SourceCounts, Startup};
 use crate::supervise::governor;
@@ -268,91 +270,6 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// Why a run ended: its `stop_reason`, stored and printed as one word. A stop file's reasons
-/// ([`crate::protocol::stop::REASONS`]) and the ends only a tick or `run start` names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopReason {
-    /// The loop completed: a `(stop)` signal, or the agent removed its signal at loop exit.
-    Complete,
-    /// The loop's iteration reached `--max-iterations`.
-    MaxIterations,
-    /// Supervised time (quota waits excluded) reached `--timeout`.
-    Timeout,
-    /// A person asked (`run stop`, `stop write`).
-    UserStop,
-    /// The stall core's recoveries are spent.
-    StallLimit,
-    /// The agent repeated its reasoning ([`crate::supervise::stall::reasoning`]).
-    ReasoningLoop,
-    /// The iteration reached `--max-compactions`.
-    CompactionLimit,
-    /// The agent exited once more after its stall recoveries were spent on starting it again.
-    RestartLimit,
-    /// The agent exited before the loop finished.
-    AgentExited,
-    /// The task directory is gone.
-    TaskDirGone,
-    /// The pane is gone (or dead with nothing to start again).
-    PaneGone,
-    /// `run start --launch` could not start the agent.
-    LaunchFailed,
-    /// A stop file that cannot be read: it still means stop.
-    Unknown,
-    /// A word none of the above is (a row written by another release): kept as it was.
-    Other(String),
-}
-
-impl StopReason {
-    const WORDS: [(StopReason, &'static str); 13] = [
-        (StopReason::Complete, "complete"),
-        (StopReason::MaxIterations, "max_iterations"),
-        (StopReason::Timeout, "timeout"),
-        (StopReason::UserStop, "user_stop"),
-        (StopReason::StallLimit, "stall_limit"),
-        (StopReason::ReasoningLoop, "reasoning_loop"),
-        (StopReason::CompactionLimit, "compaction_limit"),
-        (StopReason::RestartLimit, "restart_limit"),
-        (StopReason::AgentExited, "agent_exited"),
-        (StopReason::TaskDirGone, "task_dir_gone"),
-        (StopReason::PaneGone, "pane_gone"),
-        (StopReason::LaunchFailed, "launch_failed"),
-        (StopReason::Unknown, "unknown"),
-    ];
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            StopReason::Other(word) => word,
-            known => {
-                StopReason::WORDS
-                    .iter()
-                    .find(|(reason, _)| reason == known)
-                    .expect("every reason but Other has its word")
-                    .1
-            }
-        }
-    }
-
-    /// The reason a word names (a stop file's, a stored row's).
-    pub fn parse(word: &str) -> StopReason {
-        StopReason::WORDS
-            .iter()
-            .find(|(_, w)| *w == word)
-            .map_or_else(|| StopReason::Other(word.to_string()), |(r, _)| r.clone())
-    }
-}
-
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for StopReason {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
 /// One registered loop: the row of `task_auto`. What `run start` registered ([`NewRun`]),
 /// where the loop is, each core's state, and the claim of the tick that holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -513,26 +430,6 @@ pub(crate) mod tests {
 
     fn at(secs: i64) -> Time {
         DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()
-    }
-
-    #[test]
-    fn every_stop_reason_reads_back_as_itself_and_a_stop_files_reasons_are_known() {
-        for (reason, word) in StopReason::WORDS {
-            assert_eq!(reason.as_str(), word);
-            assert_eq!(StopReason::parse(word), reason);
-        }
-        for word in crate::protocol::stop::REASONS {
-            assert!(
-                !matches!(StopReason::parse(word), StopReason::Other(_)),
-                "{word}"
-            );
-        }
-        // A word of another release is kept as it was, not lost.
-        assert_eq!(StopReason::parse("done").as_str(), "done");
-        assert_eq!(
-            serde_json::to_string(&StopReason::StallLimit).unwrap(),
-            "\"stall_limit\""
-        );
     }
 
     pub(crate) fn sample() -> NewRun {

@@ -42,7 +42,7 @@ pub mod step_timeout;
 
 use crate::pane::view::{MessageMark, PaneView};
 use crate::pane::{Action, Class};
-use crate::supervise::run::StopReason;
+use crate::protocol::stop::StopReason;
 use crate::time::Time;
 use reasoning::RepeatState;
 

@@ -1,5 +1,5 @@
 //! The reasoning loop (seed 002, "Stall Detection & Recovery"): the same agent message
-//! [`REPEAT_LIMIT`] times in a row is a stop with [`StopReason::ReasoningLoop`](crate::supervise::run::StopReason::ReasoningLoop) — a loop that repeats
+//! [`REPEAT_LIMIT`] times in a row is a stop with [`StopReason::ReasoningLoop`](crate::protocol::stop::StopReason::ReasoningLoop) — a loop that repeats
 //! itself makes no progress however much the screen changes.
 //!
 //! Each new agent message on a Claude Code screen ([`crate::pane::message`]) is counted once
