@@ -115,11 +115,11 @@ fn user_database_home() -> Option<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     // /proc/self belongs to the process's (effective) user.
     let uid = std::fs::metadata("/proc/self").ok()?.uid();
-    let mut path = PathBuf::from("/etc/passwd");
     #[cfg(debug_assertions)]
-    if let Some(test) = std::env::var_os("AUTOCTL_TEST_PASSWD").filter(|v| !v.is_empty()) {
-        path = PathBuf::from(test);
-    }
+    let test = std::env::var_os("AUTOCTL_TEST_PASSWD").filter(|v| !v.is_empty());
+    #[cfg(not(debug_assertions))]
+    let test: Option<std::ffi::OsString> = None;
+    let path = test.map_or_else(|| PathBuf::from("/etc/passwd"), PathBuf::from);
     let text = std::fs::read_to_string(path).ok()?;
     passwd_home(&text, uid)
 }
