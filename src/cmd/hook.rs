@@ -259,10 +259,14 @@ pub fn run(command: HookCommand) -> Result<Exit> {
         HookCommand::Install(args) => return install(&args),
         HookCommand::Event(args) => {
             let lines = match read_stdin() {
-                Ok(bytes) => {
-                    crate::cmd::policy::log_permission_denied(&bytes);
-                    event::record_bytes(args.agent.agent, &bytes, None)
-                }
+                // Parsed once: the decision log and the record read the same value.
+                Ok(bytes) => match crate::hook::session::parse_value(&bytes) {
+                    Ok(value) => {
+                        crate::cmd::policy::log_permission_denied(&value);
+                        event::record_value(args.agent.agent, value, None)
+                    }
+                    Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
+                },
                 Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
             };
             for line in lines {

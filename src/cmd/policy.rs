@@ -731,8 +731,11 @@ fn permission_answer(
     agent: Option<HookAgent>,
     deadline: Instant,
 ) -> Result<(Option<String>, After), String> {
-    let bytes = read_payload()?;
-    let call = request::parse(&bytes)?;
+    let raw = read_payload()?;
+    // The payload is parsed once: the call is read from the value, and the session's record
+    // from the same value after the answer is out.
+    let value = crate::protocol::document::parse_json(&raw).map_err(|p| p.to_string())?;
+    let call = request::event_from_ref(&value, "PermissionRequest")?;
     let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
     // Codex asks here in Claude Code's shape (its shell calls are `Bash` too); a Codex patch
     // or another agent's tool is decided part by part.
@@ -786,7 +789,14 @@ fn permission_answer(
             &decision.rule,
             None,
         );
-        record_state(agent, &bytes, Some(outcome));
+        // The session's hook state: working when the call runs or was denied,
+        // waiting-for-permission when the agent shows its prompt.
+        if let Ok((agent, payload)) = event::payload_of(Some(agent), value) {
+            let extra = Some(event::Extra::Permission(outcome));
+            for line in event::record_payload_quietly(agent, &payload, extra) {
+                output::warn(&line);
+            }
+        }
     });
     Ok((output_json, after))
 }
@@ -903,10 +913,7 @@ fn log_call(call: &request::Call, event: &str, decision: &str, rule: &str, reaso
 /// `hook event` with a PermissionDenied payload (the agent denied a call itself: its
 /// auto-mode classifier, a rule of its own, or a hook): the decision log gets it beside the
 /// hooks' own decisions. Anything else, or a payload without a tool, is not logged.
-pub fn log_permission_denied(bytes: &[u8]) {
-    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
-        return;
-    };
+pub fn log_permission_denied(value: &Value) {
     if value.get("hook_event_name").and_then(Value::as_str) != Some("PermissionDenied") {
         return;
     }
@@ -925,12 +932,4 @@ pub fn log_permission_denied(bytes: &[u8]) {
     };
     let reason = text("reason").or_else(|| text("message"));
     log_call(&call, "PermissionDenied", "deny", "agent", reason);
-}
-
-/// After the answer is out: the session's hook state (working when the call runs or was
-/// denied, waiting-for-permission when the agent shows its prompt).
-fn record_state(agent: HookAgent, payload: &[u8], outcome: Option<Permission>) {
-    for line in event::record_quietly(Some(agent), payload, outcome.map(event::Extra::Permission)) {
-        output::warn(&line);
-    }
 }

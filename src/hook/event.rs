@@ -1,5 +1,5 @@
 //! The edge of `autoctl hook event`, and the one call every other hook command uses to record
-//! the session's state ([`record_bytes`]): `hook stop` (the Stop, and whether its loop
+//! the session's state ([`record_value`]): `hook stop` (the Stop, and whether its loop
 //! continued the session), `hook stop-failure`, and `hook permission-request` (the policy's
 //! answer).
 //!
@@ -10,6 +10,8 @@
 //! ([`crate::hook::agents`]), and the record keeps whose hooks reported.
 
 use std::path::PathBuf;
+
+use serde_json::Value;
 
 use super::agents::{self, HookAgent};
 use super::run;
@@ -26,10 +28,11 @@ pub enum Extra {
     Continued(u64),
 }
 
-/// Record one hook payload (the bytes the agent wrote on stdin; `agent`: `--agent`, else read
-/// from the payload). Returns the lines to print on stderr (empty when all went well).
-pub fn record_bytes(agent: Option<HookAgent>, bytes: &[u8], extra: Option<Extra>) -> Vec<String> {
-    match parse(agent, bytes) {
+/// Record one hook payload, parsed once by the door ([`session::parse_value`]: a JSON object,
+/// in its agent's own vocabulary; `agent`: `--agent`, else read from the payload). Returns the
+/// lines to print on stderr (empty when all went well).
+pub fn record_value(agent: Option<HookAgent>, value: Value, extra: Option<Extra>) -> Vec<String> {
+    match payload_of(agent, value) {
         Ok((agent, payload)) => record(agent, &payload, extra),
         Err(problem) => vec![format!("hook event: {problem}; nothing recorded")],
     }
@@ -60,13 +63,17 @@ pub fn record_payload_quietly(
 
 /// A payload of any agent, in Claude Code's vocabulary, and whose it is.
 pub fn parse(agent: Option<HookAgent>, bytes: &[u8]) -> Result<(HookAgent, Payload), String> {
-    let value = session::parse_value(bytes)?;
+    payload_of(agent, session::parse_value(bytes)?)
+}
+
+/// [`parse`] from a parsed payload object in its agent's own vocabulary.
+pub fn payload_of(agent: Option<HookAgent>, value: Value) -> Result<(HookAgent, Payload), String> {
     let agent = HookAgent::of(agent, &value);
     let value = agents::event_payload(agent, value);
     session::from_value(value).map(|payload| (agent, payload))
 }
 
-/// Record one parsed payload of `agent` (see [`record_bytes`]).
+/// Record one parsed payload of `agent` (see [`record_value`]).
 pub fn record(agent: HookAgent, payload: &Payload, extra: Option<Extra>) -> Vec<String> {
     record_via(agent, None, payload, extra)
 }

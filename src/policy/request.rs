@@ -68,6 +68,21 @@ pub fn event_from_value(value: Value, expected: &str) -> Result<Call, String> {
         return Err("the payload is not a JSON object".to_string());
     }
     let call: Call = serde_json::from_value(value).map_err(|err| format!("payload: {err}"))?;
+    checked(call, expected)
+}
+
+/// [`event_from_value`] from a value the door keeps (to record the session from it after
+/// answering): the call's fields are copied out of it.
+pub fn event_from_ref(value: &Value, expected: &str) -> Result<Call, String> {
+    if !value.is_object() {
+        return Err("the payload is not a JSON object".to_string());
+    }
+    let call = Call::deserialize(value).map_err(|err| format!("payload: {err}"))?;
+    checked(call, expected)
+}
+
+/// A call read from a payload, if its tool input is an object and it names `expected`.
+fn checked(call: Call, expected: &str) -> Result<Call, String> {
     if !(call.tool_input.is_object() || call.tool_input.is_null()) {
         return Err("tool_input is not an object".to_string());
     }
