@@ -547,4 +547,55 @@ mod tests {
         assert_eq!(w.billing.as_deref(), Some("credit balance is too low"));
         assert_eq!(read("", now(), Zone::Utc), Waiting::default());
     }
+
+    /// What every checked-in capture says about waiting, as recorded in
+    /// `tests/fixtures/panes/waiting.jsonl` (`AUTOCTL_UPDATE=1 cargo test --lib waiting`
+    /// rewrites it): wording moved between Rust and the rules file must not change a reading.
+    #[test]
+    fn every_capture_reads_as_recorded() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/panes");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() && !path.ends_with("capture-tools") {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "txt") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        assert!(files.len() >= 500, "{} captures", files.len());
+        let mut got = String::new();
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let w = read(&String::from_utf8_lossy(&bytes), now(), Zone::Utc);
+            let line = serde_json::json!({
+                "file": path.strip_prefix(&root).unwrap().to_string_lossy(),
+                "waiting": w,
+                "last_line": w.last_line,
+            });
+            got.push_str(&line.to_string());
+            got.push('\n');
+        }
+        let recorded = root.join("waiting.jsonl");
+        if std::env::var_os("AUTOCTL_UPDATE").is_some_and(|v| v == "1") {
+            std::fs::write(&recorded, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&recorded).unwrap_or_default();
+        let differ: Vec<&str> = got
+            .lines()
+            .filter(|line| !want.lines().any(|w| w == *line))
+            .take(5)
+            .collect();
+        assert!(
+            got == want,
+            "{} captures; readings that differ from {}:\n{}",
+            files.len(),
+            recorded.display(),
+            differ.join("\n")
+        );
+    }
 }
