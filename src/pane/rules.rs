@@ -220,6 +220,10 @@ pub const REQUIRED_FACTS: &[&str] = &[
     "question-aside",
     "no-loss",
     "prompt-echo",
+    "stream-billing",
+    "stream-error-clears",
+    "stream-error-auth",
+    "stream-error-invalid-request",
 ];
 
 impl Facts {

@@ -25,10 +25,17 @@
 //! handler, so the quota error ends the turn): the step is typed again after the delay Gemini
 //! names ("Suggested retry after 3600s."), or after the backoff when it names none (a daily
 //! quota). [`StepResult::of`] reads both shapes into the same fields.
+//!
+//! The words of an error's text are data, facts of the pane rules (`rules/pane-rules.json`)
+//! with their examples: `stream-billing` (either agent), and for Gemini's status-less errors
+//! `stream-error-clears`, `stream-error-auth`, `stream-error-invalid-request`, read in that
+//! order. Claude Code's status codes and error types are its API and stay here.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::pane::rules::{Facts, RuleSet};
 
 /// Stream files kept per run (the newest ones).
 pub const KEEP: u64 = 5;
@@ -126,21 +133,29 @@ impl StepResult {
         Some(std::time::Duration::from_secs(digits.parse().ok()?))
     }
 
+    /// How the step ended, by the embedded pane rules' stream facts.
     pub fn outcome(&self) -> StepEnd {
+        self.outcome_with(&RuleSet::embedded().facts)
+    }
+
+    /// [`StepResult::outcome`] with the wording of a rule set: the words of an error's text
+    /// are data (`stream-billing`, `stream-error-clears`, `stream-error-auth`,
+    /// `stream-error-invalid-request`); its status code and type are Claude Code's API.
+    pub fn outcome_with(&self, facts: &Facts) -> StepEnd {
         if !self.is_error {
             return match self.subtype.as_deref() {
                 None | Some("success") => StepEnd::Done,
                 Some(_) => StepEnd::Failed,
             };
         }
-        let text = self.result.as_deref().unwrap_or("").to_lowercase();
-        if text.contains("credit balance")
+        let text = self.result.as_deref().unwrap_or("");
+        if facts.get("stream-billing").is_match(text)
             || self.api_error_type.as_deref() == Some("billing_error")
         {
             return StepEnd::NeedsPerson("billing");
         }
         if self.error.is_some() {
-            return gemini_outcome(&text);
+            return gemini_outcome(text, facts);
         }
         match (self.api_error_status, self.api_error_type.as_deref()) {
             (Some(401 | 403), _) | (_, Some("authentication_error" | "permission_error")) => {
@@ -191,44 +206,16 @@ impl StepResult {
     }
 }
 
-/// A Gemini CLI error by its message (it carries no status code): a usage limit, rate limit
-/// or server error clears by itself (its quota message also says "switch to another /auth
-/// method", so it is read first); a refused key or a request the API rejects needs a person.
-fn gemini_outcome(text: &str) -> StepEnd {
-    let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
-    if any(&[
-        "quota",
-        "usage limit",
-        "resource_exhausted",
-        "rate limit",
-        "high demand",
-        "capacity",
-        "429",
-        "500",
-        "503",
-        "internal error",
-        "unavailable",
-        "overloaded",
-    ]) {
+/// A Gemini CLI error by its message (it carries no status code), by the stream facts of the
+/// pane rules: a usage limit, rate limit or server error clears by itself (its quota message
+/// also says "switch to another /auth method", so it is read first); a refused key or a
+/// request the API rejects needs a person.
+fn gemini_outcome(text: &str, facts: &Facts) -> StepEnd {
+    if facts.get("stream-error-clears").is_match(text) {
         StepEnd::Transient
-    } else if any(&[
-        "api key",
-        "permission denied",
-        "permission_denied",
-        "unauthenticated",
-        "401",
-        "403",
-        "login",
-        "auth",
-    ]) {
+    } else if facts.get("stream-error-auth").is_match(text) {
         StepEnd::NeedsPerson("auth")
-    } else if any(&[
-        "invalid argument",
-        "invalid_argument",
-        "not found",
-        "400",
-        "404",
-    ]) {
+    } else if facts.get("stream-error-invalid-request").is_match(text) {
         StepEnd::NeedsPerson("invalid-request")
     } else {
         StepEnd::Failed
@@ -434,5 +421,129 @@ mod tests {
             crate::hook::settings::parse(&std::fs::read_to_string(settings_path(state)).unwrap())
                 .unwrap();
         assert!(crate::hook::settings::wires(&settings, "Stop", "stop"));
+    }
+
+    /// The word lists the stream reader held in Rust until they became facts of the pane
+    /// rules (main 3c813f8), kept as the reference the facts must agree with.
+    fn word_list_outcome(result: &StepResult) -> StepEnd {
+        let text = result.result.as_deref().unwrap_or("").to_lowercase();
+        let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
+        if !result.is_error {
+            return result.outcome();
+        }
+        if text.contains("credit balance")
+            || result.api_error_type.as_deref() == Some("billing_error")
+        {
+            return StepEnd::NeedsPerson("billing");
+        }
+        if result.error.is_none() {
+            return result.outcome();
+        }
+        if any(&[
+            "quota",
+            "usage limit",
+            "resource_exhausted",
+            "rate limit",
+            "high demand",
+            "capacity",
+            "429",
+            "500",
+            "503",
+            "internal error",
+            "unavailable",
+            "overloaded",
+        ]) {
+            StepEnd::Transient
+        } else if any(&[
+            "api key",
+            "permission denied",
+            "permission_denied",
+            "unauthenticated",
+            "401",
+            "403",
+            "login",
+            "auth",
+        ]) {
+            StepEnd::NeedsPerson("auth")
+        } else if any(&[
+            "invalid argument",
+            "invalid_argument",
+            "not found",
+            "400",
+            "404",
+        ]) {
+            StepEnd::NeedsPerson("invalid-request")
+        } else {
+            StepEnd::Failed
+        }
+    }
+
+    /// Words of every list, in any case, and text around them.
+    fn message() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let word = prop::sample::select(vec![
+            "quota",
+            "Usage Limit",
+            "RESOURCE_EXHAUSTED",
+            "rate limit",
+            "high demand",
+            "Capacity",
+            "429",
+            "500",
+            "503",
+            "Internal Error",
+            "UNAVAILABLE",
+            "overloaded",
+            "API key",
+            "Permission denied",
+            "PERMISSION_DENIED",
+            "unauthenticated",
+            "401",
+            "403",
+            "Login",
+            "/auth",
+            "invalid argument",
+            "INVALID_ARGUMENT",
+            "not found",
+            "400",
+            "404",
+            "credit balance",
+            "Credit Balance is too low",
+            "[API Error: ",
+            "\n",
+            " ",
+        ])
+        .prop_map(str::to_string);
+        let filler = "[a-zA-Z0-9 .:_/\\[\\]-]{0,12}";
+        proptest::collection::vec(prop_oneof![word, filler.prop_map(|s| s)], 0..6)
+            .prop_map(|parts| parts.concat())
+    }
+
+    proptest::proptest! {
+        /// The stream facts decide every Gemini and Claude Code error as the word lists did.
+        #[test]
+        fn the_stream_facts_decide_as_the_word_lists_did(
+            text in message(),
+            gemini in proptest::bool::ANY,
+            status in proptest::option::of(proptest::sample::select(vec![400u16, 401, 402, 429, 500, 529])),
+        ) {
+            let result = if gemini {
+                StepResult {
+                    is_error: true,
+                    result: Some(text.clone()),
+                    status: Some("error".to_string()),
+                    error: Some(StreamError { kind: Some("unknown".into()), message: Some(text) }),
+                    ..StepResult::default()
+                }
+            } else {
+                StepResult {
+                    is_error: true,
+                    api_error_status: status,
+                    result: Some(text),
+                    ..StepResult::default()
+                }
+            };
+            proptest::prop_assert_eq!(result.outcome(), word_list_outcome(&result));
+        }
     }
 }
