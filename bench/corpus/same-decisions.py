@@ -14,7 +14,10 @@ approved probes lack a single-quoted or escaped `$` (item 4 of issue 24: must be
 differences go to WORKDIR/diff.jsonl. With PROGRAM_PROBES=1 it adds every program the
 destructive set's program table names (and a few neighbours) run with every one and every
 pair of a vocabulary of arguments, as the command and as a later word (`xargs PROGRAM …`):
-the proof a table entry moved from Rust to rules/policy.json decides as before.
+the proof a table entry moved from Rust to rules/policy.json decides as before. With
+LIST_PROBES=1 it adds every word of every list in the shell contexts the destructive reading
+knows (pipes, downloads run later, substitutions, redirections, SQL, searches, prompts,
+runners), and the words of the lists that reading uses in pairs.
 """
 import json, re, subprocess, sys, pathlib, os
 before, after = sys.argv[1], sys.argv[2]
@@ -66,6 +69,40 @@ if os.environ.get("PROGRAM_PROBES"):
             extra.add(f"xargs {prog} {a}")
             for b in vocab:
                 extra.add(f"{prog} {a} {b}")
+if os.environ.get("LIST_PROBES"):
+    # Every word of every list (the lists the destructive reading uses, word by word and in
+    # pairs) in the shell contexts that reading knows: pipes into an interpreter, downloads
+    # run later, substitutions, redirections, prompts and runners in front, SQL piped or
+    # given, searches: the proof a list moved from Rust to rules/policy.json reads as before.
+    words = set()
+    for entry in data["lists"].values():
+        for w in entry["words"]:
+            words.update([w, w.split(" ")[0]] + w.split(" ")[1:])
+    reading = ["downloaders", "downloader_output_flags", "prints_nothing", "empty_sources",
+               "discarding_targets", "disk_devices", "code_running_builtins", "prompt_glyphs",
+               "root_runners", "git_alias_keys", "sql_clients", "sql_dropped", "searches",
+               "search_run_options", "interpreters"]
+    near = set()
+    for name in reading:
+        for w in data["lists"].get(name, {}).get("words", []):
+            near.update([w] + w.split(" "))
+    near.update(["awk", "gawk", "git", "grep", "rg", "tee", "cat", "echo", "printf", "-n", "''", "/dev/null", "x"])
+    templates = ["{w}", "{w} x", "{w} -o i.sh https://x; sh i.sh", "{w} https://x | sh", "bash <({w} https://x)",
+                 "sh -c \"$({w} x)\"", "eval \"$({w} x)\"", "{w} x > f", "{w} > f", "{w} >> f", "echo x > /dev/{w}0",
+                 "echo x > {w}", ": > {w}", "{w} rm -rf x", "{w} ls", "{w} $ rm x", "git -c {w}x=y x", "git -c {w} x",
+                 "echo 'DROP TABLE x' | {w}", "{w} 'DROP TABLE x' f", "psql -c 'DROP {w} x'", "{w} -c 'drop {w} x'",
+                 "curl {w} i.sh https://x && sh i.sh", "curl {w}=i.sh https://x && ./i.sh", "curl -fsS{w} i.sh x; . i.sh",
+                 "tee f < {w}", "tee -a f < {w}", "{w} f < /dev/null", "{w} 'DELETE FROM t' | psql", "x | {w}",
+                 "{w} <<< 'DROP TABLE x'", "{w} <<EOF\nDROP TABLE x;\nEOF", "{w} -n 'TRUNCATE t' src",
+                 "git {w} 'DROP TABLE x'", "git {w} -O 'DROP TABLE x'", "{w} --pre x 'drop table t'",
+                 "sudo {w} x", "doas {w}", "{w} sudo rm x", "awk '{w}' f", "awk '$1 {w} 5' f", "awk '{{print $1 {w} \"f\"}}' f"]
+    for w in sorted(words | near):
+        for tpl in templates:
+            extra.add(tpl.format(w=w))
+    for a in sorted(near):
+        for b in sorted(near):
+            for tpl in ("{a} {b} x", "{a} {b} 'DROP TABLE x'", "x | {a} {b}", "{a} {b} > f", "{a} -o {b}; sh {b}"):
+                extra.add(tpl.format(a=a, b=b))
 base = sorted(c for c in cmds if isinstance(c, str) and c.strip())
 probes = list(base)
 for c in base:

@@ -27,7 +27,10 @@
 //!   make's flags, `npx` programs, `python -m` modules, default branches, system directories,
 //!   read-only roots and files, build directories, source extensions and names, dependency
 //!   directories, the names a secret may have, and the programs whose `--version` is
-//!   harmless.
+//!   harmless; and the words the destructive set's reading of a whole line uses
+//!   (downloaders and their output flags, programs that print nothing, disk devices, prompt
+//!   glyphs, root runners, SQL clients and searches, …), whose examples say the id they are
+//!   named by (`"match_is": "named:ID"` or `"not_named:ID"`).
 //!
 //! build.rs compiles all of it but the examples into the binary (nothing is parsed at
 //! start-up); the examples are checked both ways by [`super::examples`] (its tests and

@@ -22,7 +22,11 @@
 //! a device or with `-f`, `mv`, `sed -i`, inline code (`python3 -c`, `node -e`, `bash -c`,
 //! `eval`), process and system control, `sudo`, `ssh HOST COMMAND`, database and network
 //! writes, infrastructure, publishing and package removal, and the runners whose command is
-//! judged (`npx`, `pnpm dlx`). What stays here is what no single program's arguments say:
+//! judged (`npx`, `pnpm dlx`). What stays here is what no single program's arguments say —
+//! read from the shell's structure, with its words in `lists` of `rules/policy.json`
+//! (downloaders and their output flags, programs that print nothing, disk devices, prompt
+//! glyphs, root runners, git's alias keys, SQL clients, what `DROP` drops, searches and the
+//! options that make one run a program; each list's examples say which id they are named by):
 //!
 //! - a `>` redirection with no program or a program that prints nothing (`> f`, `: > f`,
 //!   `true > f`), `tee` fed from `/dev/null`, and writing to a disk device;
@@ -47,7 +51,12 @@
 //! Look-alikes that are not in the set: `git push` without force, `grep -rf list`,
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
-use super::data::{DESTRUCTIVE_PROGRAMS, Runs, judged_anywhere};
+use super::data::{
+    CODE_RUNNING_BUILTINS, DESTRUCTIVE_PROGRAMS, DISCARDING_TARGETS, DISK_DEVICES,
+    DOWNLOADER_OUTPUT_FLAGS, DOWNLOADERS, EMPTY_SOURCES, GIT_ALIAS_KEYS, PRINTS_NOTHING,
+    PROMPT_GLYPHS, ROOT_RUNNERS, Runs, SEARCH_RUN_OPTIONS, SEARCHES, SQL_CLIENTS, SQL_DROPPED,
+    judged_anywhere,
+};
 use crate::shell::{self, SimpleCommand, program};
 
 /// One destructive thing found in a command, named like the rules' destructive markers.
@@ -159,12 +168,11 @@ fn add(found: &mut Vec<Danger>, id: &'static str, words: &[String], explanation:
 }
 
 /// A transcript line starts with the prompt it was typed at (`$ rm -rf x`): the prompt glyph
-/// is not the program.
+/// (`lists.prompt_glyphs`) is not the program.
 fn skip_prompt(words: &[String]) -> &[String] {
-    let glyphs = ["$", "%", ">", "❯", "›", "»", "➜"];
     let n = words
         .iter()
-        .take_while(|w| glyphs.contains(&w.as_str()))
+        .take_while(|w| PROMPT_GLYPHS.contains(&w.as_str()))
         .count();
     &words[n..]
 }
@@ -179,7 +187,11 @@ fn judge_command(
     found: &mut Vec<Danger>,
 ) {
     let peeled = shell::peel(skip_prompt(expanded));
-    if peeled.runners.iter().any(|r| r == "sudo" || r == "doas") {
+    if peeled
+        .runners
+        .iter()
+        .any(|r| ROOT_RUNNERS.contains(&r.as_str()))
+    {
         add(found, "sudo", peeled.command, "runs with root privileges");
     }
     if peeled.runners.iter().any(|r| r == "eval") {
@@ -229,9 +241,12 @@ fn judge_command(
         );
     }
     if name == "git"
-        && words
-            .windows(2)
-            .any(|w| w[0] == "-c" && w[1].to_lowercase().starts_with("alias."))
+        && words.windows(2).any(|w| {
+            w[0] == "-c" && {
+                let key = w[1].to_lowercase();
+                GIT_ALIAS_KEYS.iter().any(|k| key.starts_with(k))
+            }
+        })
     {
         add(
             found,
@@ -385,9 +400,10 @@ fn judge_program(
 /// A `>` that only empties its target (`> f`, `: > f`, `true > f`, `cat /dev/null > f`), or
 /// writes to a disk device.
 fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Danger>) {
-    let reads_nothing = command.redirects.iter().any(|r| {
-        r.op == shell::RedirectOp::Read && matches!(r.target.as_str(), "/dev/null" | "/dev/zero")
-    });
+    let reads_nothing = command
+        .redirects
+        .iter()
+        .any(|r| r.op == shell::RedirectOp::Read && EMPTY_SOURCES.contains(&r.target.as_str()));
     if reads_nothing
         && words.first().is_some_and(|w| program(w) == "tee")
         && !words.iter().any(|w| w == "-a" || w == "--append")
@@ -405,10 +421,9 @@ fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Da
             continue;
         }
         let target = redirect.target.as_str();
-        if target.starts_with("/dev/")
-            && ["sd", "nvme", "hd", "disk", "mmcblk", "vd", "xvd"]
-                .iter()
-                .any(|d| target[5..].starts_with(d))
+        if target
+            .strip_prefix("/dev/")
+            .is_some_and(|device| DISK_DEVICES.iter().any(|d| device.starts_with(d)))
         {
             add(
                 found,
@@ -418,21 +433,16 @@ fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Da
             );
             continue;
         }
-        if matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr") || target.is_empty() {
+        if DISCARDING_TARGETS.contains(&target) || target.is_empty() {
             continue;
         }
         let appends = matches!(
             redirect.op,
             shell::RedirectOp::Append | shell::RedirectOp::AppendAll
         );
-        let empty = match words.first().map(|w| program(w)).as_deref() {
-            None => true,
-            Some(":" | "true" | "false") => true,
-            Some("cat") => words[1..].iter().all(|w| w == "/dev/null"),
-            Some("echo") => words[1..].iter().all(|w| w == "-n"),
-            Some("printf") => words[1..].iter().all(|w| w.is_empty()),
-            _ => false,
-        };
+        let empty = words
+            .first()
+            .is_none_or(|w| prints_nothing(&program(w), &words[1..]));
         // Once: the tokens are the whole command, and a line of a thousand `> x` would
         // otherwise build them a thousand times.
         if empty && !appends && !found.iter().any(|d| d.id == "overwrite") {
@@ -446,29 +456,50 @@ fn judge_redirects(command: &SimpleCommand, words: &[String], found: &mut Vec<Da
     }
 }
 
-/// The files a downloader writes: `-o FILE`, `-O FILE` (wget), `--output[-document]=FILE`,
-/// `> FILE`.
+/// Does `name` run with `args` print nothing (`lists.prints_nothing`: `PROGRAM` whatever its
+/// arguments, `PROGRAM ARG` when every argument is ARG, `''` the empty one)?
+fn prints_nothing(name: &str, args: &[String]) -> bool {
+    PRINTS_NOTHING
+        .iter()
+        .any(|entry| match entry.split_once(' ') {
+            None => *entry == name,
+            Some((program, arg)) => {
+                let arg = if arg == "''" { "" } else { arg };
+                program == name && args.iter().all(|a| a == arg)
+            }
+        })
+}
+
+/// The files a downloader writes: after one of `lists.downloader_output_flags` (`-o FILE`,
+/// `-O FILE` for wget, `--output-document=FILE`, a cluster of short options ending in one:
+/// `-fsSLo FILE`), and `> FILE`.
 fn output_files(args: &[String]) -> Vec<String> {
     let mut files = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
-        let value = match arg {
-            "-o" | "-O" | "--output" | "--output-document" | ">" | ">>" => args.get(i + 1).cloned(),
-            // A cluster ending in the option: `-fsSLo FILE`.
-            _ if arg.starts_with('-')
-                && !arg.starts_with("--")
-                && (arg.ends_with('o') || arg.ends_with('O')) =>
-            {
-                args.get(i + 1).cloned()
-            }
-            _ => arg
-                .strip_prefix("--output=")
-                .or_else(|| arg.strip_prefix("--output-document="))
+        // A cluster ending in a short one of the flags: `-fsSLo FILE`.
+        let cluster = || {
+            !arg.starts_with("--")
+                && arg.len() > 1
+                && DOWNLOADER_OUTPUT_FLAGS
+                    .iter()
+                    .any(|f| f.len() == 2 && !f.starts_with("--") && arg.ends_with(&f[1..]))
+        };
+        let value = if DOWNLOADER_OUTPUT_FLAGS.contains(&arg)
+            || matches!(arg, ">" | ">>")
+            || (arg.starts_with('-') && cluster())
+        {
+            args.get(i + 1).cloned()
+        } else {
+            DOWNLOADER_OUTPUT_FLAGS
+                .iter()
+                .filter(|f| f.starts_with("--"))
+                .find_map(|f| arg.strip_prefix(f)?.strip_prefix('='))
                 .or_else(|| arg.strip_prefix(">>"))
                 .or_else(|| arg.strip_prefix('>'))
                 .filter(|v| !v.is_empty())
-                .map(str::to_string),
+                .map(str::to_string)
         };
         if let Some(file) = value.filter(|v| v != "-") {
             files.push(program(&file));
@@ -478,18 +509,17 @@ fn output_files(args: &[String]) -> Vec<String> {
     files
 }
 
+/// `lists.downloaders`.
 fn is_downloader(name: &str) -> bool {
-    matches!(
-        name,
-        "curl" | "wget" | "fetch" | "aria2c" | "http" | "https" | "xh" | "lynx" | "iwr"
-    )
+    DOWNLOADERS.contains(&name)
 }
 
 /// A program that runs code it is given: the policy's interpreters
-/// ([`super::programs::is_interpreter`], one list for both questions) and the shell builtins
-/// and PowerShell's `iex` that run a string or a file in the current shell.
+/// ([`super::programs::is_interpreter`], one list for both questions) and
+/// `lists.code_running_builtins` (the shell builtins and PowerShell's `iex` that run a string
+/// or a file in the current shell).
 fn is_interpreter(name: &str) -> bool {
-    matches!(name, "eval" | "source" | "." | "iex") || super::programs::is_interpreter(name)
+    CODE_RUNNING_BUILTINS.contains(&name) || super::programs::is_interpreter(name)
 }
 
 /// Does a substitution body run a downloader (at any depth the reader follows)? Read without
@@ -629,75 +659,47 @@ fn runs_sql_client(words: &[String]) -> bool {
     !is_search(words) && words.iter().any(|w| is_sql_client(&program(w)))
 }
 
-/// Programs whose arguments and standard input are SQL for a database.
+/// Programs whose arguments and standard input are SQL for a database (`lists.sql_clients`).
 fn is_sql_client(name: &str) -> bool {
-    matches!(
-        name,
-        "psql"
-            | "pgcli"
-            | "mysql"
-            | "mariadb"
-            | "mycli"
-            | "mysqlsh"
-            | "sqlite3"
-            | "sqlite"
-            | "litecli"
-            | "duckdb"
-            | "sqlcmd"
-            | "osql"
-            | "isql"
-            | "sqlplus"
-            | "usql"
-            | "vsql"
-            | "cockroach"
-            | "clickhouse"
-            | "clickhouse-client"
-            | "cqlsh"
-            | "bq"
-            | "snowsql"
-            | "trino"
-            | "presto"
-            | "spark-sql"
-            | "beeline"
-            | "hive"
-            | "impala-shell"
-            | "db2"
-            | "turso"
-            | "wrangler"
-            | "prisma"
-    )
+    SQL_CLIENTS.contains(&name)
 }
 
-/// A read-only search: its operands are patterns and files, and it runs nothing (`grep`,
-/// `rg`, `ag`, `ack`, `git grep`, `git log -S…`). Options that run a program or write a file
-/// (`rg --pre`, `git grep -O`, `git log --output`, `git -c`) make it something else.
+/// A read-only search (`lists.searches`): its operands are patterns and files, and it runs
+/// nothing (`grep`, `rg`, `ag`, `ack`, `git grep`, `git log -S…`). git is one only without
+/// a global option that takes a value (`git -c`, `-C`); an option of
+/// `lists.search_run_options` (`rg --pre`, `git grep -O`, `git log --output`) makes it
+/// something else.
 fn is_search(words: &[String]) -> bool {
     let Some(first) = words.first() else {
         return false;
     };
     let args = &words[1..];
-    let has = |prefixes: &[&str]| {
-        args.iter()
-            .any(|a| prefixes.iter().any(|p| a.starts_with(p)))
-    };
-    match program(first).as_str() {
-        "grep" | "egrep" | "fgrep" | "zgrep" | "ag" | "ack" | "ack-grep" => true,
-        "rg" => !has(&["--pre"]),
-        "git" => {
-            let sub = args.iter().position(|a| !a.starts_with('-'));
-            let global = &args[..sub.unwrap_or(args.len())];
-            let plain = global
-                .iter()
-                .all(|a| !shell::GIT_GLOBAL_WITH_VALUE.contains(&a.as_str()));
-            plain
-                && match sub.map(|i| args[i].as_str()) {
-                    Some("grep") => !has(&["-O", "--open-files-in-pager"]),
-                    Some("log") => !has(&["--output"]),
-                    _ => false,
-                }
+    let name = program(first);
+    let (searcher, options) = if name == "git" {
+        let sub = args.iter().position(|a| !a.starts_with('-'));
+        let global = &args[..sub.unwrap_or(args.len())];
+        if global
+            .iter()
+            .any(|a| shell::GIT_GLOBAL_WITH_VALUE.contains(&a.as_str()))
+        {
+            return false;
         }
-        _ => false,
-    }
+        let Some(sub) = sub else {
+            return false;
+        };
+        (format!("git {}", args[sub]), args)
+    } else if name.contains(' ') {
+        // Only `git SUBCOMMAND` entries hold a space: a program named `git grep` is none.
+        return false;
+    } else {
+        (name, args)
+    };
+    SEARCHES.contains(&searcher.as_str())
+        && !SEARCH_RUN_OPTIONS.iter().any(|entry| {
+            entry.rsplit_once(' ').is_some_and(|(who, option)| {
+                who == searcher && options.iter().any(|a| a.starts_with(option))
+            })
+        })
 }
 
 /// SQL that drops or empties tables, in any ASCII case and as whole words: `DROP TABLE`
@@ -734,11 +736,6 @@ fn sql_drop(text: &str) -> bool {
         at(i, "delete") && spaces(i + 6).is_some_and(|j| at(j, "from") && ends(j + 4))
     })
 }
-
-/// What `DROP …` drops, as [`sql_drop`] names it.
-const SQL_DROPPED: &[&str] = &[
-    "table", "database", "schema", "index", "view", "user", "role", "column", "owned",
-];
 
 #[cfg(test)]
 mod tests {

@@ -233,19 +233,46 @@ fn own_programs(label: &str, entry: &Value, report: &mut Report) {
 /// Every example of `rules/policy.json`, judged with the built-in rules alone.
 pub fn builtin() -> Report {
     let data: Value = serde_json::from_str(BUILTIN_SOURCE).expect("rules/policy.json is JSON");
+    check_data(&data)
+}
+
+/// What a list's examples say (`match_is`): its `match` examples are decided as the first
+/// want and its `not_match` ones as the second. `allow` and `refuse` speak of approval;
+/// `named:ID` and `not_named:ID` of the destructive set (for the lists the destructive
+/// reading uses: a match is named ID and not approved, a not_match is not named ID; or the
+/// other way round), where ID is on the one list of destructive ids.
+fn list_wants(match_is: Option<&str>) -> Result<(Want<'_>, Want<'_>), String> {
+    let known = |id: &str| super::data::DESTRUCTIVE_IDS.contains(&id);
+    match match_is {
+        Some("allow") => Ok((Want::Approved, Want::NotApproved)),
+        Some("refuse") => Ok((Want::NotApproved, Want::Approved)),
+        Some(other) => match other.split_once(':') {
+            Some(("named", id)) if known(id) => Ok((Want::Named(id), Want::NotNamed(id))),
+            Some(("not_named", id)) if known(id) => Ok((Want::NotNamed(id), Want::Named(id))),
+            _ => Err(format!(
+                "match_is {other:?} is not allow, refuse, named:ID or not_named:ID of a destructive id"
+            )),
+        },
+        None => Err("match_is is missing".to_string()),
+    }
+}
+
+/// Every example of `data` (the shape of `rules/policy.json`), judged with the built-in
+/// rules alone.
+fn check_data(data: &Value) -> Report {
     let policy = Policy::builtin();
     let mut report = Report::default();
     let r = &mut report;
-    for rule in list(&data, "rules") {
+    for rule in list(data, "rules") {
         let id = rule["id"].as_str().unwrap_or_default();
         approving(&policy, &format!("rules.{id}"), id, rule, r);
     }
-    for program in list(&data, "read_only_programs") {
+    for program in list(data, "read_only_programs") {
         let label = format!("read_only_programs {}", program["programs"]);
         approving(&policy, &label, "read-only", program, r);
         own_programs("read_only_programs", program, r);
     }
-    for tool in list(&data, "runner_tools") {
+    for tool in list(data, "runner_tools") {
         let label = format!("runner_tools {}", tool["programs"]);
         approving(&policy, &label, "runner", tool, r);
         own_programs("runner_tools", tool, r);
@@ -256,11 +283,10 @@ pub fn builtin() -> Report {
     }
     for (name, entry) in data["lists"].as_object().into_iter().flatten() {
         let label = format!("lists.{name}");
-        let (matches, others) = match entry["match_is"].as_str() {
-            Some("allow") => (Want::Approved, Want::NotApproved),
-            Some("refuse") => (Want::NotApproved, Want::Approved),
-            other => {
-                r.wrong.push(format!("{label}: match_is {other:?}"));
+        let (matches, others) = match list_wants(entry["match_is"].as_str()) {
+            Ok(wants) => wants,
+            Err(why) => {
+                r.wrong.push(format!("{label}: {why}"));
                 continue;
             }
         };
@@ -276,7 +302,7 @@ pub fn builtin() -> Report {
         );
     }
     for field in ["secret_names", "sensitive_names"] {
-        for entry in list(&data, field) {
+        for entry in list(data, field) {
             let why = entry["why"].as_str().unwrap_or_default();
             let label = format!("{field} {why}");
             needs_both(&label, entry, r);
@@ -293,7 +319,7 @@ pub fn builtin() -> Report {
             );
         }
     }
-    for entry in list(&data, "destructive") {
+    for entry in list(data, "destructive") {
         // A screen's markers are named on a permission screen only (rules/pane-rules.json).
         if entry["door"] == "screen" {
             continue;
@@ -322,7 +348,7 @@ pub fn builtin() -> Report {
             r,
         );
     }
-    for entry in list(&data, "destructive_programs") {
+    for entry in list(data, "destructive_programs") {
         let id = entry["id"].as_str().unwrap_or_default();
         let label = format!("destructive_programs {} {id}", entry["programs"]);
         needs_both(&label, entry, r);
@@ -434,6 +460,36 @@ mod tests {
         check_examples(&policy, "e", "match", &rm, Want::Named("rm"), f);
         check_examples(&policy, "f", "not_match", &ls, Want::NotNamed("rm"), f);
         assert!(fine.wrong.is_empty(), "{:#?}", fine.wrong);
+    }
+
+    /// A list's examples can say "named destructive, by this id": one named otherwise, or
+    /// not at all, is reported, and so is an id the one list does not hold.
+    #[test]
+    fn a_named_list_example_is_checked_for_its_id() {
+        let data = json!({"lists": {
+            "good": {"match_is": "named:rm", "match": ["rm -rf x"], "not_match": ["ls"]},
+            "other": {"match_is": "named:rm", "match": ["git reset --hard"], "not_match": ["rm -rf x"]},
+            "not": {"match_is": "not_named:sql-drop", "match": ["grep 'DROP TABLE' m.sql"], "not_match": ["grep -h 'DROP TABLE x' m.sql"]},
+            "unknown": {"match_is": "named:nope", "match": ["rm x"], "not_match": ["ls"]},
+        }});
+        let report = check_data(&data);
+        let mut wrong: Vec<String> = report
+            .wrong
+            .iter()
+            .map(|w| w.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .collect();
+        wrong.sort();
+        assert_eq!(
+            wrong,
+            [
+                "lists.not: not_match \"grep",
+                "lists.other: match \"git",
+                "lists.other: not_match \"rm",
+                "lists.unknown: match_is \"named:nope\"",
+            ],
+            "{:#?}",
+            report.wrong
+        );
     }
 
     #[test]
