@@ -142,14 +142,28 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
             }
         }
         // A commit message is text, not a command (`git commit -m 'rm the old flag'`).
-        let is_git = shell::strip_runners(&tokens)
-            .first()
-            .is_some_and(|w| program(w) == "git");
+        let runs = shell::strip_runners(&tokens).first().map(|w| program(w));
+        let is_git = runs.as_deref() == Some("git");
+        // An awk program is awk, where `$3` is a field, not a program computed by a shell
+        // (what it may run, `system` and `|`, no rule approves).
+        let is_awk = runs.as_deref().is_some_and(is_awk);
         for (i, word) in tokens.iter().enumerate() {
             let message =
                 is_git && i > 0 && matches!(tokens[i - 1].as_str(), "-m" | "--message" | "-am");
             if word.contains(char::is_whitespace) && !message {
-                scan(word, depth + 1, reader, found);
+                if is_awk {
+                    let mut inner = Vec::new();
+                    scan(word, depth + 1, reader, &mut inner);
+                    for danger in inner {
+                        if danger.id != "computed-command"
+                            && !found.iter().any(|d| d.id == danger.id)
+                        {
+                            found.push(danger);
+                        }
+                    }
+                } else {
+                    scan(word, depth + 1, reader, found);
+                }
             }
         }
     }
@@ -507,6 +521,12 @@ fn output_files(args: &[String]) -> Vec<String> {
         i += 1;
     }
     files
+}
+
+/// awk and its kin: the read-only programs whose first operand is an awk program.
+fn is_awk(name: &str) -> bool {
+    super::data::read_only_program(name)
+        .is_some_and(|p| p.operands == super::data::Operands::AwkProgramThenPaths)
 }
 
 /// `lists.downloaders`.

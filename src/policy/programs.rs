@@ -177,8 +177,14 @@ fn check_operands(
                 return Err(Blocked::new(
                     *program,
                     format!(
-                        "an awk program with {word} may run commands, write files or read what the line does not name"
+                        "an awk program with {word} may run commands or read what the line does not name"
                     ),
+                ));
+            }
+            if awk_writes(program) {
+                return Err(Blocked::new(
+                    *program,
+                    "an awk program with print > FILE or printf >> FILE writes files",
                 ));
             }
             paths
@@ -220,6 +226,46 @@ fn check_operands(
         line.read(".")?;
     }
     Ok(())
+}
+
+/// Does an awk program write a file (`print > "f"`, `printf "%s", $1 >> f`)? Only print and
+/// printf redirect, so a `>` writes only after one of them, outside the parentheses opened
+/// after it; any other compares (`$3 > 5`, `if ($3 > 5) print`, `print ($1 > 2)`).
+/// Strings are skipped. Read over-cautiously where the reading could be misled: with a `/`
+/// (a regular expression may hold quotes and parentheses) or a line continuation, every `>`
+/// after the first `print` writes; a newline does not end a print statement (`print a,⏎ b >
+/// f` is one); a name holding `print` counts as the keyword.
+pub fn awk_writes(program: &str) -> bool {
+    let Some(print) = program.find("print") else {
+        // A line continuation could split the keyword.
+        return program.contains("\\\n") && program.contains('>');
+    };
+    if program.contains('/') || program.contains("\\\n") {
+        return program[print..].contains('>');
+    }
+    let b = program.as_bytes();
+    let mut depth = 0i64;
+    // The parenthesis depth at the print keyword of the statement being read.
+    let mut printing: Option<i64> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b';' | b'{' | b'}' => printing = None,
+            b'>' if printing.is_some_and(|at| depth <= at) => return true,
+            b'p' if b[i..].starts_with(b"print") => printing = Some(depth),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A sed script that only prints (`sed -n '1,20p'`, `s/a/b/g`): every command one of
