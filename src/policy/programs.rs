@@ -25,12 +25,12 @@
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
-    AWK_REFUSED_WORDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS, FIND_TESTS, FIND_VALUED_TESTS,
-    FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP,
-    FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST,
-    GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS,
-    NODE_FLAGS, NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS, PYTHON_MODULES,
-    RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS,
+    AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
+    FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS,
+    FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE,
+    FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS,
+    KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS,
+    PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS,
     SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SHELL_FLAGS, ToolOperands, read_only_program,
     runner_tool,
 };
@@ -618,6 +618,7 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         .find_map(|a| a.strip_prefix(sub.as_str())?.strip_prefix(' '));
     let Some(sub) = CARGO_SUBCOMMANDS
         .iter()
+        .chain(CARGO_BUILD_ONLY_SUBCOMMANDS)
         .copied()
         .find(|s| *s == sub || Some(*s) == alias)
     else {
@@ -636,6 +637,12 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         None => (rest, &rest[rest.len()..]),
     };
     let parsed = parse("cargo", &FLAGS_CARGO, own)?;
+    if CARGO_BUILD_ONLY_SUBCOMMANDS.contains(&sub) && !parsed.has("--no-run") {
+        return Err(Blocked::new(
+            "",
+            format!("cargo {sub} runs what it builds; only cargo {sub} --no-run is listed"),
+        ));
+    }
     if sub != "clippy" && parsed.has("--fix") {
         return Err(Blocked::new("", format!("cargo {sub} --fix is not listed")));
     }
