@@ -231,18 +231,12 @@ struct Ran {
 
 /// The unprivileged user (nobody) a root test run also runs every section as, so each
 /// example is proven to work for someone without root's home, PATH or permissions.
-const UNPRIVILEGED: u32 = 65534;
+const UNPRIVILEGED: u32 = crate::util::NOBODY;
 
 /// A command run as `uid` (through setpriv) when that is not who runs the test.
 fn as_user(uid: Option<u32>, program: &str) -> Command {
     match uid {
-        Some(uid) => {
-            let mut cmd = Command::new("setpriv");
-            cmd.arg(format!("--reuid={uid}"))
-                .arg(format!("--regid={uid}"))
-                .args(["--clear-groups", "--", program]);
-            cmd
-        }
+        Some(uid) => crate::util::as_user(uid, program),
         None => Command::new(program),
     }
 }

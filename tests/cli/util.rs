@@ -195,15 +195,7 @@ impl Sandbox {
     /// The command behind [`Sandbox::unprivileged`], for tests that add their own environment.
     pub fn unprivileged_cmd(&self) -> StdCommand {
         let mut cmd = if is_root() {
-            let mut cmd = StdCommand::new("setpriv");
-            cmd.args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "--",
-                bin(),
-            ]);
-            cmd
+            as_user(NOBODY, bin())
         } else {
             StdCommand::new(bin())
         };
@@ -300,6 +292,49 @@ pub fn names(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The unprivileged user (nobody) that commands whose test is about permissions run as when
+/// the tests run as root.
+pub const NOBODY: u32 = 65534;
+
+/// `program` run as `uid` (user and group) through setpriv; the caller is root.
+pub fn as_user(uid: u32, program: impl AsRef<std::ffi::OsStr>) -> StdCommand {
+    share_libfaketime();
+    let mut cmd = StdCommand::new("setpriv");
+    cmd.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .args(["--clear-groups", "--"])
+        .arg(program);
+    cmd
+}
+
+/// Lets every user open the semaphore and shared memory of `.ci/run`'s year-ahead pass.
+///
+/// There libfaketime is preloaded into every child, and each child inherits `FAKETIME_SHARED`,
+/// the names of the semaphore and shared memory root's `faketime` made (mode 0600). Debian's
+/// libfaketime (0.9.10) cannot be told to do without them: a process of another user fails to
+/// open them, makes its own named by its PID instead, and exits 1 ("ft_shm_init(), sem_open
+/// failed") when one of that name is left from a killed root process, as /dev/shm collects.
+/// Opened to all, root's pair serves every process of the run, whoever it runs as.
+fn share_libfaketime() {
+    static SHARED: std::sync::Once = std::sync::Once::new();
+    SHARED.call_once(|| {
+        let Ok(names) = std::env::var("FAKETIME_SHARED") else {
+            return;
+        };
+        let mut names = names.split_whitespace();
+        let (Some(sem), Some(shm)) = (names.next(), names.next()) else {
+            return;
+        };
+        for file in [
+            format!("/dev/shm/sem.{}", sem.trim_start_matches('/')),
+            format!("/dev/shm/{}", shm.trim_start_matches('/')),
+        ] {
+            // Absent when the pair went stale: each process then makes its own, as before.
+            let _ = fs::set_permissions(file, fs::Permissions::from_mode(0o666));
+        }
+    });
 }
 
 pub fn is_root() -> bool {
