@@ -306,12 +306,79 @@ impl Startup {
     }
 }
 
+/// What a reading says the agent is doing: its hook (or app-server) state, or the screen's
+/// class when the screen decides. Printed as one word: the hook state's (`failed:<error>`
+/// for a failed turn) or the class's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadState {
+    /// A typed channel's state; a failed turn carries the error it named.
+    Hook {
+        state: AgentState,
+        error: Option<String>,
+    },
+    /// The screen's class.
+    Screen(Class),
+}
+
+impl ReadState {
+    /// The state a hook record says.
+    pub fn of_hook(record: &Record) -> ReadState {
+        ReadState::Hook {
+            state: record.state,
+            error: (record.state == AgentState::Failed)
+                .then(|| record.error.clone())
+                .flatten(),
+        }
+    }
+
+    /// The agent is at work, by its hooks or its screen.
+    pub fn working(&self) -> bool {
+        matches!(
+            self,
+            ReadState::Hook {
+                state: AgentState::Working,
+                ..
+            } | ReadState::Screen(Class::Working)
+        )
+    }
+
+    /// Its hooks say it is idle at its own prompt.
+    pub fn hook_idle(&self) -> bool {
+        matches!(
+            self,
+            ReadState::Hook {
+                state: AgentState::Idle,
+                ..
+            }
+        )
+    }
+}
+
+impl std::fmt::Display for ReadState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadState::Hook {
+                state: AgentState::Failed,
+                error: Some(error),
+            } => write!(f, "failed:{error}"),
+            ReadState::Hook { state, .. } => f.write_str(state.as_str()),
+            ReadState::Screen(class) => f.write_str(class.as_str()),
+        }
+    }
+}
+
+impl Serialize for ReadState {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// The state a tick went by, for its JSON line and `run status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Reading {
     pub source: Source,
     /// The state (a hook state, or the screen's class when the screen decides).
-    pub state: String,
+    pub state: ReadState,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// Age of the hook state, when there is one.
@@ -393,7 +460,7 @@ pub fn cross_check(
 fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
     Reading {
         source: Source::Screen,
-        state: view.classification.class.as_str().to_string(),
+        state: ReadState::Screen(view.classification.class),
         tool: None,
         hook_age_ms: None,
         stale: false,
@@ -467,7 +534,7 @@ pub fn read(
         None => Source::Hook,
     };
     reading.source = typed_source;
-    reading.state = hook.state_label();
+    reading.state = ReadState::of_hook(hook);
     reading.tool = hook.tool.clone();
     let prompt_on_screen = matches!(
         screen,
@@ -488,7 +555,7 @@ pub fn read(
         AgentState::WaitingForPermission if screen != Class::Unknown => {
             // Esc on a permission menu fires no hook: the screen knows better.
             reading.source = Source::Screen;
-            reading.state = screen.as_str().to_string();
+            reading.state = ReadState::Screen(screen);
             reading.disagreement = Some(format!(
                 "hooks say waiting-for-permission, the screen shows {}: the screen wins (the prompt was dismissed)",
                 screen.as_str()
@@ -533,7 +600,7 @@ pub fn read(
         }
         AgentState::Idle if screen == Class::Working => {
             reading.source = Source::Screen;
-            reading.state = "working".to_string();
+            reading.state = ReadState::Screen(Class::Working);
             reading.disagreement = Some(
                 "hooks say idle, the screen shows the agent working: working wins".to_string(),
             );
@@ -649,7 +716,7 @@ pub fn compaction(
         return None;
     }
     let idle = reading.source == Source::Hook
-        && reading.state == "idle"
+        && reading.state.hook_idle()
         && reading.disagreement.is_none()
         && screen == Class::Idle;
     if !idle {
@@ -783,7 +850,7 @@ mod tests {
             &ChannelOptions::default(),
         );
         assert_eq!(
-            (r.source, r.state.as_str()),
+            (r.source, r.state.to_string().as_str()),
             (Source::Hook, "waiting-for-permission")
         );
         assert!(u.act_now && !u.no_answer);
@@ -876,7 +943,7 @@ mod tests {
             &options,
         );
         assert_eq!(
-            (r.source, r.state.as_str()),
+            (r.source, r.state.to_string().as_str()),
             (Source::Hook, "waiting-for-permission")
         );
         assert!(r.disagreement.unwrap().contains("being drawn"));
@@ -889,7 +956,7 @@ mod tests {
             &options,
         );
         assert_eq!(
-            (r.source, r.state.as_str(), r.stale),
+            (r.source, r.state.to_string().as_str(), r.stale),
             (Source::Hook, "waiting-for-permission", false)
         );
         assert!(u.act_now && !u.no_answer);
@@ -936,7 +1003,7 @@ mod tests {
             &options,
         );
         assert_eq!(
-            (r.source, r.state.as_str(), r.stale),
+            (r.source, r.state.to_string().as_str(), r.stale),
             (Source::Hook, "working", false)
         );
         assert_eq!(r.tool.as_deref(), Some("run_shell_command"));
@@ -972,7 +1039,10 @@ mod tests {
             at(5),
             &ChannelOptions::default(),
         );
-        assert_eq!((r.source, r.state.as_str()), (Source::Screen, "idle"));
+        assert_eq!(
+            (r.source, r.state.to_string().as_str()),
+            (Source::Screen, "idle")
+        );
         assert!(r.disagreement.is_some());
         assert!(!u.act_now);
     }

@@ -499,7 +499,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
             }
             t.event.state = Some(reading.clone());
             t.run.agent_state.reading = Some(AgentReading {
-                state: reading.state.clone(),
+                state: reading.state.to_string(),
                 source: reading.source,
                 at: now,
             });

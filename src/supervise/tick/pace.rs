@@ -280,12 +280,8 @@ pub(super) fn self_resumed(t: &mut Tick<'_>, resumed_by_us: bool) {
         .as_ref()
         .is_some_and(|o| o.kind.is_quota());
     let is = t.run.waits.open.as_ref().is_some_and(|o| o.kind.is_quota());
-    let working = t
-        .run
-        .agent_state
-        .reading
-        .as_ref()
-        .is_some_and(|r| r.state == "working" || r.state.starts_with("tool"));
+    // This tick's reading (a wait closes only on a tick that saw the pane, which reads it).
+    let working = t.event.state.as_ref().is_some_and(|r| r.state.working());
     if was && !is && !resumed_by_us && working && t.active() {
         t.account_events.push(Event::SelfResumed(t.now));
         t.run.governor.permit = Some(t.now);

@@ -412,6 +412,38 @@ fn the_timeout_fires_and_quota_waits_do_not_count() {
     assert_eq!(run.elapsed(at(30 * 60)), Duration::from_secs(10 * 60));
 }
 
+/// A quota wait the agent left by itself (Claude Code continues on its own after the reset)
+/// is the governor's release, read from this tick's reading of a working agent.
+#[test]
+fn an_agent_back_at_work_after_a_quota_wait_is_counted_as_self_resumed() {
+    let quota = pane(
+        &format!("Claude AI usage limit reached|{}", at(600).timestamp()),
+        "fake-agent",
+    );
+    let self_resumed = |out: &Outcome| {
+        out.account_events
+            .iter()
+            .any(|e| matches!(e, governor::Event::SelfResumed(_)))
+    };
+    let mut run = new_run(Mode::Observe);
+    step(&mut run, &obs(SignalObs::Missing, claude_working()), 0);
+    for minute in 1..5 {
+        let out = step(&mut run, &obs(SignalObs::Missing, quota.clone()), minute);
+        assert_eq!(out.event.decision, Decision::Wait, "minute {minute}");
+        assert!(!self_resumed(&out));
+    }
+    let out = step(&mut run, &obs(SignalObs::Missing, claude_working()), 11);
+    assert!(
+        out.event.state.as_ref().is_some_and(|r| r.state.working()),
+        "{:?}",
+        out.event.state
+    );
+    assert!(self_resumed(&out), "{:?}", out.event.reasons);
+    // Working on: nothing more to release.
+    let out = step(&mut run, &obs(SignalObs::Missing, claude_working()), 12);
+    assert!(!self_resumed(&out));
+}
+
 #[test]
 fn a_gone_pane_or_task_dir_loses_the_run_and_an_unreachable_tmux_does_not() {
     let mut run = new_run(Mode::Observe);
