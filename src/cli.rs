@@ -223,6 +223,105 @@ pub fn parse(args: &[OsString]) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches_mut(&mut matches).map_err(|err| err.format(&mut Cli::command()))
 }
 
+/// The per-call commands a shell loop runs on every step, in the plain forms it writes them,
+/// read without building a parser (the start of a call is most of its cost; see
+/// `bench/startup.sh`): `next --step S --result R` with `--checkpoint`, `--task`, `--table`
+/// and `--format` (or `next --task DIR`), `stop check DIR`, `signal validate PATH...`. Each
+/// option is its own word followed by its value, given at most once; no value is empty or
+/// starts with `-`. Anything else, or `AUTOCTL_TMUX_SOCKET` in the environment (which the
+/// parser would validate), is `None`: the caller parses as usual. A unit test checks that
+/// every command line this reads parses to the same [`Cli`] through clap.
+pub fn per_call(args: &[OsString]) -> Option<Cli> {
+    if std::env::var_os("AUTOCTL_TMUX_SOCKET").is_some() {
+        return None;
+    }
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
+    let command = match words.as_slice() {
+        ["next", options @ ..] => Command::Next(next_args(options)?),
+        ["stop", "check", dir] if plain(dir) => {
+            Command::Stop(cmd::stop::StopCommand::Check(cmd::stop::CheckArgs {
+                dir: dir.into(),
+                format: cmd::args::Format::Text,
+            }))
+        }
+        ["signal", "validate", paths @ ..] if !paths.is_empty() && paths.iter().all(plain) => {
+            Command::Signal(cmd::signal::SignalCommand::Validate(
+                cmd::signal::ValidateArgs {
+                    paths: paths.iter().map(Into::into).collect(),
+                    strict: false,
+                    table: crate::routing::DEFAULT_TABLE.to_string(),
+                    format: cmd::args::Format::Text,
+                },
+            ))
+        }
+        _ => return None,
+    };
+    Some(Cli {
+        command,
+        tmux_socket: None,
+    })
+}
+
+/// A value the parser takes as it is: not empty, not an option.
+fn plain(word: &&str) -> bool {
+    !word.is_empty() && !word.starts_with('-')
+}
+
+/// `next`'s options in the forms [`per_call`] reads.
+fn next_args(options: &[&str]) -> Option<cmd::next::NextArgs> {
+    let mut args = cmd::next::NextArgs {
+        step: None,
+        result: None,
+        checkpoint: None,
+        attempt: 1,
+        status: None,
+        phase: None,
+        task: None,
+        table: crate::routing::DEFAULT_TABLE.to_string(),
+        command: None,
+        format: cmd::args::Format::Text,
+    };
+    let (mut table, mut format) = (false, false);
+    for pair in options.chunks(2) {
+        let [option, value] = *pair else {
+            return None;
+        };
+        if !plain(&value) {
+            return None;
+        }
+        let once = |slot: &mut Option<String>| slot.replace(value.to_string()).is_none();
+        let fresh = match option {
+            "--step" => once(&mut args.step),
+            "--result" => once(&mut args.result),
+            "--checkpoint" => once(&mut args.checkpoint),
+            "--task" => args.task.replace(value.into()).is_none(),
+            "--table" => {
+                args.table = value.to_string();
+                !std::mem::replace(&mut table, true)
+            }
+            "--format" => {
+                args.format = match value {
+                    "text" => cmd::args::Format::Text,
+                    "json" => cmd::args::Format::Json,
+                    _ => return None,
+                };
+                !std::mem::replace(&mut format, true)
+            }
+            _ => return None,
+        };
+        if !fresh {
+            return None;
+        }
+    }
+    // --step and --result require each other, --checkpoint requires --step.
+    let stepped = args.step.is_some();
+    (stepped == args.result.is_some() && (stepped || args.checkpoint.is_none())).then_some(args)
+}
+
 /// What adds the top-level command named `word` alone to a command, if it is one.
 fn alone(word: &str) -> Option<fn(clap::Command) -> clap::Command> {
     ALONE
@@ -323,6 +422,95 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Every command line [`per_call`] reads parses to the same value through clap, and the
+    /// plain forms a shell loop writes are read.
+    #[test]
+    fn the_per_call_reading_agrees_with_the_parser() {
+        let options: &[&[&str]] = &[
+            &["--step", "check"],
+            &["--result", "PASS"],
+            &["--result", "(done)"],
+            &["--checkpoint", "post-exec"],
+            &["--task", "TASK/a b"],
+            &["--table", "ai-cli-task-v1"],
+            &["--format", "json"],
+            &["--format", "text"],
+            &["--format", "JSON"],
+            &["--step", "-x"],
+            &["--result", "-1"],
+            &["--result", ""],
+            &["--step=check"],
+            &["--attempt", "2"],
+            &["--status", "draft"],
+            &["--bogus", "x"],
+            &["--step"],
+            &["x"],
+        ];
+        let mut lines: Vec<Vec<&str>> = vec![
+            vec!["stop", "check", "TASK/a"],
+            vec!["stop", "check", "-"],
+            vec!["stop", "check", ""],
+            vec!["stop", "check"],
+            vec!["stop", "check", "a", "b"],
+            vec!["signal", "validate", "a.json"],
+            vec!["signal", "validate", "a", "b", "c"],
+            vec!["signal", "validate", "-"],
+            vec!["signal", "validate", ""],
+            vec!["signal", "validate"],
+            vec!["signal", "validate", "a", "--strict"],
+            vec!["next"],
+        ];
+        // Every sequence of up to four of the options above.
+        let mut prefixes: Vec<Vec<&str>> = vec![vec!["next"]];
+        for _ in 0..4 {
+            let mut longer = Vec::new();
+            for prefix in &prefixes {
+                for option in options {
+                    let mut line = prefix.clone();
+                    line.extend_from_slice(option);
+                    longer.push(line);
+                }
+            }
+            lines.extend(longer.iter().cloned());
+            prefixes = longer;
+        }
+        let mut read = 0;
+        for line in &lines {
+            let args: Vec<OsString> = std::iter::once("autoctl")
+                .chain(line.iter().copied())
+                .map(OsString::from)
+                .collect();
+            if let Some(cli) = per_call(&args) {
+                read += 1;
+                let parsed = Cli::try_parse_from(&args)
+                    .unwrap_or_else(|err| panic!("{line:?}: read, but the parser says {err}"));
+                assert_eq!(format!("{cli:?}"), format!("{parsed:?}"), "{line:?}");
+            }
+        }
+        assert!(read > 500, "{read} of {} lines read", lines.len());
+        for line in [
+            &["next", "--step", "check", "--result", "PASS"][..],
+            &[
+                "next",
+                "--step",
+                "exec",
+                "--result",
+                "(done)",
+                "--checkpoint",
+                "mid-exec",
+            ],
+            &["next", "--task", "TASK/a", "--format", "json"],
+            &["stop", "check", "TASK/a"],
+            &["signal", "validate", "TASK/a/.auto-signal"],
+        ] {
+            let args: Vec<OsString> = std::iter::once("autoctl")
+                .chain(line.iter().copied())
+                .map(OsString::from)
+                .collect();
+            assert!(per_call(&args).is_some(), "{line:?}");
         }
     }
 

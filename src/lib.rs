@@ -74,7 +74,11 @@ where
     if let Some(code) = help::before_parse(&args) {
         return code;
     }
-    let cli = match cli::parse(&args) {
+    let parsed = match cli::per_call(&args) {
+        Some(cli) => Ok(cli),
+        None => cli::parse(&args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         // --help and --version are "errors" that print to stdout and exit 0.
         Err(err) if !err.use_stderr() => {
