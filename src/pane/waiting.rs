@@ -26,15 +26,17 @@
 //! The wording is data: each phrase is a fact of the rules file (`rules/pane-rules.json`,
 //! [`super::rules::Fact`], with its examples) — `input-placeholder`, `usage-limit`,
 //! `weekly-window`, `api-error`, `billing`, `spinner`, `busy-footer`, `retrying`,
-//! `tool-running`, `auto-continue-armed`, `auto-continue-cancelled`, `menu-hint`. What stays
-//! here is the layout: where the input box, the current turn and the footer are.
+//! `tool-running`, `auto-continue-armed`, `auto-continue-cancelled`, `menu-hint`; and so are
+//! the glyphs the layout is drawn with: `input-glyph` (`❯`, `>`, `›`), `composer-glyph`,
+//! `menu-cursor`, `turn-bullet` (`●`, `⏺`, `⎿`), `rule-line`. What stays here is the layout:
+//! where the input box, the current turn and the footer are.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::normalize::clean_line;
 use super::reset::{self, Zone};
-use super::rules::{Facts, RuleSet};
+use super::rules::{Fact, Facts, RuleSet};
 
 /// The agent's input box.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -140,38 +142,55 @@ fn numbered(text: &str) -> bool {
     })
 }
 
-fn is_rule(line: &str) -> bool {
-    let t = line.trim();
-    t.chars().count() >= 10 && t.chars().all(|c| ('\u{2500}'..='\u{257f}').contains(&c))
+/// The glyphs of a screen's layout, by their facts (see the module doc).
+struct Glyphs<'f> {
+    input: &'f Fact,
+    composer: &'f Fact,
+    menu_cursor: &'f Fact,
+    bullet: &'f Fact,
+    rule: &'f Fact,
 }
 
-/// The glyph an agent's input box starts with: Claude Code's `❯` (`>` in older releases),
-/// Codex CLI's `›`.
-fn input_line(line: &str) -> Option<&str> {
-    let t = line.trim_start();
-    let rest = t
-        .strip_prefix('❯')
-        .or_else(|| t.strip_prefix('>'))
-        .or_else(|| t.strip_prefix('›'))?;
-    (rest.is_empty() || rest.starts_with(char::is_whitespace))
-        .then(|| rest.trim_matches(|c: char| c.is_whitespace()))
-}
+impl<'f> Glyphs<'f> {
+    fn of(facts: &'f Facts) -> Glyphs<'f> {
+        Glyphs {
+            input: facts.get("input-glyph"),
+            composer: facts.get("composer-glyph"),
+            menu_cursor: facts.get("menu-cursor"),
+            bullet: facts.get("turn-bullet"),
+            rule: facts.get("rule-line"),
+        }
+    }
 
-/// Codex CLI's composer (0.171): a `›` line with no rule above it, and under it only its
-/// footer — the model and directory line and the shortcuts line (a picker's `› 1. …` has
-/// its options under it).
-fn codex_composer(from: &[String]) -> bool {
-    from[0].trim_start().starts_with('›')
-        && from[1..].iter().filter(|l| !l.trim().is_empty()).count() <= 2
-}
+    fn is_rule(&self, line: &str) -> bool {
+        self.rule.is_match(line.trim())
+    }
 
-fn strip_bullet(text: &str) -> String {
-    text.trim_start_matches(|c: char| matches!(c, '●' | '⏺' | '⎿') || c.is_whitespace())
-        .to_string()
-}
+    /// The text of an agent's input line (`❯ text`, Codex's `› text`), trimmed.
+    fn input_line<'l>(&self, line: &'l str) -> Option<&'l str> {
+        let found = self.input.find(line)?;
+        Some(line[found.end()..].trim_matches(|c: char| c.is_whitespace()))
+    }
 
-fn bullet(text: &str) -> bool {
-    text.starts_with(['●', '⏺', '⎿'])
+    /// Codex CLI's composer (0.171): a `›` line with no rule above it, and under it only its
+    /// footer — the model and directory line and the shortcuts line (a picker's `› 1. …`
+    /// has its options under it).
+    fn codex_composer(&self, from: &[String]) -> bool {
+        self.composer.is_match(&from[0])
+            && from[1..].iter().filter(|l| !l.trim().is_empty()).count() <= 2
+    }
+
+    /// A message's text after its bullets.
+    fn strip_bullet(&self, text: &str) -> String {
+        self.bullet
+            .find(text)
+            .map_or(text, |found| &text[found.end()..])
+            .to_string()
+    }
+
+    fn bullet(&self, text: &str) -> bool {
+        self.bullet.is_match(text)
+    }
 }
 
 /// Read the waiting facts of one screen (`now` and `zone` place a reset phrase in time) with
@@ -193,6 +212,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
     let armed = facts.get("auto-continue-armed");
     let cancelled = facts.get("auto-continue-cancelled");
     let menu_hint = facts.get("menu-hint");
+    let glyphs = Glyphs::of(facts);
     // The live part of a screen is its bottom; a long capture's history is not read.
     let mut lines: Vec<String> = text
         .rsplit('\n')
@@ -220,12 +240,12 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
     };
     // The input box: the lowest `❯` line with a rule right above it, or Codex's composer.
     let input_at = (1..=last).rev().take(12).find(|&i| {
-        input_line(&lines[i]).is_some()
-            && (is_rule(&lines[i - 1]) || codex_composer(&lines[i..=last]))
+        glyphs.input_line(&lines[i]).is_some()
+            && (glyphs.is_rule(&lines[i - 1]) || glyphs.codex_composer(&lines[i..=last]))
     });
     let (region_end, footer): (usize, &[String]) = match input_at {
         Some(i) => {
-            let text = input_line(&lines[i]).unwrap_or_default();
+            let text = glyphs.input_line(&lines[i]).unwrap_or_default();
             w.input = if placeholder(text, facts) {
                 Input::Empty
             } else {
@@ -247,7 +267,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
     let start = (0..region_end)
         .rev()
         .take(60)
-        .find(|&i| input_line(&lines[i]).is_some_and(person_prompt))
+        .find(|&i| glyphs.input_line(&lines[i]).is_some_and(person_prompt))
         .map_or(region_end.saturating_sub(20), |i| i + 1);
     #[derive(PartialEq)]
     enum Said {
@@ -259,7 +279,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
     let mut said = Said::Nothing;
     for line in &lines[start..region_end] {
         let t = line.trim();
-        if t.is_empty() || is_rule(t) {
+        if t.is_empty() || glyphs.is_rule(t) {
             continue;
         }
         if spinner.is_match(t) || busy.is_match(t) {
@@ -284,7 +304,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
             }
             continue;
         }
-        if !bullet(t) {
+        if !glyphs.bullet(t) {
             continue;
         }
         if limit.is_match(t) {
@@ -293,7 +313,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
             // after it ("Usage limit reached · set to continue…") repeat it.
             if said != Said::Limit || w.limit.as_ref().is_some_and(|l| l.reset_text.is_none()) {
                 w.limit = Some(Limit {
-                    text: strip_bullet(t),
+                    text: glyphs.strip_bullet(t),
                     weekly: weekly.is_match(t),
                     reset_text: found.as_ref().map(|f| f.text.clone()),
                     reset_at: found.and_then(|f| f.at).map(|at| at.with_timezone(&Utc)),
@@ -302,7 +322,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
             said = Said::Limit;
             w.error = None;
         } else if api_error.is_match(t) {
-            w.error = Some(strip_bullet(t));
+            w.error = Some(glyphs.strip_bullet(t));
             said = Said::Error;
         } else {
             said = Said::Reply;
@@ -316,10 +336,7 @@ pub fn read_with(text: &str, now: DateTime<Utc>, zone: Zone, facts: &Facts) -> W
     let tail_start = last.saturating_sub(14);
     for line in &lines[tail_start..=last] {
         let t = line.trim();
-        let numbered_cursor = t
-            .strip_prefix(['❯', '›', '>'])
-            .map(str::trim_start)
-            .is_some_and(numbered);
+        let numbered_cursor = glyphs.menu_cursor.is_match(t);
         // The armed automatic continue's "Esc to cancel" is no menu.
         let hint = menu_hint.is_match(t) && !armed.is_match(t);
         if numbered_cursor || hint {
