@@ -936,7 +936,7 @@ mod tests {
         // The reason of a needs-person stays in its column too.
         hostile.waits.needs_person = Some(crate::supervise::wait::NeedsPerson {
             key: None,
-            kind: "screen".into(),
+            kind: crate::supervise::wait::EscalationKind::Screen,
             why: "a\nb\tc".into(),
             since: now,
             hash: None,

@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::pane::rules::{Facts, RuleSet};
+use crate::supervise::wait::EscalationKind;
 
 /// Stream files kept per run (the newest ones).
 pub const KEEP: u64 = 5;
@@ -84,7 +85,7 @@ pub enum StepEnd {
     Done,
     /// An error only a person can clear: the escalation slug (`auth`, `billing`,
     /// `invalid-request`).
-    NeedsPerson(&'static str),
+    NeedsPerson(EscalationKind),
     /// An API error that clears by itself (rate limit, overload, server error).
     Transient,
     /// Another failure (`error_max_turns`, `error_during_execution`).
@@ -152,23 +153,23 @@ impl StepResult {
         if facts.get("stream-billing").is_match(text)
             || self.api_error_type.as_deref() == Some("billing_error")
         {
-            return StepEnd::NeedsPerson("billing");
+            return StepEnd::NeedsPerson(EscalationKind::Billing);
         }
         if self.error.is_some() {
             return gemini_outcome(text, facts);
         }
         match (self.api_error_status, self.api_error_type.as_deref()) {
             (Some(401 | 403), _) | (_, Some("authentication_error" | "permission_error")) => {
-                StepEnd::NeedsPerson("auth")
+                StepEnd::NeedsPerson(EscalationKind::Auth)
             }
-            (Some(402), _) => StepEnd::NeedsPerson("billing"),
+            (Some(402), _) => StepEnd::NeedsPerson(EscalationKind::Billing),
             (Some(429 | 500..=599), _)
             | (_, Some("rate_limit_error" | "overloaded_error" | "api_error" | "timeout_error")) => {
                 StepEnd::Transient
             }
             (Some(400 | 404 | 413), _)
             | (_, Some("invalid_request_error" | "not_found_error" | "request_too_large")) => {
-                StepEnd::NeedsPerson("invalid-request")
+                StepEnd::NeedsPerson(EscalationKind::InvalidRequest)
             }
             _ if self.terminal_reason.as_deref() == Some("api_error") => StepEnd::Transient,
             _ => StepEnd::Failed,
@@ -214,9 +215,9 @@ fn gemini_outcome(text: &str, facts: &Facts) -> StepEnd {
     if facts.get("stream-error-clears").is_match(text) {
         StepEnd::Transient
     } else if facts.get("stream-error-auth").is_match(text) {
-        StepEnd::NeedsPerson("auth")
+        StepEnd::NeedsPerson(EscalationKind::Auth)
     } else if facts.get("stream-error-invalid-request").is_match(text) {
-        StepEnd::NeedsPerson("invalid-request")
+        StepEnd::NeedsPerson(EscalationKind::InvalidRequest)
     } else {
         StepEnd::Failed
     }
@@ -326,13 +327,13 @@ mod tests {
     #[test]
     fn errors_are_sorted_by_who_can_clear_them() {
         let of = |line: &str| StepResult::of(line).unwrap().outcome();
-        assert_eq!(of(AUTH), StepEnd::NeedsPerson("auth"));
+        assert_eq!(of(AUTH), StepEnd::NeedsPerson(EscalationKind::Auth));
         assert_eq!(of(OVERLOADED), StepEnd::Transient);
         assert_eq!(of(LIMIT), StepEnd::Transient);
         let credit = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"Your credit balance is too low to access the Anthropic API."}"#;
-        assert_eq!(of(credit), StepEnd::NeedsPerson("billing"));
+        assert_eq!(of(credit), StepEnd::NeedsPerson(EscalationKind::Billing));
         let too_long = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"prompt is too long"}"#;
-        assert_eq!(of(too_long), StepEnd::NeedsPerson("invalid-request"));
+        assert_eq!(of(too_long), StepEnd::NeedsPerson(EscalationKind::InvalidRequest));
         let turns = r#"{"type":"result","subtype":"error_max_turns","is_error":false}"#;
         assert_eq!(of(turns), StepEnd::Failed);
         assert_eq!(
@@ -378,16 +379,16 @@ mod tests {
         assert_eq!(gemini("retry after 5 minutes").retry_after(), None);
         assert_eq!(
             gemini("[API Error: API key not valid. Please pass a valid API key.]").outcome(),
-            StepEnd::NeedsPerson("auth")
+            StepEnd::NeedsPerson(EscalationKind::Auth)
         );
         assert_eq!(
             gemini("[API Error: Permission denied: Consumer 'api_key:k' has been suspended.]")
                 .outcome(),
-            StepEnd::NeedsPerson("auth")
+            StepEnd::NeedsPerson(EscalationKind::Auth)
         );
         assert_eq!(
             gemini("[API Error: Request contains an invalid argument.]").outcome(),
-            StepEnd::NeedsPerson("invalid-request")
+            StepEnd::NeedsPerson(EscalationKind::InvalidRequest)
         );
         assert_eq!(gemini("something else broke").outcome(), StepEnd::Failed);
         // Claude Code's results are read as before: no `error` object, no `status`.
@@ -434,7 +435,7 @@ mod tests {
         if text.contains("credit balance")
             || result.api_error_type.as_deref() == Some("billing_error")
         {
-            return StepEnd::NeedsPerson("billing");
+            return StepEnd::NeedsPerson(EscalationKind::Billing);
         }
         if result.error.is_none() {
             return result.outcome();
@@ -464,7 +465,7 @@ mod tests {
             "login",
             "auth",
         ]) {
-            StepEnd::NeedsPerson("auth")
+            StepEnd::NeedsPerson(EscalationKind::Auth)
         } else if any(&[
             "invalid argument",
             "invalid_argument",
@@ -472,7 +473,7 @@ mod tests {
             "400",
             "404",
         ]) {
-            StepEnd::NeedsPerson("invalid-request")
+            StepEnd::NeedsPerson(EscalationKind::InvalidRequest)
         } else {
             StepEnd::Failed
         }

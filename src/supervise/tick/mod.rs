@@ -46,7 +46,7 @@ use crate::supervise::stall::{self, Condition, Recovery, Response, SignalMark};
 use crate::supervise::store::PermitAsk;
 use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::typing::Answer;
-use crate::supervise::wait::{self, WaitOptions};
+use crate::supervise::wait::{self, EscalationKind, WaitOptions};
 use crate::time::{Time, between};
 use event::{is_new, saw};
 
@@ -354,11 +354,11 @@ impl Tick<'_> {
     }
 
     /// A person must decide: say why; the run enters `needs-person` at the end of the tick.
-    fn escalate(&mut self, kind: &str, why: String, stall_limit: bool) {
+    fn escalate(&mut self, kind: EscalationKind, why: String, stall_limit: bool) {
         self.event.decide(Decision::Escalate, why.clone());
         if self.escalation.is_none() {
             self.escalation = Some(waits::Escalation {
-                kind: kind.to_string(),
+                kind,
                 why,
                 stall_limit,
             });
@@ -892,9 +892,9 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
             };
             // Past the answer budget the prompt is a person's; the run goes on.
             let kind = if stall.condition == Condition::Limit {
-                "answer-limit"
+                EscalationKind::AnswerLimit
             } else {
-                "screen"
+                EscalationKind::Screen
             };
             t.escalate(
                 kind,
@@ -1236,7 +1236,7 @@ fn shell_step_failed(t: &mut Tick<'_>, result: &crate::supervise::stream::StepRe
             false,
         ),
         None if t.run.dispatch.retries >= max => t.escalate(
-            "gave-up",
+            EscalationKind::GaveUp,
             format!("escalate: {why}, again after {} resumes this step (--max-resumes)", t.run.dispatch.retries),
             false,
         ),
@@ -1370,7 +1370,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
                 "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
                 view.waiting.last_line
             );
-            t.escalate("half-typed", why, false);
+            t.escalate(EscalationKind::HalfTyped, why, false);
             return;
         }
         // Counted once its keys are all typed (see Retype): a driver killed midway leaves the
@@ -1519,7 +1519,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
             );
         }
         None => t.escalate(
-            "no-launch",
+            EscalationKind::NoLaunch,
             "a shell is in front but the run has no launch command (start it with --launch): a person must start the agent, or the next tick ends the run as exited".to_string(),
             false,
         ),

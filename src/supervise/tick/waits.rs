@@ -10,7 +10,9 @@ use crate::supervise::run::{Mode, Run, Status, StopReason};
 use crate::supervise::stall::{Recovery, Spend};
 use crate::supervise::tick::notice::{EventKind, Notice};
 use crate::supervise::typing::Answer;
-use crate::supervise::wait::{self, Act, HookFailure, NeedsPerson, Resume, Ruling, WaitObs};
+use crate::supervise::wait::{
+    self, Act, EscalationKind, HookFailure, NeedsPerson, Resume, Ruling, WaitObs,
+};
 use crate::time::{Time, between, parse_time};
 
 use super::{Decision, Observation, RunAfter, Tick, TickEvent};
@@ -18,7 +20,7 @@ use super::{Decision, Observation, RunAfter, Tick, TickEvent};
 /// Why a person is needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Escalation {
-    pub kind: String,
+    pub kind: EscalationKind,
     pub why: String,
     pub stall_limit: bool,
 }

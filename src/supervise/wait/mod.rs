@@ -334,11 +334,120 @@ pub struct Mark {
     pub since: Time,
 }
 
+/// Why a person is needed: the kind an escalation names, stored and printed as one word
+/// (`gave-up`, `weekly-limit`, `billing`, ...) for metrics and scripts. Code decides on the
+/// variant; the word is only written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EscalationKind {
+    /// Billing or a paid option on screen, a StopFailure `billing_error` or a credit balance
+    /// too low, an HTTP 402.
+    Billing,
+    /// A login or an account the API refuses.
+    Auth,
+    /// A request the API refuses as made (a model not found, ...).
+    InvalidRequest,
+    /// The weekly usage limit, without `--wait-weekly`.
+    WeeklyLimit,
+    /// A usage-limit screen a person must decide (billing or credits).
+    QuotaEscalate,
+    /// A screen no rule knows stayed unchanged past its maximum.
+    UnknownScreen,
+    /// A paced run waited past its maximum.
+    QuotaPaced,
+    /// A usage-limit wait reached its maximum.
+    QuotaWaitMax,
+    /// The resumes after a usage limit are spent.
+    QuotaResume,
+    /// The agent's own retries outlasted their maximum.
+    RetryWaitMax,
+    /// The agent (or a step) gave up, again after its resumes.
+    GaveUp,
+    /// A wedged stream an Esc did not clear.
+    StreamStalled,
+    /// A tool ran past `--tool-timeout`.
+    ToolTimeout,
+    /// A prompt the answer rules leave to a person.
+    Screen,
+    /// A prompt past the answer budget.
+    AnswerLimit,
+    /// A dispatch left a half-typed line.
+    HalfTyped,
+    /// A shell is in front and the run has no launch command.
+    NoLaunch,
+    /// A word none of the above is (a row written by another release): kept as it was.
+    Other(String),
+}
+
+impl EscalationKind {
+    const WORDS: [(EscalationKind, &'static str); 17] = [
+        (EscalationKind::Billing, "billing"),
+        (EscalationKind::Auth, "auth"),
+        (EscalationKind::InvalidRequest, "invalid-request"),
+        (EscalationKind::WeeklyLimit, "weekly-limit"),
+        (EscalationKind::QuotaEscalate, "quota-escalate"),
+        (EscalationKind::UnknownScreen, "unknown-screen"),
+        (EscalationKind::QuotaPaced, "quota-paced"),
+        (EscalationKind::QuotaWaitMax, "quota-wait-max"),
+        (EscalationKind::QuotaResume, "quota-resume"),
+        (EscalationKind::RetryWaitMax, "retry-wait-max"),
+        (EscalationKind::GaveUp, "gave-up"),
+        (EscalationKind::StreamStalled, "stream-stalled"),
+        (EscalationKind::ToolTimeout, "tool-timeout"),
+        (EscalationKind::Screen, "screen"),
+        (EscalationKind::AnswerLimit, "answer-limit"),
+        (EscalationKind::HalfTyped, "half-typed"),
+        (EscalationKind::NoLaunch, "no-launch"),
+    ];
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            EscalationKind::Other(word) => word,
+            known => {
+                EscalationKind::WORDS
+                    .iter()
+                    .find(|(kind, _)| kind == known)
+                    .expect("every kind but Other has its word")
+                    .1
+            }
+        }
+    }
+
+    /// The kind a word names (a stored row's).
+    pub fn parse(word: &str) -> EscalationKind {
+        EscalationKind::WORDS
+            .iter()
+            .find(|(_, w)| *w == word)
+            .map_or_else(
+                || EscalationKind::Other(word.to_string()),
+                |(kind, _)| kind.clone(),
+            )
+    }
+}
+
+impl std::fmt::Display for EscalationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EscalationKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EscalationKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(EscalationKind::parse(&word))
+    }
+}
+
 /// A person is needed (the run's `needs-person` state).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NeedsPerson {
-    /// A short slug for metrics and scripts (`gave-up`, `weekly-limit`, `screen`, ...).
-    pub kind: String,
+    /// Why (stored as its word: `gave-up`, `weekly-limit`, `screen`, ...).
+    pub kind: EscalationKind,
     pub why: String,
     #[serde(with = "crate::time::stamp")]
     pub since: Time,
@@ -486,18 +595,18 @@ impl HookFailure {
     /// 29: a 401 was scheduled for resuming). `None`: a transient error (`rate_limit`,
     /// `overloaded`, `server_error`, `max_output_tokens`, `unknown`), resumed with backoff.
     /// The kinds are Claude Code 2.1.332's (its SDK's `error` enum).
-    pub fn needs_person(&self) -> Option<&'static str> {
+    pub fn needs_person(&self) -> Option<EscalationKind> {
         if self.credit {
-            return Some("billing");
+            return Some(EscalationKind::Billing);
         }
         match self.kind.as_str() {
             "authentication_failed"
             | "oauth_org_not_allowed"
             | "account_on_hold"
             | "verification_required"
-            | "cloud_credential_error" => Some("auth"),
-            "billing_error" => Some("billing"),
-            "invalid_request" | "model_not_found" => Some("invalid-request"),
+            | "cloud_credential_error" => Some(EscalationKind::Auth),
+            "billing_error" => Some(EscalationKind::Billing),
+            "invalid_request" | "model_not_found" => Some(EscalationKind::InvalidRequest),
             _ => None,
         }
     }
@@ -568,8 +677,7 @@ pub enum Act {
     Esc,
     /// A person must decide; nothing is typed.
     Escalate {
-        /// Short slug (`gave-up`, `weekly-limit`, `billing`, ...).
-        kind: &'static str,
+        kind: EscalationKind,
         /// The stall recovery budget is spent (announced as `stall-limit`).
         stall_limit: bool,
     },
@@ -747,7 +855,7 @@ fn waiting(wait: &OpenWait, now: Time) -> Ruling {
     }
 }
 
-fn escalate(next: &mut WaitState, kind: &'static str, reason: String) -> Ruling {
+fn escalate(next: &mut WaitState, kind: EscalationKind, reason: String) -> Ruling {
     // The wait is over: the clock runs again.
     next.open = None;
     Ruling {
@@ -771,7 +879,7 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
     if let Some(billing) = s.billing.as_ref().filter(|_| !advice_beside_reset) {
         return escalate(
             next,
-            "billing",
+            EscalationKind::Billing,
             format!(
                 "billing or a paid option on screen ({billing:?}): a person decides, autoctl never picks one"
             ),
@@ -799,14 +907,14 @@ fn decide_open(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &Wait
     if weekly && !obs.wait_weekly {
         return escalate(
             next,
-            "weekly-limit",
+            EscalationKind::WeeklyLimit,
             "weekly usage limit: a person decides (--wait-weekly waits it out)".to_string(),
         );
     }
     if obs.class == Class::Quota && obs.action == Action::Escalate && !weekly {
         return escalate(
             next,
-            "quota-escalate",
+            EscalationKind::QuotaEscalate,
             "a usage-limit screen a person must decide (billing or credits)".to_string(),
         );
     }
@@ -887,7 +995,7 @@ fn unknown_screen(
             lines.join(" | ")
         }
     );
-    Some(escalate(next, "unknown-screen", why))
+    Some(escalate(next, EscalationKind::UnknownScreen, why))
 }
 
 /// The governor holds the run: a `quota-paced` wait until its release, a legitimate wait
@@ -906,7 +1014,7 @@ fn quota_paced(next: &mut WaitState, paced: &Paced, now: Time) -> Ruling {
             format_time(wait.max_at),
             paced.reason
         );
-        return escalate(next, "quota-paced", why);
+        return escalate(next, EscalationKind::QuotaPaced, why);
     }
     waiting(next.open.as_ref().expect("open"), now)
 }
@@ -1050,7 +1158,7 @@ fn usage_limit(
                 "usage limit without a reset time for {} (--max-quota-wait)",
                 human(limits.max_quota_wait)
             );
-            return Some(escalate(next, "quota-wait-max", why));
+            return Some(escalate(next, EscalationKind::QuotaWaitMax, why));
         }
         return Some(waiting(wait, now));
     };
@@ -1061,7 +1169,7 @@ fn usage_limit(
             seen.source,
             human(limits.max_quota_wait)
         );
-        return Some(escalate(next, "quota-wait-max", why));
+        return Some(escalate(next, EscalationKind::QuotaWaitMax, why));
     }
     // Claude Code's own automatic continue goes first while it is armed; autoctl's resume is
     // the fallback (cancelled, not firing, or an agent without one).
@@ -1114,7 +1222,7 @@ fn usage_limit(
                 format_time(reset)
             )
         };
-        return Some(escalate(next, "quota-resume", why));
+        return Some(escalate(next, EscalationKind::QuotaResume, why));
     }
     if now < resume_at || resumed {
         return Some(waiting(next.open.as_ref().expect("open"), now));
@@ -1170,7 +1278,7 @@ fn retrying(
             "the agent has been retrying for {} (--max-retry-wait)",
             human(limits.max_retry_wait)
         );
-        return Some(escalate(next, "retry-wait-max", why));
+        return Some(escalate(next, EscalationKind::RetryWaitMax, why));
     }
     Some(waiting(wait, now))
 }
@@ -1195,7 +1303,7 @@ fn gave_up(
     if !resumable_screen(obs.class) {
         return Some(escalate(
             next,
-            "gave-up",
+            EscalationKind::GaveUp,
             format!(
                 "the agent gave up ({what}) but the screen shows {}: no resume, a person decides",
                 obs.class.as_str()
@@ -1207,7 +1315,7 @@ fn gave_up(
             "the agent gave up again ({what}) after {} resumes this step (--max-resumes)",
             next.resumes
         );
-        return Some(escalate(next, "gave-up", why));
+        return Some(escalate(next, EscalationKind::GaveUp, why));
     }
     let opened = open(next, kind, now, "").since;
     let resumes = next.resumes;
@@ -1278,7 +1386,7 @@ fn stream(
             next.working = None;
             return Some(escalate(
                 next,
-                "stream-stalled",
+                EscalationKind::StreamStalled,
                 format!(
                     "an Esc to a wedged stream brought no idle prompt within {}",
                     human(ESC_SETTLE)
@@ -1315,7 +1423,7 @@ fn stream(
                 "a tool has been running for {} (--tool-timeout)",
                 human(between(since, now))
             );
-            return Some(escalate(next, "tool-timeout", why));
+            return Some(escalate(next, EscalationKind::ToolTimeout, why));
         }
         let wait = open(
             next,
@@ -1346,14 +1454,14 @@ fn stream(
     if !obs.recovery_left {
         let mut v = escalate(
             next,
-            "stream-stalled",
+            EscalationKind::StreamStalled,
             format!(
                 "the stream has not moved for {} and the stall recovery budget is spent",
                 human(unchanged)
             ),
         );
         v.act = Act::Escalate {
-            kind: "stream-stalled",
+            kind: EscalationKind::StreamStalled,
             stall_limit: true,
         };
         return Some(v);

@@ -139,7 +139,7 @@ impl Sim {
             }
             Act::Escalate { kind, .. } => {
                 next.needs_person = Some(NeedsPerson {
-                    kind: kind.to_string(),
+                    kind: kind.clone(),
                     why: verdict.reason.clone(),
                     since: now,
                     hash: Some(hash.to_string()),
@@ -199,7 +199,7 @@ fn a_give_up_is_resumed_with_growing_backoff_then_escalated() {
                     break;
                 }
                 Act::Escalate { kind, .. } => {
-                    assert_eq!(kind, "gave-up");
+                    assert_eq!(kind, EscalationKind::GaveUp);
                     assert_eq!(round, 5);
                     break;
                 }
@@ -326,7 +326,7 @@ fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for(
         matches!(
             v.act,
             Act::Escalate {
-                kind: "weekly-limit",
+                kind: EscalationKind::WeeklyLimit,
                 ..
             }
         ),
@@ -348,7 +348,7 @@ fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for(
     assert!(matches!(
         v.act,
         Act::Escalate {
-            kind: "billing",
+            kind: EscalationKind::Billing,
             ..
         }
     ));
@@ -361,7 +361,7 @@ fn weekly_limits_and_billing_escalate_at_once_unless_weekly_waits_are_asked_for(
         matches!(
             v.act,
             Act::Escalate {
-                kind: "billing",
+                kind: EscalationKind::Billing,
                 ..
             }
         ),
@@ -626,7 +626,7 @@ fn an_unknown_screen_is_escalated_once_after_unknown_after_with_its_last_lines()
             matches!(
                 v.act,
                 Act::Escalate {
-                    kind: "unknown-screen",
+                    kind: EscalationKind::UnknownScreen,
                     ..
                 }
             ),
@@ -704,7 +704,7 @@ fn a_stop_failure_on_an_idle_screen_is_resumed_with_backoff_then_escalated() {
             }
             Act::Wait => assert!(v.pauses, "minute {minute}: {}", v.reason),
             Act::Escalate { kind, .. } => {
-                assert_eq!(*kind, "gave-up");
+                assert_eq!(*kind, EscalationKind::GaveUp);
                 end = Some(minute);
                 break;
             }
@@ -755,7 +755,7 @@ fn a_stop_failure_usage_limit_without_a_reset_waits_at_most_max_quota_wait() {
                 matches!(
                     v.act,
                     Act::Escalate {
-                        kind: "quota-wait-max",
+                        kind: EscalationKind::QuotaWaitMax,
                         ..
                     }
                 ),
@@ -791,14 +791,14 @@ fn a_recorded_reset_resumes_once_after_it_and_a_limit_that_stays_is_escalated() 
             match &v.act {
                 Act::Resume(r) => {
                     assert_eq!(r.reset, Some(min(30)));
-                    outcome.push((minute, "resume"));
+                    outcome.push((minute, "resume".to_string()));
                     if resume_works {
                         // The turn finished: `hook stop` removed the record.
                         sim.failure = None;
                         sim.recorded = None;
                     }
                 }
-                Act::Escalate { kind, .. } => outcome.push((minute, kind)),
+                Act::Escalate { kind, .. } => outcome.push((minute, kind.to_string())),
                 Act::Wait => assert!(v.pauses && minute < 36, "minute {minute}"),
                 // After the resume: no wait, or (the limit stayed) a person is asked once.
                 Act::None => assert!(
@@ -814,6 +814,7 @@ fn a_recorded_reset_resumes_once_after_it_and_a_limit_that_stays_is_escalated() 
         } else {
             &[(31, "resume"), (36, "quota-resume")]
         };
+        let outcome: Vec<(i64, &str)> = outcome.iter().map(|(m, o)| (*m, o.as_str())).collect();
         assert_eq!(outcome, expected);
     }
 }
@@ -924,7 +925,7 @@ fn a_stop_failure_that_cannot_clear_escalates_at_once() {
         assert_eq!(
             v.act,
             Act::Escalate {
-                kind: slug,
+                kind: EscalationKind::parse(slug),
                 stall_limit: false
             },
             "{kind}: {}",
@@ -978,7 +979,7 @@ fn a_give_up_is_resumed_only_on_a_screen_that_agrees() {
                 matches!(
                     v.act,
                     Act::Escalate {
-                        kind: "gave-up",
+                        kind: EscalationKind::GaveUp,
                         ..
                     }
                 ),
@@ -1009,4 +1010,23 @@ fn a_time_of_day_just_passed_is_the_reset_that_just_happened() {
     assert_eq!(time_of_day_reset(tomorrow, at(3600 + 3599)), reset);
     assert_eq!(time_of_day_reset(tomorrow, at(3600 + 3600)), tomorrow);
     assert_eq!(time_of_day_reset(reset, at(3000)), reset);
+}
+
+/// An escalation's kind is stored as its word: every kind reads back as itself, and a word
+/// another release wrote is kept as it was.
+#[test]
+fn an_escalation_kind_is_stored_as_its_word() {
+    for (kind, word) in EscalationKind::WORDS.iter() {
+        assert_eq!(kind.as_str(), *word);
+        assert_eq!(EscalationKind::parse(word), *kind);
+        let json = serde_json::to_string(kind).unwrap();
+        assert_eq!(json, format!("\"{word}\""));
+        assert_eq!(
+            serde_json::from_str::<EscalationKind>(&json).unwrap(),
+            *kind
+        );
+    }
+    let other: EscalationKind = serde_json::from_str("\"made-up\"").unwrap();
+    assert_eq!(other, EscalationKind::Other("made-up".into()));
+    assert_eq!(serde_json::to_string(&other).unwrap(), "\"made-up\"");
 }
