@@ -333,7 +333,10 @@ mod tests {
         let credit = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"Your credit balance is too low to access the Anthropic API."}"#;
         assert_eq!(of(credit), StepEnd::NeedsPerson(EscalationKind::Billing));
         let too_long = r#"{"type":"result","is_error":true,"api_error_status":400,"api_error_type":"invalid_request_error","result":"prompt is too long"}"#;
-        assert_eq!(of(too_long), StepEnd::NeedsPerson(EscalationKind::InvalidRequest));
+        assert_eq!(
+            of(too_long),
+            StepEnd::NeedsPerson(EscalationKind::InvalidRequest)
+        );
         let turns = r#"{"type":"result","subtype":"error_max_turns","is_error":false}"#;
         assert_eq!(of(turns), StepEnd::Failed);
         assert_eq!(

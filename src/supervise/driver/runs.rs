@@ -299,6 +299,61 @@ fn announce_lost_hosts(
         .collect())
 }
 
+/// One step of carrying out a tick's outcome. [`plan`] puts them in order; [`drive`] is one
+/// `match` over them. Every write the tick makes is one of these: the records stored before
+/// keys are typed, the keys, the effects, the hook record's markers, the approval log and the
+/// saved row.
+#[derive(Debug)]
+enum Step {
+    /// A resume is typed at most once even if this process dies mid-way: its intent is in
+    /// the registry first (a lost resume ends in an escalation at the wait's maximum).
+    RecordResume,
+    /// Type the answer onto the screen decided on (under the pane's lock).
+    TypeAnswer,
+    /// A dispatch is recorded before its keys: the consumed signal and the count in one
+    /// write, with the command text, so a kill from here on neither loses the step nor
+    /// dispatches it twice (the next tick reads the screen: see tick::dispatch).
+    RecordDispatch,
+    /// Keep (`true`, once the `/compact` is typed) or drop the compaction marker in the
+    /// agent's hook record.
+    MarkCompaction(bool),
+    /// One of the tick's effects, in order.
+    Perform(tick::Effect),
+    /// Log the policy's decision on the prompt answered or escalated.
+    LogApproval,
+    /// Store the row, its outbox and the account: the last step.
+    Save,
+}
+
+/// The steps that carry out `outcome`, in order.
+fn plan(outcome: &Outcome) -> Vec<Step> {
+    let mut steps = Vec::new();
+    if outcome.intent().is_some() {
+        steps.push(Step::RecordResume);
+    }
+    if outcome.answer.is_some() {
+        steps.push(Step::TypeAnswer);
+    }
+    if outcome.dispatch_intent().is_some() {
+        steps.push(Step::RecordDispatch);
+    }
+    if let Some(requested) = outcome.compaction {
+        steps.push(Step::MarkCompaction(requested));
+    }
+    steps.extend(outcome.effects.iter().cloned().map(Step::Perform));
+    steps.push(Step::LogApproval);
+    steps.push(Step::Save);
+    steps
+}
+
+/// What a step leaves to the next.
+#[derive(PartialEq)]
+enum Flow {
+    Next,
+    /// The tick is over (its event is the outcome's).
+    Done,
+}
+
 /// Observe → decide → answer → effects → save, for one claimed run.
 #[allow(clippy::too_many_arguments)]
 fn drive(
@@ -320,24 +375,7 @@ fn drive(
     }
     let mut obs = observe(world, run, pane, now)?;
     obs.account = account.as_deref().cloned();
-    let mut outcome = decide(run, &obs, now, options);
-    // The permit the registry granted with a dispatch or resume record, if any.
-    let mut granted = None;
-    // A resume is typed at most once even if this process dies mid-way: its intent is in
-    // the registry first (a lost resume ends in an escalation at the wait's maximum).
-    if !options.dry_run
-        && let Some(intent) = outcome.intent()
-    {
-        match registry.record(&intent, owner, outcome.permit.as_ref(), now)? {
-            Written::Stored => granted = outcome.permit.clone(),
-            Written::NotHeld => {
-                outcome.not_answered("the run was stopped or taken over before the resume")
-            }
-            Written::Refused(why) => {
-                outcome.not_answered(&format!("the quota governor holds the resume: {why}"))
-            }
-        }
-    }
+    let outcome = decide(run, &obs, now, options);
     if options.dry_run {
         let planned = outcome.planned();
         let mut event = outcome.event;
@@ -345,29 +383,106 @@ fn drive(
         registry.release(&run.spec.session, owner)?;
         return Ok(event);
     }
-    let mut did = Vec::new();
-    let mut typed_answer = false;
-    if let Some(answer) = outcome.answer.clone() {
-        match type_answer(world, &answer, Some(run.task_path()))? {
-            None => {
-                outcome.answered();
-                typed_answer = true;
-                mark_permission_answered(world, &obs, &answer, now, &mut outcome.event);
-                did.push(done(tick::answer_effect(&answer), Ok(())));
-            }
-            Some(why) => outcome.not_answered(&why),
+    let steps = plan(&outcome);
+    let mut d = Driving {
+        registry,
+        world,
+        run,
+        obs: &obs,
+        owner,
+        now,
+        outcome,
+        did: Vec::new(),
+        typed_answer: false,
+        granted: None,
+        dispatching: false,
+        account,
+    };
+    for step in steps {
+        let flow = match step {
+            Step::RecordResume => d.record_resume()?,
+            Step::TypeAnswer => d.type_answer()?,
+            Step::RecordDispatch => d.record_dispatch()?,
+            Step::MarkCompaction(requested) => d.mark_compaction(requested),
+            Step::Perform(effect) => d.perform(effect)?,
+            Step::LogApproval => d.log_approval(),
+            Step::Save => d.save()?,
+        };
+        if flow == Flow::Done {
+            break;
         }
     }
-    // A dispatch is recorded before its keys: the consumed signal and the count in one
-    // write, with the command text, so a kill from here on neither loses the step nor
-    // dispatches it twice (the next tick reads the screen: see tick::dispatch).
-    let dispatching = outcome.dispatch_intent().is_some();
-    if let Some(intent) = outcome.dispatch_intent() {
-        let (why, refused) = match registry.record(intent, owner, outcome.permit.as_ref(), now)? {
-            Written::Stored => {
-                granted = outcome.permit.clone();
-                (None, false)
+    Ok(d.outcome.event)
+}
+
+/// One claimed run's outcome being carried out ([`drive`]).
+struct Driving<'d, 'w> {
+    registry: &'d mut dyn Registry,
+    world: &'d World<'w>,
+    run: &'d Run,
+    obs: &'d Observation,
+    owner: &'d str,
+    now: Time,
+    outcome: Outcome,
+    did: Vec<Did>,
+    typed_answer: bool,
+    /// The permit the registry granted with a dispatch or resume record, if any.
+    granted: Option<crate::supervise::store::PermitAsk>,
+    dispatching: bool,
+    /// The account's view `run watch` keeps across ticks, folded once the row is saved.
+    account: Option<&'d mut AccountView>,
+}
+
+impl Driving<'_, '_> {
+    fn record_resume(&mut self) -> Result<Flow> {
+        let Some(intent) = self.outcome.intent() else {
+            return Ok(Flow::Next);
+        };
+        let permit = self.outcome.permit.as_ref();
+        match self
+            .registry
+            .record(&intent, self.owner, permit, self.now)?
+        {
+            Written::Stored => self.granted = self.outcome.permit.clone(),
+            Written::NotHeld => self
+                .outcome
+                .not_answered("the run was stopped or taken over before the resume"),
+            Written::Refused(why) => self
+                .outcome
+                .not_answered(&format!("the quota governor holds the resume: {why}")),
+        }
+        Ok(Flow::Next)
+    }
+
+    fn type_answer(&mut self) -> Result<Flow> {
+        let Some(answer) = self.outcome.answer.clone() else {
+            return Ok(Flow::Next);
+        };
+        match type_answer(self.world, &answer, Some(self.run.task_path()))? {
+            None => {
+                self.outcome.answered();
+                self.typed_answer = true;
+                mark_permission_answered(
+                    self.world,
+                    self.obs,
+                    &answer,
+                    self.now,
+                    &mut self.outcome.event,
+                );
+                self.did.push(done(tick::answer_effect(&answer), Ok(())));
             }
+            Some(why) => self.outcome.not_answered(&why),
+        }
+        Ok(Flow::Next)
+    }
+
+    fn record_dispatch(&mut self) -> Result<Flow> {
+        let Some(intent) = self.outcome.dispatch_intent() else {
+            return Ok(Flow::Next);
+        };
+        let permit = self.outcome.permit.as_ref();
+        let (why, refused) = match self.registry.record(intent, self.owner, permit, self.now)? {
+            Written::Stored => (None, false),
             Written::NotHeld => (
                 Some("the run was stopped or taken over before the dispatch".to_string()),
                 false,
@@ -377,66 +492,71 @@ fn drive(
                 true,
             ),
         };
-        if let Some(why) = why {
-            // Nothing was stored: the claim goes back and the next tick decides again.
-            registry.release(&run.spec.session, owner)?;
-            let mut event = outcome.event;
-            event.notify.clear();
-            if refused {
-                // Another run took the permit first (another host, or a tick beside this
-                // one): the step waits, nothing was typed.
-                event.decision = crate::supervise::tick::Decision::Wait;
-            }
-            event.reasons.push(format!("nothing typed: {why}"));
-            return Ok(event);
+        let Some(why) = why else {
+            self.granted = self.outcome.permit.clone();
+            self.dispatching = true;
+            crate::failpoint::hit("dispatch-recorded");
+            return Ok(Flow::Next);
+        };
+        // Nothing was stored: the claim goes back and the next tick decides again.
+        self.registry.release(&self.run.spec.session, self.owner)?;
+        let event = &mut self.outcome.event;
+        event.notify.clear();
+        if refused {
+            // Another run took the permit first (another host, or a tick beside this
+            // one): the step waits, nothing was typed.
+            event.decision = crate::supervise::tick::Decision::Wait;
         }
+        event.reasons.push(format!("nothing typed: {why}"));
+        Ok(Flow::Done)
     }
-    if dispatching {
-        crate::failpoint::hit("dispatch-recorded");
+
+    /// A `/compact` is marked once typed; the marker is dropped once the context is back
+    /// under the threshold.
+    fn mark_compaction(&mut self, requested: bool) -> Flow {
+        if !requested || self.typed_answer {
+            mark_compaction(
+                self.world,
+                self.obs,
+                requested,
+                self.now,
+                &mut self.outcome.event,
+            );
+        }
+        Flow::Next
     }
-    let Outcome {
-        run: mut next,
-        effects,
-        mut event,
-        compaction,
-        mut retype,
-        account_events,
-        weekly_notice,
-        ..
-    } = outcome;
-    // A `/compact` is marked once typed; the marker is dropped once the context is back
-    // under the threshold.
-    match compaction {
-        Some(true) if typed_answer => mark_compaction(world, &obs, true, now, &mut event),
-        Some(false) => mark_compaction(world, &obs, false, now, &mut event),
-        _ => {}
-    }
-    // A slash command typed into the agent gets its Enter after a pause; a shell takes both
-    // in one read.
-    let pause = if next.spec.mode == Mode::Dispatch && next.spec.into == DispatchInto::Agent {
-        crate::supervise::typing::PROMPT_SUBMIT_DELAY
-    } else {
-        std::time::Duration::ZERO
-    };
-    for effect in effects {
+
+    fn perform(&mut self, effect: tick::Effect) -> Result<Flow> {
+        let next = &mut self.outcome.run;
+        // A slash command typed into the agent gets its Enter after a pause; a shell takes
+        // both in one read.
+        let pause = if next.spec.mode == Mode::Dispatch && next.spec.into == DispatchInto::Agent {
+            crate::supervise::typing::PROMPT_SUBMIT_DELAY
+        } else {
+            std::time::Duration::ZERO
+        };
         let result = perform(
-            world,
+            self.world,
             &next.spec.target,
             next.task_path(),
             &effect,
             pause,
-            now,
+            self.now,
         );
-        if let (tick::Effect::Send { .. }, Err(err)) = (&effect, &result) {
+        let send = matches!(effect, tick::Effect::Send { .. });
+        if let (true, Err(err)) = (send, &result) {
             // Keys that did not reach the pane: keep the old row (or the dispatch's intent
             // record, which the next tick types again) so the next tick tries again.
-            return Err(anyhow!("cannot type into {}: {err:#}", run.spec.target));
+            return Err(anyhow!(
+                "cannot type into {}: {err:#}",
+                self.run.spec.target
+            ));
         }
-        if dispatching && matches!(effect, tick::Effect::Send { .. }) {
+        if self.dispatching && send {
             // A retype counts only now that its keys are all in (see tick::Retype).
-            if let Some(retype) = retype.take() {
-                retype.typed(&mut next);
-                event.run = tick::RunAfter::of(&next, now);
+            if let Some(retype) = self.outcome.retype.take() {
+                retype.typed(next);
+                self.outcome.event.run = tick::RunAfter::of(next, self.now);
             }
             crate::failpoint::hit("dispatch-typed");
             // A shell runs what it was given. An agent may still hold the text in its input
@@ -445,44 +565,73 @@ fn drive(
                 next.dispatch.typing = None;
             }
         }
-        did.push(done(effect, result));
+        self.did.push(done(effect, result));
+        Ok(Flow::Next)
     }
-    event.did = did;
-    // An answer typed, or an escalation (reported once per screen).
-    if (typed_answer || event.decision == tick::Decision::Escalate)
-        && let PaneObs::Seen(view) = &obs.pane
-    {
-        super::log_approval(world, &run.spec.session, view, typed_answer, now);
+
+    /// An answer typed, or an escalation (reported once per screen).
+    fn log_approval(&mut self) -> Flow {
+        let escalated = self.outcome.event.decision == tick::Decision::Escalate;
+        if (self.typed_answer || escalated)
+            && let PaneObs::Seen(view) = &self.obs.pane
+        {
+            super::log_approval(
+                self.world,
+                &self.run.spec.session,
+                view,
+                self.typed_answer,
+                self.now,
+            );
+        }
+        Flow::Next
     }
-    // The weekly reserve is stored with this decision too, under the account's and the
-    // reset's id: kept below only if the account says this run's tick told first.
-    let weekly_id = weekly_notice.as_ref().and_then(|n| n.id.clone());
-    event.notify.extend(weekly_notice);
-    // What it announces is stored with the decision, in the same write, before any of it
-    // is delivered: a tick killed from here on leaves it in the outbox for the next tick.
-    notices::add(&mut next.outbox, &mut event, next.started_at, now);
-    if !registry.save(&next, owner)? {
-        // Not this tick's to announce: what it decided was not kept.
-        event.notify.clear();
-        event.reasons.push(
-            "the run was stopped or taken over during this tick; this tick's state was not saved"
-                .to_string(),
-        );
-        return Ok(event);
+
+    fn save(&mut self) -> Result<Flow> {
+        let (now, owner) = (self.now, self.owner);
+        let next = &mut self.outcome.run;
+        let event = &mut self.outcome.event;
+        event.did = std::mem::take(&mut self.did);
+        // The weekly reserve is stored with this decision too, under the account's and the
+        // reset's id: kept below only if the account says this run's tick told first.
+        let weekly_notice = self.outcome.weekly_notice.take();
+        let weekly_id = weekly_notice.as_ref().and_then(|n| n.id.clone());
+        event.notify.extend(weekly_notice);
+        // What it announces is stored with the decision, in the same write, before any of it
+        // is delivered: a tick killed from here on leaves it in the outbox for the next tick.
+        notices::add(&mut next.outbox, event, next.started_at, now);
+        if !self.registry.save(next, owner)? {
+            // Not this tick's to announce: what it decided was not kept.
+            event.notify.clear();
+            event.reasons.push(
+                "the run was stopped or taken over during this tick; this tick's state was not saved"
+                    .to_string(),
+            );
+            return Ok(Flow::Done);
+        }
+        // The account: this session's readings, a step ended, a release; the weekly reserve
+        // is announced by the first run of the account to tell, once. Another run told
+        // first: this run's copy is settled undelivered (killed before that, it is delivered
+        // again under the same id, for the receiver to dedupe).
+        let account_events = &self.outcome.account_events;
+        let first_weekly = self
+            .registry
+            .note_account(&next.spec.account, account_events, now)?;
+        if let Some(id) = weekly_id.filter(|_| !first_weekly) {
+            event.notify.retain(|n| n.id.as_ref() != Some(&id));
+            self.registry.settle(&next.spec.session, &[id], now)?;
+        }
+        if let Some(view) = self.account.as_deref_mut() {
+            super::super::tick::pace::fold(
+                view,
+                self.run,
+                next,
+                self.granted.as_ref(),
+                account_events,
+                now,
+            );
+        }
+        Ok(Flow::Done)
     }
-    // The account: this session's readings, a step ended, a release; the weekly reserve is
-    // announced by the first run of the account to tell, once. Another run told first: this
-    // run's copy is settled undelivered (killed before that, it is delivered again under the
-    // same id, for the receiver to dedupe).
-    let first_weekly = registry.note_account(&next.spec.account, &account_events, now)?;
-    if let Some(id) = weekly_id.filter(|_| !first_weekly) {
-        event.notify.retain(|n| n.id.as_ref() != Some(&id));
-        registry.settle(&next.spec.session, &[id], now)?;
-    }
-    if let Some(view) = account {
-        super::super::tick::pace::fold(view, run, &next, granted.as_ref(), &account_events, now);
-    }
-    Ok(event)
 }
 
 fn done(effect: tick::Effect, result: Result<()>) -> Did {
