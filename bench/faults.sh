@@ -2,7 +2,8 @@
 # Nothing crashes, nothing is lost (issue 23): fault injection, concurrency and fuzzing, with
 # the counts that must all be 0 and the throughput of the readers of untrusted text.
 #
-#   bench/faults.sh [SECTION...]     sections: fuzz delay log kills concurrency (default: all)
+#   bench/faults.sh [SECTION...]     sections: fuzz hostile delay log kills concurrency
+#                                    (default: all but hostile, which fuzz includes)
 #   FAULTS_QUICK=1 bench/faults.sh   every run small (about a minute in all but fuzz)
 #   FAULTS_DEBUG=1 bench/faults.sh   delay, log and concurrency on the debug build (no release
 #                                    build needed; the counts are the same, the speed is not)
@@ -23,6 +24,9 @@
 #   64 KiB and 1 MiB) timed through each reader on both clocks.
 #   Panics: any is a failed target (the script exits 1). Goals: the shell reader >= 100,000
 #   commands/s; the worst input <= 10 ms at any depth or length up to 1 MiB.
+# hostile: only the hostile inputs, every reader at 1 KiB, 64 KiB and 1 MiB (seconds, not the
+#   fuzz section's hour); HOSTILE=NAME[@SIZE] keeps the inputs whose name holds NAME (at SIZE
+#   bytes only), to re-run or profile one: `HOSTILE=pipes@65536 bench/faults.sh hostile`.
 # delay: lost signals in DELAY_UNLINKS (default 10,000) consumes of `.auto-signal`, each
 #   delayed DELAY_US (default 1000) microseconds between its check and its rename by an
 #   in-process hook (strace's delay injection costs a process and a tmux round trip per
@@ -120,6 +124,22 @@ if hostile:
 PY
   if [ "$status" -ne 0 ]; then
     echo "bench: a fuzz target failed; its output:" >&2
+    grep -vE '^\s+(at |[0-9]+: )' "$log" | tail -n 40 >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
+# hostile: the hostile inputs alone, each reader's slowest.
+hostile() {
+  local log
+  log=$(mktemp)
+  echo "== hostile: ${HOSTILE:-every input}, fuzz profile (load: $(load)) =="
+  if AUTOCTL_FUZZ_REPORT=1 AUTOCTL_FUZZ_HOSTILE="${HOSTILE:-}" FAULTS_DEBUG='' \
+    lib_tests fuzz::hostile_inputs_report >"$log" 2>&1; then
+    grep -E '^hostile ' "$log"
+  else
     grep -vE '^\s+(at |[0-9]+: )' "$log" | tail -n 40 >&2
     rm -f "$log"
     return 1
@@ -343,11 +363,12 @@ failed=0
 for section in "${sections[@]}"; do
   case "$section" in
     fuzz) fuzz || failed=1 ;;
+    hostile) hostile || failed=1 ;;
     delay) delay || failed=1 ;;
     log) log_section || failed=1 ;;
     kills) kills || failed=1 ;;
     concurrency) concurrency || failed=1 ;;
-    *) echo "bench: unknown section $section (known: fuzz delay log kills concurrency)" >&2; exit 2 ;;
+    *) echo "bench: unknown section $section (known: fuzz hostile delay log kills concurrency)" >&2; exit 2 ;;
   esac
 done
 echo "load average at the end: $(load)"

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
 
@@ -91,14 +92,15 @@ impl Stats {
         }
     }
 
-    fn print(&self, target: &str) {
+    fn print(&self, target: &str, first: Took) {
         let rate = |total: Duration| self.count as f64 / total.as_secs_f64().max(1e-9);
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         #[allow(clippy::print_stdout)]
         {
             println!(
                 "fuzz {target}: {} inputs, {:.0} inputs/s CPU ({:.0}/s wall), worst {:.3} ms CPU \
-                 (an input of {} bytes), worst {:.3} ms wall (an input of {} bytes)",
+                 (an input of {} bytes), worst {:.3} ms wall (an input of {} bytes); first call \
+                 {:.3} ms CPU (one-time builds, not counted)",
                 self.count,
                 rate(self.total.cpu),
                 rate(self.total.wall),
@@ -106,6 +108,7 @@ impl Stats {
                 self.worst_cpu.1,
                 ms(self.worst_wall.0),
                 self.worst_wall.1,
+                ms(first.cpu),
             );
         }
     }
@@ -127,6 +130,12 @@ fn fuzz<S: Strategy>(
         failure_persistence: None,
         ..Config::default()
     });
+    // One call before the timed ones: what a reader builds once per process (rules compiled
+    // on first use, `OnceLock`s) is paid here, reported apart, and not charged to an input.
+    let first = strategy
+        .new_tree(&mut runner)
+        .map(|tree| timed(|| check(&tree.current())))
+        .unwrap_or_default();
     let result = runner.run(&strategy, |input| {
         let took = timed(|| check(&input));
         stats.borrow_mut().add(took, len(&input));
@@ -136,7 +145,7 @@ fn fuzz<S: Strategy>(
         panic!("fuzz {target}: {err}");
     }
     if reporting() {
-        stats.borrow().print(target);
+        stats.borrow().print(target, first);
     }
 }
 
@@ -757,6 +766,31 @@ pub fn hostile(size: usize) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// PermissionRequest payloads of about `size` bytes, by name: a Bash command of characters
+/// JSON escapes (each `"` and `\` doubles in the payload), and a Write of a file that size.
+pub fn hostile_payloads(size: usize) -> Vec<(&'static str, String)> {
+    let payload = |tool: &str, input: Value| {
+        json!({"hook_event_name": "PermissionRequest", "session_id": "s", "cwd": "/home/dev/proj",
+               "permission_mode": "default", "tool_name": tool, "tool_input": input})
+        .to_string()
+    };
+    let line = "echo \"a\\b\" 'c' \\\n".repeat(size / 24 + 1);
+    let content = "fn main() { println!(\"{}\", 1); }\n".repeat(size / 36 + 1);
+    vec![
+        (
+            "payload: escaped command",
+            payload("Bash", json!({ "command": line })),
+        ),
+        (
+            "payload: Write of a big file",
+            payload(
+                "Write",
+                json!({"file_path": "/home/dev/proj/big.rs", "content": content}),
+            ),
+        ),
+    ]
+}
+
 /// Time every hostile input through every reader, at sizes up to 1 MiB, and print the slowest
 /// (with `AUTOCTL_FUZZ_REPORT=1`; the bench runs it in a release build). Always checks what
 /// must hold whatever the time: nothing hostile is approved, and nothing nested past the
@@ -764,28 +798,42 @@ pub fn hostile(size: usize) -> Vec<(&'static str, String)> {
 #[test]
 fn hostile_inputs_report() {
     let sizes: &[usize] = if reporting() {
-        &[1024, 64 * 1024, 1024 * 1024]
+        // `shell::MAX_LINE` is the longest line read: the costliest size.
+        &[1024, 64 * 1024, shell::MAX_LINE, 1024 * 1024]
     } else {
         // The last is past `shell::MAX_LINE`: answered unread.
         &[1024, 16 * 1024, 200 * 1024]
     };
+    // `AUTOCTL_FUZZ_HOSTILE=NAME[@SIZE]`: only the inputs whose name holds NAME (at SIZE bytes
+    // only), for profiling one of them (`bench/faults.sh hostile NAME`).
+    let only = std::env::var("AUTOCTL_FUZZ_HOSTILE").ok();
+    let (only_name, only_size) = match only.as_deref().map(|o| o.split_once('@')) {
+        Some(Some((name, size))) => (Some(name), size.parse::<usize>().ok()),
+        Some(None) => (only.as_deref(), None),
+        None => (None, None),
+    };
+    let sizes: Vec<usize> = only_size.map_or_else(|| sizes.to_vec(), |s| vec![s]);
     let policies = policies();
     let protected = vec!["main".to_string()];
     let mut worst: Vec<(Took, &'static str, &'static str, usize)> = Vec::new();
-    for &size in sizes {
+    for &size in &sizes {
         for (name, line) in hostile(size) {
+            if only_name.is_some_and(|only| !name.contains(only)) {
+                continue;
+            }
             let reader = timed(|| {
                 let _ = shell::Reader::new(&line).read(&line, 0, "");
             });
             let mut dangers = Vec::new();
             let destructive = timed(|| dangers = policy::destructive::dangers(&line));
+            // Each policy apart: a door decides a call once, with one policy (the built-in,
+            // or a user's file over it).
+            let input = json!({ "command": line });
             let mut decisions = Vec::new();
-            let decide = timed(|| {
-                decisions = policies
-                    .iter()
-                    .map(|p| policy::decide(p, "Bash", &json!({ "command": line }), &ctx()))
-                    .collect();
-            });
+            let decide: Vec<Took> = policies
+                .iter()
+                .map(|p| timed(|| decisions.push(policy::decide(p, "Bash", &input, &ctx()))))
+                .collect();
             let mut ops = Vec::new();
             let plan = timed(|| {
                 ops = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
@@ -805,7 +853,8 @@ fn hostile_inputs_report() {
             for (took, what) in [
                 (reader, "shell reader"),
                 (destructive, "destructive reading"),
-                (decide, "policy decide"),
+                (decide[0], "policy decide"),
+                (decide[1], "policy decide"),
                 (plan, "plan guard"),
             ] {
                 worst.push((took, what, name, line.len()));
@@ -827,6 +876,27 @@ fn hostile_inputs_report() {
                 );
             }
         }
+        // A hook payload of about `size` bytes, read and decided as the PermissionRequest
+        // door does (`hook permission-request` reads up to `PAYLOAD_LIMIT`): a command of
+        // characters JSON escapes, and a Write of a big file.
+        for (name, payload) in hostile_payloads(size) {
+            if only_name.is_some_and(|only| !name.contains(only)) {
+                continue;
+            }
+            let mut decision = None;
+            let took = timed(|| {
+                if let Ok(call) = policy::request::parse(payload.as_bytes()) {
+                    decision = Some(policy::decide(
+                        &policies[0],
+                        &call.tool_name,
+                        &call.tool_input,
+                        &ctx(),
+                    ));
+                }
+            });
+            assert!(decision.is_some(), "{name} ({size}): a payload is read");
+            worst.push((took, "hook payload", name, payload.len()));
+        }
     }
     if reporting() {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -846,21 +916,24 @@ fn hostile_inputs_report() {
             "destructive reading",
             "policy decide",
             "plan guard",
+            "hook payload",
         ] {
             let of = |clock: fn(&Took) -> Duration| {
                 worst
                     .iter()
                     .filter(|w| w.1 == what)
-                    .map(|w| clock(&w.0))
-                    .max()
+                    .max_by_key(|w| clock(&w.0))
+                    .map(|w| (clock(&w.0), w.2, w.3))
                     .unwrap_or_default()
             };
+            let (cpu, name, len) = of(|t| t.cpu);
             #[allow(clippy::print_stdout)]
             {
                 println!(
-                    "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB)",
-                    ms(of(|t| t.cpu)),
-                    ms(of(|t| t.wall))
+                    "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB; \
+                     slowest on CPU: {name}, {len} bytes)",
+                    ms(cpu),
+                    ms(of(|t| t.wall).0)
                 );
             }
         }
