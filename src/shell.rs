@@ -26,8 +26,9 @@
 //! **Total and bounded.** Every function here returns for any input, in time linear in its
 //! length, without recursion. A check that reads commands inside commands (substitution
 //! bodies, `bash -c '…'` strings) does so through a [`Reader`], which follows at most
-//! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line (the most Linux passes as one argument) and a bounded amount of
-//! text in all, and reads a text it has already read only once. Past a bound the reading is
+//! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line (the most Linux passes
+//! as one argument), at most [`MAX_COMMANDS`] simple commands and a bounded amount of text in
+//! all, and reads a text it has already read only once. Past a bound the reading is
 //! incomplete ([`Reader::exceeded`]) and the check's answer is "not harmless": a command that
 //! cannot be read whole is never approved and never passes a guard.
 
@@ -44,6 +45,21 @@ pub const MAX_NESTING: usize = 8;
 /// (`E2BIG`): it is answered "not harmless" at once, before any reading.
 pub const MAX_LINE: usize = 128 * 1024;
 
+/// The most simple commands a [`Reader`] reads in all, the line's and every nested text's
+/// together: 1,024. Every check judges each simple command on its own (its program, its
+/// arguments, its paths), at a few microseconds each; a line of more — `ls | ls | …` or the
+/// lines of a long here-document, each read as a command — is answered "not harmless"
+/// unread rather than after tens of milliseconds (issue 23: at most 10 ms for any input).
+/// No command an agent types by hand holds that many; a file written through a
+/// here-document that long is written with the agent's file tool instead.
+pub const MAX_COMMANDS: usize = 1024;
+
+/// What trying one word as a command costs, in the budget's units (bytes lexed): judging a
+/// word (its program looked up in the rule tables, its arguments parsed) costs about what
+/// lexing this many bytes does, so a command of many words that each run a program (`git
+/// push -f git push -f …`) spends its budget in time, not in words.
+pub const WORD_COST: usize = 8;
+
 /// Which bound a reading passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exceeded {
@@ -53,6 +69,8 @@ pub enum Exceeded {
     Length,
     /// More text to read in all than the line's budget (a line that unfolds).
     Size,
+    /// More simple commands than [`MAX_COMMANDS`].
+    Commands,
 }
 
 /// A bounded reading of one command line and the commands nested in it (see the module doc).
@@ -66,6 +84,8 @@ pub enum Exceeded {
 #[derive(Debug)]
 pub struct Reader {
     budget: usize,
+    /// Simple commands read so far, against [`MAX_COMMANDS`].
+    commands: usize,
     /// Texts read so far, with the context they were read in, and the shallowest depth.
     seen: HashMap<String, usize>,
     /// The first bound passed, if any: the reading is incomplete.
@@ -77,6 +97,7 @@ impl Reader {
     pub fn new(line: &str) -> Reader {
         Reader {
             budget: line.len().saturating_mul(32).saturating_add(64 * 1024),
+            commands: 0,
             seen: HashMap::new(),
             exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Length),
         }
@@ -112,7 +133,18 @@ impl Reader {
             return None;
         }
         self.seen.insert(key, depth);
-        Some(commands(text))
+        let commands = commands(text);
+        self.commands = self.commands.saturating_add(commands.len());
+        if self.commands > MAX_COMMANDS {
+            self.exceeded = Some(Exceeded::Commands);
+            return None;
+        }
+        Some(commands)
+    }
+
+    /// Charge trying `words` words as a command ([`WORD_COST`] each) to the budget.
+    pub fn spend_words(&mut self, words: usize) -> bool {
+        self.spend(words.saturating_mul(WORD_COST))
     }
 
     /// Charge `work` to the budget; `false` (and the reading is incomplete) when it is spent.
@@ -165,7 +197,7 @@ impl Reader {
 
 impl Exceeded {
     /// One line for a reason: why the command is not harmless (the numbers are
-    /// [`MAX_NESTING`] and [`MAX_LINE`]; a test keeps them in step).
+    /// [`MAX_NESTING`], [`MAX_LINE`] and [`MAX_COMMANDS`]; a test keeps them in step).
     pub fn explanation(self) -> &'static str {
         match self {
             Exceeded::Nesting => {
@@ -176,6 +208,9 @@ impl Exceeded {
             }
             Exceeded::Size => {
                 "a command line that unfolds into more text than its reading budget cannot be read, so it is not harmless"
+            }
+            Exceeded::Commands => {
+                "a command line of more than 1024 simple commands cannot be read, so it is not harmless"
             }
         }
     }
@@ -1140,6 +1175,33 @@ mod tests {
                 .explanation()
                 .contains(&format!("{} KiB", MAX_LINE >> 10))
         );
+        assert!(
+            Exceeded::Commands
+                .explanation()
+                .contains(&MAX_COMMANDS.to_string())
+        );
+    }
+
+    /// A reading holds at most `MAX_COMMANDS` simple commands in all, the line's and its
+    /// nested texts' together: one more and it is incomplete, however short the line.
+    #[test]
+    fn a_reader_reads_at_most_max_commands() {
+        let pipes = |n: usize| vec!["ls"; n].join(" | ");
+        let mut reader = Reader::new(&pipes(MAX_COMMANDS));
+        assert_eq!(
+            reader.read(&pipes(MAX_COMMANDS), 0, "").map(|c| c.len()),
+            Some(MAX_COMMANDS)
+        );
+        assert_eq!(reader.exceeded, None);
+        assert!(
+            reader.read("ls", 1, "").is_none(),
+            "one more in a nested text"
+        );
+        assert_eq!(reader.exceeded, Some(Exceeded::Commands));
+        let line = pipes(MAX_COMMANDS + 1);
+        let mut reader = Reader::new(&line);
+        assert!(reader.read(&line, 0, "").is_none());
+        assert_eq!(reader.exceeded, Some(Exceeded::Commands));
     }
 
     #[test]

@@ -54,6 +54,14 @@ pub fn judge(script: &str, ctx: &Context, allow: &[&UserRule]) -> Result<Proof, 
     if commands.is_empty() {
         return Err(Blocked::new(script, "no command"));
     }
+    // As every reader: past `shell::MAX_COMMANDS` a line is not read (the destructive reading
+    // names it `unreadable` before this is asked).
+    if commands.len() > shell::MAX_COMMANDS {
+        return Err(Blocked::new(
+            format!("{} commands", commands.len()),
+            format!("more than {} simple commands", shell::MAX_COMMANDS),
+        ));
+    }
     // A `cd` may not carry to the next command: it can fail (`cd x; y` runs y where it was),
     // or run in a subshell or a pipeline. Only in a plain `a && b && c` chain does the next
     // command run only after the `cd` succeeded; otherwise every directory stays possible.

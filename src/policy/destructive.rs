@@ -298,7 +298,7 @@ fn judge_command(
         if start > 0 && !judged_anywhere(&program(&words[start])) {
             continue;
         }
-        if !reader.spend(words.len() - start) {
+        if !reader.spend_words(words.len() - start) {
             return;
         }
         judge_argv(&words[start..], start == 0, 0, reader, found);
@@ -323,7 +323,7 @@ fn judge_argv(
     }
     // Each judgement reads the rest of the argv once; nested ones (`find -exec find -exec
     // …`) would otherwise multiply.
-    if depth > 0 && !reader.spend(words.len()) {
+    if depth > 0 && !reader.spend_words(words.len()) {
         return;
     }
     judge_program(
@@ -1061,9 +1061,11 @@ mod tests {
         assert!(ids(&runners).contains(&"unreadable"));
         let npx = "npx ".repeat(50_000) + "rimraf .";
         assert!(ids(&npx).contains(&"unreadable"));
-        // A destructive command at the end of a long line is still found.
-        let long = format!("{}; rm -rf ~", "echo ok; ".repeat(10_000));
-        assert!(ids(&long).contains(&"rm"));
+        // A destructive command at the end of a long line is still found, up to the most
+        // commands a line may hold; past it the line is unreadable.
+        let long = |n: usize| format!("{}rm -rf ~", "echo ok; ".repeat(n));
+        assert_eq!(ids(&long(shell::MAX_COMMANDS - 1)), ["rm"]);
+        assert_eq!(ids(&long(shell::MAX_COMMANDS)), ["unreadable"]);
         assert_eq!(ids(&"x".repeat(shell::MAX_LINE + 1)), ["unreadable"]);
     }
 

@@ -219,7 +219,7 @@ fn check_command(
             name.as_str(),
             "git" | "gh" | "run-merge.sh" | "curl" | "wget" | "http" | "https" | "xh"
         );
-        if (checked || computed) && !reader.spend(args.len() + 1) {
+        if (checked || computed) && !reader.spend_words(args.len() + 1) {
             break;
         }
         match name.as_str() {
