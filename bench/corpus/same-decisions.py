@@ -99,6 +99,31 @@ if os.environ.get("LIST_PROBES"):
     for w in sorted(words | near):
         for tpl in templates:
             extra.add(tpl.format(w=w))
+    # The lists the approval rules read word by word (jq, find, set, interpreters, run
+    # wrappers, git's global options and push names), each word where its list is read.
+    approving = ["jq_environment_words", "jq_module_words", "jq_program_file_flags",
+                 "find_leading_options", "find_path_tests", "set_letters", "set_o_options",
+                 "shell_o_options", "python_interpreters", "python_leading_flags",
+                 "node_interpreters", "shell_interpreters", "perl_ruby_interpreters",
+                 "run_wrappers", "git_global_options", "release_branch_prefixes", "tag_prefixes",
+                 "default_branches", "python_flags", "node_flags", "shell_flags", "perl_ruby_flags",
+                 "run_wrapper_flags", "interpreters"]
+    close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
+             "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
+    for name in approving:
+        close.update(data["lists"].get(name, {}).get("words", []))
+    atemplates = ["jq '{w}' f.json", "jq -n '.{w}'", "jq {w} p.jq f.json", "jq -r{w} p.jq f.json",
+                  "find {w} . -name x", "find . {w} Cargo.toml", "find . {w} ~/.ssh/id_rsa", "find {w} {w} src",
+                  "set -{w}", "set +{w}", "set -o {w}", "set -e{w}", "set {w}", "bash -o {w} s.sh", "bash {w} s.sh",
+                  "bash -euo {w} s.sh", "sh {w} pipefail s.sh", "{w} s.py", "{w}3 -m pytest", "{w}3.12 -m pytest -q",
+                  "python3 {w} -m pytest", "python3 {w} s.py", "{w} -m pytest", "{w} run pytest", "uv run {w} pytest",
+                  "poetry run {w} s.py", "git {w} status", "git {w} log -3", "git {w} push origin feature",
+                  "git push origin {w}", "git push origin {w}1.0", "git push origin {w}x", "git push origin HEAD:{w}",
+                  "git push origin feature:{w}2", "node {w} t.js", "{w} --test t.js", "perl {w} t.pl", "{w} -w t.pl",
+                  "{w} -eu s.sh", "{w} -x s.sh", "{w} -o pipefail s.sh", "{w} --version"]
+    for w in sorted(close):
+        for tpl in atemplates:
+            extra.add(tpl.format(w=w))
     for a in sorted(near):
         for b in sorted(near):
             for tpl in ("{a} {b} x", "{a} {b} 'DROP TABLE x'", "x | {a} {b}", "{a} {b} > f", "{a} -o {b}; sh {b}"):

@@ -14,8 +14,12 @@
 //! Global options: `--no-pager`, `-P`. `-C`, `-c`, `--git-dir`, `--work-tree`,
 //! `--exec-path` and the rest are not listed (`git -c core.pager=…` runs a program).
 //!
-//! Each subcommand's flags, and the default branches, are data in `rules/policy.json`
-//! (`flag_tables.git-*`, `lists.default_branches`); how the arguments are read is here.
+//! Each subcommand's flags, the global options, the default branches and release lines, and
+//! what a tag's name starts with are data in `rules/policy.json` (`flag_tables.git-*`,
+//! `lists.git_global_options`, `lists.default_branches`, `lists.release_branch_prefixes`,
+//! `lists.tag_prefixes`); how the arguments are read (which spellings of `branch`, `tag`,
+//! `config`, `remote`, `stash`, `reflog` and `worktree` only inspect, what a refspec pushes)
+//! is here.
 //!
 //! Every git command runs only in the project's own repository, at its top, with no `cd`
 //! before it (`own_repository`): a configuration the agent wrote can run any program.
@@ -23,8 +27,8 @@
 use super::argv::{self, Parsed, Spec};
 use super::data::{
     DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_BRANCH, FLAGS_GIT_COMMIT, FLAGS_GIT_CONFIG,
-    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GitOperands,
-    git_inspection,
+    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GIT_GLOBAL_OPTIONS,
+    GitOperands, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES, git_inspection,
 };
 use super::line::{Blocked, Line};
 
@@ -33,7 +37,7 @@ pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> 
     let mut elsewhere = false;
     while i < args.len() && args[i].starts_with('-') {
         match args[i].as_str() {
-            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs" => i += 1,
+            option if GIT_GLOBAL_OPTIONS.contains(&option) => i += 1,
             "-C" if i + 1 < args.len() => {
                 line.read(&args[i + 1])?;
                 elsewhere = true;
@@ -250,10 +254,9 @@ fn looks_like_tag(name: &str) -> bool {
     if name.starts_with("refs/tags/") {
         return true;
     }
-    let rest = name
-        .strip_prefix(['v', 'V'])
-        .or_else(|| name.strip_prefix("release-"))
-        .or_else(|| name.strip_prefix("release/"))
+    let rest = TAG_PREFIXES
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
         .unwrap_or(name);
     rest.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
@@ -302,7 +305,7 @@ fn switch_create(sub: &str, args: &[String]) -> Result<(), Blocked> {
 /// Is a branch name one of the shared default branches (or a release line)?
 pub fn is_default_branch(name: &str) -> bool {
     let name = name.strip_prefix("refs/heads/").unwrap_or(name);
-    DEFAULT_BRANCHES.contains(&name) || name.starts_with("release/") || name.starts_with("release-")
+    DEFAULT_BRANCHES.contains(&name) || RELEASE_BRANCH_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// `git push [-u] REMOTE BRANCH[:BRANCH]…`: named branches that are not default branches,

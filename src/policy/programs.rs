@@ -20,19 +20,25 @@
 //!
 //! Anything else — an unknown program, a flag not listed, a target not listed — is not
 //! harmless. Every flag list, subcommand list and word list named here is data in
-//! `rules/policy.json` ([`super::data`]); how each program's arguments are read is here.
+//! `rules/policy.json` ([`super::data`]) — jq's refused words and program-file flags, find's
+//! leading options and the tests that read a file, `set`'s letters and `-o` names, the
+//! interpreter families and their flags, the run wrappers; how each program's arguments are
+//! read is here.
 
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
-    FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS,
-    FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE,
-    FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS,
-    KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NPX_PROGRAMS, Operands, PERL_RUBY_FLAGS, PYTHON_FLAGS,
-    PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS,
-    SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SHELL_FLAGS, ToolOperands, read_only_program,
-    runner_tool,
+    FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO,
+    FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE,
+    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
+    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS,
+    JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NODE_INTERPRETERS, NPX_PROGRAMS,
+    Operands, PERL_RUBY_FLAGS, PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS,
+    PYTHON_LEADING_FLAGS, PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS,
+    RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS,
+    SET_LETTERS, SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands,
+    read_only_program, runner_tool,
 };
 use super::git;
 use super::line::{Blocked, Line};
@@ -72,7 +78,7 @@ pub fn judge(
         "npx" => npx(args, line, stdin_fed),
         "make" | "gmake" => make(args, line),
         "go" => go(args, line),
-        "uv" | "poetry" | "pipenv" => run_wrapper(name, args, line, stdin_fed),
+        _ if RUN_WRAPPERS.contains(&name) => run_wrapper(name, args, line, stdin_fed),
         _ if is_interpreter(name) => interpreter(name, args, line),
         _ => tool(name, args, line),
     }
@@ -104,8 +110,9 @@ fn check_operands(
     // jq's `env` and `$ENV` print the environment (its tokens too); a program from a file
     // may say the same unseen.
     if name == "jq" {
-        if parsed.values_of("-f").next().is_some()
-            || parsed.values_of("--from-file").next().is_some()
+        if JQ_PROGRAM_FILE_FLAGS
+            .iter()
+            .any(|f| parsed.values_of(f).next().is_some())
         {
             return Err(Blocked::new(
                 "",
@@ -115,7 +122,10 @@ fn check_operands(
         // Case-folded: jq's names are case-sensitive, but refusing `.Environment` too costs
         // little beside missing a spelling that reaches `$ENV`.
         let filter = parsed.operands.first().map(|p| p.to_lowercase());
-        if filter.as_deref().is_some_and(|p| p.contains("env")) {
+        if filter
+            .as_deref()
+            .is_some_and(|p| JQ_ENVIRONMENT_WORDS.iter().any(|w| p.contains(w)))
+        {
             return Err(Blocked::new(
                 parsed.operands[0],
                 "jq's env and $ENV print the environment, its secrets too",
@@ -123,11 +133,10 @@ fn check_operands(
         }
         // `import "m" as $m;`, `include "m";` and `modulemeta` read files from jq's search
         // path (~/.jq, a `.json` data file anywhere): reads the reader cannot see.
-        if filter.as_deref().is_some_and(|p| {
-            ["import", "include", "modulemeta"]
-                .iter()
-                .any(|w| p.contains(w))
-        }) {
+        if filter
+            .as_deref()
+            .is_some_and(|p| JQ_MODULE_WORDS.iter().any(|w| p.contains(w)))
+        {
             return Err(Blocked::new(
                 parsed.operands[0],
                 "jq's import, include and modulemeta read files the line does not name",
@@ -429,7 +438,7 @@ fn sed_script(script: &str) -> Result<(), String> {
 fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     let mut i = 0;
     let mut searched = false;
-    while i < args.len() && matches!(args[i].as_str(), "-H" | "-L" | "-P") {
+    while i < args.len() && FIND_LEADING_OPTIONS.contains(&args[i].as_str()) {
         i += 1;
     }
     while i < args.len() {
@@ -453,7 +462,7 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
             if i + 1 >= args.len() {
                 return Err(Blocked::new("", format!("find {arg} without its value")));
             }
-            if matches!(arg, "-newer" | "-anewer" | "-cnewer" | "-samefile") {
+            if FIND_PATH_TESTS.contains(&arg) {
                 line.read(&args[i + 1])?;
             }
             i += 2;
@@ -500,12 +509,14 @@ fn set(args: &[String]) -> Result<(), Blocked> {
                 format!("set {arg} is not a listed option"),
             ));
         }
-        if body.chars().all(|c| "euxvo".contains(c)) {
+        let listed = |c: char| SET_LETTERS.iter().any(|l| l.len() == 1 && l.starts_with(c));
+        if body.chars().all(listed) {
             if body.contains('o') {
                 i += 1;
-                if !args.get(i).is_some_and(|o| {
-                    matches!(o.as_str(), "pipefail" | "errexit" | "nounset" | "xtrace")
-                }) {
+                if !args
+                    .get(i)
+                    .is_some_and(|o| SET_O_OPTIONS.contains(&o.as_str()))
+                {
                     return Err(Blocked::new(
                         "",
                         "set -o takes pipefail, errexit, nounset or xtrace",
@@ -891,7 +902,7 @@ fn run_wrapper(
         return Err(Blocked::new("", format!("{name} run without a program")));
     };
     let tool = super::line::program_name(tool)?;
-    if matches!(tool, "uv" | "poetry" | "pipenv") {
+    if RUN_WRAPPERS.contains(&tool) {
         return Err(Blocked::new("", format!("{name} run {tool} is not listed")));
     }
     judge(tool, &rest[1..], line, stdin_fed)
@@ -902,11 +913,11 @@ fn run_wrapper(
 fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     // `python -m pytest`: a listed tool run as a module.
-    if matches!(base, "python" | "pypy") {
+    if PYTHON_INTERPRETERS.contains(&base) {
         let mut rest = args;
         while rest
             .first()
-            .is_some_and(|a| matches!(a.as_str(), "-u" | "-B" | "-O"))
+            .is_some_and(|a| PYTHON_LEADING_FLAGS.contains(&a.as_str()))
         {
             rest = &rest[1..];
         }
@@ -922,13 +933,15 @@ fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static 
             };
         }
     }
-    let flags: &[&str] = match base {
-        "python" | "pypy" => PYTHON_FLAGS,
-        "node" | "nodejs" => NODE_FLAGS,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => SHELL_FLAGS,
-        "perl" | "ruby" => PERL_RUBY_FLAGS,
-        _ => &[],
-    };
+    let flags: &[&str] = [
+        (PYTHON_INTERPRETERS, PYTHON_FLAGS),
+        (NODE_INTERPRETERS, NODE_FLAGS),
+        (SHELL_INTERPRETERS, SHELL_FLAGS),
+        (PERL_RUBY_INTERPRETERS, PERL_RUBY_FLAGS),
+    ]
+    .iter()
+    .find(|(names, _)| names.contains(&base))
+    .map_or(&[], |(_, flags)| flags);
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
         let flag = args[i].as_str();
@@ -942,7 +955,7 @@ fn interpreter(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static 
             i += 1;
             if !args
                 .get(i)
-                .is_some_and(|o| matches!(o.as_str(), "pipefail" | "errexit" | "nounset"))
+                .is_some_and(|o| SHELL_O_OPTIONS.contains(&o.as_str()))
             {
                 return Err(Blocked::new(
                     "",
