@@ -13,8 +13,8 @@
 //! reading is; past [`MAX_LINES`] lines nothing is proven. A box whose tool cannot be read is
 //! no decision.
 //!
-//! The shapes — what starts a box, its borders, the dashed lines, each header and where its
-//! call's value is — are data: the `boxes` section of the pane rules
+//! The shapes — what starts a box, its borders, the glyph a command's continued lines start
+//! with, the dashed lines, each header and where its call's value is — are data: the `boxes` section of the pane rules
 //! (`rules/pane-rules.json`, [`BoxShapes`]), with examples that must read as written. What
 //! stays here is how a command's lines join.
 
@@ -84,11 +84,20 @@ pub struct BoxShapesDef {
     pub bordered: String,
     /// The side border glyphs.
     pub borders: String,
+    /// The glyphs that start each line of a long or multi-line command in a box without side
+    /// borders (`│ cargo --version`); a rules file written before this field was data gets
+    /// `│`, the glyph that was read then.
+    #[serde(default = "continued_before")]
+    pub continued: String,
     /// The glyphs a dashed separator is drawn of.
     pub dashes: String,
     pub tools: Vec<BoxToolDef>,
     #[serde(default)]
     pub examples: Vec<BoxExample>,
+}
+
+fn continued_before() -> String {
+    "│".to_string()
 }
 
 /// A header, compiled.
@@ -104,6 +113,7 @@ pub struct BoxShapes {
     frame: Regex,
     bordered: Regex,
     borders: Vec<char>,
+    continued: Vec<char>,
     dashes: Vec<char>,
     tools: Vec<BoxTool>,
     pub examples: Vec<BoxExample>,
@@ -147,6 +157,7 @@ impl BoxShapes {
             frame: regex("frame", &def.frame)?,
             bordered: regex("bordered", &def.bordered)?,
             borders: def.borders.chars().collect(),
+            continued: def.continued.chars().collect(),
             dashes: def.dashes.chars().collect(),
             tools,
             examples: def.examples,
@@ -159,6 +170,7 @@ impl BoxShapes {
             frame: Regex::new("$^").expect("valid"),
             bordered: Regex::new("$^").expect("valid"),
             borders: Vec::new(),
+            continued: Vec::new(),
             dashes: Vec::new(),
             tools: Vec::new(),
             examples: Vec::new(),
@@ -292,7 +304,7 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
                 [first, second, ..] => block(*first, *second),
                 _ => older_bash_block(&after),
             };
-            command_readings(&lines)?
+            command_readings(&lines, &shapes.continued)?
         }
         ValueAt::FirstLine => {
             let value = after
@@ -342,14 +354,14 @@ fn older_bash_block<'a>(after: &[&'a str]) -> Vec<&'a str> {
     }
 }
 
-/// The readings of a command drawn on `lines`: one line is itself; `│ ` lines join every way
-/// a wrap or a newline allows.
-fn command_readings(lines: &[&str]) -> Result<Vec<String>, String> {
+/// The readings of a command drawn on `lines`: one line is itself; lines that start with a
+/// `continued` glyph (`│ `) join every way a wrap or a newline allows.
+fn command_readings(lines: &[&str], continued: &[char]) -> Result<Vec<String>, String> {
     let parts: Vec<&str> = lines
         .iter()
         .map(|l| {
             let t = l.trim_start();
-            match t.strip_prefix('│') {
+            match t.strip_prefix(continued) {
                 Some(rest) => rest.strip_prefix(' ').unwrap_or(rest).trim_end(),
                 None => t.trim_end(),
             }
