@@ -32,7 +32,7 @@ pub fn session(sb: &Sandbox, name: &str) -> (String, PathBuf) {
 }
 
 /// [`session`] with more `NAME=value` words in the shell's environment.
-fn session_with(sb: &Sandbox, name: &str, extra: &[&str]) -> (String, PathBuf) {
+pub fn session_with(sb: &Sandbox, name: &str, extra: &[&str]) -> (String, PathBuf) {
     let log = sb.path(&format!("{name}-prompts.log"));
     let path = format!(
         "PATH={}:{}:{}",

@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::dispatch::{prompts, session};
+use crate::dispatch::{prompts, session, session_with};
 use crate::run_tick::task;
 use crate::tmuxfix::wait_for;
 use crate::typed_tick::pane_env;
@@ -381,8 +381,13 @@ impl Host<'_> {
     /// A dispatch run of account `team` in this host's own tmux server, its stand-in agent
     /// idle at its prompt: the pane and the log of the prompts typed into it.
     fn start(&self, session_name: &str) -> (String, PathBuf, PathBuf) {
+        self.start_with(session_name, &[])
+    }
+
+    /// [`Host::start`] with more `NAME=value` words in the agent's environment.
+    fn start_with(&self, session_name: &str, extra: &[&str]) -> (String, PathBuf, PathBuf) {
         let dir = task(&self.sb, session_name);
-        let (pane, log) = session(&self.sb, session_name);
+        let (pane, log) = session_with(&self.sb, session_name, extra);
         let out = self
             .cmd(0)
             .args([
@@ -739,7 +744,12 @@ fn a_permit_and_a_claim_never_wait_on_each_other() {
         sb: Sandbox::new(),
         shared: &shared,
     };
-    let runs: Vec<_> = (1..=3).map(|i| host.start(&format!("h1-{i}"))).collect();
+    // Each step runs past the test: B reaches h1-3 after A dispatched it, and a step that had
+    // already signalled (0.1 s, the default here) would rightly be routed on and dispatched
+    // again (seen once under load).
+    let runs: Vec<_> = (1..=3)
+        .map(|i| host.start_with(&format!("h1-{i}"), &["STAND_IN_DELAY=600"]))
+        .collect();
     let (mut gate, gate_pid) = gate_client(&pg);
     let mut tx = gate.transaction().unwrap();
     lock_row(&mut tx, "h1-1");
