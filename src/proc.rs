@@ -121,22 +121,37 @@ pub fn agent_of(stats: &[Stat], pane_pid: u32) -> Option<&Stat> {
 /// shell, else the newest child of the shell (read from `/proc/PID/task/PID/children`, so no
 /// scan of every process). `None`: not set, or not readable.
 pub fn agent_var(pane_pid: u32, name: &str) -> Option<String> {
+    let pid = agent_pid(pane_pid)?;
+    let env = environ(&fs::read(format!("/proc/{pid}/environ")).ok()?);
+    env.get(name).cloned()
+}
+
+/// The agent's process id in a pane, found as [`agent_var`] finds it.
+fn agent_pid(pane_pid: u32) -> Option<u32> {
     if pane_pid == 0 {
         return None;
     }
     let comm = fs::read_to_string(format!("/proc/{pane_pid}/comm")).ok()?;
-    let pid = if SHELLS.contains(&comm.trim()) {
+    if SHELLS.contains(&comm.trim()) {
         let children =
             fs::read_to_string(format!("/proc/{pane_pid}/task/{pane_pid}/children")).ok()?;
         children
             .split_whitespace()
             .filter_map(|c| c.parse::<u32>().ok())
-            .max()?
+            .max()
     } else {
-        pane_pid
-    };
+        Some(pane_pid)
+    }
+}
+
+/// The agent's working directory and environment in a pane (found as [`agent_var`] finds
+/// it): where it reads its project settings from, and its `HOME`. `None`: no agent, or not
+/// readable.
+pub fn agent_place(pane_pid: u32) -> Option<(std::path::PathBuf, HashMap<String, String>)> {
+    let pid = agent_pid(pane_pid)?;
+    let cwd = fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
     let env = environ(&fs::read(format!("/proc/{pid}/environ")).ok()?);
-    env.get(name).cloned()
+    Some((cwd, env))
 }
 
 /// One process as `doctor` sees it.

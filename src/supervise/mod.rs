@@ -42,6 +42,7 @@
 //!   *typed* channels, as DESIGN calls them), not keys typed into a pane (that is
 //!   [`typing`]).
 
+pub mod agent_start;
 pub mod channels;
 pub mod control;
 pub mod driver;

@@ -320,3 +320,76 @@ fn into_agent_a_tick_before_the_agent_showed_its_step_types_nothing_again() {
         "typed once: {read:?}"
     );
 }
+
+/// Issue 25: Claude Code draws its idle input box before it has started (its SessionStart
+/// hooks run after), and a step typed into it then was left half-typed in a live run. The
+/// stand-in here draws the box and loses what is typed until the test lets it start
+/// (`STAND_IN_START`); its project wires autoctl's SessionStart hook. The first dispatch must
+/// wait for the hook's record, not the box, and so reach the agent the first time: typed
+/// once, never lost, never typed again. (Before the fix the tick typed into the box at once,
+/// the keys were lost, and the agent never got the step.)
+#[test]
+fn into_agent_the_first_step_waits_for_the_agents_session_start_not_its_input_box() {
+    let sb = Sandbox::new();
+    let task = task(&sb, "boot");
+    let hold = sb.path("boot.hold");
+    fs::write(&hold, "").unwrap();
+    sb.write(
+        ".claude/settings.json",
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"autoctl hook event"}]}]}}"#,
+    );
+    // One clock for the supervisor and the agent's hooks.
+    let at = |ms: u32| format!("2027-03-01T10:00:{:02}.{:03}Z", ms / 1000, ms % 1000);
+    let start = format!("STAND_IN_START={}", hold.display());
+    let clock = format!("AUTOCTL_NOW={}", at(0));
+    let (pane, log) = session_with(&sb, "boot", &[&start, &clock]);
+    crate::tmuxfix::type_line(
+        &sb,
+        &pane,
+        &format!("cd {} && stty -echo", sb.root().display()),
+    );
+    sb.cmd()
+        .env("AUTOCTL_NOW", at(0))
+        .args(["run", "start", "--session", "boot", "--mode", "dispatch"])
+        .args(["--into", "agent", "--launch", "--task"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    wait_for(&sb, &pane, "the agent's input box", |screen, command| {
+        screen.contains("? for shortcuts") && command == "claude"
+    });
+    let tick_at = |ms: u32| {
+        let out = sb
+            .cmd()
+            .env("AUTOCTL_NOW", at(ms))
+            .args(["run", "tick", "--session", "boot"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        crate::util::json_lines(&out)
+    };
+    let early = tick_at(1000);
+    assert_eq!(early[0]["decision"], "wait", "{early:?}");
+    assert!(
+        early[0]["reasons"].to_string().contains("SessionStart"),
+        "{early:?}"
+    );
+    // The agent starts: what was typed before is lost, then its SessionStart hook fires.
+    fs::remove_file(&hold).unwrap();
+    wait_for(&sb, &pane, "the agent's SessionStart", |_, _| {
+        fs::read_to_string(&log).is_ok_and(|l| l.lines().any(|l| l == "started"))
+    });
+    let typed = tick_at(2000);
+    assert_eq!(typed[0]["decision"], "dispatch", "{typed:?}");
+    let plan = "/ai-cli-task plan TASK --generate";
+    wait_for(&sb, &pane, "the step read by the agent", |_, _| {
+        prompts(&log, &task).iter().any(|p| p == plan)
+    });
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("lost: "), "nothing typed was lost: {text}");
+    assert_eq!(
+        prompts(&log, &task),
+        [plan.to_string()],
+        "typed once, before any other step"
+    );
+}

@@ -48,7 +48,9 @@ pub struct StartArgs {
     ///
     /// `agent`: into the agent idle at its own prompt, the default for Claude Code, which
     /// stays open after each step — start it once with --launch (or yourself), and each step's
-    /// slash command is typed when the pane shows its empty input box. `shell`: at a shell
+    /// slash command is typed when the pane shows its empty input box (the first one, into an
+    /// agent --launch started, also after its SessionStart hook where autoctl's is wired, at
+    /// most 60 s after the launch). `shell`: at a shell
     /// prompt, for a command that runs one step and returns to the shell (`claude -p`).
     /// `app-server`: at a shell prompt too, each step sent to Codex CLI as a turn over its
     /// app-server by `autoctl run turn` (read as typed messages, no screen; --agent defaults

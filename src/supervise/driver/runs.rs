@@ -794,6 +794,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         _ => None,
     };
     let channels = super::channel_state(world, view, Some(run.task_path()));
+    let agent_start = crate::supervise::agent_start::observe(run, view, channels.as_ref());
     let dir = run.task_path();
     if !dir.is_dir() {
         return Ok(Observation {
@@ -811,6 +812,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
             waits: WaitInputs::default(),
             account: None,
             step_files: None,
+            agent_start,
         });
     }
     let mut notes = Vec::new();
@@ -865,6 +867,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         waits,
         account: None,
         step_files: step_files(world, run),
+        agent_start,
     })
 }
 

@@ -29,7 +29,9 @@ mod tests;
 mod waits;
 
 pub use event::{Decision, Did, RunAfter, TickEvent};
-pub use observation::{Observation, PaneObs, SignalObs, StepFiles, StopObs, WaitInputs};
+pub use observation::{
+    AgentStart, Observation, PaneObs, SignalObs, StepFiles, StopObs, WaitInputs,
+};
 
 use crate::pane::Key;
 use crate::pane::view::PaneView;
@@ -1190,6 +1192,26 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         t.event.decide(Decision::Wait, why);
         return;
     }
+    let mut unstarted = None;
+    if into == DispatchInto::Agent && obs.agent_start == AgentStart::Awaited {
+        let since = between(t.run.started_at, t.now);
+        if t.now >= t.run.started_at && since < SESSION_START_WAIT {
+            t.event.decide(
+                Decision::Wait,
+                format!(
+                    "{} is due and the agent's input box is drawn, but its SessionStart hook (wired) has not fired since the run launched it {:.1}s ago: it may not take keys yet, so nothing is typed before it does or {}s have passed",
+                    step.next,
+                    since.as_secs_f64(),
+                    SESSION_START_WAIT.as_secs()
+                ),
+            );
+            return;
+        }
+        unstarted = Some(format!(
+            "its SessionStart hook is wired but did not fire within {}s of the launch (see `autoctl doctor`): typed by the screen",
+            SESSION_START_WAIT.as_secs()
+        ));
+    }
     // The signal asking for this step goes before the keys: once they are typed the step may
     // write its own signal at any moment, and that one must never be the one removed.
     t.remove_signal();
@@ -1209,6 +1231,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         t.run.governor.permit = Some(t.now);
     }
     t.event.decide(Decision::Dispatch, format!("typed: {text}"));
+    t.event.reasons.extend(unstarted);
 }
 
 /// A `--into shell` step's own account of how it ended (its stream's `result`, issue 28): an
@@ -1289,6 +1312,12 @@ fn render_step(t: &mut Tick<'_>, step: &DispatchStep, obs: &Observation) -> Opti
         }
     }
 }
+
+/// How long after the launch the first dispatch into an agent whose SessionStart hook is
+/// wired waits for that hook ([`AgentStart::Awaited`]) before the screen decides alone: Claude
+/// Code starts in seconds (12 s under load 20 in the live tier); past this the hook is not
+/// running (a broken PATH, a hook the agent skips) and waiting longer would wedge the run.
+pub const SESSION_START_WAIT: Duration = Duration::from_secs(60);
 
 /// How long after a dispatch's keys the screen may go on not showing them before a tick
 /// believes they never arrived. Under load a pane echoes seconds late (a tick 0.7 s after the

@@ -35,6 +35,27 @@ pub struct Observation {
     /// Dispatch mode `--into shell`: the files the step's command names, and how the
     /// dispatched step ended by its own stream ([`crate::supervise::stream`]).
     pub step_files: Option<StepFiles>,
+    /// Whether the agent the run launched has started, by its own hooks: what the first
+    /// dispatch into it waits for.
+    pub agent_start: AgentStart,
+}
+
+/// Whether the agent a dispatch run launched has started, by its own SessionStart hook.
+/// Claude Code 2.1.332 draws its idle input box before it runs its SessionStart hooks and
+/// settles (seen in the live tier: the box empty at 30.14 s, SessionStart recorded at
+/// 30.33 s), so the box alone does not say the agent takes keys yet; where its hooks are
+/// wired, the hook does. The driver asks only before the run's first dispatch into an agent
+/// it launched, and only reads the agent's settings while the screen shows it ready.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AgentStart {
+    /// Not asked, or no SessionStart hook of autoctl's is wired where the agent reads its
+    /// settings: the screen decides, as before.
+    #[default]
+    Unknown,
+    /// Its SessionStart was recorded (in its pane's record) since the run started.
+    Started,
+    /// Its SessionStart hook is wired, and none was recorded since the run started.
+    Awaited,
 }
 
 /// The files of `--into shell` steps (`{settings}`, `{stream}`) and the last step's result.

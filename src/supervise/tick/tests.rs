@@ -159,6 +159,7 @@ fn obs(signal: SignalObs, pane: PaneObs) -> Observation {
         waits: WaitInputs::default(),
         account: None,
         step_files: files(None),
+        agent_start: AgentStart::Unknown,
     }
 }
 
@@ -1047,6 +1048,80 @@ fn sent(out: &Outcome) -> Vec<Key> {
         })
         .flatten()
         .collect()
+}
+
+/// Issue 25: Claude Code draws its idle input box before it runs its SessionStart hooks.
+/// Where that hook is wired, the first dispatch into the agent the run launched waits for it
+/// (the driver's [`AgentStart`]), at most [`SESSION_START_WAIT`] after the launch; past that
+/// the screen decides alone, and the decision says why.
+#[test]
+fn the_first_dispatch_waits_for_a_wired_session_start_at_most_its_maximum() {
+    let mut o = entering_at_plan(claude_idle("● Ready."));
+    o.agent_start = AgentStart::Awaited;
+    let mut run = agent_run();
+    let out = step_at(&mut run, &o, at(5));
+    assert_eq!(
+        out.event.decision,
+        Decision::Wait,
+        "{:?}",
+        out.event.reasons
+    );
+    assert!(sent(&out).is_empty());
+    assert!(
+        out.event.reasons[0].contains("SessionStart hook (wired) has not fired"),
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(run.dispatch.count, 0);
+    // The hook fired: typed at once.
+    o.agent_start = AgentStart::Started;
+    let out = step_at(&mut run, &o, at(6));
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
+    assert_eq!(
+        sent(&out)[0],
+        Key::Text("/ai-cli-task plan /t --generate".into())
+    );
+    // It never fires: at the maximum the screen decides, and the decision says so.
+    let mut late = agent_run();
+    o.agent_start = AgentStart::Awaited;
+    let out = step_at(&mut late, &o, at(SESSION_START_WAIT.as_secs() as i64 - 1));
+    assert_eq!(
+        out.event.decision,
+        Decision::Wait,
+        "{:?}",
+        out.event.reasons
+    );
+    let out = step_at(&mut late, &o, at(SESSION_START_WAIT.as_secs() as i64));
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
+    assert!(
+        out.event
+            .reasons
+            .last()
+            .unwrap()
+            .contains("did not fire within 60s"),
+        "{:?}",
+        out.event.reasons
+    );
+    // Not asked (no hooks wired, or not the first dispatch): the screen decides at once.
+    let mut plain = agent_run();
+    o.agent_start = AgentStart::Unknown;
+    let out = step_at(&mut plain, &o, at(1));
+    assert_eq!(
+        out.event.decision,
+        Decision::Dispatch,
+        "{:?}",
+        out.event.reasons
+    );
 }
 
 #[test]
