@@ -140,6 +140,27 @@ def install(fa, autoctl):
     fa.H.sse_head, fa.H._json = sse_head_h, json_h
 
 
+def film(tm, sessions, scratch, seconds):
+    """Keep every distinct screen of each pane during the first seconds (the start-up), with
+    its time, in scratch/startup-NAME.txt: what the first dispatch was typed into."""
+    last = {s: None for s in sessions}
+    files = {s: open(os.path.join(scratch, f"startup-{s}.txt"), "w") for s in sessions}
+    end = time.time() + seconds
+    while time.time() < end:
+        for s in sessions:
+            try:
+                screen = tm.cap(s)
+            except Exception:  # noqa: BLE001 - a pane not there yet
+                continue
+            if screen != last[s]:
+                last[s] = screen
+                files[s].write(f"=== {time.time():.3f}\n{screen}\n")
+                files[s].flush()
+        time.sleep(0.1)
+    for f in files.values():
+        f.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=int, default=20)
@@ -147,6 +168,8 @@ def main():
     ap.add_argument("--window", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--no-governor", action="store_true")
+    ap.add_argument("--one-by-one", action="store_true",
+                    help="start the second Claude Code only once the first took its step")
     a = arguments(ap, "/tmp/autoctl-live-quota")
     version = offline(a.claude)
     print(f"claude {version}; autoctl {a.autoctl}")
@@ -223,14 +246,18 @@ def main():
         watch = subprocess.Popen(watch_args, cwd=proj, env=env,
                                  stdout=open(events_path, "w"),
                                  stderr=open(events_path + ".err", "w"))
+        # Both Claude Codes start at once (the start-up the first dispatch must wait out);
+        # --one-by-one starts the second once the first took its step.
+        startup = threading.Thread(target=film, args=(tm, sessions, a.scratch, 45),
+                                   daemon=True)
+        startup.start()
         for s in sessions:
             r = autoctl("run", "start", "--session", s, "--task", f"TASK/{s}", "--mode",
                         "dispatch", "--account", "team", "--timeout", "1h", "--launch",
                         "claude --permission-mode default")
             check(r.returncode == 0, f"run start {s}: {r.stderr.strip()}")
-            # One Claude Code starts at a time: two starting at once under load once left
-            # the second's first step half-typed during its start-up (escalated; see README).
-            rh.wait_for(tm, s, r"ai-cli-task", 60)
+            if a.one_by_one:
+                rh.wait_for(tm, s, r"ai-cli-task", 60)
         deadline = time.time() + a.timeout
         status = {}
         while time.time() < deadline:
