@@ -22,7 +22,6 @@ escalated), and the decisions autoctl made.
 
 import argparse
 import datetime
-import http.server
 import json
 import os
 import pathlib
@@ -30,6 +29,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import quota_bench as qb
 
 T0 = 1_795_680_000  # 2026-11-26T08:00:00Z, a multiple of every window length used here
 
@@ -44,9 +45,9 @@ class Server:
     """The fake model server: one account, one budget per window of the simulated clock."""
 
     def __init__(self, window, budget, cost):
-        self.window, self.budget, self.cost = window, budget, cost
+        self.windows = qb.Windows(T0, window, budget)
+        self.cost = cost
         self.now = T0
-        self.used = {}  # window index -> tokens
         self.lock = threading.Condition()
         self.spends = {}  # session -> number of steps started (or retried)
         self.busy = set()  # sessions inside a step (not blocked on a limit)
@@ -54,21 +55,22 @@ class Server:
         self.limited = []  # (time, session): steps that hit the limit mid-step
         self.firsts = {}  # window index -> [(time, session)] first step of each session in it
 
-    def index(self, t):
-        return (t - T0) // self.window
-
     def reading(self, t):
-        w = self.index(t)
-        return {
-            "now": t,
-            "used_percentage": round(100.0 * self.used.get(w, 0) / self.budget, 1),
-            "resets_at": T0 + (w + 1) * self.window,
-        }
+        return {"now": t, **self.windows.reading(t)}
+
+    def answer(self, path, body):
+        if path == "/spend":
+            return self.spend(body["session"])
+        if path == "/done":
+            self.done(body["session"])
+            return {}
+        with self.lock:
+            return {"now": self.now}
 
     def spend(self, session):
         with self.lock:
             t = self.now
-            w = self.index(t)
+            w = self.windows.index(t)
             self.spends[session] = self.spends.get(session, 0) + 1
             self.blocked.pop(session, None)
             firsts = self.firsts.setdefault(w, [])
@@ -77,16 +79,13 @@ class Server:
             # A step's cost varies a little, as real steps do (deterministic: no randomness).
             n = self.spends[session]
             cost = self.cost + (n * 7 + len(session)) % 5 - 2
-            used = self.used.get(w, 0)
-            if used + cost > self.budget:
+            if not self.windows.charge(t, cost):
                 # The step starts and runs out mid-way: what is left is spent, then the limit.
-                self.used[w] = self.budget
                 self.limited.append((t, session))
-                self.blocked[session] = T0 + (w + 1) * self.window
+                self.blocked[session] = self.windows.reset_of(t)
                 self.busy.discard(session)
                 self.lock.notify_all()
                 return {"ok": False, **self.reading(t)}
-            self.used[w] = used + cost
             self.busy.add(session)
             return {"ok": True, **self.reading(t)}
 
@@ -96,36 +95,12 @@ class Server:
             self.lock.notify_all()
 
 
-def serve(server):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
-            if self.path == "/spend":
-                answer = server.spend(body["session"])
-            elif self.path == "/done":
-                server.done(body["session"])
-                answer = {}
-            else:
-                with server.lock:
-                    answer = {"now": server.now}
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd
-
-
 AGENT = r'''#!/usr/bin/env python3
 # One step of a fake agent session (typed by autoctl): spend at the fake model server, report
 # the windows as Claude Code's status line does, write the step's signal.
 import json, os, subprocess, sys, time, urllib.request
+sys.path.insert(0, "@BENCH_DIR@")
+import quota_bench
 step, ck, task, session = sys.argv[1], sys.argv[2][3:], sys.argv[3], sys.argv[4]
 server, autoctl, fixture, agent = sys.argv[5:9]
 
@@ -139,14 +114,7 @@ def iso(secs):
         "%Y-%m-%dT%H:%M:%S.000Z")
 
 def statusline(r):
-    payload = json.load(open(fixture))
-    payload["rate_limits"]["five_hour"]["used_percentage"] = r["used_percentage"]
-    payload["rate_limits"]["five_hour"]["resets_at"] = r["resets_at"]
-    payload["rate_limits"]["seven_day"]["used_percentage"] = 20
-    payload["rate_limits"]["seven_day"]["resets_at"] = r["resets_at"] + 5 * 86400
-    subprocess.run([autoctl, "statusline"], input=json.dumps(payload).encode(),
-                   env={**os.environ, "AUTOCTL_NOW": iso(r["now"])},
-                   stdout=subprocess.DEVNULL, check=True)
+    quota_bench.statusline(r, autoctl, fixture, {**os.environ, "AUTOCTL_NOW": iso(r["now"])})
 
 r = call("/spend", {"session": session})
 while not r["ok"]:
@@ -189,12 +157,10 @@ def main():
         "AUTOCTL_ACCOUNT": "team",
     }
     server = Server(args.window, args.budget, args.cost)
-    httpd = serve(server)
+    httpd = qb.serve(server.answer)
     url = f"http://127.0.0.1:{httpd.server_port}"
-    agent = work / "agent.py"
-    agent.write_text(AGENT)
-    agent.chmod(0o755)
-    fixture = repo / "tests/fixtures/hook/claude-code/reference/statusline-subscription.json"
+    agent = qb.write_agent(work, AGENT)
+    fixture = repo / qb.FIXTURE
     fake_agent = repo / "examples/fake-agent.sh"
 
     def autoctl_at(t, *argv, check=True):
@@ -210,20 +176,7 @@ def main():
 
     sessions = [f"s{i}" for i in range(1, args.sessions + 1)]
     try:
-        for s in sessions:
-            task = work / "tasks" / s
-            task.mkdir(parents=True)
-            (task / ".index.md").write_text(
-                "---\ntitle: bench\nstatus: draft\ncreated: 2026-11-26T00:00:00Z\n"
-                "updated: 2026-11-26T00:00:00Z\n---\n"
-            )
-            (task / ".target.md").write_text("# Target\nSpend the account's windows.\n")
-            subprocess.run(
-                ["tmux", "-L", socket, "new-session", "-d", "-s", s, "-x", "200", "-y", "50",
-                 "--", "env", f"PATH={pathlib.Path(autoctl).parent}:{os.environ['PATH']}",
-                 "PS1=$ ", "bash", "--norc", "--noprofile"],
-                env=env, check=True,
-            )
+        qb.sessions(work, socket, env, autoctl, sessions)
         time.sleep(0.5)
         for s in sessions:
             command = f"{agent} {{next}} ck={{checkpoint}} {{task}} {s} {url} {autoctl} {fixture} {fake_agent}"
@@ -263,21 +216,14 @@ def main():
                 for e in events:
                     kind = ((e.get("run") or {}).get("wait") or {}).get("kind")
                     waits[kind] = waits.get(kind, 0) + 1
-                print(f"{t - T0:5d}s typed {len(typed)} used {server.reading(t)['used_percentage']:5.1f}% "
+                print(f"{t - T0:5d}s typed {len(typed)} used {server.windows.reading(t)['used_percentage']:5.1f}% "
                       f"blocked {len(server.blocked)} waits {waits}", file=sys.stderr)
             t += args.tick
 
         reports = [json.loads(l) for l in autoctl_at(t, "run", "status", "--format", "json").stdout.splitlines() if l.strip()]
         ended = [r["session"] for r in reports if r["status"] != "running"]
-        shares = [round(server.used.get(w, 0) / args.budget, 3) for w in range(args.windows)]
-        per_minute = 0
-        for w in range(1, args.windows):
-            start = T0 + w * args.window
-            counts = {}
-            for at, _ in server.firsts.get(w, []):
-                minute = (at - start) // 60
-                counts[minute] = counts.get(minute, 0) + 1
-            per_minute = max([per_minute, *counts.values()])
+        shares = server.windows.shares(args.windows)
+        per_minute = server.windows.most_in_a_minute(server.firsts, args.windows)
         print(json.dumps({
             "governor": args.governor,
             "sessions": args.sessions,

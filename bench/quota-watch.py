@@ -22,8 +22,6 @@ hard stops (runs that ended, escalations), and the watcher's decisions.
 """
 
 import argparse
-import datetime
-import http.server
 import json
 import os
 import pathlib
@@ -33,6 +31,8 @@ import sys
 import threading
 import time
 
+import quota_bench as qb
+
 RESUME_IDLE = 30.0  # seconds without a call after which a session's next step is a resume
 # (a session working through its steps calls every few seconds; at load 20 the gap from a
 # step's last call to the next step's first reached 10 s, so 10 s counted steps as resumes)
@@ -41,11 +41,10 @@ RESUME_IDLE = 30.0  # seconds without a call after which a session's next step i
 class Server:
     """The fake model server: one account, one budget per window of the wall clock."""
 
-    def __init__(self, t0, window, budget, cost, calls):
-        self.t0, self.window, self.budget = t0, window, budget
-        self.cost, self.calls = cost, calls
+    def __init__(self, t0, window, budget, cost):
+        self.windows = qb.Windows(t0, window, budget)
+        self.cost = cost
         self.lock = threading.Lock()
-        self.used = {}  # window index -> tokens
         self.steps = {}  # session -> steps begun (first calls)
         self.limited = set()  # (session, step) that hit the limit mid-step
         self.last_call = {}  # session -> when its last call came
@@ -53,20 +52,13 @@ class Server:
         self.resumes = {}  # window index -> [(time, session)] steps started after a wait
         self.spent_calls = 0
 
-    def index(self, t):
-        return int((t - self.t0) // self.window)
-
-    def reading(self, t):
-        w = self.index(t)
-        return {
-            "used_percentage": round(100.0 * self.used.get(w, 0) / self.budget, 1),
-            "resets_at": self.t0 + (w + 1) * self.window,
-        }
+    def answer(self, path, body):
+        return self.spend(body["session"], body["step"], body["call"], body.get("retry", False))
 
     def spend(self, session, step, call, retry):
         with self.lock:
             t = time.time()
-            w = self.index(t)
+            w = self.windows.index(t)
             if call == 0 and step > self.steps.get(session, 0):
                 self.steps[session] = step
             # A resume: a step started (or a limited call retried) by a session that had made
@@ -76,44 +68,23 @@ class Server:
             if (call == 0 or retry) and (last is None or t - last >= RESUME_IDLE):
                 self.resumes.setdefault(w, []).append((t, session))
             self.last_call[session] = t
-            self.calls.append([round(t - self.t0, 2), session, step, call, retry])
+            self.calls.append([round(t - self.windows.t0, 2), session, step, call, retry])
             # A call's cost varies a little, as real calls do (deterministic, no randomness).
             cost = self.cost + (step * 7 + call * 3 + len(session)) % 5 - 2
-            used = self.used.get(w, 0)
-            if used + cost > self.budget:
+            if not self.windows.charge(t, cost):
                 # The call runs out mid-way: what is left is spent, then the limit.
-                self.used[w] = self.budget
                 self.limited.add((session, step))
-                return {"ok": False, **self.reading(t)}
-            self.used[w] = used + cost
+                return {"ok": False, **self.windows.reading(t)}
             self.spent_calls += 1
-            return {"ok": True, **self.reading(t)}
-
-
-def serve(server):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
-            answer = server.spend(body["session"], body["step"], body["call"],
-                                  body.get("retry", False))
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd
+            return {"ok": True, **self.windows.reading(t)}
 
 
 AGENT = r'''#!/usr/bin/env python3
 # One step of a fake agent session (typed by autoctl): CALLS model calls GAP seconds apart, the
 # windows reported after each as Claude Code's status line does, then the step's signal.
 import json, os, subprocess, sys, time, urllib.request
+sys.path.insert(0, "@BENCH_DIR@")
+from quota_bench import statusline
 step, ck, task, session = sys.argv[1], sys.argv[2][3:], sys.argv[3], sys.argv[4]
 server, autoctl, fixture, agent, calls, gap = sys.argv[5:11]
 calls, gap = int(calls), float(gap)
@@ -125,26 +96,17 @@ def spend(call, retry=False):
     body = json.dumps({"session": session, "step": n, "call": call, "retry": retry}).encode()
     return json.load(urllib.request.urlopen(urllib.request.Request(server, data=body)))
 
-def statusline(r):
-    payload = json.load(open(fixture))
-    payload["rate_limits"]["five_hour"]["used_percentage"] = r["used_percentage"]
-    payload["rate_limits"]["five_hour"]["resets_at"] = r["resets_at"]
-    payload["rate_limits"]["seven_day"]["used_percentage"] = 20
-    payload["rate_limits"]["seven_day"]["resets_at"] = r["resets_at"] + 5 * 86400
-    subprocess.run([autoctl, "statusline"], input=json.dumps(payload).encode(),
-                   stdout=subprocess.DEVNULL, check=True)
-
 print(f"step {n}: {step}", flush=True)
 for call in range(calls):
     r = spend(call)
-    statusline(r)
+    statusline(r, autoctl, fixture)
     while not r["ok"]:
         print(f"Claude AI usage limit reached|{r['resets_at']}", flush=True)
         while time.time() < r["resets_at"] + 0.5:
             time.sleep(0.2)
         print("Usage limit reset; resuming.", flush=True)
         r = spend(call, retry=True)
-        statusline(r)
+        statusline(r, autoctl, fixture)
     time.sleep(gap)
 env = {**os.environ, "AUTOCTL": autoctl}
 subprocess.run([agent, "--delay", "0", "--fixes", "1000000", "--step", step,
@@ -180,13 +142,11 @@ def main():
     }
     env.pop("AUTOCTL_NOW", None)
     t0 = int(time.time()) + 5
-    server = Server(t0, args.window, args.budget, args.cost, args.calls)
-    httpd = serve(server)
+    server = Server(t0, args.window, args.budget, args.cost)
+    httpd = qb.serve(server.answer)
     url = f"http://127.0.0.1:{httpd.server_port}/spend"
-    agent = work / "agent.py"
-    agent.write_text(AGENT)
-    agent.chmod(0o755)
-    fixture = repo / "tests/fixtures/hook/claude-code/reference/statusline-subscription.json"
+    agent = qb.write_agent(work, AGENT)
+    fixture = repo / qb.FIXTURE
     fake_agent = repo / "examples/fake-agent.sh"
 
     def run(*argv):
@@ -198,20 +158,7 @@ def main():
     sessions = [f"s{i}" for i in range(1, args.sessions + 1)]
     watcher = None
     try:
-        for s in sessions:
-            task = work / "tasks" / s
-            task.mkdir(parents=True)
-            (task / ".index.md").write_text(
-                "---\ntitle: bench\nstatus: draft\ncreated: 2026-11-26T00:00:00Z\n"
-                "updated: 2026-11-26T00:00:00Z\n---\n"
-            )
-            (task / ".target.md").write_text("# Target\nSpend the account's windows.\n")
-            subprocess.run(
-                ["tmux", "-L", socket, "new-session", "-d", "-s", s, "-x", "200", "-y", "50",
-                 "--", "env", f"PATH={pathlib.Path(autoctl).parent}:{os.environ['PATH']}",
-                 "PS1=$ ", "bash", "--norc", "--noprofile"],
-                env=env, check=True,
-            )
+        qb.sessions(work, socket, env, autoctl, sessions)
         time.sleep(0.5)
         while time.time() < t0:
             time.sleep(0.1)
@@ -246,24 +193,14 @@ def main():
                 events.append(json.loads(line))
             except ValueError:
                 pass
-        decisions = {}
-        for e in events:
-            d = e.get("decision", "?")
-            decisions[d] = decisions.get(d, 0) + 1
+        decisions = qb.count_decisions(events)
         with open(work / "calls.jsonl", "w") as f:
             for c in server.calls:
                 f.write(json.dumps(c) + "\n")
         reports = [json.loads(l) for l in run("run", "status", "--format", "json").stdout.splitlines() if l.strip()]
         ended = [r["session"] for r in reports if r["status"] != "running"]
-        shares = [round(server.used.get(w, 0) / args.budget, 3) for w in range(args.windows)]
-        per_minute = 0
-        for w in range(1, args.windows):
-            start = t0 + w * args.window
-            counts = {}
-            for at, _ in server.resumes.get(w, []):
-                minute = int((at - start) // 60)
-                counts[minute] = counts.get(minute, 0) + 1
-            per_minute = max([per_minute, *counts.values()])
+        shares = server.windows.shares(args.windows)
+        per_minute = server.windows.most_in_a_minute(server.resumes, args.windows)
         print(json.dumps({
             "governor": args.governor,
             "sessions": args.sessions,
