@@ -284,3 +284,61 @@ fn bad_account_names_and_governor_flags_are_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
     }
 }
+
+/// Issue 25: a reading is as of its time. The status line lags the server by a step or two,
+/// so a step that ended after the account's freshest reading spent tokens the reading does
+/// not show: the projection counts it beside the step asked for. Here the account learns 20 %
+/// a step (50 % → 70 % over the plan step), the check step then ends with no newer reading,
+/// and the exec step is asked for on that stale 70 %: granted on the reading alone it would
+/// take the window to 110 % (70 + the check's 20 + its own 20), so it is paced. The pure core
+/// has the property test (`no_step_starts_into_the_limit_when_readings_lag`); this drives the
+/// same case through `run tick` with recorded status-line readings.
+#[test]
+fn a_step_asked_on_a_reading_older_than_the_last_step_is_paced_by_the_steps_it_missed() {
+    let sb = Sandbox::new();
+    let run = start(&sb, "lag", &["--account", "team"]);
+    let read = |secs: i64, used: f64| {
+        let out = in_pane(
+            &sb,
+            &run.pane,
+            &at(secs),
+            &["statusline"],
+            &statusline(used, 3600, 20.0),
+        );
+        assert!(out.status.success(), "{out:?}");
+    };
+    let signal = run.task.join(".auto-signal");
+    // The agent wrote the step's signal and is back at its input box.
+    let step_done = |step: &str| {
+        wait_for(&sb, &run.pane, step, |screen, _| {
+            signal.exists() && screen.trim_end().ends_with("? for shortcuts")
+        });
+    };
+    read(1, 50.0);
+    let events = tick_all(&sb, 2, &[]);
+    assert_eq!(decision(&events, "lag"), "dispatch", "{events:#?}");
+    step_done("the plan step's signal");
+    // The plan step ended; the check step is typed (nothing learned yet: no reading since).
+    let events = tick_all(&sb, 20, &[]);
+    assert_eq!(decision(&events, "lag"), "dispatch", "{events:#?}");
+    // A reading after the plan step: 20 % for one step.
+    read(21, 70.0);
+    step_done("the check step's signal");
+    let events = tick_all(&sb, 40, &[]);
+    assert_ne!(decision(&events, "lag"), "dispatch", "{events:#?}");
+    let wait = &events[0]["run"]["wait"];
+    assert_eq!(wait["kind"], "quota-paced", "{events:#?}");
+    assert!(
+        wait["reason"]
+            .as_str()
+            .unwrap()
+            .contains("70% used and 2 step(s) at 20.0% each would take it to 110%"),
+        "{wait}"
+    );
+    assert_eq!(run.prompts().len(), 2, "{:?}", run.prompts());
+    // A reading that counts the check step shows where the window is: 78 % (the check cost
+    // 8 %), so one more step fits.
+    read(41, 78.0);
+    let events = tick_all(&sb, 42, &[]);
+    assert_eq!(decision(&events, "lag"), "dispatch", "{events:#?}");
+}

@@ -480,6 +480,24 @@ impl Driving<'_, '_> {
         let Some(intent) = self.outcome.dispatch_intent() else {
             return Ok(Flow::Next);
         };
+        if self.outcome.permit.is_some() {
+            // The readings this tick took first: the permit is decided again on the stored
+            // account, which must know them as the tick's decision did (else a reading that
+            // releases a paced run was refused on the stale one, and, the refused tick
+            // storing nothing, refused again at every tick until the reset). A reading is a
+            // fact whatever this tick goes on to store, and folding it twice changes nothing.
+            let reads: Vec<crate::supervise::governor::Event> = self
+                .outcome
+                .account_events
+                .iter()
+                .filter(|e| matches!(e, crate::supervise::governor::Event::Read(..)))
+                .cloned()
+                .collect();
+            if !reads.is_empty() {
+                self.registry
+                    .note_account(&self.run.spec.account, &reads, self.now)?;
+            }
+        }
         let permit = self.outcome.permit.as_ref();
         let (why, refused) = match self.registry.record(intent, self.owner, permit, self.now)? {
             Written::Stored => (None, false),
