@@ -196,6 +196,9 @@ impl Store {
 
     /// Read-modify-write the hook record under `key`, under its lock: the change is appended
     /// to the record's journal, or, every [`COMPACT_LINES`] changes, written as its snapshot.
+    /// A change that leaves the record as it was writes nothing, so it wakes no watcher
+    /// (`run watch` watches these files): under a fixed `AUTOCTL_NOW` the same event twice is
+    /// one write, with the real clock every event moves the record's time.
     pub fn update(
         &self,
         key: &Key,

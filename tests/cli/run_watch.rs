@@ -1012,3 +1012,58 @@ fn a_paced_run_is_printed_when_its_pacing_changes_not_per_hook_record() {
     let (code, _, err) = watcher.exit();
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// `hook event` wakes the watcher by writing the record; with a fixed `AUTOCTL_NOW` (a test's,
+/// or a replay's) an event that changes nothing in the record — the same event again at the
+/// same instant — writes nothing, so there is nothing to wake for (the issue-25 note "hook
+/// event with a fixed AUTOCTL_NOW did not wake run watch": the test sent the same
+/// UserPromptSubmit three times at one instant). Events that change the record wake it at
+/// any clock.
+#[test]
+fn hook_records_wake_the_watcher_under_a_fixed_clock_and_a_repeat_changes_nothing() {
+    let sb = Sandbox::new();
+    observe_run(&sb, "b", &[]);
+    // Before the run's start (as the paced test's clock): its timeout clock stays at zero.
+    let now = crate::governor::at(2);
+    let now = now.as_str();
+    let mut watcher = Watcher::spawn(
+        &sb,
+        &["run", "watch", "--heartbeat", "1h", "--all"],
+        &[("AUTOCTL_NOW", now)],
+    );
+    watcher.wait_for("the first heartbeat", |e| of(e, "b").count() == 1);
+    let event = |name: &str| {
+        let payload = format!(
+            r#"{{"session_id":"s1","transcript_path":"/nonexistent","cwd":"/tmp","hook_event_name":"{name}","prompt":"go","stop_hook_active":false}}"#
+        );
+        sb.cmd()
+            .env("AUTOCTL_NOW", now)
+            .args(["hook", "event"])
+            .write_stdin(payload)
+            .assert()
+            .code(0);
+    };
+    let journal = sb.path("state/hooks/session-s1.log");
+    for (round, name) in [
+        (2, "UserPromptSubmit"),
+        (3, "Stop"),
+        (4, "UserPromptSubmit"),
+    ] {
+        event(name);
+        watcher.wait_for("a look after the hook record", |e| {
+            of(e, "b").count() >= round
+        });
+    }
+    // The same prompt again at the same instant: the record is as it was, nothing is
+    // written. (A Stop is not "the same": it counts Stops in a row.)
+    let before = fs::read_to_string(&journal).unwrap();
+    event("UserPromptSubmit");
+    assert_eq!(
+        fs::read_to_string(&journal).unwrap(),
+        before,
+        "nothing written"
+    );
+    watcher.kill("TERM");
+    let (code, _, err) = watcher.exit();
+    assert_eq!(code, Some(0), "{err}");
+}
