@@ -54,6 +54,12 @@ pub const MAX_LINE: usize = 128 * 1024;
 /// here-document that long is written with the agent's file tool instead.
 pub const MAX_COMMANDS: usize = 1024;
 
+/// The most work a [`Reader`] does for one line, in its budget's units (bytes lexed): 256
+/// KiB, the longest line ([`MAX_LINE`]) read twice over. Lexing and judging what was read
+/// cost tens of nanoseconds a byte, so a reading that would go on past it (a 128 KiB line
+/// nested eight deep, each level read again) is answered "not harmless" within milliseconds.
+pub const MAX_WORK: usize = 2 * MAX_LINE;
+
 /// What trying one word as a command costs, in the budget's units (bytes lexed): judging a
 /// word (its program looked up in the rule tables, its arguments parsed) costs about what
 /// lexing this many bytes does, so a command of many words that each run a program (`git
@@ -79,8 +85,10 @@ pub enum Exceeded {
 /// enough for every nesting a person writes read several times over (a body is read once as
 /// a substitution and once inside its word at each level), and far below what an
 /// input built to multiply its own reading needs (each `$(…)` read both as a substitution and
-/// inside its word; `A=$B$B` doubling a variable). Work that is not lexing (trying the later
-/// words of a command as programs) is charged to the same budget with [`Reader::spend`].
+/// inside its word; `A=$B$B` doubling a variable) — but never more than [`MAX_WORK`], which
+/// bounds the time of a reading whatever the line's length. Work that is not lexing (trying
+/// the later words of a command as programs) is charged to the same budget with
+/// [`Reader::spend`].
 #[derive(Debug)]
 pub struct Reader {
     budget: usize,
@@ -96,7 +104,11 @@ impl Reader {
     /// A reader for `line` (the whole command line a check was given).
     pub fn new(line: &str) -> Reader {
         Reader {
-            budget: line.len().saturating_mul(32).saturating_add(64 * 1024),
+            budget: line
+                .len()
+                .saturating_mul(32)
+                .saturating_add(64 * 1024)
+                .min(MAX_WORK),
             commands: 0,
             seen: HashMap::new(),
             exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Length),
@@ -1152,7 +1164,9 @@ mod tests {
         };
         assert_eq!(read_all(&nest(MAX_NESTING)), (MAX_NESTING, None));
         assert_eq!(read_all(&nest(MAX_NESTING + 1)).1, Some(Exceeded::Nesting));
-        assert_eq!(read_all(&nest(10_000)).1, Some(Exceeded::Nesting));
+        assert_eq!(read_all(&nest(1_000)).1, Some(Exceeded::Nesting));
+        // A long line nested deep spends `MAX_WORK` before it reaches the depth bound.
+        assert_eq!(read_all(&nest(10_000)).1, Some(Exceeded::Size));
         assert_eq!(
             Reader::new(&"x".repeat(MAX_LINE + 1)).exceeded,
             Some(Exceeded::Length)
@@ -1180,6 +1194,18 @@ mod tests {
                 .explanation()
                 .contains(&MAX_COMMANDS.to_string())
         );
+    }
+
+    /// However long the line, a reading lexes at most `MAX_WORK` bytes in all: a line of
+    /// `MAX_LINE` bytes is read whole, and read again once, but not a third time.
+    #[test]
+    fn a_reader_works_at_most_max_work() {
+        let line = "x".repeat(MAX_LINE);
+        let mut reader = Reader::new(&line);
+        assert!(reader.read(&line, 0, "").is_some());
+        assert!(reader.read(&line[1..], 1, "").is_some());
+        assert!(reader.read(&line[2..], 1, "").is_none());
+        assert_eq!(reader.exceeded, Some(Exceeded::Size));
     }
 
     /// A reading holds at most `MAX_COMMANDS` simple commands in all, the line's and its
