@@ -434,32 +434,11 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         t.event.decide(Decision::Progress, note.clone());
     }
 
-    if !obs.task_dir {
-        let why = format!("the task dir {} no longer exists", before.spec.task_dir);
-        t.end(Status::Lost, Decision::Lost, StopReason::TaskDirGone, why);
+    if lost_task_dir(&mut t, obs) {
         return finish(t);
     }
-    let pane = match &obs.pane {
-        PaneObs::Gone(why) => {
-            let why = format!("the pane {} is gone: {why}", before.spec.target);
-            t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
-            return finish(t);
-        }
-        PaneObs::Dead(why) => {
-            let why = format!("the pane {} is dead: {why}", before.spec.target);
-            if !restart(&mut t, true, &why) {
-                t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
-            }
-            return finish(t);
-        }
-        PaneObs::Unavailable(why) => {
-            // Never end a run because tmux could not be asked: a cron line with the wrong
-            // socket must not wipe out every loop.
-            t.event
-                .decide(Decision::Error, format!("cannot read the pane: {why}"));
-            None
-        }
-        PaneObs::Seen(view) => Some(view.as_ref()),
+    let Ok(pane) = pane_seen(&mut t, obs) else {
+        return finish(t);
     };
 
     follow_signal(&mut t, obs);
@@ -594,6 +573,60 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         t.event.reasons.push(PROGRESSING.to_string());
     }
     finish(t)
+}
+
+/// Text and its Enter: a line typed at a prompt.
+pub(super) fn typed_line(text: &str) -> Vec<Key> {
+    vec![Key::Text(text.to_string()), Key::Key("Enter".to_string())]
+}
+
+/// An answer typed onto the screen of `view` it was decided on.
+pub(super) fn answer_on(view: &PaneView, keys: Vec<Key>) -> Answer {
+    Answer {
+        pane_id: view.pane_id.clone(),
+        hash: view.hash.clone(),
+        keys,
+        if_unchanged: None,
+    }
+}
+
+/// The tick is over: the run ended or its agent was started again ([`pane_seen`]).
+struct Over;
+
+/// A run whose task dir is gone is lost (how [`decide`] and [`recover`] open).
+fn lost_task_dir(t: &mut Tick<'_>, obs: &Observation) -> bool {
+    if obs.task_dir {
+        return false;
+    }
+    let why = format!("the task dir {} no longer exists", t.run.spec.task_dir);
+    t.end(Status::Lost, Decision::Lost, StopReason::TaskDirGone, why);
+    true
+}
+
+/// The pane [`decide`] and [`recover`] go on with. Gone, the run is lost; dead, its agent is
+/// started again (or the run is lost): the tick is over. Unreadable: an error this tick and
+/// `None` — never an end, as a cron line with the wrong socket must not wipe out every loop.
+fn pane_seen<'o>(t: &mut Tick<'_>, obs: &'o Observation) -> Result<Option<&'o PaneView>, Over> {
+    match &obs.pane {
+        PaneObs::Gone(why) => {
+            let why = format!("the pane {} is gone: {why}", t.run.spec.target);
+            t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
+            Err(Over)
+        }
+        PaneObs::Dead(why) => {
+            let why = format!("the pane {} is dead: {why}", t.run.spec.target);
+            if !restart(t, true, &why) {
+                t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
+            }
+            Err(Over)
+        }
+        PaneObs::Unavailable(why) => {
+            t.event
+                .decide(Decision::Error, format!("cannot read the pane: {why}"));
+            Ok(None)
+        }
+        PaneObs::Seen(view) => Ok(Some(view.as_ref())),
+    }
 }
 
 fn finish(mut t: Tick<'_>) -> Outcome {
@@ -806,15 +839,7 @@ fn compact(
     t.compaction = Some(true);
     t.plan(
         Decision::Compact,
-        Answer {
-            pane_id: view.pane_id.clone(),
-            hash: view.hash.clone(),
-            keys: vec![
-                Key::Text("/compact".to_string()),
-                Key::Key("Enter".to_string()),
-            ],
-            if_unchanged: None,
-        },
+        answer_on(view, typed_line("/compact")),
         None,
         None,
         format!("compact: {why}"),
@@ -905,25 +930,15 @@ fn apply_stall(t: &mut Tick<'_>, stall: stall::Diagnosis, pane: Option<&PaneView
             );
         }
         Response::Answer if carried_out && t.active() => {
-            let answer = Answer {
-                pane_id: view.pane_id.clone(),
-                hash: view.hash.clone(),
-                keys: c.keys.clone(),
-                if_unchanged: None,
-            };
+            let answer = answer_on(view, c.keys.clone());
             let why = format!("answer: {} ({})", stall.reason, c.reason);
             t.plan_answer(answer, stall.recovery, why);
         }
         Response::Continue if carried_out && t.active() => {
             // Seed 002's Silent Continue: typed only while updated_at is the one seen.
             let answer = Answer {
-                pane_id: view.pane_id.clone(),
-                hash: view.hash.clone(),
-                keys: vec![
-                    Key::Text(CONTINUATION.to_string()),
-                    Key::Key("Enter".to_string()),
-                ],
                 if_unchanged: t.run.stall.status_updated_at.clone(),
+                ..answer_on(view, typed_line(CONTINUATION))
             };
             let why = format!("continue: {} ({})", stall.reason, c.reason);
             t.plan(Decision::Continuation, answer, stall.recovery, None, why);
@@ -1043,7 +1058,7 @@ fn restart(t: &mut Tick<'_>, dead: bool, why: &str) -> bool {
         }
     } else {
         Effect::Send {
-            keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
+            keys: typed_line(&command),
             if_unchanged: None,
         }
     });
@@ -1216,7 +1231,7 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
     // write its own signal at any moment, and that one must never be the one removed.
     t.remove_signal();
     t.effects.push(Effect::Send {
-        keys: vec![Key::Text(text.clone()), Key::Key("Enter".to_string())],
+        keys: typed_line(&text),
         if_unchanged: None,
     });
     t.run.dispatch.pending = None;
@@ -1431,7 +1446,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
     if ready && !view.shows_submitted(text) {
         t.remove_signal();
         t.effects.push(Effect::Send {
-            keys: vec![Key::Text(text.to_string()), Key::Key("Enter".to_string())],
+            keys: typed_line(text),
             if_unchanged: None,
         });
         t.run.dispatch.dispatched_at = Some(t.now);
@@ -1461,9 +1476,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
 pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions) -> Outcome {
     let mut t = Tick::new(before, now, options);
     t.event.saw = Some(saw(before, obs));
-    if !obs.task_dir {
-        let why = format!("the task dir {} no longer exists", before.spec.task_dir);
-        t.end(Status::Lost, Decision::Lost, StopReason::TaskDirGone, why);
+    if lost_task_dir(&mut t, obs) {
         return finish(t);
     }
     // Every running row loses its stale stop, whatever the pane shows: it would end a
@@ -1475,25 +1488,8 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
             "removed a stale .auto-stop so the restarted agent does not exit at once",
         );
     }
-    let view = match &obs.pane {
-        PaneObs::Gone(why) => {
-            let why = format!("the pane {} is gone: {why}", before.spec.target);
-            t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
-            return finish(t);
-        }
-        PaneObs::Dead(why) => {
-            let why = format!("the pane {} is dead: {why}", before.spec.target);
-            if !restart(&mut t, true, &why) {
-                t.end(Status::Lost, Decision::Lost, StopReason::PaneGone, why);
-            }
-            return finish(t);
-        }
-        PaneObs::Unavailable(why) => {
-            t.event
-                .decide(Decision::Error, format!("cannot read the pane: {why}"));
-            return finish(t);
-        }
-        PaneObs::Seen(view) => view.as_ref(),
+    let Ok(Some(view)) = pane_seen(&mut t, obs) else {
+        return finish(t);
     };
     t.run.stall.last_hash = None;
     t.run.stall.unchanged = 0;
@@ -1539,7 +1535,7 @@ pub fn recover(before: &Run, obs: &Observation, now: Time, options: &TickOptions
     match t.run.spec.launch_command.clone() {
         Some(command) => {
             t.effects.push(Effect::Send {
-                keys: vec![Key::Text(command.clone()), Key::Key("Enter".to_string())],
+                keys: typed_line(&command),
                 if_unchanged: None,
             });
             t.event.decide(

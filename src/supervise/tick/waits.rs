@@ -9,13 +9,12 @@ use crate::supervise::channels::Use;
 use crate::supervise::run::{Mode, Run, Status, StopReason};
 use crate::supervise::stall::{Recovery, Spend};
 use crate::supervise::tick::notice::{EventKind, Notice};
-use crate::supervise::typing::Answer;
 use crate::supervise::wait::{
     self, Act, EscalationKind, HookFailure, NeedsPerson, Resume, Ruling, WaitObs,
 };
 use crate::time::{Time, between, parse_time};
 
-use super::{Decision, Observation, RunAfter, Tick, TickEvent};
+use super::{Decision, Observation, RunAfter, Tick, TickEvent, answer_on, typed_line};
 
 /// Why a person is needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,14 +154,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
             t.escalate(kind, format!("escalate: {}", verdict.reason), stall_limit);
         }
         Act::Resume(resume) if t.answer.is_none() => {
-            let mut keys = vec![Key::Text(t.run.spec.wait_limits.resume_text.clone())];
-            keys.push(Key::Key("Enter".to_string()));
-            let answer = Answer {
-                pane_id: view.pane_id.clone(),
-                hash: view.hash.clone(),
-                keys,
-                if_unchanged: None,
-            };
+            let answer = answer_on(view, typed_line(&t.run.spec.wait_limits.resume_text));
             let why = format!(
                 "resume: {}: type {:?}",
                 verdict.reason, t.run.spec.wait_limits.resume_text
@@ -176,12 +168,7 @@ pub(super) fn apply(t: &mut Tick<'_>, verdict: Ruling, view: &PaneView) {
             );
         }
         Act::Esc if t.answer.is_none() => {
-            let answer = Answer {
-                pane_id: view.pane_id.clone(),
-                hash: view.hash.clone(),
-                keys: vec![Key::Key("Escape".to_string())],
-                if_unchanged: None,
-            };
+            let answer = answer_on(view, vec![Key::Key("Escape".to_string())]);
             let recovery = Recovery {
                 hash: view.hash.clone(),
                 spend: Spend::Recovery,
