@@ -409,6 +409,119 @@ pub fn heartbeat_due(run: &Run, now: Time, heartbeat: Duration) -> bool {
         .is_none_or(|last| between(last, now) >= heartbeat / 2)
 }
 
+/// The stall heartbeat, when one is due — or at once for a prompt the hooks confirm (or
+/// contradict) and a screen only a person can answer. (An escalation of the wait core — a
+/// weekly limit, billing, an error that cannot clear — speaks for itself.)
+fn stall_if_due(
+    t: &mut Tick<'_>,
+    view: &PaneView,
+    obs: &Observation,
+    verdict: Option<&wait::Ruling>,
+    options: &TickOptions,
+    channel_use: &Use,
+    due: bool,
+) -> Option<stall::Diagnosis> {
+    let waits_escalate = verdict.is_some_and(|v| matches!(v.act, wait::Act::Escalate { .. }));
+    let person_only = !waits_escalate && view.classification.person_only() && !view.dead;
+    let prompt_now = (channel_use.act_now || person_only) && t.active();
+    if !(t.active() && (due || prompt_now)) {
+        return None;
+    }
+    stall_heartbeat(t, view, obs, verdict, options, channel_use, person_only)
+}
+
+/// What the run's mode does with an active run's screen (an exited agent, the next step to
+/// dispatch), then a proactive `/compact`.
+fn follow_mode(
+    t: &mut Tick<'_>,
+    view: &PaneView,
+    obs: &Observation,
+    options: &TickOptions,
+    reading: Option<&channels::Reading>,
+    due: bool,
+) {
+    match t.run.spec.mode {
+        Mode::Observe => detect_exit(t, view, due),
+        Mode::Dispatch => dispatch(t, view, obs, due),
+    }
+    if t.active()
+        && let Some(reading) = reading
+    {
+        compact(t, view, reading, obs, options);
+    }
+}
+
+/// Count the tick, and the stall heartbeat when one is due (returned).
+fn count_tick(t: &mut Tick<'_>, before: &Run, options: &TickOptions) -> bool {
+    let now = t.now;
+    t.run.ticks = t.run.ticks.saturating_add(1);
+    t.run.last_tick_at = Some(now);
+    let due = heartbeat_due(before, now, options.heartbeat);
+    if due {
+        t.run.heartbeats = t.run.heartbeats.saturating_add(1);
+        t.run.last_heartbeat_at = Some(now);
+    }
+    t.event.heartbeat = due;
+    due
+}
+
+/// The agent's state from its channels, cross-checked against the screen of `view`: the
+/// reading the event reports and the run keeps, and how this tick may use it.
+fn read_channels(
+    t: &mut Tick<'_>,
+    before: &Run,
+    obs: &Observation,
+    view: &PaneView,
+    options: &TickOptions,
+) -> (channels::Reading, Use) {
+    let (mut reading, channel_use) = channels::cross_check(
+        obs.channels.as_ref(),
+        view,
+        &before.stall,
+        t.now,
+        &options.channels,
+    );
+    if let Some(why) = &reading.disagreement {
+        t.event.decide(
+            Decision::Progress,
+            format!("hooks and screen disagree: {why}"),
+        );
+    }
+    let agent = &mut t.run.agent_state;
+    reading.startup = agent.startup.observe(
+        agent.sources.is_empty(),
+        t.run.spec.launch_command.is_some(),
+        reading.source,
+        &view.hash,
+    );
+    if reading.startup {
+        agent.sources.startup = agent.sources.startup.saturating_add(1);
+    } else {
+        agent.sources.count(reading.source);
+    }
+    t.event.state = Some(reading.clone());
+    t.run.agent_state.reading = Some(AgentReading {
+        state: reading.state.to_string(),
+        source: reading.source,
+        at: t.now,
+    });
+    (reading, channel_use)
+}
+
+/// One compaction counter per iteration: every compaction the hooks report counts once,
+/// including those recorded before this run's ticks first saw the record.
+fn count_compactions(t: &mut Tick<'_>, obs: &Observation) {
+    let hook = obs.channels.as_ref().and_then(|ty| ty.hook.as_ref());
+    let agent = &mut t.run.agent_state;
+    (agent.compactions, agent.compactions_seen) = channels::count_compactions(
+        agent.compactions,
+        agent.compactions_seen,
+        hook.map(|hook| hook.compactions),
+        hook.map_or(0, |hook| hook.compactions_since(t.run.started_at)),
+        t.run.iteration_count,
+    );
+}
+
 /// Decide one tick of one run. Pure: the same row, observation and clock give the same
 /// outcome.
 pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions) -> Outcome {
@@ -421,14 +534,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         );
         return t.into_outcome();
     }
-    t.run.ticks = t.run.ticks.saturating_add(1);
-    t.run.last_tick_at = Some(now);
-    let due = heartbeat_due(before, now, options.heartbeat);
-    if due {
-        t.run.heartbeats = t.run.heartbeats.saturating_add(1);
-        t.run.last_heartbeat_at = Some(now);
-    }
-    t.event.heartbeat = due;
+    let due = count_tick(&mut t, before, options);
     t.event.saw = Some(saw(before, obs));
     for note in &obs.notes {
         t.event.decide(Decision::Progress, note.clone());
@@ -452,55 +558,12 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     }
     let (reading, channel_use) = match pane {
         Some(view) => {
-            let (reading, channel_use) = channels::cross_check(
-                obs.channels.as_ref(),
-                view,
-                &before.stall,
-                now,
-                &options.channels,
-            );
-            if let Some(why) = &reading.disagreement {
-                t.event.decide(
-                    Decision::Progress,
-                    format!("hooks and screen disagree: {why}"),
-                );
-            }
-            let mut reading = reading;
-            let agent = &mut t.run.agent_state;
-            reading.startup = agent.startup.observe(
-                agent.sources.is_empty(),
-                t.run.spec.launch_command.is_some(),
-                reading.source,
-                &view.hash,
-            );
-            if reading.startup {
-                agent.sources.startup = agent.sources.startup.saturating_add(1);
-            } else {
-                agent.sources.count(reading.source);
-            }
-            t.event.state = Some(reading.clone());
-            t.run.agent_state.reading = Some(AgentReading {
-                state: reading.state.to_string(),
-                source: reading.source,
-                at: now,
-            });
+            let (reading, channel_use) = read_channels(&mut t, before, obs, view, options);
             (Some(reading), channel_use)
         }
         None => (None, Use::default()),
     };
-    // One compaction counter per iteration: every compaction the hooks report counts once,
-    // including those recorded before this run's ticks first saw the record.
-    let hook = obs.channels.as_ref().and_then(|ty| ty.hook.as_ref());
-    (
-        t.run.agent_state.compactions,
-        t.run.agent_state.compactions_seen,
-    ) = channels::count_compactions(
-        t.run.agent_state.compactions,
-        t.run.agent_state.compactions_seen,
-        hook.map(|hook| hook.compactions),
-        hook.map_or(0, |hook| hook.compactions_since(t.run.started_at)),
-        t.run.iteration_count,
-    );
+    count_compactions(&mut t, obs);
     t.decision_key = waits::decision_key(channel_use.failure.as_ref());
     if let Some(view) = pane {
         waits::screen_changed(&mut t, view);
@@ -519,26 +582,17 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
         (Some(view), true) => Some(waits::wait_stage(&mut t, view, obs, &channel_use)),
         _ => None,
     };
-    // A prompt the hooks confirm (or contradict), and a screen only a person can answer, are
-    // examined at once, not only on a due heartbeat. (An escalation of the wait core — a
-    // weekly limit, billing, an error that cannot clear — speaks for itself.)
-    let waits_escalate = verdict
-        .as_ref()
-        .is_some_and(|v| matches!(v.act, wait::Act::Escalate { .. }));
-    let person_only =
-        !waits_escalate && pane.is_some_and(|view| view.classification.person_only() && !view.dead);
-    let prompt_now = (channel_use.act_now || person_only) && t.active();
-    let stall = match (pane, t.active() && (due || prompt_now)) {
-        (Some(view), true) => stall_heartbeat(
+    let stall = match pane {
+        Some(view) => stall_if_due(
             &mut t,
             view,
             obs,
             verdict.as_ref(),
             options,
             &channel_use,
-            person_only,
+            due,
         ),
-        _ => None,
+        None => None,
     };
     if t.active() {
         enforce_limits(&mut t);
@@ -554,15 +608,7 @@ pub fn decide(before: &Run, obs: &Observation, now: Time, options: &TickOptions)
     if t.active()
         && let Some(view) = pane
     {
-        match t.run.spec.mode {
-            Mode::Observe => detect_exit(&mut t, view, due),
-            Mode::Dispatch => dispatch(&mut t, view, obs, due),
-        }
-    }
-    if t.active()
-        && let (Some(view), Some(reading)) = (pane, &reading)
-    {
-        compact(&mut t, view, reading, obs, options);
+        follow_mode(&mut t, view, obs, options, reading.as_ref(), due);
     }
     let resumed = t
         .planned
