@@ -670,11 +670,29 @@ fn gate_client(pg: &Pg) -> (postgres::Client, i32) {
 }
 
 /// Waits until some backend other than the test's own waits for a lock `blocker` holds: a
-/// tick has reached that row (a lock wait is a state the server reports, not a time).
-fn wait_blocked_by(pg: &Pg, blocker: i32) {
+/// tick has reached that row (a lock wait is a state the server reports, not a time). A
+/// `tick` that ended first is the failure, with what it printed.
+fn wait_blocked_by(pg: &Pg, blocker: i32, tick: &mut std::process::Child) {
+    use std::io::Read;
     let mut probe = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
+        if let Some(status) = tick.try_wait().unwrap() {
+            let mut printed = String::new();
+            for pipe in [
+                tick.stdout.take().map(|p| Box::new(p) as Box<dyn Read>),
+                tick.stderr.take().map(|p| Box::new(p) as Box<dyn Read>),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let _ = { pipe }.read_to_string(&mut printed);
+            }
+            panic!(
+                "the tick ended ({status}) before it waited for backend {blocker}'s lock:\n{printed}\n{}",
+                pg.log()
+            );
+        }
         let stuck = activity(&mut probe);
         let row = probe
             .query_one(
@@ -761,8 +779,8 @@ fn a_permit_and_a_claim_never_wait_on_each_other() {
             .spawn()
             .unwrap()
     };
-    let b = spawn(&["run", "tick", "--all", "--host-lease", "2m"]);
-    wait_blocked_by(&pg, gate_pid);
+    let mut b = spawn(&["run", "tick", "--all", "--host-lease", "2m"]);
+    wait_blocked_by(&pg, gate_pid, &mut b);
     let mut a = spawn(&["run", "tick", "--session", "h1-3", "--host-lease", "2m"]);
     // A's permit waits too, or (fixed) never needs h1-1: wait for either.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
@@ -840,7 +858,7 @@ fn a_tick_aborted_as_a_deadlock_victim_retries_once_then_exits_2() {
     }
     lock_row(&mut t1, "h1-2");
     lock_row(&mut t2, "h1-3");
-    let tick = host
+    let mut tick = host
         .cmd(10)
         .args(["run", "tick", "--all", "--host-lease", "2m"])
         .stdout(std::process::Stdio::piped())
@@ -849,13 +867,13 @@ fn a_tick_aborted_as_a_deadlock_victim_retries_once_then_exits_2() {
         .unwrap();
     // The claim holds h1-1 and waits for h1-2: t1 asks for h1-1, the tick's backend finds
     // the cycle and aborts its own transaction; t1 goes on.
-    wait_blocked_by(&pg, first_pid);
+    wait_blocked_by(&pg, first_pid, &mut tick);
     lock_row(&mut t1, "h1-1");
     // The retry waits for h1-1 (t1's now); t1 ends, the retry takes h1-1 and h1-2 and waits
     // for h1-3: t2 asks for h1-1 and the retry is aborted too.
-    wait_blocked_by(&pg, first_pid);
+    wait_blocked_by(&pg, first_pid, &mut tick);
     t1.commit().unwrap();
-    wait_blocked_by(&pg, second_pid);
+    wait_blocked_by(&pg, second_pid, &mut tick);
     lock_row(&mut t2, "h1-1");
     let out = tick.wait_with_output().unwrap();
     t2.commit().unwrap();
