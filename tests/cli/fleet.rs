@@ -19,7 +19,7 @@ use crate::dispatch::{prompts, session, session_with};
 use crate::run_tick::task;
 use crate::tmuxfix::wait_for;
 use crate::typed_tick::pane_env;
-use crate::util::{Sandbox, is_root, json_lines, stdout};
+use crate::util::{NOBODY, Sandbox, as_user, is_root, json_lines, stdout};
 
 /// What the fleet tests need when PostgreSQL is missing.
 const INSTALL: &str =
@@ -299,10 +299,7 @@ fn make_certificates(dir: &Path) {
 fn pg_command(bin: &Path, program: &str) -> Command {
     let path = bin.join(program);
     let mut cmd = if is_root() {
-        let mut cmd = Command::new("setpriv");
-        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(path);
-        cmd
+        as_user(NOBODY, path)
     } else {
         Command::new(path)
     };
@@ -679,14 +676,11 @@ fn wait_blocked_by(pg: &Pg, blocker: i32, tick: &mut std::process::Child) {
     loop {
         if let Some(status) = tick.try_wait().unwrap() {
             let mut printed = String::new();
-            for pipe in [
-                tick.stdout.take().map(|p| Box::new(p) as Box<dyn Read>),
-                tick.stderr.take().map(|p| Box::new(p) as Box<dyn Read>),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                let _ = { pipe }.read_to_string(&mut printed);
+            if let Some(mut out) = tick.stdout.take() {
+                let _ = out.read_to_string(&mut printed);
+            }
+            if let Some(mut err) = tick.stderr.take() {
+                let _ = err.read_to_string(&mut printed);
             }
             panic!(
                 "the tick ended ({status}) before it waited for backend {blocker}'s lock:\n{printed}\n{}",
