@@ -670,22 +670,37 @@ fn gate_client(pg: &Pg) -> (postgres::Client, i32) {
 /// tick has reached that row (a lock wait is a state the server reports, not a time). A
 /// `tick` that ended first is the failure, with what it printed.
 fn wait_blocked_by(pg: &Pg, blocker: i32, tick: &mut std::process::Child) {
-    use std::io::Read;
+    if let Lock::Ended(status) = blocked_or_ended(pg, blocker, tick) {
+        use std::io::Read;
+        let mut printed = String::new();
+        if let Some(mut out) = tick.stdout.take() {
+            let _ = out.read_to_string(&mut printed);
+        }
+        if let Some(mut err) = tick.stderr.take() {
+            let _ = err.read_to_string(&mut printed);
+        }
+        panic!(
+            "the tick ended ({status}) before it waited for backend {blocker}'s lock:\n{printed}\n{}",
+            pg.log()
+        );
+    }
+}
+
+/// Where a tick stands against one of the test's transactions.
+enum Lock {
+    /// The tick waits for a lock the transaction holds.
+    Blocked,
+    /// The tick ended (its pipes are left unread).
+    Ended(std::process::ExitStatus),
+}
+
+/// Waits until the tick waits for a lock `blocker` holds, or has ended; 120 s at most.
+fn blocked_or_ended(pg: &Pg, blocker: i32, tick: &mut std::process::Child) -> Lock {
     let mut probe = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
         if let Some(status) = tick.try_wait().unwrap() {
-            let mut printed = String::new();
-            if let Some(mut out) = tick.stdout.take() {
-                let _ = out.read_to_string(&mut printed);
-            }
-            if let Some(mut err) = tick.stderr.take() {
-                let _ = err.read_to_string(&mut printed);
-            }
-            panic!(
-                "the tick ended ({status}) before it waited for backend {blocker}'s lock:\n{printed}\n{}",
-                pg.log()
-            );
+            return Lock::Ended(status);
         }
         let stuck = activity(&mut probe);
         let row = probe
@@ -695,7 +710,7 @@ fn wait_blocked_by(pg: &Pg, blocker: i32, tick: &mut std::process::Child) {
             )
             .unwrap();
         if row.get::<_, i64>(0) > 0 {
-            return;
+            return Lock::Blocked;
         }
         assert!(
             std::time::Instant::now() < deadline,
@@ -863,12 +878,19 @@ fn a_tick_aborted_as_a_deadlock_victim_retries_once_then_exits_2() {
     // the cycle and aborts its own transaction; t1 goes on.
     wait_blocked_by(&pg, first_pid, &mut tick);
     lock_row(&mut t1, "h1-1");
-    // The retry waits for h1-1 (t1's now); t1 ends, the retry takes h1-1 and h1-2 and waits
-    // for h1-3: t2 asks for h1-1 and the retry is aborted too.
-    wait_blocked_by(&pg, first_pid, &mut tick);
-    t1.commit().unwrap();
-    wait_blocked_by(&pg, second_pid, &mut tick);
-    lock_row(&mut t2, "h1-1");
+    // Two orders follow, and the retry is the second victim in both. Mostly t1 takes h1-1 as
+    // the aborted transaction lets it go, the retry waits for it; t1 ends, the retry takes
+    // h1-1 and h1-2 and waits for h1-3, and t2 asking for h1-1 closes the cycle. On a loaded
+    // machine the retry may lock h1-1 before t1's backend wakes (3 of 30 runs at load 13): it
+    // waits for h1-2, t1 waits for it, and the retry is aborted there (t1's `lock_row` above
+    // returns only then).
+    if let Lock::Blocked = blocked_or_ended(&pg, first_pid, &mut tick) {
+        t1.commit().unwrap();
+        wait_blocked_by(&pg, second_pid, &mut tick);
+        lock_row(&mut t2, "h1-1");
+    } else {
+        t1.commit().unwrap();
+    }
     let out = tick.wait_with_output().unwrap();
     t2.commit().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
