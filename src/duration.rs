@@ -15,62 +15,76 @@ const UNITS: &[(&str, u64)] = &[
 /// The longest duration accepted: a year of anything is a typo.
 pub const MAX: Duration = Duration::from_secs(366 * 86_400);
 
+/// Why a duration on the command line was refused; each says what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    #[error("empty duration (examples: 90s, 30m, 1h30m)")]
+    Empty,
+    #[error("{0:?} is negative; durations are positive (examples: 90s, 30m)")]
+    Negative(String),
+    #[error("{0:?} is not a duration (examples: 90s, 30m, 1h30m)")]
+    NotADuration(String),
+    #[error("{0:?} is too large")]
+    TooLarge(String),
+    #[error("{0:?} needs a unit: ms, s, m, h or d (a bare number is ambiguous)")]
+    NoUnit(String),
+    #[error("{text:?}: unknown unit {unit:?} (use ms, s, m, h or d)")]
+    UnknownUnit { text: String, unit: String },
+    #[error("{0:?} is longer than a year")]
+    OverAYear(String),
+    #[error("{0:?} is zero; give a positive duration (examples: 90s, 30m)")]
+    Zero(String),
+}
+
 /// Parse a duration such as `90s`, `30m`, `1h30m`, `250ms`.
-pub fn parse(text: &str) -> Result<Duration, String> {
+pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     if text.is_empty() {
-        return Err("empty duration (examples: 90s, 30m, 1h30m)".to_string());
+        return Err(DurationError::Empty);
     }
     if text.starts_with('-') {
-        return Err(format!(
-            "{text:?} is negative; durations are positive (examples: 90s, 30m)"
-        ));
+        return Err(DurationError::Negative(text.to_string()));
     }
     let mut total: u64 = 0;
     let mut rest = text;
     while !rest.is_empty() {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 {
-            return Err(format!(
-                "{text:?} is not a duration (examples: 90s, 30m, 1h30m)"
-            ));
+            return Err(DurationError::NotADuration(text.to_string()));
         }
         let number: u64 = rest[..digits]
             .parse()
-            .map_err(|_| format!("{text:?} is too large"))?;
+            .map_err(|_| DurationError::TooLarge(text.to_string()))?;
         rest = &rest[digits..];
         let unit_len = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
         let unit = &rest[..unit_len];
         if unit.is_empty() {
-            return Err(format!(
-                "{text:?} needs a unit: ms, s, m, h or d (a bare number is ambiguous)"
-            ));
+            return Err(DurationError::NoUnit(text.to_string()));
         }
         let Some((_, millis)) = UNITS.iter().find(|(name, _)| *name == unit) else {
-            return Err(format!(
-                "{text:?}: unknown unit {unit:?} (use ms, s, m, h or d)"
-            ));
+            return Err(DurationError::UnknownUnit {
+                text: text.to_string(),
+                unit: unit.to_string(),
+            });
         };
         total = number
             .checked_mul(*millis)
             .and_then(|ms| total.checked_add(ms))
-            .ok_or_else(|| format!("{text:?} is too large"))?;
+            .ok_or_else(|| DurationError::TooLarge(text.to_string()))?;
         rest = &rest[unit_len..];
     }
     let duration = Duration::from_millis(total);
     if duration > MAX {
-        return Err(format!("{text:?} is longer than a year"));
+        return Err(DurationError::OverAYear(text.to_string()));
     }
     Ok(duration)
 }
 
 /// Parse a duration that must be greater than zero (timeouts, intervals, staleness).
-pub fn parse_positive(text: &str) -> Result<Duration, String> {
+pub fn parse_positive(text: &str) -> Result<Duration, DurationError> {
     let duration = parse(text)?;
     if duration.is_zero() {
-        return Err(format!(
-            "{text:?} is zero; give a positive duration (examples: 90s, 30m)"
-        ));
+        return Err(DurationError::Zero(text.to_string()));
     }
     Ok(duration)
 }

@@ -74,47 +74,68 @@ impl TmuxError {
     }
 }
 
+/// Why a tmux name on the command line (a target, a socket, a key) was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("empty target (examples: agent, agent:0.1, %3)")]
+    EmptyTarget,
+    #[error(
+        "{0:?} starts with '-', which tmux would read as an option; name the pane (agent:0.1, %3)"
+    )]
+    TargetIsOption(String),
+    #[error("target is longer than {TARGET_MAX} bytes")]
+    TargetTooLong,
+    #[error("target contains control characters")]
+    TargetControl,
+    #[error(
+        "{0:?} ends with ';', which tmux would read as the end of its command; name the pane (agent:0.1, %3)"
+    )]
+    TargetEndsCommand(String),
+    #[error("{0:?} is not a socket name (a plain name such as `agents`, as for tmux -L)")]
+    Socket(String),
+    #[error("socket name contains control characters")]
+    SocketControl,
+    #[error(
+        "{0:?} is not a tmux key name (examples: Enter, Escape, C-c, Up, y); use --text for literal text"
+    )]
+    Key(String),
+}
+
 /// Validate a tmux target (`session`, `session:window.pane`, `%3`): non-empty, short, no
 /// control characters, never starting with `-` (tmux would read it as an option) or ending
 /// with `;` (tmux would read it as a command separator).
-pub fn parse_target(text: &str) -> Result<String, String> {
+pub fn parse_target(text: &str) -> Result<String, NameError> {
     if text.is_empty() {
-        return Err("empty target (examples: agent, agent:0.1, %3)".to_string());
+        return Err(NameError::EmptyTarget);
     }
     if text.starts_with('-') {
-        return Err(format!(
-            "{text:?} starts with '-', which tmux would read as an option; name the pane (agent:0.1, %3)"
-        ));
+        return Err(NameError::TargetIsOption(text.to_string()));
     }
     if text.len() > TARGET_MAX {
-        return Err(format!("target is longer than {TARGET_MAX} bytes"));
+        return Err(NameError::TargetTooLong);
     }
     if text.chars().any(char::is_control) {
-        return Err("target contains control characters".to_string());
+        return Err(NameError::TargetControl);
     }
     if text.ends_with(';') {
-        return Err(format!(
-            "{text:?} ends with ';', which tmux would read as the end of its command; name the pane (agent:0.1, %3)"
-        ));
+        return Err(NameError::TargetEndsCommand(text.to_string()));
     }
     Ok(text.to_string())
 }
 
 /// Validate a tmux socket name (`-L NAME`): a file name in tmux's socket directory.
-pub fn parse_socket(text: &str) -> Result<String, String> {
+pub fn parse_socket(text: &str) -> Result<String, NameError> {
     if text.is_empty() || text.starts_with('-') || text.contains('/') || text.len() > TARGET_MAX {
-        return Err(format!(
-            "{text:?} is not a socket name (a plain name such as `agents`, as for tmux -L)"
-        ));
+        return Err(NameError::Socket(text.to_string()));
     }
     if text.chars().any(char::is_control) {
-        return Err("socket name contains control characters".to_string());
+        return Err(NameError::SocketControl);
     }
     Ok(text.to_string())
 }
 
 /// A key name for `send-keys` without `-l` (`Enter`, `Escape`, `C-c`, `Up`, `y`).
-pub fn parse_key(text: &str) -> Result<String, String> {
+pub fn parse_key(text: &str) -> Result<String, NameError> {
     let ok = !text.is_empty()
         && text.len() <= 32
         && !text.starts_with('-')
@@ -125,9 +146,7 @@ pub fn parse_key(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
-        Err(format!(
-            "{text:?} is not a tmux key name (examples: Enter, Escape, C-c, Up, y); use --text for literal text"
-        ))
+        Err(NameError::Key(text.to_string()))
     }
 }
 
@@ -638,7 +657,10 @@ mod tests {
         assert!(parse_target("agent").is_ok());
         assert!(parse_target("agent:0.1").is_ok());
         assert!(parse_target("%3").is_ok());
-        assert!(parse_target("-t").unwrap_err().contains("starts with '-'"));
+        assert!(matches!(
+            parse_target("-t"),
+            Err(NameError::TargetIsOption(_))
+        ));
         assert!(parse_target("").is_err());
         assert!(parse_target("a\nb").is_err());
         assert!(parse_target(&"x".repeat(300)).is_err());

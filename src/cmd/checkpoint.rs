@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::{Args, Subcommand};
 
 use crate::cmd::args::Format;
@@ -143,8 +143,8 @@ pub struct ListArgs {
     pub format: Format,
 }
 
-fn parse_phase(text: &str) -> Result<Phase, String> {
-    Phase::parse(text).ok_or_else(|| format!("phases: {}", Phase::NAMES.join(", ")))
+fn parse_phase(text: &str) -> Result<Phase> {
+    Phase::parse(text).ok_or_else(|| anyhow!("phases: {}", Phase::NAMES.join(", ")))
 }
 
 /// `"104 105" "106,107"` → [104, 105, 106, 107].
@@ -161,7 +161,7 @@ fn issues(flag: &str, words: &[String]) -> Result<Vec<u64>> {
                 .ok()
                 .filter(|n| *n > 0)
                 .ok_or_else(|| {
-                    anyhow::anyhow!(
+                    anyhow!(
                         "--{flag}: {:?} is not an issue number",
                         output::one_line(item)
                     )

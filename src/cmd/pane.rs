@@ -4,7 +4,7 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -72,11 +72,11 @@ pub enum Source {
     Target(String),
 }
 
-fn parse_source(text: &str) -> Result<Source, String> {
+fn parse_source(text: &str) -> Result<Source> {
     if text == "-" {
         Ok(Source::Stdin)
     } else {
-        tmux::parse_target(text).map(Source::Target)
+        Ok(Source::Target(tmux::parse_target(text)?))
     }
 }
 
@@ -144,9 +144,9 @@ pub struct ClassifyArgs {
 /// `send-keys -l` (and a pasted buffer) types a newline or a carriage return as Enter, so a
 /// text holding one would run its first line: a submit must only ever be the separate Enter
 /// of `--submit`. Other control characters (Tab, Escape sequences, DEL) are keys, not text.
-fn parse_text(text: &str) -> Result<String, String> {
+fn parse_text(text: &str) -> Result<String> {
     match text.char_indices().find(|(_, c)| c.is_control()) {
-        Some((at, c)) => Err(format!(
+        Some((at, c)) => Err(anyhow!(
             "a control character (U+{:04X}) at byte {at}; --text is typed literally, so submit with --submit and press keys with --keys",
             u32::from(c)
         )),
@@ -154,10 +154,10 @@ fn parse_text(text: &str) -> Result<String, String> {
     }
 }
 
-fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+fn parse_time(text: &str) -> Result<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|err| format!("{text:?} is not an RFC 3339 time: {err}"))
+        .map_err(|err| anyhow!("{text:?} is not an RFC 3339 time: {err}"))
 }
 
 #[derive(Debug, Args)]

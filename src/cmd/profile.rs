@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,7 @@ pub struct LearnArgs {
 }
 
 /// A task type names a file in the library: letters, digits, `-`, `_` and `.` (not first).
-fn parse_type(text: &str) -> Result<String, String> {
+fn parse_type(text: &str) -> Result<String> {
     let ok = !text.is_empty()
         && text.len() <= 100
         && !text.starts_with('.')
@@ -106,33 +106,33 @@ fn parse_type(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
-        Err(format!(
+        Err(anyhow!(
             "{:?}: a task type is a file name (letters, digits, '-', '_', '.'), such as software-bugfix",
             output::printable(text)
         ))
     }
 }
 
-fn parse_retries(text: &str) -> Result<(Checkpoint, u32), String> {
+fn parse_retries(text: &str) -> Result<(Checkpoint, u32)> {
     let (cp, n) = text
         .split_once('=')
-        .ok_or_else(|| format!("{text:?}: expected CHECKPOINT=N, such as post-plan=1"))?;
+        .ok_or_else(|| anyhow!("{text:?}: expected CHECKPOINT=N, such as post-plan=1"))?;
     let cp = Checkpoint::from_name(cp.trim())
-        .ok_or_else(|| format!("{cp:?}: the checkpoints are post-plan, mid-exec, post-exec"))?;
+        .ok_or_else(|| anyhow!("{cp:?}: the checkpoints are post-plan, mid-exec, post-exec"))?;
     let n = n
         .trim()
         .parse()
-        .map_err(|_| format!("{n:?}: retries are a whole number"))?;
+        .map_err(|_| anyhow!("{n:?}: retries are a whole number"))?;
     Ok((cp, n))
 }
 
-fn parse_phase_duration(text: &str) -> Result<(String, u64), String> {
+fn parse_phase_duration(text: &str) -> Result<(String, u64)> {
     let (phase, d) = text
         .split_once('=')
-        .ok_or_else(|| format!("{text:?}: expected PHASE=DURATION, such as execution=42m"))?;
+        .ok_or_else(|| anyhow!("{text:?}: expected PHASE=DURATION, such as execution=42m"))?;
     let phase = phase.trim();
     if !PHASES.contains(&phase) {
-        return Err(format!("{phase:?}: the phases are {}", PHASES.join(", ")));
+        return Err(anyhow!("{phase:?}: the phases are {}", PHASES.join(", ")));
     }
     Ok((phase.to_string(), crate::duration::parse(d)?.as_secs()))
 }
@@ -165,9 +165,9 @@ fn read_metrics(path: &Path) -> Result<RunMetrics> {
         }
     };
     let value = document::parse_with_schema(&bytes, "profile-metrics")
-        .map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
+        .map_err(|ps| anyhow!("{label}: {}", ps[0]))?;
     let doc: MetricsDoc =
-        document::typed_from_value(&value).map_err(|ps| anyhow::anyhow!("{label}: {}", ps[0]))?;
+        document::typed_from_value(&value).map_err(|ps| anyhow!("{label}: {}", ps[0]))?;
     Ok(RunMetrics {
         retries: doc
             .retries
@@ -237,11 +237,10 @@ fn sync(target: &Path, learned: &str, run: &RunMetrics, now: &str) -> Result<()>
     fsx::refuse_symlink(target, "library profile", "--library")?;
     let synced = match fsx::read_document(target, "a profile; not rewriting it")? {
         Some(bytes) => {
-            let text = String::from_utf8(bytes).map_err(|_| {
-                anyhow::anyhow!("{}: not valid UTF-8; not rewriting it", target.display())
-            })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| anyhow!("{}: not valid UTF-8; not rewriting it", target.display()))?;
             profile::learn(&text, run, now)
-                .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", target.display()))?
+                .map_err(|e| anyhow!("{}: {e}; not rewriting it", target.display()))?
         }
         None => learned.to_string(),
     };
@@ -321,7 +320,7 @@ fn learn(args: &LearnArgs) -> Result<Exit> {
     fsx::refuse_symlink(path, "profile", "--profile")?;
     let text = match fsx::read_bounded(path, fsx::DOCUMENT_LIMIT) {
         Ok(Bounded::Complete(bytes)) => String::from_utf8(bytes).map_err(|e| {
-            anyhow::anyhow!(
+            anyhow!(
                 "{}: not valid UTF-8 (byte {}); not rewriting it",
                 path.display(),
                 e.utf8_error().valid_up_to()
@@ -337,7 +336,7 @@ fn learn(args: &LearnArgs) -> Result<Exit> {
     };
     let now = now_timestamp(crate::time::now()?);
     let learned = profile::learn(&text, &run, &now)
-        .map_err(|e| anyhow::anyhow!("{}: {e}; not rewriting it", path.display()))?;
+        .map_err(|e| anyhow!("{}: {e}; not rewriting it", path.display()))?;
     fsx::atomic_write(path, learned.as_bytes())?;
     drop(lock);
     if let Some(target) = &library {

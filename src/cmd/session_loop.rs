@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
@@ -125,10 +125,10 @@ pub struct InitArgs {
     pub format: Format,
 }
 
-fn parse_wait(text: &str) -> Result<Duration, String> {
+fn parse_wait(text: &str) -> Result<Duration> {
     let wait = crate::duration::parse(text)?;
     if wait > Duration::from_secs(60) {
-        return Err(format!(
+        return Err(anyhow!(
             "{text:?} is longer than a minute; a hook should answer quickly"
         ));
     }

@@ -3,7 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
@@ -127,19 +127,19 @@ fn allowed(values: &[&str]) -> String {
         .join(", ")
 }
 
-fn parse_result(value: &str) -> Result<String, String> {
+fn parse_result(value: &str) -> Result<String> {
     if signal::is_known_result(value) {
         Ok(value.to_string())
     } else {
-        Err(format!("allowed results: {}", allowed(RESULTS)))
+        Err(anyhow!("allowed results: {}", allowed(RESULTS)))
     }
 }
 
-fn parse_checkpoint(value: &str) -> Result<String, String> {
+fn parse_checkpoint(value: &str) -> Result<String> {
     if CHECKPOINTS.contains(&value) {
         Ok(value.to_string())
     } else {
-        Err(format!("allowed checkpoints: {}", allowed(CHECKPOINTS)))
+        Err(anyhow!("allowed checkpoints: {}", allowed(CHECKPOINTS)))
     }
 }
 
@@ -308,7 +308,7 @@ fn load_document(path: &Path) -> (String, Result<Loaded>) {
     let label = file.display().to_string();
     let bounded = bounded.map_err(|err| {
         if err.kind() == io::ErrorKind::NotFound && is_module {
-            anyhow::anyhow!("no {} in {}", signal::FILE_NAME, path.display())
+            anyhow!("no {} in {}", signal::FILE_NAME, path.display())
         } else {
             anyhow::Error::new(err).context("cannot read")
         }

@@ -18,7 +18,7 @@ use crate::routing::{self, command};
 
 /// Check the settings of a new loop before anything is written.
 pub fn validate(config: &LoopConfig) -> Result<()> {
-    super::sentinel::validate(&config.sentinel).map_err(anyhow::Error::msg)?;
+    super::sentinel::validate(&config.sentinel)?;
     match &config.prompt {
         PromptSource::Text(text) => {
             if text.trim().is_empty() {
@@ -98,7 +98,9 @@ pub fn init(
     fresh.session_id = config.session.clone();
     state::write_state(dir, &fresh)?;
     state::write_config(dir, config)?;
-    let first_prompt_problem = prompt::next(config, dir).err();
+    let first_prompt_problem = prompt::next(config, dir)
+        .err()
+        .map(|err| format!("{err:#}"));
     Ok(Initialized {
         replaced,
         first_prompt_problem,

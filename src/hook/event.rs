@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::agents::{self, HookAgent};
+use super::input::StdinError;
 use super::run;
 use super::session::{self, Channel, Payload, Permission, Transition};
 use super::state::LoopDir;
@@ -62,12 +63,15 @@ pub fn record_payload_quietly(
 }
 
 /// A payload of any agent, in Claude Code's vocabulary, and whose it is.
-pub fn parse(agent: Option<HookAgent>, bytes: &[u8]) -> Result<(HookAgent, Payload), String> {
+pub fn parse(agent: Option<HookAgent>, bytes: &[u8]) -> Result<(HookAgent, Payload), StdinError> {
     payload_of(agent, session::parse_value(bytes)?)
 }
 
 /// [`parse`] from a parsed payload object in its agent's own vocabulary.
-pub fn payload_of(agent: Option<HookAgent>, value: Value) -> Result<(HookAgent, Payload), String> {
+pub fn payload_of(
+    agent: Option<HookAgent>,
+    value: Value,
+) -> Result<(HookAgent, Payload), StdinError> {
     let agent = HookAgent::of(agent, &value);
     let value = agents::event_payload(agent, value);
     session::from_value(value).map(|payload| (agent, payload))

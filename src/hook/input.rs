@@ -106,40 +106,61 @@ impl HookInput {
 /// The longest session id accepted (Claude Code's are 36-character UUIDs).
 pub const SESSION_MAX_CHARS: usize = 256;
 
+/// Why a hook's stdin is not a payload it can read (one line, printed by the hook that
+/// then stands aside).
+#[derive(Debug, thiserror::Error)]
+pub enum StdinError {
+    /// Nothing but whitespace; the text names whose input was expected.
+    #[error("stdin is empty: expected the hook's JSON input from {0}")]
+    Empty(&'static str),
+    #[error("stdin is truncated JSON ({0})")]
+    Truncated(serde_json::Error),
+    #[error("stdin is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("stdin is JSON but not an object: expected the hook's JSON input")]
+    NotObject,
+    #[error("stdin is not a hook input: {0}")]
+    NotHookInput(serde_json::Error),
+}
+
+/// Why a session id is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionIdError {
+    #[error("session_id {0:?} contains control characters")]
+    Control(String),
+    #[error("session_id is longer than {SESSION_MAX_CHARS} characters")]
+    TooLong,
+}
+
 /// Refuse a session id that would be written into lock and state files and shown to people:
 /// control characters (an escape sequence, a line break that forges a second line of `loop
 /// status`) or an absurd length mean the input is not Claude Code's.
-pub fn check_session(session: &str) -> Result<(), String> {
+pub fn check_session(session: &str) -> Result<(), SessionIdError> {
     if session.chars().any(char::is_control) {
-        return Err(format!(
-            "session_id {:?} contains control characters",
-            crate::output::printable(session)
-        ));
+        return Err(SessionIdError::Control(crate::output::printable(session)));
     }
     if session.chars().count() > SESSION_MAX_CHARS {
-        return Err(format!(
-            "session_id is longer than {SESSION_MAX_CHARS} characters"
-        ));
+        return Err(SessionIdError::TooLong);
     }
     Ok(())
 }
 
 /// Parse the bytes of stdin. The message says what was wrong in one line.
-pub fn parse(bytes: &[u8]) -> Result<HookInput, String> {
+pub fn parse(bytes: &[u8]) -> Result<HookInput, StdinError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("stdin is empty: expected the hook's JSON input from Claude Code".to_string());
+        return Err(StdinError::Empty("Claude Code"));
     }
     let value: Value = serde_json::from_slice(bytes).map_err(|err| {
         if err.is_eof() {
-            format!("stdin is truncated JSON ({err})")
+            StdinError::Truncated(err)
         } else {
-            format!("stdin is not JSON ({err})")
+            StdinError::NotJson(err)
         }
     })?;
     if !value.is_object() {
-        return Err("stdin is JSON but not an object: expected the hook's JSON input".to_string());
+        return Err(StdinError::NotObject);
     }
-    serde_json::from_value(value).map_err(|err| format!("stdin is not a hook input: {err}"))
+    serde_json::from_value(value).map_err(StdinError::NotHookInput)
 }
 
 #[cfg(test)]
@@ -167,19 +188,17 @@ mod tests {
 
     #[test]
     fn bad_stdin_is_named() {
-        assert!(parse(b"").unwrap_err().contains("empty"));
-        assert!(
-            parse(br#"{"session_id":"ab"#)
-                .unwrap_err()
-                .contains("truncated")
-        );
-        assert!(parse(b"hello").unwrap_err().contains("not JSON"));
-        assert!(parse(b"[1]").unwrap_err().contains("not an object"));
-        assert!(
-            parse(br#"{"session_id":5}"#)
-                .unwrap_err()
-                .contains("not a hook input")
-        );
+        assert!(matches!(parse(b""), Err(StdinError::Empty(_))));
+        assert!(matches!(
+            parse(br#"{"session_id":"ab"#),
+            Err(StdinError::Truncated(_))
+        ));
+        assert!(matches!(parse(b"hello"), Err(StdinError::NotJson(_))));
+        assert!(matches!(parse(b"[1]"), Err(StdinError::NotObject)));
+        assert!(matches!(
+            parse(br#"{"session_id":5}"#),
+            Err(StdinError::NotHookInput(_))
+        ));
     }
 
     #[test]

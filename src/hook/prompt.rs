@@ -28,7 +28,7 @@ pub enum Next {
 
 /// The next prompt. An error means it cannot be known now (unreadable file, invalid signal):
 /// the hook then stands aside and the loop stays active.
-pub fn next(config: &LoopConfig, dir: &LoopDir) -> Result<Next, String> {
+pub fn next(config: &LoopConfig, dir: &LoopDir) -> anyhow::Result<Next> {
     let next = match &config.prompt {
         PromptSource::Text(text) => Next::Prompt(text.clone()),
         PromptSource::File(path) => Next::Prompt(read_prompt_file(path)?),
@@ -48,31 +48,36 @@ pub fn next(config: &LoopConfig, dir: &LoopDir) -> Result<Next, String> {
 }
 
 /// Read a prompt file: bounded, UTF-8, not blank.
-pub fn read_prompt_file(path: &Path) -> Result<String, String> {
+pub fn read_prompt_file(path: &Path) -> anyhow::Result<String> {
     let bytes = match fsx::read_bounded(path, PROMPT_FILE_LIMIT) {
         Ok(Bounded::Complete(bytes)) => bytes,
         Ok(Bounded::TooLarge { limit }) => {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "prompt file {} is larger than {}",
                 path.display(),
                 fsx::human_size(limit)
             ));
         }
-        Err(err) => return Err(format!("cannot read prompt file {}: {err}", path.display())),
+        Err(err) => {
+            return Err(anyhow::anyhow!(
+                "cannot read prompt file {}: {err}",
+                path.display()
+            ));
+        }
     };
     let text = String::from_utf8(bytes)
-        .map_err(|_| format!("prompt file {} is not UTF-8", path.display()))?;
+        .map_err(|_| anyhow::anyhow!("prompt file {} is not UTF-8", path.display()))?;
     if text.trim().is_empty() {
-        return Err(format!("prompt file {} is empty", path.display()));
+        return Err(anyhow::anyhow!("prompt file {} is empty", path.display()));
     }
     Ok(text.trim_end().to_string())
 }
 
 /// The task module's next command: a stop request ends the loop; otherwise resume from
 /// `.auto-signal` (else the status in `.index.md`) and render the template.
-pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, String> {
-    let table = routing::load(table).map_err(|err| format!("{err:#}"))?;
-    match stop::check(task).map_err(|err| format!("{err:#}"))? {
+pub fn task_prompt(task: &Path, table: &str, template: &str) -> anyhow::Result<Next> {
+    let table = routing::load(table).map_err(|err| anyhow::anyhow!("{err:#}"))?;
+    match stop::check(task).map_err(|err| anyhow::anyhow!("{err:#}"))? {
         StopState::None => {}
         StopState::Requested(request) => {
             return Ok(Next::Stop(format!(
@@ -85,7 +90,7 @@ pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, Str
             return Ok(Next::Stop(format!("{why}; treating it as a stop request")));
         }
     }
-    let answer = routing::resume::resume(&table, task).map_err(|err| format!("{err:#}"))?;
+    let answer = routing::resume::resume(&table, task).map_err(|err| anyhow::anyhow!("{err:#}"))?;
     if answer.next == STOP {
         return Ok(Next::Stop(format!(
             "task {} routes to (stop): {}",
@@ -102,7 +107,7 @@ pub fn task_prompt(task: &Path, table: &str, template: &str) -> Result<Next, Str
     );
     command::render_prompt(template, &vars)
         .map(Next::Prompt)
-        .map_err(|err| format!("{err:#}"))
+        .map_err(|err| anyhow::anyhow!("{err:#}"))
 }
 
 /// Seed 004's backprop directive, when the failing-tests flag file exists. The file's
@@ -161,9 +166,19 @@ mod tests {
     fn prompt_files_must_hold_text() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("p.md");
-        assert!(read_prompt_file(&file).unwrap_err().contains("cannot read"));
+        assert!(
+            read_prompt_file(&file)
+                .unwrap_err()
+                .to_string()
+                .contains("cannot read")
+        );
         std::fs::write(&file, " \n").unwrap();
-        assert!(read_prompt_file(&file).unwrap_err().contains("empty"));
+        assert!(
+            read_prompt_file(&file)
+                .unwrap_err()
+                .to_string()
+                .contains("empty")
+        );
         std::fs::write(&file, "Keep going.\n").unwrap();
         assert_eq!(read_prompt_file(&file).unwrap(), "Keep going.");
     }

@@ -270,7 +270,7 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply 
         transcript_problem: seen.problem,
         lock_conflict,
         took_over,
-        next: prompt::next(&config, dir),
+        next: prompt::next(&config, dir).map_err(|err| format!("{err:#}")),
     };
     let decision = decide::decide(&config, &state, observation, env.host.now());
     if mode == Mode::Apply
@@ -303,12 +303,12 @@ fn apply(
     claim: &Claim,
     host: &dyn Host,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     if decision.kind == Kind::LockConflict || decision.kind == Kind::ForeignSession {
         return Ok(());
     }
     if let Some(state) = &decision.state {
-        state::write_state(dir, state).map_err(|err| format!("{err:#}"))?;
+        state::write_state(dir, state).map_err(|err| anyhow::anyhow!("{err:#}"))?;
     }
     if decision.teardown {
         if let Err(err) = crate::fsx::remove_if_exists(&dir.config()) {

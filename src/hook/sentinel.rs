@@ -28,16 +28,27 @@ pub fn normalize(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Why a sentinel cannot be matched as a whole line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SentinelError {
+    #[error("--sentinel must not be blank")]
+    Blank,
+    #[error("--sentinel must be a single line (it is matched as a whole line)")]
+    MultiLine,
+    #[error("--sentinel must not contain control characters")]
+    Control,
+}
+
 /// Check a sentinel given on the command line: one non-blank line.
-pub fn validate(sentinel: &str) -> Result<(), String> {
+pub fn validate(sentinel: &str) -> Result<(), SentinelError> {
     if normalize(sentinel).is_empty() {
-        return Err("--sentinel must not be blank".to_string());
+        return Err(SentinelError::Blank);
     }
     if sentinel.contains(['\n', '\r']) {
-        return Err("--sentinel must be a single line (it is matched as a whole line)".to_string());
+        return Err(SentinelError::MultiLine);
     }
     if sentinel.chars().any(char::is_control) {
-        return Err("--sentinel must not contain control characters".to_string());
+        return Err(SentinelError::Control);
     }
     Ok(())
 }

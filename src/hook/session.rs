@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::hook::agents::HookAgent;
+use crate::hook::input::StdinError;
 use crate::pane::message::normalize_message;
 
 pub use crate::time::Time;
@@ -251,26 +252,25 @@ impl Payload {
 }
 
 /// Parse a hook payload. The message says in one line what was wrong.
-pub fn parse(bytes: &[u8]) -> Result<Payload, String> {
+pub fn parse(bytes: &[u8]) -> Result<Payload, StdinError> {
     from_value(parse_value(bytes)?)
 }
 
 /// The payload as a JSON object (any agent's, before [`crate::hook::agents::event_payload`]).
-pub fn parse_value(bytes: &[u8]) -> Result<Value, String> {
+pub fn parse_value(bytes: &[u8]) -> Result<Value, StdinError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("stdin is empty: expected the hook's JSON input from the agent".into());
+        return Err(StdinError::Empty("the agent"));
     }
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|err| format!("stdin is not JSON ({err})"))?;
+    let value: Value = serde_json::from_slice(bytes).map_err(StdinError::NotJson)?;
     if !value.is_object() {
-        return Err("stdin is JSON but not an object: expected the hook's JSON input".into());
+        return Err(StdinError::NotObject);
     }
     Ok(value)
 }
 
 /// The fields a record uses, from a payload object.
-pub fn from_value(value: Value) -> Result<Payload, String> {
-    serde_json::from_value(value).map_err(|err| format!("stdin is not a hook input: {err}"))
+pub fn from_value(value: Value) -> Result<Payload, StdinError> {
+    serde_json::from_value(value).map_err(StdinError::NotHookInput)
 }
 
 /// The agent's last message, as the reasoning-loop check compares it.

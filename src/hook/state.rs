@@ -219,36 +219,60 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// A loop document that can check what its type cannot express.
-trait Checked {
-    fn check(&self) -> Result<(), String>;
+/// A field of a loop document that its type accepts but the loop cannot use: printed as the
+/// field's JSON pointer and why (`/stale: "0s" is zero; ...`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("/{field}: {why}")]
+struct FieldError {
+    field: &'static str,
+    why: String,
 }
 
-fn rfc3339(field: &str, value: &str) -> Result<(), String> {
+fn field_error(field: &'static str, why: impl std::fmt::Display) -> FieldError {
+    FieldError {
+        field,
+        why: why.to_string(),
+    }
+}
+
+/// A loop document that can check what its type cannot express.
+trait Checked {
+    fn check(&self) -> Result<(), FieldError>;
+}
+
+fn rfc3339(field: &'static str, value: &str) -> Result<(), FieldError> {
     chrono::DateTime::parse_from_rfc3339(value)
         .map(|_| ())
-        .map_err(|err| format!("/{field}: {value:?} is not an RFC 3339 timestamp: {err}"))
+        .map_err(|err| {
+            field_error(
+                field,
+                format!("{value:?} is not an RFC 3339 timestamp: {err}"),
+            )
+        })
 }
 
 impl Checked for LoopConfig {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), FieldError> {
         if self.version != VERSION {
-            return Err(format!("/version: {} is not {VERSION}", self.version));
+            return Err(field_error(
+                "version",
+                format!("{} is not {VERSION}", self.version),
+            ));
         }
         rfc3339("created_at", &self.created_at)?;
         if self.session.as_deref().is_some_and(|s| s.trim().is_empty()) {
-            return Err("/session: empty".to_string());
+            return Err(field_error("session", "empty"));
         }
         if self.max_iterations == 0 {
-            return Err("/max_iterations: must be at least 1".to_string());
+            return Err(field_error("max_iterations", "must be at least 1"));
         }
         if self.budget == Some(0) {
-            return Err("/budget: must be at least 1".to_string());
+            return Err(field_error("budget", "must be at least 1"));
         }
-        super::sentinel::validate(&self.sentinel).map_err(|e| format!("/sentinel: {e}"))?;
-        crate::duration::parse_positive(&self.stale).map_err(|e| format!("/stale: {e}"))?;
+        super::sentinel::validate(&self.sentinel).map_err(|e| field_error("sentinel", e))?;
+        crate::duration::parse_positive(&self.stale).map_err(|e| field_error("stale", e))?;
         crate::duration::parse(&self.transcript_wait)
-            .map_err(|e| format!("/transcript_wait: {e}"))?;
+            .map_err(|e| field_error("transcript_wait", e))?;
         let empty = match &self.prompt {
             PromptSource::Text(text) => text.is_empty(),
             PromptSource::File(path) => path.as_os_str().is_empty(),
@@ -259,19 +283,22 @@ impl Checked for LoopConfig {
             } => dir.as_os_str().is_empty() || table.is_empty() || template.is_empty(),
         };
         if empty {
-            return Err("/prompt: empty".to_string());
+            return Err(field_error("prompt", "empty"));
         }
         Ok(())
     }
 }
 
 impl Checked for LoopState {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), FieldError> {
         if self.version != VERSION {
-            return Err(format!("/version: {} is not {VERSION}", self.version));
+            return Err(field_error(
+                "version",
+                format!("{} is not {VERSION}", self.version),
+            ));
         }
         if self.session_id.as_deref().is_some_and(|s| s.is_empty()) {
-            return Err("/session_id: empty".to_string());
+            return Err(field_error("session_id", "empty"));
         }
         for (field, value) in [
             ("started_at", &self.started_at),
@@ -311,10 +338,10 @@ fn read_doc<T: serde::de::DeserializeOwned + Checked>(path: &Path) -> Result<Opt
             )));
         }
     };
-    let corrupt = |why: String| Problem(format!("{} is corrupt: {why}", path.display()));
-    let doc: T =
-        document::parse_typed(&bytes).map_err(|problems| corrupt(problems[0].to_string()))?;
-    doc.check().map_err(corrupt)?;
+    let corrupt =
+        |why: &dyn std::fmt::Display| Problem(format!("{} is corrupt: {why}", path.display()));
+    let doc: T = document::parse_typed(&bytes).map_err(|problems| corrupt(&problems[0]))?;
+    doc.check().map_err(|err| corrupt(&err))?;
     Ok(Some(doc))
 }
 

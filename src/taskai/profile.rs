@@ -64,6 +64,32 @@ impl fmt::Display for ProfileError {
 
 impl std::error::Error for ProfileError {}
 
+/// Why one `key: value` line cannot be applied. An unknown key is reported as it is; the
+/// others after the key they belong to.
+#[derive(Debug, thiserror::Error)]
+enum ValueError {
+    #[error(
+        "unknown key {0:?} (known: threshold.CHECKPOINT, retry_limit.CHECKPOINT, mid_exec_check_interval, compaction_threshold, observed.*; CHECKPOINT is post-plan, mid-exec or post-exec)"
+    )]
+    UnknownKey(String),
+    #[error("{0:?} is not a whole number")]
+    NotWhole(String),
+    #[error("{n} is larger than {max}")]
+    TooLarge { n: u64, max: u64 },
+    #[error("{0:?} is not a percentage")]
+    NotPercent(String),
+    #[error("{0} is outside 0–100%")]
+    PercentRange(String),
+    #[error("0: the interval is at least 1 step")]
+    ZeroInterval,
+    #[error("{0:?} is not an RFC 3339 timestamp: {1}")]
+    Time(String, chrono::ParseError),
+    #[error(transparent)]
+    Score(#[from] super::score::ScoreError),
+    #[error(transparent)]
+    Duration(#[from] duration::DurationError),
+}
+
 fn err(line: usize, message: impl Into<String>) -> ProfileError {
     ProfileError {
         line,
@@ -341,34 +367,34 @@ pub fn known_keys() -> Vec<String> {
     keys
 }
 
-fn parse_count(value: &str, max: u64) -> Result<u64, String> {
+fn parse_count(value: &str, max: u64) -> Result<u64, ValueError> {
     let n: u64 = value
         .parse()
-        .map_err(|_| format!("{value:?} is not a whole number"))?;
+        .map_err(|_| ValueError::NotWhole(value.to_string()))?;
     if n > max {
-        return Err(format!("{n} is larger than {max}"));
+        return Err(ValueError::TooLarge { n, max });
     }
     Ok(n)
 }
 
-fn parse_fraction_or_percent(value: &str) -> Result<Score, String> {
+fn parse_fraction_or_percent(value: &str) -> Result<Score, ValueError> {
     match value.strip_suffix('%') {
         Some(percent) => {
             let n: f64 = percent
                 .trim()
                 .parse()
-                .map_err(|_| format!("{value:?} is not a percentage"))?;
+                .map_err(|_| ValueError::NotPercent(value.to_string()))?;
             if !n.is_finite() || !(0.0..=100.0).contains(&n) {
-                return Err(format!("{value} is outside 0–100%"));
+                return Err(ValueError::PercentRange(value.to_string()));
             }
             Ok(Score::from_units((n * 100.0).round() as u32))
         }
-        None => Score::parse(value),
+        None => Ok(Score::parse(value)?),
     }
 }
 
 /// Apply one `key: value` to the adaptation.
-fn apply(adaptation: &mut Adaptation, key: &str, value: &str) -> Result<(), String> {
+fn apply(adaptation: &mut Adaptation, key: &str, value: &str) -> Result<(), ValueError> {
     let per_checkpoint = |prefix: &str| -> Option<Checkpoint> {
         key.strip_prefix(prefix).and_then(Checkpoint::from_name)
     };
@@ -382,7 +408,7 @@ fn apply(adaptation: &mut Adaptation, key: &str, value: &str) -> Result<(), Stri
     } else if key == "mid_exec_check_interval" {
         let n = parse_count(value, 1000)? as u32;
         if n == 0 {
-            return Err("0: the interval is at least 1 step".to_string());
+            return Err(ValueError::ZeroInterval);
         }
         adaptation.mid_exec_check_interval = Some(n);
     } else if key == "compaction_threshold" {
@@ -391,7 +417,7 @@ fn apply(adaptation: &mut Adaptation, key: &str, value: &str) -> Result<(), Stri
         obs.runs = Some(parse_count(value, u64::MAX)?);
     } else if key == "observed.updated_at" {
         chrono::DateTime::parse_from_rfc3339(value)
-            .map_err(|e| format!("{value:?} is not an RFC 3339 timestamp: {e}"))?;
+            .map_err(|e| ValueError::Time(value.to_string(), e))?;
         obs.updated_at = Some(value.to_string());
     } else if let Some(cp) = per_checkpoint("observed.retries.") {
         obs.retries
@@ -412,9 +438,7 @@ fn apply(adaptation: &mut Adaptation, key: &str, value: &str) -> Result<(), Stri
         let d = duration::parse(value)?;
         obs.durations.insert(phase.to_string(), d.as_secs());
     } else {
-        return Err(format!(
-            "unknown key {key:?} (known: threshold.CHECKPOINT, retry_limit.CHECKPOINT, mid_exec_check_interval, compaction_threshold, observed.*; CHECKPOINT is post-plan, mid-exec or post-exec)"
-        ));
+        return Err(ValueError::UnknownKey(key.to_string()));
     }
     Ok(())
 }
@@ -441,12 +465,9 @@ pub fn parse(text: &str) -> Result<Option<Adaptation>, ProfileError> {
         if value.is_empty() {
             return Err(err(line.number, format!("{key} has no value")));
         }
-        apply(&mut adaptation, key, value).map_err(|m| {
-            if m.starts_with("unknown key") {
-                err(line.number, m)
-            } else {
-                err(line.number, format!("{key}: {m}"))
-            }
+        apply(&mut adaptation, key, value).map_err(|m| match m {
+            ValueError::UnknownKey(_) => err(line.number, m.to_string()),
+            _ => err(line.number, format!("{key}: {m}")),
         })?;
         seen.insert(key, line.number);
     }

@@ -31,26 +31,35 @@ impl Score {
 
     /// Parse `0.7`, `0.70`, `1`, `.85`: a finite number between 0 and 1, rounded to four
     /// decimal places. NaN, infinities and values outside the range are refused with a reason.
-    pub fn parse(text: &str) -> Result<Score, String> {
+    pub fn parse(text: &str) -> Result<Score, ScoreError> {
         let trimmed = text.trim();
         if trimmed.is_empty() {
-            return Err("empty score (a number between 0 and 1, such as 0.75)".to_string());
+            return Err(ScoreError::Empty);
         }
-        let value: f64 = trimmed.parse().map_err(|_| {
-            format!("{trimmed:?} is not a number (a score is between 0 and 1, such as 0.75)")
-        })?;
+        let value: f64 = trimmed
+            .parse()
+            .map_err(|_| ScoreError::NotANumber(trimmed.to_string()))?;
         if !value.is_finite() {
-            return Err(format!(
-                "{trimmed:?} is not a finite number (a score is between 0 and 1)"
-            ));
+            return Err(ScoreError::NotFinite(trimmed.to_string()));
         }
         if !(0.0..=1.0).contains(&value) {
-            return Err(format!(
-                "{trimmed} is outside 0–1 (scores are between 0 and 1)"
-            ));
+            return Err(ScoreError::OutOfRange(trimmed.to_string()));
         }
         Ok(Score((value * f64::from(SCALE)).round() as u32))
     }
+}
+
+/// Why a text is not a score.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    #[error("empty score (a number between 0 and 1, such as 0.75)")]
+    Empty,
+    #[error("{0:?} is not a number (a score is between 0 and 1, such as 0.75)")]
+    NotANumber(String),
+    #[error("{0:?} is not a finite number (a score is between 0 and 1)")]
+    NotFinite(String),
+    #[error("{0} is outside 0–1 (scores are between 0 and 1)")]
+    OutOfRange(String),
 }
 
 impl fmt::Display for Score {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::Args;
 
 use crate::error::Exit;
@@ -82,10 +82,10 @@ pub struct WatchArgs {
 /// `run watch` repeats its heartbeat for as long as it runs: below a second it would be a busy
 /// loop of batched ticks (tmux captures and registry writes many times a second). `run tick`
 /// is one call and keeps short values (tests and benchmarks tick with 1ms).
-fn parse_watch_heartbeat(text: &str) -> Result<Duration, String> {
+fn parse_watch_heartbeat(text: &str) -> Result<Duration> {
     let heartbeat = crate::duration::parse_positive(text)?;
     if heartbeat < Duration::from_secs(1) {
-        return Err(format!(
+        return Err(anyhow!(
             "{text:?} is too short; the watcher's heartbeat is at least 1s (signals and stop files are seen at once, the heartbeat only checks stalls and limits)"
         ));
     }
