@@ -267,6 +267,31 @@ def long_functions(code, rel):
     return out
 
 
+def error_type(code, at):
+    """The error type of the `Result<` whose arguments start at `at`: its last top-level
+    argument, brackets balanced (an `->` inside, as in `Box<dyn Fn() -> T>`, is not a
+    bracket), or None for a one-argument alias such as anyhow's `Result<T>`."""
+    depth, start, args, i = 1, at, [], at
+    while i < len(code) and depth:
+        if code.startswith("->", i):
+            i += 2
+            continue
+        c = code[i]
+        if c in "<([":
+            depth += 1
+        elif c in ">)]":
+            depth -= 1
+            if depth == 0:
+                args.append(code[start:i])
+        elif c == "," and depth == 1:
+            args.append(code[start:i])
+            start = i + 1
+        elif c in ";{":
+            return None
+        i += 1
+    return args[-1].strip() if len(args) > 1 else None
+
+
 def main():
     listing = "--list" in sys.argv
     mods = modules()
@@ -281,8 +306,9 @@ def main():
         code = without_tests(strip(text))
         graph[rel] |= deps(code, list(key), mods) - {rel}
         long_fns += long_functions(code, rel)
-        for m in re.finditer(r"->\s*Result<[^;{]*?,\s*String\s*>", code):
-            string_results.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}")
+        for m in re.finditer(r"->\s*Result<", code):
+            if error_type(code, m.end()) == "String":
+                string_results.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}")
     for v in list(graph):
         graph[v] = {w for w in graph[v] if w in graph}
     across, inside = circles(graph)
