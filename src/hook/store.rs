@@ -208,14 +208,15 @@ impl Store {
         self.ensure_dir()?;
         let _lock = self.lock()?;
         let files = self.hook_files(key);
-        let loaded = files.load::<Record>();
+        let mut loaded = files.load::<Record>();
         if let Some(problem) = &loaded.problem {
             warnings.push(format!("{problem}; starting a new record"));
         }
-        let previous = loaded.record.clone();
+        let previous = loaded.record.take();
+        let generation = previous.as_ref().map_or(0, |record| record.seq);
         let mut transition = change(previous.clone());
         if previous.as_ref() != Some(&transition.record) {
-            files.write(&loaded, &mut transition.record, warnings)?;
+            files.write(&loaded, generation, &mut transition.record, warnings)?;
         }
         Ok(transition)
     }
@@ -242,7 +243,8 @@ impl Store {
         let _lock = self.lock()?;
         let files = self.status_files(key);
         let loaded = files.load::<StatusRecord>();
-        files.write(&loaded, &mut record.clone(), warnings)
+        let generation = loaded.record.as_ref().map_or(0, |record| record.seq);
+        files.write(&loaded, generation, &mut record.clone(), warnings)
     }
 
     fn hook_files(&self, key: &Key) -> Files {
@@ -470,11 +472,11 @@ struct Files {
 }
 
 /// What a journal holds.
-#[derive(Debug)]
-struct Journal<T> {
-    /// The newest record in it.
-    newest: Option<T>,
-    /// Its complete lines (valid or not) and its size.
+#[derive(Debug, Default)]
+struct Journal {
+    /// Its complete lines (valid or not), each ending in a newline.
+    complete: Vec<u8>,
+    /// How many lines that is, and the journal's size.
     lines: usize,
     bytes: u64,
     /// It ends inside a line (an append a crash cut short).
@@ -483,15 +485,14 @@ struct Journal<T> {
     appendable: bool,
 }
 
-impl<T> Default for Journal<T> {
-    fn default() -> Self {
-        Journal {
-            newest: None,
-            lines: 0,
-            bytes: 0,
-            torn: false,
-            appendable: false,
-        }
+impl Journal {
+    /// Its complete lines, the newest first. Lines are appended in generation order under
+    /// the lock, so the first valid one is the newest record.
+    fn newest_first(&self) -> impl Iterator<Item = &[u8]> {
+        self.complete
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .rev()
     }
 }
 
@@ -502,7 +503,7 @@ struct Loaded<T> {
     record: Option<T>,
     /// Why there is none although files exist (one line).
     problem: Option<String>,
-    journal: Journal<T>,
+    journal: Journal,
 }
 
 impl<T> Loaded<T> {
@@ -516,14 +517,29 @@ impl<T> Loaded<T> {
 
 impl Files {
     /// Load the record: the journal first, then the snapshot (see the module doc for why
-    /// that order); the higher generation wins.
+    /// that order); the higher generation wins. Only the winner is deserialized when the
+    /// generations settle it ([`newer_by_generation`]); otherwise both are read whole.
     fn load<T: Generational>(&self) -> Loaded<T> {
-        let journal = read_journal::<T>(&self.journal);
-        let (snapshot, problem) = match read_json::<T>(&self.snapshot) {
+        let journal = read_journal(&self.journal);
+        let snapshot = read_bytes(&self.snapshot);
+        if let Some(record) = newer_by_generation::<T>(&journal, &snapshot) {
+            return Loaded {
+                record: Some(record),
+                problem: None,
+                journal,
+            };
+        }
+        let newest = journal
+            .newest_first()
+            .find_map(|line| serde_json::from_slice::<T>(line).ok());
+        let (snapshot, problem) = match snapshot.and_then(|bytes| match bytes {
+            Some(bytes) => parse_record::<T>(&self.snapshot, &bytes).map(Some),
+            None => Ok(None),
+        }) {
             Ok(record) => (record, None),
             Err(problem) => (None, Some(problem)),
         };
-        let record = match (snapshot, journal.newest.clone()) {
+        let record = match (snapshot, newest) {
             (Some(s), Some(j)) => Some(if j.seq() > s.seq() { j } else { s }),
             (s, j) => s.or(j),
         };
@@ -534,16 +550,17 @@ impl Files {
         }
     }
 
-    /// Write `record` as the next generation after `loaded` (the caller holds the lock and
-    /// decided it changed): appended to the journal, or written as the snapshot (atomically)
+    /// Write `record` as the next generation after `generation`, the one `loaded` held (the
+    /// caller holds the lock and decided it changed): appended to the journal, or written as the snapshot (atomically)
     /// when the journal is full, unusable or not a plain file, which then goes.
     fn write<T: Generational>(
         &self,
         loaded: &Loaded<T>,
+        generation: u64,
         record: &mut T,
         warnings: &mut Vec<String>,
     ) -> Result<()> {
-        record.set_seq(loaded.record.as_ref().map_or(0, T::seq) + 1);
+        record.set_seq(generation + 1);
         let mut line = serde_json::to_vec(&*record).context("cannot encode the record")?;
         line.push(b'\n');
         let journal = &loaded.journal;
@@ -589,12 +606,12 @@ fn open_journal(path: &Path) -> io::Result<(fs::File, u64)> {
     }
 }
 
-/// Read a journal: its last complete, valid line. Lines that do not parse (a crash's
-/// leftovers) are passed over.
-fn read_journal<T: Generational>(path: &Path) -> Journal<T> {
+/// Read a journal: its complete lines (a line without its newline is an append in progress
+/// or one a crash cut short, and is passed over).
+fn read_journal(path: &Path) -> Journal {
     let read = open_journal(path)
         .and_then(|(file, size)| fsx::read_bounded_sized(file, JOURNAL_LIMIT, size));
-    let bytes = match read {
+    let mut bytes = match read {
         Ok(Bounded::Complete(bytes)) => bytes,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             return Journal {
@@ -605,42 +622,84 @@ fn read_journal<T: Generational>(path: &Path) -> Journal<T> {
         // Too large, not a plain file, unreadable: not ours to append to.
         _ => return Journal::default(),
     };
+    let size = bytes.len();
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(complete);
     let mut journal = Journal {
-        bytes: bytes.len() as u64,
-        torn: complete < bytes.len(),
+        complete: bytes,
+        bytes: size as u64,
+        torn: complete < size,
         appendable: true,
         ..Journal::default()
     };
-    let lines = bytes[..complete]
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty());
-    journal.lines = lines.clone().count();
-    // Lines are appended in generation order under the lock: the last valid one is the
-    // newest, and parsing stops there (a full journal is 32 records).
-    journal.newest = lines
-        .rev()
-        .find_map(|line| serde_json::from_slice::<T>(line).ok());
+    journal.lines = journal.newest_first().count();
     journal
 }
 
-/// Read a record: `Ok(None)` when there is none, `Err` (one line) when it is unreadable.
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
-    let bytes = match fsx::read_bounded(path, RECORD_LIMIT) {
-        Ok(Bounded::Complete(bytes)) => bytes,
-        Ok(Bounded::TooLarge { limit }) => {
-            return Err(format!(
-                "{} is larger than {}: not a record",
-                path.display(),
-                fsx::human_size(limit)
-            ));
+/// The newer of the journal's newest line and the snapshot, deserialized alone: each one's
+/// generation is read first ([`generation`], which builds nothing), then only the newer is
+/// read whole. `None` when that does not settle it — the snapshot is unreadable, or what won
+/// does not parse as a record — and the caller then reads every candidate whole.
+fn newer_by_generation<T: Generational>(
+    journal: &Journal,
+    snapshot: &Result<Option<Vec<u8>>, String>,
+) -> Option<T> {
+    let snapshot = snapshot.as_ref().ok()?.as_deref();
+    let line = journal.newest_first().next();
+    let newer = match (line, snapshot) {
+        (None, None) => return None,
+        (Some(only), None) | (None, Some(only)) => only,
+        (Some(line), Some(snapshot)) => {
+            if generation(line)? > generation(snapshot)? {
+                line
+            } else {
+                snapshot
+            }
         }
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
+    serde_json::from_slice(newer).ok()
+}
+
+/// A record's generation ([`Generational::seq`], the `seq` field; 0 when absent, as both
+/// records read it), without building the record: the other fields are skipped unread.
+/// `None` when the text is not a JSON object with at most one `seq`.
+fn generation(bytes: &[u8]) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Generation {
+        #[serde(default)]
+        seq: u64,
+    }
+    serde_json::from_slice::<Generation>(bytes)
+        .ok()
+        .map(|g| g.seq)
+}
+
+/// A record's bytes: `Ok(None)` when there is none, `Err` (one line) when it is unreadable.
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    match fsx::read_bounded(path, RECORD_LIMIT) {
+        Ok(Bounded::Complete(bytes)) => Ok(Some(bytes)),
+        Ok(Bounded::TooLarge { limit }) => Err(format!(
+            "{} is larger than {}: not a record",
+            path.display(),
+            fsx::human_size(limit)
+        )),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(format!("cannot read {}: {err}", path.display())),
+    }
+}
+
+/// A record read from `path`'s `bytes` (`Err`: one line).
+fn parse_record<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(bytes)
         .map_err(|err| format!("{} is not a valid record: {err}", path.display()))
+}
+
+/// Read a record: `Ok(None)` when there is none, `Err` (one line) when it is unreadable.
+#[cfg(test)]
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+    read_bytes(path)?
+        .map(|bytes| parse_record(path, &bytes))
+        .transpose()
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
@@ -838,6 +897,89 @@ mod tests {
             .record;
         assert_eq!(three.seq, 3);
         assert_eq!(store.read(&key).unwrap(), Some(three));
+    }
+
+    /// What the record is, read the old way: every candidate whole (the snapshot, and the
+    /// journal's newest line that parses), the higher generation, the snapshot on a tie.
+    fn read_whole(store: &Store, key: &Key) -> Option<Record> {
+        let snapshot = fs::read(store.hook_path(key))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok());
+        let newest = fs::read_to_string(store.journal_path(key))
+            .ok()
+            .and_then(|text| {
+                text.split_inclusive('\n')
+                    .filter(|l| l.ends_with('\n'))
+                    .filter_map(|l| serde_json::from_str::<Record>(l).ok())
+                    .next_back()
+            });
+        match (snapshot, newest) {
+            (Some(s), Some(j)) => Some(if j.seq > s.seq { j } else { s }),
+            (s, j) => s.or(j),
+        }
+    }
+
+    #[test]
+    fn the_record_read_by_generations_is_the_one_read_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let key = Key::Session("s".into());
+        let mut w = Vec::new();
+        let records: Vec<Record> = (1..=4)
+            .map(|i| {
+                store
+                    .record(&key, &event(i), None, at(i), &mut w)
+                    .unwrap()
+                    .record
+            })
+            .collect();
+        let journal = fs::read(store.journal_path(&key)).unwrap();
+        let with_seq = |record: &Record, seq: u64| {
+            let mut record = record.clone();
+            record.seq = seq;
+            serde_json::to_vec_pretty(&record).unwrap()
+        };
+        // (snapshot, extra journal text): each is a state a crash, a race or a stranger can leave.
+        let cases: Vec<(Option<Vec<u8>>, &[u8])> = vec![
+            (None, b""),
+            (Some(with_seq(&records[0], 1)), b""),
+            (Some(with_seq(&records[0], 9)), b""),
+            (Some(with_seq(&records[0], 4)), b""),
+            (Some(b"{not json".to_vec()), b""),
+            (Some(br#"{"seq":9}"#.to_vec()), b""),
+            (Some(br#"{"seq":1,"seq":9}"#.to_vec()), b""),
+            (Some(with_seq(&records[0], 1)), b"{\"seq\":99}\n"),
+            (Some(with_seq(&records[0], 9)), b"{\"seq\":99}\n"),
+            (None, b"{\"seq\":99}\n"),
+            (None, b"{\"seq\":99,\"seq\":1}\n"),
+            (Some(with_seq(&records[0], 2)), b"garbage\n"),
+            (Some(with_seq(&records[0], 9)), b"{\"seq\":5"),
+        ];
+        for (i, (snapshot, extra)) in cases.iter().enumerate() {
+            match snapshot {
+                Some(bytes) => fs::write(store.hook_path(&key), bytes).unwrap(),
+                None => {
+                    fsx::remove_if_exists(&store.hook_path(&key)).unwrap();
+                }
+            }
+            let mut text = journal.clone();
+            text.extend_from_slice(extra);
+            fs::write(store.journal_path(&key), &text).unwrap();
+            let expected = read_whole(&store, &key);
+            assert!(expected.is_some(), "case {i}");
+            assert_eq!(store.read(&key).ok().flatten(), expected, "case {i}");
+        }
+        // No journal: the snapshot alone, or its problem.
+        fsx::remove_if_exists(&store.journal_path(&key)).unwrap();
+        fs::write(store.hook_path(&key), with_seq(&records[1], 7)).unwrap();
+        assert_eq!(store.read(&key).unwrap().map(|r| r.seq), Some(7));
+        fs::write(store.hook_path(&key), b"{not json").unwrap();
+        assert!(
+            store
+                .read(&key)
+                .unwrap_err()
+                .contains("is not a valid record")
+        );
     }
 
     #[test]
