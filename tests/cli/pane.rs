@@ -659,7 +659,7 @@ fn hash_ignores_a_ticking_clock_but_raw_does_not() {
         "tick",
         r"while :; do printf '\r✻ Thinking… (%ss · esc to interrupt)' $SECONDS; sleep 0.2; done",
     );
-    let first = wait_for(&sb, &target, "the spinner", |s, _| s.contains("Thinking"));
+    wait_for(&sb, &target, "the spinner", |s, _| s.contains("Thinking"));
     let normalized =
         |sb: &Sandbox| stdout(&sb.cmd().args(["pane", "hash", &target]).output().unwrap());
     let raw = |sb: &Sandbox| {
@@ -671,11 +671,22 @@ fn hash_ignores_a_ticking_clock_but_raw_does_not() {
         )
     };
     let (h1, r1) = (normalized(&sb), raw(&sb));
-    wait_for(&sb, &target, "the clock to tick", |s, _| s != first);
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    let (h2, r2) = (normalized(&sb), raw(&sb));
-    assert_eq!(h1, h2, "masked timer");
-    assert_ne!(r1, r2, "the raw bytes changed");
+    // Look until the clock has ticked past the second the first raw hash saw (no timed sleep:
+    // on a loaded machine that second can be later than the spinner's first).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (h2, r2) = (normalized(&sb), raw(&sb));
+        assert_eq!(h1, h2, "masked timer");
+        if r2 != r1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the raw bytes never changed while the clock ticked: {}",
+            capture(&sb, &target)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let json = json_lines(
         &sb.cmd()
             .args(["pane", "hash", &target, "--format", "json"])
@@ -959,8 +970,9 @@ fn send_refuses_control_characters_in_text_and_types_nothing() {
             "{text:?}"
         );
     }
-    // Give a typed line time to run, then check that nothing ran and nothing was typed.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The shell reads its input in order: once a line typed after the refusals has run, a
+    // refused text that reached the pane would have run (or shown) before it.
+    shell_caught_up(&sb, &shell);
     assert!(!ran.exists(), "a refused text ran");
     assert!(
         !capture(&sb, &shell).contains("touch"),
@@ -1173,6 +1185,18 @@ fn a_target_ending_in_a_semicolon_is_refused_with_one_line() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
         assert!(one_stderr_line(&output).contains("';'"), "{args:?}");
     }
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    shell_caught_up(&sb, &shell);
     assert!(!capture(&sb, &shell).contains("echo hi"));
+}
+
+/// Type a line into the shell and wait for its output: whatever reached the pane before it
+/// has been read by then (a wait for a condition, not for a time).
+fn shell_caught_up(sb: &Sandbox, shell: &str) {
+    tmux(
+        sb,
+        &["send-keys", "-t", shell, "echo caught-up-$((6*7))", "Enter"],
+    );
+    wait_for(sb, shell, "the shell to run the marker line", |s, _| {
+        s.lines().any(|l| l.trim_end() == "caught-up-42")
+    });
 }

@@ -963,8 +963,20 @@ fn a_stalled_state_store_cannot_hold_the_hook() {
         .args(["sleep", "120"])
         .spawn()
         .unwrap();
-    // Let the holder take the lock.
-    std::thread::sleep(Duration::from_millis(300));
+    // Wait until the holder has the lock (a second flock that does not wait fails), or the
+    // hook could find the store free and the test would prove nothing.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::process::Command::new("flock")
+        .args(["--nonblock"])
+        .arg(&lock)
+        .arg("true")
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(Instant::now() < deadline, "the holder never took the lock");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let out = run(&["--timeout", "2s"]);
     let _ = holder.kill();
     let _ = holder.wait();

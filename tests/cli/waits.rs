@@ -21,6 +21,14 @@ fn fixture(name: &str) -> String {
     format!("tests/fixtures/panes/claude-code-2.1.332/{name}.txt")
 }
 
+/// Wait until the scripted agent shows `working-streaming` (its screen after a submitted
+/// line): a tick before the redraw would still read the screen the Enter answered.
+fn streaming(sb: &Sandbox, target: &str) {
+    crate::tmuxfix::wait_for(sb, target, "the agent streaming again", |s, _| {
+        s.contains("Finagling")
+    });
+}
+
 /// The same screen as Claude Code 2.1.197 drew it.
 fn fixture_197(name: &str) -> String {
     format!("tests/fixtures/panes/claude-code/{name}.txt")
@@ -814,7 +822,7 @@ fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
     );
     // Claude Code continues by itself at 12:50 (here: a line submitted to the fake).
     crate::tmuxfix::press(&sb, &target, &["Enter"]);
-    std::thread::sleep(Duration::from_millis(300));
+    streaming(&sb, &target);
     for now in [
         "2026-11-26T12:50:30Z",
         "2026-11-26T12:51:10Z",
@@ -851,7 +859,7 @@ fn a_banner_read_just_after_its_reset_is_that_reset_not_tomorrows() {
     assert_eq!(e["run"]["wait"]["reset"], "2026-11-26T12:50:00.000Z", "{e}");
     // Claude Code continues by itself (here: a line submitted to the fake): no resume.
     crate::tmuxfix::press(&sb, &target, &["Enter"]);
-    std::thread::sleep(Duration::from_millis(300));
+    streaming(&sb, &target);
     let events = tick(&sb, "armed", "2026-11-26T12:52:12Z", &[]);
     assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
