@@ -81,7 +81,8 @@ if os.environ.get("LIST_PROBES"):
     reading = ["downloaders", "downloader_output_flags", "prints_nothing", "empty_sources",
                "discarding_targets", "disk_devices", "code_running_builtins", "prompt_glyphs",
                "root_runners", "git_alias_keys", "sql_clients", "sql_dropped", "searches",
-               "search_run_options", "interpreters"]
+               "search_run_options", "interpreters", "downloader_output_redirects",
+               "stdin_script_operands", "stdin_ignoring_code_runners", "commit_message_flags"]
     near = set()
     for name in reading:
         for w in data["lists"].get(name, {}).get("words", []):
@@ -107,7 +108,8 @@ if os.environ.get("LIST_PROBES"):
                  "node_interpreters", "shell_interpreters", "perl_ruby_interpreters",
                  "run_wrappers", "git_global_options", "release_branch_prefixes", "tag_prefixes",
                  "default_branches", "python_flags", "node_flags", "shell_flags", "perl_ruby_flags",
-                 "run_wrapper_flags", "interpreters"]
+                 "run_wrapper_flags", "interpreters", "file_reading_flags", "pattern_flags",
+                 "patternless_flags", "git_file_reading_flags", "git_pattern_flags"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
              "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
     for name in approving:
@@ -120,7 +122,10 @@ if os.environ.get("LIST_PROBES"):
                   "poetry run {w} s.py", "git {w} status", "git {w} log -3", "git {w} push origin feature",
                   "git push origin {w}", "git push origin {w}1.0", "git push origin {w}x", "git push origin HEAD:{w}",
                   "git push origin feature:{w}2", "node {w} t.js", "{w} --test t.js", "perl {w} t.pl", "{w} -w t.pl",
-                  "{w} -eu s.sh", "{w} -x s.sh", "{w} -o pipefail s.sh", "{w} --version"]
+                  "{w} -eu s.sh", "{w} -x s.sh", "{w} -o pipefail s.sh", "{w} --version",
+                  "grep {w} .env src", "grep {w} p.txt .env", "grep {w}=.env x src", "rg {w} .env", "rg {w} x ~/.ssh",
+                  "jq {w} .env f.json", "git grep {w} .env", "git grep {w} x .env", "git ls-files {w}=.env",
+                  "git log {w} x .env", "echo x | {w}", "echo x | bash {w}", "git commit {w} 'rm -rf x'"]
     for w in sorted(close):
         for tpl in atemplates:
             extra.add(tpl.format(w=w))

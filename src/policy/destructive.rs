@@ -52,9 +52,10 @@
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
 use super::data::{
-    CODE_RUNNING_BUILTINS, DESTRUCTIVE_PROGRAMS, DISCARDING_TARGETS, DISK_DEVICES,
-    DOWNLOADER_OUTPUT_FLAGS, DOWNLOADERS, EMPTY_SOURCES, GIT_ALIAS_KEYS, PRINTS_NOTHING,
-    PROMPT_GLYPHS, ROOT_RUNNERS, Runs, SEARCH_RUN_OPTIONS, SEARCHES, SQL_CLIENTS, SQL_DROPPED,
+    CODE_RUNNING_BUILTINS, COMMIT_MESSAGE_FLAGS, DESTRUCTIVE_PROGRAMS, DISCARDING_TARGETS,
+    DISK_DEVICES, DOWNLOADER_OUTPUT_FLAGS, DOWNLOADER_OUTPUT_REDIRECTS, DOWNLOADERS, EMPTY_SOURCES,
+    GIT_ALIAS_KEYS, PRINTS_NOTHING, PROMPT_GLYPHS, ROOT_RUNNERS, Runs, SEARCH_RUN_OPTIONS,
+    SEARCHES, SQL_CLIENTS, SQL_DROPPED, STDIN_IGNORING_CODE_RUNNERS, STDIN_SCRIPT_OPERANDS,
     judged_anywhere,
 };
 use crate::shell::{self, SimpleCommand, program};
@@ -148,8 +149,7 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
         // (what it may run, `system` and `|`, no rule approves).
         let is_awk = runs.as_deref().is_some_and(is_awk);
         for (i, word) in tokens.iter().enumerate() {
-            let message =
-                is_git && i > 0 && matches!(tokens[i - 1].as_str(), "-m" | "--message" | "-am");
+            let message = is_git && i > 0 && COMMIT_MESSAGE_FLAGS.contains(&tokens[i - 1].as_str());
             if word.contains(char::is_whitespace) && !message {
                 if is_awk {
                     let mut inner = Vec::new();
@@ -233,9 +233,9 @@ fn judge_command(
                 shell::RedirectOp::HereDoc | shell::RedirectOp::HereString
             )
         });
-    if fed && is_interpreter(&name) && !matches!(name.as_str(), "." | "source" | "eval") {
+    if fed && is_interpreter(&name) && !STDIN_IGNORING_CODE_RUNNERS.contains(&name.as_str()) {
         let script = words[1..].iter().find(|w| !w.starts_with('-'));
-        if script.is_none() || script.is_some_and(|s| s == "-") {
+        if script.is_none_or(|s| STDIN_SCRIPT_OPERANDS.contains(&s.as_str())) {
             add(
                 found,
                 "pipe-to-shell",
@@ -501,7 +501,7 @@ fn output_files(args: &[String]) -> Vec<String> {
                     .any(|f| f.len() == 2 && !f.starts_with("--") && arg.ends_with(&f[1..]))
         };
         let value = if DOWNLOADER_OUTPUT_FLAGS.contains(&arg)
-            || matches!(arg, ">" | ">>")
+            || DOWNLOADER_OUTPUT_REDIRECTS.contains(&arg)
             || (arg.starts_with('-') && cluster())
         {
             args.get(i + 1).cloned()
@@ -510,8 +510,12 @@ fn output_files(args: &[String]) -> Vec<String> {
                 .iter()
                 .filter(|f| f.starts_with("--"))
                 .find_map(|f| arg.strip_prefix(f)?.strip_prefix('='))
-                .or_else(|| arg.strip_prefix(">>"))
-                .or_else(|| arg.strip_prefix('>'))
+                .or_else(|| {
+                    // `>>i.sh` before `>i.sh`: the list holds the longer spelling first.
+                    DOWNLOADER_OUTPUT_REDIRECTS
+                        .iter()
+                        .find_map(|r| arg.strip_prefix(r))
+                })
                 .filter(|v| !v.is_empty())
                 .map(str::to_string)
         };

@@ -27,8 +27,9 @@
 use super::argv::{self, Parsed, Spec};
 use super::data::{
     DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_BRANCH, FLAGS_GIT_COMMIT, FLAGS_GIT_CONFIG,
-    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GIT_GLOBAL_OPTIONS,
-    GitOperands, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES, git_inspection,
+    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GIT_FILE_READING_FLAGS,
+    GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES,
+    git_inspection,
 };
 use super::line::{Blocked, Line};
 
@@ -192,16 +193,17 @@ fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), B
     Some(parse(sub, &spec, args).and_then(|parsed| {
         let paths: &[&str] = match operands {
             GitOperands::PatternThenPaths
-                if parsed.values_of("-e").next().is_none()
-                    && parsed.values_of("-f").next().is_none() =>
+                if !GIT_PATTERN_FLAGS
+                    .iter()
+                    .any(|f| parsed.values_of(f).next().is_some()) =>
             {
                 parsed.operands.get(1..).unwrap_or(&[])
             }
             _ => &parsed.operands,
         };
-        for value in parsed
-            .values_of("-f")
-            .chain(parsed.values_of("--exclude-from"))
+        for value in GIT_FILE_READING_FLAGS
+            .iter()
+            .flat_map(|f| parsed.values_of(f))
         {
             line.read(value)?;
         }

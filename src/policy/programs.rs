@@ -29,15 +29,16 @@ use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
-    FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TESTS, FLAGS_CARGO,
-    FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_DATE,
-    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
-    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS,
-    JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NODE_INTERPRETERS, NPX_PROGRAMS,
-    Operands, PERL_RUBY_FLAGS, PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS,
-    PYTHON_LEADING_FLAGS, PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS,
-    RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS,
-    SET_LETTERS, SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands,
+    FILE_READING_FLAGS, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TESTS,
+    FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP,
+    FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST,
+    GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS,
+    JQ_MODULE_WORDS, JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS,
+    NODE_INTERPRETERS, NPX_PROGRAMS, Operands, PATTERN_FLAGS, PATTERNLESS_FLAGS, PERL_RUBY_FLAGS,
+    PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS, PYTHON_LEADING_FLAGS,
+    PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS, RUNNER_TARGETS,
+    SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SET_LETTERS,
+    SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands,
     read_only_program, runner_tool,
 };
 use super::git;
@@ -96,13 +97,7 @@ fn check_operands(
     line: &Line<'_>,
 ) -> Result<(), Blocked> {
     // Files some flags read (a pattern list, an ignore file, a jq program).
-    for flag in [
-        "-f",
-        "--file",
-        "--exclude-from",
-        "--ignore-file",
-        "--from-file",
-    ] {
+    for flag in FILE_READING_FLAGS {
         for value in parsed.values_of(flag) {
             line.read(value)?;
         }
@@ -199,11 +194,12 @@ fn check_operands(
             paths
         }
         Operands::PatternThenPaths => {
-            let pattern_given = ["-e", "-f", "--regexp", "--file", "--from-file"]
+            // A flag of the list gave the pattern (`-e`, `-f`) or says there is none
+            // (`--files`).
+            let pattern_given = PATTERN_FLAGS
                 .iter()
                 .any(|f| parsed.values_of(f).next().is_some())
-                || parsed.has("--files")
-                || parsed.has("--type-list");
+                || PATTERNLESS_FLAGS.iter().any(|f| parsed.has(f));
             if pattern_given {
                 &parsed.operands
             } else {
