@@ -124,6 +124,7 @@ fn policy_rules(data: &Value) -> String {
     out.push_str("        _ => None,\n    }\n}\n");
     runner_tools(data, &mut out);
     flag_tables(data, &mut out);
+    argument_forms(data, &mut out);
     for (field, name) in [
         ("secret_names", "SECRET_NAMES"),
         ("sensitive_names", "SENSITIVE_NAMES"),
@@ -439,6 +440,132 @@ fn flag_tables(data: &Value, out: &mut String) {
         "/// A git inspection's flags and operands (the `flag_tables` with `operands`).\n\
          pub fn git_inspection(sub: &str) -> Option<(Spec, GitOperands)> {{\n    match sub {{\n{inspections}        _ => None,\n    }}\n}}\n"
     );
+}
+
+/// The placeholders a word of an argument form may be (src/policy/forms.rs reads them).
+const FORM_PLACEHOLDERS: [&str; 6] = ["NAME", "WORD", "REV", "BRANCH", "TARGET", "TOOLCHAIN"];
+
+/// A form's pattern words: each alternative a literal (not in capitals) or a placeholder,
+/// `...` only at the end of the last word.
+fn form_words(value: &Value, what: &str) -> Vec<String> {
+    let list = words(value, what);
+    for (i, word) in list.iter().enumerate() {
+        let body = match word.strip_suffix("...") {
+            Some(body) if i + 1 == list.len() => body,
+            Some(_) => panic!("rules/policy.json: {what}: only the last word may repeat ({word})"),
+            None => word,
+        };
+        for alt in body.split('|') {
+            let capitals = !alt.is_empty() && alt.chars().all(|c| c.is_ascii_uppercase());
+            if alt.is_empty() || (capitals && !FORM_PLACEHOLDERS.contains(&alt)) {
+                panic!("rules/policy.json: {what}: {alt:?} is not a word or a placeholder");
+            }
+        }
+    }
+    list
+}
+
+/// `argument_forms`: `argument_forms(NAME)`, each entry's forms in order. A misspelt field,
+/// flag table or placeholder stops the build.
+fn argument_forms(data: &Value, out: &mut String) {
+    let entries = data["argument_forms"]
+        .as_object()
+        .expect("rules/policy.json: argument_forms is an object");
+    let tables = data["flag_tables"].as_object().expect("flag_tables");
+    out.push_str(
+        "/// The spellings a program's arguments may take (`argument_forms` of rules/policy.json).\n\
+         pub fn argument_forms(name: &str) -> Option<&'static Forms> {\n    match name {\n",
+    );
+    for (name, entry) in entries.iter().filter(|(k, _)| !k.starts_with('$')) {
+        let what = format!("argument_forms.{name:?}");
+        for key in entry.as_object().expect("an entry is an object").keys() {
+            let known = [
+                "about",
+                "rule",
+                "listed",
+                "drop",
+                "forms",
+                "match",
+                "not_match",
+            ];
+            assert!(
+                known.contains(&key.as_str()),
+                "rules/policy.json: {what}: unknown field {key}"
+            );
+        }
+        let mut forms = String::new();
+        for form in entry["forms"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}.forms is a list"))
+        {
+            let fields = form
+                .as_object()
+                .unwrap_or_else(|| panic!("{what}: a form is an object"));
+            for key in fields.keys() {
+                let known = [
+                    "programs",
+                    "lead",
+                    "args",
+                    "flags",
+                    "unlisted_flag",
+                    "first",
+                    "operands",
+                    "with_any",
+                    "without",
+                ];
+                assert!(
+                    known.contains(&key.as_str()),
+                    "rules/policy.json: {what}: unknown form field {key}"
+                );
+            }
+            let optional = |key: &str| match &form[key] {
+                Value::Null => "None".to_string(),
+                value => format!("Some(&{:?})", form_words(value, &format!("{what}.{key}"))),
+            };
+            let flags = match &form["flags"] {
+                Value::Null => "None".to_string(),
+                Value::String(table) => {
+                    assert!(
+                        tables.contains_key(table),
+                        "rules/policy.json: {what}: no flag table {table}"
+                    );
+                    format!("Some(FLAGS_{})", table.to_uppercase().replace('-', "_"))
+                }
+                other => panic!("rules/policy.json: {what}: flags {other} is not a table's name"),
+            };
+            assert!(
+                (form["args"].is_null()) != flags.starts_with("None"),
+                "rules/policy.json: {what}: a form has args or flags, not both"
+            );
+            let refuses = match form["unlisted_flag"].as_str() {
+                None => false,
+                Some("refuses") => true,
+                Some(other) => panic!("rules/policy.json: {what}: unlisted_flag {other:?}"),
+            };
+            let first_is_option = match form["first"].as_str() {
+                None => false,
+                Some("option") => true,
+                Some(other) => panic!("rules/policy.json: {what}: first {other:?}"),
+            };
+            let _ = writeln!(
+                forms,
+                "            Form {{ programs: &{:?}, lead: &{:?}, args: {}, flags: {flags}, refuses_unlisted: {refuses}, first_is_option: {first_is_option}, operands: {}, with_any: &{:?}, without: &{:?} }},",
+                words(&form["programs"], &format!("{what}.programs")),
+                form_words(&form["lead"], &format!("{what}.lead")),
+                optional("args"),
+                optional("operands"),
+                words(&form["with_any"], &format!("{what}.with_any")),
+                words(&form["without"], &format!("{what}.without")),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "        {name:?} => Some(&Forms {{ listed: {:?}, drop: &{:?}, forms: &[\n{forms}        ] }}),",
+            entry["listed"].as_str().unwrap_or_default(),
+            words(&entry["drop"], &format!("{what}.drop")),
+        );
+    }
+    out.push_str("        _ => None,\n    }\n}\n");
 }
 
 /// `secret_names` and `sensitive_names`: a table of [`NameRule`]s, in the file's order.

@@ -133,6 +133,36 @@ if os.environ.get("LIST_PROBES"):
         for b in sorted(near):
             for tpl in ("{a} {b} x", "{a} {b} 'DROP TABLE x'", "x | {a} {b}", "{a} {b} > f", "{a} -o {b}; sh {b}"):
                 extra.add(tpl.format(a=a, b=b))
+if os.environ.get("LIST_PROBES"):
+    # The argument forms (which spellings of git's inspections, `switch -c`, npm's
+    # subcommands, `--version` … a rule approves): every entry's program with one and two
+    # words of a vocabulary of the forms' own words and neighbours, three of a smaller one.
+    forms = {k: v for k, v in data.get("argument_forms", {}).items() if not k.startswith("$")}
+    fwords = {"-v", "-l", "--list", "x", "main", "feature/x", "-f", "-c", "-b", "-B", "--get", "get", "list",
+              "show", "HEAD", "+nightly", "+", "--version", "--help", "version", "-q", "--no-track", "build",
+              "deploy", "lint", "test", "run", "install", "ci", "-D", "--porcelain", "origin", "a..b", "x.lock",
+              "--", "-a", "--global", "user.name", "-n", "5", "expire", "'$x'", "v1.0", "-x", "left-pad"}
+    for entry in forms.values():
+        for form in entry["forms"]:
+            for key in ("lead", "args", "operands", "with_any", "without"):
+                for w in form.get(key) or []:
+                    for alt in w.removesuffix("...").split("|"):
+                        if not alt.isupper():
+                            fwords.add(alt)
+    small = ["-c", "x", "-v", "list", "run", "lint", "--get", "-l", "+nightly", "--version", "-q", "get"]
+    heads = {"version": ["cargo", "go", "make", "curl", "python3", "grep", "git", "kubectl"],
+             "cargo toolchain": ["cargo", "cargo +nightly"]}
+    for key in forms:
+        for head in heads.get(key, [key]):
+            extra.add(head)
+            for a in sorted(fwords):
+                extra.add(f"{head} {a}")
+                for b in sorted(fwords):
+                    extra.add(f"{head} {a} {b}")
+            for a in small:
+                for b in small:
+                    for c in small:
+                        extra.add(f"{head} {a} {b} {c}")
 base = sorted(c for c in cmds if isinstance(c, str) and c.strip())
 probes = list(base)
 for c in base:

@@ -99,6 +99,35 @@ pub enum GitOperands {
     AfterColon,
 }
 
+/// One spelling of a program's arguments (`argument_forms` of rules/policy.json; read by
+/// [`super::forms`]): for `programs` only (when given), the first words `lead`, then the
+/// rest either exactly the words `args`, or read against the flag table `flags` (an unlisted
+/// flag refuses the call when `refuses_unlisted`; `first_is_option`: the rest is empty or
+/// starts with an option), its operands exactly `operands` (when given), one of `with_any`
+/// given (when listed) and none of `without`. Words are patterns: literals, alternatives
+/// split by `|`, placeholders in capitals, a last word ending in `...` repeats.
+#[derive(Debug, Clone, Copy)]
+pub struct Form {
+    pub programs: &'static [&'static str],
+    pub lead: &'static [&'static str],
+    pub args: Option<&'static [&'static str]>,
+    pub flags: Option<Spec>,
+    pub refuses_unlisted: bool,
+    pub first_is_option: bool,
+    pub operands: Option<&'static [&'static str]>,
+    pub with_any: &'static [&'static str],
+    pub without: &'static [&'static str],
+}
+
+/// An entry of `argument_forms`: its forms, tried in order, after the `drop` words are
+/// taken out wherever they stand; `listed` says the forms in a refusal's words.
+#[derive(Debug, Clone, Copy)]
+pub struct Forms {
+    pub listed: &'static str,
+    pub drop: &'static [&'static str],
+    pub forms: &'static [Form],
+}
+
 /// A sensitive or secret name: a path component (folded by [`super::paths::fold_name`])
 /// that is one of `names`, starts with one of `prefixes` or ends with one of `suffixes`, or
 /// whose stem is one of `stems` with no extension or one of `extensions`; and, when given,

@@ -281,6 +281,13 @@ fn check_data(data: &Value) -> Report {
         let rule = table["rule"].as_str().unwrap_or_default();
         approving(&policy, &format!("flag_tables.{name}"), rule, table, r);
     }
+    for (name, entry) in data["argument_forms"].as_object().into_iter().flatten() {
+        if name.starts_with('$') {
+            continue;
+        }
+        let rule = entry["rule"].as_str().unwrap_or_default();
+        approving(&policy, &format!("argument_forms.{name}"), rule, entry, r);
+    }
     for (name, entry) in data["lists"].as_object().into_iter().flatten() {
         let label = format!("lists.{name}");
         let (matches, others) = match list_wants(entry["match_is"].as_str()) {

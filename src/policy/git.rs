@@ -26,11 +26,11 @@
 
 use super::argv::{self, Parsed, Spec};
 use super::data::{
-    DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_BRANCH, FLAGS_GIT_COMMIT, FLAGS_GIT_CONFIG,
-    FLAGS_GIT_PUSH, FLAGS_GIT_REFLOG, FLAGS_GIT_STASH_SHOW, FLAGS_GIT_TAG, GIT_FILE_READING_FLAGS,
-    GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES,
-    git_inspection,
+    DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_COMMIT, FLAGS_GIT_PUSH, Forms,
+    GIT_FILE_READING_FLAGS, GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands,
+    RELEASE_BRANCH_PREFIXES, TAG_PREFIXES, argument_forms, git_inspection,
 };
+use super::forms::Reading;
 use super::line::{Blocked, Line};
 
 pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
@@ -108,118 +108,72 @@ fn own_repository(elsewhere: bool, line: &Line<'_>) -> Result<(), Blocked> {
 }
 
 fn parse<'a>(sub: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
-    argv::parse(spec, args)
-        .map_err(|flag| Blocked::new("", format!("git {sub} {flag} is not a listed flag")))
+    argv::parse(spec, args).map_err(|flag| unlisted(sub, &flag))
 }
 
 /// The inspections: `None` when `sub` is not one. The flags of each are
 /// `rules/policy.json`'s `flag_tables.git-*`; `branch`, `tag`, `config`, `remote`, `stash`,
-/// `reflog` and `worktree` are inspections only in some spellings, read here.
+/// `reflog` and `worktree` are inspections only in the spellings its `argument_forms` list.
 fn read_only(sub: &str, args: &[String], line: &Line<'_>) -> Option<Result<(), Blocked>> {
-    let (spec, operands) = match sub {
-        "branch" => {
-            let parsed = match parse(sub, &FLAGS_GIT_BRANCH, args) {
-                Ok(parsed) => parsed,
-                Err(err) => return Some(Err(err)),
-            };
-            if !(parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list")) {
-                // `git branch NAME` creates a branch.
-                return None;
-            }
-            return Some(Ok(()));
-        }
-        "tag" => {
-            let parsed = match parse(sub, &FLAGS_GIT_TAG, args) {
-                Ok(parsed) => parsed,
-                Err(_) => return None,
-            };
-            if !(parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list")) {
-                return None;
-            }
-            return Some(Ok(()));
-        }
-        "remote" => {
-            return match args
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .as_slice()
-            {
-                [] | ["-v"] | ["--verbose"] => Some(Ok(())),
-                ["get-url", name] if !name.starts_with('-') => Some(Ok(())),
-                _ => None,
-            };
-        }
-        "config" => {
-            let parsed = match parse(sub, &FLAGS_GIT_CONFIG, args) {
-                Ok(parsed) => parsed,
-                Err(_) => return None,
-            };
-            let gets = ["--get", "--get-all", "--get-regexp"]
-                .iter()
-                .any(|f| parsed.values_of(f).next().is_some());
-            let lists = parsed.has("-l") || parsed.has("--list");
-            return match parsed.operands.as_slice() {
-                [] if gets || lists => Some(Ok(())),
-                ["get", _] | ["list"] if !gets && !lists => Some(Ok(())),
-                _ => None,
-            };
-        }
-        "stash" => {
-            return match args.first().map(String::as_str) {
-                Some("list") => Some(parse(sub, &FLAGS_GIT_REFLOG, &args[1..]).map(|_| ())),
-                Some("show") => Some(parse(sub, &FLAGS_GIT_STASH_SHOW, &args[1..]).map(|_| ())),
-                _ => None,
-            };
-        }
-        "reflog" => {
-            let rest = match args.first().map(String::as_str) {
-                Some("show") => &args[1..],
-                Some(first) if !first.starts_with('-') => return None,
-                _ => args,
-            };
-            return Some(parse(sub, &FLAGS_GIT_REFLOG, rest).map(|_| ()));
-        }
-        "worktree" => {
-            return match args.first().map(String::as_str) {
-                Some("list") if args[1..].iter().all(|a| a == "--porcelain" || a == "-v") => {
-                    Some(Ok(()))
-                }
-                _ => None,
-            };
-        }
-        _ => git_inspection(sub)?,
-    };
-    Some(parse(sub, &spec, args).and_then(|parsed| {
-        let paths: &[&str] = match operands {
-            GitOperands::PatternThenPaths
-                if !GIT_PATTERN_FLAGS
-                    .iter()
-                    .any(|f| parsed.values_of(f).next().is_some()) =>
-            {
-                parsed.operands.get(1..).unwrap_or(&[])
-            }
-            _ => &parsed.operands,
+    if let Some(forms) = git_forms(sub) {
+        return match super::forms::read(forms, "git", args) {
+            Reading::Holds => Some(Ok(())),
+            Reading::NoForm => None,
+            Reading::Refused(flag) => Some(Err(unlisted(sub, &flag))),
         };
-        for value in GIT_FILE_READING_FLAGS
-            .iter()
-            .flat_map(|f| parsed.values_of(f))
-        {
-            line.read(value)?;
+    }
+    let (spec, operands) = git_inspection(sub)?;
+    Some(parse(sub, &spec, args).and_then(|parsed| inspected_paths(&parsed, operands, line)))
+}
+
+/// The `argument_forms` entry of an inspection read by its spellings (`git remote`, …).
+fn git_forms(sub: &str) -> Option<&'static Forms> {
+    match sub {
+        "branch" | "tag" | "remote" | "config" | "stash" | "reflog" | "worktree" => {
+            argument_forms(&format!("git {sub}"))
         }
-        for operand in paths {
-            match operands {
-                GitOperands::Revisions => {}
-                GitOperands::Paths | GitOperands::PatternThenPaths => line.read(operand)?,
-                GitOperands::AfterColon => {
-                    if let Some((_, path)) = operand.split_once(':') {
-                        line.read(path)?;
-                    }
+        _ => None,
+    }
+}
+
+fn unlisted(sub: &str, flag: &str) -> Blocked {
+    Blocked::new("", format!("git {sub} {flag} is not a listed flag"))
+}
+
+/// An inspection's operands and the files its flags read, each readable as any path is.
+fn inspected_paths(
+    parsed: &Parsed<'_>,
+    operands: GitOperands,
+    line: &Line<'_>,
+) -> Result<(), Blocked> {
+    let paths: &[&str] = match operands {
+        GitOperands::PatternThenPaths
+            if !GIT_PATTERN_FLAGS
+                .iter()
+                .any(|f| parsed.values_of(f).next().is_some()) =>
+        {
+            parsed.operands.get(1..).unwrap_or(&[])
+        }
+        _ => &parsed.operands,
+    };
+    for value in GIT_FILE_READING_FLAGS
+        .iter()
+        .flat_map(|f| parsed.values_of(f))
+    {
+        line.read(value)?;
+    }
+    for operand in paths {
+        match operands {
+            GitOperands::Revisions => {}
+            GitOperands::Paths | GitOperands::PatternThenPaths => line.read(operand)?,
+            GitOperands::AfterColon => {
+                if let Some((_, path)) = operand.split_once(':') {
+                    line.read(path)?;
                 }
             }
         }
-        Ok(())
-    }))
+    }
+    Ok(())
 }
 
 fn add(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
@@ -263,7 +217,8 @@ fn looks_like_tag(name: &str) -> bool {
     rest.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
-fn valid_branch(name: &str) -> bool {
+/// A name git accepts for a new branch (`git check-ref-format`'s rules, over-strict).
+pub fn valid_branch(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('-')
         && !name.starts_with('/')
@@ -276,30 +231,21 @@ fn valid_branch(name: &str) -> bool {
             .all(|c| !c.is_control() && !" ~^:?*[\\".contains(c))
 }
 
-/// `git switch -c NAME [START]`, `git checkout -b NAME [START]`: a new branch, nothing lost.
+/// `git switch -c NAME [START]`, `git checkout -b NAME [START]`: a new branch, nothing lost
+/// (the spellings are `argument_forms."git switch"` and `"git checkout"`).
 fn switch_create(sub: &str, args: &[String]) -> Result<(), Blocked> {
-    let create: &[&str] = if sub == "switch" {
-        &["-c", "--create"]
-    } else {
-        &["-b"]
-    };
-    let mut rest: Vec<&str> = args.iter().map(String::as_str).collect();
-    rest.retain(|a| !matches!(*a, "-q" | "--quiet" | "--no-track"));
-    match rest.as_slice() {
-        [flag, name] | [flag, name, _] if create.contains(flag) && valid_branch(name) => {
-            if let [_, _, start] = rest.as_slice()
-                && start.starts_with('-')
-            {
-                return Err(Blocked::new(
-                    "",
-                    format!("git {sub} {start} is not a listed flag"),
-                ));
-            }
-            Ok(())
-        }
-        _ => Err(Blocked::new(
+    let Some(forms) = argument_forms(&format!("git {sub}")) else {
+        return Err(Blocked::new(
             "",
-            format!("git {sub}: only {} NAME [START] is listed", create[0]),
+            format!("git {sub} is not on any harmless rule"),
+        ));
+    };
+    match super::forms::read(forms, "git", args) {
+        Reading::Holds => Ok(()),
+        Reading::Refused(flag) => Err(unlisted(sub, &flag)),
+        Reading::NoForm => Err(Blocked::new(
+            "",
+            format!("git {sub}: only {} is listed", forms.listed),
         )),
     }
 }

@@ -30,6 +30,7 @@ pub mod data;
 pub mod destructive;
 pub mod examples;
 pub mod floor;
+pub mod forms;
 pub mod gemini;
 pub mod git;
 pub mod line;

@@ -38,9 +38,10 @@ use super::data::{
     PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS, PYTHON_LEADING_FLAGS,
     PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS, RUNNER_TARGETS,
     SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SET_LETTERS,
-    SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands,
+    SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands, argument_forms,
     read_only_program, runner_tool,
 };
+use super::forms::{self, Reading};
 use super::git;
 use super::line::{Blocked, Line};
 
@@ -53,11 +54,8 @@ pub fn judge(
     stdin_fed: bool,
 ) -> Result<&'static str, Blocked> {
     // `cargo --version`, `python3 --version`, `go version`: what a program is, nothing run.
-    if let [only] = args
-        && (matches!(only.as_str(), "--version" | "--help") || (name == "go" && only == "version"))
-        && (read_only_program(name).is_some()
-            || is_interpreter(name)
-            || KNOWN_PROGRAMS.contains(&name))
+    if (read_only_program(name).is_some() || is_interpreter(name) || KNOWN_PROGRAMS.contains(&name))
+        && spelled("version", name, args)
     {
         return Ok("read-only");
     }
@@ -83,6 +81,11 @@ pub fn judge(
         _ if is_interpreter(name) => interpreter(name, args, line),
         _ => tool(name, args, line),
     }
+}
+
+/// Do `args` take one of the spellings of the `argument_forms` entry `entry`?
+fn spelled(entry: &str, name: &str, args: &[String]) -> bool {
+    argument_forms(entry).is_some_and(|forms| forms::read(forms, name, args) == Reading::Holds)
 }
 
 fn parse<'a>(name: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
@@ -532,15 +535,13 @@ fn set(args: &[String]) -> Result<(), Blocked> {
 
 /// `command -v NAME`: where a program is.
 fn command_lookup(args: &[String]) -> Result<(), Blocked> {
-    match args.first().map(String::as_str) {
-        Some("-v" | "-V") if args.len() >= 2 && args[1..].iter().all(|a| !a.starts_with('-')) => {
-            Ok(())
-        }
-        _ => Err(Blocked::new(
-            "",
-            "command runs a program; only command -v NAME is listed",
-        )),
+    if spelled("command", "command", args) {
+        return Ok(());
     }
+    Err(Blocked::new(
+        "",
+        "command runs a program; only command -v NAME is listed",
+    ))
 }
 
 fn mkdir(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
@@ -608,13 +609,10 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
 
 fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let mut args = args;
-    if args.first().is_some_and(|a| {
-        a.len() > 1
-            && a.starts_with('+')
-            && a[1..]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    }) {
+    if args
+        .first()
+        .is_some_and(|first| spelled("cargo toolchain", "cargo", std::slice::from_ref(first)))
+    {
         args = &args[1..];
     }
     let Some(sub) = args.first() else {
@@ -712,17 +710,7 @@ fn node_package_manager(
         line.project_dir(dir)?;
     }
     let operands = parsed.operands.as_slice();
-    let target_ok = |t: &str| RUNNER_TARGETS.contains(&t);
-    let ok = match (name, operands) {
-        ("yarn", []) => true,
-        (_, ["test" | "t" | "tst"]) => true,
-        (_, ["ci" | "clean-install"]) => name == "npm",
-        (_, ["install" | "i"]) => true,
-        (_, ["run" | "run-script"]) => true,
-        (_, ["run" | "run-script", target]) => target_ok(target),
-        ("pnpm" | "yarn", [target]) => target_ok(target),
-        _ => false,
-    };
+    let ok = argument_forms(name).is_some_and(|forms| forms::holds_for(forms, name, operands));
     if !ok {
         return Err(Blocked::new(
             "",
