@@ -30,13 +30,15 @@
 //!   harmless; and the words the destructive set's reading of a whole line uses
 //!   (downloaders and their output flags, programs that print nothing, disk devices, prompt
 //!   glyphs, root runners, SQL clients and searches, …), whose examples say the id they are
-//!   named by (`"match_is": "named:ID"` or `"not_named:ID"`).
+//!   named by (`"match_is": "named:ID"` or `"not_named:ID"`);
+//! - `argument_forms`: the spellings in which a program or a git subcommand does only what
+//!   its rule approves ([`Forms`], read by [`super::forms`]), each entry with examples.
 //!
 //! build.rs compiles all of it but the examples into the binary (nothing is parsed at
 //! start-up); the examples are checked both ways by [`super::examples`] (its tests and
 //! `autoctl policy test`), against the same [`super::decide`] every door uses. The Rust that remains elsewhere is the engine: the
 //! shell reader, argument matching, path resolution and folding, and how each runner's and
-//! git subcommand's arguments are read (which operand is a target, a path or a refspec).
+//! git subcommand's operands are read (which is a target, a path or a refspec).
 
 use super::argv::Spec;
 

@@ -17,9 +17,9 @@
 //! Each subcommand's flags, the global options, the default branches and release lines, and
 //! what a tag's name starts with are data in `rules/policy.json` (`flag_tables.git-*`,
 //! `lists.git_global_options`, `lists.default_branches`, `lists.release_branch_prefixes`,
-//! `lists.tag_prefixes`); how the arguments are read (which spellings of `branch`, `tag`,
-//! `config`, `remote`, `stash`, `reflog` and `worktree` only inspect, what a refspec pushes)
-//! is here.
+//! `lists.tag_prefixes`), and so are the spellings in which `branch`, `tag`, `config`,
+//! `remote`, `stash`, `reflog` and `worktree` only inspect and `switch`/`checkout` only create
+//! a branch (`argument_forms`, read by [`super::forms`]); what a refspec pushes is read here.
 //!
 //! Every git command runs only in the project's own repository, at its top, with no `cd`
 //! before it (`own_repository`): a configuration the agent wrote can run any program.

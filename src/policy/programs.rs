@@ -22,8 +22,10 @@
 //! harmless. Every flag list, subcommand list and word list named here is data in
 //! `rules/policy.json` ([`super::data`]) — jq's refused words and program-file flags, find's
 //! leading options and the tests that read a file, `set`'s letters and `-o` names, the
-//! interpreter families and their flags, the run wrappers; how each program's arguments are
-//! read is here.
+//! interpreter families and their flags, the run wrappers, the flags that read a file or give
+//! a search's pattern — and so are the spellings of npm's, pnpm's and yarn's subcommands,
+//! cargo's `+toolchain`, `--version`/`--help` and `command -v` (`argument_forms`, read by
+//! [`super::forms`]); how each program's operands are read is here.
 
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
