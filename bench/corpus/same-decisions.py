@@ -109,7 +109,8 @@ if os.environ.get("LIST_PROBES"):
                  "run_wrappers", "git_global_options", "release_branch_prefixes", "tag_prefixes",
                  "default_branches", "python_flags", "node_flags", "shell_flags", "perl_ruby_flags",
                  "run_wrapper_flags", "interpreters", "file_reading_flags", "pattern_flags",
-                 "patternless_flags", "git_file_reading_flags", "git_pattern_flags"]
+                 "patternless_flags", "git_file_reading_flags", "git_pattern_flags",
+                 "push_refspec_refused_starts", "push_refspec_refused_parts", "current_branch_names"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
              "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
     for name in approving:
@@ -125,7 +126,9 @@ if os.environ.get("LIST_PROBES"):
                   "{w} -eu s.sh", "{w} -x s.sh", "{w} -o pipefail s.sh", "{w} --version",
                   "grep {w} .env src", "grep {w} p.txt .env", "grep {w}=.env x src", "rg {w} .env", "rg {w} x ~/.ssh",
                   "jq {w} .env f.json", "git grep {w} .env", "git grep {w} x .env", "git ls-files {w}=.env",
-                  "git log {w} x .env", "echo x | {w}", "echo x | bash {w}", "git commit {w} 'rm -rf x'"]
+                  "git log {w} x .env", "echo x | {w}", "echo x | bash {w}", "git commit {w} 'rm -rf x'",
+                  "git push origin {w}feature", "git push origin feature{w}", "git push origin {w}:feature",
+                  "git push origin feature:{w}", "git push -u origin {w}", "git push origin fe{w}at"]
     for w in sorted(close):
         for tpl in atemplates:
             extra.add(tpl.format(w=w))

@@ -26,9 +26,10 @@
 
 use super::argv::{self, Parsed, Spec};
 use super::data::{
-    DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_COMMIT, FLAGS_GIT_PUSH, Forms,
+    CURRENT_BRANCH_NAMES, DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_COMMIT, FLAGS_GIT_PUSH, Forms,
     GIT_FILE_READING_FLAGS, GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands,
-    RELEASE_BRANCH_PREFIXES, TAG_PREFIXES, argument_forms, git_inspection,
+    PUSH_REFSPEC_REFUSED_PARTS, PUSH_REFSPEC_REFUSED_STARTS, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES,
+    argument_forms, git_inspection,
 };
 use super::forms::Reading;
 use super::line::{Blocked, Line};
@@ -284,7 +285,13 @@ fn push(args: &[String]) -> Result<(), Blocked> {
         ));
     }
     for refspec in refspecs {
-        if refspec.starts_with('+') || refspec.starts_with(':') || refspec.contains('*') {
+        if PUSH_REFSPEC_REFUSED_STARTS
+            .iter()
+            .any(|s| refspec.starts_with(s))
+            || PUSH_REFSPEC_REFUSED_PARTS
+                .iter()
+                .any(|p| refspec.contains(p))
+        {
             return Err(Blocked::new(
                 "",
                 format!("git push {refspec}: a forced push or a delete"),
@@ -292,7 +299,8 @@ fn push(args: &[String]) -> Result<(), Blocked> {
         }
         let (src, dst) = refspec.split_once(':').unwrap_or((refspec, refspec));
         let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
-        if src == "HEAD" && !refspec.contains(':') {
+        let current = CURRENT_BRANCH_NAMES.contains(&src);
+        if current && !refspec.contains(':') {
             return Err(Blocked::new(
                 "",
                 "git push HEAD pushes whatever the current branch is",
@@ -300,7 +308,7 @@ fn push(args: &[String]) -> Result<(), Blocked> {
         }
         if dst.starts_with("refs/")
             || !valid_branch(dst)
-            || !valid_branch(src.strip_prefix("refs/heads/").unwrap_or(src)) && src != "HEAD"
+            || !valid_branch(src.strip_prefix("refs/heads/").unwrap_or(src)) && !current
         {
             return Err(Blocked::new(
                 "",
