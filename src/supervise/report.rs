@@ -433,303 +433,314 @@ fn short(millis: u64) -> String {
 }
 
 /// The whole registry in the Prometheus text exposition format (node_exporter's textfile
-/// collector reads it from `*.prom` files).
+/// collector reads it from `*.prom` files): the runs' state, what the agents are doing, the
+/// accounts' usage windows, then when the file was written. Each family is one row:
+/// a name, its help and its samples.
 pub fn prometheus(reports: &[RunReport], accounts: &[AccountReport], now: Time) -> String {
-    let mut out = String::new();
-    let mut family = |name: &str, help: &str, samples: Vec<(String, String)>| {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} gauge");
+    let mut text = Exposition::default();
+    run_state_families(&mut text, reports);
+    agent_families(&mut text, reports);
+    loop_families(&mut text, reports);
+    account_families(&mut text, reports, accounts, now);
+    let _ = writeln!(
+        text.out,
+        "# HELP autoctl_status_timestamp_seconds When this file was written (Unix time).\n# TYPE autoctl_status_timestamp_seconds gauge\nautoctl_status_timestamp_seconds {}",
+        seconds(u64::try_from(now.timestamp_millis()).unwrap_or(0))
+    );
+    text.out
+}
+
+/// The exposition text being written, one gauge family at a time.
+#[derive(Default)]
+struct Exposition {
+    out: String,
+}
+
+impl Exposition {
+    /// A gauge family: its help, its type and one line per `(labels, value)` sample.
+    fn family(
+        &mut self,
+        name: &str,
+        help: &str,
+        samples: impl IntoIterator<Item = (String, String)>,
+    ) {
+        let _ = writeln!(self.out, "# HELP {name} {help}");
+        let _ = writeln!(self.out, "# TYPE {name} gauge");
         for (labels, value) in samples {
-            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+            let _ = writeln!(self.out, "{name}{{{labels}}} {value}");
         }
-    };
-    family(
+    }
+
+    /// A family with one sample per run that has a value, labelled with the run's session.
+    fn per_run(
+        &mut self,
+        name: &str,
+        help: &str,
+        reports: &[RunReport],
+        value: impl Fn(&RunReport) -> Option<String>,
+    ) {
+        let samples = reports
+            .iter()
+            .filter_map(|r| value(r).map(|v| (label("session", &r.session), v)));
+        self.family(name, help, samples);
+    }
+}
+
+/// The runs' counts by status, what each run is, and its loop's limits and times.
+fn run_state_families(text: &mut Exposition, reports: &[RunReport]) {
+    text.family(
         "autoctl_runs",
         "Registered runs by status.",
-        Status::ALL
-            .iter()
-            .map(|status| {
-                let count = reports.iter().filter(|r| r.status == *status).count();
-                (label("status", status.as_str()), count.to_string())
-            })
-            .collect(),
+        Status::ALL.iter().map(|status| {
+            let count = reports.iter().filter(|r| r.status == *status).count();
+            (label("status", status.as_str()), count.to_string())
+        }),
     );
-    let per_run = |value: &dyn Fn(&RunReport) -> Option<String>| -> Vec<(String, String)> {
-        reports
-            .iter()
-            .filter_map(|r| value(r).map(|v| (label("session", &r.session), v)))
-            .collect()
-    };
-    family(
+    text.family(
         "autoctl_run_info",
         "A registered run (always 1), labelled with its task, mode, status, reason and step.",
-        reports
-            .iter()
-            .map(|r| {
-                let labels = [
-                    label("session", &r.session),
-                    label("task", &r.task),
-                    label("mode", r.mode.as_str()),
-                    label("status", r.status.as_str()),
-                    label(
-                        "reason",
-                        r.stop_reason.as_ref().map_or("", StopReason::as_str),
-                    ),
-                    label("step", r.step.as_deref().unwrap_or("")),
-                ]
-                .join(",");
-                (labels, "1".to_string())
-            })
-            .collect(),
+        reports.iter().map(|r| {
+            let labels = [
+                label("session", &r.session),
+                label("task", &r.task),
+                label("mode", r.mode.as_str()),
+                label("status", r.status.as_str()),
+                label(
+                    "reason",
+                    r.stop_reason.as_ref().map_or("", StopReason::as_str),
+                ),
+                label("step", r.step.as_deref().unwrap_or("")),
+            ]
+            .join(",");
+            (labels, "1".to_string())
+        }),
     );
-    family(
+    text.per_run(
         "autoctl_run_running",
         "1 while the loop is supervised, 0 once it has ended.",
-        per_run(&|r| Some(u8::from(r.status.is_active()).to_string())),
+        reports,
+        |r| Some(u8::from(r.status.is_active()).to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_iteration",
         "The loop's iteration count.",
-        per_run(&|r| Some(r.iteration.to_string())),
+        reports,
+        |r| Some(r.iteration.to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_max_iterations",
         "The iteration limit.",
-        per_run(&|r| Some(r.max_iterations.to_string())),
+        reports,
+        |r| Some(r.max_iterations.to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_elapsed_seconds",
         "Supervised time, quota waits excluded.",
-        per_run(&|r| Some(seconds(r.elapsed_ms))),
+        reports,
+        |r| Some(seconds(r.elapsed_ms)),
     );
-    family(
+    text.per_run(
         "autoctl_run_timeout_seconds",
         "The time limit.",
-        per_run(&|r| Some(seconds(r.timeout_ms))),
+        reports,
+        |r| Some(seconds(r.timeout_ms)),
     );
-    family(
+    text.per_run(
         "autoctl_run_quota_wait_seconds",
         "Time spent waiting for a usage quota to reset.",
-        per_run(&|r| Some(seconds(r.quota_wait_ms))),
+        reports,
+        |r| Some(seconds(r.quota_wait_ms)),
     );
-    family(
+    text.per_run(
         "autoctl_run_quota_waiting",
         "1 while the run waits for a usage quota to reset.",
-        per_run(&|r| Some(u8::from(r.quota_waiting).to_string())),
+        reports,
+        |r| Some(u8::from(r.quota_waiting).to_string()),
     );
-    family(
+}
+
+/// What the running agents are doing: who needs a person, the agent's state and where its
+/// readings came from.
+fn agent_families(text: &mut Exposition, reports: &[RunReport]) {
+    let active = || reports.iter().filter(|r| r.status.is_active());
+    text.family(
         "autoctl_run_needs_person",
         "1 while the run needs a person (an escalation nobody acknowledged yet), labelled with why.",
-        reports
-            .iter()
-            .filter(|r| r.status.is_active())
-            .map(|r| {
-                let reason = r.needs_person.as_ref().map_or("", |n| n.kind.as_str());
-                (
-                    [label("session", &r.session), label("reason", reason)].join(","),
-                    u8::from(r.needs_person.is_some()).to_string(),
-                )
-            })
-            .collect(),
+        active().map(|r| {
+            let reason = r.needs_person.as_ref().map_or("", |n| n.kind.as_str());
+            (
+                [label("session", &r.session), label("reason", reason)].join(","),
+                u8::from(r.needs_person.is_some()).to_string(),
+            )
+        }),
     );
-    family(
+    text.family(
         "autoctl_run_agent_state",
         "The agent's state at the last tick (always 1 while running), labelled with the state and where it came from (hook, statusline, app-server, screen).",
-        reports
-            .iter()
-            .filter(|r| r.status.is_active())
-            .filter_map(|r| {
-                let a = r.agent_state.as_ref()?;
-                let labels = [
-                    label("session", &r.session),
-                    label("state", &a.state),
-                    label("source", a.source.as_str()),
-                ]
-                .join(",");
-                Some((labels, "1".to_string()))
-            })
-            .collect(),
+        active().filter_map(|r| {
+            let a = r.agent_state.as_ref()?;
+            let labels = [
+                label("session", &r.session),
+                label("state", &a.state),
+                label("source", a.source.as_str()),
+            ]
+            .join(",");
+            Some((labels, "1".to_string()))
+        }),
     );
-    family(
+    text.family(
         "autoctl_run_readings",
         "Readings of the agent's state so far (one per tick that saw its pane), labelled with where they came from (hook, statusline, app-server, transcript, screen).",
-        reports
-            .iter()
-            .flat_map(|r| {
-                let s = &r.sources;
-                [
-                    ("hook", s.hook),
-                    ("statusline", s.statusline),
-                    ("app-server", s.app_server),
-                    ("transcript", s.transcript),
-                    ("screen", s.screen),
-                ]
-                .map(|(source, n)| {
-                    (
-                        [label("session", &r.session), label("source", source)].join(","),
-                        n.to_string(),
-                    )
-                })
+        reports.iter().flat_map(|r| {
+            let s = &r.sources;
+            [
+                ("hook", s.hook),
+                ("statusline", s.statusline),
+                ("app-server", s.app_server),
+                ("transcript", s.transcript),
+                ("screen", s.screen),
+            ]
+            .map(|(source, n)| {
+                (
+                    [label("session", &r.session), label("source", source)].join(","),
+                    n.to_string(),
+                )
             })
-            .collect(),
+        }),
     );
-    family(
+    text.per_run(
         "autoctl_run_startup_readings",
         "Readings made before the agent the run launched showed itself (no typed event, the screen its launch left); not in the typed share.",
-        per_run(&|r| Some(r.sources.startup.to_string())),
+        reports,
+        |r| Some(r.sources.startup.to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_typed_share",
         "The share (0 to 1) of the agent's readings that came from a typed channel (hooks, status line, app-server, transcript) rather than the screen.",
-        per_run(&|r| r.sources.typed_percent.map(|p| format!("{}", p / 100.0))),
+        reports,
+        |r| r.sources.typed_percent.map(|p| format!("{}", p / 100.0)),
     );
-    family(
+}
+
+/// How the loops go: compactions, unchanged captures and recoveries, the latest signal
+/// and tick, and whether the run's host is lost.
+fn loop_families(text: &mut Exposition, reports: &[RunReport]) {
+    text.per_run(
         "autoctl_run_compactions",
         "Context compactions counted in the current iteration.",
-        per_run(&|r| Some(r.compactions.to_string())),
+        reports,
+        |r| Some(r.compactions.to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_max_compactions",
         "Context compactions allowed in one iteration (0: no limit).",
-        per_run(&|r| Some(r.max_compactions.to_string())),
+        reports,
+        |r| Some(r.max_compactions.to_string()),
     );
-    family(
+    text.per_run(
         "autoctl_run_stall_count",
         "Unchanged screen captures in a row.",
-        per_run(&|r| Some(r.stall_count.to_string())),
+        reports,
+        |r| Some(r.stall_count.to_string()),
     );
-    family(
+    text.family(
         "autoctl_run_recoveries",
         "Stall recoveries spent, in this iteration and in total.",
-        reports
-            .iter()
-            .flat_map(|r| {
-                [
-                    ("iteration", r.recoveries_iteration),
-                    ("total", r.recoveries_total),
-                ]
-                .map(|(scope, value)| {
-                    (
-                        format!("{},{}", label("session", &r.session), label("scope", scope)),
-                        value.to_string(),
-                    )
-                })
+        reports.iter().flat_map(|r| {
+            [
+                ("iteration", r.recoveries_iteration),
+                ("total", r.recoveries_total),
+            ]
+            .map(|(scope, value)| {
+                (
+                    format!("{},{}", label("session", &r.session), label("scope", scope)),
+                    value.to_string(),
+                )
             })
-            .collect(),
+        }),
     );
-    family(
+    text.per_run(
         "autoctl_run_last_signal_timestamp_seconds",
         "When the latest new signal was seen (Unix time).",
-        per_run(&|r| r.last_signal_at.as_deref().and_then(unix_seconds)),
+        reports,
+        |r| r.last_signal_at.as_deref().and_then(unix_seconds),
     );
-    family(
+    text.per_run(
         "autoctl_run_last_tick_timestamp_seconds",
         "When the run was last ticked (Unix time).",
-        per_run(&|r| r.last_tick_at.as_deref().and_then(unix_seconds)),
+        reports,
+        |r| r.last_tick_at.as_deref().and_then(unix_seconds),
     );
-    family(
+    text.family(
         "autoctl_run_host_lost",
         "1 while the run's host has stopped renewing its lease (its pane is not ticked from elsewhere).",
-        reports
-            .iter()
-            .filter(|r| r.status.is_active())
-            .map(|r| {
-                (
-                    [label("session", &r.session), label("host", &r.host)].join(","),
-                    u8::from(r.host_lost).to_string(),
-                )
-            })
-            .collect(),
+        reports.iter().filter(|r| r.status.is_active()).map(|r| {
+            (
+                [label("session", &r.session), label("host", &r.host)].join(","),
+                u8::from(r.host_lost).to_string(),
+            )
+        }),
     );
-    family(
+}
+
+/// The accounts' usage windows (used share, time to reset, age of the reading), the
+/// governor's permits and the runs it paces.
+fn account_families(
+    text: &mut Exposition,
+    reports: &[RunReport],
+    accounts: &[AccountReport],
+    now: Time,
+) {
+    let windows = || accounts.iter().flat_map(|a| &a.windows);
+    let window_labels = |w: &WindowReport| {
+        [
+            label("account", &w.account),
+            label("window", w.window.as_str()),
+        ]
+        .join(",")
+    };
+    text.family(
         "autoctl_account_window_used_ratio",
         "The share of an account's usage window used (0 to 1), from the freshest reading of any of its sessions.",
-        accounts
-            .iter()
-            .flat_map(|a| &a.windows)
-            .map(|w| {
-                (
-                    [
-                        label("account", &w.account),
-                        label("window", w.window.as_str()),
-                    ]
-                    .join(","),
-                    format!("{:.4}", w.used_percentage / 100.0),
-                )
-            })
-            .collect(),
+        windows().map(|w| (window_labels(w), format!("{:.4}", w.used_percentage / 100.0))),
     );
-    family(
+    text.family(
         "autoctl_account_reset_seconds",
         "Seconds until an account's usage window resets (0 once it has).",
-        accounts
-            .iter()
-            .flat_map(|a| &a.windows)
-            .map(|w| {
-                let left = crate::time::parse_time(&w.resets_at)
-                    .map_or(0, |t| (t - now).num_milliseconds().max(0));
-                (
-                    [
-                        label("account", &w.account),
-                        label("window", w.window.as_str()),
-                    ]
-                    .join(","),
-                    seconds(u64::try_from(left).unwrap_or(0)),
-                )
-            })
-            .collect(),
+        windows().map(|w| {
+            let left = crate::time::parse_time(&w.resets_at)
+                .map_or(0, |t| (t - now).num_milliseconds().max(0));
+            (window_labels(w), seconds(u64::try_from(left).unwrap_or(0)))
+        }),
     );
-    family(
+    text.family(
         "autoctl_account_reading_age_seconds",
         "How old an account window's freshest reading is.",
-        accounts
-            .iter()
-            .flat_map(|a| &a.windows)
-            .map(|w| {
-                (
-                    [
-                        label("account", &w.account),
-                        label("window", w.window.as_str()),
-                    ]
-                    .join(","),
-                    seconds(w.age_ms),
-                )
-            })
-            .collect(),
+        windows().map(|w| (window_labels(w), seconds(w.age_ms))),
     );
-    family(
+    text.family(
         "autoctl_account_permits",
         "Running runs of the account whose step or resume holds the quota governor's permit.",
         accounts
             .iter()
-            .map(|a| (label("account", &a.account), a.permits.len().to_string()))
-            .collect(),
+            .map(|a| (label("account", &a.account), a.permits.len().to_string())),
     );
-    family(
+    text.family(
         "autoctl_runs_paced",
         "Running runs of the account that the quota governor holds (quota-paced).",
-        accounts
-            .iter()
-            .map(|a| {
-                let paced = reports
-                    .iter()
-                    .filter(|r| r.account == a.account && r.status.is_active())
-                    .filter(|r| {
-                        r.wait
-                            .as_ref()
-                            .is_some_and(|w| w.kind == crate::supervise::wait::WaitKind::QuotaPaced)
-                    })
-                    .count();
-                (label("account", &a.account), paced.to_string())
-            })
-            .collect(),
+        accounts.iter().map(|a| {
+            let paced = reports
+                .iter()
+                .filter(|r| r.account == a.account && r.status.is_active())
+                .filter(|r| {
+                    r.wait
+                        .as_ref()
+                        .is_some_and(|w| w.kind == crate::supervise::wait::WaitKind::QuotaPaced)
+                })
+                .count();
+            (label("account", &a.account), paced.to_string())
+        }),
     );
-    let _ = writeln!(
-        out,
-        "# HELP autoctl_status_timestamp_seconds When this file was written (Unix time).\n# TYPE autoctl_status_timestamp_seconds gauge\nautoctl_status_timestamp_seconds {}",
-        seconds(u64::try_from(now.timestamp_millis()).unwrap_or(0))
-    );
-    out
 }
 
 /// `name="value"` with the exposition format's escapes (backslash, double quote, newline).
@@ -947,5 +958,49 @@ mod tests {
         assert_eq!(line.split('\t').count(), TEXT_HEADER.split('\t').count());
         assert!(line.ends_with(": a\\nb\\tc"), "{line}");
         assert!(line.contains("\tneeds-person\t"), "{line}");
+    }
+
+    /// The whole exposition text of two runs and an account's two windows, pinned: every
+    /// family, in order, with its help and its samples.
+    #[test]
+    fn prometheus_text_is_pinned() {
+        let now = DateTime::from_timestamp(1_700_000_130, 0).unwrap();
+        let mut a = run("s");
+        a.agent_state.reading = Some(crate::supervise::run::AgentReading {
+            state: "failed:rate_limit".into(),
+            source: Source::Statusline,
+            at: now,
+        });
+        a.agent_state.sources.count(Source::Hook);
+        let mut b = run("t");
+        b.status = Status::Stopped;
+        let reports = vec![RunReport::new(&a, now), RunReport::new(&b, now)];
+        let w = WindowReport {
+            account: "default".into(),
+            window: WindowKind::FiveHour,
+            used_percentage: 42.5,
+            resets_at: "2023-11-14T23:15:30Z".into(),
+            source: ReadingSource::Statusline,
+            read_at: "2023-11-14T22:15:30Z".into(),
+            age_ms: 1500,
+            session: "s".into(),
+        };
+        let accounts = vec![AccountReport {
+            account: "default".into(),
+            windows: vec![
+                w.clone(),
+                WindowReport {
+                    window: WindowKind::SevenDay,
+                    ..w
+                },
+            ],
+            cost_per_step: None,
+            permits: vec!["s".into()],
+            waiting: vec![],
+        }];
+        assert_eq!(
+            prometheus(&reports, &accounts, now),
+            include_str!("../../tests/fixtures/report/status.prom")
+        );
     }
 }
