@@ -170,18 +170,11 @@ pub struct Checked {
     pub saved: Result<()>,
 }
 
-/// One stall heartbeat over the targets.
+/// One stall heartbeat over the targets: read what the task says once, capture every target
+/// in one tmux call, check each ([`check_target`]) and save the state before anything is
+/// printed.
 pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
-    let task = options.task.as_deref();
-    let signal = task.map(signal_mark).transpose()?.flatten();
-    let (status, recorded) = match task {
-        Some(task) => task_inputs(task),
-        None => (None, None),
-    };
-    // The resume budget is per step: the task's latest signal.
-    let step = signal.as_ref().map_or(String::new(), |s| {
-        format!("{}#{}", s.iteration.unwrap_or_default(), s.timestamp)
-    });
+    let beat = Heartbeat::read(options)?;
     let targets: Vec<String> = match &options.targets {
         Some(targets) => targets.clone(),
         None => world
@@ -199,15 +192,6 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
     let snapshots = world
         .terminal
         .snapshots(&targets, CaptureOptions::default())?;
-    let effects = Effects {
-        answer: options.apply,
-        restart: false,
-        stop: options.apply && task.is_some(),
-    };
-    let continuation = [
-        Key::Text(options.continue_text.clone()),
-        Key::Key("Enter".to_string()),
-    ];
     let mut reports = Vec::with_capacity(targets.len());
     let mut failed = false;
     for (target, snap) in targets.iter().zip(snapshots) {
@@ -219,205 +203,9 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
                 continue;
             }
         };
-        let view = world.view(&snap, options.agent, now);
-        let mut before = state.doc.targets.get(target).cloned().unwrap_or_default();
-        // The same cross-check as `run tick`: the hooks' messages (Claude Code's own lines
-        // on the screen are not the agent's) and their word on the screen's prompt.
-        let seen = super::channel_state(world, Some(&view), task);
-        let (reading, channel_use) =
-            channels::cross_check(seen.as_ref(), &view, &before, now, &options.channels);
-        let waits_before = state.doc.waits.get(target).cloned().unwrap_or_default();
-        let here = WaitInputs {
-            recorded: recorded.clone(),
-            step: &step,
-            recovery_left: before.recoveries_iteration < options.limits.recoveries_per_iteration
-                && before.recoveries_total < options.limits.recoveries_total,
-        };
-        let (mut waits, verdict) = wait_stage(
-            &mut before,
-            &waits_before,
-            &view,
-            &channel_use,
-            &here,
-            options,
-            now,
-        );
-        // The wait core decides what is a wait: a screen it does not wait on is watched for
-        // stalls like any other, and a wait past its maximum no longer hides a stall.
-        let mut obs = Sample::of(&view, signal.clone(), status.clone());
-        obs.wait = verdict.pauses.then(|| verdict.reason.clone());
-        channel_use.apply_to(&mut obs);
-        // When the limit resets, from whichever source knows: the banner on the screen, the
-        // status line's exhausted window, the StopFailure hook's quota-wait record.
-        let reset_at = view
-            .classification
-            .reset_at
-            .clone()
-            .or_else(|| {
-                channel_use
-                    .window
-                    .map(|w| crate::time::format_time(w.reset))
-            })
-            .or_else(|| {
-                // The record's reset while it is ahead (an active record).
-                recorded
-                    .as_ref()
-                    .and_then(|r| r.reset)
-                    .filter(|reset| now < *reset)
-                    .map(crate::time::format_time)
-            });
-        let (mut next, mut diagnosis) =
-            stall::heartbeat(&before, &obs, now, &options.limits, effects);
-        let mut applied = false;
-        let mut action = CheckAction::from(diagnosis.response);
-        // The wait core's end of a wait, where the stall core has nothing of its own to do.
-        if matches!(diagnosis.response, Response::None | Response::Wait) {
-            match &verdict.act {
-                Act::None | Act::Wait => {}
-                Act::Escalate { .. } => {
-                    // Never escalated a second time by the stall heartbeat.
-                    next.escalated_hash = Some(view.key.clone());
-                    action = CheckAction::Escalate;
-                    diagnosis.reason = format!("escalate: {}", verdict.reason);
-                }
-                Act::Resume(resume) => {
-                    action = CheckAction::Resume;
-                    diagnosis.reason = format!(
-                        "resume: {}: type {:?}",
-                        verdict.reason, options.wait_limits.resume_text
-                    );
-                    if options.apply {
-                        // Recorded before it is typed: a resume is typed at most once, even
-                        // when this heartbeat dies mid-way (a lost one ends at the maximum).
-                        wait::resumed(&mut waits, resume, now);
-                        let keys = vec![
-                            Key::Text(options.wait_limits.resume_text.clone()),
-                            Key::Key("Enter".to_string()),
-                        ];
-                        match type_keys(world, &view, keys, task) {
-                            Ok(None) => applied = true,
-                            Ok(Some(why)) => diagnosis.reason = why,
-                            Err(err) => {
-                                output::error_line(&format!("{target}: {err:#}"));
-                                failed = true;
-                            }
-                        }
-                    }
-                }
-                Act::Esc => {
-                    action = CheckAction::Esc;
-                    diagnosis.reason = format!("esc: {}", verdict.reason);
-                    if options.apply {
-                        let keys = vec![Key::Key("Escape".to_string())];
-                        match type_keys(world, &view, keys, task) {
-                            Ok(None) => {
-                                wait::escaped(&mut waits, now);
-                                next.recovered(&stall::Recovery {
-                                    hash: view.hash.clone(),
-                                    spend: stall::Spend::Recovery,
-                                    restarts_step_clock: None,
-                                });
-                                applied = true;
-                            }
-                            Ok(Some(why)) => diagnosis.reason = why,
-                            Err(err) => {
-                                output::error_line(&format!("{target}: {err:#}"));
-                                failed = true;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if diagnosis.perform {
-            let carried_out = match diagnosis.response {
-                Response::Answer | Response::Continue => {
-                    let keys = if diagnosis.response == Response::Answer {
-                        view.classification.keys.clone()
-                    } else {
-                        continuation.to_vec()
-                    };
-                    // A continuation is sent only while `updated_at` is still the one this
-                    // heartbeat saw (seed 002's compare-and-swap).
-                    let answer = Answer {
-                        pane_id: view.pane_id.clone(),
-                        hash: view.hash.clone(),
-                        keys,
-                        if_unchanged: obs
-                            .status
-                            .as_ref()
-                            .filter(|_| diagnosis.response == Response::Continue)
-                            .map(|seen| seen.updated_at.clone()),
-                    };
-                    type_answer(world, &answer, task).map(|typed| match typed {
-                        None => {
-                            if let Some(recovery) = &diagnosis.recovery {
-                                next.recovered(recovery);
-                            }
-                            applied = true;
-                        }
-                        // Nothing was typed: the state counts no recovery.
-                        Some(why) => {
-                            diagnosis = Diagnosis {
-                                response: Response::None,
-                                perform: false,
-                                reason: why,
-                                recovery: None,
-                                ..diagnosis.clone()
-                            };
-                        }
-                    })
-                }
-                Response::Stop => {
-                    let task = task.expect("stop is only performed with --task");
-                    let stop = Effect::WriteStop {
-                        reason: diagnosis.stop_reason().to_string(),
-                        message: Some(format!("autoctl stall check: {}", diagnosis.reason)),
-                    };
-                    // On failure the state keeps the old counters, so the next heartbeat asks
-                    // again.
-                    perform(world, target, task, &stop, Duration::ZERO, now)
-                        .map(|()| applied = true)
-                }
-                _ => Ok(()),
-            };
-            if let Err(err) = carried_out {
-                output::error_line(&format!("{target}: {err:#}"));
-                failed = true;
-                continue;
-            }
-            action = CheckAction::from(diagnosis.response);
-            if applied && diagnosis.response == Response::Answer {
-                super::log_approval(world, target, &view, true, now);
-            }
-        } else if action == CheckAction::Escalate {
-            super::log_approval(world, target, &view, false, now);
-        } else if diagnosis.response == Response::Stop && task.is_none() {
-            diagnosis
-                .reason
-                .push_str("; pass --task DIR to have .auto-stop written");
-        }
-        reports.push(report(
-            target,
-            &view,
-            &obs,
-            &next,
-            &diagnosis,
-            action,
-            applied,
-            &options.limits,
-            now,
-            &continuation,
-            reading,
-            reset_at,
-            &waits,
-        ));
-        state.doc.targets.insert(target.clone(), next);
-        if waits == WaitState::default() {
-            state.doc.waits.remove(target);
-        } else {
-            state.doc.waits.insert(target.clone(), waits);
-        }
+        let checked = check_target(world, options, &beat, target, &snap, &mut state.doc, now);
+        failed |= checked.failed;
+        reports.extend(checked.report);
     }
     let saved = state.save();
     Ok(Checked {
@@ -425,6 +213,338 @@ pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Re
         failed,
         saved,
     })
+}
+
+/// What one heartbeat reads once for every target: the task's signal, status and quota-wait
+/// record, the step the resume budget counts, what `--apply` allows, the continuation.
+struct Heartbeat<'a> {
+    task: Option<&'a Path>,
+    signal: Option<SignalMark>,
+    status: Option<StatusMark>,
+    recorded: Option<Recorded>,
+    /// The resume budget is per step: the task's latest signal.
+    step: String,
+    effects: Effects,
+    continuation: [Key; 2],
+}
+
+impl<'a> Heartbeat<'a> {
+    fn read(options: &'a CheckOptions) -> Result<Heartbeat<'a>> {
+        let task = options.task.as_deref();
+        let signal = task.map(signal_mark).transpose()?.flatten();
+        let (status, recorded) = match task {
+            Some(task) => task_inputs(task),
+            None => (None, None),
+        };
+        let step = signal.as_ref().map_or(String::new(), |s| {
+            format!("{}#{}", s.iteration.unwrap_or_default(), s.timestamp)
+        });
+        Ok(Heartbeat {
+            task,
+            signal,
+            status,
+            recorded,
+            step,
+            effects: Effects {
+                answer: options.apply,
+                restart: false,
+                stop: options.apply && task.is_some(),
+            },
+            continuation: [
+                Key::Text(options.continue_text.clone()),
+                Key::Key("Enter".to_string()),
+            ],
+        })
+    }
+}
+
+/// One target checked: its report (none when carrying its diagnosis out failed: the state
+/// then keeps its old counters, so the next heartbeat asks again) and whether anything failed.
+struct TargetChecked {
+    report: Option<CheckReport>,
+    failed: bool,
+}
+
+/// What the heartbeat decided for one target and has done so far.
+struct Handling {
+    /// The stall state to store.
+    next: StallState,
+    diagnosis: Diagnosis,
+    action: CheckAction,
+    /// Something was typed or written.
+    applied: bool,
+    /// The wait state to store.
+    waits: WaitState,
+    failed: bool,
+}
+
+/// One target: read its screen and channels, run the wait core and then the stall core on
+/// what is not a wait, end the wait or carry the diagnosis out, report, store its state.
+fn check_target(
+    world: &World<'_>,
+    options: &CheckOptions,
+    beat: &Heartbeat<'_>,
+    target: &str,
+    snap: &crate::tmux::Snapshot,
+    doc: &mut state_file::StateDocument,
+    now: Time,
+) -> TargetChecked {
+    let view = world.view(snap, options.agent, now);
+    let mut before = doc.targets.get(target).cloned().unwrap_or_default();
+    // The same cross-check as `run tick`: the hooks' messages (Claude Code's own lines
+    // on the screen are not the agent's) and their word on the screen's prompt.
+    let seen = super::channel_state(world, Some(&view), beat.task);
+    let (reading, channel_use) =
+        channels::cross_check(seen.as_ref(), &view, &before, now, &options.channels);
+    let waits_before = doc.waits.get(target).cloned().unwrap_or_default();
+    let (waits, verdict) = wait_stage(
+        &mut before,
+        &waits_before,
+        &view,
+        &channel_use,
+        beat,
+        options,
+        now,
+    );
+    // The wait core decides what is a wait: a screen it does not wait on is watched for
+    // stalls like any other, and a wait past its maximum no longer hides a stall.
+    let mut obs = Sample::of(&view, beat.signal.clone(), beat.status.clone());
+    obs.wait = verdict.pauses.then(|| verdict.reason.clone());
+    channel_use.apply_to(&mut obs);
+    let reset_at = limit_reset(&view, &channel_use, beat.recorded.as_ref(), now);
+    let (next, diagnosis) = stall::heartbeat(&before, &obs, now, &options.limits, beat.effects);
+    let mut done = Handling {
+        next,
+        action: CheckAction::from(diagnosis.response),
+        diagnosis,
+        applied: false,
+        waits,
+        failed: false,
+    };
+    // The wait core's end of a wait, where the stall core has nothing of its own to do.
+    if matches!(done.diagnosis.response, Response::None | Response::Wait) {
+        end_wait(
+            world, options, beat, target, &view, &verdict, &mut done, now,
+        );
+    }
+    if let Err(err) = carry_out(world, beat, target, &view, &obs, &mut done, now) {
+        output::error_line(&format!("{target}: {err:#}"));
+        return TargetChecked {
+            report: None,
+            failed: true,
+        };
+    }
+    let report = report(
+        target,
+        &view,
+        &obs,
+        &done.next,
+        &done.diagnosis,
+        done.action,
+        done.applied,
+        &options.limits,
+        now,
+        &beat.continuation,
+        reading,
+        reset_at,
+        &done.waits,
+    );
+    let failed = done.failed;
+    store(doc, target, done);
+    TargetChecked {
+        report: Some(report),
+        failed,
+    }
+}
+
+/// Keep the target's stall state, and its wait state unless it is empty.
+fn store(doc: &mut state_file::StateDocument, target: &str, done: Handling) {
+    doc.targets.insert(target.to_string(), done.next);
+    if done.waits == WaitState::default() {
+        doc.waits.remove(target);
+    } else {
+        doc.waits.insert(target.to_string(), done.waits);
+    }
+}
+
+/// When the limit resets, from whichever source knows: the banner on the screen, the
+/// status line's exhausted window, the StopFailure hook's quota-wait record (its reset while
+/// it is ahead: an active record).
+fn limit_reset(
+    view: &PaneView,
+    channel_use: &Use,
+    recorded: Option<&Recorded>,
+    now: Time,
+) -> Option<String> {
+    view.classification
+        .reset_at
+        .clone()
+        .or_else(|| {
+            channel_use
+                .window
+                .map(|w| crate::time::format_time(w.reset))
+        })
+        .or_else(|| {
+            recorded
+                .and_then(|r| r.reset)
+                .filter(|reset| now < *reset)
+                .map(crate::time::format_time)
+        })
+}
+
+/// The wait core's act: escalate (never a second time by the stall heartbeat), or with
+/// `--apply` type the resume (recorded before it is typed) or one Esc (a stall recovery).
+#[allow(clippy::too_many_arguments)]
+fn end_wait(
+    world: &World<'_>,
+    options: &CheckOptions,
+    beat: &Heartbeat<'_>,
+    target: &str,
+    view: &PaneView,
+    verdict: &wait::Ruling,
+    done: &mut Handling,
+    now: Time,
+) {
+    let typed = match &verdict.act {
+        Act::None | Act::Wait => return,
+        Act::Escalate { .. } => {
+            done.next.escalated_hash = Some(view.key.clone());
+            done.action = CheckAction::Escalate;
+            done.diagnosis.reason = format!("escalate: {}", verdict.reason);
+            return;
+        }
+        Act::Resume(resume) => {
+            done.action = CheckAction::Resume;
+            done.diagnosis.reason = format!(
+                "resume: {}: type {:?}",
+                verdict.reason, options.wait_limits.resume_text
+            );
+            if !options.apply {
+                return;
+            }
+            // Recorded before it is typed: a resume is typed at most once, even when this
+            // heartbeat dies mid-way (a lost one ends at the maximum).
+            wait::resumed(&mut done.waits, resume, now);
+            let keys = vec![
+                Key::Text(options.wait_limits.resume_text.clone()),
+                Key::Key("Enter".to_string()),
+            ];
+            type_keys(world, view, keys, beat.task)
+        }
+        Act::Esc => {
+            done.action = CheckAction::Esc;
+            done.diagnosis.reason = format!("esc: {}", verdict.reason);
+            if !options.apply {
+                return;
+            }
+            let typed = type_keys(world, view, vec![Key::Key("Escape".to_string())], beat.task);
+            if let Ok(None) = typed {
+                wait::escaped(&mut done.waits, now);
+                done.next.recovered(&stall::Recovery {
+                    hash: view.hash.clone(),
+                    spend: stall::Spend::Recovery,
+                    restarts_step_clock: None,
+                });
+            }
+            typed
+        }
+    };
+    match typed {
+        Ok(None) => done.applied = true,
+        Ok(Some(why)) => done.diagnosis.reason = why,
+        Err(err) => {
+            output::error_line(&format!("{target}: {err:#}"));
+            done.failed = true;
+        }
+    }
+}
+
+/// The stall core's diagnosis where it is to be performed: type the answer or the
+/// continuation, or write `.auto-stop`; log the approval (or the escalation); without a
+/// task, say a stop needs `--task`. An error leaves the target's state as it was.
+fn carry_out(
+    world: &World<'_>,
+    beat: &Heartbeat<'_>,
+    target: &str,
+    view: &PaneView,
+    obs: &Sample,
+    done: &mut Handling,
+    now: Time,
+) -> Result<()> {
+    if !done.diagnosis.perform {
+        if done.action == CheckAction::Escalate {
+            super::log_approval(world, target, view, false, now);
+        } else if done.diagnosis.response == Response::Stop && beat.task.is_none() {
+            done.diagnosis
+                .reason
+                .push_str("; pass --task DIR to have .auto-stop written");
+        }
+        return Ok(());
+    }
+    match done.diagnosis.response {
+        Response::Answer | Response::Continue => type_response(world, beat, view, obs, done)?,
+        Response::Stop => {
+            let task = beat.task.expect("stop is only performed with --task");
+            let stop = Effect::WriteStop {
+                reason: done.diagnosis.stop_reason().to_string(),
+                message: Some(format!("autoctl stall check: {}", done.diagnosis.reason)),
+            };
+            // On failure the state keeps the old counters, so the next heartbeat asks again.
+            perform(world, target, task, &stop, Duration::ZERO, now)?;
+            done.applied = true;
+        }
+        _ => {}
+    }
+    done.action = CheckAction::from(done.diagnosis.response);
+    if done.applied && done.diagnosis.response == Response::Answer {
+        super::log_approval(world, target, view, true, now);
+    }
+    Ok(())
+}
+
+/// Type the answer the screen's rule names, or the continuation; a continuation only while
+/// `updated_at` is still the one this heartbeat saw (seed 002's compare-and-swap). When
+/// nothing was typed the state counts no recovery.
+fn type_response(
+    world: &World<'_>,
+    beat: &Heartbeat<'_>,
+    view: &PaneView,
+    obs: &Sample,
+    done: &mut Handling,
+) -> Result<()> {
+    let continuing = done.diagnosis.response == Response::Continue;
+    let answer = Answer {
+        pane_id: view.pane_id.clone(),
+        hash: view.hash.clone(),
+        keys: if continuing {
+            beat.continuation.to_vec()
+        } else {
+            view.classification.keys.clone()
+        },
+        if_unchanged: obs
+            .status
+            .as_ref()
+            .filter(|_| continuing)
+            .map(|seen| seen.updated_at.clone()),
+    };
+    match type_answer(world, &answer, beat.task)? {
+        None => {
+            if let Some(recovery) = &done.diagnosis.recovery {
+                done.next.recovered(recovery);
+            }
+            done.applied = true;
+        }
+        Some(why) => {
+            done.diagnosis = Diagnosis {
+                response: Response::None,
+                perform: false,
+                reason: why,
+                recovery: None,
+                ..done.diagnosis.clone()
+            };
+        }
+    }
+    Ok(())
 }
 
 fn default_state_path(socket: Option<&str>) -> Result<PathBuf> {
@@ -474,13 +594,6 @@ fn task_inputs(task: &Path) -> (Option<StatusMark>, Option<Recorded>) {
     (status, recorded.map(|(why, reset)| Recorded { reset, why }))
 }
 
-/// What the wait core reads beside the screen and the typed state.
-struct WaitInputs<'a> {
-    recorded: Option<Recorded>,
-    step: &'a str,
-    recovery_left: bool,
-}
-
 /// Run the wait core on one target, and keep its timeout clock (the paused time the step
 /// timeout does not count) in the stall state, as `run tick` does.
 fn wait_stage(
@@ -488,11 +601,13 @@ fn wait_stage(
     before: &WaitState,
     view: &PaneView,
     channel_use: &Use,
-    inputs: &WaitInputs<'_>,
+    beat: &Heartbeat<'_>,
     options: &CheckOptions,
     now: Time,
 ) -> (WaitState, wait::Ruling) {
     let c = &view.classification;
+    let recovery_left = stall.recoveries_iteration < options.limits.recoveries_per_iteration
+        && stall.recoveries_total < options.limits.recoveries_total;
     let obs = WaitObs {
         hash: &view.hash,
         key: &view.key,
@@ -504,16 +619,16 @@ fn wait_stage(
         classified_reset: c.reset_at.as_deref().and_then(crate::time::parse_time),
         window: channel_use.window,
         failure: channel_use.failure.clone(),
-        recorded: inputs.recorded.clone(),
+        recorded: beat.recorded.clone(),
         tool_hook_since: channel_use.tool_since,
         child_cpu: view
             .waiting
             .busy
             .then(|| crate::proc::child_cpu(view.pid))
             .flatten(),
-        step: inputs.step.to_string(),
+        step: beat.step.clone(),
         wait_weekly: options.channels.wait_weekly,
-        recovery_left: inputs.recovery_left,
+        recovery_left,
         // No governor at the cron door: panes are not runs of an account.
         paced: None,
     };
