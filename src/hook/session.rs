@@ -496,6 +496,9 @@ pub fn apply_permission(
     apply_with(previous, key, payload, now, Some(outcome))
 }
 
+/// One event on the record: the session it belongs to (a restart starts a fresh record, a
+/// `clear`/`compact`/`resume` start rebinds), the paths it names, the end of a compaction,
+/// the state the event means ([`event_state`]), then when and what was heard.
 fn apply_with(
     previous: Option<Record>,
     key: &Key,
@@ -507,29 +510,77 @@ fn apply_with(
     record.version = VERSION;
     record.key = key.label();
     let event = payload.event().to_string();
-    let mut rebind = None;
-    let old_session = record.session_id.clone();
-    if let Some(id) = payload.session()
-        && payload.agent_id.is_none()
-        && old_session.as_deref() != Some(id)
-    {
-        if event == "SessionStart"
-            && matches!(
-                payload.source.as_deref(),
-                Some("clear" | "compact" | "resume")
-            )
-            && let Some(old) = old_session.clone()
-        {
-            rebind = Some((old.clone(), id.to_string()));
-            record.previous_session_id = Some(old);
-        } else if old_session.is_some() {
-            // A new session in this pane (a restart): nothing carries over.
-            let events = std::mem::take(&mut record.events);
-            record = Record::fresh(key, now);
-            record.events = events;
+    let rebind = follow_session(&mut record, key, payload, &event, now);
+    note_paths(&mut record, payload);
+    let detail = event_detail(payload);
+    if event == "SessionStart" && payload.source.as_deref() == Some("compact") {
+        // The end of a compaction: counted here only when no PreCompact counted it.
+        if !std::mem::take(&mut record.compaction_counted) {
+            record.compacted(now);
         }
-        record.session_id = Some(id.to_string());
     }
+    let next = event_state(
+        &mut record,
+        payload,
+        &event,
+        detail.as_deref(),
+        permission,
+        now,
+    );
+    // A subagent's events describe the subagent, not the session's prompt.
+    let next = if payload.agent_id.is_some() {
+        next.filter(|s| *s == AgentState::Working)
+    } else {
+        next
+    };
+    if let Some(state) = next {
+        enter_state(&mut record, state, now);
+    }
+    record.at = now;
+    record.event = event.clone();
+    record.detail = detail;
+    if !event.is_empty() {
+        record.events.insert(event, now);
+    }
+    Transition { record, rebind }
+}
+
+/// A session id other than the record's (not a subagent's): a `clear`/`compact`/`resume`
+/// start continues the old session under the new id (returned as `(old, new)`); any other
+/// new session in this pane is a restart, so nothing but the events heard carries over.
+fn follow_session(
+    record: &mut Record,
+    key: &Key,
+    payload: &Payload,
+    event: &str,
+    now: Time,
+) -> Option<(String, String)> {
+    let id = payload.session()?;
+    let old_session = record.session_id.clone();
+    if payload.agent_id.is_some() || old_session.as_deref() == Some(id) {
+        return None;
+    }
+    let mut rebind = None;
+    if event == "SessionStart"
+        && matches!(
+            payload.source.as_deref(),
+            Some("clear" | "compact" | "resume")
+        )
+        && let Some(old) = old_session.clone()
+    {
+        rebind = Some((old.clone(), id.to_string()));
+        record.previous_session_id = Some(old);
+    } else if old_session.is_some() {
+        let events = std::mem::take(&mut record.events);
+        *record = Record::fresh(key, now);
+        record.events = events;
+    }
+    record.session_id = Some(id.to_string());
+    rebind
+}
+
+/// The working directory, transcript and rollout the event names (an empty one is no news).
+fn note_paths(record: &mut Record, payload: &Payload) {
     if let Some(cwd) = payload.cwd.as_deref().filter(|c| !c.is_empty()) {
         record.cwd = Some(cwd.to_string());
     }
@@ -539,7 +590,12 @@ fn apply_with(
     if let Some(path) = payload.rollout_path.as_deref().filter(|p| !p.is_empty()) {
         record.rollout = Some(path.to_string());
     }
-    let detail = [
+}
+
+/// The event's one qualifying word: its source, reason, notification type or trigger,
+/// whichever it has first.
+fn event_detail(payload: &Payload) -> Option<String> {
+    [
         &payload.source,
         &payload.reason,
         &payload.notification_type,
@@ -547,15 +603,21 @@ fn apply_with(
     ]
     .into_iter()
     .find_map(|v| v.as_deref().filter(|v| !v.is_empty()))
-    .map(str::to_string);
+    .map(str::to_string)
+}
 
-    if event == "SessionStart" && payload.source.as_deref() == Some("compact") {
-        // The end of a compaction: counted here only when no PreCompact counted it.
-        if !std::mem::take(&mut record.compaction_counted) {
-            record.compacted(now);
-        }
-    }
-    let next: Option<AgentState> = match event.as_str() {
+/// The state an event puts the agent in (None: the state stays), with what the event itself
+/// records on the way (the tool, a Stop's message, a failure, a compaction). One row per
+/// event name.
+fn event_state(
+    record: &mut Record,
+    payload: &Payload,
+    event: &str,
+    detail: Option<&str>,
+    permission: Option<Permission>,
+    now: Time,
+) -> Option<AgentState> {
+    match event {
         "SessionStart" => Some(match (payload.source.as_deref(), &record.compaction) {
             // An automatic compaction happens inside a turn, which goes on after it.
             (Some("compact"), Some(trigger)) if trigger == "auto" => AgentState::Working,
@@ -602,36 +664,7 @@ fn apply_with(
             _ => None,
         },
         "Stop" => {
-            record.stops += 1;
-            record.tool_started_at = None;
-            if let Some(text) = payload.last_assistant_message.as_deref() {
-                let message = match (&record.message, record.agent, payload.stop_hook_active) {
-                    // Gemini's AfterAgent gives the responses of every turn its hook
-                    // continued, joined: this turn's words are what follows the last one's.
-                    (Some(last), Some(HookAgent::Gemini), Some(true)) => {
-                        after_previous(last, text, now)
-                    }
-                    (_, Some(HookAgent::Gemini), _) => {
-                        let mut message = agent_message(text, now);
-                        message.joined = Some(joined(&normalize_message(text)));
-                        message
-                    }
-                    _ => agent_message(text, now),
-                };
-                record.repeats = match &record.message {
-                    Some(last) if last.hash == message.hash => record.repeats.saturating_add(1),
-                    _ => 1,
-                };
-                record.message = Some(message);
-            } else {
-                // A Stop without the message (a Claude Code before `last_assistant_message`):
-                // the previous turn's message is not this one's, and counting it again would
-                // make a reasoning loop of three such turns. None is kept; the check reads
-                // this turn from the screen.
-                record.message = None;
-                record.repeats = 0;
-            }
-            record.continued = None;
+            record_stop(record, payload, now);
             Some(AgentState::Idle)
         }
         "StopFailure" => {
@@ -644,7 +677,7 @@ fn apply_with(
             Some(AgentState::Failed)
         }
         "PreCompact" => {
-            record.compaction = detail.clone();
+            record.compaction = detail.map(str::to_string);
             record.compacted(now);
             record.compaction_counted = true;
             Some(AgentState::Compacting)
@@ -669,33 +702,56 @@ fn apply_with(
             Some(AgentState::Idle)
         }
         _ => None,
-    };
-    // A subagent's events describe the subagent, not the session's prompt.
-    let next = if payload.agent_id.is_some() {
-        next.filter(|s| *s == AgentState::Working)
+    }
+}
+
+/// A Stop: the turn's message and how many turns in a row said it; a Stop hook's
+/// continuation ends.
+fn record_stop(record: &mut Record, payload: &Payload, now: Time) {
+    record.stops += 1;
+    record.tool_started_at = None;
+    if let Some(text) = payload.last_assistant_message.as_deref() {
+        let message = match (&record.message, record.agent, payload.stop_hook_active) {
+            // Gemini's AfterAgent gives the responses of every turn its hook
+            // continued, joined: this turn's words are what follows the last one's.
+            (Some(last), Some(HookAgent::Gemini), Some(true)) => after_previous(last, text, now),
+            (_, Some(HookAgent::Gemini), _) => {
+                let mut message = agent_message(text, now);
+                message.joined = Some(joined(&normalize_message(text)));
+                message
+            }
+            _ => agent_message(text, now),
+        };
+        record.repeats = match &record.message {
+            Some(last) if last.hash == message.hash => record.repeats.saturating_add(1),
+            _ => 1,
+        };
+        record.message = Some(message);
     } else {
-        next
-    };
-    if let Some(state) = next {
-        if state != record.state {
-            record.since = now;
-        }
-        if state != AgentState::Failed {
-            record.error = None;
-            record.error_message = None;
-        }
-        if matches!(state, AgentState::Idle | AgentState::Ended) {
-            record.tool = None;
-        }
-        record.state = state;
+        // A Stop without the message (a Claude Code before `last_assistant_message`):
+        // the previous turn's message is not this one's, and counting it again would
+        // make a reasoning loop of three such turns. None is kept; the check reads
+        // this turn from the screen.
+        record.message = None;
+        record.repeats = 0;
     }
-    record.at = now;
-    record.event = event.clone();
-    record.detail = detail;
-    if !event.is_empty() {
-        record.events.insert(event, now);
+    record.continued = None;
+}
+
+/// The agent enters `state`: a new `since` when it changed; an error stands only while
+/// failed, a tool only while not idle or ended.
+fn enter_state(record: &mut Record, state: AgentState, now: Time) {
+    if state != record.state {
+        record.since = now;
     }
-    Transition { record, rebind }
+    if state != AgentState::Failed {
+        record.error = None;
+        record.error_message = None;
+    }
+    if matches!(state, AgentState::Idle | AgentState::Ended) {
+        record.tool = None;
+    }
+    record.state = state;
 }
 
 /// Mark the Stop that `hook stop`'s loop blocked: the agent goes on with iteration `n` (the
@@ -776,6 +832,24 @@ mod tests {
             socket: "/tmp/tmux-0/default".into(),
             pane: "%3".into(),
         }
+    }
+
+    #[test]
+    fn an_events_detail_is_its_first_nonempty_qualifier() {
+        let detail = |json: &str| event_detail(&payload(json));
+        assert_eq!(detail(r#"{"hook_event_name":"Stop"}"#), None);
+        assert_eq!(
+            detail(r#"{"source":"","reason":"clear","trigger":"auto"}"#).as_deref(),
+            Some("clear")
+        );
+        assert_eq!(
+            detail(r#"{"source":"compact","trigger":"auto"}"#).as_deref(),
+            Some("compact")
+        );
+        assert_eq!(
+            detail(r#"{"notification_type":"idle_prompt","trigger":"manual"}"#).as_deref(),
+            Some("idle_prompt")
+        );
     }
 
     #[test]
