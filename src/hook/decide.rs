@@ -218,46 +218,70 @@ pub fn owner_tag(session: &str) -> String {
     format!("session:{session}")
 }
 
-/// Decide the answer to one Stop of the bound (or binding) session.
+/// Decide the answer to one Stop of the bound (or binding) session: stand aside where the
+/// loop is not this session's to run, count the turn, end the loop at the first limit it
+/// reached, or else answer with the next prompt (or pause on a problem with it).
 pub fn decide(
     config: &LoopConfig,
     state: &LoopState,
     obs: StopObservation,
     now: DateTime<Utc>,
 ) -> StopDecision {
+    if let Some(decision) = stand_aside_before_counting(config, state, &obs) {
+        return decision;
+    }
+    let stamp = now_timestamp(now);
+    let (next, blocks) = count_turn(state, &obs, &stamp);
+    if let Some((kind, message)) = limit_reached(config, &obs, &next) {
+        return end(kind, message, next, stamp);
+    }
+    answer_next(config, obs, next, blocks, stamp)
+}
+
+/// Before anything is counted: another session's loop, a lock held by someone else, or a
+/// token budget the transcript cannot measure.
+fn stand_aside_before_counting(
+    config: &LoopConfig,
+    state: &LoopState,
+    obs: &StopObservation,
+) -> Option<StopDecision> {
     if obs.took_over.is_none()
         && let Some(decision) = foreign(config, state, &obs.session, None)
     {
-        return decision;
+        return Some(decision);
     }
     if let Some(holder) = &obs.lock_conflict {
-        return StopDecision::stand_aside(
+        return Some(StopDecision::stand_aside(
             Kind::LockConflict,
             format!(
                 "autoctl loop: not continuing: the loop lock is held by {}",
                 holder.describe()
             ),
-        );
+        ));
     }
     if let (Some(_), Some(problem)) = (config.budget, &obs.transcript_problem) {
-        return StopDecision::stand_aside(
+        return Some(StopDecision::stand_aside(
             Kind::Paused,
             format!("autoctl loop: paused: cannot measure the token budget: {problem}"),
-        );
+        ));
     }
+    None
+}
 
+/// The loop's state after this turn (one more iteration, its tokens, tools, compactions,
+/// this session) and the number this Stop's block would have in Claude Code's chain.
+fn count_turn(state: &LoopState, obs: &StopObservation, stamp: &str) -> (LoopState, u64) {
     let mut next = state.clone();
-    let stamp = now_timestamp(now);
     if obs.took_over.is_some() {
         // A new session and transcript: its turns start a new idle streak.
         next.idle_streak = 0;
     }
     next.session_id = Some(obs.session.clone());
-    next.started_at.get_or_insert_with(|| stamp.clone());
-    next.updated_at = Some(stamp.clone());
+    next.started_at.get_or_insert_with(|| stamp.to_string());
+    next.updated_at = Some(stamp.to_string());
     next.tokens.add(&obs.tokens_added);
     if obs.cursor.is_some() {
-        next.transcript = obs.cursor;
+        next.transcript = obs.cursor.clone();
     }
     next.iteration = next.iteration.saturating_add(1);
     match obs.tool_uses {
@@ -277,24 +301,22 @@ pub fn decide(
     };
     // Any answer but a block ends Claude Code's chain of blocks.
     next.stop_blocks = 0;
+    (next, blocks)
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The first end the loop reached this turn, in order: the completion sentinel, Claude
+/// Code's override, the token budget, the compaction limit, the iteration limit, the idle
+/// limit.
+fn limit_reached(
+    config: &LoopConfig,
+    obs: &StopObservation,
+    next: &LoopState,
+) -> Option<(Kind, String)> {
     let turns = next.iteration;
-    let plural = |n: u64| if n == 1 { "" } else { "s" };
-
-    let end = |kind: Kind, message: String, mut state: LoopState| {
-        state.ended = Some(Ended {
-            outcome: kind.as_str().to_string(),
-            at: stamp.clone(),
-            message: message.clone(),
-        });
-        StopDecision {
-            kind,
-            message,
-            prompt: None,
-            state: Some(state),
-            teardown: true,
-        }
-    };
-
     if let Some(found) = obs.completion {
         let place = match found {
             Found::LastMessage => "the last message",
@@ -304,7 +326,7 @@ pub fn decide(
             "autoctl loop: complete after {turns} iteration{} (completion sentinel in {place})",
             plural(turns)
         );
-        return end(Kind::Done, message, next);
+        return Some((Kind::Done, message));
     }
     if let Some(blocks) = obs.block_override {
         let message = format!(
@@ -312,10 +334,11 @@ pub fn decide(
              Stop hook after {blocks} consecutive blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)",
             plural(turns)
         );
-        return end(Kind::Overridden, message, next);
+        return Some((Kind::Overridden, message));
     }
+    let used = next.tokens.total().saturating_add(next.tokens_pending);
     if let Some(budget) = config.budget
-        && next.tokens.total().saturating_add(next.tokens_pending) >= budget
+        && used >= budget
     {
         let pending = if next.tokens_pending > 0 {
             format!(
@@ -328,25 +351,24 @@ pub fn decide(
             String::new()
         };
         let message = format!(
-            "autoctl loop: token budget exhausted: {} of {budget} tokens used in {turns} iteration{}{pending}",
-            next.tokens.total().saturating_add(next.tokens_pending),
+            "autoctl loop: token budget exhausted: {used} of {budget} tokens used in {turns} iteration{}{pending}",
             plural(turns)
         );
-        return end(Kind::BudgetExhausted, message, next);
+        return Some((Kind::BudgetExhausted, message));
     }
     if next.compactions.exhausted(config.max_compactions) {
         let message = format!(
             "autoctl loop: stopped: {}",
             next.compactions.limit_message(config.max_compactions)
         );
-        return end(Kind::CompactionLimit, message, next);
+        return Some((Kind::CompactionLimit, message));
     }
     if turns >= config.max_iterations {
         let message = format!(
             "autoctl loop: stopped at the iteration limit ({turns} of {})",
             config.max_iterations
         );
-        return end(Kind::MaxIterations, message, next);
+        return Some((Kind::MaxIterations, message));
     }
     if config.max_idle > 0 && next.idle_streak >= config.max_idle {
         let message = format!(
@@ -355,15 +377,44 @@ pub fn decide(
             config.max_idle,
             plural(turns)
         );
-        return end(Kind::Idle, message, next);
+        return Some((Kind::Idle, message));
     }
+    None
+}
+
+/// The loop ends: the state records how and when, and the hook tears the loop down.
+fn end(kind: Kind, message: String, mut state: LoopState, stamp: String) -> StopDecision {
+    state.ended = Some(Ended {
+        outcome: kind.as_str().to_string(),
+        at: stamp,
+        message: message.clone(),
+    });
+    StopDecision {
+        kind,
+        message,
+        prompt: None,
+        state: Some(state),
+        teardown: true,
+    }
+}
+
+/// What the task says comes next: stop, block with the next prompt (unless this block would
+/// pass Claude Code's cap), or pause on a problem reading it.
+fn answer_next(
+    config: &LoopConfig,
+    obs: StopObservation,
+    mut next: LoopState,
+    blocks: u64,
+    stamp: String,
+) -> StopDecision {
+    let turns = next.iteration;
     match obs.next {
         Ok(Next::Stop(why)) => {
             let message = format!(
                 "autoctl loop: stopped after {turns} iteration{}: {why}",
                 plural(turns)
             );
-            end(Kind::TaskStopped, message, next)
+            end(Kind::TaskStopped, message, next, stamp)
         }
         Ok(Next::Prompt(_)) if obs.block_cap.is_some_and(|cap| blocks > cap) => {
             let cap = obs.block_cap.unwrap_or(DEFAULT_BLOCK_CAP);
@@ -373,7 +424,7 @@ pub fn decide(
                  (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), and this would be block {blocks}",
                 plural(turns)
             );
-            end(Kind::BlockCap, message, next)
+            end(Kind::BlockCap, message, next, stamp)
         }
         Ok(Next::Prompt(prompt)) => {
             let upcoming = turns + 1;
