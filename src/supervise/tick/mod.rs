@@ -16,6 +16,7 @@
 //!    the answer and reports back ([`Outcome::answered`], [`Outcome::not_answered`]), so the
 //!    decision is made once and a recovery is counted only for keys that were sent.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -1139,140 +1140,188 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         unconfirmed(t, view, &text);
         return;
     }
-    if t.run.dispatch.pending.is_none() && t.run.dispatch.dispatched.is_none() {
-        match &obs.entry {
-            Some(Ok(step)) if step.next == STOP => {
-                let why = "the task's status says there is nothing to run".to_string();
-                t.end(
-                    Status::Finished,
-                    Decision::Finish,
-                    StopReason::Complete,
-                    why,
-                );
-                return;
-            }
-            Some(Ok(step)) => t.run.dispatch.pending = Some(step.clone()),
-            Some(Err(why)) => {
-                t.event.decide(
-                    Decision::Error,
-                    format!("cannot find the entry step: {why}"),
-                );
-                return;
-            }
-            None => {}
-        }
+    if !take_entry_step(t, obs) {
+        return;
     }
     if t.pace.paced.is_some() {
         // The quota governor holds the step (the wait stage reported the quota-paced wait).
         return;
     }
     let Some(step) = t.run.dispatch.pending.clone() else {
-        // A step is running. If the shell is back and no signal came, the step died. (An
-        // agent idle after its step without a signal is the stall core's: a step timeout.)
-        if into == DispatchInto::Shell && view.shell_ready() && t.run.dispatch.dispatched.is_some()
-        {
-            if due {
-                t.run.agent_state.shell_seen = t.run.agent_state.shell_seen.saturating_add(1);
-            }
-            let result = obs.step_files.as_ref().and_then(|f| f.result.as_ref());
-            if let Some(result) = result
-                && shell_step_failed(t, result)
-            {
-                return;
-            }
-            if t.run.agent_state.shell_seen >= 2 {
-                let step = t
-                    .run
-                    .dispatch
-                    .dispatched
-                    .as_ref()
-                    .map_or("", |d| d.next.as_str());
-                let how = result.map_or(String::new(), |r| {
-                    format!(" (its result: {})", r.describe())
-                });
-                let why = format!(
-                    "the dispatched step {step} ended without writing a signal{how}; {}",
-                    last_lines(view)
-                );
-                t.end(Status::Exited, Decision::Exit, StopReason::AgentExited, why);
-            }
-        } else {
-            t.run.agent_state.shell_seen = 0;
-        }
+        watch_running_step(t, view, obs, due);
         return;
     };
-    if into == DispatchInto::Shell {
-        // A step that gave up on an API error is typed again after its backoff; one that
-        // failed for a person is typed again once they acknowledged it (`run ack`).
-        if let Some(at) = t.run.dispatch.retry_at.filter(|at| t.now < *at) {
-            t.event.decide(
-                Decision::Wait,
-                format!(
-                    "{} gave up on an API error: typed again at {} (resume {} of {})",
-                    step.next,
-                    crate::time::format_time(at),
-                    t.run.dispatch.retries,
-                    t.run.spec.wait_limits.max_resumes
-                ),
-            );
-            return;
-        }
-        if t.run.waits.needs_person.is_some() {
-            t.event.decide(
-                Decision::Wait,
-                format!(
-                    "{} is due, but a person must decide first (`autoctl run ack` when done)",
-                    step.next
-                ),
-            );
-            return;
-        }
-    }
-    let text = match render_step(t, &step, obs) {
-        Some(text) => text,
-        None => return,
-    };
-    let ready = match into {
-        DispatchInto::Shell => view.shell_ready(),
-        DispatchInto::Agent => view.agent_ready(),
-    };
-    if !ready {
-        let why = match into {
-            DispatchInto::Shell => format!(
-                "{} is due, but the pane is not ready ({} in front: {})",
-                step.next,
-                view.foreground,
-                view.classification.class.as_str()
-            ),
-            DispatchInto::Agent => format!(
-                "{} is due, but the agent is not idle at its prompt: {}",
-                step.next,
-                view.agent_readiness()
-            ),
-        };
-        t.event.decide(Decision::Wait, why);
+    if into == DispatchInto::Shell && held_for_retry(t, &step) {
         return;
     }
-    let mut unstarted = None;
-    if into == DispatchInto::Agent && obs.agent_start == AgentStart::Awaited {
-        let since = between(t.run.started_at, t.now);
-        if t.now >= t.run.started_at && since < SESSION_START_WAIT {
-            t.event.decide(
-                Decision::Wait,
-                format!(
-                    "{} is due and the agent's input box is drawn, but its SessionStart hook (wired) has not fired since the run launched it {:.1}s ago: it may not take keys yet, so nothing is typed before it does or {}s have passed",
-                    step.next,
-                    since.as_secs_f64(),
-                    SESSION_START_WAIT.as_secs()
-                ),
-            );
-            return;
-        }
-        unstarted = Some(format!(
-            "its SessionStart hook is wired but did not fire within {}s of the launch (see `autoctl doctor`): typed by the screen",
-            SESSION_START_WAIT.as_secs()
-        ));
+    let Some(text) = render_step(t, &step, obs) else {
+        return;
+    };
+    if !pane_ready(t, view, &step) {
+        return;
     }
+    let ControlFlow::Continue(unstarted) = session_start_gate(t, obs, &step) else {
+        return;
+    };
+    type_step(t, step, text);
+    t.event.reasons.extend(unstarted);
+}
+
+/// With no step pending or running, the task's entry step becomes the pending one; false
+/// when the tick decided instead (the status says there is nothing to run: finished; the
+/// entry step cannot be found: an error).
+fn take_entry_step(t: &mut Tick<'_>, obs: &Observation) -> bool {
+    if t.run.dispatch.pending.is_some() || t.run.dispatch.dispatched.is_some() {
+        return true;
+    }
+    match &obs.entry {
+        Some(Ok(step)) if step.next == STOP => {
+            let why = "the task's status says there is nothing to run".to_string();
+            t.end(
+                Status::Finished,
+                Decision::Finish,
+                StopReason::Complete,
+                why,
+            );
+            false
+        }
+        Some(Ok(step)) => {
+            t.run.dispatch.pending = Some(step.clone());
+            true
+        }
+        Some(Err(why)) => {
+            t.event.decide(
+                Decision::Error,
+                format!("cannot find the entry step: {why}"),
+            );
+            false
+        }
+        None => true,
+    }
+}
+
+/// A step is running. If the shell is back (two due ticks in a row) and no signal came, the
+/// step died: its own failure account decides, or the run ends as exited. (An agent idle
+/// after its step without a signal is the stall core's: a step timeout.)
+fn watch_running_step(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
+    if !(t.run.spec.into == DispatchInto::Shell
+        && view.shell_ready()
+        && t.run.dispatch.dispatched.is_some())
+    {
+        t.run.agent_state.shell_seen = 0;
+        return;
+    }
+    if due {
+        t.run.agent_state.shell_seen = t.run.agent_state.shell_seen.saturating_add(1);
+    }
+    let result = obs.step_files.as_ref().and_then(|f| f.result.as_ref());
+    if let Some(result) = result
+        && shell_step_failed(t, result)
+    {
+        return;
+    }
+    if t.run.agent_state.shell_seen >= 2 {
+        let step = t
+            .run
+            .dispatch
+            .dispatched
+            .as_ref()
+            .map_or("", |d| d.next.as_str());
+        let how = result.map_or(String::new(), |r| {
+            format!(" (its result: {})", r.describe())
+        });
+        let why = format!(
+            "the dispatched step {step} ended without writing a signal{how}; {}",
+            last_lines(view)
+        );
+        t.end(Status::Exited, Decision::Exit, StopReason::AgentExited, why);
+    }
+}
+
+/// A `--into shell` step that gave up on an API error waits for its backoff; one that failed
+/// for a person waits until they acknowledged it (`run ack`). True when it waits.
+fn held_for_retry(t: &mut Tick<'_>, step: &DispatchStep) -> bool {
+    if let Some(at) = t.run.dispatch.retry_at.filter(|at| t.now < *at) {
+        t.event.decide(
+            Decision::Wait,
+            format!(
+                "{} gave up on an API error: typed again at {} (resume {} of {})",
+                step.next,
+                crate::time::format_time(at),
+                t.run.dispatch.retries,
+                t.run.spec.wait_limits.max_resumes
+            ),
+        );
+        return true;
+    }
+    if t.run.waits.needs_person.is_some() {
+        t.event.decide(
+            Decision::Wait,
+            format!(
+                "{} is due, but a person must decide first (`autoctl run ack` when done)",
+                step.next
+            ),
+        );
+        return true;
+    }
+    false
+}
+
+/// Whether the pane takes the step now: a shell at its prompt, or the agent idle at its
+/// empty input box; otherwise the tick waits and says what is in front.
+fn pane_ready(t: &mut Tick<'_>, view: &PaneView, step: &DispatchStep) -> bool {
+    let why = match t.run.spec.into {
+        DispatchInto::Shell if view.shell_ready() => return true,
+        DispatchInto::Agent if view.agent_ready() => return true,
+        DispatchInto::Shell => format!(
+            "{} is due, but the pane is not ready ({} in front: {})",
+            step.next,
+            view.foreground,
+            view.classification.class.as_str()
+        ),
+        DispatchInto::Agent => format!(
+            "{} is due, but the agent is not idle at its prompt: {}",
+            step.next,
+            view.agent_readiness()
+        ),
+    };
+    t.event.decide(Decision::Wait, why);
+    false
+}
+
+/// Into an agent the run launched whose SessionStart hook is wired, nothing is typed before
+/// that hook fires or [`SESSION_START_WAIT`] has passed since the launch (Break: the tick
+/// waits); past it the step is typed by the screen, with a reason saying so.
+fn session_start_gate(
+    t: &mut Tick<'_>,
+    obs: &Observation,
+    step: &DispatchStep,
+) -> ControlFlow<(), Option<String>> {
+    if t.run.spec.into != DispatchInto::Agent || obs.agent_start != AgentStart::Awaited {
+        return ControlFlow::Continue(None);
+    }
+    let since = between(t.run.started_at, t.now);
+    if t.now >= t.run.started_at && since < SESSION_START_WAIT {
+        t.event.decide(
+            Decision::Wait,
+            format!(
+                "{} is due and the agent's input box is drawn, but its SessionStart hook (wired) has not fired since the run launched it {:.1}s ago: it may not take keys yet, so nothing is typed before it does or {}s have passed",
+                step.next,
+                since.as_secs_f64(),
+                SESSION_START_WAIT.as_secs()
+            ),
+        );
+        return ControlFlow::Break(());
+    }
+    ControlFlow::Continue(Some(format!(
+        "its SessionStart hook is wired but did not fire within {}s of the launch (see `autoctl doctor`): typed by the screen",
+        SESSION_START_WAIT.as_secs()
+    )))
+}
+
+/// Type the step: remove the signal that asked for it, send the keys, and record the step
+/// as dispatched with its text as the intent (cleared once the keys are confirmed).
+fn type_step(t: &mut Tick<'_>, step: DispatchStep, text: String) {
     // The signal asking for this step goes before the keys: once they are typed the step may
     // write its own signal at any moment, and that one must never be the one removed.
     t.remove_signal();
@@ -1292,7 +1341,6 @@ fn dispatch(t: &mut Tick<'_>, view: &PaneView, obs: &Observation, due: bool) {
         t.run.governor.permit = Some(t.now);
     }
     t.event.decide(Decision::Dispatch, format!("typed: {text}"));
-    t.event.reasons.extend(unstarted);
 }
 
 /// A `--into shell` step's own account of how it ended (its stream's `result`, issue 28): an

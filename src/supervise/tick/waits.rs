@@ -210,106 +210,119 @@ pub(super) fn answered(run: &mut Run, event: &mut TickEvent, wait: &WaitAnswer, 
 /// end.
 pub(super) fn attend(t: &mut Tick<'_>) {
     let now = t.now;
-    let mut notices = Vec::new();
     let ended = t.before.status.is_active() && !t.run.status.is_active();
-    if ended {
+    let mut notices = if ended {
         t.run.waits.needs_person = None;
-        let reason = t.event.reasons.last().cloned().unwrap_or_default();
-        let kind = match t.run.status {
-            Status::Finished => EventKind::Finish,
-            Status::Lost => EventKind::Lost,
-            Status::Exited => EventKind::Exit,
-            Status::Stopped | Status::Running => EventKind::Stop,
-        };
-        notices.push(Notice {
-            event: kind,
-            reason: reason.clone(),
-            key: None,
-            id: None,
-        });
-        if t.run.stop_reason == Some(StopReason::StallLimit) {
-            notices.push(Notice {
-                event: EventKind::StallLimit,
-                reason,
-                key: None,
-                id: None,
-            });
-        }
+        end_notices(&t.run, t.event.reasons.last().cloned().unwrap_or_default())
     } else if t.run.status.is_active() {
-        let (hash, key) = match t.event.saw.as_ref().map(|s| &s.pane) {
-            Some(pane) => (pane.hash.clone(), pane.key.clone()),
-            None => (None, None),
-        };
-        let key = t.decision_key.clone().or(key);
-        if let Some(escalation) = t.escalation.clone() {
-            // One escalation per decision: the same key (the prompt redrawn, its status dot
-            // blinking) is the escalation already raised.
-            let raised = t
-                .run
-                .waits
-                .needs_person
-                .as_ref()
-                .is_some_and(|n| n.key() == key.as_deref().or(hash.as_deref()));
-            if !raised {
-                let key = key.or_else(|| hash.clone());
-                t.run.waits.needs_person = Some(NeedsPerson {
-                    kind: escalation.kind.clone(),
-                    why: escalation.why.clone(),
-                    since: now,
-                    hash,
-                    key: key.clone(),
-                    announced_at: now,
-                    announcements: 1,
-                });
-                notices.push(Notice {
-                    event: EventKind::Escalate,
-                    reason: escalation.why.clone(),
-                    key: key.clone(),
-                    id: None,
-                });
-                if escalation.stall_limit {
-                    notices.push(Notice {
-                        event: EventKind::StallLimit,
-                        reason: escalation.why,
-                        key,
-                        id: None,
-                    });
-                }
-            }
-        } else if let Some(needs) = t.run.waits.needs_person.as_mut()
-            && between(needs.announced_at, now) >= t.options.waits.renotify
-        {
-            needs.announced_at = now;
-            needs.announcements = needs.announcements.saturating_add(1);
-            notices.push(Notice {
-                event: EventKind::NeedsPerson,
-                key: needs.key().map(str::to_string),
-                reason: format!(
-                    "still needs a person since {}: {}",
-                    crate::time::format_time(needs.since),
-                    needs.why
-                ),
-                id: None,
+        needs_person_notices(t)
+    } else {
+        Vec::new()
+    };
+    if let Some(why) = t.restarted.clone() {
+        notices.push(notice(EventKind::Restart, why, None));
+    }
+    notices.extend(quota_notice(t.before, &t.run, &t.event));
+    if t.options.dry_run {
+        return;
+    }
+    t.event.notify.extend(notices);
+    t.event.run = RunAfter::of(&t.run, now);
+}
+
+/// A notice with no id yet (the outbox gives it one).
+fn notice(event: EventKind, reason: String, key: Option<String>) -> Notice {
+    Notice {
+        event,
+        reason,
+        key,
+        id: None,
+    }
+}
+
+/// The run ended this tick: its end by status, and `stall-limit` when that is why.
+fn end_notices(run: &Run, reason: String) -> Vec<Notice> {
+    let kind = match run.status {
+        Status::Finished => EventKind::Finish,
+        Status::Lost => EventKind::Lost,
+        Status::Exited => EventKind::Exit,
+        Status::Stopped | Status::Running => EventKind::Stop,
+    };
+    let mut notices = vec![notice(kind, reason.clone(), None)];
+    if run.stop_reason == Some(StopReason::StallLimit) {
+        notices.push(notice(EventKind::StallLimit, reason, None));
+    }
+    notices
+}
+
+/// A running run: raise this tick's escalation (once per key), or remind of the one
+/// standing every `--renotify`; the reasons say who has been needed since when.
+fn needs_person_notices(t: &mut Tick<'_>) -> Vec<Notice> {
+    let now = t.now;
+    let mut notices = Vec::new();
+    let (hash, key) = match t.event.saw.as_ref().map(|s| &s.pane) {
+        Some(pane) => (pane.hash.clone(), pane.key.clone()),
+        None => (None, None),
+    };
+    let key = t.decision_key.clone().or(key);
+    if let Some(escalation) = t.escalation.clone() {
+        // One escalation per decision: the same key (the prompt redrawn, its status dot
+        // blinking) is the escalation already raised.
+        let raised = t
+            .run
+            .waits
+            .needs_person
+            .as_ref()
+            .is_some_and(|n| n.key() == key.as_deref().or(hash.as_deref()));
+        if !raised {
+            let key = key.or_else(|| hash.clone());
+            t.run.waits.needs_person = Some(NeedsPerson {
+                kind: escalation.kind.clone(),
+                why: escalation.why.clone(),
+                since: now,
+                hash,
+                key: key.clone(),
+                announced_at: now,
+                announcements: 1,
             });
+            notices.push(notice(
+                EventKind::Escalate,
+                escalation.why.clone(),
+                key.clone(),
+            ));
+            if escalation.stall_limit {
+                notices.push(notice(EventKind::StallLimit, escalation.why, key));
+            }
         }
-        if let Some(needs) = &t.run.waits.needs_person
-            && t.escalation.is_none()
-        {
-            t.event.reasons.push(format!(
-                "needs a person since {}: {}",
+    } else if let Some(needs) = t.run.waits.needs_person.as_mut()
+        && between(needs.announced_at, now) >= t.options.waits.renotify
+    {
+        needs.announced_at = now;
+        needs.announcements = needs.announcements.saturating_add(1);
+        notices.push(notice(
+            EventKind::NeedsPerson,
+            format!(
+                "still needs a person since {}: {}",
                 crate::time::format_time(needs.since),
                 needs.why
-            ));
-        }
+            ),
+            needs.key().map(str::to_string),
+        ));
     }
-    if let Some(why) = t.restarted.clone() {
-        notices.push(Notice {
-            event: EventKind::Restart,
-            reason: why,
-            key: None,
-            id: None,
-        });
+    if let Some(needs) = &t.run.waits.needs_person
+        && t.escalation.is_none()
+    {
+        t.event.reasons.push(format!(
+            "needs a person since {}: {}",
+            crate::time::format_time(needs.since),
+            needs.why
+        ));
     }
+    notices
+}
+
+/// A quota wait that began this tick (with its reason) or ended (with the tick's).
+fn quota_notice(before: &Run, run: &Run, event: &TickEvent) -> Option<Notice> {
     let quota = |run: &Run| {
         run.waits
             .open
@@ -317,24 +330,13 @@ pub(super) fn attend(t: &mut Tick<'_>) {
             .filter(|o| o.kind.is_quota())
             .map(|o| o.reason.clone())
     };
-    match (quota(t.before), quota(&t.run)) {
-        (None, Some(reason)) => notices.push(Notice {
-            event: EventKind::QuotaWaitStart,
-            reason,
-            key: None,
-            id: None,
-        }),
-        (Some(_), None) => notices.push(Notice {
-            event: EventKind::QuotaWaitEnd,
-            reason: t.event.reasons.last().cloned().unwrap_or_default(),
-            key: None,
-            id: None,
-        }),
-        _ => {}
+    match (quota(before), quota(run)) {
+        (None, Some(reason)) => Some(notice(EventKind::QuotaWaitStart, reason, None)),
+        (Some(_), None) => Some(notice(
+            EventKind::QuotaWaitEnd,
+            event.reasons.last().cloned().unwrap_or_default(),
+            None,
+        )),
+        _ => None,
     }
-    if t.options.dry_run {
-        return;
-    }
-    t.event.notify.extend(notices);
-    t.event.run = RunAfter::of(&t.run, now);
 }
