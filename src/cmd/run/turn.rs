@@ -102,105 +102,116 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
         sandbox: args.sandbox.clone(),
         unattended: args.unattended,
     });
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(&args.app_server)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("cannot run the app-server ({})", args.app_server))?;
-    let mut stdin = child.stdin.take().context("the app-server has no stdin")?;
-    let stdout = child
-        .stdout
-        .take()
-        .context("the app-server has no stdout")?;
-    let (sender, inputs) = mpsc::channel();
-    let server = sender.clone();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            match line {
-                Ok(line) if line.trim().is_empty() => {}
-                Ok(line) => {
-                    if server.send(Input::Server(line)).is_err() {
-                        return;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        let _ = server.send(Input::Closed);
-    });
-    let deadline = Instant::now() + args.timeout;
+    let mut server = AppServer::spawn(&args.app_server)?;
     let mut decide = |tool: &str, input: &Value| crate::policy::decide(&policy, tool, input, &ctx);
+    let outcome = converse(args, &mut turn, &mut server, &recorder, &mut decide)?;
+    server.stop();
+    let Some(outcome) = outcome else {
+        bail!(
+            "the turn did not end within {} (--timeout)",
+            crate::duration::format(args.timeout)
+        );
+    };
+    exit_for(&outcome)
+}
+
+/// The app-server running: its stdin, and its stdout's lines (with the person's answers) as
+/// [`Input`]s.
+struct AppServer {
+    child: Child,
+    stdin: ChildStdin,
+    sender: mpsc::Sender<Input>,
+    inputs: mpsc::Receiver<Input>,
+}
+
+impl AppServer {
+    /// Run `command` under `sh -c`, its stdout read line by line on a thread of its own
+    /// (blank lines skipped; [`Input::Closed`] at its end).
+    fn spawn(command: &str) -> Result<AppServer> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot run the app-server ({command})"))?;
+        let stdin = child.stdin.take().context("the app-server has no stdin")?;
+        let stdout = child
+            .stdout
+            .take()
+            .context("the app-server has no stdout")?;
+        let (sender, inputs) = mpsc::channel();
+        let server = sender.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(line) if line.trim().is_empty() => {}
+                    Ok(line) => {
+                        if server.send(Input::Server(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            let _ = server.send(Input::Closed);
+        });
+        Ok(AppServer {
+            child,
+            stdin,
+            sender,
+            inputs,
+        })
+    }
+
+    fn stop(mut self) {
+        stop(&mut self.child, self.stdin);
+    }
+}
+
+/// The turn from its start to its end: carry the core's effects out, then wait for the
+/// app-server's next line, the person's answer, the question's or the turn's time limit.
+/// None: `--timeout` passed first.
+fn converse(
+    args: &TurnArgs,
+    turn: &mut Turn,
+    server: &mut AppServer,
+    recorder: &Recorder,
+    decide: &mut dyn FnMut(&str, &Value) -> crate::policy::Decision,
+) -> Result<Option<TurnEnd>> {
+    let deadline = Instant::now() + args.timeout;
     let mut pending: Option<(Question, Instant)> = None;
     let mut effects = turn.start();
-    let outcome = loop {
-        let mut done = None;
-        for effect in effects.drain(..) {
-            match effect {
-                Effect::Send(message) => {
-                    if let Err(err) = send(&mut stdin, &message) {
-                        // Not our stdout's broken pipe (a clean exit): the app-server's end.
-                        done = Some(TurnEnd::Failed {
-                            kind: "app_server".to_string(),
-                            message: format!("the app-server exited before the turn ended ({err})"),
-                        });
-                        break;
-                    }
-                }
-                Effect::Record(payload, permission) => recorder.record(&payload, permission),
-                Effect::Limits(limits) => recorder.limits(&limits),
-                Effect::Decided {
-                    tool,
-                    input,
-                    decision,
-                } => recorder.decided(&tool, &input, &decision),
-                Effect::Say(line) => output::line(line)?,
-                Effect::Ask(question) => {
-                    let until = ask(&question, args.ask_timeout, &sender);
-                    pending = Some((question, until));
-                }
-                Effect::Done(outcome) => done = Some(outcome),
-            }
-        }
-        if let Some(outcome) = done {
-            break outcome;
+    loop {
+        if let Some(outcome) = carry_out(args, &mut effects, server, recorder, &mut pending)? {
+            return Ok(Some(outcome));
         }
         let wait_until = match &pending {
             Some((_, until)) => (*until).min(deadline),
             None => deadline,
         };
-        match inputs.recv_timeout(wait_until.saturating_duration_since(Instant::now())) {
+        let closed = |message: &str| TurnEnd::Failed {
+            kind: "app_server".to_string(),
+            message: message.to_string(),
+        };
+        match server
+            .inputs
+            .recv_timeout(wait_until.saturating_duration_since(Instant::now()))
+        {
             Ok(Input::Server(line)) => match serde_json::from_str::<Value>(&line) {
-                Ok(message) => effects = turn.receive(&message, &mut decide),
+                Ok(message) => effects = turn.receive(&message, decide),
                 Err(err) => output::warn(&format!(
                     "run turn: the app-server sent a line that is not JSON ({err})"
                 )),
             },
             Ok(Input::Person(answer)) => {
                 if let Some((question, _)) = pending.take() {
-                    let allow = answer
-                        .as_deref()
-                        .is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes"));
-                    let who = if answer.is_some() {
-                        "a person"
-                    } else {
-                        "no terminal to ask at"
-                    };
-                    output::line(format!(
-                        "autoctl: {} {} ({who})",
-                        if allow { "approved" } else { "declined" },
-                        question.what
-                    ))?;
-                    effects = turn.answer(&question, allow);
+                    effects = person_answered(turn, &question, answer.as_deref())?;
                 }
             }
             Ok(Input::Closed) => {
-                break TurnEnd::Failed {
-                    kind: "app_server".to_string(),
-                    message: "the app-server exited before the turn ended".to_string(),
-                };
+                return Ok(Some(closed("the app-server exited before the turn ended")));
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some((question, until)) = &pending
@@ -217,22 +228,81 @@ pub fn run(args: &TurnArgs) -> Result<Exit> {
                     continue;
                 }
                 if Instant::now() >= deadline {
-                    stop(&mut child, stdin);
-                    bail!(
-                        "the turn did not end within {} (--timeout)",
-                        crate::duration::format(args.timeout)
-                    );
+                    return Ok(None);
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break TurnEnd::Failed {
-                    kind: "app_server".to_string(),
-                    message: "lost the app-server".to_string(),
-                };
+                return Ok(Some(closed("lost the app-server")));
             }
         }
+    }
+}
+
+/// Carry out the core's effects in order: messages to the app-server (one it cannot take
+/// ends the turn), the pane's typed record, the decision log, lines for the terminal, a
+/// question to the person (it becomes `pending`). Some: the turn ended.
+fn carry_out(
+    args: &TurnArgs,
+    effects: &mut Vec<Effect>,
+    server: &mut AppServer,
+    recorder: &Recorder,
+    pending: &mut Option<(Question, Instant)>,
+) -> Result<Option<TurnEnd>> {
+    let mut done = None;
+    for effect in effects.drain(..) {
+        match effect {
+            Effect::Send(message) => {
+                if let Err(err) = send(&mut server.stdin, &message) {
+                    // Not our stdout's broken pipe (a clean exit): the app-server's end.
+                    done = Some(TurnEnd::Failed {
+                        kind: "app_server".to_string(),
+                        message: format!("the app-server exited before the turn ended ({err})"),
+                    });
+                    break;
+                }
+            }
+            Effect::Record(payload, permission) => recorder.record(&payload, permission),
+            Effect::Limits(limits) => recorder.limits(&limits),
+            Effect::Decided {
+                tool,
+                input,
+                decision,
+            } => recorder.decided(&tool, &input, &decision),
+            Effect::Say(line) => output::line(line)?,
+            Effect::Ask(question) => {
+                let until = ask(&question, args.ask_timeout, &server.sender);
+                *pending = Some((question, until));
+            }
+            Effect::Done(outcome) => done = Some(outcome),
+        }
+    }
+    Ok(done)
+}
+
+/// The person's line (None: no terminal to ask at): `y` accepts the call once, anything
+/// else declines it; said on the terminal.
+fn person_answered(
+    turn: &mut Turn,
+    question: &Question,
+    answer: Option<&str>,
+) -> Result<Vec<Effect>> {
+    let allow = answer.is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes"));
+    let who = if answer.is_some() {
+        "a person"
+    } else {
+        "no terminal to ask at"
     };
-    stop(&mut child, stdin);
+    output::line(format!(
+        "autoctl: {} {} ({who})",
+        if allow { "approved" } else { "declined" },
+        question.what
+    ))?;
+    Ok(turn.answer(question, allow))
+}
+
+/// The exit status of a turn's end: 0 completed, 1 failed or interrupted (said on the
+/// terminal).
+fn exit_for(outcome: &TurnEnd) -> Result<Exit> {
     Ok(match outcome {
         TurnEnd::Completed(_) => Exit::Yes,
         TurnEnd::Failed { kind, message } => {

@@ -93,37 +93,14 @@ fn parse_watch_heartbeat(text: &str) -> Result<Duration> {
 }
 
 pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
-    use crate::supervise::watch::{self, Config, Ended, Which};
+    use crate::supervise::watch::{self, Config};
     let rules = crate::cmd::pane::load_rules(args.rules.rules.as_ref())?;
     let watch_limit = watch::watch_limit_from_env()?;
     time::now()?;
-    let (which, registry) = match &args.session {
-        Some(session) => {
-            control::check_name("--session", session)?;
-            (
-                Which::Session(session.clone()),
-                super::open_for_ticks(&args.registry)?,
-            )
-        }
-        // A service started before any run: create the registry so it can be watched.
-        None => (Which::All, Some(super::open(&args.registry)?)),
-    };
-    let Some(mut registry) = registry else {
-        output::warn(&format!(
-            "no run for session {:?}",
-            args.session.as_deref().unwrap_or("")
-        ));
+    let Some((which, mut registry)) = open_registry(args)? else {
+        warn_no_run(args);
         return Ok(Exit::No);
     };
-    registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
-    if args.all {
-        use crate::supervise::store::Registry as _;
-        if !registry.list()?.iter().any(|run| run.status.is_active()) {
-            output::note(
-                "no loop is running yet; watching for new ones (autoctl run start registers one)",
-            );
-        }
-    }
     let tmux = Tmux::new(socket.clone())?;
     let world = super::world(
         &tmux,
@@ -140,45 +117,124 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
         governor: args.governor.options(),
         host_lease: args.governor.host_lease,
     };
-    let format = super::text::EventFormat::or_by_stdout(args.format);
-    let notifier = args.waits.notifier();
-    // The outbox has a connection of its own: the watch loop holds the first one, and
-    // deliveries finish on their own threads, at any moment of it.
-    let mut outbox = super::open(&args.registry)?;
-    outbox.set_busy_timeout(watch::BUSY_TIMEOUT)?;
-    let mut deliveries: Vec<std::thread::JoinHandle<notify::Delivered>> = Vec::new();
-    let mut outbox_checked: Option<std::time::Instant> = None;
-    // Text: the last line shown per session, so a decision repeated with the same reasons
-    // (a step waiting for the agent's prompt, looked at again) is one line, not many.
-    let mut shown: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-    // A paced run is looked at again on every hook record of any session (at most once a
-    // second): what it was told last, so the same pacing is printed once, not per look.
-    let mut paced: std::collections::HashMap<String, PacedLine> = std::collections::HashMap::new();
     let mut config = Config::new(which, options);
     config.watch_limit = watch_limit;
-    let mut emit = |event: &TickEvent| -> Result<()> {
-        // Events go out on their own thread: the watcher keeps deciding meanwhile. Each
-        // delivery that has finished is marked in its run's outbox.
-        settle_finished(&mut deliveries, &mut outbox, false);
-        let mut jobs = notifier.jobs(event);
-        // What a killed driver stored and never delivered, looked for now and then.
-        if outbox_checked.is_none_or(|at| at.elapsed() >= OUTBOX_CHECK) {
-            outbox_checked = Some(std::time::Instant::now());
-            match outbox.take_outbox(time::now()?) {
-                Ok(left) => jobs.extend(left.iter().flat_map(|p| notifier.outbox_jobs(p))),
-                Err(err) => output::warn(&format!("notify: cannot read the outbox: {err:#}")),
-            }
+    let mut printer = Printer::new(args)?;
+    let ended = watch::watch(&mut registry, &world, &config, &mut |event: &TickEvent| {
+        printer.emit(event)
+    });
+    // Outstanding notifications finish (each bounded by --notify-timeout) before exit.
+    settle_finished(&mut printer.deliveries, &mut printer.outbox, true);
+    exit_for(args, ended)
+}
+
+/// The registry to watch and which of its runs: `--session`'s run (None: there is no
+/// such run), or all, creating the registry for a service started before any run.
+fn open_registry(
+    args: &WatchArgs,
+) -> Result<Option<(crate::supervise::watch::Which, crate::registry::Database)>> {
+    use crate::supervise::watch::{self, Which};
+    let (which, registry) = match &args.session {
+        Some(session) => {
+            control::check_name("--session", session)?;
+            (
+                Which::Session(session.clone()),
+                super::open_for_ticks(&args.registry)?,
+            )
         }
-        deliveries.extend(notifier.deliver_in_background(jobs));
-        if !paced_line_changed(&mut paced, event, args.heartbeat) {
+        None => (Which::All, Some(super::open(&args.registry)?)),
+    };
+    let Some(mut registry) = registry else {
+        return Ok(None);
+    };
+    registry.set_busy_timeout(watch::BUSY_TIMEOUT)?;
+    if args.all && !registry.list()?.iter().any(|run| run.status.is_active()) {
+        output::note(
+            "no loop is running yet; watching for new ones (autoctl run start registers one)",
+        );
+    }
+    Ok(Some((which, registry)))
+}
+
+fn warn_no_run(args: &WatchArgs) {
+    output::warn(&format!(
+        "no run for session {:?}",
+        args.session.as_deref().unwrap_or("")
+    ));
+}
+
+/// How the watch ended, as an exit status: 0 finished, stopped by SIGTERM, or (with
+/// `--until-needs-person`) a person is needed; 1 no such run; 130 interrupted.
+fn exit_for(args: &WatchArgs, ended: Result<crate::supervise::watch::Ended>) -> Result<Exit> {
+    use crate::supervise::watch::Ended;
+    let session = args.session.as_deref().unwrap_or("");
+    match ended {
+        Err(err) if err.is::<NeedsPerson>() => {
+            output::note(&format!(
+                "session {session:?} needs a person: answer in its pane (tmux attach -t {session}), then run `autoctl run watch --session {session}` again",
+            ));
+            Ok(Exit::Yes)
+        }
+        Err(err) => Err(err),
+        Ok(Ended::Finished) => Ok(Exit::Yes),
+        Ok(Ended::NoRun) => {
+            warn_no_run(args);
+            Ok(Exit::No)
+        }
+        Ok(Ended::Signal(signal_hook::consts::SIGTERM)) => Ok(Exit::Yes),
+        Ok(Ended::Signal(_)) => Err(crate::error::Interrupted.into()),
+    }
+}
+
+/// Where each decision goes: notifications delivered on their own threads (with what a
+/// killed driver left in the outbox), and one line printed per decision (a repeated one
+/// once).
+struct Printer<'a> {
+    args: &'a WatchArgs,
+    format: super::text::EventFormat,
+    notifier: notify::Notifier,
+    /// The outbox has a connection of its own: the watch loop holds the first one, and
+    /// deliveries finish on their own threads, at any moment of it.
+    outbox: crate::registry::Database,
+    deliveries: Vec<std::thread::JoinHandle<notify::Delivered>>,
+    outbox_checked: Option<std::time::Instant>,
+    /// Text: the last line shown per session, so a decision repeated with the same reasons
+    /// (a step waiting for the agent's prompt, looked at again) is one line, not many.
+    shown: std::collections::HashMap<String, String>,
+    /// A paced run is looked at again on every hook record of any session (at most once a
+    /// second): what it was told last, so the same pacing is printed once, not per look.
+    paced: std::collections::HashMap<String, PacedLine>,
+}
+
+impl<'a> Printer<'a> {
+    fn new(args: &'a WatchArgs) -> Result<Printer<'a>> {
+        let mut outbox = super::open(&args.registry)?;
+        outbox.set_busy_timeout(crate::supervise::watch::BUSY_TIMEOUT)?;
+        Ok(Printer {
+            args,
+            format: super::text::EventFormat::or_by_stdout(args.format),
+            notifier: args.waits.notifier(),
+            outbox,
+            deliveries: Vec::new(),
+            outbox_checked: None,
+            shown: std::collections::HashMap::new(),
+            paced: std::collections::HashMap::new(),
+        })
+    }
+
+    /// One decision: notify, print it, and end the watch with `--until-needs-person` once
+    /// the run needs a person.
+    fn emit(&mut self, event: &TickEvent) -> Result<()> {
+        self.notify(event)?;
+        if !paced_line_changed(&mut self.paced, event, self.args.heartbeat) {
             return Ok(());
         }
-        match format {
+        match self.format {
             super::text::EventFormat::Text => {
                 let line = super::text::event_line(event);
                 let what = line.split_once("  ").map_or(line.as_str(), |(_, w)| w);
-                if shown.get(&event.session).map(String::as_str) != Some(what) {
-                    shown.insert(event.session.clone(), what.to_string());
+                if self.shown.get(&event.session).map(String::as_str) != Some(what) {
+                    self.shown.insert(event.session.clone(), what.to_string());
                     output::line(&line)?;
                 }
             }
@@ -191,38 +247,32 @@ pub fn run(args: &WatchArgs, socket: Option<String>) -> Result<Exit> {
                 event.reasons.join("; ")
             ));
         }
-        if args.until_needs_person && event.run.needs_person.is_some() {
+        if self.args.until_needs_person && event.run.needs_person.is_some() {
             // Ends the watcher between two decisions, as a closed stdout does.
             return Err(NeedsPerson.into());
         }
         Ok(())
-    };
-    let ended = watch::watch(&mut registry, &world, &config, &mut emit);
-    // Outstanding notifications finish (each bounded by --notify-timeout) before exit.
-    settle_finished(&mut deliveries, &mut outbox, true);
-    let ended = match ended {
-        Err(err) if err.is::<NeedsPerson>() => {
-            output::note(&format!(
-                "session {:?} needs a person: answer in its pane (tmux attach -t {}), then run `autoctl run watch --session {}` again",
-                args.session.as_deref().unwrap_or(""),
-                args.session.as_deref().unwrap_or(""),
-                args.session.as_deref().unwrap_or("")
-            ));
-            return Ok(Exit::Yes);
+    }
+
+    /// Events go out on their own thread: the watcher keeps deciding meanwhile. Each
+    /// delivery that has finished is marked in its run's outbox; what a killed driver stored
+    /// and never delivered is looked for now and then.
+    fn notify(&mut self, event: &TickEvent) -> Result<()> {
+        settle_finished(&mut self.deliveries, &mut self.outbox, false);
+        let mut jobs = self.notifier.jobs(event);
+        if self
+            .outbox_checked
+            .is_none_or(|at| at.elapsed() >= OUTBOX_CHECK)
+        {
+            self.outbox_checked = Some(std::time::Instant::now());
+            match self.outbox.take_outbox(time::now()?) {
+                Ok(left) => jobs.extend(left.iter().flat_map(|p| self.notifier.outbox_jobs(p))),
+                Err(err) => output::warn(&format!("notify: cannot read the outbox: {err:#}")),
+            }
         }
-        other => other,
-    };
-    match ended? {
-        Ended::Finished => Ok(Exit::Yes),
-        Ended::NoRun => {
-            output::warn(&format!(
-                "no run for session {:?}",
-                args.session.as_deref().unwrap_or("")
-            ));
-            Ok(Exit::No)
-        }
-        Ended::Signal(signal_hook::consts::SIGTERM) => Ok(Exit::Yes),
-        Ended::Signal(_) => Err(crate::error::Interrupted.into()),
+        self.deliveries
+            .extend(self.notifier.deliver_in_background(jobs));
+        Ok(())
     }
 }
 
