@@ -473,7 +473,9 @@ fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
 }
 
 /// Read the typed state of one agent against its screen. `changed_after`: the screen on view
-/// appeared after this time (None: no earlier screen is known).
+/// appeared after this time (None: no earlier screen is known). The status line's context
+/// and exhausted window first; then the hook record, when it is fresh and describes the
+/// screen on view, weighed against that screen ([`weigh_against_screen`]).
 pub fn read(
     seen: &ChannelObs,
     view: &PaneView,
@@ -482,6 +484,43 @@ pub fn read(
     options: &ChannelOptions,
 ) -> (Reading, Use) {
     let screen = view.classification.class;
+    let (mut reading, mut usage) = status_reading(seen, view, now);
+    let Some(hook) = &seen.hook else {
+        return (reading, usage);
+    };
+    let age = between(hook.at, now);
+    reading.hook_age_ms = Some(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
+    if age > options.fresh || !describes_screen(hook, screen, changed_after) {
+        reading.stale = true;
+        return (reading, usage);
+    }
+    let state = hook.state;
+    let typed_source = match hook.channel {
+        Some(Channel::AppServer) => Source::AppServer,
+        Some(Channel::Transcript) => Source::Transcript,
+        None => Source::Hook,
+    };
+    reading.source = typed_source;
+    reading.state = ReadState::of_hook(hook);
+    reading.tool = hook.tool.clone();
+    weigh_against_screen(hook, screen, age, now, &mut reading, &mut usage);
+    if state == AgentState::Working {
+        usage.tool_since = hook.tool_started_at;
+    }
+    if state == AgentState::Failed {
+        usage.failure = Some(failure(hook, usage.window.is_some()));
+        // The windows of an app-server came with its messages; an agent's own status line is
+        // a channel of its own.
+        if usage.window.is_some() && typed_source == Source::Hook {
+            reading.source = Source::Statusline;
+        }
+    }
+    (reading, usage)
+}
+
+/// The screen's reading with what the status line adds: the context used, the exhausted
+/// window and its reset; and the agent's messages from the hooks.
+fn status_reading(seen: &ChannelObs, view: &PaneView, now: Time) -> (Reading, Use) {
     let mut reading = screen_reading(
         view,
         seen.status
@@ -489,7 +528,7 @@ pub fn read(
             .and_then(StatusRecord::context_percent)
             .map(|p| p.clamp(0.0, 1000.0).round() as u32),
     );
-    let mut usage = Use {
+    let usage = Use {
         messages: seen.hook.as_ref().and_then(hook_messages),
         window: exhausted_window(seen.status.as_ref(), now),
         ..Use::default()
@@ -502,13 +541,15 @@ pub fn read(
         });
         reading.reset_at = Some(format_time(window.reset));
     }
-    let Some(hook) = &seen.hook else {
-        return (reading, usage);
-    };
-    let age = between(hook.at, now);
-    reading.hook_age_ms = Some(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
-    // An event at or after the last sighting of the old screen may have caused the change;
-    // an earlier one describes a screen that is gone.
+    (reading, usage)
+}
+
+/// Whether the hook record describes the screen on view (`changed_after`: that screen
+/// appeared after this time). An event at or after the last sighting of the old screen may
+/// have caused the change; an earlier one describes a screen that is gone, except the box a
+/// permission event announced (drawn just after it) and the box autoctl answered (gone a
+/// heartbeat or two after the answer).
+fn describes_screen(hook: &Record, screen: Class, changed_after: Option<Time>) -> bool {
     let newer_than_screen = changed_after.is_none_or(|after| hook.at >= after);
     // The box the permission event announced, drawn just after it: the event caused the
     // change even though a heartbeat between the two still saw the old screen.
@@ -522,20 +563,21 @@ pub fn read(
         && changed_after.is_some_and(|after| {
             after >= hook.at && between(hook.at, after) <= PERMISSION_HOOK_GRACE
         });
-    let newer_than_screen = newer_than_screen || announced_box || answered_box_gone;
-    if age > options.fresh || !newer_than_screen {
-        reading.stale = true;
-        return (reading, usage);
-    }
+    newer_than_screen || announced_box || answered_box_gone
+}
+
+/// The hooks' state against the screen's class, one row per case: act at once on a prompt
+/// they agree on, let a person decide a prompt they do not, and name every disagreement
+/// with the reading that wins.
+fn weigh_against_screen(
+    hook: &Record,
+    screen: Class,
+    age: Duration,
+    now: Time,
+    reading: &mut Reading,
+    usage: &mut Use,
+) {
     let state = hook.state;
-    let typed_source = match hook.channel {
-        Some(Channel::AppServer) => Source::AppServer,
-        Some(Channel::Transcript) => Source::Transcript,
-        None => Source::Hook,
-    };
-    reading.source = typed_source;
-    reading.state = ReadState::of_hook(hook);
-    reading.tool = hook.tool.clone();
     let prompt_on_screen = matches!(
         screen,
         Class::Permission | Class::YesNo | Class::Continue | Class::Picker | Class::Trust
@@ -614,18 +656,6 @@ pub fn read(
         }
         _ => {}
     }
-    if state == AgentState::Working {
-        usage.tool_since = hook.tool_started_at;
-    }
-    if state == AgentState::Failed {
-        usage.failure = Some(failure(hook, usage.window.is_some()));
-        // The windows of an app-server came with its messages; an agent's own status line is
-        // a channel of its own.
-        if usage.window.is_some() && typed_source == Source::Hook {
-            reading.source = Source::Statusline;
-        }
-    }
-    (reading, usage)
 }
 
 /// The status line's exhausted window that decides a usage limit's reset, while it is still

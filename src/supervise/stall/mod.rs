@@ -443,7 +443,10 @@ impl Diagnosis {
     }
 }
 
-/// One heartbeat.
+/// One heartbeat: count it and the screen's class, follow the task's signal and status (a
+/// new step restores its budgets and restarts the step clock), then decide: a wait is not a
+/// stall; a reasoning loop, a step timeout, a changed screen or one below the threshold come
+/// first; what is left is a stalled screen ([`stalled`]).
 pub fn heartbeat(
     state: &StallState,
     obs: &Sample,
@@ -458,54 +461,12 @@ pub fn heartbeat(
         next.screen_changed_after = state.last_check_at;
         next.screen_class = Some(obs.class.as_str().to_string());
     }
-
     if let Some(signal) = &obs.signal {
-        // A loop that numbers its iterations is identified by the number; one that does
-        // not, by each signal it writes.
-        let new_iteration = match signal.iteration {
-            Some(iteration) => next.signal_iteration != Some(iteration),
-            None => {
-                next.signal_iteration.is_some()
-                    || next.signal_timestamp.as_deref() != Some(&signal.timestamp)
-            }
-        };
-        if new_iteration {
-            next.recoveries_iteration = 0;
-            next.limit_reached = false;
-        }
-        // Every new signal is a new step: its answer budget starts again.
-        if new_iteration || next.signal_timestamp.as_deref() != Some(&signal.timestamp) {
-            next.answers_step = 0;
-        }
-        next.signal_iteration = signal.iteration;
-        next.signal_timestamp = Some(signal.timestamp.clone());
+        follow_signal(&mut next, signal);
     }
-
-    if let Some(status) = &obs.status
-        && next.status_updated_at.as_deref() != Some(status.updated_at.as_str())
-    {
-        // A new status is a new step. The first one a monitor sees starts the clock now:
-        // time before anyone watched is not held against the agent. A later one starts it
-        // at its own time, but never before the step it replaces started (an `updated_at`
-        // written late or by a skewed clock must not time the new step out at once).
-        let start = match (&next.status_updated_at, next.step_since) {
-            (None, _) => now,
-            (Some(_), previous) => status
-                .at
-                .min(now)
-                .max(previous.unwrap_or(status.at).min(now)),
-        };
-        if next.status_updated_at.is_some() {
-            // task-ai (seed 002) counts its recoveries per step, and a module's step is its
-            // status update: a new one restores the per-step budget as a new signal
-            // iteration does (the total stays spent).
-            next.recoveries_iteration = 0;
-            next.limit_reached = false;
-        }
-        next.status_updated_at = Some(status.updated_at.clone());
-        next.restart_step_clock(start);
+    if let Some(status) = &obs.status {
+        follow_status(&mut next, status, now);
     }
-
     if let Some(why) = &obs.wait {
         next.unchanged = 0;
         next.unchanged_since = Some(now);
@@ -519,18 +480,7 @@ pub fn heartbeat(
             ),
         );
     }
-
-    let changed = next.last_hash.as_deref() != Some(obs.hash.as_str());
-    if changed {
-        next.last_hash = Some(obs.hash.clone());
-        next.unchanged = 0;
-        next.unchanged_since = Some(now);
-    } else {
-        next.unchanged = next.unchanged.saturating_add(1);
-        if next.unchanged_since.is_none() {
-            next.unchanged_since = Some(now);
-        }
-    }
+    let changed = count_unchanged(&mut next, &obs.hash, now);
     if let Some(diagnosis) = reasoning::check(&mut next, obs, limits, effects) {
         return (next, diagnosis);
     }
@@ -543,7 +493,6 @@ pub fn heartbeat(
         let diagnosis = step_timeout::check(&mut next, obs, limits, effects, elapsed, now);
         return (next, diagnosis);
     }
-
     let act_now = obs.hint != Hint::Screen
         && matches!(
             obs.action,
@@ -561,20 +510,87 @@ pub fn heartbeat(
             Diagnosis::new(Condition::Unchanged, Response::None, reason),
         );
     }
+    let diagnosis = stalled(&mut next, obs, limits, effects);
+    (next, diagnosis)
+}
 
-    // Another program in front is never typed into; what it still escalates (a dialog, a
-    // login, a picker) goes to a person like any escalation.
+/// The task's latest signal: a new iteration restores the per-iteration recoveries, and
+/// every new signal is a new step whose answer budget starts again. A loop that numbers its
+/// iterations is identified by the number; one that does not, by each signal it writes.
+fn follow_signal(next: &mut StallState, signal: &SignalMark) {
+    let new_iteration = match signal.iteration {
+        Some(iteration) => next.signal_iteration != Some(iteration),
+        None => {
+            next.signal_iteration.is_some()
+                || next.signal_timestamp.as_deref() != Some(&signal.timestamp)
+        }
+    };
+    if new_iteration {
+        next.recoveries_iteration = 0;
+        next.limit_reached = false;
+    }
+    if new_iteration || next.signal_timestamp.as_deref() != Some(&signal.timestamp) {
+        next.answers_step = 0;
+    }
+    next.signal_iteration = signal.iteration;
+    next.signal_timestamp = Some(signal.timestamp.clone());
+}
+
+/// The task's status: a new `updated_at` is a new step. The first one a monitor sees starts
+/// the step clock now (time before anyone watched is not held against the agent); a later
+/// one at its own time, but never before the step it replaces started (an `updated_at`
+/// written late or by a skewed clock must not time the new step out at once).
+fn follow_status(next: &mut StallState, status: &StatusMark, now: DateTime<Utc>) {
+    if next.status_updated_at.as_deref() == Some(status.updated_at.as_str()) {
+        return;
+    }
+    let start = match (&next.status_updated_at, next.step_since) {
+        (None, _) => now,
+        (Some(_), previous) => status
+            .at
+            .min(now)
+            .max(previous.unwrap_or(status.at).min(now)),
+    };
+    if next.status_updated_at.is_some() {
+        // task-ai (seed 002) counts its recoveries per step, and a module's step is its
+        // status update: a new one restores the per-step budget as a new signal
+        // iteration does (the total stays spent).
+        next.recoveries_iteration = 0;
+        next.limit_reached = false;
+    }
+    next.status_updated_at = Some(status.updated_at.clone());
+    next.restart_step_clock(start);
+}
+
+/// Count the capture: a new hash starts the unchanged count again, the same one adds to
+/// it. Returns whether the screen changed.
+fn count_unchanged(next: &mut StallState, hash: &str, now: DateTime<Utc>) -> bool {
+    let changed = next.last_hash.as_deref() != Some(hash);
+    if changed {
+        next.last_hash = Some(hash.to_string());
+        next.unchanged = 0;
+        next.unchanged_since = Some(now);
+    } else {
+        next.unchanged = next.unchanged.saturating_add(1);
+        if next.unchanged_since.is_none() {
+            next.unchanged_since = Some(now);
+        }
+    }
+    changed
+}
+
+/// A stalled screen (or a prompt to act on now): another program in front is never typed
+/// into (what it still escalates goes to a person); a prompt the hooks do not report is a
+/// person's; otherwise the screen's action: nothing, escalate once, or recover.
+fn stalled(next: &mut StallState, obs: &Sample, limits: &Limits, effects: Effects) -> Diagnosis {
     if obs.observe_only && obs.action != Action::Escalate {
-        return (
-            next,
-            Diagnosis::new(
-                Condition::Stalled,
-                Response::None,
-                "stalled, but the program in front is not the agent: observed, never typed into",
-            ),
+        return Diagnosis::new(
+            Condition::Stalled,
+            Response::None,
+            "stalled, but the program in front is not the agent: observed, never typed into",
         );
     }
-    let diagnosis = match obs.action {
+    match obs.action {
         Action::None | Action::Wait => Diagnosis::new(
             Condition::Stalled,
             Response::None,
@@ -583,15 +599,14 @@ pub fn heartbeat(
                 obs.class.as_str()
             ),
         ),
-        Action::Escalate => screen::escalate_once(&mut next, &obs.key, "a person must decide"),
+        Action::Escalate => screen::escalate_once(next, &obs.key, "a person must decide"),
         Action::Answer | Action::Restart if obs.hint == Hint::NowNoAnswer => screen::escalate_once(
-            &mut next,
+            next,
             &obs.key,
             "the agent's hooks do not report this prompt: never answered, a person decides",
         ),
-        Action::Answer | Action::Restart => screen::recover(&mut next, obs, limits, effects, ""),
-    };
-    (next, diagnosis)
+        Action::Answer | Action::Restart => screen::recover(next, obs, limits, effects, ""),
+    }
 }
 
 /// Why an unchanged screen is not stalled yet, or `None` when it is: by elapsed time when

@@ -1109,6 +1109,10 @@ pub fn time_of_day_reset(read: Time, now: Time) -> Time {
     }
 }
 
+/// A usage limit on the screen or a channel: wait to its reset (a reset beyond
+/// `--max-quota-wait` or none known past that maximum escalates), then resume once the agent
+/// is idle at its input box; a resume that did not take, or an agent not idle by the
+/// maximum, escalates.
 fn usage_limit(
     next: &mut WaitState,
     obs: &WaitObs<'_>,
@@ -1118,49 +1122,8 @@ fn usage_limit(
 ) -> Option<Ruling> {
     let seen = just_passed(seen?, now);
     let previous = next.open.clone().filter(|o| o.kind.is_quota());
-    // The reset stays the one first read while the banner's phrase stays (read after the
-    // reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and wins. A time of
-    // day read without its phrase (Codex's "try again at 5:10 PM", placed by the screen
-    // rules) is the same reset when it reads as exactly a day later: the minute has passed.
-    let day_after = |first: Option<Time>| {
-        first
-            .zip(seen.reset)
-            .is_some_and(|(first, read)| read - first == chrono::TimeDelta::days(1))
-    };
-    let reset = match (&previous, seen.source) {
-        (Some(p), source)
-            if source != LimitSource::StatusLine
-                && p.reset.is_some()
-                && ((p.reset_text.is_some() && p.reset_text == seen.reset_text)
-                    || day_after(p.reset)) =>
-        {
-            p.reset
-        }
-        // The banner autoctl resumed past, still on the screen above the new turn (Codex
-        // keeps it), read after its minute as tomorrow's: the same reset, so the resume's own
-        // check decides (the agent leaves the limit, or it is escalated once its time is up),
-        // not a new limit a day away.
-        (None, source) if source != LimitSource::StatusLine && day_after(next.resumed_reset) => {
-            next.resumed_reset
-        }
-        _ => seen.reset,
-    };
-    let Some(reset) = reset else {
-        let wait = open(
-            next,
-            WaitKind::UsageLimitUnknown,
-            now,
-            "usage limit without a reset time; waiting",
-        );
-        wait.max_at = plus(wait.since, limits.max_quota_wait);
-        if now >= wait.max_at {
-            let why = format!(
-                "usage limit without a reset time for {} (--max-quota-wait)",
-                human(limits.max_quota_wait)
-            );
-            return Some(escalate(next, EscalationKind::QuotaWaitMax, why));
-        }
-        return Some(waiting(wait, now));
+    let Some(reset) = kept_reset(previous.as_ref(), &seen, next.resumed_reset) else {
+        return Some(unknown_reset(next, now, limits));
     };
     if !seen.weekly && reset > plus(now, limits.max_quota_wait) {
         let why = format!(
@@ -1171,35 +1134,13 @@ fn usage_limit(
         );
         return Some(escalate(next, EscalationKind::QuotaWaitMax, why));
     }
-    // Claude Code's own automatic continue goes first while it is armed; autoctl's resume is
-    // the fallback (cancelled, not firing, or an agent without one).
-    let armed = obs.screen.auto_continue == AutoContinue::Armed;
-    let margin = if armed {
-        limits.resume_margin.max(AUTO_CONTINUE_GRACE)
-    } else {
-        limits.resume_margin
-    };
-    let resume_at = plus(reset, margin);
-    let resumed = next.resumed_reset.is_some_and(|r| same_reset(r, reset));
-    let max_at = plus(
-        if resumed {
-            next.resumed_at.unwrap_or(resume_at).max(resume_at)
-        } else {
-            resume_at
-        },
-        limits.resume_check,
-    );
-    // A resume the governor held past the reset has its check counted from its release.
-    let max_at = match &previous {
-        Some(p) if p.kind == WaitKind::QuotaPaced => max_at.max(plus(now, limits.resume_check)),
-        _ => max_at,
-    };
+    let times = ResumeTimes::of(next, previous.as_ref(), obs, reset, now, limits);
     let reason = format!(
         "usage limit: resets at {} ({}); resume at {}{}",
         format_time(reset),
         seen.source,
-        format_time(resume_at),
-        if armed {
+        format_time(times.resume_at),
+        if times.armed {
             " unless Claude Code's own automatic continue fires first"
         } else {
             ""
@@ -1208,10 +1149,10 @@ fn usage_limit(
     let wait = open(next, WaitKind::UsageLimit, now, &reason);
     wait.reset = Some(reset);
     wait.reset_text = seen.reset_text.clone();
-    wait.until = Some(resume_at);
-    wait.max_at = max_at;
-    if now >= max_at {
-        let why = if resumed {
+    wait.until = Some(times.resume_at);
+    wait.max_at = times.max_at;
+    if now >= times.max_at {
+        let why = if times.resumed {
             format!(
                 "resumed once after the reset at {}, but the agent is still on its limit",
                 format_time(reset)
@@ -1224,7 +1165,7 @@ fn usage_limit(
         };
         return Some(escalate(next, EscalationKind::QuotaResume, why));
     }
-    if now < resume_at || resumed {
+    if now < times.resume_at || times.resumed {
         return Some(waiting(next.open.as_ref().expect("open"), now));
     }
     if !obs.screen.idle_at_input() {
@@ -1245,8 +1186,111 @@ fn usage_limit(
             format_time(reset),
             seen.source
         ),
-        pauses: now < max_at,
+        pauses: now < times.max_at,
     })
+}
+
+/// The reset the wait goes by. It stays the one first read while the banner's phrase stays
+/// (read after the reset, "resets 12:50pm" is tomorrow's); a status-line time is exact and
+/// wins. A time of day read without its phrase (Codex's "try again at 5:10 PM", placed by
+/// the screen rules) is the same reset when it reads as exactly a day later: the minute has
+/// passed. So is the banner autoctl resumed past, still on the screen above the new turn
+/// (Codex keeps it): the resume's own check decides, not a new limit a day away.
+fn kept_reset(
+    previous: Option<&OpenWait>,
+    seen: &LimitSeen,
+    resumed_reset: Option<Time>,
+) -> Option<Time> {
+    let day_after = |first: Option<Time>| {
+        first
+            .zip(seen.reset)
+            .is_some_and(|(first, read)| read - first == chrono::TimeDelta::days(1))
+    };
+    let from_screen = seen.source != LimitSource::StatusLine;
+    match previous {
+        Some(p)
+            if from_screen
+                && p.reset.is_some()
+                && ((p.reset_text.is_some() && p.reset_text == seen.reset_text)
+                    || day_after(p.reset)) =>
+        {
+            p.reset
+        }
+        None if from_screen && day_after(resumed_reset) => resumed_reset,
+        _ => seen.reset,
+    }
+}
+
+/// A usage limit without a reset time: waited on up to `--max-quota-wait`, then escalated.
+fn unknown_reset(next: &mut WaitState, now: Time, limits: &WaitLimits) -> Ruling {
+    let wait = open(
+        next,
+        WaitKind::UsageLimitUnknown,
+        now,
+        "usage limit without a reset time; waiting",
+    );
+    wait.max_at = plus(wait.since, limits.max_quota_wait);
+    if now >= wait.max_at {
+        let why = format!(
+            "usage limit without a reset time for {} (--max-quota-wait)",
+            human(limits.max_quota_wait)
+        );
+        return escalate(next, EscalationKind::QuotaWaitMax, why);
+    }
+    waiting(wait, now)
+}
+
+/// When a known reset is resumed past, and by when the resume must have taken.
+struct ResumeTimes {
+    /// The reset plus the margin (longer while Claude Code's own automatic continue is armed).
+    resume_at: Time,
+    /// Past it a person is asked.
+    max_at: Time,
+    /// This reset was resumed already.
+    resumed: bool,
+    /// Claude Code's own automatic continue is armed.
+    armed: bool,
+}
+
+impl ResumeTimes {
+    fn of(
+        next: &WaitState,
+        previous: Option<&OpenWait>,
+        obs: &WaitObs<'_>,
+        reset: Time,
+        now: Time,
+        limits: &WaitLimits,
+    ) -> ResumeTimes {
+        // Claude Code's own automatic continue goes first while it is armed; autoctl's resume
+        // is the fallback (cancelled, not firing, or an agent without one).
+        let armed = obs.screen.auto_continue == AutoContinue::Armed;
+        let margin = if armed {
+            limits.resume_margin.max(AUTO_CONTINUE_GRACE)
+        } else {
+            limits.resume_margin
+        };
+        let resume_at = plus(reset, margin);
+        let resumed = next.resumed_reset.is_some_and(|r| same_reset(r, reset));
+        let max_at = plus(
+            if resumed {
+                next.resumed_at.unwrap_or(resume_at).max(resume_at)
+            } else {
+                resume_at
+            },
+            limits.resume_check,
+        );
+        // A resume the governor held past the reset has its check counted from its release.
+        let max_at = match previous {
+            Some(p) if p.kind == WaitKind::QuotaPaced => max_at.max(plus(now, limits.resume_check)),
+            _ => max_at,
+        };
+        ResumeTimes {
+            resume_at,
+            max_at,
+            resumed,
+            armed,
+        }
+    }
 }
 
 fn retrying(

@@ -1030,3 +1030,38 @@ fn an_escalation_kind_is_stored_as_its_word() {
     assert_eq!(other, EscalationKind::Other("made-up".into()));
     assert_eq!(serde_json::to_string(&other).unwrap(), "\"made-up\"");
 }
+
+#[test]
+fn the_reset_kept_is_the_first_read_while_its_phrase_stays_or_a_day_on() {
+    let read = |source, reset: i64, text: &str| LimitSeen {
+        weekly: false,
+        reset: Some(min(reset)),
+        reset_text: Some(text.to_string()),
+        source,
+    };
+    let open = OpenWait {
+        kind: WaitKind::UsageLimit,
+        since: min(0),
+        until: None,
+        max_at: min(100),
+        reset: Some(min(50)),
+        reset_text: Some("resets 12:50pm".into()),
+        reason: String::new(),
+    };
+    let day = 24 * 60;
+    // The banner's phrase unchanged: the first reset stands, read later as tomorrow's.
+    let later = read(LimitSource::Banner, 50 + day, "resets 12:50pm");
+    assert_eq!(kept_reset(Some(&open), &later, None), Some(min(50)));
+    // Another phrase a day on (the minute passed): the same reset.
+    let other = read(LimitSource::Banner, 50 + day, "try again at 12:50");
+    assert_eq!(kept_reset(Some(&open), &other, None), Some(min(50)));
+    // Another phrase at another time: the new reading.
+    let new = read(LimitSource::Banner, 70, "resets 1:10pm");
+    assert_eq!(kept_reset(Some(&open), &new, None), Some(min(70)));
+    // The status line is exact and wins.
+    let exact = read(LimitSource::StatusLine, 50 + day, "resets 12:50pm");
+    assert_eq!(kept_reset(Some(&open), &exact, None), Some(min(50 + day)));
+    // No wait open: the banner autoctl resumed past, read a day on, is that reset.
+    assert_eq!(kept_reset(None, &later, Some(min(50))), Some(min(50)));
+    assert_eq!(kept_reset(None, &later, None), Some(min(50 + day)));
+}
