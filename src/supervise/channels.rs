@@ -475,7 +475,7 @@ fn screen_reading(view: &PaneView, context_percent: Option<u32>) -> Reading {
 /// Read the typed state of one agent against its screen. `changed_after`: the screen on view
 /// appeared after this time (None: no earlier screen is known). The status line's context
 /// and exhausted window first; then the hook record, when it is fresh and describes the
-/// screen on view, weighed against that screen ([`weigh_against_screen`]).
+/// screen on view, weighed against that screen (`weigh_against_screen`).
 pub fn read(
     seen: &ChannelObs,
     view: &PaneView,

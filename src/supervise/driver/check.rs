@@ -171,7 +171,7 @@ pub struct Checked {
 }
 
 /// One stall heartbeat over the targets: read what the task says once, capture every target
-/// in one tmux call, check each ([`check_target`]) and save the state before anything is
+/// in one tmux call, check each (`check_target`) and save the state before anything is
 /// printed.
 pub fn check_targets(world: &World<'_>, options: &CheckOptions, now: Time) -> Result<Checked> {
     let beat = Heartbeat::read(options)?;

@@ -446,7 +446,7 @@ impl Diagnosis {
 /// One heartbeat: count it and the screen's class, follow the task's signal and status (a
 /// new step restores its budgets and restarts the step clock), then decide: a wait is not a
 /// stall; a reasoning loop, a step timeout, a changed screen or one below the threshold come
-/// first; what is left is a stalled screen ([`stalled`]).
+/// first; what is left is a stalled screen (`stalled`).
 pub fn heartbeat(
     state: &StallState,
     obs: &Sample,
