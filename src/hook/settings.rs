@@ -491,86 +491,115 @@ pub fn install_for(
         settings.set("hooks", Json::Object(Vec::new()));
     }
     let hooks = settings.get_mut("hooks").expect("just set");
-    // Our entries on events we do not wire there (hook event on PermissionRequest, an old
-    // layout) go first.
-    if let Json::Object(events) = hooks {
-        for (event, groups) in events.iter_mut() {
-            let keep = |sub: &str| {
-                wires
-                    .iter()
-                    .any(|(w, chosen)| w.event == event && *chosen == sub)
-            };
-            let removed = retain_hooks(groups, |command| {
-                our_subcommand(command).is_none_or(|sub| keep(&sub))
-            });
-            for command in removed {
-                changes.notes.push(format!("removed {event} → {command}"));
-            }
-        }
-    }
+    remove_unwired(hooks, &wires, &mut changes);
     for (wire, subcommand) in &wires {
-        let command = match agent {
-            HookAgent::Claude => format!("{autoctl} hook {subcommand}"),
-            other => format!("{autoctl} hook {subcommand} --agent {}", other.as_str()),
+        let (command, wanted) = hook_entry(agent, autoctl, wire, subcommand);
+        wire_hook(hooks, wire, subcommand, &command, wanted, &mut changes);
+    }
+    if agent == HookAgent::Claude {
+        wrap_statusline(settings, autoctl, &mut changes);
+    }
+    changes
+}
+
+/// Our entries on events we do not wire there (hook event on PermissionRequest, an old
+/// layout) go first.
+fn remove_unwired(hooks: &mut Json, wires: &[(Wire, &'static str)], changes: &mut Changes) {
+    let Json::Object(events) = hooks else {
+        return;
+    };
+    for (event, groups) in events.iter_mut() {
+        let keep = |sub: &str| {
+            wires
+                .iter()
+                .any(|(w, chosen)| w.event == event && *chosen == sub)
         };
-        let wanted = match agent {
-            HookAgent::Gemini => Json::object(vec![
-                ("name", Json::str(&format!("autoctl-{subcommand}"))),
-                ("type", Json::str("command")),
-                ("command", Json::str(&command)),
-                ("timeout", Json::Number((wire.timeout * 1000).into())),
-            ]),
-            _ => Json::object(vec![
-                ("type", Json::str("command")),
-                ("command", Json::str(&command)),
-                ("timeout", Json::Number(wire.timeout.into())),
-            ]),
-        };
-        if hooks.get(wire.event).is_none() {
-            hooks.set(wire.event, Json::Array(Vec::new()));
-        }
-        let groups = hooks.get_mut(wire.event).expect("just set");
-        let matcher = wire.matcher.map(Json::str);
-        let present = match &*groups {
-            Json::Array(list) => list.iter().any(|g| {
-                g.get("matcher") == matcher.as_ref()
-                    && matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.contains(&wanted))
-            }),
-            _ => false,
-        };
-        if present {
-            // Exactly ours is there; drop any other copy of the same subcommand.
-            let mut seen = false;
-            retain_hooks(groups, |c| {
-                if our_subcommand(c).as_deref() != Some(*subcommand) {
-                    return true;
-                }
-                if c == command && !seen {
-                    seen = true;
-                    return true;
-                }
-                false
-            });
-            continue;
-        }
-        retain_hooks(groups, |c| {
-            our_subcommand(c).as_deref() != Some(*subcommand)
+        let removed = retain_hooks(groups, |command| {
+            our_subcommand(command).is_none_or(|sub| keep(&sub))
         });
-        if let Json::Array(list) = groups {
-            let mut group = Vec::new();
-            if let Some(matcher) = matcher {
-                group.push(("matcher", matcher));
-            }
-            group.push(("hooks", Json::Array(vec![wanted])));
-            list.push(Json::object(group));
+        for command in removed {
+            changes.notes.push(format!("removed {event} → {command}"));
         }
-        changes
-            .notes
-            .push(format!("added {} → {command}", wire.event));
     }
-    if agent != HookAgent::Claude {
-        return changes;
+}
+
+/// The command and the hook entry `agent` is given for `subcommand`: Codex's and Gemini's
+/// commands carry `--agent`, Gemini's entry a `name` and a timeout in milliseconds.
+fn hook_entry(agent: HookAgent, autoctl: &str, wire: &Wire, subcommand: &str) -> (String, Json) {
+    let command = match agent {
+        HookAgent::Claude => format!("{autoctl} hook {subcommand}"),
+        other => format!("{autoctl} hook {subcommand} --agent {}", other.as_str()),
+    };
+    let wanted = match agent {
+        HookAgent::Gemini => Json::object(vec![
+            ("name", Json::str(&format!("autoctl-{subcommand}"))),
+            ("type", Json::str("command")),
+            ("command", Json::str(&command)),
+            ("timeout", Json::Number((wire.timeout * 1000).into())),
+        ]),
+        _ => Json::object(vec![
+            ("type", Json::str("command")),
+            ("command", Json::str(&command)),
+            ("timeout", Json::Number(wire.timeout.into())),
+        ]),
+    };
+    (command, wanted)
+}
+
+/// One wire: exactly our entry kept once where it is there (other copies of the same
+/// subcommand dropped), else any old copy replaced by a group with the wire's matcher.
+fn wire_hook(
+    hooks: &mut Json,
+    wire: &Wire,
+    subcommand: &str,
+    command: &str,
+    wanted: Json,
+    changes: &mut Changes,
+) {
+    if hooks.get(wire.event).is_none() {
+        hooks.set(wire.event, Json::Array(Vec::new()));
     }
+    let groups = hooks.get_mut(wire.event).expect("just set");
+    let matcher = wire.matcher.map(Json::str);
+    let present = match &*groups {
+        Json::Array(list) => list.iter().any(|g| {
+            g.get("matcher") == matcher.as_ref()
+                && matches!(g.get("hooks"), Some(Json::Array(hs)) if hs.contains(&wanted))
+        }),
+        _ => false,
+    };
+    if present {
+        // Exactly ours is there; drop any other copy of the same subcommand.
+        let mut seen = false;
+        retain_hooks(groups, |c| {
+            if our_subcommand(c).as_deref() != Some(subcommand) {
+                return true;
+            }
+            if c == command && !seen {
+                seen = true;
+                return true;
+            }
+            false
+        });
+        return;
+    }
+    retain_hooks(groups, |c| our_subcommand(c).as_deref() != Some(subcommand));
+    if let Json::Array(list) = groups {
+        let mut group = Vec::new();
+        if let Some(matcher) = matcher {
+            group.push(("matcher", matcher));
+        }
+        group.push(("hooks", Json::Array(vec![wanted])));
+        list.push(Json::object(group));
+    }
+    changes
+        .notes
+        .push(format!("added {} → {command}", wire.event));
+}
+
+/// Claude Code's status line runs `autoctl statusline`: added where there is none, a
+/// foreign one wrapped (`--then` runs it after).
+fn wrap_statusline(settings: &mut Json, autoctl: &str, changes: &mut Changes) {
     let ours = format!("{autoctl} statusline");
     match settings.get("statusLine") {
         None => {
@@ -601,7 +630,6 @@ pub fn install_for(
             }
         }
     }
-    changes
 }
 
 /// Remove every autoctl hook and give the status line back.
@@ -754,6 +782,28 @@ pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_agent_gets_its_own_hook_entry() {
+        let wire = Wire {
+            event: "Stop",
+            subcommand: "event",
+            timeout: 10,
+            fallback: None,
+            matcher: None,
+        };
+        let (command, json) = hook_entry(HookAgent::Claude, "/bin/autoctl", &wire, "event");
+        assert_eq!(command, "/bin/autoctl hook event");
+        assert_eq!(json.get("command"), Some(&Json::str(&command)));
+        assert_eq!(json.get("timeout"), Some(&Json::Number(10u64.into())));
+        assert_eq!(json.get("name"), None);
+        let (command, _) = hook_entry(HookAgent::Codex, "/bin/autoctl", &wire, "event");
+        assert_eq!(command, "/bin/autoctl hook event --agent codex");
+        let (command, json) = hook_entry(HookAgent::Gemini, "/bin/autoctl", &wire, "event");
+        assert_eq!(command, "/bin/autoctl hook event --agent gemini");
+        assert_eq!(json.get("name"), Some(&Json::str("autoctl-event")));
+        assert_eq!(json.get("timeout"), Some(&Json::Number(10_000u64.into())));
+    }
 
     const USER: &str = r#"{
   "model": "opus",

@@ -2,6 +2,7 @@
 //! continue` follow, over the registry ([`crate::supervise::store::Registry`]) and the
 //! terminal. The commands in `cmd/run/` parse their arguments, call these, and print.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -115,10 +116,49 @@ pub struct Prepared {
 /// Check what can be checked without the registry or tmux: the names, the task dir, the
 /// table and the templates (they must load and render now, not at the first tick).
 pub fn prepare(request: &StartRequest) -> Result<Prepared> {
+    let target = checked_target(request)?;
+    crate::fsx::require_dir(&request.task)?;
+    let task_dir = task_key(&request.task)?;
+    let table = checked_table(request)?;
+    let sample = sample_vars(request, &task_dir);
+    let into = request
+        .into
+        .unwrap_or_else(|| DispatchInto::default_for(request.agent));
+    let template = step_template(request, into, &sample)?;
+    let launch_command = launch_line(request, into, &sample)?;
+    let new = NewRun {
+        session: request.session.clone(),
+        task_dir: task_dir.clone(),
+        target,
+        mode: request.mode,
+        agent: request.agent,
+        launch_command,
+        command_template: template,
+        into,
+        table,
+        max_iterations: request.max_iterations,
+        timeout: request.timeout,
+        limits: request.limits,
+        wait_limits: request.wait_limits.clone(),
+        notify: request.notify.clone(),
+        max_compactions: request.max_compactions,
+        account: request.account.clone(),
+        priority: request.priority,
+        host: request.host.clone(),
+    };
+    Ok(Prepared {
+        new,
+        target_given: request.target.is_some(),
+        force: request.force,
+    })
+}
+
+/// The session, account and pane names; the pane is `=SESSION:` unless named. `=NAME:` is
+/// tmux's exact-match form (so `demo` never means `demo2`); it is checked against the pane
+/// it resolves to at the start, since tmux reads some names (`$1`) as ids.
+fn checked_target(request: &StartRequest) -> Result<String> {
     check_name("--session", &request.session)?;
     check_name("--account", &request.account)?;
-    // `=NAME:` is tmux's exact-match form (so `demo` never means `demo2`); it is checked
-    // against the pane it resolves to below, since tmux reads some names (`$1`) as ids.
     let target = request
         .target
         .clone()
@@ -127,13 +167,15 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
     if target.starts_with('-') {
         bail!("--target {target:?} starts with '-'; name the pane explicitly (e.g. SESSION:0.0)");
     }
-    crate::fsx::require_dir(&request.task)?;
-    let task_dir = task_key(&request.task)?;
-    // Fail now, not at the first tick: the table must load and the template must render.
+    Ok(target)
+}
+
+/// The routing table as the run stores it (a built-in name, or the file's key), once it
+/// loads. A loop whose first answer is (stop) ends at once (or, run by the agent, is
+/// relaunched until a person is asked, the cause only in its pane): said now, at the door.
+/// A module `next` cannot read (no .index.md yet) is the loop's to find out.
+fn checked_table(request: &StartRequest) -> Result<String> {
     let table = routing::load(&request.table)?;
-    // A loop whose first answer is (stop) ends at once (or, run by the agent, is relaunched
-    // until a person is asked, the cause only in its pane): say why now, at the door. A module
-    // `next` cannot read (no .index.md yet) is the loop's to find out.
     if let Ok(entry) = routing::resume::resume(&table, &request.task)
         && entry.next == signal::STOP
     {
@@ -143,14 +185,18 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
             entry.rationale
         );
     }
-    let table_ref = if routing::builtin(&request.table).is_some() {
-        request.table.clone()
+    if routing::builtin(&request.table).is_some() {
+        Ok(request.table.clone())
     } else {
-        task_key(Path::new(&request.table))?
-    };
-    let mut sample = command::step_vars("plan", "", Some(&task_dir), Some(1), false);
-    // `--into shell`'s files, where the tick will name them: a state dir whose path a shell
-    // line cannot hold is refused now, not at the first dispatch.
+        task_key(Path::new(&request.table))
+    }
+}
+
+/// The variables of a first step, to render the templates with now. `--into shell`'s files
+/// are named where the tick will name them: a state dir whose path a shell line cannot
+/// hold is refused now, not at the first dispatch.
+fn sample_vars(request: &StartRequest, task_dir: &str) -> BTreeMap<&'static str, String> {
+    let mut sample = command::step_vars("plan", "", Some(task_dir), Some(1), false);
     if let Ok(state) = crate::supervise::state_dir() {
         let stream = crate::supervise::stream::stream_path(&state, &request.session, 1);
         sample.insert(
@@ -161,14 +207,21 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         );
         sample.insert("stream", stream.display().to_string());
     }
-    let into = request
-        .into
-        .unwrap_or_else(|| DispatchInto::default_for(request.agent));
+    sample
+}
+
+/// Dispatch mode's step command template (the default for `into` unless `--command`),
+/// rendered once to prove it renders. `--into` is refused in observe mode; the built-in
+/// step command at a shell is Claude Code's `claude -p`, so a Codex or Gemini run there
+/// needs `--command`.
+fn step_template(
+    request: &StartRequest,
+    into: DispatchInto,
+    sample: &BTreeMap<&'static str, String>,
+) -> Result<String> {
     if request.mode == Mode::Observe && request.into.is_some() {
         bail!("--into is for dispatch mode (--mode dispatch)");
     }
-    // The built-in step command at a shell is Claude Code's `claude -p`: a Codex or Gemini
-    // run would type another agent's command.
     if request.mode == Mode::Dispatch
         && into == DispatchInto::Shell
         && request.command.is_none()
@@ -187,54 +240,37 @@ pub fn prepare(request: &StartRequest) -> Result<Prepared> {
         .to_string()
     });
     if request.mode == Mode::Dispatch {
-        command::render(&template, &sample).context("--command")?;
+        command::render(&template, sample).context("--command")?;
     }
-    let launch_command = match (&request.launch, request.mode, into) {
-        (Some(_), Mode::Dispatch, DispatchInto::Shell) => bail!(
+    Ok(template)
+}
+
+/// The agent's launch line (`--launch`; empty: the mode's default), rendered, with Claude
+/// Code's own retries and compaction first (issue 28). Not for `--into shell`, where autoctl
+/// types each step itself.
+fn launch_line(
+    request: &StartRequest,
+    into: DispatchInto,
+    sample: &BTreeMap<&'static str, String>,
+) -> Result<Option<String>> {
+    let Some(template) = &request.launch else {
+        return Ok(None);
+    };
+    if request.mode == Mode::Dispatch && into == DispatchInto::Shell {
+        bail!(
             "--launch is for observe mode and --into agent; with --into shell autoctl types each step itself (--command)"
-        ),
-        (Some(template), mode, _) => {
-            let template = match (template.as_str(), mode) {
-                ("", Mode::Observe) => DEFAULT_LAUNCH,
-                ("", Mode::Dispatch) => AGENT_LAUNCH,
-                (template, _) => template,
-            };
-            let line = command::render(template, &sample).context("--launch")?;
-            Some(match request.agent {
-                // Claude Code's own retries and compaction first (issue 28).
-                Agent::Claude => {
-                    crate::supervise::launch::with_claude_env(&line, request.compact_at)
-                }
-                _ => line,
-            })
-        }
-        (None, ..) => None,
+        );
+    }
+    let template = match (template.as_str(), request.mode) {
+        ("", Mode::Observe) => DEFAULT_LAUNCH,
+        ("", Mode::Dispatch) => AGENT_LAUNCH,
+        (template, _) => template,
     };
-    let new = NewRun {
-        session: request.session.clone(),
-        task_dir: task_dir.clone(),
-        target,
-        mode: request.mode,
-        agent: request.agent,
-        launch_command: launch_command.clone(),
-        command_template: template,
-        into,
-        table: table_ref,
-        max_iterations: request.max_iterations,
-        timeout: request.timeout,
-        limits: request.limits,
-        wait_limits: request.wait_limits.clone(),
-        notify: request.notify.clone(),
-        max_compactions: request.max_compactions,
-        account: request.account.clone(),
-        priority: request.priority,
-        host: request.host.clone(),
-    };
-    Ok(Prepared {
-        new,
-        target_given: request.target.is_some(),
-        force: request.force,
-    })
+    let line = command::render(template, sample).context("--launch")?;
+    Ok(Some(match request.agent {
+        Agent::Claude => crate::supervise::launch::with_claude_env(&line, request.compact_at),
+        _ => line,
+    }))
 }
 
 /// Register a prepared loop: refuse a conflict (exit 3, naming the owner), check the pane

@@ -471,7 +471,9 @@ impl Permit {
 }
 
 /// The decision. Pure: the same account, fleet, asker, options and clock give the same
-/// answer. `fleet` may list the asker; it is left out.
+/// answer. `fleet` may list the asker; it is left out. In order: the weekly reserve (it
+/// outlasts any 5-hour reset), the 5-hour pace stop, then the burst that paces releases
+/// of waiting runs.
 pub fn permit(
     account: &Account,
     fleet: &Fleet,
@@ -482,7 +484,26 @@ pub fn permit(
     if !options.enabled {
         return Permit::Grant { release: false };
     }
-    // The queue of waiting runs in release order: priority, then who waited longest.
+    let ahead = queue_place(fleet, asker, now);
+    if let Some(wait) = weekly_reserve(account, asker, options, ahead, now) {
+        return wait;
+    }
+    if let Some(wait) = pace_stop(account, fleet, asker, options, ahead, now) {
+        return wait;
+    }
+    // A run that does not wait goes on: the burst paces releases of waiting runs, not the
+    // later steps of a run released already (which would otherwise queue again behind those
+    // still waiting, and the account would start at most --resume-burst steps a minute until
+    // every run was released, spending a fraction of its window; bench/quota.sh found it).
+    if asker.waiting_since.is_none() {
+        return Permit::Grant { release: false };
+    }
+    burst(account, options, ahead, now)
+}
+
+/// How many waiting runs go before the asker, in release order: priority, then who waited
+/// longest (the asker waits from now when it did not wait yet).
+fn queue_place(fleet: &Fleet, asker: &Asker, now: Time) -> usize {
     let mut queue: Vec<Waiter> = fleet
         .waiting
         .iter()
@@ -500,88 +521,108 @@ pub fn permit(
             .then(a.since.cmp(&b.since))
             .then(a.session.cmp(&b.session))
     });
-    let ahead = queue
+    queue
         .iter()
         .position(|w| w.session == asker.session)
-        .expect("the asker is queued");
-    // The weekly reserve first: it outlasts any 5-hour reset.
-    if let Some(week) = &account.seven_day {
-        let left = 100.0 - week.used_at(now);
-        if left <= f64::from(options.weekly_reserve) && asker.priority <= options.weekly_priority {
-            return Permit::Wait {
-                hold: Hold::WeeklyReserve,
-                until: week.resets_at,
-                reset: week.resets_at,
-                ahead,
-                reason: format!(
-                    "the weekly window has {left:.0}% left; the reserve (--weekly-reserve {}%) is for runs with a priority above {}; waiting for its reset at {}",
-                    options.weekly_reserve,
-                    options.weekly_priority,
-                    format_time(week.resets_at)
-                ),
-                escalate: account.weekly_escalated != Some(week.resets_at),
-            };
-        }
+        .expect("the asker is queued")
+}
+
+/// The weekly window at or below its reserve holds runs of a priority at or below
+/// `--weekly-priority` until its reset (escalated once per reset).
+fn weekly_reserve(
+    account: &Account,
+    asker: &Asker,
+    options: &Options,
+    ahead: usize,
+    now: Time,
+) -> Option<Permit> {
+    let week = account.seven_day.as_ref()?;
+    let left = 100.0 - week.used_at(now);
+    let reserved =
+        left <= f64::from(options.weekly_reserve) && asker.priority <= options.weekly_priority;
+    if !reserved {
+        return None;
     }
+    Some(Permit::Wait {
+        hold: Hold::WeeklyReserve,
+        until: week.resets_at,
+        reset: week.resets_at,
+        ahead,
+        reason: format!(
+            "the weekly window has {left:.0}% left; the reserve (--weekly-reserve {}%) is for runs with a priority above {}; waiting for its reset at {}",
+            options.weekly_reserve,
+            options.weekly_priority,
+            format_time(week.resets_at)
+        ),
+        escalate: account.weekly_escalated != Some(week.resets_at),
+    })
+}
+
+/// The 5-hour window used to `--pace-stop`, or projected past it by the steps this one
+/// would add to those not in the reading yet (in flight now, or ended after it was read),
+/// holds the run until the window's reset.
+fn pace_stop(
+    account: &Account,
+    fleet: &Fleet,
+    asker: &Asker,
+    options: &Options,
+    ahead: usize,
+    now: Time,
+) -> Option<Permit> {
+    let window = account.five_hour.as_ref()?;
     let in_flight = fleet
         .in_flight
         .iter()
         .filter(|s| **s != asker.session)
         .count();
-    if let Some(window) = &account.five_hour {
-        let used = window.used_at(now);
-        let cost = account.cost_per_step.unwrap_or(0.0).max(0.0);
-        // Every step in flight at any moment since the reading: in flight now, or ended
-        // after it was read.
-        let unseen = in_flight + account.ended_unseen(asker.ended, now);
-        let steps = match asker.ask {
-            Ask::Dispatch => unseen as f64 + 1.0,
-            // A resume finishes a step already counted in the window's use.
-            Ask::Resume => unseen as f64,
-        };
-        let projected = used + cost * steps;
-        let stop = f64::from(options.pace_stop);
-        if used >= stop || projected > stop {
-            let reason = if used >= stop {
-                format!(
-                    "the 5-hour window is {used:.0}% used (--pace-stop {}%)",
-                    options.pace_stop
-                )
-            } else {
-                format!(
-                    "the 5-hour window is {used:.0}% used and {steps} step(s) at {cost:.1}% each would take it to {projected:.0}% (--pace-stop {}%)",
-                    options.pace_stop
-                )
-            };
-            return Permit::Wait {
-                hold: Hold::PaceStop,
-                until: window.resets_at,
-                reset: window.resets_at,
-                ahead,
-                reason: format!(
-                    "{reason}; paced until its reset at {}",
-                    format_time(window.resets_at)
-                ),
-                escalate: false,
-            };
-        }
+    let used = window.used_at(now);
+    let cost = account.cost_per_step.unwrap_or(0.0).max(0.0);
+    let unseen = in_flight + account.ended_unseen(asker.ended, now);
+    let steps = match asker.ask {
+        Ask::Dispatch => unseen as f64 + 1.0,
+        // A resume finishes a step already counted in the window's use.
+        Ask::Resume => unseen as f64,
+    };
+    let projected = used + cost * steps;
+    let stop = f64::from(options.pace_stop);
+    let paced = used >= stop || projected > stop;
+    if !paced {
+        return None;
     }
-    // A run that does not wait goes on: the burst paces releases of waiting runs, not the
-    // later steps of a run released already (which would otherwise queue again behind those
-    // still waiting, and the account would start at most --resume-burst steps a minute until
-    // every run was released, spending a fraction of its window; bench/quota.sh found it).
-    if asker.waiting_since.is_none() {
-        return Permit::Grant { release: false };
-    }
-    // Releases: while runs of the account wait, permits go out in queue order, at most
-    // --resume-burst a minute.
+    let reason = if used >= stop {
+        format!(
+            "the 5-hour window is {used:.0}% used (--pace-stop {}%)",
+            options.pace_stop
+        )
+    } else {
+        format!(
+            "the 5-hour window is {used:.0}% used and {steps} step(s) at {cost:.1}% each would take it to {projected:.0}% (--pace-stop {}%)",
+            options.pace_stop
+        )
+    };
+    Some(Permit::Wait {
+        hold: Hold::PaceStop,
+        until: window.resets_at,
+        reset: window.resets_at,
+        ahead,
+        reason: format!(
+            "{reason}; paced until its reset at {}",
+            format_time(window.resets_at)
+        ),
+        escalate: false,
+    })
+}
+
+/// Releases: while runs of the account wait, permits go out in queue order, at most
+/// `--resume-burst` a minute; the rest wait for the next slot (when the oldest release of
+/// this minute leaves the window, or a minute from now when nothing was released: a burst
+/// of 0 waits a minute at a time).
+fn burst(account: &Account, options: &Options, ahead: usize, now: Time) -> Permit {
     let recent = account.recent_releases(now);
     let free = (options.resume_burst as usize).saturating_sub(recent);
     if ahead < free {
         return Permit::Grant { release: true };
     }
-    // The next slot: when the oldest release of this minute leaves the window, or a minute
-    // from now when nothing was released (a burst of 0 waits a minute at a time).
     let slot = account
         .releases
         .iter()
