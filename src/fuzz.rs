@@ -567,7 +567,7 @@ fn permission_boxes_on_screen() {
                 &ctx(),
                 policy::screen::tests::shapes(),
             );
-            let _ = policy::screen::paragraph(&lines);
+            let _ = policy::screen::paragraph(&lines, policy::screen::tests::shapes());
             let _ = policy::prompt::judge_question(&lines, lines.first().copied());
         },
     );

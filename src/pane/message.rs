@@ -3,7 +3,8 @@
 //!
 //! What "the agent's message" is on a Claude Code screen (2.1.x; see the real captures in
 //! `tests/fixtures/panes/claude-code/`): the transcript above the input box is a sequence of
-//! blocks, each led by `●` (older releases: `⏺`) in the first column, continued by indented
+//! blocks, each led by `●` (older releases: `⏺`; the pane rules' fact `message-block`) in the
+//! first column, continued by indented
 //! lines, and ended by the next line that starts in the first column (a `❯` user prompt, the
 //! `✻ Cooked for 3s` / spinner line, the `────` rule of the input box or of a permission
 //! menu, the next block). A block is either
@@ -37,8 +38,7 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-/// The block markers of Claude Code's transcript (2.1.x, and 1.x/2.0.x).
-const MARKERS: [char; 2] = ['●', '⏺'];
+use super::rules::{Fact, Facts, RuleSet};
 
 /// What one screen shows of the agent's messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +124,21 @@ impl Block {
 
 /// Read the messages of a Claude Code screen (plain text, as `capture-pane -p -J` gives it).
 pub fn claude(screen: &str) -> Messages {
+    claude_with(screen, &RuleSet::embedded().facts)
+}
+
+/// What follows a block's marker when `line` starts a block: the pane rules' fact
+/// `message-block` (Claude Code's `●`, `⏺` in 1.x/2.0.x) matched in the first column.
+fn block_start<'l>(line: &'l str, marker: &Fact) -> Option<&'l str> {
+    marker
+        .find(line)
+        .filter(|m| m.start() == 0 && !m.is_empty())
+        .map(|m| &line[m.end()..])
+}
+
+/// [`claude`] with the wording of a rule set.
+pub fn claude_with(screen: &str, facts: &Facts) -> Messages {
+    let marker = facts.get("message-block");
     let mut blocks: Vec<Block> = Vec::new();
     let mut current: Option<(Vec<&str>, Kind)> = None;
     let mut results = false;
@@ -137,7 +152,7 @@ pub fn claude(screen: &str) -> Messages {
     };
     for line in screen.lines() {
         let starts_in_first_column = line.chars().next().is_some_and(|c| !c.is_whitespace());
-        if let Some(rest) = line.strip_prefix(MARKERS) {
+        if let Some(rest) = block_start(line, marker) {
             flush(&mut current, &mut blocks);
             let rest = rest.trim_start();
             let kind = if is_tool_call(rest) {
@@ -421,6 +436,43 @@ pub fn trailing_repeats<S: AsRef<str>>(messages: &[S]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `message-block` starts a block exactly where the two marker characters it replaced did,
+    /// on every line of every captured screen and on generated lines.
+    #[test]
+    fn the_block_fact_starts_blocks_where_the_markers_did() {
+        let marker = RuleSet::embedded().facts.get("message-block");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/panes");
+        let mut lines = 0;
+        let mut blocks = 0;
+        for entry in walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            for line in text.lines() {
+                let old = line.strip_prefix(['●', '⏺']);
+                assert_eq!(block_start(line, marker), old, "{line:?}");
+                lines += 1;
+                blocks += usize::from(old.is_some());
+            }
+        }
+        assert!(
+            lines > 10_000 && blocks > 100,
+            "{lines} lines, {blocks} blocks"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_block_fact_agrees_with_the_markers_on_any_line(line in "[●⏺⎿❯ a(]{0,6}") {
+            let marker = RuleSet::embedded().facts.get("message-block");
+            proptest::prop_assert_eq!(block_start(&line, marker), line.strip_prefix(['●', '⏺']));
+        }
+    }
 
     /// The real screen after a Stop-hook loop (Claude Code 2.1.332): five different model
     /// messages, each but the last followed by `● Ran 1 stop hook`.

@@ -194,7 +194,22 @@ impl Fact {
     pub fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
         self.patterns.iter().find_map(|p| p.regex().find(text))
     }
+
+    /// What the first group of the first pattern that matches `text` captured (a fact that
+    /// carries a value, e.g. `stream-retry-after`'s seconds; each of its patterns has the
+    /// group, checked at load: [`VALUE_FACTS`]).
+    pub fn first_group<'t>(&self, text: &'t str) -> Option<&'t str> {
+        self.patterns
+            .iter()
+            .find_map(|p| p.regex().captures(text))
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str())
+    }
 }
+
+/// The facts that carry a value in their first group ([`Fact::first_group`]): each of their
+/// patterns must have one, or a rules file is invalid.
+pub const VALUE_FACTS: &[&str] = &["stream-retry-after"];
 
 /// The facts of a rule set, by id.
 #[derive(Debug, Default)]
@@ -224,11 +239,13 @@ pub const REQUIRED_FACTS: &[&str] = &[
     "composer-glyph",
     "menu-cursor",
     "turn-bullet",
+    "message-block",
     "rule-line",
     "stream-billing",
     "stream-error-clears",
     "stream-error-auth",
     "stream-error-invalid-request",
+    "stream-retry-after",
 ];
 
 impl Facts {
@@ -645,8 +662,12 @@ fn load_from(user: &[u8], source: Option<String>) -> Result<RuleSet> {
         }
         merge(&mut masks, user.masks, |m| &m.id, |m| m.disabled);
         merge(&mut facts, user.facts, |f| &f.id, |f| f.disabled);
-        if user.boxes.is_some() {
-            boxes = user.boxes;
+        if let Some(mut user_boxes) = user.boxes {
+            // A file written before the prompt lines were data keeps the embedded ones.
+            if user_boxes.prompt_lines.is_none() {
+                user_boxes.prompt_lines = boxes.and_then(|b| b.prompt_lines);
+            }
+            boxes = Some(user_boxes);
         }
         merge(&mut markers, user.destructive, |m| &m.id, |m| m.disabled);
         merge(
@@ -852,6 +873,14 @@ fn compile_facts(defs: Vec<FactDef>, v: bool) -> Result<Facts> {
         if def.patterns.is_empty() {
             bail!("{what}: no patterns");
         }
+        if VALUE_FACTS.contains(&def.id.as_str())
+            && let Some(source) = def
+                .patterns
+                .iter()
+                .find(|source| regex::Regex::new(source).is_ok_and(|re| re.captures_len() < 2))
+        {
+            bail!("{what}: pattern {source:?} captures no group (its first group is the value)");
+        }
         let fact = Fact {
             patterns: patterns(&def.patterns, &what, v)?,
             explanation: def.explanation.unwrap_or_default(),
@@ -1037,6 +1066,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A fact that carries a value must capture it: a pattern without a group is refused at
+    /// load, not read as "no value" at every tick.
+    #[test]
+    fn a_value_fact_without_a_group_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rules.json");
+        std::fs::write(
+            &file,
+            r#"{"version": 1, "facts": [{"id": "stream-retry-after",
+                "explanation": "no group", "patterns": ["retry after [0-9]+s"],
+                "examples": ["retry after 5s"]}]}"#,
+        )
+        .unwrap();
+        let err = format!("{:#}", RuleSet::with_user_file(&file).unwrap_err());
+        assert!(err.contains("captures no group"), "{err}");
     }
 
     #[test]

@@ -94,6 +94,25 @@ pub struct BoxShapesDef {
     pub tools: Vec<BoxToolDef>,
     #[serde(default)]
     pub examples: Vec<BoxExample>,
+    /// A line typed at a shell prompt (`$ cmd`, `dev@box:~/app$ cmd`): where a program's
+    /// question's paragraph starts ([`paragraph`]). A user file's boxes without it keep the
+    /// embedded ones (filled in when the rules are loaded).
+    #[serde(default)]
+    pub prompt_lines: Option<LinesDef>,
+}
+
+/// Lines a list of patterns recognises, with examples that must match and near misses that
+/// must not (checked with the box examples, [`BoxShapes::check`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinesDef {
+    #[serde(default)]
+    pub explanation: Option<String>,
+    pub patterns: Vec<String>,
+    #[serde(default)]
+    pub examples: Vec<String>,
+    #[serde(default)]
+    pub near_misses: Vec<String>,
 }
 
 fn continued_before() -> String {
@@ -117,6 +136,10 @@ pub struct BoxShapes {
     dashes: Vec<char>,
     tools: Vec<BoxTool>,
     pub examples: Vec<BoxExample>,
+    /// `prompt_lines`, compiled, with its examples and near misses.
+    prompt_lines: Vec<Regex>,
+    prompt_examples: Vec<String>,
+    prompt_near_misses: Vec<String>,
 }
 
 /// One box example that did not read as written.
@@ -153,6 +176,12 @@ impl BoxShapes {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let prompt = def.prompt_lines.unwrap_or(LinesDef {
+            explanation: None,
+            patterns: Vec::new(),
+            examples: Vec::new(),
+            near_misses: Vec::new(),
+        });
         Ok(BoxShapes {
             frame: regex("frame", &def.frame)?,
             bordered: regex("bordered", &def.bordered)?,
@@ -161,6 +190,13 @@ impl BoxShapes {
             dashes: def.dashes.chars().collect(),
             tools,
             examples: def.examples,
+            prompt_lines: prompt
+                .patterns
+                .iter()
+                .map(|source| regex("prompt_lines", source))
+                .collect::<Result<Vec<_>, String>>()?,
+            prompt_examples: prompt.examples,
+            prompt_near_misses: prompt.near_misses,
         })
     }
 
@@ -174,7 +210,16 @@ impl BoxShapes {
             dashes: Vec::new(),
             tools: Vec::new(),
             examples: Vec::new(),
+            prompt_lines: Vec::new(),
+            prompt_examples: Vec::new(),
+            prompt_near_misses: Vec::new(),
         }
+    }
+
+    /// A line typed at a shell prompt (`prompt_lines`): a program's question's paragraph
+    /// starts below it.
+    pub fn prompt_line(&self, line: &str) -> bool {
+        self.prompt_lines.iter().any(|p| p.is_match(line))
     }
 
     /// The shapes of a rules file's text (its `boxes` section), for callers without a rule set.
@@ -226,6 +271,22 @@ impl BoxShapes {
                 index: 0,
                 got: "the boxes need at least one example".to_string(),
             });
+        }
+        for (index, text) in self.prompt_examples.iter().enumerate() {
+            if !self.prompt_line(text) {
+                failures.push(BoxFailure {
+                    index,
+                    got: format!("prompt_lines example {text:?} is not a prompt line"),
+                });
+            }
+        }
+        for (index, text) in self.prompt_near_misses.iter().enumerate() {
+            if self.prompt_line(text) {
+                failures.push(BoxFailure {
+                    index,
+                    got: format!("prompt_lines near miss {text:?} is a prompt line"),
+                });
+            }
         }
         failures
     }
@@ -429,34 +490,17 @@ pub struct Approval {
 pub const QUESTION_WINDOW: usize = 40;
 
 /// The question's paragraph: the last line and the lines above it up to a blank line or the
-/// shell prompt the program was started at (the program's banner, its command line and an
-/// earlier command's output are not part of the question).
-pub fn paragraph<'a, 'b>(lines: &'a [&'b str]) -> &'a [&'b str] {
+/// shell prompt the program was started at (a line `shapes` read as typed at a prompt, the
+/// pane rules' `boxes.prompt_lines`; the program's banner, its command line and an earlier
+/// command's output are not part of the question), at most [`QUESTION_WINDOW`] lines.
+pub fn paragraph<'a, 'b>(lines: &'a [&'b str], shapes: &BoxShapes) -> &'a [&'b str] {
     let end = lines.len();
-    let from = lines[..end.saturating_sub(1)]
+    let window = end.saturating_sub(QUESTION_WINDOW);
+    let from = lines[window..end.saturating_sub(1).max(window)]
         .iter()
-        .rposition(|l| l.trim().is_empty() || shell_prompt(l))
-        .map_or(0, |at| at + 1);
-    &lines[from.max(end.saturating_sub(QUESTION_WINDOW))..]
-}
-
-/// A line typed at a shell prompt (`$ cmd`, `dev@box:~/app$ cmd`, `❯ cmd`).
-fn shell_prompt(line: &str) -> bool {
-    let t = line.trim_start();
-    if ["$ ", "# ", "% ", "❯ ", "➜ "]
-        .iter()
-        .any(|p| t.starts_with(p))
-    {
-        return true;
-    }
-    // user@host:dir$ or (venv) user@host:dir$
-    let t = t
-        .strip_prefix('(')
-        .and_then(|r| r.split_once(") ").map(|(_, r)| r))
-        .unwrap_or(t);
-    t.split_once(['$', '#', '%']).is_some_and(|(head, rest)| {
-        head.contains('@') && !head.contains(' ') && (rest.is_empty() || rest.starts_with(' '))
-    })
+        .rposition(|l| l.trim().is_empty() || shapes.prompt_line(l))
+        .map_or(window, |at| window + at + 1);
+    &lines[from..]
 }
 
 impl Approval {
@@ -500,7 +544,7 @@ impl Approval {
             Door::Question => {
                 let question = lines.last().map(|l| l.trim()).unwrap_or_default();
                 (
-                    super::prompt::judge_question(paragraph(lines), None),
+                    super::prompt::judge_question(paragraph(lines, shapes), None),
                     "question".to_string(),
                     super::one_line(question, super::SUMMARY_CHARS),
                 )
@@ -657,6 +701,61 @@ pub(crate) mod tests {
         }
     }
 
+    /// The reader `boxes.prompt_lines` replaced: a line typed at a shell prompt.
+    fn typed_at_prompt(line: &str) -> bool {
+        let t = line.trim_start();
+        if ["$ ", "# ", "% ", "❯ ", "➜ "]
+            .iter()
+            .any(|p| t.starts_with(p))
+        {
+            return true;
+        }
+        let t = t
+            .strip_prefix('(')
+            .and_then(|r| r.split_once(") ").map(|(_, r)| r))
+            .unwrap_or(t);
+        t.split_once(['$', '#', '%']).is_some_and(|(head, rest)| {
+            head.contains('@') && !head.contains(' ') && (rest.is_empty() || rest.starts_with(' '))
+        })
+    }
+
+    /// The prompt lines read every line of every captured screen as the Rust reader did, and
+    /// their own examples as written.
+    #[test]
+    fn the_prompt_lines_read_the_captures_as_the_reader_did() {
+        assert_eq!(shapes().check(), Vec::new());
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let (mut lines, mut prompts) = (0, 0);
+        for entry in walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            for line in text.lines() {
+                let old = typed_at_prompt(line);
+                assert_eq!(shapes().prompt_line(line), old, "{line:?}");
+                lines += 1;
+                prompts += usize::from(old);
+            }
+        }
+        assert!(
+            lines > 10_000 && prompts > 50,
+            "{lines} lines, {prompts} prompts"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_prompt_lines_agree_with_the_reader_on_any_line(
+            line in "[ \t\u{a0}()@$#%a:~/❯➜]{0,14}"
+        ) {
+            proptest::prop_assert_eq!(shapes().prompt_line(&line), typed_at_prompt(&line), "{:?}", line);
+        }
+    }
+
     #[test]
     fn a_question_is_read_with_its_paragraph_only() {
         let screen = [
@@ -665,7 +764,7 @@ pub(crate) mod tests {
             "Collecting left-pad",
             "Install left-pad? [y/N]",
         ];
-        assert_eq!(paragraph(&screen), &screen[2..]);
+        assert_eq!(paragraph(&screen, shapes()), &screen[2..]);
         let pip = [
             "$ pip uninstall numpy",
             "Found existing installation: numpy 1.26",
@@ -673,7 +772,7 @@ pub(crate) mod tests {
             "    /usr/lib/python3/numpy/*",
             "Proceed (Y/n)?",
         ];
-        assert_eq!(paragraph(&pip), &pip[1..]);
+        assert_eq!(paragraph(&pip, shapes()), &pip[1..]);
         let approval = Approval::builtin();
         assert_eq!(
             approval

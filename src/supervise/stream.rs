@@ -29,7 +29,8 @@
 //! The words of an error's text are data, facts of the pane rules (`rules/pane-rules.json`)
 //! with their examples: `stream-billing` (either agent), and for Gemini's status-less errors
 //! `stream-error-clears`, `stream-error-auth`, `stream-error-invalid-request`, read in that
-//! order. Claude Code's status codes and error types are its API and stay here.
+//! order, and `stream-retry-after`, the delay one names. Claude Code's status codes and error
+//! types are its API and stay here.
 
 use std::path::{Path, PathBuf};
 
@@ -121,17 +122,17 @@ impl StepResult {
     }
 
     /// The delay the error itself names before a retry ("Suggested retry after 3600s.",
-    /// Gemini's quota errors), if any.
+    /// Gemini's quota errors), if any, by the embedded pane rules' `stream-retry-after`.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
+        self.retry_after_with(&RuleSet::embedded().facts)
+    }
+
+    /// [`StepResult::retry_after`] with the wording of a rule set: the whole seconds the
+    /// fact's first group captures.
+    pub fn retry_after_with(&self, facts: &Facts) -> Option<std::time::Duration> {
         let text = self.result.as_deref()?;
-        let rest = &text[text.find("retry after ")? + "retry after ".len()..];
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        let after = &rest[digits.len()..];
-        let after = after.strip_prefix('.').map_or(after, |a| {
-            a.trim_start_matches(|c: char| c.is_ascii_digit())
-        });
-        after.starts_with('s').then_some(())?;
-        Some(std::time::Duration::from_secs(digits.parse().ok()?))
+        let seconds = facts.get("stream-retry-after").first_group(text)?;
+        Some(std::time::Duration::from_secs(seconds.parse().ok()?))
     }
 
     /// How the step ended, by the embedded pane rules' stream facts.
@@ -523,7 +524,69 @@ mod tests {
             .prop_map(|parts| parts.concat())
     }
 
+    /// The parser `stream-retry-after` replaced: the first "retry after ", whole digits, an
+    /// optional fraction, then `s`.
+    fn parsed_retry_after(text: &str) -> Option<std::time::Duration> {
+        let rest = &text[text.find("retry after ")? + "retry after ".len()..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let after = &rest[digits.len()..];
+        let after = after.strip_prefix('.').map_or(after, |a| {
+            a.trim_start_matches(|c: char| c.is_ascii_digit())
+        });
+        after.starts_with('s').then_some(())?;
+        Some(std::time::Duration::from_secs(digits.parse().ok()?))
+    }
+
+    /// An error text naming (or almost naming) a delay once, in the forms the parser told
+    /// apart: digits or none, a fraction, a unit.
+    fn retry_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let filler = "[a-zA-Z0-9 .:_/\\[\\]\n-]{0,12}";
+        (
+            filler,
+            prop::sample::select(vec!["retry after ", "Retry after ", "retry  after ", ""]),
+            "[0-9]{0,22}",
+            prop::option::of("[0-9]{0,3}"),
+            prop::sample::select(vec!["s", "s.", "s]", " s", "m", "", "sec", "seconds"]),
+            filler,
+        )
+            .prop_map(|(before, words, digits, fraction, unit, after)| {
+                let fraction = fraction.map(|f| format!(".{f}")).unwrap_or_default();
+                format!("{before}{words}{digits}{fraction}{unit}{after}")
+            })
+    }
+
+    #[test]
+    fn a_rules_file_may_word_the_retry_delay_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rules.json");
+        std::fs::write(
+            &file,
+            r#"{"version": 1, "facts": [{"id": "stream-retry-after",
+                "explanation": "another wording", "patterns": ["try again in ([0-9]+) seconds"],
+                "examples": ["try again in 30 seconds"]}]}"#,
+        )
+        .unwrap();
+        let rules = RuleSet::with_user_file(&file).unwrap();
+        let result = StepResult {
+            result: Some("Busy: try again in 30 seconds".into()),
+            ..StepResult::default()
+        };
+        assert_eq!(
+            result.retry_after_with(&rules.facts),
+            Some(std::time::Duration::from_secs(30))
+        );
+        assert_eq!(result.retry_after(), None);
+    }
+
     proptest::proptest! {
+        /// `stream-retry-after` reads the delay as the parser it replaced did.
+        #[test]
+        fn the_retry_fact_reads_the_delay_as_the_parser_did(text in retry_text()) {
+            let result = StepResult { result: Some(text.clone()), ..StepResult::default() };
+            proptest::prop_assert_eq!(result.retry_after(), parsed_retry_after(&text), "{:?}", text);
+        }
+
         /// The stream facts decide every Gemini and Claude Code error as the word lists did.
         #[test]
         fn the_stream_facts_decide_as_the_word_lists_did(

@@ -56,7 +56,9 @@ pub(super) fn decide(
                     .iter()
                     .map(String::as_str)
                     .collect();
-                Some(found.index + 1 - crate::policy::screen::paragraph(&window).len())
+                Some(
+                    found.index + 1 - crate::policy::screen::paragraph(&window, &rules.boxes).len(),
+                )
             }
             None => Some(lowest),
             Some(start) => (lowest..found.index)
