@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use serde_json::Value;
@@ -226,7 +226,7 @@ fn gemini_policy_path() -> Result<PathBuf> {
     let home = std::env::var_os("GEMINI_CLI_HOME")
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()))
-        .ok_or_else(|| anyhow::anyhow!("neither GEMINI_CLI_HOME nor HOME is set: give --output"))?;
+        .ok_or_else(|| anyhow!("neither GEMINI_CLI_HOME nor HOME is set: give --output"))?;
     Ok(PathBuf::from(home).join(".gemini/policies/autoctl.toml"))
 }
 
@@ -278,7 +278,7 @@ fn check(args: &CheckArgs) -> Result<Exit> {
     }
     let tool = args.tool.as_deref().unwrap_or_default();
     let input = crate::protocol::document::parse_json(args.input.as_bytes())
-        .map_err(|p| anyhow::anyhow!("--input: {p}"))?;
+        .map_err(|p| anyhow!("--input: {p}"))?;
     if !input.is_object() {
         bail!("--input: not a JSON object");
     }
@@ -362,7 +362,7 @@ fn batch(policy: &Policy, base: policy::Context) -> Result<Exit> {
         }
         let parsed = serde_json::from_slice::<Value>(&line)
             .map_err(|err| err.to_string())
-            .and_then(request::from_value);
+            .and_then(|value| request::from_value(value).map_err(|err| err.to_string()));
         match parsed {
             Ok(call) => {
                 let mut ctx = base.clone();
@@ -588,7 +588,7 @@ type After = Box<dyn FnOnce() + Send>;
 
 /// A hook door's work: the answer to print (none: print nothing) and the recording to do
 /// after printing.
-type Work = Box<dyn FnOnce() -> Result<(Option<String>, After), String> + Send>;
+type Work = Box<dyn FnOnce() -> Result<(Option<String>, After)> + Send>;
 
 /// Where a hook door is: [`WORKING`] until the work hands its answer over ([`ANSWERED`]) or
 /// the watchdog's deadline passes first ([`TIMED_OUT`]); whichever comes first wins.
@@ -691,13 +691,13 @@ pub fn pre_tool_use(args: &PreToolUseArgs) -> Exit {
     )
 }
 
-fn read_payload() -> Result<Vec<u8>, String> {
+fn read_payload() -> Result<Vec<u8>> {
     match fsx::read_bounded_from(io::stdin().lock(), PAYLOAD_LIMIT) {
         Ok(Bounded::Complete(bytes)) => Ok(bytes),
         Ok(Bounded::TooLarge { limit }) => {
-            Err(format!("stdin is larger than {}", fsx::human_size(limit)))
+            Err(anyhow!("stdin is larger than {}", fsx::human_size(limit)))
         }
-        Err(err) => Err(format!("cannot read stdin: {err}")),
+        Err(err) => Err(anyhow!("cannot read stdin: {err}")),
     }
 }
 
@@ -706,16 +706,16 @@ fn read_payload() -> Result<Vec<u8>, String> {
 fn policy_for(
     policy_file: Option<&std::path::Path>,
     cwd: Option<PathBuf>,
-) -> Result<(Policy, policy::Context), String> {
+) -> Result<(Policy, policy::Context)> {
     if let Some(file) = policy_file
         && config::inside_project(file, &config::context(cwd.clone(), None, policy_file, None))
     {
-        return Err(format!(
+        return Err(anyhow!(
             "--policy {} is inside the project; a policy is never read from the project",
             file.display()
         ));
     }
-    let (policy, file) = config::load(policy_file).map_err(|err| format!("{err:#}"))?;
+    let (policy, file) = config::load(policy_file).map_err(|err| anyhow!("{err:#}"))?;
     let ctx = config::context(cwd, None, file.as_deref(), None);
     Ok((policy, ctx))
 }
@@ -730,11 +730,11 @@ fn permission_answer(
     policy_file: Option<&std::path::Path>,
     agent: Option<HookAgent>,
     deadline: Instant,
-) -> Result<(Option<String>, After), String> {
+) -> Result<(Option<String>, After)> {
     let raw = read_payload()?;
     // The payload is parsed once: the call is read from the value, and the session's record
     // from the same value after the answer is out.
-    let value = crate::protocol::document::parse_json(&raw).map_err(|p| p.to_string())?;
+    let value = crate::protocol::document::parse_json(&raw).map_err(|p| anyhow!("{p}"))?;
     let call = request::event_from_ref(&value, "PermissionRequest")?;
     let (policy, ctx) = policy_for(policy_file, call.cwd.as_deref().map(PathBuf::from))?;
     // Codex asks here in Claude Code's shape (its shell calls are `Bash` too); a Codex patch
@@ -838,12 +838,12 @@ fn pre_tool_use_answer(
     policy_file: Option<&std::path::Path>,
     unattended: bool,
     agent: Option<HookAgent>,
-) -> Result<(Option<String>, After), String> {
+) -> Result<(Option<String>, After)> {
     let raw = read_payload()?;
     // The payload is parsed once (strictly: a duplicate key is refused for every agent) and
     // each reader below takes what it needs from that value. Gemini's BeforeTool is read as a
     // PreToolUse (its tool names stay its own: the policy's calls are made from them below).
-    let value = crate::protocol::document::parse_json(&raw).map_err(|p| p.to_string())?;
+    let value = crate::protocol::document::parse_json(&raw).map_err(|p| anyhow!("{p}"))?;
     let (agent, value) = crate::hook::agents::canonical_value(agent, value);
     // The session's fields, before the call takes the value (a record needs no tool input).
     let payload = <crate::hook::session::Payload as serde::Deserialize>::deserialize(&value).ok();

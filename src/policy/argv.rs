@@ -50,8 +50,20 @@ impl Parsed<'_> {
     }
 }
 
+/// The first flag of a command line that its spec does not read (printed as "NAME FLAG is not
+/// a listed flag").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    /// A flag the spec does not list (`-z`, `--color`, `--all=x`).
+    #[error("{0}")]
+    Unlisted(String),
+    /// A flag that takes a value, last on the line.
+    #[error("{0} without its value")]
+    NoValue(String),
+}
+
 /// Read `args` against `spec`; the error names the first flag the spec does not list.
-pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> {
+pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, FlagError> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while i < args.len() {
@@ -89,7 +101,7 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> 
                             i += 1;
                             next.as_str()
                         }
-                        None => return Err(format!("{flag} without its value")),
+                        None => return Err(FlagError::NoValue(flag)),
                     },
                 };
                 parsed.values.push((flag, value));
@@ -100,7 +112,7 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> 
             {
                 parsed.values.push((flag, value));
             } else {
-                return Err(arg.to_string());
+                return Err(FlagError::Unlisted(arg.to_string()));
             }
             continue;
         }
@@ -122,7 +134,7 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> 
                                 i += 1;
                                 next.as_str()
                             }
-                            None => return Err(format!("{flag} without its value")),
+                            None => return Err(FlagError::NoValue(flag)),
                         }
                     };
                     parsed.values.push((flag, value));
@@ -131,7 +143,7 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, String> 
                 if spec.short.contains(letter) {
                     parsed.flags.push(format!("-{letter}"));
                 } else {
-                    return Err(format!("-{letter}"));
+                    return Err(FlagError::Unlisted(format!("-{letter}")));
                 }
             }
             continue;
@@ -175,10 +187,22 @@ mod tests {
         assert_eq!(parsed.operands, ["src"]);
         assert_eq!(parsed.values_of("--sort").collect::<Vec<_>>(), ["size"]);
         assert_eq!(parsed.values_of("-I").collect::<Vec<_>>(), ["foo"]);
-        assert_eq!(parse(&LS, &w(&["-lz"])).unwrap_err(), "-z");
-        assert_eq!(parse(&LS, &w(&["--al"])).unwrap_err(), "--al");
-        assert_eq!(parse(&LS, &w(&["--color"])).unwrap_err(), "--color");
-        assert_eq!(parse(&LS, &w(&["--all=x"])).unwrap_err(), "--all=x");
+        assert_eq!(
+            parse(&LS, &w(&["-lz"])).unwrap_err(),
+            FlagError::Unlisted("-z".to_string())
+        );
+        assert_eq!(
+            parse(&LS, &w(&["--al"])).unwrap_err(),
+            FlagError::Unlisted("--al".to_string())
+        );
+        assert_eq!(
+            parse(&LS, &w(&["--color"])).unwrap_err(),
+            FlagError::Unlisted("--color".to_string())
+        );
+        assert_eq!(
+            parse(&LS, &w(&["--all=x"])).unwrap_err(),
+            FlagError::Unlisted("--all=x".to_string())
+        );
         let args = w(&["--", "-rf"]);
         let after = parse(&LS, &args).unwrap();
         assert_eq!(after.operands, ["-rf"]);

@@ -236,12 +236,21 @@ pub fn builtin() -> Report {
     check_data(&data)
 }
 
+/// A list's `match_is` that says nothing the checker can hold its examples to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum MatchIsError {
+    #[error("match_is {0:?} is not allow, refuse, named:ID or not_named:ID of a destructive id")]
+    Unknown(String),
+    #[error("match_is is missing")]
+    Missing,
+}
+
 /// What a list's examples say (`match_is`): its `match` examples are decided as the first
 /// want and its `not_match` ones as the second. `allow` and `refuse` speak of approval;
 /// `named:ID` and `not_named:ID` of the destructive set (for the lists the destructive
 /// reading uses: a match is named ID and not approved, a not_match is not named ID; or the
 /// other way round), where ID is on the one list of destructive ids.
-fn list_wants(match_is: Option<&str>) -> Result<(Want<'_>, Want<'_>), String> {
+fn list_wants(match_is: Option<&str>) -> Result<(Want<'_>, Want<'_>), MatchIsError> {
     let known = |id: &str| super::data::DESTRUCTIVE_IDS.contains(&id);
     match match_is {
         Some("allow") => Ok((Want::Approved, Want::NotApproved)),
@@ -249,11 +258,9 @@ fn list_wants(match_is: Option<&str>) -> Result<(Want<'_>, Want<'_>), String> {
         Some(other) => match other.split_once(':') {
             Some(("named", id)) if known(id) => Ok((Want::Named(id), Want::NotNamed(id))),
             Some(("not_named", id)) if known(id) => Ok((Want::NotNamed(id), Want::Named(id))),
-            _ => Err(format!(
-                "match_is {other:?} is not allow, refuse, named:ID or not_named:ID of a destructive id"
-            )),
+            _ => Err(MatchIsError::Unknown(other.to_string())),
         },
-        None => Err("match_is is missing".to_string()),
+        None => Err(MatchIsError::Missing),
     }
 }
 

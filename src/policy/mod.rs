@@ -169,19 +169,29 @@ pub enum Subject {
     Other(String),
 }
 
+/// What a call's input lacks for its subject to be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoSubject {
+    #[error("Bash input without a command string")]
+    Command,
+    /// A tool that writes or reads a file (named) without its path.
+    #[error("{0} input without a file_path")]
+    FilePath(String),
+}
+
 /// Read the subject of a call from its input; `Err` names what is missing.
-pub fn subject(tool: &str, input: &Value) -> Result<Subject, String> {
+pub fn subject(tool: &str, input: &Value) -> Result<Subject, NoSubject> {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
     if tool == "Bash" {
         return field("command")
             .map(|c| Subject::Command(c.to_string()))
-            .ok_or_else(|| "Bash input without a command string".to_string());
+            .ok_or(NoSubject::Command);
     }
     if WRITE_TOOLS.contains(&tool) {
         return field("file_path")
             .or_else(|| field("notebook_path"))
             .map(|p| Subject::Writes(p.to_string()))
-            .ok_or_else(|| format!("{tool} input without a file_path"));
+            .ok_or_else(|| NoSubject::FilePath(tool.to_string()));
     }
     if READ_TOOLS.contains(&tool) {
         let mut paths: Vec<String> = ["file_path", "notebook_path", "path"]
@@ -196,7 +206,7 @@ pub fn subject(tool: &str, input: &Value) -> Result<Subject, String> {
             }
         }
         if tool == "Read" && paths.is_empty() {
-            return Err("Read input without a file_path".to_string());
+            return Err(NoSubject::FilePath(tool.to_string()));
         }
         return Ok(Subject::Reads(paths));
     }
@@ -259,7 +269,7 @@ pub fn one_line(text: &str, max: usize) -> String {
 pub fn decide(policy: &Policy, tool: &str, input: &Value, ctx: &Context) -> Decision {
     let subject = match subject(tool, input) {
         Ok(subject) => subject,
-        Err(why) => return Decision::none("bad-input", why),
+        Err(why) => return Decision::none("bad-input", why.to_string()),
     };
     // A command longer than a shell tool can run (`shell::MAX_LINE`) is not read at all, not
     // even by the user's deny rules: the destructive set names it `unreadable` at once.

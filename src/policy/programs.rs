@@ -278,12 +278,44 @@ pub fn awk_writes(program: &str) -> bool {
     false
 }
 
+/// The part of a sed script that makes it more than a printing script (printed as "sed: PART
+/// is not in a printing script").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum SedPart {
+    #[error("a {0} inside brackets")]
+    DelimiterInBrackets(char),
+    #[error("a newline inside a pattern")]
+    NewlineInPattern,
+    #[error("an unterminated pattern")]
+    UnterminatedPattern,
+    #[error("a \\ at the end")]
+    BackslashAtEnd,
+    #[error("a bad address delimiter")]
+    BadAddressDelimiter,
+    #[error("a }} without {{")]
+    CloseWithoutOpen,
+    #[error("an address without a command")]
+    NoCommand,
+    #[error("an unterminated s")]
+    UnterminatedS,
+    #[error("{0} with a bad delimiter")]
+    BadDelimiter(char),
+    #[error("s///{0}")]
+    SFlag(char),
+    #[error("the sed command {0}")]
+    Command(char),
+    #[error("{0} after a command")]
+    AfterCommand(char),
+    #[error("a {{ without }}")]
+    OpenWithoutClose,
+}
+
 /// A sed script that only prints (`sed -n '1,20p'`, `s/a/b/g`): every command one of
 /// [`SED_COMMANDS`], every `s` flag one of [`SED_S_FLAGS`], after addresses (`1,20`, `$`,
 /// `/re/`, `\%re%`, `first~step`, `addr,+N`), `!`, and `{ … }` blocks; anything else —
 /// `w FILE`, `r FILE`, `e CMD`, `s///w` or `s///e`, labels, text commands — is not read,
 /// so not harmless.
-fn sed_script(script: &str) -> Result<(), String> {
+fn sed_script(script: &str) -> Result<(), SedPart> {
     let s: Vec<char> = script.chars().collect();
     let mut i = 0;
     let skip_blanks = |i: &mut usize| {
@@ -293,7 +325,7 @@ fn sed_script(script: &str) -> Result<(), String> {
     };
     // Text up to the unescaped delimiter `d` from `*i`; `*i` ends past the delimiter. A
     // delimiter inside a bracket expression is refused: seds differ on where it ends.
-    let delimited = |i: &mut usize, d: char| -> Result<(), String> {
+    let delimited = |i: &mut usize, d: char| -> Result<(), SedPart> {
         let mut in_bracket = false;
         while *i < s.len() {
             let c = s[*i];
@@ -308,19 +340,19 @@ fn sed_script(script: &str) -> Result<(), String> {
             }
             if c == d {
                 if in_bracket {
-                    return Err(format!("a {d} inside brackets"));
+                    return Err(SedPart::DelimiterInBrackets(d));
                 }
                 *i += 1;
                 return Ok(());
             }
             if c == '\n' {
-                return Err("a newline inside a pattern".to_string());
+                return Err(SedPart::NewlineInPattern);
             }
             *i += 1;
         }
-        Err("an unterminated pattern".to_string())
+        Err(SedPart::UnterminatedPattern)
     };
-    let address = |i: &mut usize| -> Result<(), String> {
+    let address = |i: &mut usize| -> Result<(), SedPart> {
         if *i >= s.len() {
             return Ok(());
         }
@@ -334,9 +366,9 @@ fn sed_script(script: &str) -> Result<(), String> {
                 }
             }
             '\\' => {
-                let d = *s.get(*i + 1).ok_or("a \\ at the end")?;
+                let d = *s.get(*i + 1).ok_or(SedPart::BackslashAtEnd)?;
                 if d == '\n' || d == '\\' {
-                    return Err("a bad address delimiter".to_string());
+                    return Err(SedPart::BadAddressDelimiter);
                 }
                 *i += 2;
                 delimited(i, d)?;
@@ -366,7 +398,7 @@ fn sed_script(script: &str) -> Result<(), String> {
             break;
         }
         if s[i] == '}' {
-            depth = depth.checked_sub(1).ok_or("a } without {")?;
+            depth = depth.checked_sub(1).ok_or(SedPart::CloseWithoutOpen)?;
             i += 1;
             continue;
         }
@@ -386,7 +418,7 @@ fn sed_script(script: &str) -> Result<(), String> {
             i += 1;
         }
         let Some(&command) = s.get(i) else {
-            return Err("an address without a command".to_string());
+            return Err(SedPart::NoCommand);
         };
         i += 1;
         match command {
@@ -395,9 +427,9 @@ fn sed_script(script: &str) -> Result<(), String> {
                 continue;
             }
             's' | 'y' => {
-                let d = *s.get(i).ok_or("an unterminated s")?;
+                let d = *s.get(i).ok_or(SedPart::UnterminatedS)?;
                 if d == '\\' || d == '\n' {
-                    return Err(format!("{command} with a bad delimiter"));
+                    return Err(SedPart::BadDelimiter(command));
                 }
                 i += 1;
                 delimited(&mut i, d)?;
@@ -405,7 +437,7 @@ fn sed_script(script: &str) -> Result<(), String> {
                 if command == 's' {
                     while i < s.len() && !matches!(s[i], ';' | '\n' | '}' | ' ' | '\t') {
                         if !SED_S_FLAGS.iter().any(|f| f.starts_with(s[i])) {
-                            return Err(format!("s///{}", s[i]));
+                            return Err(SedPart::SFlag(s[i]));
                         }
                         i += 1;
                     }
@@ -418,18 +450,18 @@ fn sed_script(script: &str) -> Result<(), String> {
                 }
             }
             c if SED_COMMANDS.contains(&c.to_string().as_str()) => {}
-            c => return Err(format!("the sed command {c}")),
+            c => return Err(SedPart::Command(c)),
         }
         // A command ends at `;`, a newline, `}` or the end.
         while i < s.len() && matches!(s[i], ' ' | '\t') {
             i += 1;
         }
         if i < s.len() && !matches!(s[i], ';' | '\n' | '}') {
-            return Err(format!("{} after a command", s[i]));
+            return Err(SedPart::AfterCommand(s[i]));
         }
     }
     if depth > 0 {
-        return Err("a { without }".to_string());
+        return Err(SedPart::OpenWithoutClose);
     }
     Ok(())
 }

@@ -44,54 +44,72 @@ pub struct Call {
     pub turn_id: Option<String>,
 }
 
+/// Why a payload is not a tool call this door answers.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// Not JSON, or JSON with a duplicate key (the reader's one line).
+    #[error("{0}")]
+    Json(String),
+    #[error("the payload is not a JSON object")]
+    NotObject,
+    #[error("payload: {0}")]
+    Fields(serde_json::Error),
+    #[error("tool_input is not an object")]
+    ToolInputNotObject,
+    #[error("hook_event_name is {event:?}: this command answers {expected} only")]
+    OtherEvent { event: String, expected: String },
+}
+
 /// Read a PermissionRequest payload: a JSON object with a `tool_name` string and a
 /// `tool_input` object (a missing input is `{}`); duplicate keys are refused.
-pub fn parse(bytes: &[u8]) -> Result<Call, String> {
+pub fn parse(bytes: &[u8]) -> Result<Call, PayloadError> {
     parse_event(bytes, "PermissionRequest")
 }
 
 /// [`parse`] for the payload of `event` (`PermissionRequest`, `PreToolUse`): a payload that
 /// names another event is refused.
-pub fn parse_event(bytes: &[u8], event: &str) -> Result<Call, String> {
-    let value = crate::protocol::document::parse_json(bytes).map_err(|p| p.to_string())?;
+pub fn parse_event(bytes: &[u8], event: &str) -> Result<Call, PayloadError> {
+    let value = crate::protocol::document::parse_json(bytes)
+        .map_err(|p| PayloadError::Json(p.to_string()))?;
     event_from_value(value, event)
 }
 
 /// [`parse`] from an already parsed value (the batch reader parses each line once).
-pub fn from_value(value: Value) -> Result<Call, String> {
+pub fn from_value(value: Value) -> Result<Call, PayloadError> {
     event_from_value(value, "PermissionRequest")
 }
 
 /// [`parse_event`] from an already parsed value (a hook door parses its payload once).
-pub fn event_from_value(value: Value, expected: &str) -> Result<Call, String> {
+pub fn event_from_value(value: Value, expected: &str) -> Result<Call, PayloadError> {
     if !value.is_object() {
-        return Err("the payload is not a JSON object".to_string());
+        return Err(PayloadError::NotObject);
     }
-    let call: Call = serde_json::from_value(value).map_err(|err| format!("payload: {err}"))?;
+    let call: Call = serde_json::from_value(value).map_err(PayloadError::Fields)?;
     checked(call, expected)
 }
 
 /// [`event_from_value`] from a value the door keeps (to record the session from it after
 /// answering): the call's fields are copied out of it.
-pub fn event_from_ref(value: &Value, expected: &str) -> Result<Call, String> {
+pub fn event_from_ref(value: &Value, expected: &str) -> Result<Call, PayloadError> {
     if !value.is_object() {
-        return Err("the payload is not a JSON object".to_string());
+        return Err(PayloadError::NotObject);
     }
-    let call = Call::deserialize(value).map_err(|err| format!("payload: {err}"))?;
+    let call = Call::deserialize(value).map_err(PayloadError::Fields)?;
     checked(call, expected)
 }
 
 /// A call read from a payload, if its tool input is an object and it names `expected`.
-fn checked(call: Call, expected: &str) -> Result<Call, String> {
+fn checked(call: Call, expected: &str) -> Result<Call, PayloadError> {
     if !(call.tool_input.is_object() || call.tool_input.is_null()) {
-        return Err("tool_input is not an object".to_string());
+        return Err(PayloadError::ToolInputNotObject);
     }
     if let Some(event) = &call.hook_event_name
         && event != expected
     {
-        return Err(format!(
-            "hook_event_name is {event:?}: this command answers {expected} only"
-        ));
+        return Err(PayloadError::OtherEvent {
+            event: event.clone(),
+            expected: expected.to_string(),
+        });
     }
     Ok(call)
 }

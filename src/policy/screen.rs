@@ -151,10 +151,13 @@ pub struct BoxFailure {
 
 impl BoxShapes {
     /// Compile the shapes; `Err` names the bad pattern.
-    pub fn compile(def: BoxShapesDef) -> Result<BoxShapes, String> {
+    pub fn compile(def: BoxShapesDef) -> Result<BoxShapes, ShapeError> {
         let regex = |what: &str, source: &str| {
-            Regex::new(source)
-                .map_err(|err| format!("boxes.{what}: invalid pattern {source:?}: {err}"))
+            Regex::new(source).map_err(|err| ShapeError::Pattern {
+                what: what.to_string(),
+                pattern: source.to_string(),
+                err: Box::new(err),
+            })
         };
         let tools = def
             .tools
@@ -163,10 +166,7 @@ impl BoxShapes {
                 let pattern = match (&tool.pattern, tool.value) {
                     (Some(source), _) => Some(regex(&format!("tools.{}", tool.header), source)?),
                     (None, ValueAt::DashedJoined | ValueAt::DashedLine) => {
-                        return Err(format!(
-                            "boxes.tools.{}: a dashed value needs a pattern",
-                            tool.header
-                        ));
+                        return Err(ShapeError::DashedNeedsPattern(tool.header.clone()));
                     }
                     (None, _) => None,
                 };
@@ -175,7 +175,7 @@ impl BoxShapes {
                     pattern,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, ShapeError>>()?;
         let prompt = def.prompt_lines.unwrap_or(LinesDef {
             explanation: None,
             patterns: Vec::new(),
@@ -194,7 +194,7 @@ impl BoxShapes {
                 .patterns
                 .iter()
                 .map(|source| regex("prompt_lines", source))
-                .collect::<Result<Vec<_>, String>>()?,
+                .collect::<Result<Vec<_>, ShapeError>>()?,
             prompt_examples: prompt.examples,
             prompt_near_misses: prompt.near_misses,
         })
@@ -223,12 +223,12 @@ impl BoxShapes {
     }
 
     /// The shapes of a rules file's text (its `boxes` section), for callers without a rule set.
-    pub fn from_rules_file(text: &str) -> Result<BoxShapes, String> {
+    pub fn from_rules_file(text: &str) -> Result<BoxShapes, ShapeError> {
         #[derive(Deserialize)]
         struct File {
             boxes: BoxShapesDef,
         }
-        let file: File = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        let file: File = serde_json::from_str(text).map_err(ShapeError::Json)?;
         BoxShapes::compile(file.boxes)
     }
 
@@ -253,7 +253,7 @@ impl BoxShapes {
                     example.tool.as_deref() == Some(asked.tool.as_str())
                         && asked.readings == example.readings
                 }
-                (Err(why), Some(expected)) => why.contains(expected.as_str()),
+                (Err(why), Some(expected)) => why.to_string().contains(expected.as_str()),
                 _ => false,
             };
             if !fine {
@@ -261,7 +261,7 @@ impl BoxShapes {
                     index,
                     got: match got {
                         Ok(asked) => format!("{} {:?}", asked.tool, asked.readings),
-                        Err(why) => why,
+                        Err(why) => why.to_string(),
                     },
                 });
             }
@@ -292,6 +292,41 @@ impl BoxShapes {
     }
 }
 
+/// Why the box shapes of a rules file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeError {
+    #[error("boxes.{what}: invalid pattern {pattern:?}: {err}")]
+    Pattern {
+        what: String,
+        pattern: String,
+        err: Box<regex::Error>,
+    },
+    #[error("boxes.tools.{0}: a dashed value needs a pattern")]
+    DashedNeedsPattern(String),
+    #[error("{0}")]
+    Json(serde_json::Error),
+}
+
+/// Why a permission box cannot be read (the decision's reason, and what a box example's
+/// `error` is matched against).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    #[error("the permission box has no header")]
+    NoHeader,
+    #[error("a {0:?} box: no rule reads it")]
+    NoRule(String),
+    #[error("the {0:?} box shows no call between dashed lines")]
+    NoCall(String),
+    #[error("the box names no file")]
+    NoFile,
+    #[error("the {0:?} box shows no value")]
+    NoValue(String),
+    #[error("the box shows no command")]
+    NoCommand,
+    #[error("a command of {0} lines on screen: which are wraps and which newlines is not knowable")]
+    TooManyLines(usize),
+}
+
 /// More lines than this of one command on screen are not read (3^(n-1) readings).
 pub const MAX_LINES: usize = 5;
 
@@ -304,7 +339,7 @@ pub struct Asked {
 
 /// Read a permission box: `lines` are the screen lines as drawn from the box's frame line
 /// down to the question. `Err` says why the call cannot be read.
-pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
+pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable> {
     let (body, bordered): (Vec<&str>, bool) = match lines.iter().position(|l| shapes.frame(l)) {
         Some(at) => (
             lines[at + 1..].to_vec(),
@@ -329,7 +364,7 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
     };
     let mut rest = body.iter().copied().skip_while(|l| l.trim().is_empty());
     let Some(header) = rest.next() else {
-        return Err("the permission box has no header".to_string());
+        return Err(Unreadable::NoHeader);
     };
     let header = header.trim().trim_matches(borders).trim();
     let after: Vec<&str> = rest.collect();
@@ -341,15 +376,13 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
         .collect();
     let block = |from: usize, to: usize| -> Vec<&str> { after[from + 1..to].to_vec() };
     let Some(known) = shapes.tools.iter().find(|t| t.def.header == header) else {
-        return Err(format!("a {header:?} box: no rule reads it"));
+        return Err(Unreadable::NoRule(header.to_string()));
     };
     let tool = known.def.tool.clone();
     let field = known.def.field.as_str();
     let inside = || match dashes.as_slice() {
         [first, second, ..] => Ok(block(*first, *second)),
-        _ => Err(format!(
-            "the {header:?} box shows no call between dashed lines"
-        )),
+        _ => Err(Unreadable::NoCall(header.to_string())),
     };
     let captured = |text: &str| {
         known
@@ -372,21 +405,21 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, String> {
                 .iter()
                 .map(|l| l.trim().trim_matches(borders).trim())
                 .find(|l| !l.is_empty())
-                .ok_or("the box names no file")?;
+                .ok_or(Unreadable::NoFile)?;
             if shapes.dashed(value) {
-                return Err("the box names no file".to_string());
+                return Err(Unreadable::NoFile);
             }
             vec![value.to_string()]
         }
         ValueAt::DashedJoined => {
             let text: String = inside()?.iter().map(|l| l.trim()).collect();
-            vec![captured(&text).ok_or_else(|| format!("the {header:?} box shows no value"))?]
+            vec![captured(&text).ok_or_else(|| Unreadable::NoValue(header.to_string()))?]
         }
         ValueAt::DashedLine => {
             let value = inside()?
                 .iter()
                 .find_map(|l| captured(l.trim()))
-                .ok_or_else(|| format!("the {header:?} box shows no value"))?;
+                .ok_or_else(|| Unreadable::NoValue(header.to_string()))?;
             vec![value]
         }
     };
@@ -417,7 +450,7 @@ fn older_bash_block<'a>(after: &[&'a str]) -> Vec<&'a str> {
 
 /// The readings of a command drawn on `lines`: one line is itself; lines that start with a
 /// `continued` glyph (`│ `) join every way a wrap or a newline allows.
-fn command_readings(lines: &[&str], continued: &[char]) -> Result<Vec<String>, String> {
+fn command_readings(lines: &[&str], continued: &[char]) -> Result<Vec<String>, Unreadable> {
     let parts: Vec<&str> = lines
         .iter()
         .map(|l| {
@@ -430,11 +463,9 @@ fn command_readings(lines: &[&str], continued: &[char]) -> Result<Vec<String>, S
         .filter(|l| !l.is_empty())
         .collect();
     match parts.len() {
-        0 => Err("the box shows no command".to_string()),
+        0 => Err(Unreadable::NoCommand),
         1 => Ok(vec![parts[0].to_string()]),
-        n if n > MAX_LINES => Err(format!(
-            "a command of {n} lines on screen: which are wraps and which newlines is not knowable"
-        )),
+        n if n > MAX_LINES => Err(Unreadable::TooManyLines(n)),
         n => {
             let mut readings = vec![parts[0].to_string()];
             for part in &parts[1..] {
@@ -581,7 +612,7 @@ pub fn decide_box(
                 Decision {
                     decision: Verdict::NoDecision,
                     rule: "unreadable-screen".to_string(),
-                    reason: why,
+                    reason: why.to_string(),
                     message: None,
                 },
                 None,

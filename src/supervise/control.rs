@@ -316,7 +316,7 @@ pub fn start<T: Terminal>(
     if let Some(command) = &new.launch_command
         && !prepared.force
     {
-        crate::supervise::launch::check(pane.pid, command).map_err(anyhow::Error::msg)?;
+        crate::supervise::launch::check(pane.pid, command)?;
         launch_ready(&terminal, &new.target, &now)?;
     }
     let now = now()?;

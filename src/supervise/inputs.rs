@@ -8,6 +8,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Result, anyhow};
 use chrono::{DateTime, Utc};
 
 use super::stall::StatusMark;
@@ -23,31 +24,31 @@ use crate::taskai::profile;
 /// or `DIR/`), else the file's modification time. `Ok(None)` when the task has no status
 /// file; `Err` when it cannot be read or its `updated_at` is not a time (guessing would fire
 /// or mask a step timeout).
-pub fn status_mark(dir: &Path) -> Result<Option<StatusMark>, String> {
+pub fn status_mark(dir: &Path) -> Result<Option<StatusMark>> {
     let Some(path) = status::locate(dir) else {
         return Ok(None);
     };
     let file = match std::fs::File::open(&path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+        Err(err) => return Err(anyhow!("cannot read {}: {err}", path.display())),
     };
     let meta = file
         .metadata()
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+        .map_err(|err| anyhow!("cannot read {}: {err}", path.display()))?;
     let bytes = match fsx::read_bounded_sized(file, fsx::DOCUMENT_LIMIT, meta.len()) {
         Ok(Bounded::Complete(bytes)) => bytes,
         Ok(Bounded::TooLarge { limit }) => {
-            return Err(format!(
+            return Err(anyhow!(
                 "{} is larger than the {} limit",
                 path.display(),
                 fsx::human_size(limit)
             ));
         }
-        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+        Err(err) => return Err(anyhow!("cannot read {}: {err}", path.display())),
     };
-    let value = document::parse_json(&bytes).map_err(|p| format!("{}: {p}", path.display()))?;
-    match status_updated_at(&value).map_err(|e| format!("{}: {e}", path.display()))? {
+    let value = document::parse_json(&bytes).map_err(|p| anyhow!("{}: {p}", path.display()))?;
+    match status_updated_at(&value).map_err(|e| anyhow!("{}: {e}", path.display()))? {
         Some(at) => Ok(Some(StatusMark {
             updated_at: value["updated_at"].as_str().unwrap_or_default().to_string(),
             at,
@@ -88,7 +89,7 @@ pub fn project_of(task: &Path) -> Option<PathBuf> {
 /// An active quota wait recorded by `hook stop-failure` for the task's project, as the reason
 /// a heartbeat gives (`Ok(None)`: no project, no record, or a record whose reset time has
 /// passed). A record that cannot be read is an `Err`, and no wait.
-pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>, String> {
+pub fn quota_wait(task: &Path, now: DateTime<Utc>) -> Result<Option<String>> {
     Ok(quota_record(task)?
         .filter(|record| active(record, now))
         .map(|(why, _)| why))
@@ -107,11 +108,11 @@ pub type QuotaRecord = (String, Option<DateTime<Utc>>);
 /// tick`'s wait core resumes an agent still idle on it once the reset has passed, and bounds
 /// a record without one by `--max-quota-wait`. The record lasts until a finished turn
 /// (`hook stop`) removes it.
-pub fn quota_record(task: &Path) -> Result<Option<QuotaRecord>, String> {
+pub fn quota_record(task: &Path) -> Result<Option<QuotaRecord>> {
     let Some(project) = project_of(task) else {
         return Ok(None);
     };
-    let Some(wait) = quota::read_quota_wait(&project).map_err(|p| p.0)? else {
+    let Some(wait) = quota::read_quota_wait(&project).map_err(|p| anyhow!(p.0))? else {
         return Ok(None);
     };
     let until = match (&wait.reset_at, &wait.reset_text) {
@@ -168,7 +169,7 @@ mod tests {
     #[test]
     fn the_status_time_is_updated_at_else_the_mtime_and_bad_values_are_errors() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(status_mark(dir.path()), Ok(None));
+        assert_eq!(status_mark(dir.path()).unwrap(), None);
         std::fs::create_dir(dir.path().join(".working")).unwrap();
         let file = dir.path().join(".working/.status.json");
         std::fs::write(
@@ -200,10 +201,10 @@ mod tests {
         let task = root.path().join("tasks/auth");
         std::fs::create_dir_all(&task).unwrap();
         let now: DateTime<Utc> = "2026-01-01T10:00:00Z".parse().unwrap();
-        assert_eq!(quota_wait(&task, now), Ok(None));
+        assert_eq!(quota_wait(&task, now).unwrap(), None);
         std::fs::create_dir(root.path().join(DIR_NAME)).unwrap();
         assert_eq!(project_of(&task).as_deref(), Some(root.path()));
-        assert_eq!(quota_wait(&task, now), Ok(None), "no record");
+        assert_eq!(quota_wait(&task, now).unwrap(), None, "no record");
         std::fs::write(
             root.path().join(".autoctl/quota-wait.json"),
             r#"{"since":"2026-01-01T09:00:00Z","kind":"rate_limit","reset_at":"2026-01-01T11:00:00Z"}"#,
@@ -212,7 +213,7 @@ mod tests {
         let why = quota_wait(&task, now).unwrap().unwrap();
         assert!(why.contains("until 2026-01-01T11:00:00Z"), "{why}");
         let later: DateTime<Utc> = "2026-01-01T11:00:01Z".parse().unwrap();
-        assert_eq!(quota_wait(&task, later), Ok(None), "reset passed");
+        assert_eq!(quota_wait(&task, later).unwrap(), None, "reset passed");
         std::fs::write(root.path().join(".autoctl/quota-wait.json"), "{").unwrap();
         assert!(quota_wait(&task, now).is_err());
     }

@@ -199,9 +199,22 @@ fn shell_knows(env: &ProcessEnv, program: &str) -> Option<bool> {
     }
 }
 
+/// A program of `--launch` the pane could not start (the one line `run start` refuses with).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unlaunchable {
+    #[error(
+        "--launch: {0:?} is not an executable file (in the pane's directory); nothing typed or registered"
+    )]
+    NotExecutable(String),
+    #[error(
+        "--launch: {program:?} is not on the pane's PATH ({searched}) nor known to its shell; nothing typed or registered (install it, or give its full path)"
+    )]
+    NotFound { program: String, searched: String },
+}
+
 /// Check every program of `command` for the pane whose first process is `pane_pid`.
 /// `Err` is the one line `run start` refuses with.
-pub fn check(pane_pid: u32, command: &str) -> Result<(), String> {
+pub fn check(pane_pid: u32, command: &str) -> Result<(), Unlaunchable> {
     let env = ProcessEnv::of(pane_pid).unwrap_or_else(|| ProcessEnv {
         vars: std::env::vars_os().collect(),
         cwd: None,
@@ -219,13 +232,9 @@ pub fn check(pane_pid: u32, command: &str) -> Result<(), String> {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|| "no PATH".to_string());
         return Err(if program.contains('/') {
-            format!(
-                "--launch: {program:?} is not an executable file (in the pane's directory); nothing typed or registered"
-            )
+            Unlaunchable::NotExecutable(program)
         } else {
-            format!(
-                "--launch: {program:?} is not on the pane's PATH ({searched}) nor known to its shell; nothing typed or registered (install it, or give its full path)"
-            )
+            Unlaunchable::NotFound { program, searched }
         });
     }
     Ok(())
@@ -305,7 +314,10 @@ mod tests {
             assert!(env.cwd.is_some());
             assert_eq!(check(std::process::id(), "sh -c true"), Ok(()));
             let err = check(std::process::id(), "no-such-agent-xyz --go").unwrap_err();
-            assert!(err.contains("\"no-such-agent-xyz\""), "{err}");
+            assert!(
+                matches!(&err, Unlaunchable::NotFound { program, .. } if program == "no-such-agent-xyz"),
+                "{err}"
+            );
         }
     }
 }

@@ -63,7 +63,7 @@ fn note_panics() {
 /// Whatever `work` borrows is used again after a caught panic; that is sound here because
 /// every state it changes is either committed whole (a registry transaction rolls back when
 /// dropped) or local to the run that failed.
-pub fn isolated<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+pub fn isolated<T>(work: impl FnOnce() -> T) -> Result<T, Panicked> {
     note_panics();
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|payload| {
         let message = payload
@@ -72,11 +72,28 @@ pub fn isolated<T>(work: impl FnOnce() -> T) -> Result<T, String> {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".to_string());
         let place = LAST_PANIC.with(|last| last.borrow_mut().take().unwrap_or_default());
-        crate::output::one_line(&format!(
-            "a bug in autoctl (please report it): panicked{place}: {message}"
-        ))
+        Panicked { place, message }
     })
 }
+
+/// A panic caught by [`isolated`]: where it happened (` at FILE:LINE`, or empty) and what it
+/// said. Printed on one line as a bug to report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Panicked {
+    place: String,
+    message: String,
+}
+
+impl std::fmt::Display for Panicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::output::one_line(&format!(
+            "a bug in autoctl (please report it): panicked{}: {}",
+            self.place, self.message
+        )))
+    }
+}
+
+impl std::error::Error for Panicked {}
 
 #[cfg(test)]
 mod tests {
@@ -85,7 +102,9 @@ mod tests {
     #[test]
     fn a_panic_is_an_error_that_says_where() {
         assert_eq!(isolated(|| 7), Ok(7));
-        let err = isolated(|| -> u32 { panic!("boom {}", 1) }).unwrap_err();
+        let err = isolated(|| -> u32 { panic!("boom {}", 1) })
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("a bug in autoctl"), "{err}");
         assert!(err.contains("isolation.rs:"), "{err}");
         assert!(err.ends_with(": boom 1"), "{err}");

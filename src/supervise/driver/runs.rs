@@ -179,7 +179,7 @@ fn for_each_claimed(
             )
             .map_err(|err| format!("{err:#}"))
         });
-        let event = match result.and_then(|event| event) {
+        let event = match result.unwrap_or_else(|bug| Err(bug.to_string())) {
             Ok(event) => {
                 held.done(&run.spec.session);
                 event
@@ -868,7 +868,7 @@ fn observe(world: &World<'_>, run: &Run, pane: PaneObs, now: Time) -> Result<Obs
         && run.dispatch.pending.is_none()
         && run.dispatch.dispatched.is_none()
         && matches!(signal, SignalObs::Missing))
-    .then(|| entry_step(run));
+    .then(|| entry_step(run).map_err(|err| format!("{err:#}")));
     Ok(Observation {
         task_dir: true,
         signal,
@@ -939,14 +939,14 @@ pub fn read_signal(dir: &Path) -> Result<SignalObs> {
 }
 
 /// Dispatch mode's first step: where the module resumes (`autoctl next --task DIR`).
-fn entry_step(run: &Run) -> Result<DispatchStep, String> {
-    let table = routing::load(&run.spec.table).map_err(|e| format!("{e:#}"))?;
+fn entry_step(run: &Run) -> Result<DispatchStep> {
+    let table = routing::load(&run.spec.table).map_err(|e| anyhow!("{e:#}"))?;
     routing::resume::resume(&table, run.task_path())
         .map(|entry| DispatchStep {
             next: entry.next,
             checkpoint: entry.checkpoint,
         })
-        .map_err(|e| format!("{e:#}"))
+        .map_err(|e| anyhow!("{e:#}"))
 }
 
 #[cfg(test)]

@@ -25,16 +25,32 @@ pub const CONTINUATION: &str = "continue";
 /// `.status.json`'s `updated_at`, when it has one. `Ok(None)` means the field is absent
 /// (the caller falls back to the file's modification time); a present but unreadable value
 /// is an error, because guessing would fire or mask a timeout.
-pub fn status_updated_at(status: &serde_json::Value) -> Result<Option<DateTime<Utc>>, String> {
+pub fn status_updated_at(
+    status: &serde_json::Value,
+) -> Result<Option<DateTime<Utc>>, UpdatedAtError> {
     match status.get("updated_at") {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(serde_json::Value::String(text)) => DateTime::parse_from_rfc3339(text)
             .map(|t| Some(t.with_timezone(&Utc)))
-            .map_err(|e| format!("updated_at {text:?} is not an RFC 3339 timestamp: {e}")),
-        Some(other) => Err(format!(
-            "updated_at is {other}, not an RFC 3339 timestamp string"
-        )),
+            .map_err(|err| UpdatedAtError::NotATime {
+                text: text.clone(),
+                err,
+            }),
+        Some(other) => Err(UpdatedAtError::NotAString(other.to_string())),
     }
+}
+
+/// Why `.status.json`'s `updated_at` is not a time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UpdatedAtError {
+    #[error("updated_at {text:?} is not an RFC 3339 timestamp: {err}")]
+    NotATime {
+        text: String,
+        err: chrono::ParseError,
+    },
+    /// Another JSON value (printed as JSON).
+    #[error("updated_at is {0}, not an RFC 3339 timestamp string")]
+    NotAString(String),
 }
 
 /// A continuation text is typed into an agent: one line, no control characters.
