@@ -96,7 +96,7 @@ pub fn run(args: &LintArgs) -> Result<Exit> {
         output::raw(rules::explain(rule).as_bytes())?;
         return Ok(Exit::Yes);
     }
-    let policy = Policy::new(&args.deny, &args.allow).map_err(|why| anyhow!(why))?;
+    let policy = Policy::new(&args.deny, &args.allow)?;
     let table = routing::load(&args.table)?;
     let defaulted = args.paths.is_empty();
     let paths = if defaulted {
@@ -111,7 +111,7 @@ pub fn run(args: &LintArgs) -> Result<Exit> {
         git: !args.no_git,
         strip_dot: defaulted,
     };
-    let outcome = walk::lint(&paths, &options).map_err(|why| anyhow!(why))?;
+    let outcome = walk::lint(&paths, &options)?;
     let nothing_found = outcome.roots == 0 && outcome.modules == 0 && outcome.findings.is_empty();
     if nothing_found && outcome.failures == 0 {
         let nothing = format!(

@@ -75,15 +75,18 @@ fn new(args: &NewArgs) -> Result<Exit> {
     let root = fsx::parent_dir(dir);
     let root_name = root_name(&root)?;
     let title = args.title.as_deref().unwrap_or(name);
-    scaffold::check_title(title).map_err(anyhow::Error::msg)?;
+    scaffold::check_title(title)?;
     if let Some(kind) = &args.task_type {
         valid_module_name(OsStr::new(kind)).map_err(|why| {
-            anyhow::anyhow!("--type {kind:?}: {}", why.replace("module name", "type"))
+            anyhow::anyhow!(
+                "--type {kind:?}: {}",
+                why.to_string().replace("module name", "type")
+            )
         })?;
     }
     let mut short_goal = None;
     if let Some(goal) = &args.goal {
-        scaffold::check_goal(goal).map_err(anyhow::Error::msg)?;
+        scaffold::check_goal(goal)?;
         let words = target::substantive_words(&scaffold::target_text(Some(goal)));
         if words < target::MIN_WORDS {
             let why = format!(

@@ -222,12 +222,12 @@ impl Store {
     }
 
     /// The hook record under `key`, if any.
-    pub fn read(&self, key: &Key) -> Result<Option<Record>, String> {
+    pub fn read(&self, key: &Key) -> Result<Option<Record>, RecordError> {
         self.hook_files(key).load().into_result()
     }
 
     /// The status-line record under `key`, if any.
-    pub fn read_status(&self, key: &Key) -> Result<Option<StatusRecord>, String> {
+    pub fn read_status(&self, key: &Key) -> Result<Option<StatusRecord>, RecordError> {
         self.status_files(key).load().into_result()
     }
 
@@ -502,12 +502,12 @@ struct Loaded<T> {
     /// The newer of the snapshot and the journal's newest line.
     record: Option<T>,
     /// Why there is none although files exist (one line).
-    problem: Option<String>,
+    problem: Option<RecordError>,
     journal: Journal,
 }
 
 impl<T> Loaded<T> {
-    fn into_result(self) -> Result<Option<T>, String> {
+    fn into_result(self) -> Result<Option<T>, RecordError> {
         match (self.record, self.problem) {
             (None, Some(problem)) => Err(problem),
             (record, _) => Ok(record),
@@ -642,7 +642,7 @@ fn read_journal(path: &Path) -> Journal {
 /// does not parse as a record — and the caller then reads every candidate whole.
 fn newer_by_generation<T: Generational>(
     journal: &Journal,
-    snapshot: &Result<Option<Vec<u8>>, String>,
+    snapshot: &Result<Option<Vec<u8>>, RecordError>,
 ) -> Option<T> {
     let snapshot = snapshot.as_ref().ok()?.as_deref();
     let line = journal.newest_first().next();
@@ -675,28 +675,46 @@ fn generation(bytes: &[u8]) -> Option<u64> {
 }
 
 /// A record's bytes: `Ok(None)` when there is none, `Err` (one line) when it is unreadable.
-fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, RecordError> {
     match fsx::read_bounded(path, RECORD_LIMIT) {
         Ok(Bounded::Complete(bytes)) => Ok(Some(bytes)),
-        Ok(Bounded::TooLarge { limit }) => Err(format!(
-            "{} is larger than {}: not a record",
-            path.display(),
-            fsx::human_size(limit)
-        )),
+        Ok(Bounded::TooLarge { limit }) => Err(RecordError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        }),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(format!("cannot read {}: {err}", path.display())),
+        Err(err) => Err(RecordError::Unreadable {
+            path: path.to_path_buf(),
+            err,
+        }),
     }
 }
 
+/// Why a record's file holds no record (one line).
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{} is larger than {}: not a record", path.display(), fsx::human_size(*limit))]
+    TooLarge { path: PathBuf, limit: u64 },
+    #[error("cannot read {}: {err}", path.display())]
+    Unreadable { path: PathBuf, err: io::Error },
+    #[error("{} is not a valid record: {err}", path.display())]
+    Invalid {
+        path: PathBuf,
+        err: serde_json::Error,
+    },
+}
+
 /// A record read from `path`'s `bytes` (`Err`: one line).
-fn parse_record<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(bytes)
-        .map_err(|err| format!("{} is not a valid record: {err}", path.display()))
+fn parse_record<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, RecordError> {
+    serde_json::from_slice(bytes).map_err(|err| RecordError::Invalid {
+        path: path.to_path_buf(),
+        err,
+    })
 }
 
 /// Read a record: `Ok(None)` when there is none, `Err` (one line) when it is unreadable.
 #[cfg(test)]
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RecordError> {
     read_bytes(path)?
         .map(|bytes| parse_record(path, &bytes))
         .transpose()
@@ -978,6 +996,7 @@ mod tests {
             store
                 .read(&key)
                 .unwrap_err()
+                .to_string()
                 .contains("is not a valid record")
         );
     }

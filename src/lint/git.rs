@@ -95,12 +95,12 @@ pub struct Pending {
 struct CheckIgnore {
     child: Child,
     writer: JoinHandle<io::Result<()>>,
-    reader: JoinHandle<Result<Vec<bool>, String>>,
+    reader: JoinHandle<anyhow::Result<Vec<bool>>>,
 }
 
 /// Start asking git about a task root. `Ok(None)` when the root is not in a git work tree;
 /// `Err` when git cannot be run (the caller warns and skips the git rules).
-pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> Result<Option<Pending>, String> {
+pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> anyhow::Result<Option<Pending>> {
     if work_tree(root).is_none() {
         return Ok(None);
     }
@@ -113,7 +113,7 @@ pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> Result<Option<Pending>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| format!("cannot run git: {err}"))?;
+        .map_err(|err| anyhow::anyhow!("cannot run git: {err}"))?;
     if modules.is_empty() {
         return Ok(Some(Pending { ls, check: None }));
     }
@@ -123,7 +123,7 @@ pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> Result<Option<Pending>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| format!("cannot run git: {err}"))?;
+        .map_err(|err| anyhow::anyhow!("cannot run git: {err}"))?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     // Git answers while it reads: feeding and reading on separate threads keeps a full pipe
@@ -154,13 +154,13 @@ pub fn start(root: &Path, modules: Arc<Vec<OsString>>) -> Result<Option<Pending>
 
 impl Pending {
     /// Wait for git's answers.
-    pub fn finish(self) -> Result<Facts, String> {
+    pub fn finish(self) -> anyhow::Result<Facts> {
         let listed = self
             .ls
             .wait_with_output()
-            .map_err(|err| format!("git ls-files: {err}"))?;
+            .map_err(|err| anyhow::anyhow!("git ls-files: {err}"))?;
         if !listed.status.success() {
-            return Err(git_failure("git ls-files", &listed.stderr));
+            return Err(anyhow::anyhow!(git_failure("git ls-files", &listed.stderr)));
         }
         let tracked = split_nul(&listed.stdout);
         let Some(mut check) = self.check else {
@@ -172,7 +172,7 @@ impl Pending {
         let ignored = check
             .reader
             .join()
-            .map_err(|_| "git check-ignore: the reader panicked".to_string())?;
+            .map_err(|_| anyhow::anyhow!("git check-ignore: the reader panicked"))?;
         let written = check.writer.join();
         let mut stderr = Vec::new();
         if let Some(mut pipe) = check.child.stderr.take() {
@@ -181,13 +181,15 @@ impl Pending {
         let status = check
             .child
             .wait()
-            .map_err(|err| format!("git check-ignore: {err}"))?;
+            .map_err(|err| anyhow::anyhow!("git check-ignore: {err}"))?;
         // Exit 1 means "nothing is ignored", which is an answer, not a failure.
         if !matches!(status.code(), Some(0 | 1)) {
-            return Err(git_failure("git check-ignore", &stderr));
+            return Err(anyhow::anyhow!(git_failure("git check-ignore", &stderr)));
         }
         if let Ok(Err(err)) = written {
-            return Err(format!("git check-ignore: cannot send paths: {err}"));
+            return Err(anyhow::anyhow!(
+                "git check-ignore: cannot send paths: {err}"
+            ));
         }
         Ok(Facts {
             tracked,
@@ -198,16 +200,16 @@ impl Pending {
 
 /// Read check-ignore's answers (the ignored paths, in the order they were asked) into one
 /// flag per asked path, walking the asked sequence alongside.
-fn read_ignored(stdout: impl Read, modules: &[OsString]) -> Result<Vec<bool>, String> {
+fn read_ignored(stdout: impl Read, modules: &[OsString]) -> anyhow::Result<Vec<bool>> {
     let total = modules.len() * TRANSIENT_FILES.len();
     let mut ignored = vec![false; total];
     let mut cursor = 0;
     let mut asked = Vec::new();
     for answer in BufReader::new(stdout).split(0) {
-        let answer = answer.map_err(|err| format!("git check-ignore: {err}"))?;
+        let answer = answer.map_err(|err| anyhow::anyhow!("git check-ignore: {err}"))?;
         loop {
             if cursor >= total {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "git check-ignore answered a path it was not asked: {}",
                     String::from_utf8_lossy(&answer)
                 ));
@@ -296,7 +298,7 @@ mod tests {
         );
         assert_eq!(read_ignored(&b""[..], &modules).unwrap(), vec![false; 8]);
         let err = read_ignored(&b"c/.auto-stop\0"[..], &modules).unwrap_err();
-        assert!(err.contains("not asked: c/.auto-stop"), "{err}");
+        assert!(err.to_string().contains("not asked: c/.auto-stop"), "{err}");
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub struct Policy {
 impl Policy {
     /// Build a policy from rule ids (`warnings` denies every warning). Unknown ids and a rule
     /// both denied and allowed are errors, with the message to show.
-    pub fn new(deny: &[String], allow: &[String]) -> Result<Policy, String> {
+    pub fn new(deny: &[String], allow: &[String]) -> Result<Policy, RuleIdError> {
         let mut policy = Policy::default();
         for id in deny {
             if id == rules::ALL_WARNINGS {
@@ -159,7 +159,7 @@ impl Policy {
         for id in allow {
             let rule = lookup(id)?;
             if policy.deny.contains(rule.id) {
-                return Err(format!("rule {id} is both denied and allowed"));
+                return Err(RuleIdError::Both(id.clone()));
             }
             policy.allow.insert(rule.id);
         }
@@ -178,8 +178,17 @@ impl Policy {
     }
 }
 
-fn lookup(id: &str) -> Result<&'static Rule, String> {
-    rules::find(id).ok_or_else(|| format!("no lint rule named {id:?} (rules: {})", rules::ids()))
+fn lookup(id: &str) -> Result<&'static Rule, RuleIdError> {
+    rules::find(id).ok_or_else(|| RuleIdError::Unknown(id.to_string()))
+}
+
+/// A `--deny`/`--allow` rule id that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleIdError {
+    #[error("no lint rule named {0:?} (rules: {ids})", ids = rules::ids())]
+    Unknown(String),
+    #[error("rule {0} is both denied and allowed")]
+    Both(String),
 }
 
 // The types the checks of one module share (its files, its surroundings, what the root
@@ -225,7 +234,7 @@ pub trait ModuleFs {
     /// Read a file of the module (a path relative to the module directory), bounded.
     fn read(&self, relative: &str) -> FileState;
     /// List a subdirectory of the module (task-ai's `.working/`).
-    fn list(&self, relative: &str) -> Result<Vec<Entry>, String>;
+    fn list(&self, relative: &str) -> std::io::Result<Vec<Entry>>;
 }
 
 /// What the checks know about the module's surroundings.
@@ -318,11 +327,13 @@ mod tests {
         assert!(
             Policy::new(&["index-yaml".into()], &["index-yaml".into()])
                 .unwrap_err()
+                .to_string()
                 .contains("both")
         );
         assert!(
             Policy::new(&["nope".into()], &[])
                 .unwrap_err()
+                .to_string()
                 .contains("nope")
         );
     }

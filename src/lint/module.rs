@@ -32,7 +32,7 @@ pub fn check(
 ) -> Summary {
     let module_name = name.to_string_lossy();
     if let Err(why) = valid_module_name(name) {
-        out.push(Finding::new(&rules::MODULE_NAME, dir, why));
+        out.push(Finding::new(&rules::MODULE_NAME, dir, why.to_string()));
     }
     let has = |file: &str| entries.iter().any(|e| e.name == file);
 
@@ -183,14 +183,21 @@ fn check_profile(path: &Path, prefix: &str, fs: &dyn ModuleFs, out: &mut Vec<Fin
     }
 }
 
+/// Why a directory name is not a module name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadModuleName {
+    #[error("module name {0:?} is not valid UTF-8 (allowed: letters, digits, '-' and '_')")]
+    NotUtf8(String),
+    /// The name and up to three of its characters outside the pattern.
+    #[error("module name {name:?} has characters outside letters, digits, '-' and '_' ({bad:?})")]
+    Characters { name: String, bad: String },
+}
+
 /// The module-name rule: `[\p{L}\p{N}_-]+`, valid UTF-8.
-pub fn valid_module_name(name: &OsStr) -> Result<(), String> {
+pub fn valid_module_name(name: &OsStr) -> Result<(), BadModuleName> {
     static PATTERN: OnceLock<regex::Regex> = OnceLock::new();
     let Some(text) = name.to_str() else {
-        return Err(format!(
-            "module name {:?} is not valid UTF-8 (allowed: letters, digits, '-' and '_')",
-            name.to_string_lossy()
-        ));
+        return Err(BadModuleName::NotUtf8(name.to_string_lossy().into_owned()));
     };
     let pattern = PATTERN.get_or_init(|| {
         regex::Regex::new(r"^[\p{L}\p{N}_-]+$").expect("the module-name pattern compiles")
@@ -203,9 +210,10 @@ pub fn valid_module_name(name: &OsStr) -> Result<(), String> {
             .filter(|c| !pattern.is_match(c.encode_utf8(&mut [0; 4])))
             .take(3)
             .collect();
-        Err(format!(
-            "module name {text:?} has characters outside letters, digits, '-' and '_' ({bad:?})"
-        ))
+        Err(BadModuleName::Characters {
+            name: text.to_string(),
+            bad,
+        })
     }
 }
 
@@ -362,7 +370,7 @@ pub(super) mod tests {
                 .cloned()
                 .unwrap_or(FileState::Missing)
         }
-        fn list(&self, relative: &str) -> Result<Vec<Entry>, String> {
+        fn list(&self, relative: &str) -> std::io::Result<Vec<Entry>> {
             Ok(self.entries(&format!("{relative}/")))
         }
     }
@@ -516,6 +524,6 @@ pub(super) mod tests {
         assert!(valid_module_name(OsStr::new("a\u{0903}")).is_err());
         use std::os::unix::ffi::OsStrExt;
         let err = valid_module_name(OsStr::from_bytes(b"bad\xff")).unwrap_err();
-        assert!(err.contains("UTF-8"));
+        assert!(matches!(err, BadModuleName::NotUtf8(_)), "{err}");
     }
 }

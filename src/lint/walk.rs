@@ -19,6 +19,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::{Result, anyhow};
 use walkdir::WalkDir;
 
 use super::module;
@@ -70,7 +71,7 @@ enum Target {
 
 /// Check everything under `paths`. A PATH that does not exist is an error before anything
 /// is checked.
-pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Report, String> {
+pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Report> {
     let mut targets = Vec::new();
     for path in paths {
         targets.push(classify(path)?);
@@ -92,10 +93,10 @@ pub fn lint(paths: &[PathBuf], options: &Options) -> Result<Report, String> {
     Ok(run.outcome)
 }
 
-fn classify(path: &Path) -> Result<Target, String> {
+fn classify(path: &Path) -> Result<Target> {
     let meta = fs::metadata(path).map_err(|err| match err.kind() {
-        io::ErrorKind::NotFound => format!("{}: no such file or directory", path.display()),
-        _ => format!("{}: {err}", path.display()),
+        io::ErrorKind::NotFound => anyhow!("{}: no such file or directory", path.display()),
+        _ => anyhow!("{}: {err}", path.display()),
     })?;
     let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let name = canonical.file_name().unwrap_or_default();
@@ -283,7 +284,7 @@ impl Run<'_> {
             match git::start(root, Arc::clone(&modules)) {
                 Ok(pending) => pending,
                 Err(why) => {
-                    self.git_skipped(root, &why);
+                    self.git_skipped(root, &why.to_string());
                     None
                 }
             }
@@ -323,7 +324,7 @@ impl Run<'_> {
         if let Some(pending) = pending {
             match pending.finish() {
                 Ok(facts) => git::findings(root, &modules, &facts, &mut self.outcome.findings),
-                Err(why) => self.git_skipped(root, &why),
+                Err(why) => self.git_skipped(root, &why.to_string()),
             }
         }
     }
@@ -511,7 +512,7 @@ impl ModuleFs for DirFs<'_> {
         read_state(&self.dir.join(relative))
     }
 
-    fn list(&self, relative: &str) -> Result<Vec<Entry>, String> {
-        list(&self.dir.join(relative)).map_err(|err| err.to_string())
+    fn list(&self, relative: &str) -> io::Result<Vec<Entry>> {
+        list(&self.dir.join(relative))
     }
 }

@@ -121,11 +121,22 @@ impl Pattern {
         self.regex().is_match(text)
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), BadPattern> {
         regex::RegexBuilder::new(&self.source)
             .build()
             .map(|_| ())
-            .map_err(|err| one_line_regex_error(&err))
+            .map_err(BadPattern)
+    }
+}
+
+/// A pattern that does not compile, shown as the one line of the regex crate's message that
+/// says why.
+#[derive(Debug)]
+struct BadPattern(regex::Error);
+
+impl std::fmt::Display for BadPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&one_line_regex_error(&self.0))
     }
 }
 

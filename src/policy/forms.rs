@@ -63,7 +63,7 @@ impl Form {
         };
         let parsed = match argv::parse(&spec, rest) {
             Ok(parsed) => parsed,
-            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag),
+            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag.to_string()),
             Err(_) => return Reading::NoForm,
         };
         let given = |flag: &&str| parsed.has(flag) || parsed.values_of(flag).next().is_some();

@@ -29,44 +29,51 @@ pub struct NewModule<'a> {
     pub now: &'a str,
 }
 
+/// Why a `--title` or `--goal` cannot be written into the new module.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    #[error("--title is empty")]
+    EmptyTitle,
+    /// The character, escaped.
+    #[error("--title holds a control character ({0}); a title is one line of text")]
+    TitleControl(String),
+    #[error("--title is longer than {TITLE_MAX_CHARS} characters; put the details in --goal")]
+    LongTitle,
+    #[error("--goal is empty (leave it out to get a stub to fill)")]
+    EmptyGoal,
+    #[error("--goal holds a control character ({0})")]
+    GoalControl(String),
+    #[error("--goal is larger than {}; write .target.md yourself", crate::fsx::human_size(GOAL_MAX_BYTES as u64))]
+    LargeGoal,
+}
+
 /// A title is one printable line.
-pub fn check_title(title: &str) -> Result<(), String> {
+pub fn check_title(title: &str) -> Result<(), TextError> {
     if title.trim().is_empty() {
-        return Err("--title is empty".to_string());
+        return Err(TextError::EmptyTitle);
     }
     if let Some(ch) = title.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "--title holds a control character ({}); a title is one line of text",
-            ch.escape_default()
-        ));
+        return Err(TextError::TitleControl(ch.escape_default().to_string()));
     }
     if title.chars().count() > TITLE_MAX_CHARS {
-        return Err(format!(
-            "--title is longer than {TITLE_MAX_CHARS} characters; put the details in --goal"
-        ));
+        return Err(TextError::LongTitle);
     }
     Ok(())
 }
 
 /// A goal is text: lines and tabs, no other control characters, bounded.
-pub fn check_goal(goal: &str) -> Result<(), String> {
+pub fn check_goal(goal: &str) -> Result<(), TextError> {
     if goal.trim().is_empty() {
-        return Err("--goal is empty (leave it out to get a stub to fill)".to_string());
+        return Err(TextError::EmptyGoal);
     }
     if let Some(ch) = goal
         .chars()
         .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
     {
-        return Err(format!(
-            "--goal holds a control character ({})",
-            ch.escape_default()
-        ));
+        return Err(TextError::GoalControl(ch.escape_default().to_string()));
     }
     if goal.len() > GOAL_MAX_BYTES {
-        return Err(format!(
-            "--goal is larger than {}; write .target.md yourself",
-            crate::fsx::human_size(GOAL_MAX_BYTES as u64)
-        ));
+        return Err(TextError::LargeGoal);
     }
     Ok(())
 }

@@ -86,18 +86,25 @@ pub fn active_path(dir: &Path) -> PathBuf {
     dir.join(ACTIVE_FILE)
 }
 
+/// Why a batch id cannot name a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchIdError {
+    #[error("a batch id is 1 to 128 characters")]
+    Length,
+    #[error("{0:?}: a batch id has only letters, digits, '-' and '_' (such as 12345-1718336400)")]
+    Characters(String),
+}
+
 /// Batch ids become file names: letters, digits, `-`, `_` only (`${PPID}-$(date +%s)`).
-pub fn check_batch_id(id: &str) -> Result<(), String> {
+pub fn check_batch_id(id: &str) -> Result<(), BatchIdError> {
     if id.is_empty() || id.len() > 128 {
-        return Err("a batch id is 1 to 128 characters".to_string());
+        return Err(BatchIdError::Length);
     }
     if !id
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return Err(format!(
-            "{id:?}: a batch id has only letters, digits, '-' and '_' (such as 12345-1718336400)"
-        ));
+        return Err(BatchIdError::Characters(id.to_string()));
     }
     Ok(())
 }
@@ -211,14 +218,19 @@ pub fn write_single(dir: &Path, number: u64, count: u64, now: &str) -> Result<Si
     Ok(doc)
 }
 
+/// An issue number the batch does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("issue {0} is not part of this batch")]
+pub struct NotInBatch(pub u64);
+
 /// Move `number` into the outcome's list. An issue the batch does not hold is an error; one
 /// already in the target list is left as it is.
-pub fn update(batch: &Batch, number: u64, outcome: Finish, now: &str) -> Result<Batch, String> {
+pub fn update(batch: &Batch, number: u64, outcome: Finish, now: &str) -> Result<Batch, NotInBatch> {
     let known = batch.remaining.contains(&number)
         || batch.completed.contains(&number)
         || batch.failed.contains(&number);
     if !known {
-        return Err(format!("issue {number} is not part of this batch"));
+        return Err(NotInBatch(number));
     }
     let mut next = batch.clone();
     next.remaining.retain(|&n| n != number);
@@ -289,7 +301,7 @@ pub fn write_batch(
     failed: Vec<u64>,
     now: &str,
 ) -> Result<Batch> {
-    check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
+    check_batch_id(id)?;
     for (name, list) in [
         ("remaining", &remaining),
         ("completed", &completed),
@@ -358,7 +370,7 @@ pub fn update_batch(
     outcome: Finish,
     now: &str,
 ) -> Result<Batch> {
-    check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
+    check_batch_id(id)?;
     let path = batch_path(dir, id);
     fsx::require_dir(dir)?;
     sweep_leftover_locks(dir);
@@ -379,13 +391,13 @@ pub fn update_batch(
 }
 
 pub fn read_batch(dir: &Path, id: &str) -> Result<Option<Batch>> {
-    check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
+    check_batch_id(id)?;
     read(&batch_path(dir, id), "auto-batch-state")
 }
 
 /// Delete a batch and drop it from the index. Returns whether the state file existed.
 pub fn delete_batch(dir: &Path, id: &str, now: &str) -> Result<bool> {
-    check_batch_id(id).map_err(|e| anyhow::anyhow!(e))?;
+    check_batch_id(id)?;
     if !dir.exists() {
         return Ok(false);
     }

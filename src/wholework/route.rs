@@ -129,10 +129,16 @@ pub struct RouteInput {
 /// The base branch when `--base` is not given (seed 003: `BASE_BRANCH=main`).
 pub const DEFAULT_BASE: &str = "main";
 
+/// A name git would not take as a branch (printed as the caller gave it, control
+/// characters escaped).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a branch name (git check-ref-format --branch)")]
+pub struct NotABranch(pub String);
+
 /// A branch name git would accept as a ref (`git check-ref-format --branch`), and that is
 /// safe to pass on as one argument: no whitespace or control characters, no `..`, `~ ^ : ? *
 /// [ \`, no `@{`, not starting with `-` or `/`, not ending with `/`, `.` or `.lock`.
-pub fn check_branch(name: &str) -> Result<String, String> {
+pub fn check_branch(name: &str) -> Result<String, NotABranch> {
     let bad = name.is_empty()
         || name.len() > 255
         || name.starts_with(['-', '/', '.'])
@@ -147,10 +153,7 @@ pub fn check_branch(name: &str) -> Result<String, String> {
             .chars()
             .any(|c| c.is_whitespace() || c.is_control() || "~^:?*[\\".contains(c));
     if bad {
-        Err(format!(
-            "{:?} is not a branch name (git check-ref-format --branch)",
-            crate::output::printable(name)
-        ))
+        Err(NotABranch(crate::output::printable(name)))
     } else {
         Ok(name.to_string())
     }
