@@ -50,20 +50,19 @@ impl Parsed<'_> {
     }
 }
 
-/// The first flag of a command line that its spec does not read (printed as "NAME FLAG is not
-/// a listed flag").
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FlagError {
-    /// A flag the spec does not list (`-z`, `--color`, `--all=x`).
-    #[error("{0}")]
-    Unlisted(String),
-    /// A flag that takes a value, last on the line.
-    #[error("{0} without its value")]
-    NoValue(String),
+/// A flag a [`Spec`] does not list (or one given without its value), as the command wrote
+/// it (`-z`, `--all=x`, `--max-count without its value`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unlisted(pub String);
+
+impl std::fmt::Display for Unlisted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// Read `args` against `spec`; the error names the first flag the spec does not list.
-pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, FlagError> {
+pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Unlisted> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while i < args.len() {
@@ -73,84 +72,105 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, FlagErro
             parsed.operands.extend(args[i..].iter().map(String::as_str));
             break;
         }
-        if spec.options_first && !parsed.operands.is_empty() {
+        if (spec.options_first && !parsed.operands.is_empty()) || unlisted_text(spec, arg) {
             parsed.operands.push(arg);
-            continue;
+        } else if let Some(body) = arg.strip_prefix("--") {
+            long(spec, body, args, &mut i, &mut parsed)?;
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            short_cluster(spec, &arg[1..], args, &mut i, &mut parsed)?;
+        } else {
+            parsed.operands.push(arg);
         }
-        if spec.unknown_flags_are_text && arg.len() > 1 && arg.starts_with('-') {
-            let listed = match arg.strip_prefix("--") {
-                Some(name) => spec.long.contains(&name),
-                None => arg[1..].chars().all(|c| spec.short.contains(c)),
-            };
-            if !listed {
-                parsed.operands.push(arg);
-                continue;
-            }
-        }
-        if let Some(body) = arg.strip_prefix("--") {
-            let (name, value) = match body.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (body, None),
-            };
-            let flag = format!("--{name}");
-            if spec.long_valued.contains(&name) {
-                let value = match value {
-                    Some(value) => value,
-                    None => match args.get(i) {
-                        Some(next) => {
-                            i += 1;
-                            next.as_str()
-                        }
-                        None => return Err(FlagError::NoValue(flag)),
-                    },
-                };
-                parsed.values.push((flag, value));
-            } else if value.is_none() && spec.long.contains(&name) {
-                parsed.flags.push(flag);
-            } else if let Some(value) =
-                value.filter(|_| spec.long.iter().any(|l| l.strip_suffix('=') == Some(name)))
-            {
-                parsed.values.push((flag, value));
-            } else {
-                return Err(FlagError::Unlisted(arg.to_string()));
-            }
-            continue;
-        }
-        if arg.len() > 1 && arg.starts_with('-') {
-            let body = &arg[1..];
-            if spec.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
-                parsed.values.push(("-n".to_string(), body));
-                continue;
-            }
-            for (at, letter) in body.char_indices() {
-                if spec.short_valued.contains(letter) {
-                    let flag = format!("-{letter}");
-                    let rest = &body[at + letter.len_utf8()..];
-                    let value = if !rest.is_empty() {
-                        rest
-                    } else {
-                        match args.get(i) {
-                            Some(next) => {
-                                i += 1;
-                                next.as_str()
-                            }
-                            None => return Err(FlagError::NoValue(flag)),
-                        }
-                    };
-                    parsed.values.push((flag, value));
-                    break;
-                }
-                if spec.short.contains(letter) {
-                    parsed.flags.push(format!("-{letter}"));
-                } else {
-                    return Err(FlagError::Unlisted(format!("-{letter}")));
-                }
-            }
-            continue;
-        }
-        parsed.operands.push(arg);
     }
     Ok(parsed)
+}
+
+/// With `unknown_flags_are_text`, a word that is not all listed flags is an operand.
+fn unlisted_text(spec: &Spec, arg: &str) -> bool {
+    spec.unknown_flags_are_text
+        && arg.len() > 1
+        && arg.starts_with('-')
+        && !match arg.strip_prefix("--") {
+            Some(name) => spec.long.contains(&name),
+            None => arg[1..].chars().all(|c| spec.short.contains(c)),
+        }
+}
+
+/// The value of a flag that takes one: `given` (after `=` or in the cluster), or the next
+/// argument (`*i` moves past it).
+fn value_of<'a>(
+    flag: &str,
+    given: Option<&'a str>,
+    args: &'a [String],
+    i: &mut usize,
+) -> Result<&'a str, Unlisted> {
+    if let Some(value) = given {
+        return Ok(value);
+    }
+    let next = args
+        .get(*i)
+        .ok_or_else(|| Unlisted(format!("{flag} without its value")))?;
+    *i += 1;
+    Ok(next.as_str())
+}
+
+/// A long flag (`body` is after the `--`): with a value (`--name VALUE`, `--name=VALUE`),
+/// without one, or one listed only with a value (`"color="`).
+fn long<'a>(
+    spec: &Spec,
+    body: &'a str,
+    args: &'a [String],
+    i: &mut usize,
+    parsed: &mut Parsed<'a>,
+) -> Result<(), Unlisted> {
+    let (name, value) = match body.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (body, None),
+    };
+    let flag = format!("--{name}");
+    if spec.long_valued.contains(&name) {
+        let value = value_of(&flag, value, args, i)?;
+        parsed.values.push((flag, value));
+    } else if value.is_none() && spec.long.contains(&name) {
+        parsed.flags.push(flag);
+    } else if let Some(value) =
+        value.filter(|_| spec.long.iter().any(|l| l.strip_suffix('=') == Some(name)))
+    {
+        parsed.values.push((flag, value));
+    } else {
+        return Err(Unlisted(format!("--{body}")));
+    }
+    Ok(())
+}
+
+/// A cluster of short flags (`body` is after the `-`): a count (`-20`, with `numeric`), or
+/// letters, the first that takes a value taking the rest of the cluster or the next argument.
+fn short_cluster<'a>(
+    spec: &Spec,
+    body: &'a str,
+    args: &'a [String],
+    i: &mut usize,
+    parsed: &mut Parsed<'a>,
+) -> Result<(), Unlisted> {
+    if spec.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
+        parsed.values.push(("-n".to_string(), body));
+        return Ok(());
+    }
+    for (at, letter) in body.char_indices() {
+        if spec.short_valued.contains(letter) {
+            let flag = format!("-{letter}");
+            let rest = &body[at + letter.len_utf8()..];
+            let value = value_of(&flag, Some(rest).filter(|r| !r.is_empty()), args, i)?;
+            parsed.values.push((flag, value));
+            return Ok(());
+        }
+        if spec.short.contains(letter) {
+            parsed.flags.push(format!("-{letter}"));
+        } else {
+            return Err(Unlisted(format!("-{letter}")));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -187,22 +207,10 @@ mod tests {
         assert_eq!(parsed.operands, ["src"]);
         assert_eq!(parsed.values_of("--sort").collect::<Vec<_>>(), ["size"]);
         assert_eq!(parsed.values_of("-I").collect::<Vec<_>>(), ["foo"]);
-        assert_eq!(
-            parse(&LS, &w(&["-lz"])).unwrap_err(),
-            FlagError::Unlisted("-z".to_string())
-        );
-        assert_eq!(
-            parse(&LS, &w(&["--al"])).unwrap_err(),
-            FlagError::Unlisted("--al".to_string())
-        );
-        assert_eq!(
-            parse(&LS, &w(&["--color"])).unwrap_err(),
-            FlagError::Unlisted("--color".to_string())
-        );
-        assert_eq!(
-            parse(&LS, &w(&["--all=x"])).unwrap_err(),
-            FlagError::Unlisted("--all=x".to_string())
-        );
+        assert_eq!(parse(&LS, &w(&["-lz"])).unwrap_err().0, "-z");
+        assert_eq!(parse(&LS, &w(&["--al"])).unwrap_err().0, "--al");
+        assert_eq!(parse(&LS, &w(&["--color"])).unwrap_err().0, "--color");
+        assert_eq!(parse(&LS, &w(&["--all=x"])).unwrap_err().0, "--all=x");
         let args = w(&["--", "-rf"]);
         let after = parse(&LS, &args).unwrap();
         assert_eq!(after.operands, ["-rf"]);

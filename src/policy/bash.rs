@@ -217,90 +217,96 @@ pub fn peel(words: &[String]) -> Result<&[String], Blocked> {
             return Ok(rest);
         };
         if shell::assignment(first).is_some() {
-            if !harmless_assignment(first) {
-                return Err(Blocked::new(
-                    first.clone(),
-                    "sets a variable that can change what runs",
-                ));
-            }
+            harmless(first)?;
             rest = &rest[1..];
             continue;
         }
-        match first.as_str() {
-            "time" => {
-                rest = &rest[1..];
-                if rest.first().is_some_and(|w| w == "-p") {
-                    rest = &rest[1..];
-                }
-            }
-            "nice" => {
-                rest = &rest[1..];
-                if rest.first().is_some_and(|w| w == "-n") && rest.len() > 1 {
-                    if rest[1].parse::<i32>().is_err() {
-                        return Err(Blocked::new(text(words), "nice -n takes a number"));
-                    }
-                    rest = &rest[2..];
-                } else if rest.first().is_some_and(|w| {
-                    w.strip_prefix('-')
-                        .is_some_and(|n| !n.is_empty() && n.parse::<i32>().is_ok())
-                }) {
-                    rest = &rest[1..];
-                }
-            }
-            "timeout" => {
-                rest = &rest[1..];
-                loop {
-                    match rest.first().map(String::as_str) {
-                        Some("--preserve-status" | "--foreground" | "-v" | "--verbose") => {
-                            rest = &rest[1..];
-                        }
-                        Some("-s" | "-k" | "--signal" | "--kill-after") if rest.len() > 1 => {
-                            rest = &rest[2..];
-                        }
-                        Some(w) if w.starts_with("--signal=") || w.starts_with("--kill-after=") => {
-                            rest = &rest[1..];
-                        }
-                        _ => break,
-                    }
-                }
-                match rest.first() {
-                    Some(duration) if is_duration(duration) => rest = &rest[1..],
-                    _ => {
-                        return Err(Blocked::new(text(words), "timeout without a duration"));
-                    }
-                }
-            }
-            "env" => {
-                rest = &rest[1..];
-                while let Some(word) = rest.first() {
-                    if word.starts_with('-') {
-                        return Err(Blocked::new(
-                            text(words),
-                            format!("env {word} is not a listed flag"),
-                        ));
-                    }
-                    if shell::assignment(word).is_none() {
-                        break;
-                    }
-                    if !harmless_assignment(word) {
-                        return Err(Blocked::new(
-                            word.clone(),
-                            "sets a variable that can change what runs",
-                        ));
-                    }
-                    rest = &rest[1..];
-                }
-            }
-            "command" if rest.get(1).is_some_and(|w| !w.starts_with('-')) => {
-                rest = &rest[1..];
-            }
-            "!" | "{" | "then" | "do" | "else" | "if" | "elif" | "while" | "until" => {
-                rest = &rest[1..];
-            }
+        rest = match first.as_str() {
+            "time" => skip_if(&rest[1..], |w| w == "-p"),
+            "nice" => peel_nice(&rest[1..], words)?,
+            "timeout" => peel_timeout(&rest[1..], words)?,
+            "env" => peel_env(&rest[1..], words)?,
+            "command" if rest.get(1).is_some_and(|w| !w.starts_with('-')) => &rest[1..],
+            "!" | "{" | "then" | "do" | "else" | "if" | "elif" | "while" | "until" => &rest[1..],
             "fi" | "done" | "}" | "esac" if rest.len() == 1 => return Ok(&rest[1..]),
             _ => return Ok(rest),
+        };
+    }
+}
+
+/// An assignment that cannot change what runs, or the refusal.
+fn harmless(word: &str) -> Result<(), Blocked> {
+    if harmless_assignment(word) {
+        return Ok(());
+    }
+    Err(Blocked::new(
+        word.to_string(),
+        "sets a variable that can change what runs",
+    ))
+}
+
+/// `rest` without its first word when `skip` holds for it.
+fn skip_if(rest: &[String], skip: impl Fn(&String) -> bool) -> &[String] {
+    match rest.first() {
+        Some(first) if skip(first) => &rest[1..],
+        _ => rest,
+    }
+}
+
+/// After `nice`: `-n N` or `-N`, a number.
+fn peel_nice<'a>(rest: &'a [String], words: &[String]) -> Result<&'a [String], Blocked> {
+    if rest.first().is_some_and(|w| w == "-n") && rest.len() > 1 {
+        if rest[1].parse::<i32>().is_err() {
+            return Err(Blocked::new(text(words), "nice -n takes a number"));
+        }
+        return Ok(&rest[2..]);
+    }
+    Ok(skip_if(rest, |w| {
+        w.strip_prefix('-')
+            .is_some_and(|n| !n.is_empty() && n.parse::<i32>().is_ok())
+    }))
+}
+
+/// After `timeout`: its options, then a duration.
+fn peel_timeout<'a>(rest: &'a [String], words: &[String]) -> Result<&'a [String], Blocked> {
+    let mut rest = rest;
+    loop {
+        match rest.first().map(String::as_str) {
+            Some("--preserve-status" | "--foreground" | "-v" | "--verbose") => {
+                rest = &rest[1..];
+            }
+            Some("-s" | "-k" | "--signal" | "--kill-after") if rest.len() > 1 => {
+                rest = &rest[2..];
+            }
+            Some(w) if w.starts_with("--signal=") || w.starts_with("--kill-after=") => {
+                rest = &rest[1..];
+            }
+            _ => break,
         }
     }
+    match rest.first() {
+        Some(duration) if is_duration(duration) => Ok(&rest[1..]),
+        _ => Err(Blocked::new(text(words), "timeout without a duration")),
+    }
+}
+
+/// After `env`: harmless assignments, no flags.
+fn peel_env<'a>(rest: &'a [String], words: &[String]) -> Result<&'a [String], Blocked> {
+    let mut rest = rest;
+    while let Some(word) = rest.first() {
+        if word.starts_with('-') {
+            return Err(Blocked::new(
+                text(words),
+                format!("env {word} is not a listed flag"),
+            ));
+        }
+        if shell::assignment(word).is_none() {
+            break;
+        }
+        harmless(word)?;
+        rest = &rest[1..];
+    }
+    Ok(rest)
 }
 
 fn is_duration(word: &str) -> bool {

@@ -191,7 +191,10 @@ fn skip_prompt(words: &[String]) -> &[String] {
     &words[n..]
 }
 
-/// Judge one simple command; `expanded` is its tokens with variables substituted.
+/// Judge one simple command; `expanded` is its tokens with variables substituted. Its steps:
+/// the runners in front, the redirections, code on an interpreter's stdin, a program computed
+/// when it runs, a download run by an interpreter, and then the command and every later word
+/// that names a program.
 fn judge_command(
     command: &SimpleCommand,
     expanded: &[String],
@@ -201,6 +204,43 @@ fn judge_command(
     found: &mut Vec<Danger>,
 ) {
     let peeled = shell::peel(skip_prompt(expanded));
+    judge_runners(&peeled, found);
+    // Redirections judged with the command's own words (the tokens put `>` back in front,
+    // where it would read as a prompt glyph).
+    judge_redirects(command, shell::strip_runners(&command.words), found);
+    let words = peeled.command;
+    let Some(first) = words.first() else {
+        return;
+    };
+    let name = program(first);
+    judge_stdin_code(command, words, &name, found);
+    judge_computed(words, &name, found);
+    // `eval` is a runner the lexer's prefix list skips; a substitution as the program runs
+    // whatever the download printed.
+    let raw = expanded.first().map(|w| program(w)).unwrap_or_default();
+    if is_interpreter(&name)
+        || is_interpreter(&raw)
+        || first.starts_with("$(")
+        || first.starts_with('`')
+    {
+        let runs_download = command
+            .substitutions
+            .iter()
+            .any(|body| mentions_download(body, depth + 1, reader));
+        if (command.piped && download_upstream) || runs_download {
+            add(
+                found,
+                "pipe-to-shell",
+                words,
+                "runs a download with an interpreter",
+            );
+        }
+    }
+    judge_words(words, reader, found);
+}
+
+/// `sudo`/`doas` and `eval` in front of the command.
+fn judge_runners(peeled: &shell::Peeled<'_>, found: &mut Vec<Danger>) {
     if peeled
         .runners
         .iter()
@@ -216,16 +256,16 @@ fn judge_command(
             "eval runs text as commands",
         );
     }
-    // Redirections judged with the command's own words (the tokens put `>` back in front,
-    // where it would read as a prompt glyph).
-    judge_redirects(command, shell::strip_runners(&command.words), found);
-    let words = peeled.command;
-    let Some(first) = words.first() else {
-        return;
-    };
-    let name = program(first);
-    // Code on an interpreter's stdin (`… | bash`, `base64 -d | sh`, `python3 <<EOF`): nothing
-    // in front of the reader says what it runs.
+}
+
+/// Code on an interpreter's stdin (`… | bash`, `base64 -d | sh`, `python3 <<EOF`): nothing in
+/// front of the reader says what it runs.
+fn judge_stdin_code(
+    command: &SimpleCommand,
+    words: &[String],
+    name: &str,
+    found: &mut Vec<Danger>,
+) {
     let fed = command.piped
         || command.redirects.iter().any(|r| {
             matches!(
@@ -233,7 +273,7 @@ fn judge_command(
                 shell::RedirectOp::HereDoc | shell::RedirectOp::HereString
             )
         });
-    if fed && is_interpreter(&name) && !STDIN_IGNORING_CODE_RUNNERS.contains(&name.as_str()) {
+    if fed && is_interpreter(name) && !STDIN_IGNORING_CODE_RUNNERS.contains(&name) {
         let script = words[1..].iter().find(|w| !w.starts_with('-'));
         if script.is_none_or(|s| STDIN_SCRIPT_OPERANDS.contains(&s.as_str())) {
             add(
@@ -244,8 +284,11 @@ fn judge_command(
             );
         }
     }
-    // A program computed at run time (`$(echo rm) -rf /`, `` `which rm` ``, an unset `$RM`)
-    // cannot be judged; git aliases defined on the command line can hide any subcommand.
+}
+
+/// A program computed at run time (`$(echo rm) -rf /`, `` `which rm` ``, an unset `$RM`)
+/// cannot be judged; git aliases defined on the command line can hide any subcommand.
+fn judge_computed(words: &[String], name: &str, found: &mut Vec<Danger>) {
     if name.contains('$') || name.contains('`') {
         add(
             found,
@@ -269,31 +312,13 @@ fn judge_command(
             "a git alias defined on the command line can run any git command",
         );
     }
-    // `eval` is a runner the lexer's prefix list skips; a substitution as the program runs
-    // whatever the download printed.
-    let raw = expanded.first().map(|w| program(w)).unwrap_or_default();
-    if is_interpreter(&name)
-        || is_interpreter(&raw)
-        || first.starts_with("$(")
-        || first.starts_with('`')
-    {
-        let runs_download = command
-            .substitutions
-            .iter()
-            .any(|body| mentions_download(body, depth + 1, reader));
-        if (command.piped && download_upstream) || runs_download {
-            add(
-                found,
-                "pipe-to-shell",
-                words,
-                "runs a download with an interpreter",
-            );
-        }
-    }
-    // The command itself, then every later word that names a program the set judges
-    // wherever it stands (`parallel rm -rf`, `watch git push -f`). Each try reads the rest of
-    // the command, so it is charged to the reader: a command of a million `find`s is
-    // unreadable, not a million readings of a million words.
+}
+
+/// The command itself, then every later word that names a program the set judges wherever
+/// it stands (`parallel rm -rf`, `watch git push -f`). Each try reads the rest of the
+/// command, so it is charged to the reader: a command of a million `find`s is unreadable,
+/// not a million readings of a million words.
+fn judge_words(words: &[String], reader: &mut shell::Reader, found: &mut Vec<Danger>) {
     for start in 0..words.len() {
         if start > 0 && !judged_anywhere(&program(&words[start])) {
             continue;

@@ -265,39 +265,73 @@ fn list_wants(match_is: Option<&str>) -> Result<(Want<'_>, Want<'_>), MatchIsErr
 }
 
 /// Every example of `data` (the shape of `rules/policy.json`), judged with the built-in
-/// rules alone.
+/// rules alone: the approving entries, the lists, the secret and sensitive names, the
+/// destructive ids and the destructive set's program table.
 fn check_data(data: &Value) -> Report {
     let policy = Policy::builtin();
     let mut report = Report::default();
-    let r = &mut report;
+    check_approving(&policy, data, &mut report);
+    check_lists(&policy, data, &mut report);
+    check_names(&policy, data, &mut report);
+    check_destructive(&policy, data, &mut report);
+    check_program_table(&policy, data, &mut report);
+    report
+}
+
+/// An entry's `match` examples decided as `matches`, its `not_match` ones as `others`.
+fn both_ways(
+    policy: &Policy,
+    label: &str,
+    entry: &Value,
+    (matches, others): (Want, Want),
+    r: &mut Report,
+) {
+    check_examples(policy, label, "match", list(entry, "match"), matches, r);
+    check_examples(
+        policy,
+        label,
+        "not_match",
+        list(entry, "not_match"),
+        others,
+        r,
+    );
+}
+
+/// The entries that approve: the rules, the read-only programs, the runner tools, the flag
+/// tables and the argument forms, each by its rule.
+fn check_approving(policy: &Policy, data: &Value, r: &mut Report) {
     for rule in list(data, "rules") {
         let id = rule["id"].as_str().unwrap_or_default();
-        approving(&policy, &format!("rules.{id}"), id, rule, r);
+        approving(policy, &format!("rules.{id}"), id, rule, r);
     }
     for program in list(data, "read_only_programs") {
         let label = format!("read_only_programs {}", program["programs"]);
-        approving(&policy, &label, "read-only", program, r);
+        approving(policy, &label, "read-only", program, r);
         own_programs("read_only_programs", program, r);
     }
     for tool in list(data, "runner_tools") {
         let label = format!("runner_tools {}", tool["programs"]);
-        approving(&policy, &label, "runner", tool, r);
+        approving(policy, &label, "runner", tool, r);
         own_programs("runner_tools", tool, r);
     }
     for (name, table) in data["flag_tables"].as_object().into_iter().flatten() {
         let rule = table["rule"].as_str().unwrap_or_default();
-        approving(&policy, &format!("flag_tables.{name}"), rule, table, r);
+        approving(policy, &format!("flag_tables.{name}"), rule, table, r);
     }
     for (name, entry) in data["argument_forms"].as_object().into_iter().flatten() {
         if name.starts_with('$') {
             continue;
         }
         let rule = entry["rule"].as_str().unwrap_or_default();
-        approving(&policy, &format!("argument_forms.{name}"), rule, entry, r);
+        approving(policy, &format!("argument_forms.{name}"), rule, entry, r);
     }
+}
+
+/// The lists, each decided as its `match_is` says.
+fn check_lists(policy: &Policy, data: &Value, r: &mut Report) {
     for (name, entry) in data["lists"].as_object().into_iter().flatten() {
         let label = format!("lists.{name}");
-        let (matches, others) = match list_wants(entry["match_is"].as_str()) {
+        let wants = match list_wants(entry["match_is"].as_str()) {
             Ok(wants) => wants,
             Err(why) => {
                 r.wrong.push(format!("{label}: {why}"));
@@ -305,34 +339,31 @@ fn check_data(data: &Value) -> Report {
             }
         };
         needs_both(&label, entry, r);
-        check_examples(&policy, &label, "match", list(entry, "match"), matches, r);
-        check_examples(
-            &policy,
-            &label,
-            "not_match",
-            list(entry, "not_match"),
-            others,
-            r,
-        );
+        both_ways(policy, &label, entry, wants, r);
     }
+}
+
+/// The secret and sensitive names: matches refused for the name's reason, neighbours
+/// approved.
+fn check_names(policy: &Policy, data: &Value, r: &mut Report) {
     for field in ["secret_names", "sensitive_names"] {
         for entry in list(data, field) {
             let why = entry["why"].as_str().unwrap_or_default();
             let label = format!("{field} {why}");
             needs_both(&label, entry, r);
-            let refused = Want::RefusedFor(why);
-            check_examples(&policy, &label, "match", list(entry, "match"), refused, r);
-            let approved = Want::Approved;
-            check_examples(
-                &policy,
+            both_ways(
+                policy,
                 &label,
-                "not_match",
-                list(entry, "not_match"),
-                approved,
+                entry,
+                (Want::RefusedFor(why), Want::Approved),
                 r,
             );
         }
     }
+}
+
+/// The one list of destructive ids: matches named by the id, neighbours not.
+fn check_destructive(policy: &Policy, data: &Value, r: &mut Report) {
     for entry in list(data, "destructive") {
         // A screen's markers are named on a permission screen only (rules/pane-rules.json).
         if entry["door"] == "screen" {
@@ -344,46 +375,30 @@ fn check_data(data: &Value) -> Report {
         if id != "unreadable" && list(entry, "match").is_empty() {
             r.wrong.push(format!("{label}: no match example"));
         }
-        check_examples(
-            &policy,
+        both_ways(
+            policy,
             &label,
-            "match",
-            list(entry, "match"),
-            Want::Named(id),
-            r,
-        );
-        let not = Want::NotNamed(id);
-        check_examples(
-            &policy,
-            &label,
-            "not_match",
-            list(entry, "not_match"),
-            not,
+            entry,
+            (Want::Named(id), Want::NotNamed(id)),
             r,
         );
     }
+}
+
+/// The destructive set's program table: matches named by the entry (its id and its
+/// explanation, not another entry's with the same id), neighbours not.
+fn check_program_table(policy: &Policy, data: &Value, r: &mut Report) {
     for entry in list(data, "destructive_programs") {
         let id = entry["id"].as_str().unwrap_or_default();
         let label = format!("destructive_programs {} {id}", entry["programs"]);
         needs_both(&label, entry, r);
-        check_examples(
-            &policy,
+        both_ways(
+            policy,
             &label,
-            "match",
-            list(entry, "match"),
-            Want::Named(id),
+            entry,
+            (Want::Named(id), Want::NotNamed(id)),
             r,
         );
-        let not = Want::NotNamed(id);
-        check_examples(
-            &policy,
-            &label,
-            "not_match",
-            list(entry, "not_match"),
-            not,
-            r,
-        );
-        // A match is named by this entry, not another with the same id.
         let explanation = entry["explanation"].as_str().unwrap_or_default();
         for example in list(entry, "match").iter().filter(|_| !id.is_empty()) {
             let script = example.as_str().unwrap_or_default();
@@ -397,7 +412,6 @@ fn check_data(data: &Value) -> Report {
             }
         }
     }
-    report
 }
 
 #[cfg(test)]

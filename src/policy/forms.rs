@@ -63,7 +63,7 @@ impl Form {
         };
         let parsed = match argv::parse(&spec, rest) {
             Ok(parsed) => parsed,
-            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag.to_string()),
+            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag.0),
             Err(_) => return Reading::NoForm,
         };
         let given = |flag: &&str| parsed.has(flag) || parsed.values_of(flag).next().is_some();
@@ -108,7 +108,7 @@ fn word_is(pattern: &str, word: &str) -> bool {
     pattern.split('|').any(|alt| match alt {
         "NAME" => !word.starts_with('-'),
         "WORD" | "REV" => true,
-        "BRANCH" => super::git::valid_branch(word),
+        "BRANCH" => valid_branch(word),
         "TARGET" => RUNNER_TARGETS.contains(&word),
         "TOOLCHAIN" => word.strip_prefix('+').is_some_and(|name| {
             !name.is_empty()
@@ -118,6 +118,20 @@ fn word_is(pattern: &str, word: &str) -> bool {
         }),
         literal => literal == word,
     })
+}
+
+/// A name git accepts for a new branch (`git check-ref-format`'s rules, over-strict).
+pub fn valid_branch(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('-')
+        && !name.starts_with('/')
+        && !name.ends_with('/')
+        && !name.ends_with(".lock")
+        && !name.contains("..")
+        && !name.contains("@{")
+        && name
+            .chars()
+            .all(|c| !c.is_control() && !" ~^:?*[\\".contains(c))
 }
 
 #[cfg(test)]

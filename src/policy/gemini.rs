@@ -325,7 +325,9 @@ fn rule_match(rule: &UserRule) -> Result<Match, &'static str> {
     Err("a pattern over this tool's input has no exact form in Gemini's engine")
 }
 
-/// The exported file. `source`: where the rules came from (for the header).
+/// The exported file. `source`: where the rules came from (for the header). Its sections:
+/// the user's deny rules, the destructive set, the user's allow rules, and what was not
+/// exported.
 pub fn export(policy: &Policy, source: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -338,6 +340,20 @@ pub fn export(policy: &Policy, source: &str) -> String {
          # hook reads commands the way a shell does.\n",
     );
     let mut skipped: Vec<String> = Vec::new();
+    export_denies(policy, &mut out, &mut skipped);
+    export_destructive(policy, &mut out);
+    export_allows(policy, &mut out, &mut skipped);
+    if !skipped.is_empty() {
+        out.push_str("\n# Not exported (autoctl's hook still applies them):\n");
+        for line in skipped {
+            let _ = writeln!(out, "#   {line}");
+        }
+    }
+    out
+}
+
+/// The user's deny rules; one with no exact form or no Gemini tool is `skipped`.
+fn export_denies(policy: &Policy, out: &mut String, skipped: &mut Vec<String>) {
     for rule in &policy.deny {
         let tools = gemini_tools(rule);
         let Ok(matched) = rule_match(rule) else {
@@ -349,7 +365,7 @@ pub fn export(policy: &Policy, source: &str) -> String {
             continue;
         }
         push_rule(
-            &mut out,
+            out,
             &format!("{}: deny", rule.label()),
             &tools,
             &matched,
@@ -358,6 +374,11 @@ pub fn export(policy: &Policy, source: &str) -> String {
             Some(&rule.message()),
         );
     }
+}
+
+/// The destructive set: each group's command prefixes, then the regular expressions, with
+/// the decision `on_destructive` says.
+fn export_destructive(policy: &Policy, out: &mut String) {
     let decision = match policy.on_destructive {
         OnDestructive::Ask => "ask_user",
         OnDestructive::Deny => "deny",
@@ -395,7 +416,7 @@ pub fn export(policy: &Policy, source: &str) -> String {
             .find(|g| g.id == *id)
             .map_or("drops or empties a database", |g| g.why);
         push_rule(
-            &mut out,
+            out,
             &format!("destructive:{id}: {why}"),
             &shell,
             &Match::Command((*regex).to_string()),
@@ -404,11 +425,15 @@ pub fn export(policy: &Policy, source: &str) -> String {
             Some(&format!("{why} (autoctl destructive set: {id})")),
         );
     }
+}
+
+/// The user's allow rules; one with no exact form or no Gemini tool is `skipped`.
+fn export_allows(policy: &Policy, out: &mut String, skipped: &mut Vec<String>) {
     for rule in &policy.allow {
         let tools = gemini_tools(rule);
         match rule_match(rule) {
             Ok(matched) if !tools.is_empty() => push_rule(
-                &mut out,
+                out,
                 &format!("{}: allow", rule.label()),
                 &tools,
                 &matched,
@@ -420,13 +445,6 @@ pub fn export(policy: &Policy, source: &str) -> String {
             Err(why) => skipped.push(format!("{}: {why}", rule.label())),
         }
     }
-    if !skipped.is_empty() {
-        out.push_str("\n# Not exported (autoctl's hook still applies them):\n");
-        for line in skipped {
-            let _ = writeln!(out, "#   {line}");
-        }
-    }
-    out
 }
 
 fn push_rule(

@@ -31,7 +31,7 @@ use super::data::{
     PUSH_REFSPEC_REFUSED_PARTS, PUSH_REFSPEC_REFUSED_STARTS, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES,
     argument_forms, git_inspection,
 };
-use super::forms::Reading;
+use super::forms::{Reading, valid_branch};
 use super::line::{Blocked, Line};
 
 pub fn judge(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
@@ -109,7 +109,7 @@ fn own_repository(elsewhere: bool, line: &Line<'_>) -> Result<(), Blocked> {
 }
 
 fn parse<'a>(sub: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
-    argv::parse(spec, args).map_err(|flag| unlisted(sub, &flag.to_string()))
+    argv::parse(spec, args).map_err(|flag| unlisted(sub, &flag.0))
 }
 
 /// The inspections: `None` when `sub` is not one. The flags of each are
@@ -216,20 +216,6 @@ fn looks_like_tag(name: &str) -> bool {
         .find_map(|p| name.strip_prefix(p))
         .unwrap_or(name);
     rest.chars().next().is_some_and(|c| c.is_ascii_digit())
-}
-
-/// A name git accepts for a new branch (`git check-ref-format`'s rules, over-strict).
-pub fn valid_branch(name: &str) -> bool {
-    !name.is_empty()
-        && !name.starts_with('-')
-        && !name.starts_with('/')
-        && !name.ends_with('/')
-        && !name.ends_with(".lock")
-        && !name.contains("..")
-        && !name.contains("@{")
-        && name
-            .chars()
-            .all(|c| !c.is_control() && !" ~^:?*[\\".contains(c))
 }
 
 /// `git switch -c NAME [START]`, `git checkout -b NAME [START]`: a new branch, nothing lost

@@ -95,6 +95,9 @@ fn parse<'a>(name: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, 
         .map_err(|flag| Blocked::new("", format!("{name} {flag} is not a listed flag")))
 }
 
+/// A read-only program's operands and the files its flags read, each readable as any path
+/// is: its steps are the files its flags read, jq's filter, which operands are paths, and
+/// reading them.
 fn check_operands(
     name: &str,
     parsed: &Parsed<'_>,
@@ -107,43 +110,59 @@ fn check_operands(
             line.read(value)?;
         }
     }
-    // jq's `env` and `$ENV` print the environment (its tokens too); a program from a file
-    // may say the same unseen.
     if name == "jq" {
-        if JQ_PROGRAM_FILE_FLAGS
-            .iter()
-            .any(|f| parsed.values_of(f).next().is_some())
-        {
-            return Err(Blocked::new(
-                "",
-                "jq with a program from a file: what it reads is not in front of the reader",
-            ));
-        }
-        // Case-folded: jq's names are case-sensitive, but refusing `.Environment` too costs
-        // little beside missing a spelling that reaches `$ENV`.
-        let filter = parsed.operands.first().map(|p| p.to_lowercase());
-        if filter
-            .as_deref()
-            .is_some_and(|p| JQ_ENVIRONMENT_WORDS.iter().any(|w| p.contains(w)))
-        {
-            return Err(Blocked::new(
-                parsed.operands[0],
-                "jq's env and $ENV print the environment, its secrets too",
-            ));
-        }
-        // `import "m" as $m;`, `include "m";` and `modulemeta` read files from jq's search
-        // path (~/.jq, a `.json` data file anywhere): reads the reader cannot see.
-        if filter
-            .as_deref()
-            .is_some_and(|p| JQ_MODULE_WORDS.iter().any(|w| p.contains(w)))
-        {
-            return Err(Blocked::new(
-                parsed.operands[0],
-                "jq's import, include and modulemeta read files the line does not name",
-            ));
-        }
+        jq_filter(parsed)?;
     }
-    let paths: &[&str] = match operands {
+    let paths = operand_paths(name, parsed, operands)?;
+    read_paths(name, paths, operands, line)
+}
+
+/// jq's `env` and `$ENV` print the environment (its tokens too); a program from a file may
+/// say the same unseen; its modules are files the line does not name.
+fn jq_filter(parsed: &Parsed<'_>) -> Result<(), Blocked> {
+    if JQ_PROGRAM_FILE_FLAGS
+        .iter()
+        .any(|f| parsed.values_of(f).next().is_some())
+    {
+        return Err(Blocked::new(
+            "",
+            "jq with a program from a file: what it reads is not in front of the reader",
+        ));
+    }
+    // Case-folded: jq's names are case-sensitive, but refusing `.Environment` too costs
+    // little beside missing a spelling that reaches `$ENV`.
+    let filter = parsed.operands.first().map(|p| p.to_lowercase());
+    if filter
+        .as_deref()
+        .is_some_and(|p| JQ_ENVIRONMENT_WORDS.iter().any(|w| p.contains(w)))
+    {
+        return Err(Blocked::new(
+            parsed.operands[0],
+            "jq's env and $ENV print the environment, its secrets too",
+        ));
+    }
+    // `import "m" as $m;`, `include "m";` and `modulemeta` read files from jq's search
+    // path (~/.jq, a `.json` data file anywhere): reads the reader cannot see.
+    if filter
+        .as_deref()
+        .is_some_and(|p| JQ_MODULE_WORDS.iter().any(|w| p.contains(w)))
+    {
+        return Err(Blocked::new(
+            parsed.operands[0],
+            "jq's import, include and modulemeta read files the line does not name",
+        ));
+    }
+    Ok(())
+}
+
+/// Which of a read-only program's operands are paths it reads (a sed script, an awk
+/// program or a search's pattern is not), refusing what its kind of operands may not be.
+fn operand_paths<'p>(
+    name: &str,
+    parsed: &'p Parsed<'_>,
+    operands: Operands,
+) -> Result<&'p [&'p str], Blocked> {
+    Ok(match operands {
         Operands::None if !parsed.operands.is_empty() => {
             return Err(Blocked::new("", format!("{name} takes no operands here")));
         }
@@ -158,46 +177,8 @@ fn check_operands(
             }
             &parsed.operands
         }
-        Operands::SedScriptThenPaths => {
-            let given: Vec<&str> = parsed
-                .values_of("-e")
-                .chain(parsed.values_of("--expression"))
-                .collect();
-            let (scripts, paths) = if given.is_empty() {
-                match parsed.operands.split_first() {
-                    Some((script, paths)) => (vec![*script], paths),
-                    None => return Err(Blocked::new("", "sed without a script")),
-                }
-            } else {
-                (given, &parsed.operands[..])
-            };
-            for script in scripts {
-                sed_script(script).map_err(|why| {
-                    Blocked::new(script, format!("sed: {why} is not in a printing script"))
-                })?;
-            }
-            paths
-        }
-        Operands::AwkProgramThenPaths => {
-            let Some((program, paths)) = parsed.operands.split_first() else {
-                return Err(Blocked::new("", "awk without a program"));
-            };
-            if let Some(word) = AWK_REFUSED_WORDS.iter().find(|w| program.contains(*w)) {
-                return Err(Blocked::new(
-                    *program,
-                    format!(
-                        "an awk program with {word} may run commands or read what the line does not name"
-                    ),
-                ));
-            }
-            if awk_writes(program) {
-                return Err(Blocked::new(
-                    *program,
-                    "an awk program with print > FILE or printf >> FILE writes files",
-                ));
-            }
-            paths
-        }
+        Operands::SedScriptThenPaths => sed_paths(parsed)?,
+        Operands::AwkProgramThenPaths => awk_paths(parsed)?,
         Operands::PatternThenPaths => {
             // A flag of the list gave the pattern (`-e`, `-f`) or says there is none
             // (`--files`).
@@ -211,7 +192,63 @@ fn check_operands(
                 parsed.operands.get(1..).unwrap_or(&[])
             }
         }
+    })
+}
+
+/// sed's paths: its operands after the script (none taken when the scripts came with
+/// `-e`); every script only prints.
+fn sed_paths<'p>(parsed: &'p Parsed<'_>) -> Result<&'p [&'p str], Blocked> {
+    let given: Vec<&str> = parsed
+        .values_of("-e")
+        .chain(parsed.values_of("--expression"))
+        .collect();
+    let (scripts, paths) = if given.is_empty() {
+        match parsed.operands.split_first() {
+            Some((script, paths)) => (vec![*script], paths),
+            None => return Err(Blocked::new("", "sed without a script")),
+        }
+    } else {
+        (given, &parsed.operands[..])
     };
+    for script in scripts {
+        sed_script(script).map_err(|why| {
+            Blocked::new(script, format!("sed: {why} is not in a printing script"))
+        })?;
+    }
+    Ok(paths)
+}
+
+/// awk's paths: its operands after the program, which may not run commands, read what the
+/// line does not name or write files.
+fn awk_paths<'p>(parsed: &'p Parsed<'_>) -> Result<&'p [&'p str], Blocked> {
+    let Some((program, paths)) = parsed.operands.split_first() else {
+        return Err(Blocked::new("", "awk without a program"));
+    };
+    if let Some(word) = AWK_REFUSED_WORDS.iter().find(|w| program.contains(*w)) {
+        return Err(Blocked::new(
+            *program,
+            format!(
+                "an awk program with {word} may run commands or read what the line does not name"
+            ),
+        ));
+    }
+    if awk_writes(program) {
+        return Err(Blocked::new(
+            *program,
+            "an awk program with print > FILE or printf >> FILE writes files",
+        ));
+    }
+    Ok(paths)
+}
+
+/// Read every path; with none, the program reads its input or the working directory (`grep
+/// -r token`, `ls`), which must be readable too.
+fn read_paths(
+    name: &str,
+    paths: &[&str],
+    operands: Operands,
+    line: &Line<'_>,
+) -> Result<(), Blocked> {
     // `less +CMD`, `more +CMD` run CMD; `tail +5`, `sort +1` are old options: not files.
     if let Some(plus) = paths.iter().find(|p| p.starts_with('+')) {
         return Err(Blocked::new(
@@ -222,8 +259,6 @@ fn check_operands(
     for path in paths {
         line.read(path)?;
     }
-    // No path: the program reads its input or the working directory (`grep -r token`,
-    // `ls`), which must be readable too.
     if paths.is_empty()
         && matches!(
             operands,
@@ -278,59 +313,84 @@ pub fn awk_writes(program: &str) -> bool {
     false
 }
 
-/// The part of a sed script that makes it more than a printing script (printed as "sed: PART
-/// is not in a printing script").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-enum SedPart {
-    #[error("a {0} inside brackets")]
-    DelimiterInBrackets(char),
-    #[error("a newline inside a pattern")]
-    NewlineInPattern,
-    #[error("an unterminated pattern")]
-    UnterminatedPattern,
-    #[error("a \\ at the end")]
-    BackslashAtEnd,
-    #[error("a bad address delimiter")]
-    BadAddressDelimiter,
-    #[error("a }} without {{")]
-    CloseWithoutOpen,
-    #[error("an address without a command")]
-    NoCommand,
-    #[error("an unterminated s")]
-    UnterminatedS,
-    #[error("{0} with a bad delimiter")]
-    BadDelimiter(char),
-    #[error("s///{0}")]
-    SFlag(char),
-    #[error("the sed command {0}")]
-    Command(char),
-    #[error("{0} after a command")]
-    AfterCommand(char),
-    #[error("a {{ without }}")]
-    OpenWithoutClose,
-}
-
 /// A sed script that only prints (`sed -n '1,20p'`, `s/a/b/g`): every command one of
 /// [`SED_COMMANDS`], every `s` flag one of [`SED_S_FLAGS`], after addresses (`1,20`, `$`,
 /// `/re/`, `\%re%`, `first~step`, `addr,+N`), `!`, and `{ … }` blocks; anything else —
 /// `w FILE`, `r FILE`, `e CMD`, `s///w` or `s///e`, labels, text commands — is not read,
 /// so not harmless.
-fn sed_script(script: &str) -> Result<(), SedPart> {
-    let s: Vec<char> = script.chars().collect();
-    let mut i = 0;
-    let skip_blanks = |i: &mut usize| {
-        while *i < s.len() && matches!(s[*i], ' ' | '\t' | '\n' | ';') {
-            *i += 1;
-        }
+fn sed_script(script: &str) -> Result<(), NotPrinting> {
+    let mut sed = SedReader {
+        s: script.chars().collect(),
+        i: 0,
     };
-    // Text up to the unescaped delimiter `d` from `*i`; `*i` ends past the delimiter. A
-    // delimiter inside a bracket expression is refused: seds differ on where it ends.
-    let delimited = |i: &mut usize, d: char| -> Result<(), SedPart> {
+    let mut depth = 0usize;
+    loop {
+        sed.skip_blanks();
+        let Some(c) = sed.peek() else {
+            break;
+        };
+        if c == '}' {
+            depth = depth
+                .checked_sub(1)
+                .ok_or_else(|| NotPrinting("a } without {".to_string()))?;
+            sed.i += 1;
+            continue;
+        }
+        sed.addresses()?;
+        match sed.command()? {
+            '{' => depth += 1,
+            _ => sed.command_end()?,
+        }
+    }
+    if depth > 0 {
+        return Err(NotPrinting("a { without }".to_string()));
+    }
+    Ok(())
+}
+
+/// What in a sed script is not printing (`the sed command w`, `s///e`), as a refusal says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotPrinting(pub String);
+
+impl std::fmt::Display for NotPrinting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A sed script read one character at a time, for [`sed_script`].
+struct SedReader {
+    s: Vec<char>,
+    i: usize,
+}
+
+impl SedReader {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    /// Is the character at the reading point one of `set`?
+    fn at(&self, set: &str) -> bool {
+        self.peek().is_some_and(|c| set.contains(c))
+    }
+
+    fn skip_while(&mut self, keep: impl Fn(char) -> bool) {
+        while self.peek().is_some_and(&keep) {
+            self.i += 1;
+        }
+    }
+
+    fn skip_blanks(&mut self) {
+        self.skip_while(|c| matches!(c, ' ' | '\t' | '\n' | ';'));
+    }
+
+    /// Text up to the unescaped delimiter `d`; the reading point ends past it. A delimiter
+    /// inside a bracket expression is refused: seds differ on where it ends.
+    fn delimited(&mut self, d: char) -> Result<(), NotPrinting> {
         let mut in_bracket = false;
-        while *i < s.len() {
-            let c = s[*i];
+        while let Some(c) = self.peek() {
             if c == '\\' {
-                *i += 2;
+                self.i += 2;
                 continue;
             }
             if c == '[' {
@@ -340,130 +400,118 @@ fn sed_script(script: &str) -> Result<(), SedPart> {
             }
             if c == d {
                 if in_bracket {
-                    return Err(SedPart::DelimiterInBrackets(d));
+                    return Err(NotPrinting(format!("a {d} inside brackets")));
                 }
-                *i += 1;
+                self.i += 1;
                 return Ok(());
             }
             if c == '\n' {
-                return Err(SedPart::NewlineInPattern);
+                return Err(NotPrinting("a newline inside a pattern".to_string()));
             }
-            *i += 1;
+            self.i += 1;
         }
-        Err(SedPart::UnterminatedPattern)
-    };
-    let address = |i: &mut usize| -> Result<(), SedPart> {
-        if *i >= s.len() {
+        Err(NotPrinting("an unterminated pattern".to_string()))
+    }
+
+    /// One address: `$`, `/re/`, `\%re%` (with `I`/`M` flags), `N` or `first~step`.
+    fn address(&mut self) -> Result<(), NotPrinting> {
+        let Some(c) = self.peek() else {
             return Ok(());
-        }
-        match s[*i] {
-            '$' => *i += 1,
+        };
+        match c {
+            '$' => self.i += 1,
             '/' => {
-                *i += 1;
-                delimited(i, '/')?;
-                while *i < s.len() && matches!(s[*i], 'I' | 'M') {
-                    *i += 1;
-                }
+                self.i += 1;
+                self.delimited('/')?;
+                self.skip_while(|c| matches!(c, 'I' | 'M'));
             }
             '\\' => {
-                let d = *s.get(*i + 1).ok_or(SedPart::BackslashAtEnd)?;
+                let d = *self
+                    .s
+                    .get(self.i + 1)
+                    .ok_or_else(|| NotPrinting("a \\ at the end".to_string()))?;
                 if d == '\n' || d == '\\' {
-                    return Err(SedPart::BadAddressDelimiter);
+                    return Err(NotPrinting("a bad address delimiter".to_string()));
                 }
-                *i += 2;
-                delimited(i, d)?;
-                while *i < s.len() && matches!(s[*i], 'I' | 'M') {
-                    *i += 1;
-                }
+                self.i += 2;
+                self.delimited(d)?;
+                self.skip_while(|c| matches!(c, 'I' | 'M'));
             }
             c if c.is_ascii_digit() => {
-                while *i < s.len() && s[*i].is_ascii_digit() {
-                    *i += 1;
-                }
-                if *i < s.len() && s[*i] == '~' {
-                    *i += 1;
-                    while *i < s.len() && s[*i].is_ascii_digit() {
-                        *i += 1;
-                    }
+                self.skip_while(|c| c.is_ascii_digit());
+                if self.at("~") {
+                    self.i += 1;
+                    self.skip_while(|c| c.is_ascii_digit());
                 }
             }
             _ => {}
         }
         Ok(())
-    };
-    let mut depth = 0usize;
-    loop {
-        skip_blanks(&mut i);
-        if i >= s.len() {
-            break;
-        }
-        if s[i] == '}' {
-            depth = depth.checked_sub(1).ok_or(SedPart::CloseWithoutOpen)?;
-            i += 1;
-            continue;
-        }
-        address(&mut i)?;
-        if i < s.len() && s[i] == ',' {
-            i += 1;
-            if i < s.len() && matches!(s[i], '+' | '~') {
-                i += 1;
-                while i < s.len() && s[i].is_ascii_digit() {
-                    i += 1;
-                }
+    }
+
+    /// An address or a range (`addr,addr`, `addr,+N`, `addr,~N`), then blanks and `!`.
+    fn addresses(&mut self) -> Result<(), NotPrinting> {
+        self.address()?;
+        if self.at(",") {
+            self.i += 1;
+            if self.at("+~") {
+                self.i += 1;
+                self.skip_while(|c| c.is_ascii_digit());
             } else {
-                address(&mut i)?;
+                self.address()?;
             }
         }
-        while i < s.len() && matches!(s[i], ' ' | '\t' | '!') {
-            i += 1;
-        }
-        let Some(&command) = s.get(i) else {
-            return Err(SedPart::NoCommand);
+        self.skip_while(|c| matches!(c, ' ' | '\t' | '!'));
+        Ok(())
+    }
+
+    /// One command: one of [`SED_COMMANDS`] (an `s` with only [`SED_S_FLAGS`]), or `{`.
+    fn command(&mut self) -> Result<char, NotPrinting> {
+        let Some(command) = self.peek() else {
+            return Err(NotPrinting("an address without a command".to_string()));
         };
-        i += 1;
+        self.i += 1;
         match command {
-            '{' => {
-                depth += 1;
-                continue;
-            }
+            '{' => {}
             's' | 'y' => {
-                let d = *s.get(i).ok_or(SedPart::UnterminatedS)?;
+                let d = self
+                    .peek()
+                    .ok_or_else(|| NotPrinting("an unterminated s".to_string()))?;
                 if d == '\\' || d == '\n' {
-                    return Err(SedPart::BadDelimiter(command));
+                    return Err(NotPrinting(format!("{command} with a bad delimiter")));
                 }
-                i += 1;
-                delimited(&mut i, d)?;
-                delimited(&mut i, d)?;
+                self.i += 1;
+                self.delimited(d)?;
+                self.delimited(d)?;
                 if command == 's' {
-                    while i < s.len() && !matches!(s[i], ';' | '\n' | '}' | ' ' | '\t') {
-                        if !SED_S_FLAGS.iter().any(|f| f.starts_with(s[i])) {
-                            return Err(SedPart::SFlag(s[i]));
+                    while let Some(flag) = self.peek().filter(|c| !";\n} \t".contains(*c)) {
+                        if !SED_S_FLAGS.iter().any(|f| f.starts_with(flag)) {
+                            return Err(NotPrinting(format!("s///{flag}")));
                         }
-                        i += 1;
+                        self.i += 1;
                     }
                 }
             }
             'q' | 'Q' | 'l' | 'L' if SED_COMMANDS.contains(&command.to_string().as_str()) => {
                 // An exit code or line length.
-                while i < s.len() && (s[i].is_ascii_digit() || s[i] == ' ') {
-                    i += 1;
-                }
+                self.skip_while(|c| c.is_ascii_digit() || c == ' ');
             }
             c if SED_COMMANDS.contains(&c.to_string().as_str()) => {}
-            c => return Err(SedPart::Command(c)),
+            c => return Err(NotPrinting(format!("the sed command {c}"))),
         }
-        // A command ends at `;`, a newline, `}` or the end.
-        while i < s.len() && matches!(s[i], ' ' | '\t') {
-            i += 1;
-        }
-        if i < s.len() && !matches!(s[i], ';' | '\n' | '}') {
-            return Err(SedPart::AfterCommand(s[i]));
+        Ok(command)
+    }
+
+    /// A command ends at `;`, a newline, `}` or the end.
+    fn command_end(&mut self) -> Result<(), NotPrinting> {
+        self.skip_while(|c| matches!(c, ' ' | '\t'));
+        match self.peek() {
+            Some(c) if !matches!(c, ';' | '\n' | '}') => {
+                Err(NotPrinting(format!("{c} after a command")))
+            }
+            _ => Ok(()),
         }
     }
-    if depth > 0 {
-        return Err(SedPart::OpenWithoutClose);
-    }
-    Ok(())
 }
 
 /// `find` with tests and printing only: the actions that delete, run or write files are not
@@ -641,7 +689,28 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
     Ok("write-in-project")
 }
 
+/// `cargo build|test|check|clippy|fmt|doc` (and the build-only ones with `--no-run`): the
+/// subcommand, cargo's own flags and operands, and the arguments after `--`.
 fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    let (sub, rest) = cargo_subcommand(args)?;
+    let (own, after) = split_at_dashes(rest);
+    let parsed = parse("cargo", &FLAGS_CARGO, own)?;
+    cargo_own(sub, &parsed, line)?;
+    cargo_after(sub, after, line)?;
+    Ok("runner")
+}
+
+/// The arguments before a `--` and those after it.
+fn split_at_dashes(args: &[String]) -> (&[String], &[String]) {
+    match args.iter().position(|a| a == "--") {
+        Some(at) => (&args[..at], &args[at + 1..]),
+        None => (args, &args[args.len()..]),
+    }
+}
+
+/// cargo's listed subcommand (a `+toolchain` before it taken off, an alias read as what it
+/// stands for) and the arguments after it.
+fn cargo_subcommand(args: &[String]) -> Result<(&'static str, &[String]), Blocked> {
     let mut args = args;
     if args
         .first()
@@ -669,13 +738,12 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
             ),
         ));
     };
-    let rest = &args[1..];
-    let split = rest.iter().position(|a| a == "--");
-    let (own, after) = match split {
-        Some(at) => (&rest[..at], &rest[at + 1..]),
-        None => (rest, &rest[rest.len()..]),
-    };
-    let parsed = parse("cargo", &FLAGS_CARGO, own)?;
+    Ok((sub, &args[1..]))
+}
+
+/// cargo's own flags and operands: a build-only subcommand only with `--no-run`, `--fix`
+/// only for clippy, directories inside the project, a test filter only for `test`.
+fn cargo_own(sub: &str, parsed: &Parsed<'_>, line: &Line<'_>) -> Result<(), Blocked> {
     if CARGO_BUILD_ONLY_SUBCOMMANDS.contains(&sub) && !parsed.has("--no-run") {
         return Err(Blocked::new(
             "",
@@ -699,6 +767,12 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
             format!("cargo {sub} {} is not a listed operand", parsed.operands[0]),
         ));
     }
+    Ok(())
+}
+
+/// The arguments after `--`: the test binary's, clippy's or rustfmt's listed flags; rustfmt's
+/// files are rewritten (inside the project); no other subcommand takes operands there.
+fn cargo_after(sub: &str, after: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     let after_spec = match sub {
         "test" => FLAGS_CARGO_TEST_ARGS,
         "clippy" => FLAGS_CARGO_CLIPPY_ARGS,
@@ -721,7 +795,7 @@ fn cargo(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         }
         _ => {}
     }
-    Ok("runner")
+    Ok(())
 }
 
 /// `npm test`, `npm ci`, `npm install` (no package), `npm run TARGET`; pnpm and yarn alike.
@@ -730,11 +804,7 @@ fn node_package_manager(
     args: &[String],
     line: &Line<'_>,
 ) -> Result<&'static str, Blocked> {
-    let split = args.iter().position(|a| a == "--");
-    let (own, after) = match split {
-        Some(at) => (&args[..at], &args[at + 1..]),
-        None => (args, &args[args.len()..]),
-    };
+    let (own, after) = split_at_dashes(args);
     let parsed = parse(name, &FLAGS_PACKAGE_MANAGER, own)?;
     for dir in parsed
         .values_of("--prefix")

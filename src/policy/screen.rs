@@ -338,8 +338,35 @@ pub struct Asked {
 }
 
 /// Read a permission box: `lines` are the screen lines as drawn from the box's frame line
-/// down to the question. `Err` says why the call cannot be read.
+/// down to the question. `Err` says why the call cannot be read. Its steps: the box's body
+/// without its frame and borders, the header that names the tool, and the values its rule
+/// reads.
 pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable> {
+    let body = box_body(lines, shapes);
+    let borders = shapes.borders.as_slice();
+    let mut rest = body.iter().copied().skip_while(|l| l.trim().is_empty());
+    let Some(header) = rest.next() else {
+        return Err(Unreadable::NoHeader);
+    };
+    let header = header.trim().trim_matches(borders).trim();
+    let after: Vec<&str> = rest.collect();
+    let Some(known) = shapes.tools.iter().find(|t| t.def.header == header) else {
+        return Err(Unreadable::NoRule(header.to_string()));
+    };
+    let field = known.def.field.as_str();
+    Ok(Asked {
+        tool: known.def.tool.clone(),
+        readings: box_values(known, header, &after, shapes)?
+            .into_iter()
+            .map(|value| json!({ field: value }))
+            .collect(),
+    })
+}
+
+/// The lines below a box's frame line (all of them when none is found); in a box with side
+/// borders (`╭…╮` then `│ … │`) without the borders, which are not the content (in a box
+/// without them a `│ ` starts each line of a long or multi-line command).
+fn box_body<'a>(lines: &[&'a str], shapes: &BoxShapes) -> Vec<&'a str> {
     let (body, bordered): (Vec<&str>, bool) = match lines.iter().position(|l| shapes.frame(l)) {
         Some(at) => (
             lines[at + 1..].to_vec(),
@@ -347,27 +374,29 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable>
         ),
         None => (lines.to_vec(), false),
     };
-    // A box with side borders (`╭…╮` then `│ … │`): the borders are not the content; in a
-    // box without them a `│ ` starts each line of a long or multi-line command.
+    if !bordered {
+        return body;
+    }
     let borders = shapes.borders.as_slice();
-    let body: Vec<&str> = if bordered {
-        body.iter()
-            .map(|l| {
-                let t = l.trim_end();
-                let t = t.strip_suffix(borders).unwrap_or(t).trim_end();
-                let s = t.trim_start();
-                s.strip_prefix(borders).unwrap_or(s)
-            })
-            .collect()
-    } else {
-        body
-    };
-    let mut rest = body.iter().copied().skip_while(|l| l.trim().is_empty());
-    let Some(header) = rest.next() else {
-        return Err(Unreadable::NoHeader);
-    };
-    let header = header.trim().trim_matches(borders).trim();
-    let after: Vec<&str> = rest.collect();
+    body.iter()
+        .map(|l| {
+            let t = l.trim_end();
+            let t = t.strip_suffix(borders).unwrap_or(t).trim_end();
+            let s = t.trim_start();
+            s.strip_prefix(borders).unwrap_or(s)
+        })
+        .collect()
+}
+
+/// The values a box's rule reads from the lines `after` its header: a command's readings,
+/// the first line, or what its pattern captures between the dashed lines.
+fn box_values(
+    known: &BoxTool,
+    header: &str,
+    after: &[&str],
+    shapes: &BoxShapes,
+) -> Result<Vec<String>, Unreadable> {
+    let borders = shapes.borders.as_slice();
     let dashes: Vec<usize> = after
         .iter()
         .enumerate()
@@ -375,11 +404,6 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable>
         .map(|(i, _)| i)
         .collect();
     let block = |from: usize, to: usize| -> Vec<&str> { after[from + 1..to].to_vec() };
-    let Some(known) = shapes.tools.iter().find(|t| t.def.header == header) else {
-        return Err(Unreadable::NoRule(header.to_string()));
-    };
-    let tool = known.def.tool.clone();
-    let field = known.def.field.as_str();
     let inside = || match dashes.as_slice() {
         [first, second, ..] => Ok(block(*first, *second)),
         _ => Err(Unreadable::NoCall(header.to_string())),
@@ -392,11 +416,11 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable>
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let readings = match known.def.value {
+    Ok(match known.def.value {
         ValueAt::Command => {
             let lines = match dashes.as_slice() {
                 [first, second, ..] => block(*first, *second),
-                _ => older_bash_block(&after),
+                _ => older_bash_block(after),
             };
             command_readings(&lines, &shapes.continued)?
         }
@@ -422,13 +446,6 @@ pub fn read_box(lines: &[&str], shapes: &BoxShapes) -> Result<Asked, Unreadable>
                 .ok_or_else(|| Unreadable::NoValue(header.to_string()))?;
             vec![value]
         }
-    };
-    Ok(Asked {
-        tool,
-        readings: readings
-            .into_iter()
-            .map(|value| json!({ field: value }))
-            .collect(),
     })
 }
 
