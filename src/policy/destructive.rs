@@ -44,7 +44,9 @@
 //!   read-only search's pattern (`grep -rn "DROP TABLE" migrations`, `git grep`, `rg`).
 //!
 //! A quoted argument with spaces is also read as a command (`bash -c '…'`, `ssh host '…'`,
-//! `watch '…'`), and every word after the program is tried as a program too (`parallel rm
+//! `watch '…'`) — but not a read-only search's given only listed flags (`grep -rn "rm -rf"
+//! docs`: a pattern, never run; `rg --pre x 'rm -rf /'` is read) — and every word after the
+//! program is tried as a program too (`parallel rm
 //! -rf`), except that plain `rm file` counts only as the command itself (`grep rm src` is a
 //! search). The reading errs towards naming more: `echo rm -rf /` is named.
 //!
@@ -148,9 +150,13 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
         // An awk program is awk, where `$3` is a field, not a program computed by a shell
         // (what it may run, `system` and `|`, no rule approves).
         let is_awk = runs.as_deref().is_some_and(is_awk);
+        // A read-only search's words are patterns and file names, never run (`grep -rn "rm
+        // -rf" docs`): read as a command only when the search has an option no read-only
+        // rule lists (`rg --pre`, `ag --pager`).
+        let patterns = is_listed_search(shell::strip_runners(&tokens));
         for (i, word) in tokens.iter().enumerate() {
             let message = is_git && i > 0 && COMMIT_MESSAGE_FLAGS.contains(&tokens[i - 1].as_str());
-            if word.contains(char::is_whitespace) && !message {
+            if word.contains(char::is_whitespace) && !message && !patterns {
                 if is_awk {
                     let mut inner = Vec::new();
                     scan(word, depth + 1, reader, &mut inner);
@@ -746,9 +752,32 @@ fn is_search(words: &[String]) -> bool {
     SEARCHES.contains(&searcher.as_str())
         && !SEARCH_RUN_OPTIONS.iter().any(|entry| {
             entry.rsplit_once(' ').is_some_and(|(who, option)| {
-                who == searcher && options.iter().any(|a| a.starts_with(option))
+                who == searcher && options.iter().any(|a| gives_option(a, option))
             })
         })
+}
+
+/// Is `arg` the option `option`: a long one as itself or with `=VALUE` (`--pre`,
+/// `--pre=x`; `--pretty` is another option), a short one also with its value glued on
+/// (`-Ovim`)?
+fn gives_option(arg: &str, option: &str) -> bool {
+    if option.starts_with("--") {
+        arg.strip_prefix(option)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+    } else {
+        arg.starts_with(option)
+    }
+}
+
+/// A read-only search (`lists.searches`) that is a read-only program given only the flags
+/// its `read_only_programs` entry lists: it runs nothing its words say.
+fn is_listed_search(words: &[String]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    is_search(words)
+        && super::data::read_only_program(&program(first))
+            .is_some_and(|p| super::argv::parse(&p.spec, &words[1..]).is_ok())
 }
 
 /// SQL that drops or empties tables, in any ASCII case and as whole words: `DROP TABLE`
