@@ -423,6 +423,9 @@ impl Turn {
         }
     }
 
+    /// An approval request: read as the policy's tool call ([`Turn::approval_call`]), judged
+    /// by the policy, then answered at once (approved, declined) or put to the person. Any
+    /// other request is a person's question: declined.
     fn server_request(
         &mut self,
         method: &str,
@@ -435,44 +438,17 @@ impl Turn {
             .get("reason")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let (tool, input, what) = match method {
-            "item/commandExecution/requestApproval" | "execCommandApproval" => {
-                let command = command_of(&params);
-                ("Bash", json!({"command": command}), command)
-            }
-            "item/fileChange/requestApproval" | "applyPatchApproval" => {
-                let item = params
-                    .get("itemId")
-                    .and_then(Value::as_str)
-                    .and_then(|i| self.items.get(i))
-                    .cloned()
-                    .unwrap_or_else(|| params.clone());
-                let paths = paths_of(&item);
-                (
-                    "apply_patch",
-                    json!({"command": patch_of(&item)}),
-                    format!(
-                        "edit {}",
-                        if paths.is_empty() {
-                            "?".to_string()
-                        } else {
-                            paths.join(", ")
-                        }
-                    ),
-                )
-            }
-            _ => {
-                // A question for the person (requestUserInput, an MCP elicitation, a wider
-                // permission): not an approval a policy rule can prove harmless.
-                return vec![
-                    Effect::Say(format!(
-                        "autoctl: Codex asks something only a person can answer ({method}); declined"
-                    )),
-                    Effect::Send(
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("autoctl does not answer {method}: a person decides")}}),
-                    ),
-                ];
-            }
+        let Some((tool, input, what)) = self.approval_call(method, &params) else {
+            // A question for the person (requestUserInput, an MCP elicitation, a wider
+            // permission): not an approval a policy rule can prove harmless.
+            return vec![
+                Effect::Say(format!(
+                    "autoctl: Codex asks something only a person can answer ({method}); declined"
+                )),
+                Effect::Send(
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("autoctl does not answer {method}: a person decides")}}),
+                ),
+            ];
         };
         let decision = agents_decide(tool, &input, decide);
         let mut effects = vec![Effect::Decided {
@@ -487,6 +463,10 @@ impl Turn {
             Verdict::NoDecision if destructive && self.spec.unattended => Some(false),
             Verdict::NoDecision => None,
         };
+        let request = self.event(
+            "PermissionRequest",
+            json!({"tool_name": tool, "tool_input": input}),
+        );
         match answer {
             Some(allow) => {
                 effects.push(Effect::Say(format!(
@@ -500,20 +480,11 @@ impl Turn {
                 } else {
                     crate::hook::session::Permission::Denied
                 };
-                effects.push(Effect::Record(
-                    self.event(
-                        "PermissionRequest",
-                        json!({"tool_name": tool, "tool_input": input}),
-                    ),
-                    Some(outcome),
-                ));
+                effects.push(Effect::Record(request, Some(outcome)));
             }
             None => {
                 effects.push(Effect::Record(
-                    self.event(
-                        "PermissionRequest",
-                        json!({"tool_name": tool, "tool_input": input}),
-                    ),
+                    request,
                     Some(crate::hook::session::Permission::Asked),
                 ));
                 effects.push(Effect::Ask(Question {
@@ -525,6 +496,40 @@ impl Turn {
             }
         }
         effects
+    }
+
+    /// An approval request as the tool call the policy judges, with what it asks in words: a
+    /// command is `Bash`, a file change `apply_patch` (its patch from the item the turn saw
+    /// start, else the request's own). None: not an approval request.
+    fn approval_call(&self, method: &str, params: &Value) -> Option<(&'static str, Value, String)> {
+        match method {
+            "item/commandExecution/requestApproval" | "execCommandApproval" => {
+                let command = command_of(params);
+                Some(("Bash", json!({"command": command}), command))
+            }
+            "item/fileChange/requestApproval" | "applyPatchApproval" => {
+                let item = params
+                    .get("itemId")
+                    .and_then(Value::as_str)
+                    .and_then(|i| self.items.get(i))
+                    .cloned()
+                    .unwrap_or_else(|| params.clone());
+                let paths = paths_of(&item);
+                Some((
+                    "apply_patch",
+                    json!({"command": patch_of(&item)}),
+                    format!(
+                        "edit {}",
+                        if paths.is_empty() {
+                            "?".to_string()
+                        } else {
+                            paths.join(", ")
+                        }
+                    ),
+                ))
+            }
+            _ => None,
+        }
     }
 
     fn finish(&mut self, outcome: TurnEnd) -> Vec<Effect> {

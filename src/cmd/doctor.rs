@@ -80,89 +80,21 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
     let me = std::env::current_exe()
         .map(|p| crate::shell::quote_if_needed(&p.to_string_lossy()))
         .unwrap_or_else(|_| "/path/to/autoctl".to_string());
+    let seen = Seen {
+        tmux: tmux.as_ref(),
+        store: &store,
+        me: &me,
+        now,
+    };
     let mut matched = false;
     for run in &runs {
-        let scope = format!("run {}", run.spec.session);
-        let mut rows = vec![doctor::judge_run(&scope, run, now)];
-        let snapshot = tmux.as_ref().map(|t| {
-            t.snapshots(
-                std::slice::from_ref(&run.spec.target),
-                CaptureOptions::default(),
-            )
-            .map(|mut v| v.remove(0))
-        });
-        let mut lookup = Lookup {
-            dir: Some(run.task_path().to_path_buf()),
-            ..Lookup::default()
-        };
-        let mut agent = None;
-        match snapshot {
-            Some(Ok(Ok(snap))) => {
-                rows.push(pane_row(&scope, &snap));
-                if let Some(socket) = &snap.pane.socket {
-                    lookup.pane = Some((socket.clone(), snap.pane.id.clone()));
-                }
-                agent = Some(probe(&snap, run.task_path()));
-            }
-            // An ended run's pane may well be gone: that is no failure of its own.
-            _ if !run.status.is_active() => {}
-            Some(Ok(Err(err))) | Some(Err(err)) => rows.push(
-                Check::new(&scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.spec.target))
-                    .fix("the run's pane is gone: `autoctl run recover` relaunches it, `autoctl run stop` ends the run"),
-            ),
-            None => rows.push(Check::new(&scope, "pane", Level::Fail, "tmux cannot be run")),
-        }
-        let found = store.find(&lookup);
-        let selected = args.session.as_deref().is_none_or(|s| {
-            s == run.spec.session
-                || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
-                || agent.as_ref().and_then(|a| a.session_id.as_deref()) == Some(s)
-        });
-        if !selected {
-            continue;
-        }
-        matched = true;
-        checks.append(&mut rows);
-        // The process, the session and the hooks' command in its environment are Claude
-        // Code's checks; Codex and Gemini have their own section.
-        let claude = run.spec.agent == crate::pane::Agent::Claude;
-        let agent = agent.filter(|_| claude);
-        if let Some(agent) = &agent {
-            checks.push(doctor::judge_agent(&scope, agent, now));
-            checks.push(doctor::judge_hook_command(&scope, agent, &me));
-        }
-        if agent.is_some() || run.status.is_active() {
-            checks.push(doctor::judge_hooks(
-                &scope,
-                found.hook.as_ref(),
-                agent.as_ref(),
-                now,
-            ));
-            if claude {
-                checks.push(doctor::judge_status(
-                    &scope,
-                    found.status.as_ref(),
-                    found.hook.as_ref(),
-                    agent.as_ref(),
-                    now,
-                ));
-            }
-        }
-        if run.status.is_active() {
-            checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
-        }
+        matched |= run_checks(run, &seen, args.session.as_deref(), &mut checks);
     }
     match args.session.as_deref() {
         Some(session) if !matched => {
             let before = checks.len();
             sessions_without_runs(&store, Some(session), now, &mut checks);
             if checks.len() == before {
-                let seen = Seen {
-                    tmux: tmux.as_ref(),
-                    store: &store,
-                    me: &me,
-                    now,
-                };
                 unregistered_session(session, &seen, &cwd, &mut checks);
             }
         }
@@ -182,6 +114,94 @@ pub fn run(args: &DoctorArgs, socket: Option<String>) -> Result<Exit> {
         Format::Text => output::text(&doctor::text(&checks))?,
     }
     Ok(Exit::from_bool(all_ok))
+}
+
+/// One run's section, when `--session` (if any) names the run or the agent session in its
+/// pane: the run, its pane, and for a Claude Code agent its process, session, hooks' command,
+/// hooks and status line; the driver of a running run. Returns whether it was selected.
+fn run_checks(run: &Run, seen: &Seen<'_>, session: Option<&str>, checks: &mut Vec<Check>) -> bool {
+    let now = seen.now;
+    let scope = format!("run {}", run.spec.session);
+    let mut rows = vec![doctor::judge_run(&scope, run, now)];
+    let (lookup, agent) = look_at_pane(run, &scope, seen.tmux, &mut rows);
+    let found = seen.store.find(&lookup);
+    let selected = session.is_none_or(|s| {
+        s == run.spec.session
+            || found.hook.as_ref().and_then(|h| h.session_id.as_deref()) == Some(s)
+            || agent.as_ref().and_then(|a| a.session_id.as_deref()) == Some(s)
+    });
+    if !selected {
+        return false;
+    }
+    checks.append(&mut rows);
+    // The process, the session and the hooks' command in its environment are Claude
+    // Code's checks; Codex and Gemini have their own section.
+    let claude = run.spec.agent == crate::pane::Agent::Claude;
+    let agent = agent.filter(|_| claude);
+    if let Some(agent) = &agent {
+        checks.push(doctor::judge_agent(&scope, agent, now));
+        checks.push(doctor::judge_hook_command(&scope, agent, seen.me));
+    }
+    if agent.is_some() || run.status.is_active() {
+        checks.push(doctor::judge_hooks(
+            &scope,
+            found.hook.as_ref(),
+            agent.as_ref(),
+            now,
+        ));
+        if claude {
+            checks.push(doctor::judge_status(
+                &scope,
+                found.status.as_ref(),
+                found.hook.as_ref(),
+                agent.as_ref(),
+                now,
+            ));
+        }
+    }
+    if run.status.is_active() {
+        checks.push(doctor::judge_driver(&scope, run.last_tick_at, now));
+    }
+    true
+}
+
+/// The run's pane: a row for what it shows (or a failure when it is gone from a running
+/// run, or tmux cannot be run), where its hook records are looked up, and the agent in it.
+fn look_at_pane(
+    run: &Run,
+    scope: &str,
+    tmux: Option<&Tmux>,
+    rows: &mut Vec<Check>,
+) -> (Lookup, Option<doctor::AgentSeen>) {
+    let snapshot = tmux.map(|t| {
+        t.snapshots(
+            std::slice::from_ref(&run.spec.target),
+            CaptureOptions::default(),
+        )
+        .map(|mut v| v.remove(0))
+    });
+    let mut lookup = Lookup {
+        dir: Some(run.task_path().to_path_buf()),
+        ..Lookup::default()
+    };
+    let mut agent = None;
+    match snapshot {
+        Some(Ok(Ok(snap))) => {
+            rows.push(pane_row(scope, &snap));
+            if let Some(socket) = &snap.pane.socket {
+                lookup.pane = Some((socket.clone(), snap.pane.id.clone()));
+            }
+            agent = Some(probe(&snap, run.task_path()));
+        }
+        // An ended run's pane may well be gone: that is no failure of its own.
+        _ if !run.status.is_active() => {}
+        Some(Ok(Err(err))) | Some(Err(err)) => rows.push(
+            Check::new(scope, "pane", Level::Fail, format!("{} not found: {err:#}", run.spec.target))
+                .fix("the run's pane is gone: `autoctl run recover` relaunches it, `autoctl run stop` ends the run"),
+        ),
+        None => rows.push(Check::new(scope, "pane", Level::Fail, "tmux cannot be run")),
+    }
+    (lookup, agent)
 }
 
 fn state_dir_check(dir: &Path) -> Check {

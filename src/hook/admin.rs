@@ -236,7 +236,8 @@ fn keep<T>(result: Result<Option<T>, state::Problem>, problems: &mut Vec<String>
 }
 
 impl Status {
-    /// The status as `key: value` lines for people.
+    /// The status as `key: value` lines for people: whether it runs, the loop's progress,
+    /// its configuration, then the lock, waits, failures, its end and problems.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![
             format!("active: {}", if self.active { "yes" } else { "no" }),
@@ -246,77 +247,18 @@ impl Status {
         let loop_state = self.state.as_ref().unwrap_or(&fresh);
         let config = self.config.as_ref();
         if config.is_some() || self.state.is_some() {
-            let session = match config {
-                Some(config) => bound_session(config, loop_state),
-                None => loop_state.session_id.as_deref(),
-            };
-            lines.push(match session {
-                Some(session) => format!("session: {session}"),
-                None => {
-                    "session: unbound (the first session that stops takes the loop)".to_string()
-                }
-            });
-            lines.push(match config {
-                Some(config) => format!(
-                    "iteration: {} of {}",
-                    loop_state.iteration, config.max_iterations
-                ),
-                None => format!("iteration: {}", loop_state.iteration),
-            });
-            let budget = config
-                .and_then(|c| c.budget)
-                .map(|b| format!(" of {b}"))
-                .unwrap_or_default();
-            let t = &loop_state.tokens;
-            lines.push(format!(
-                "tokens: {}{budget} (input {}, output {}, cache writes {}, cache reads {}){}",
-                t.total(),
-                t.input,
-                t.output,
-                t.cache_creation,
-                t.cache_read,
-                if loop_state.tokens_pending > 0 {
-                    format!(
-                        ", and at least {} for a final message the transcript did not show yet",
-                        loop_state.tokens_pending
-                    )
-                } else {
-                    String::new()
-                }
-            ));
-            if loop_state.stop_blocks > 0 {
-                lines.push(format!(
-                    "consecutive blocks: {} (Claude Code overrides the one after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, default 8)",
-                    loop_state.stop_blocks
-                ));
-            }
+            progress_lines(config, loop_state, &mut lines);
         }
         if let Some(config) = config {
-            if config.max_idle > 0 {
-                lines.push(format!(
-                    "idle turns: {} of {}",
-                    loop_state.idle_streak, config.max_idle
-                ));
-            }
-            lines.push(match &config.prompt {
-                PromptSource::Text(text) => {
-                    format!("prompt: text, {} characters", text.chars().count())
-                }
-                PromptSource::File(path) => format!("prompt: file {}", path.display()),
-                PromptSource::Task { dir, table, .. } => {
-                    format!("prompt: task {} (table {table})", dir.display())
-                }
-            });
-            lines.push(format!("sentinel: {}", config.sentinel));
-            if loop_state.compactions.count > 0 {
-                lines.push(format!(
-                    "compactions: {} in iteration {} (limit {})",
-                    loop_state.compactions.count,
-                    loop_state.compactions.iteration,
-                    config.max_compactions
-                ));
-            }
+            config_lines(config, loop_state, &mut lines);
         }
+        self.lock_and_end_lines(loop_state, &mut lines);
+        lines
+    }
+
+    /// The lock, the quota wait, the last failure, how the loop ended, and the problems
+    /// reading it.
+    fn lock_and_end_lines(&self, loop_state: &LoopState, lines: &mut Vec<String>) {
         lines.push(format!(
             "lock: {}",
             match &self.lock {
@@ -352,7 +294,78 @@ impl Status {
         for problem in &self.problems {
             lines.push(format!("problem: {problem}"));
         }
-        lines
+    }
+}
+
+/// The loop's progress: its session, iteration, tokens and Claude Code's chain of blocks.
+fn progress_lines(config: Option<&LoopConfig>, loop_state: &LoopState, lines: &mut Vec<String>) {
+    let session = match config {
+        Some(config) => bound_session(config, loop_state),
+        None => loop_state.session_id.as_deref(),
+    };
+    lines.push(match session {
+        Some(session) => format!("session: {session}"),
+        None => "session: unbound (the first session that stops takes the loop)".to_string(),
+    });
+    lines.push(match config {
+        Some(config) => format!(
+            "iteration: {} of {}",
+            loop_state.iteration, config.max_iterations
+        ),
+        None => format!("iteration: {}", loop_state.iteration),
+    });
+    let budget = config
+        .and_then(|c| c.budget)
+        .map(|b| format!(" of {b}"))
+        .unwrap_or_default();
+    let t = &loop_state.tokens;
+    lines.push(format!(
+        "tokens: {}{budget} (input {}, output {}, cache writes {}, cache reads {}){}",
+        t.total(),
+        t.input,
+        t.output,
+        t.cache_creation,
+        t.cache_read,
+        if loop_state.tokens_pending > 0 {
+            format!(
+                ", and at least {} for a final message the transcript did not show yet",
+                loop_state.tokens_pending
+            )
+        } else {
+            String::new()
+        }
+    ));
+    if loop_state.stop_blocks > 0 {
+        lines.push(format!(
+            "consecutive blocks: {} (Claude Code overrides the one after CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, default 8)",
+            loop_state.stop_blocks
+        ));
+    }
+}
+
+/// What the loop was set up with: the idle limit, the prompt, the sentinel, compactions.
+fn config_lines(config: &LoopConfig, loop_state: &LoopState, lines: &mut Vec<String>) {
+    if config.max_idle > 0 {
+        lines.push(format!(
+            "idle turns: {} of {}",
+            loop_state.idle_streak, config.max_idle
+        ));
+    }
+    lines.push(match &config.prompt {
+        PromptSource::Text(text) => {
+            format!("prompt: text, {} characters", text.chars().count())
+        }
+        PromptSource::File(path) => format!("prompt: file {}", path.display()),
+        PromptSource::Task { dir, table, .. } => {
+            format!("prompt: task {} (table {table})", dir.display())
+        }
+    });
+    lines.push(format!("sentinel: {}", config.sentinel));
+    if loop_state.compactions.count > 0 {
+        lines.push(format!(
+            "compactions: {} in iteration {} (limit {})",
+            loop_state.compactions.count, loop_state.compactions.iteration, config.max_compactions
+        ));
     }
 }
 

@@ -3,6 +3,7 @@
 //! decision (state, lock, teardown). Nothing here decides; everything here can fail, and every
 //! failure ends in "allow the stop" — a loop must never hold a session hostage to bad state.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -170,7 +171,9 @@ pub fn stop(stdin: &[u8], env: &Env) -> Reply {
     outcome
 }
 
-/// Decide for `input` in `dir`, applying the decision unless `mode` is a dry run.
+/// Decide for `input` in `dir`, applying the decision unless `mode` is a dry run: stand aside
+/// without a loop, a session or a readable state; take the loop's lock (or see who holds
+/// it), read the turn from the transcript, decide, and write what the decision says.
 pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply {
     // Without a loop directory there is nothing to do, and nothing is created.
     if !state::dir_exists(dir) || !dir.config().exists() {
@@ -188,20 +191,10 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply 
         Ok(None) => return Reply::quiet("inactive"),
         Err(problem) => return bad_state(&problem.0),
     };
-    let Some(session) = input.session() else {
-        return Reply::aside(
-            "no-session",
-            "autoctl loop: the hook input has no session_id, so the loop cannot tell which \
-             session this is; allowing the stop"
-                .to_string(),
-        );
+    let session = match session_of(input) {
+        ControlFlow::Continue(session) => session,
+        ControlFlow::Break(reply) => return reply,
     };
-    if let Err(why) = super::input::check_session(session) {
-        return Reply::aside(
-            "bad-session",
-            format!("autoctl loop: refusing the hook input: {why}; allowing the stop"),
-        );
-    }
     let state = match state::read_state(dir) {
         Ok(state) => state.unwrap_or_else(LoopState::fresh),
         Err(problem) => return bad_state(&problem.0),
@@ -216,54 +209,24 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply 
         return from_decision(&decision, Vec::new());
     }
     let took_over = decide::takeover(&config, &state, session, held).map(str::to_string);
-    // Heartbeat: take or refresh the lock before anything else, so a second autoctl (or an
-    // operator holding the lock to pause the loop) is seen.
     let claim = Claim {
         owner: decide::owner_tag(session),
         pid: Some(env.pid),
         host: env.host.name(),
     };
-    let lock_conflict = match mode {
-        Mode::Apply => match lock.try_acquire(&claim, env.host) {
-            Ok(Ok(_)) => None,
-            Ok(Err(held)) => Some(held),
-            Err(err) => return bad_state(&format!("{err:#}")),
-        },
-        Mode::DryRun => match holder {
-            Ok(Some(held)) if held.record.owner != claim.owner && !held.takeable() => Some(held),
-            Ok(_) => None,
-            Err(err) => return bad_state(&format!("{err:#}")),
-        },
+    let lock_conflict = match heartbeat(&lock, holder, &claim, env, mode) {
+        ControlFlow::Continue(conflict) => conflict,
+        ControlFlow::Break(reply) => return reply,
     };
-
     let mut warnings = Vec::new();
     let seen = observe_transcript(input, &config, &state, session, env, mode, &mut warnings);
-    // The tag anywhere in the last message; in the turn's earlier messages, a line of its own.
-    let completion = input
-        .last_assistant_message
-        .as_deref()
-        .is_some_and(|text| sentinel::found_in(text, &config.sentinel))
-        .then_some(Found::LastMessage)
-        .or_else(|| {
-            seen.scan
-                .as_ref()
-                .is_some_and(|scan| {
-                    let last = scan.last_message_texts.join("\n");
-                    sentinel::found_in(&last, &config.sentinel)
-                        || scan
-                            .texts
-                            .iter()
-                            .any(|text| sentinel::found_as_line(text, &config.sentinel))
-                })
-                .then_some(Found::Transcript)
-        });
     let observation = StopObservation {
         tokens_pending: seen.pending(input, &state, env.status.as_ref()),
         compactions: seen.compactions,
         block_override: seen.block_override,
         block_cap: env.block_cap,
         session: session.to_string(),
-        completion,
+        completion: completion(input, seen.scan.as_ref(), &config.sentinel),
         tool_uses: seen.scan.as_ref().map(|scan| scan.tool_uses),
         tokens_added: seen.added,
         cursor: seen.cursor,
@@ -282,6 +245,73 @@ pub fn answer(input: &HookInput, dir: &LoopDir, env: &Env, mode: Mode) -> Reply 
         };
     }
     from_decision(&decision, warnings)
+}
+
+/// The session the Stop belongs to; the hook stands aside (Break) when the input has none,
+/// or one that is not a session id.
+fn session_of(input: &HookInput) -> ControlFlow<Reply, &str> {
+    let Some(session) = input.session() else {
+        return ControlFlow::Break(Reply::aside(
+            "no-session",
+            "autoctl loop: the hook input has no session_id, so the loop cannot tell which \
+             session this is; allowing the stop"
+                .to_string(),
+        ));
+    };
+    if let Err(why) = super::input::check_session(session) {
+        return ControlFlow::Break(Reply::aside(
+            "bad-session",
+            format!("autoctl loop: refusing the hook input: {why}; allowing the stop"),
+        ));
+    }
+    ControlFlow::Continue(session)
+}
+
+/// Heartbeat: take or refresh the lock before anything else, so a second autoctl (or an
+/// operator holding the lock to pause the loop) is seen; a dry run only looks. Some: who
+/// holds it instead; Break: the lock cannot be read, the hook stands aside.
+fn heartbeat(
+    lock: &HeartbeatLock,
+    holder: anyhow::Result<Option<lock::Observed>>,
+    claim: &Claim,
+    env: &Env,
+    mode: Mode,
+) -> ControlFlow<Reply, Option<lock::Observed>> {
+    match mode {
+        Mode::Apply => match lock.try_acquire(claim, env.host) {
+            Ok(Ok(_)) => ControlFlow::Continue(None),
+            Ok(Err(held)) => ControlFlow::Continue(Some(held)),
+            Err(err) => ControlFlow::Break(bad_state(&format!("{err:#}"))),
+        },
+        Mode::DryRun => match holder {
+            Ok(Some(held)) if held.record.owner != claim.owner && !held.takeable() => {
+                ControlFlow::Continue(Some(held))
+            }
+            Ok(_) => ControlFlow::Continue(None),
+            Err(err) => ControlFlow::Break(bad_state(&format!("{err:#}"))),
+        },
+    }
+}
+
+/// Where the completion sentinel was seen: anywhere in the last message; in the turn's
+/// earlier messages, a line of its own.
+fn completion(input: &HookInput, scan: Option<&TurnScan>, sentinel: &str) -> Option<Found> {
+    input
+        .last_assistant_message
+        .as_deref()
+        .is_some_and(|text| sentinel::found_in(text, sentinel))
+        .then_some(Found::LastMessage)
+        .or_else(|| {
+            scan.is_some_and(|scan| {
+                let last = scan.last_message_texts.join("\n");
+                sentinel::found_in(&last, sentinel)
+                    || scan
+                        .texts
+                        .iter()
+                        .any(|text| sentinel::found_as_line(text, sentinel))
+            })
+            .then_some(Found::Transcript)
+        })
 }
 
 fn bad_state(problem: &str) -> Reply {

@@ -1465,18 +1465,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         .dispatched
         .as_ref()
         .map_or(String::new(), |d| d.next.clone());
-    let (ready, half_typed) = match t.run.spec.into {
-        DispatchInto::Shell => (
-            view.shell_ready(),
-            view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, text),
-        ),
-        DispatchInto::Agent => (
-            view.agent_ready(),
-            !view.foreground_is_shell
-                && matches!(&view.waiting.input, Input::Typed(typed)
-                    if typed.split_whitespace().eq(text.split_whitespace())),
-        ),
-    };
+    let (ready, half_typed) = typed_trace(t.run.spec.into, view, text);
     let in_flight = keys_in_flight(t.run.dispatch.dispatched_at, t.now);
     // A shell reads a line and its Enter in one read, and its driver takes the keys at their
     // word: a line left without its Enter is a killed tick's, whenever it is seen.
@@ -1498,43 +1487,7 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
         return;
     }
     if half_typed {
-        // A person who acknowledged this very screen's escalation (`run ack`, `run continue`)
-        // gets the line cleared and typed once more, whatever the budgets say.
-        let acknowledged = t.run.waits.acked_hash.as_deref() == Some(view.key.as_str());
-        if !acknowledged
-            && (t.run.waits.retyped == Some(t.run.dispatch.count) || !t.run.recovery_left())
-        {
-            let why = format!(
-                "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
-                view.waiting.last_line
-            );
-            t.escalate(EscalationKind::HalfTyped, why, false);
-            return;
-        }
-        // Counted once its keys are all typed (see Retype): a driver killed midway leaves the
-        // row as it was, and the next tick clears the line again.
-        t.retype = Some(Retype { acknowledged });
-        let (keys, how) = match t.run.spec.into {
-            DispatchInto::Shell => (
-                vec![
-                    Key::Key("C-u".to_string()),
-                    Key::Text(text.to_string()),
-                    Key::Key("Enter".to_string()),
-                ],
-                "cleared the line (C-u) and typed it again",
-            ),
-            DispatchInto::Agent => (vec![Key::Key("Enter".to_string())], "pressed Enter"),
-        };
-        t.remove_signal();
-        t.effects.push(Effect::Send {
-            keys,
-            if_unchanged: None,
-        });
-        t.run.dispatch.dispatched_at = Some(t.now);
-        t.event.decide(
-            Decision::Dispatch,
-            format!("the command was half-typed at the prompt (no Enter): {how}: {text}"),
-        );
+        submit_half_typed(t, view, text, &step);
         return;
     }
     if ready && !view.shows_submitted(text) {
@@ -1559,6 +1512,66 @@ fn unconfirmed(t: &mut Tick<'_>, view: &PaneView, text: &str) {
     t.event.decide(
         Decision::Progress,
         format!("the typed command reached the pane: {step} is running ({text})"),
+    );
+}
+
+/// What the pane shows of a typed command: whether it is ready for one (a shell prompt,
+/// the agent idle at its input box), and whether the command sits there without its Enter
+/// (the shell's prompt line ends with it; the agent's input box holds it).
+fn typed_trace(into: DispatchInto, view: &PaneView, text: &str) -> (bool, bool) {
+    match into {
+        DispatchInto::Shell => (
+            view.shell_ready(),
+            view.foreground_is_shell && wait::half_typed(&view.waiting.last_line, text),
+        ),
+        DispatchInto::Agent => (
+            view.agent_ready(),
+            !view.foreground_is_shell
+                && matches!(&view.waiting.input, Input::Typed(typed)
+                    if typed.split_whitespace().eq(text.split_whitespace())),
+        ),
+    }
+}
+
+/// The command sits typed without its Enter: a shell line is cleared and typed again, the
+/// agent's input box gets its Enter — once per dispatch and while a stall recovery is
+/// left, else a person is asked. A person who acknowledged this very screen's escalation
+/// (`run ack`, `run continue`) gets it submitted once more, whatever the budgets say.
+fn submit_half_typed(t: &mut Tick<'_>, view: &PaneView, text: &str, step: &str) {
+    let acknowledged = t.run.waits.acked_hash.as_deref() == Some(view.key.as_str());
+    if !acknowledged
+        && (t.run.waits.retyped == Some(t.run.dispatch.count) || !t.run.recovery_left())
+    {
+        let why = format!(
+            "escalate: the command for {step} is half-typed at the prompt and was already submitted once (or no stall recovery is left): {}",
+            view.waiting.last_line
+        );
+        t.escalate(EscalationKind::HalfTyped, why, false);
+        return;
+    }
+    // Counted once its keys are all typed (see Retype): a driver killed midway leaves the
+    // row as it was, and the next tick clears the line again.
+    t.retype = Some(Retype { acknowledged });
+    let (keys, how) = match t.run.spec.into {
+        DispatchInto::Shell => (
+            vec![
+                Key::Key("C-u".to_string()),
+                Key::Text(text.to_string()),
+                Key::Key("Enter".to_string()),
+            ],
+            "cleared the line (C-u) and typed it again",
+        ),
+        DispatchInto::Agent => (vec![Key::Key("Enter".to_string())], "pressed Enter"),
+    };
+    t.remove_signal();
+    t.effects.push(Effect::Send {
+        keys,
+        if_unchanged: None,
+    });
+    t.run.dispatch.dispatched_at = Some(t.now);
+    t.event.decide(
+        Decision::Dispatch,
+        format!("the command was half-typed at the prompt (no Enter): {how}: {text}"),
     );
 }
 

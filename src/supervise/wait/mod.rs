@@ -1404,6 +1404,9 @@ fn resumable_screen(class: Class) -> bool {
     matches!(class, Class::Idle | Class::ApiError | Class::RateLimit)
 }
 
+/// The agent's stream: after an Esc, the idle prompt (resume) or a person; a working screen
+/// with a tool running is no stall but has `--tool-timeout`; one unchanged past
+/// `--stream-timeout` gets one Esc (a stall recovery), or a person once the budget is spent.
 fn stream(
     next: &mut WaitState,
     obs: &WaitObs<'_>,
@@ -1411,40 +1414,8 @@ fn stream(
     limits: &WaitLimits,
 ) -> Option<Ruling> {
     let s = obs.screen;
-    // After the Esc: the resume follows at the idle prompt, or a person is asked.
     if let Some(esc_at) = next.esc_at {
-        if s.idle_at_input() {
-            return Some(Ruling {
-                act: Act::Resume(Resume {
-                    kind: WaitKind::StreamStalled,
-                    reset: None,
-                    counts: false,
-                    after_esc: true,
-                }),
-                reason: "the idle prompt is back after the Esc: resume".to_string(),
-                pauses: false,
-            });
-        }
-        if between(esc_at, now) >= ESC_SETTLE {
-            next.esc_at = None;
-            next.working = None;
-            return Some(escalate(
-                next,
-                EscalationKind::StreamStalled,
-                format!(
-                    "an Esc to a wedged stream brought no idle prompt within {}",
-                    human(ESC_SETTLE)
-                ),
-            ));
-        }
-        let wait = open(
-            next,
-            WaitKind::StreamStalled,
-            now,
-            "Esc typed; waiting for the idle prompt",
-        );
-        wait.max_at = plus(esc_at, ESC_SETTLE);
-        return Some(waiting(wait, now));
+        return Some(after_esc(next, s, esc_at, now));
     }
     let working = s.busy || obs.class == Class::Working;
     if !working {
@@ -1456,28 +1427,8 @@ fn stream(
     if obs.child_cpu.is_some() {
         next.child_cpu = obs.child_cpu;
     }
-    let tool = obs.tool_hook_since.is_some() || s.tool_running || cpu_moved;
-    if tool {
-        let since = obs.tool_hook_since.or(next.tool_since).unwrap_or(now);
-        next.tool_since = Some(since);
-        next.working = None;
-        let max_at = plus(since, limits.tool_timeout);
-        if now >= max_at {
-            let why = format!(
-                "a tool has been running for {} (--tool-timeout)",
-                human(between(since, now))
-            );
-            return Some(escalate(next, EscalationKind::ToolTimeout, why));
-        }
-        let wait = open(
-            next,
-            WaitKind::ToolRunning,
-            now,
-            "a tool is running; not a stall",
-        );
-        wait.since = since;
-        wait.max_at = max_at;
-        return Some(waiting(wait, now));
+    if obs.tool_hook_since.is_some() || s.tool_running || cpu_moved {
+        return Some(tool_running(next, obs, now, limits));
     }
     next.tool_since = None;
     let since = match &next.working {
@@ -1487,13 +1438,87 @@ fn stream(
             return Some(Ruling::none("the agent is working"));
         }
     };
+    Some(unchanged_stream(next, obs, since, now, limits))
+}
+
+/// After the Esc: the resume follows at the idle prompt, or a person is asked once
+/// [`ESC_SETTLE`] passed without it.
+fn after_esc(next: &mut WaitState, s: &Waiting, esc_at: Time, now: Time) -> Ruling {
+    if s.idle_at_input() {
+        return Ruling {
+            act: Act::Resume(Resume {
+                kind: WaitKind::StreamStalled,
+                reset: None,
+                counts: false,
+                after_esc: true,
+            }),
+            reason: "the idle prompt is back after the Esc: resume".to_string(),
+            pauses: false,
+        };
+    }
+    if between(esc_at, now) >= ESC_SETTLE {
+        next.esc_at = None;
+        next.working = None;
+        return escalate(
+            next,
+            EscalationKind::StreamStalled,
+            format!(
+                "an Esc to a wedged stream brought no idle prompt within {}",
+                human(ESC_SETTLE)
+            ),
+        );
+    }
+    let wait = open(
+        next,
+        WaitKind::StreamStalled,
+        now,
+        "Esc typed; waiting for the idle prompt",
+    );
+    wait.max_at = plus(esc_at, ESC_SETTLE);
+    waiting(wait, now)
+}
+
+/// A tool runs (its hook says so, the screen shows it, or the pane's children use CPU):
+/// waited on from its start up to `--tool-timeout`, then a person is asked.
+fn tool_running(next: &mut WaitState, obs: &WaitObs<'_>, now: Time, limits: &WaitLimits) -> Ruling {
+    let since = obs.tool_hook_since.or(next.tool_since).unwrap_or(now);
+    next.tool_since = Some(since);
+    next.working = None;
+    let max_at = plus(since, limits.tool_timeout);
+    if now >= max_at {
+        let why = format!(
+            "a tool has been running for {} (--tool-timeout)",
+            human(between(since, now))
+        );
+        return escalate(next, EscalationKind::ToolTimeout, why);
+    }
+    let wait = open(
+        next,
+        WaitKind::ToolRunning,
+        now,
+        "a tool is running; not a stall",
+    );
+    wait.since = since;
+    wait.max_at = max_at;
+    waiting(wait, now)
+}
+
+/// A working screen unchanged `since`: nothing before `--stream-timeout`; then one Esc
+/// while a stall recovery is left, else a person (the stall limit).
+fn unchanged_stream(
+    next: &mut WaitState,
+    obs: &WaitObs<'_>,
+    since: Time,
+    now: Time,
+    limits: &WaitLimits,
+) -> Ruling {
     let unchanged = between(since, now);
     if unchanged < limits.stream_timeout {
         next.open = None;
-        return Some(Ruling::none(format!(
+        return Ruling::none(format!(
             "the working screen has not changed for {}",
             human(unchanged)
-        )));
+        ));
     }
     if !obs.recovery_left {
         let mut v = escalate(
@@ -1508,7 +1533,7 @@ fn stream(
             kind: EscalationKind::StreamStalled,
             stall_limit: true,
         };
-        return Some(v);
+        return v;
     }
     let reason = format!(
         "the stream has not moved for {} (--stream-timeout {}) and no tool runs: one Esc, then the resume text at the idle prompt",
@@ -1518,11 +1543,11 @@ fn stream(
     let wait = open(next, WaitKind::StreamStalled, now, &reason);
     wait.since = since;
     wait.max_at = plus(since, limits.stream_timeout);
-    Some(Ruling {
+    Ruling {
         act: Act::Esc,
         reason,
         pauses: false,
-    })
+    }
 }
 
 /// The prompt line holds `text` autoctl typed without its Enter (a driver killed between
