@@ -108,11 +108,60 @@ fn for_each_claimed(
     decide: Decide,
 ) -> Result<Vec<TickEvent>> {
     let owner = owner(what);
+    let (claimed, mut events) = claim_runs(registry, world, selection, options, now, &owner)?;
+    let mut held = Held {
+        registry,
+        owner: &owner,
+        sessions: claimed.iter().map(|run| run.spec.session.clone()).collect(),
+    };
+    let snapshots = isolated(|| snapshots(world, &claimed)).unwrap_or_else(|why| {
+        let why = format!("cannot capture the panes: {why}");
+        claimed.iter().map(|_| Err(anyhow!("{why}"))).collect()
+    });
+    // The governor's view of each account, read once and kept current across the runs of
+    // this batch (the registry decides again on its own state when a permit is stored).
+    let mut accounts: BTreeMap<String, AccountView> = BTreeMap::new();
+    let batch = Batch {
+        world,
+        options,
+        now,
+        owner: &owner,
+        decide,
+    };
+    for (run, snapshot) in claimed.into_iter().zip(snapshots) {
+        if isolation::interrupted() {
+            events.push(TickEvent::skipped(
+                &run,
+                now,
+                options.dry_run,
+                "interrupted before this run's turn; its claim is released".to_string(),
+            ));
+            continue;
+        }
+        events.push(batch.tick(&mut held, &mut accounts, &run, snapshot));
+    }
+    drop(held);
     if !options.dry_run {
-        // This host is alive: its ticks renew its lease in the registry.
+        events.extend(announce_lost_hosts(registry, world, options, now)?);
+    }
+    events.sort_by(|a, b| a.session.cmp(&b.session));
+    Ok(events)
+}
+
+/// Renew this host's lease (it is alive) and claim the selected runs: the runs claimed, and
+/// a skipped event for each run another driver holds.
+fn claim_runs(
+    registry: &mut dyn Registry,
+    world: &World<'_>,
+    selection: Selection<'_>,
+    options: &TickOptions,
+    now: Time,
+    owner: &str,
+) -> Result<(Vec<Run>, Vec<TickEvent>)> {
+    if !options.dry_run {
         registry.host_alive(&world.host, options.host_lease, now)?;
     }
-    let claims = registry.claim(selection, &owner, &world.host, now)?;
+    let claims = registry.claim(selection, owner, &world.host, now)?;
     let mut events = Vec::with_capacity(claims.len());
     let mut claimed = Vec::new();
     for claim in claims {
@@ -126,78 +175,72 @@ fn for_each_claimed(
             )),
         }
     }
-    let mut held = Held {
-        registry,
-        owner: &owner,
-        sessions: claimed.iter().map(|run| run.spec.session.clone()).collect(),
-    };
-    let snapshots = isolated(|| snapshots(world, &claimed)).unwrap_or_else(|why| {
-        let why = format!("cannot capture the panes: {why}");
-        claimed.iter().map(|_| Err(anyhow!("{why}"))).collect()
-    });
-    // The governor's view of each account, read once and kept current across the runs of
-    // this batch (the registry decides again on its own state when a permit is stored).
-    let mut accounts: BTreeMap<String, AccountView> = BTreeMap::new();
-    for (run, snapshot) in claimed.into_iter().zip(snapshots) {
-        if isolation::interrupted() {
-            events.push(TickEvent::skipped(
-                &run,
-                now,
-                options.dry_run,
-                "interrupted before this run's turn; its claim is released".to_string(),
-            ));
-            continue;
-        }
+    Ok((claimed, events))
+}
+
+/// What the runs one driver call claimed share: the world, the options, the clock, the
+/// claim's owner and the decision.
+struct Batch<'a, 'w> {
+    world: &'a World<'w>,
+    options: &'a TickOptions,
+    now: Time,
+    owner: &'a str,
+    decide: Decide,
+}
+
+impl Batch<'_, '_> {
+    /// One claimed run's turn, isolated: its account's view (read once per batch), then
+    /// observe, decide and act ([`drive`]). Its claim is saved with the new state, or
+    /// released after an error or a panic (the row untouched: the next tick retries at once).
+    fn tick(
+        &self,
+        held: &mut Held<'_, '_>,
+        accounts: &mut BTreeMap<String, AccountView>,
+        run: &Run,
+        snapshot: Result<Snapshot>,
+    ) -> TickEvent {
+        let (now, dry_run) = (self.now, self.options.dry_run);
         let account = match accounts.entry(run.spec.account.clone()) {
-            Entry::Occupied(entry) => Some(entry.into_mut()),
+            Entry::Occupied(entry) => entry.into_mut(),
             Entry::Vacant(entry) => match held.registry.account(&run.spec.account) {
-                Ok(view) => Some(entry.insert(view)),
+                Ok(view) => entry.insert(view),
                 Err(err) => {
-                    events.push(TickEvent::failed(
-                        &run,
-                        now,
-                        options.dry_run,
-                        format!("cannot read the account: {err:#}"),
-                    ));
                     held.release(&run.spec.session);
-                    continue;
+                    return TickEvent::failed(
+                        run,
+                        now,
+                        dry_run,
+                        format!("cannot read the account: {err:#}"),
+                    );
                 }
             },
         };
         let result = isolated(|| {
-            let pane = pane_obs(world, &run, snapshot, now);
+            let pane = pane_obs(self.world, run, snapshot, now);
             drive(
                 &mut *held.registry,
-                world,
-                &run,
+                self.world,
+                run,
                 pane,
-                options,
+                self.options,
                 now,
-                &owner,
-                decide,
-                account,
+                self.owner,
+                self.decide,
+                Some(account),
             )
             .map_err(|err| format!("{err:#}"))
         });
-        let event = match result.unwrap_or_else(|bug| Err(bug.to_string())) {
+        match result.unwrap_or_else(|bug| Err(bug.to_string())) {
             Ok(event) => {
                 held.done(&run.spec.session);
                 event
             }
             Err(why) => {
-                // The row is untouched; give the claim back so the next tick retries at once.
                 held.release(&run.spec.session);
-                TickEvent::failed(&run, now, options.dry_run, why)
+                TickEvent::failed(run, now, dry_run, why)
             }
-        };
-        events.push(event);
+        }
     }
-    drop(held);
-    if !options.dry_run {
-        events.extend(announce_lost_hosts(registry, world, options, now)?);
-    }
-    events.sort_by(|a, b| a.session.cmp(&b.session));
-    Ok(events)
 }
 
 /// The claims one driver call holds and has not given back yet; dropping it releases them

@@ -182,33 +182,7 @@ pub(super) fn stage(
     };
     let options = t.options.governor;
     let mut state = view.state.clone();
-    let mut seen = readings(&t.run, obs, window, t.now);
-    if seen.is_empty()
-        && let Some(reading) = stop_failure(obs, failure, t.now, &t.run.spec.session)
-    {
-        seen.push(reading);
-    }
-    if seen.is_empty()
-        && let Some(limit) = pane.and_then(|v| v.waiting.limit.as_ref())
-    {
-        // The reset the wait core keeps for the banner's phrase (read again after the
-        // reset, "resets 5:43am" would be tomorrow's), else the banner's own.
-        let kept = t
-            .before
-            .waits
-            .open
-            .as_ref()
-            .filter(|o| o.kind.is_quota())
-            .and_then(|o| o.reset);
-        // A time of day read just after it passed is the reset that just happened.
-        let read = limit
-            .reset_at
-            .map(|r| crate::supervise::wait::time_of_day_reset(r, t.now));
-        if let Some(reset) = kept.or(read) {
-            seen.push(banner(reset, limit.weekly, t.now, &t.run.spec.session));
-        }
-    }
-    for (kind, reading) in seen {
+    for (kind, reading) in this_ticks_readings(t, obs, pane, window, failure) {
         governor::observe(&mut state, kind, reading.clone());
         t.account_events.push(Event::Read(kind, reading));
     }
@@ -268,6 +242,44 @@ pub(super) fn stage(
             }
         }
     }
+}
+
+/// The account's readings this tick: the channels' (status line, app-server), else a
+/// StopFailure's, else the limit banner on the screen — with the reset the wait core keeps
+/// for the banner's phrase (read again after the reset, "resets 5:43am" would be
+/// tomorrow's), else the banner's own (a time of day read just after it passed is the reset
+/// that just happened).
+fn this_ticks_readings(
+    t: &Tick<'_>,
+    obs: &Observation,
+    pane: Option<&PaneView>,
+    window: Option<crate::supervise::wait::Window>,
+    failure: Option<&crate::supervise::wait::HookFailure>,
+) -> Vec<(WindowKind, Reading)> {
+    let mut seen = readings(&t.run, obs, window, t.now);
+    if seen.is_empty()
+        && let Some(reading) = stop_failure(obs, failure, t.now, &t.run.spec.session)
+    {
+        seen.push(reading);
+    }
+    if seen.is_empty()
+        && let Some(limit) = pane.and_then(|v| v.waiting.limit.as_ref())
+    {
+        let kept = t
+            .before
+            .waits
+            .open
+            .as_ref()
+            .filter(|o| o.kind.is_quota())
+            .and_then(|o| o.reset);
+        let read = limit
+            .reset_at
+            .map(|r| crate::supervise::wait::time_of_day_reset(r, t.now));
+        if let Some(reset) = kept.or(read) {
+            seen.push(banner(reset, limit.weekly, t.now, &t.run.spec.session));
+        }
+    }
+    seen
 }
 
 /// A session that left its quota wait by itself (Claude Code continues on its own after a
