@@ -716,63 +716,69 @@ fn follow_signal(t: &mut Tick<'_>, obs: &Observation) {
             signal,
             fingerprint,
         } => {
-            if !is_new(t.before, fingerprint) {
-                return;
+            if is_new(t.before, fingerprint) {
+                count_signal(t, signal, fingerprint);
             }
-            let run = &mut t.run;
-            run.signals_seen = run.signals_seen.saturating_add(1);
-            let count = signal.iteration.unwrap_or(run.signals_seen);
-            run.iteration_count = run.iteration_count.max(count);
-            run.last_signal_at = Some(t.now);
-            run.last_signal = Some(SeenSignal {
-                fingerprint: fingerprint.clone(),
-                step: signal.step.clone(),
-                result: signal.result.clone(),
-                next: signal.next.clone(),
-                checkpoint: signal.checkpoint_or_empty().to_string(),
-                iteration: signal.iteration,
-            });
-            run.agent_state.shell_seen = 0;
-            let summary = format!(
-                "signal: {} {} -> {}{} (iteration {})",
-                signal.step,
-                signal.result,
-                signal.next,
-                match signal.checkpoint_or_empty() {
-                    "" => String::new(),
-                    c => format!(" at {c}"),
-                },
-                run.iteration_count
-            );
-            if signal.next == STOP {
-                if run.spec.mode == Mode::Dispatch {
-                    // Seed 001's cleanup: the daemon removes the signal (and a stop file).
-                    t.remove_signal();
-                    t.effects.push(Effect::RemoveStop);
-                }
-                t.end(
-                    Status::Finished,
-                    Decision::Finish,
-                    StopReason::Complete,
-                    format!("{summary}: the loop is complete"),
-                );
-                return;
-            }
-            if run.spec.mode == Mode::Dispatch {
-                run.dispatch.pending = Some(DispatchStep {
-                    next: signal.next.clone(),
-                    checkpoint: signal.checkpoint_or_empty().to_string(),
-                });
-                run.dispatch.dispatched = None;
-                // A new step: its own budget of retries.
-                run.dispatch.retries = 0;
-                run.dispatch.retry_at = None;
-                // The step ran far enough to write its signal: its keys arrived.
-                run.dispatch.typing = None;
-            }
-            t.event.decide(Decision::Progress, summary);
         }
     }
+}
+
+/// A new valid signal: counted and kept on the run; `(stop)` completes the loop (in
+/// dispatch mode after seed 001's cleanup), any other next step becomes dispatch mode's
+/// pending step with its own budget of retries.
+fn count_signal(t: &mut Tick<'_>, signal: &crate::protocol::signal::Signal, fingerprint: &str) {
+    let run = &mut t.run;
+    run.signals_seen = run.signals_seen.saturating_add(1);
+    let count = signal.iteration.unwrap_or(run.signals_seen);
+    run.iteration_count = run.iteration_count.max(count);
+    run.last_signal_at = Some(t.now);
+    run.last_signal = Some(SeenSignal {
+        fingerprint: fingerprint.to_string(),
+        step: signal.step.clone(),
+        result: signal.result.clone(),
+        next: signal.next.clone(),
+        checkpoint: signal.checkpoint_or_empty().to_string(),
+        iteration: signal.iteration,
+    });
+    run.agent_state.shell_seen = 0;
+    let summary = format!(
+        "signal: {} {} -> {}{} (iteration {})",
+        signal.step,
+        signal.result,
+        signal.next,
+        match signal.checkpoint_or_empty() {
+            "" => String::new(),
+            c => format!(" at {c}"),
+        },
+        run.iteration_count
+    );
+    if signal.next == STOP {
+        if run.spec.mode == Mode::Dispatch {
+            // Seed 001's cleanup: the daemon removes the signal (and a stop file).
+            t.remove_signal();
+            t.effects.push(Effect::RemoveStop);
+        }
+        t.end(
+            Status::Finished,
+            Decision::Finish,
+            StopReason::Complete,
+            format!("{summary}: the loop is complete"),
+        );
+        return;
+    }
+    if run.spec.mode == Mode::Dispatch {
+        run.dispatch.pending = Some(DispatchStep {
+            next: signal.next.clone(),
+            checkpoint: signal.checkpoint_or_empty().to_string(),
+        });
+        run.dispatch.dispatched = None;
+        // A new step: its own budget of retries.
+        run.dispatch.retries = 0;
+        run.dispatch.retry_at = None;
+        // The step ran far enough to write its signal: its keys arrived.
+        run.dispatch.typing = None;
+    }
+    t.event.decide(Decision::Progress, summary);
 }
 
 /// A stop file autoctl did not write this tick (a person ran `autoctl stop write`, or a

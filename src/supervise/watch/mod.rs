@@ -351,12 +351,35 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
     }
 
+    /// Watch until the run ends, the process is asked to stop, or (with `--session`) there
+    /// is no such run: after the opening (`open`), each turn does the first
+    /// thing due (a heartbeat, a reload, a poll, the hooks' wake-up, the scheduled looks)
+    /// or else waits for the next file event or the next of those times.
     fn run(&mut self, rx: &Receiver<Msg>) -> Result<Ended> {
         if let Which::Session(session) = &self.config.which
             && self.registry.get(session)?.is_none()
         {
             return Ok(Ended::NoRun);
         }
+        self.open();
+        loop {
+            if let Some(sig) = self.stopped() {
+                return Ok(Ended::Signal(sig));
+            }
+            if self.finished {
+                return Ok(Ended::Finished);
+            }
+            let now = Instant::now();
+            if !self.run_due(now)? {
+                self.wait_for_events(rx, now)?;
+            }
+        }
+    }
+
+    /// Watch the registry's directory (warned when refused: new runs are then polled for),
+    /// arm the hooks and every run first, so a write during the first heartbeat is not
+    /// missed.
+    fn open(&mut self) {
         let state_dir = self.state_dir.clone();
         match self.registry_file.then(|| self.notifier.watch(&state_dir)) {
             None => {}
@@ -370,86 +393,89 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
         // Records written before the watcher started are the first heartbeat's.
         self.arm_hooks();
-        // Arm every run first, so a write during the first heartbeat is not missed.
         if let Err(err) = self.reload(true) {
             self.reload_failed(&err);
         }
-        loop {
-            if let Some(sig) = self.stopped() {
-                return Ok(Ended::Signal(sig));
+    }
+
+    /// Do the first thing due at `now`, in order: the heartbeat, a reload of the runs, a
+    /// poll, a look at every run after hook records changed, the runs scheduled for a look
+    /// or a retry. False: nothing was due.
+    fn run_due(&mut self, now: Instant) -> Result<bool> {
+        if self.heartbeat_at <= now {
+            self.heartbeat()?;
+            return Ok(true);
+        }
+        if self.reload_at.is_some_and(|at| at <= now) {
+            self.reload_at = None;
+            match self.reload(false) {
+                Ok(()) => self.reload_failures = 0,
+                Err(err) => self.reload_failed(&err),
             }
-            if self.finished {
-                return Ok(Ended::Finished);
+            return Ok(true);
+        }
+        if self.poll_at.is_some_and(|at| at <= now) {
+            self.poll_at = None;
+            self.poll()?;
+            return Ok(true);
+        }
+        if self.hooks_due.is_some_and(|at| at <= now) {
+            self.hooks_due = None;
+            self.hooks_looked = Some(now);
+            for session in self.runs.keys() {
+                self.schedule.wake(session, now);
             }
-            let now = Instant::now();
-            if self.heartbeat_at <= now {
-                self.heartbeat()?;
-                continue;
+            return Ok(true);
+        }
+        let due = self.schedule.take_due(now);
+        if due.is_empty() {
+            return Ok(false);
+        }
+        for (session, why) in due {
+            if self.stopped().is_some() || self.finished {
+                break;
             }
-            if self.reload_at.is_some_and(|at| at <= now) {
-                self.reload_at = None;
-                match self.reload(false) {
-                    Ok(()) => self.reload_failures = 0,
-                    Err(err) => self.reload_failed(&err),
-                }
-                continue;
-            }
-            if self.poll_at.is_some_and(|at| at <= now) {
-                self.poll_at = None;
-                self.poll()?;
-                continue;
-            }
-            if self.hooks_due.is_some_and(|at| at <= now) {
-                self.hooks_due = None;
-                self.hooks_looked = Some(now);
-                for session in self.runs.keys() {
-                    self.schedule.wake(session, now);
-                }
-                continue;
-            }
-            let due = self.schedule.take_due(now);
-            if !due.is_empty() {
-                for (session, why) in due {
-                    if self.stopped().is_some() || self.finished {
-                        break;
-                    }
-                    match why {
-                        Due::Check => self.check(&session)?,
-                        Due::Retry => {
-                            let stamps = self.runs.get(&session).map(|w| Stamps::of(&w.dir));
-                            if let Some(stamps) = stamps {
-                                self.tick(&session, stamps, false)?;
-                            }
-                        }
+            match why {
+                Due::Check => self.check(&session)?,
+                Due::Retry => {
+                    let stamps = self.runs.get(&session).map(|w| Stamps::of(&w.dir));
+                    if let Some(stamps) = stamps {
+                        self.tick(&session, stamps, false)?;
                     }
                 }
-                continue;
-            }
-            if self.poll_at.is_none() && self.needs_polling() {
-                self.poll_at = Some(now + self.config.poll);
-            }
-            let deadline = [
-                Some(self.heartbeat_at),
-                self.reload_at,
-                self.poll_at,
-                self.hooks_due,
-                self.schedule.next(),
-            ]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(self.heartbeat_at);
-            match rx.recv_timeout(deadline.saturating_duration_since(now)) {
-                Ok(msg) => {
-                    self.on_message(msg);
-                    while let Ok(msg) = rx.try_recv() {
-                        self.on_message(msg);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => bail!("the watcher's event channel closed"),
             }
         }
+        Ok(true)
+    }
+
+    /// Nothing is due: wait for file events (taking every one queued) until the next time
+    /// something is.
+    fn wait_for_events(&mut self, rx: &Receiver<Msg>, now: Instant) -> Result<()> {
+        if self.poll_at.is_none() && self.needs_polling() {
+            self.poll_at = Some(now + self.config.poll);
+        }
+        let deadline = [
+            Some(self.heartbeat_at),
+            self.reload_at,
+            self.poll_at,
+            self.hooks_due,
+            self.schedule.next(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(self.heartbeat_at);
+        match rx.recv_timeout(deadline.saturating_duration_since(now)) {
+            Ok(msg) => {
+                self.on_message(msg);
+                while let Ok(msg) = rx.try_recv() {
+                    self.on_message(msg);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => bail!("the watcher's event channel closed"),
+        }
+        Ok(())
     }
 
     fn needs_polling(&self) -> bool {
