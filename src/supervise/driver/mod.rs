@@ -164,6 +164,10 @@ pub fn perform(
             signal::consume(dir, fingerprint).map(|_| ())
         }
         Effect::RemoveStop => stop::clear(dir).map(|_| ()),
+        // The run's own records are its driver's to keep, in its plan (runs::drive).
+        record => Err(anyhow::anyhow!(
+            "{record:?} is the run driver's record, not an effect on the world"
+        )),
     }
 }
 

@@ -342,53 +342,6 @@ fn announce_lost_hosts(
         .collect())
 }
 
-/// One step of carrying out a tick's outcome. [`plan`] puts them in order; [`drive`] is one
-/// `match` over them. Every write the tick makes is one of these: the records stored before
-/// keys are typed, the keys, the effects, the hook record's markers, the approval log and the
-/// saved row.
-#[derive(Debug)]
-enum Step {
-    /// A resume is typed at most once even if this process dies mid-way: its intent is in
-    /// the registry first (a lost resume ends in an escalation at the wait's maximum).
-    RecordResume,
-    /// Type the answer onto the screen decided on (under the pane's lock).
-    TypeAnswer,
-    /// A dispatch is recorded before its keys: the consumed signal and the count in one
-    /// write, with the command text, so a kill from here on neither loses the step nor
-    /// dispatches it twice (the next tick reads the screen: see tick::dispatch).
-    RecordDispatch,
-    /// Keep (`true`, once the `/compact` is typed) or drop the compaction marker in the
-    /// agent's hook record.
-    MarkCompaction(bool),
-    /// One of the tick's effects, in order.
-    Perform(tick::Effect),
-    /// Log the policy's decision on the prompt answered or escalated.
-    LogApproval,
-    /// Store the row, its outbox and the account: the last step.
-    Save,
-}
-
-/// The steps that carry out `outcome`, in order.
-fn plan(outcome: &Outcome) -> Vec<Step> {
-    let mut steps = Vec::new();
-    if outcome.intent().is_some() {
-        steps.push(Step::RecordResume);
-    }
-    if outcome.answer.is_some() {
-        steps.push(Step::TypeAnswer);
-    }
-    if outcome.dispatch_intent().is_some() {
-        steps.push(Step::RecordDispatch);
-    }
-    if let Some(requested) = outcome.compaction {
-        steps.push(Step::MarkCompaction(requested));
-    }
-    steps.extend(outcome.effects.iter().cloned().map(Step::Perform));
-    steps.push(Step::LogApproval);
-    steps.push(Step::Save);
-    steps
-}
-
 /// What a step leaves to the next.
 #[derive(PartialEq)]
 enum Flow {
@@ -426,7 +379,7 @@ fn drive(
         registry.release(&run.spec.session, owner)?;
         return Ok(event);
     }
-    let steps = plan(&outcome);
+    let plan = outcome.plan();
     let mut d = Driving {
         registry,
         world,
@@ -441,20 +394,21 @@ fn drive(
         dispatching: false,
         account,
     };
-    for step in steps {
-        let flow = match step {
-            Step::RecordResume => d.record_resume()?,
-            Step::TypeAnswer => d.type_answer()?,
-            Step::RecordDispatch => d.record_dispatch()?,
-            Step::MarkCompaction(requested) => d.mark_compaction(requested),
-            Step::Perform(effect) => d.perform(effect)?,
-            Step::LogApproval => d.log_approval(),
-            Step::Save => d.save()?,
+    // The pure core's plan, in order, then the row saved (tick::Outcome::plan).
+    for effect in plan {
+        let flow = match effect {
+            tick::Effect::RecordResume => d.record_resume()?,
+            tick::Effect::TypeAnswer => d.type_answer()?,
+            tick::Effect::RecordDispatch => d.record_dispatch()?,
+            tick::Effect::MarkCompaction { requested } => d.mark_compaction(requested),
+            tick::Effect::LogApproval => d.log_approval(),
+            world => d.perform(world)?,
         };
         if flow == Flow::Done {
-            break;
+            return Ok(d.outcome.event);
         }
     }
+    d.save()?;
     Ok(d.outcome.event)
 }
 

@@ -12,9 +12,12 @@
 //!    the next step typed (dispatch mode);
 //! 3. **effects** — the [`Outcome`] holds the next row, the answer to type first (its own
 //!    field: typed under the pane's lock, at most once per screen), the effects to carry
-//!    out in order, and the [`TickEvent`] `run tick` prints ([`event`]). The driver types
-//!    the answer and reports back ([`Outcome::answered`], [`Outcome::not_answered`]), so the
-//!    decision is made once and a recovery is counted only for keys that were sent.
+//!    out in order, and the [`TickEvent`] `run tick` prints ([`event`]). [`Outcome::plan`]
+//!    is every [`Effect`] in order, the run's own records among them (the intent records,
+//!    the answer, the compaction marker, the approval log): the driver is one `match` over
+//!    it, then saves the row. The driver types the answer and reports back
+//!    ([`Outcome::answered`], [`Outcome::not_answered`]), so the decision is made once and a
+//!    recovery is counted only for keys that were sent.
 
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -74,7 +77,11 @@ pub struct TickOptions {
     pub host_lease: Duration,
 }
 
-/// Something the tick does to the world, in order.
+/// Something the tick does, in order ([`Outcome::plan`]): to the world (keys, a respawn, the
+/// protocol files; reported in the event's `did`), or to the run's own records (the intent
+/// records stored before keys are typed, the answer, the compaction marker, the approval log:
+/// carried out by the run's driver and not reported in `did`, which says what reached the
+/// pane and the task dir).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "effect", rename_all = "snake_case")]
 pub enum Effect {
@@ -101,6 +108,41 @@ pub enum Effect {
     },
     /// Remove `.auto-stop`.
     RemoveStop,
+    /// Store the resume's intent ([`Outcome::intent`]) before its keys, so a resume is typed
+    /// at most once even if the process dies mid-way (a lost one ends in an escalation at the
+    /// wait's maximum).
+    #[serde(skip)]
+    RecordResume,
+    /// Type [`Outcome::answer`] onto the screen decided on, under the pane's lock (reported
+    /// in `did` as the keys it sent).
+    #[serde(skip)]
+    TypeAnswer,
+    /// Store the dispatch ([`Outcome::dispatch_intent`]) before its keys: the consumed
+    /// signal, the count and the command text in one write, so a kill from here on neither
+    /// loses the step nor dispatches it twice.
+    #[serde(skip)]
+    RecordDispatch,
+    /// Keep (`requested`, once the `/compact` answer is typed) or drop the proactive
+    /// compaction marker in the agent's hook record ([`Outcome::compaction`]).
+    #[serde(skip)]
+    MarkCompaction { requested: bool },
+    /// Log the approval policy's decision on the prompt answered (once typed) or escalated.
+    #[serde(skip)]
+    LogApproval,
+}
+
+impl Effect {
+    /// An effect on the run's own records, carried out by its driver, not on the world.
+    pub fn is_record(&self) -> bool {
+        matches!(
+            self,
+            Effect::RecordResume
+                | Effect::TypeAnswer
+                | Effect::RecordDispatch
+                | Effect::MarkCompaction { .. }
+                | Effect::LogApproval
+        )
+    }
 }
 
 /// The result of [`decide`].
@@ -219,6 +261,31 @@ impl Outcome {
         }
         self.run.last_decision = self.event.summary();
         self.event.reasons.push(format!("nothing typed: {why}"));
+    }
+
+    /// Everything the outcome asks for, in the order the driver carries it out: the resume's
+    /// intent record, the answer, the dispatch's intent record, the compaction marker, the
+    /// world's [`Outcome::effects`], the approval log. The row, its outbox and the account are
+    /// saved after the last.
+    pub fn plan(&self) -> Vec<Effect> {
+        let mut plan = Vec::new();
+        if self.intent().is_some() {
+            plan.push(Effect::RecordResume);
+        }
+        if self.answer.is_some() {
+            plan.push(Effect::TypeAnswer);
+        }
+        if self.dispatch_intent().is_some() {
+            plan.push(Effect::RecordDispatch);
+        }
+        if let Some(requested) = self.compaction {
+            plan.push(Effect::MarkCompaction { requested });
+        }
+        plan.extend(self.effects.iter().cloned());
+        if self.answer.is_some() || self.event.decision == Decision::Escalate {
+            plan.push(Effect::LogApproval);
+        }
+        plan
     }
 
     /// Everything the tick would do, in order, as a dry run reports it.

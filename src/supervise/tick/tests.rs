@@ -568,17 +568,17 @@ fn an_agent_that_exited_is_launched_again_within_the_recovery_budget_then_the_ru
 fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() {
     let safe = pane("Install left-pad before continuing? [y/N] ", "fake-agent");
     let mut run = new_run(Mode::Observe);
-    let decisions: Vec<Decision> = (1..=3)
-        .map(|m| {
-            step(&mut run, &obs(SignalObs::Missing, safe.clone()), m)
-                .event
-                .decision
-        })
+    let outs: Vec<Outcome> = (1..=3)
+        .map(|m| step(&mut run, &obs(SignalObs::Missing, safe.clone()), m))
         .collect();
+    let decisions: Vec<Decision> = outs.iter().map(|o| o.event.decision).collect();
     assert_eq!(
         decisions,
         [Decision::Progress, Decision::Progress, Decision::Answer]
     );
+    // The answer is typed, then logged; the ticks before it plan nothing.
+    assert_eq!(outs[2].plan(), [Effect::TypeAnswer, Effect::LogApproval]);
+    assert!(outs[..2].iter().all(|o| o.plan().is_empty()));
     // A harmless prompt's answer spends the answer budget, not a stall recovery.
     assert_eq!((run.stall.answers_step, run.stall.recoveries_total), (1, 0));
 
@@ -603,6 +603,8 @@ fn a_safe_prompt_is_answered_at_the_threshold_and_a_destructive_one_escalated() 
             .all(|o| o.effects.is_empty() && o.answer.is_none()),
         "nothing is ever typed"
     );
+    // The escalation's only effect is the approval log.
+    assert_eq!(outs[0].plan(), vec![Effect::LogApproval]);
     for out in &outs[1..] {
         assert_eq!(
             out.event.decision,
@@ -670,6 +672,10 @@ fn dispatch_types_the_entry_step_then_each_next_step_when_the_shell_is_ready() {
     let o = obs(next, shell());
     let out = step(&mut run, &o, 4);
     assert_eq!(out.event.decision, Decision::Dispatch);
+    // The plan: the dispatch recorded first, then the world's effects; no approval to log.
+    let plan = out.plan();
+    assert_eq!(plan[0], Effect::RecordDispatch, "{plan:?}");
+    assert_eq!(&plan[1..], out.effects.as_slice());
     // The signal that asked for the step is consumed before its keys are typed: once they
     // are, the step may write its own signal at any moment.
     assert!(
