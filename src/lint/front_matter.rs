@@ -135,6 +135,21 @@ impl Fields<'_> {
     }
 
     fn check(&self, name: &str, ctx: &Context, outcome: &mut IndexReport, out: &mut Vec<Finding>) {
+        self.check_required(out);
+        self.check_string_fields(out);
+        let lists = self.lists(out);
+        self.check_status(ctx, outcome, out);
+        self.check_timestamps(out);
+        self.check_branch(name, out);
+        self.check_worktree(name, out);
+        if let Some((_, deps)) = lists.iter().find(|(field, _)| *field == "depends_on") {
+            outcome.summary.deps_at = locate_key(self.yaml, self.first_line, "depends_on");
+            self.check_depends(name, deps, ctx, outcome, out);
+        }
+    }
+
+    /// The fields every index has, present and not empty.
+    fn check_required(&self, out: &mut Vec<Finding>) {
         for field in ["title", "status", "created", "updated"] {
             match self.map.get(field) {
                 None | Some(Value::Null) => out.push(
@@ -153,6 +168,10 @@ impl Fields<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// The fields that hold a string when present.
+    fn check_string_fields(&self, out: &mut Vec<Finding>) {
         for field in ["title", "status", "branch", "worktree", "phase"] {
             if let Some(value) = self.map.get(field)
                 && !value.is_string()
@@ -165,7 +184,12 @@ impl Fields<'_> {
                 ));
             }
         }
-        let lists: Vec<(&str, Vec<&str>)> = ["tags", "depends_on"]
+    }
+
+    /// The list fields (`tags`, `depends_on`) that are lists of strings (absent: empty); one
+    /// that is not is a finding and left out.
+    fn lists(&self, out: &mut Vec<Finding>) -> Vec<(&'static str, Vec<&str>)> {
+        ["tags", "depends_on"]
             .into_iter()
             .filter_map(|field| {
                 let items = match self.map.get(field) {
@@ -196,27 +220,35 @@ impl Fields<'_> {
                 }
                 Some((field, items.iter().filter_map(Value::as_str).collect()))
             })
-            .collect();
+            .collect()
+    }
 
-        if let Some(Value::String(status)) = self.map.get("status") {
-            let status = status.trim();
-            if !status.is_empty() {
-                if ctx.statuses.iter().any(|s| s == status) {
-                    outcome.status = Some(status.to_string());
-                } else {
-                    out.push(self.finding(
-                        &rules::INDEX_STATUS,
-                        "status",
-                        format!(
-                            "status {status:?} is not a status of table {} (allowed: {})",
-                            ctx.table,
-                            ctx.statuses.join(", ")
-                        ),
-                    ));
-                }
-            }
+    /// The status is one of the table's; a valid one is the module's.
+    fn check_status(&self, ctx: &Context, outcome: &mut IndexReport, out: &mut Vec<Finding>) {
+        let Some(Value::String(status)) = self.map.get("status") else {
+            return;
+        };
+        let status = status.trim();
+        if status.is_empty() {
+            return;
         }
-        self.check_timestamps(out);
+        if ctx.statuses.iter().any(|s| s == status) {
+            outcome.status = Some(status.to_string());
+        } else {
+            out.push(self.finding(
+                &rules::INDEX_STATUS,
+                "status",
+                format!(
+                    "status {status:?} is not a status of table {} (allowed: {})",
+                    ctx.table,
+                    ctx.statuses.join(", ")
+                ),
+            ));
+        }
+    }
+
+    /// `branch`, when a string, is the module's `task/<name>`.
+    fn check_branch(&self, name: &str, out: &mut Vec<Finding>) {
         if let Some(Value::String(branch)) = self.map.get("branch") {
             let expected = format!("task/{name}");
             if branch.trim() != expected {
@@ -227,6 +259,10 @@ impl Fields<'_> {
                 ));
             }
         }
+    }
+
+    /// `worktree`, when a non-empty string, is the module's `.worktrees/task-<name>`.
+    fn check_worktree(&self, name: &str, out: &mut Vec<Finding>) {
         if let Some(Value::String(worktree)) = self.map.get("worktree") {
             let expected = format!(".worktrees/task-{name}");
             let worktree_trimmed = worktree.trim();
@@ -239,10 +275,6 @@ impl Fields<'_> {
                     ),
                 ));
             }
-        }
-        if let Some((_, deps)) = lists.iter().find(|(field, _)| *field == "depends_on") {
-            outcome.summary.deps_at = locate_key(self.yaml, self.first_line, "depends_on");
-            self.check_depends(name, deps, ctx, outcome, out);
         }
     }
 

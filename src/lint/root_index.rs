@@ -90,7 +90,33 @@ pub fn check<R: BufRead>(
     out: &mut Vec<Finding>,
 ) {
     let path = root.join(".index.md");
-    let reader = match source {
+    let Some(reader) = open_listing(root, &path, source, modules, out) else {
+        return;
+    };
+    let Some(seen) = read_listing(reader, &path, modules, out) else {
+        return;
+    };
+    for (module, listed) in modules.iter().zip(seen) {
+        if !listed {
+            out.push(Finding::new(
+                &rules::ROOT_INDEX_UNLISTED,
+                &path,
+                format!("module {module:?} is not listed (add '- [{module}](./{module}/.index.md) — <title>')"),
+            ));
+        }
+    }
+}
+
+/// The listing to read, or `None` with its finding: a root with modules and no listing, or
+/// one that cannot be read.
+fn open_listing<R: BufRead>(
+    root: &Path,
+    path: &Path,
+    source: Source<R>,
+    modules: &ModuleNames,
+    out: &mut Vec<Finding>,
+) -> Option<R> {
+    match source {
         Source::Missing => {
             if !modules.is_empty() {
                 out.push(Finding::new(
@@ -103,7 +129,7 @@ pub fn check<R: BufRead>(
                     ),
                 ));
             }
-            return;
+            None
         }
         Source::Failed(why) => {
             out.push(Finding::new(
@@ -111,10 +137,20 @@ pub fn check<R: BufRead>(
                 path,
                 format!("cannot read: {why}"),
             ));
-            return;
+            None
         }
-        Source::Open(reader) => reader,
-    };
+        Source::Open(reader) => Some(reader),
+    }
+}
+
+/// Read the listing line by line (bounded per line and in all), each link checked against
+/// the modules: which modules it lists, or `None` when reading failed midway.
+fn read_listing<R: BufRead>(
+    reader: R,
+    path: &Path,
+    modules: &ModuleNames,
+    out: &mut Vec<Finding>,
+) -> Option<Vec<bool>> {
     let mut reader = reader.take(FILE_LIMIT);
     let mut seen = vec![false; modules.len()];
     let mut buffer = Vec::new();
@@ -135,57 +171,60 @@ pub fn check<R: BufRead>(
             Err(err) => {
                 out.push(Finding::new(
                     &rules::UNREADABLE,
-                    &path,
+                    path,
                     format!("cannot read: {err}"),
                 ));
-                return;
+                return None;
             }
         };
         if let Some(problem) = problem {
-            out.push(Finding::new(&rules::INDEX_NOT_TEXT, &path, problem).at(number, None));
+            out.push(Finding::new(&rules::INDEX_NOT_TEXT, path, problem).at(number, None));
             break;
         }
         let Ok(line) = std::str::from_utf8(&buffer) else {
             out.push(
-                Finding::new(&rules::INDEX_NOT_TEXT, &path, "not valid UTF-8 text")
-                    .at(number, None),
+                Finding::new(&rules::INDEX_NOT_TEXT, path, "not valid UTF-8 text").at(number, None),
             );
             break;
         };
-        for entry in links(line.trim_end_matches(['\n', '\r']), number) {
-            match modules.position(&entry.name) {
-                Some(index) => seen[index] = true,
-                None => out.push(
-                    Finding::new(
-                        &rules::ROOT_INDEX_STALE,
-                        &path,
-                        format!(
-                            "lists {:?}, which is not a module directory of the task root",
-                            entry.name
-                        ),
-                    )
-                    .at(entry.line, Some(entry.column)),
-                ),
-            }
-        }
+        mark_links(line, number, path, modules, &mut seen, out);
     }
     if reader.limit() == 0 {
         out.push(Finding::new(
             &rules::INDEX_NOT_TEXT,
-            &path,
+            path,
             format!(
                 "larger than the {} read limit; the rest is not read",
                 fsx::human_size(FILE_LIMIT)
             ),
         ));
     }
-    for (module, listed) in modules.iter().zip(seen) {
-        if !listed {
-            out.push(Finding::new(
-                &rules::ROOT_INDEX_UNLISTED,
-                &path,
-                format!("module {module:?} is not listed (add '- [{module}](./{module}/.index.md) — <title>')"),
-            ));
+    Some(seen)
+}
+
+/// The links of one line: a module's is marked listed, any other is stale.
+fn mark_links(
+    line: &str,
+    number: usize,
+    path: &Path,
+    modules: &ModuleNames,
+    seen: &mut [bool],
+    out: &mut Vec<Finding>,
+) {
+    for entry in links(line.trim_end_matches(['\n', '\r']), number) {
+        match modules.position(&entry.name) {
+            Some(index) => seen[index] = true,
+            None => out.push(
+                Finding::new(
+                    &rules::ROOT_INDEX_STALE,
+                    path,
+                    format!(
+                        "lists {:?}, which is not a module directory of the task root",
+                        entry.name
+                    ),
+                )
+                .at(entry.line, Some(entry.column)),
+            ),
         }
     }
 }

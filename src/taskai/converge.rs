@@ -166,38 +166,83 @@ pub fn decide(
         input.previous
     );
     let verdict = if rose {
-        if let Some(h) = updated.as_mut() {
-            h.last_accepted = Some(ScoreValue(input.current));
-            h.last_update = now.to_string();
-        }
-        if input.current >= input.satisfied {
-            Ruling::Satisfied
-        } else {
-            Ruling::Accept
-        }
+        accept(input, updated.as_mut(), now)
     } else {
-        if let Some(h) = updated.as_mut() {
-            if !repeated {
-                h.excluded.push(Excluded {
-                    direction: input
-                        .direction
-                        .clone()
-                        .unwrap_or_else(|| format!("stage rolled back at {now}")),
-                    previous: ScoreValue(input.previous),
-                    current: ScoreValue(input.current),
-                    at: now.to_string(),
-                });
-            }
-            h.last_update = now.to_string();
-        }
-        let excluded_count = updated.as_ref().map_or(0, |h| h.excluded.len());
-        if input.max_rollbacks.is_some_and(|max| excluded_count >= max) {
-            Ruling::Exhausted
-        } else {
-            Ruling::Rollback
-        }
+        roll_back(input, updated.as_mut(), repeated, now)
     };
-    let (next, reason) = match verdict {
+    let (next, reason) = next_and_reason(verdict, &comparison, input);
+    let excluded = updated
+        .as_ref()
+        .map(|h| h.excluded.iter().map(|e| e.direction.clone()).collect())
+        .unwrap_or_default();
+    (
+        ConvergeDecision {
+            verdict,
+            accepted: verdict.accepted(),
+            previous: input.previous,
+            current: input.current,
+            satisfied_bar: input.satisfied,
+            next,
+            reason,
+            direction: input.direction.clone(),
+            repeated_direction: repeated,
+            excluded,
+        },
+        updated,
+    )
+}
+
+/// The score rose: the history keeps it as the last accepted; at or above the bar the task
+/// is satisfied.
+fn accept(input: &ConvergeInput, history: Option<&mut History>, now: &str) -> Ruling {
+    if let Some(h) = history {
+        h.last_accepted = Some(ScoreValue(input.current));
+        h.last_update = now.to_string();
+    }
+    if input.current >= input.satisfied {
+        Ruling::Satisfied
+    } else {
+        Ruling::Accept
+    }
+}
+
+/// The score did not rise: the direction joins the exclusion list (once); with as many
+/// exclusions as rollbacks allowed, the directions are exhausted.
+fn roll_back(
+    input: &ConvergeInput,
+    mut history: Option<&mut History>,
+    repeated: bool,
+    now: &str,
+) -> Ruling {
+    if let Some(h) = history.as_deref_mut() {
+        if !repeated {
+            h.excluded.push(Excluded {
+                direction: input
+                    .direction
+                    .clone()
+                    .unwrap_or_else(|| format!("stage rolled back at {now}")),
+                previous: ScoreValue(input.previous),
+                current: ScoreValue(input.current),
+                at: now.to_string(),
+            });
+        }
+        h.last_update = now.to_string();
+    }
+    let excluded_count = history.map_or(0, |h| h.excluded.len());
+    if input.max_rollbacks.is_some_and(|max| excluded_count >= max) {
+        Ruling::Exhausted
+    } else {
+        Ruling::Rollback
+    }
+}
+
+/// The next step a ruling leads to and the sentence that says why.
+fn next_and_reason(
+    verdict: Ruling,
+    comparison: &str,
+    input: &ConvergeInput,
+) -> (&'static str, String) {
+    match verdict {
         Ruling::Satisfied => (
             "final-report",
             format!(
@@ -225,26 +270,7 @@ pub fn decide(
                 input.max_rollbacks.unwrap_or(0)
             ),
         ),
-    };
-    let excluded = updated
-        .as_ref()
-        .map(|h| h.excluded.iter().map(|e| e.direction.clone()).collect())
-        .unwrap_or_default();
-    (
-        ConvergeDecision {
-            verdict,
-            accepted: verdict.accepted(),
-            previous: input.previous,
-            current: input.current,
-            satisfied_bar: input.satisfied,
-            next,
-            reason,
-            direction: input.direction.clone(),
-            repeated_direction: repeated,
-            excluded,
-        },
-        updated,
-    )
+    }
 }
 
 #[cfg(test)]

@@ -231,18 +231,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
     let cp = input.checkpoint;
     let overall = Overall::of(&input.scores);
     let passes = overall.at_least(input.threshold);
-    let dimensions = (input.scores.len() == DIMENSIONS.len()).then(|| {
-        input
-            .scores
-            .iter()
-            .zip(DIMENSIONS)
-            .map(|(score, name)| Dimension {
-                name: name.to_string(),
-                score: *score,
-                below_threshold: *score < input.threshold,
-            })
-            .collect::<Vec<_>>()
-    });
+    let dimensions = dimensions(input);
     let mean = overall.mean();
     let comparison = format!(
         "{} score {mean} {} threshold {}",
@@ -250,17 +239,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
         if passes { "≥" } else { "<" },
         input.threshold
     );
-    let failing = dimensions
-        .as_ref()
-        .map(|dims| {
-            dims.iter()
-                .filter(|d| d.below_threshold)
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-        })
-        .filter(|names| !names.is_empty())
-        .map(|names| format!(" (below threshold: {})", names.join(", ")))
-        .unwrap_or_default();
+    let failing = failing(dimensions.as_deref());
     let limit = input.retry_limit;
     let (verdict, reason, retries_left) = if passes {
         (
@@ -278,30 +257,7 @@ pub fn decide(input: &GateInput) -> GateDecision {
             0,
         )
     } else {
-        let replan = cp != Checkpoint::PostPlan
-            && input.replan_below.is_some_and(|floor| overall.below(floor));
-        let verdict = if replan {
-            Grade::Replan
-        } else {
-            cp.fail_verdict()
-        };
-        let what = match verdict {
-            Grade::Replan => format!(
-                "below the replan floor {}: back to planning",
-                input.replan_below.unwrap_or(Score::ZERO)
-            ),
-            Grade::NeedsRevision => "revise the plan".to_string(),
-            _ => "fix".to_string(),
-        };
-        (
-            verdict,
-            format!(
-                "{comparison}{failing}; {what} ({} {} of {limit})",
-                cp.retry_noun(1),
-                input.attempt
-            ),
-            limit - input.attempt,
-        )
+        retry(input, &overall, &comparison, &failing)
     };
     GateDecision {
         checkpoint: cp,
@@ -319,6 +275,73 @@ pub fn decide(input: &GateInput) -> GateDecision {
         reason,
         notify: (verdict == Grade::Blocked).then(|| cp.notification().to_string()),
     }
+}
+
+/// A six-score check's dimensions, each marked when below the threshold.
+fn dimensions(input: &GateInput) -> Option<Vec<Dimension>> {
+    (input.scores.len() == DIMENSIONS.len()).then(|| {
+        input
+            .scores
+            .iter()
+            .zip(DIMENSIONS)
+            .map(|(score, name)| Dimension {
+                name: name.to_string(),
+                score: *score,
+                below_threshold: *score < input.threshold,
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
+/// " (below threshold: D2, D5)" when some dimensions are below it, else nothing.
+fn failing(dimensions: Option<&[Dimension]>) -> String {
+    dimensions
+        .map(|dims| {
+            dims.iter()
+                .filter(|d| d.below_threshold)
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>()
+        })
+        .filter(|names| !names.is_empty())
+        .map(|names| format!(" (below threshold: {})", names.join(", ")))
+        .unwrap_or_default()
+}
+
+/// A failed check with retries left: back to planning below the replan floor (not after
+/// planning itself), else the checkpoint's own fix; the verdict, its reason and the retries
+/// left after this one.
+fn retry(
+    input: &GateInput,
+    overall: &Overall,
+    comparison: &str,
+    failing: &str,
+) -> (Grade, String, u32) {
+    let cp = input.checkpoint;
+    let limit = input.retry_limit;
+    let replan =
+        cp != Checkpoint::PostPlan && input.replan_below.is_some_and(|floor| overall.below(floor));
+    let verdict = if replan {
+        Grade::Replan
+    } else {
+        cp.fail_verdict()
+    };
+    let what = match verdict {
+        Grade::Replan => format!(
+            "below the replan floor {}: back to planning",
+            input.replan_below.unwrap_or(Score::ZERO)
+        ),
+        Grade::NeedsRevision => "revise the plan".to_string(),
+        _ => "fix".to_string(),
+    };
+    (
+        verdict,
+        format!(
+            "{comparison}{failing}; {what} ({} {} of {limit})",
+            cp.retry_noun(1),
+            input.attempt
+        ),
+        limit - input.attempt,
+    )
 }
 
 #[cfg(test)]

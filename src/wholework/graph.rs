@@ -152,8 +152,24 @@ enum State {
 
 /// Compute the levels. `max_concurrent` ≥ 1 (the command checks it).
 pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<Levels, GraphError> {
-    let n = nodes.len();
-    let mut index: HashMap<u64, usize> = HashMap::with_capacity(n);
+    let index = index_of(nodes)?;
+    let blockers = blocker_lists(nodes, &index)?;
+    let dependents = Dependents::of(&blockers);
+    let failed = failed_indices(failed, &index)?;
+    let settled = settle(nodes, &blockers, &dependents, &failed);
+    if settled.order.len() < nodes.len() {
+        return Err(GraphError::Cycle(find_cycle(
+            nodes,
+            &blockers,
+            &settled.remaining,
+        )));
+    }
+    Ok(group_by_level(nodes, &settled, max_concurrent))
+}
+
+/// Each node's position by its number; a number listed twice is an error.
+fn index_of(nodes: &[Node]) -> Result<HashMap<u64, usize>, GraphError> {
+    let mut index: HashMap<u64, usize> = HashMap::with_capacity(nodes.len());
     for (i, node) in nodes.iter().enumerate() {
         if let Some(first) = index.insert(node.number, i) {
             return Err(GraphError::Duplicate {
@@ -163,9 +179,16 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
             });
         }
     }
-    // Blockers per node as indices (duplicates in one list count once), and in-degrees.
-    let mut blockers: Vec<Vec<usize>> = Vec::with_capacity(n);
-    let mut dependents_count = vec![0usize; n];
+    Ok(index)
+}
+
+/// Each node's blockers as indices (duplicates in one list count once); a node blocked by
+/// itself or by a number not in the graph is an error.
+fn blocker_lists(
+    nodes: &[Node],
+    index: &HashMap<u64, usize>,
+) -> Result<Vec<Vec<usize>>, GraphError> {
+    let mut blockers: Vec<Vec<usize>> = Vec::with_capacity(nodes.len());
     for (i, node) in nodes.iter().enumerate() {
         let mut list = Vec::with_capacity(node.blocked_by.len());
         for &b in &node.blocked_by {
@@ -186,25 +209,50 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
         }
         list.sort_unstable();
         list.dedup();
-        for &j in &list {
-            dependents_count[j] += 1;
-        }
         blockers.push(list);
     }
-    // Dependents in one flat array (CSR): offsets[j]..offsets[j+1].
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0);
-    for count in &dependents_count {
-        offsets.push(offsets.last().unwrap() + count);
-    }
-    let mut fill = offsets.clone();
-    let mut dependents = vec![0usize; *offsets.last().unwrap()];
-    for (i, list) in blockers.iter().enumerate() {
-        for &j in list {
-            dependents[fill[j]] = i;
-            fill[j] += 1;
+    Ok(blockers)
+}
+
+/// Every node's dependents in one flat array (CSR): those of `j` are
+/// `list[offsets[j]..offsets[j + 1]]`.
+struct Dependents {
+    offsets: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Dependents {
+    fn of(blockers: &[Vec<usize>]) -> Dependents {
+        let mut counts = vec![0usize; blockers.len()];
+        for &j in blockers.iter().flatten() {
+            counts[j] += 1;
         }
+        let mut offsets = Vec::with_capacity(blockers.len() + 1);
+        offsets.push(0);
+        for count in &counts {
+            offsets.push(offsets.last().unwrap() + count);
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0usize; *offsets.last().unwrap()];
+        for (i, blockers_of_i) in blockers.iter().enumerate() {
+            for &j in blockers_of_i {
+                list[fill[j]] = i;
+                fill[j] += 1;
+            }
+        }
+        Dependents { offsets, list }
     }
+
+    fn of_node(&self, j: usize) -> &[usize] {
+        &self.list[self.offsets[j]..self.offsets[j + 1]]
+    }
+}
+
+/// The failed numbers as indices; a number not in the graph is an error.
+fn failed_indices(
+    failed: &[u64],
+    index: &HashMap<u64, usize>,
+) -> Result<HashSet<usize>, GraphError> {
     let mut failed_set = HashSet::with_capacity(failed.len());
     for &f in failed {
         let Some(&i) = index.get(&f) else {
@@ -212,7 +260,28 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
         };
         failed_set.insert(i);
     }
+    Ok(failed_set)
+}
 
+/// What Kahn's pass settled: the nodes released in order, each one's level and state, and
+/// the blockers still unreleased (all zero unless there is a cycle).
+struct Settled {
+    order: Vec<usize>,
+    level: Vec<usize>,
+    state: Vec<State>,
+    remaining: Vec<usize>,
+}
+
+/// Kahn's algorithm: a node leaves the queue once every blocker is settled, then takes its
+/// state from them (failed, skipped because of a failed one, or runnable) and its level one
+/// past its deepest blocker.
+fn settle(
+    nodes: &[Node],
+    blockers: &[Vec<usize>],
+    dependents: &Dependents,
+    failed: &HashSet<usize>,
+) -> Settled {
+    let n = nodes.len();
     let mut remaining: Vec<usize> = blockers.iter().map(Vec::len).collect();
     let mut level = vec![0usize; n];
     let mut state = vec![State::Run; n];
@@ -220,7 +289,7 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
     let mut order = Vec::with_capacity(n);
     while let Some(i) = queue.pop_front() {
         // Every blocker of i is settled: decide i's own state.
-        state[i] = if failed_set.contains(&i) {
+        state[i] = if failed.contains(&i) {
             State::Failed
         } else {
             blockers[i]
@@ -233,7 +302,7 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
                 .unwrap_or(State::Run)
         };
         order.push(i);
-        for &d in &dependents[offsets[i]..offsets[i + 1]] {
+        for &d in dependents.of_node(i) {
             level[d] = level[d].max(level[i] + 1);
             remaining[d] -= 1;
             if remaining[d] == 0 {
@@ -241,18 +310,31 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
             }
         }
     }
-    if order.len() < n {
-        return Err(GraphError::Cycle(find_cycle(nodes, &blockers, &remaining)));
+    Settled {
+        order,
+        level,
+        state,
+        remaining,
     }
+}
 
+/// The settled nodes by level, each level's members by number: its runnable ones in batches
+/// of at most `max_concurrent`, its failed and skipped ones, and the counts.
+fn group_by_level(nodes: &[Node], settled: &Settled, max_concurrent: usize) -> Levels {
+    let Settled {
+        order,
+        level,
+        state,
+        ..
+    } = settled;
     let depth = order.iter().map(|&i| level[i] + 1).max().unwrap_or(0);
     let mut by_level: Vec<Vec<usize>> = vec![Vec::new(); depth];
-    for &i in &order {
+    for &i in order {
         by_level[level[i]].push(i);
     }
     let mut result = Levels {
         max_concurrent,
-        nodes: n,
+        nodes: nodes.len(),
         runnable: 0,
         failed: 0,
         skipped: 0,
@@ -290,7 +372,7 @@ pub fn levels(nodes: &[Node], failed: &[u64], max_concurrent: usize) -> Result<L
             skipped,
         });
     }
-    Ok(result)
+    result
 }
 
 /// A cycle among the nodes Kahn's algorithm could not release: each such node still has an

@@ -304,87 +304,132 @@ fn route_phases(route: Route, review: Option<Review>) -> Vec<Phase> {
 pub fn decide(input: &RouteInput) -> RouteDecision {
     let mut log = Vec::new();
     let mut notes = Vec::new();
-    let (mut route, mut source) = match input.flag {
+    let (route, source) = match input.flag {
         Some(RouteFlag::Patch) => (Route::Patch, RouteSource::Flag),
         Some(RouteFlag::Pr) => (Route::Pr, RouteSource::Flag),
         None => route_for_size(input.size),
     };
-    let mut size = input.size;
-    let mut review = review_depth(route, size, input.review);
+    let mut chosen = Chosen {
+        route,
+        source,
+        size: input.size,
+        review: review_depth(route, input.size, input.review),
+        spec: spec_for(input.phase, input.size, route),
+    };
     if route == Route::Patch && input.review.is_some() {
         notes.push("--review has no effect on the patch route (no review phase)".to_string());
     }
-    let mut spec = spec_for(input.phase, size, route);
-    let mut refresh = None;
-    if let Some(refreshed) = input.refreshed_size {
-        let explicit = input.flag.is_some() || input.review.is_some();
-        let spec_ran = matches!(
-            spec,
-            Spec::Run | Spec::RunOpus | Spec::WhenNeeded | Spec::AfterTriage
-        );
-        let (to_route, _) = route_for_size(refreshed);
-        let mut outcome = Refresh {
-            applied: false,
-            reason: String::new(),
-            from_size: size,
-            to_size: refreshed,
-            from_route: route,
-            to_route: route,
-            demoted: false,
-        };
-        if explicit {
-            outcome.reason =
-                "explicit --patch/--pr/--review flags take priority: the Size is not re-read"
-                    .to_string();
-        } else if !spec_ran {
-            outcome.reason = format!(
-                "the spec did not run ({}): nothing to refresh",
-                match spec {
-                    Spec::Done => "phase/ready was already set",
-                    Spec::NotNeeded => "Size XS skips the spec",
-                    _ => "XL runs the spec per sub-issue",
-                }
-            );
-        } else {
-            outcome.applied = true;
-            outcome.to_route = to_route;
-            outcome.demoted = route == Route::Pr && to_route == Route::Patch;
-            outcome.reason =
-                "the spec ran: route and review depth re-determined from the refreshed Size"
-                    .to_string();
-            if to_route != route {
-                log.push(format!(
-                    "Post-spec Size refresh: Size updated to {}, route re-determined as {}.",
-                    refreshed.name(),
-                    to_route.name()
-                ));
-            }
-            if outcome.demoted {
-                log.push(
-                    "Post-spec route demotion: pr → patch, remaining phases re-planned".to_string(),
-                );
-            }
-            route = to_route;
-            source = RouteSource::Refresh;
-            size = refreshed;
-            review = review_depth(route, size, None);
-            spec = if route == Route::Xl {
-                Spec::PerSubIssue
-            } else {
-                Spec::Ran
-            };
-        }
-        if !outcome.applied && spec_ran {
-            // The caller says the spec ran: it is not to be run again.
-            spec = Spec::Ran;
-        }
-        if !outcome.applied {
-            notes.push(format!("--refreshed-size ignored: {}", outcome.reason));
-        }
-        refresh = Some(outcome);
+    let refresh = input
+        .refreshed_size
+        .map(|refreshed| refresh_size(input, refreshed, &mut chosen, &mut log, &mut notes));
+    let phases = phases_to_run(&chosen, input.base.as_deref(), &mut notes);
+    RouteDecision {
+        route: chosen.route,
+        size: chosen.size,
+        base: input
+            .base
+            .clone()
+            .unwrap_or_else(|| DEFAULT_BASE.to_string()),
+        source: chosen.source,
+        review: chosen.review,
+        spec: chosen.spec,
+        phases,
+        refresh,
+        log,
+        notes,
     }
+}
+
+/// The route as decided so far: a post-spec Size refresh may change it.
+struct Chosen {
+    route: Route,
+    source: RouteSource,
+    size: Size,
+    review: Option<Review>,
+    spec: Spec,
+}
+
+/// The post-spec Size refresh: applied (route, review depth and spec re-determined from the
+/// refreshed Size) only when the spec ran and no explicit flag chose the route.
+fn refresh_size(
+    input: &RouteInput,
+    refreshed: Size,
+    chosen: &mut Chosen,
+    log: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Refresh {
+    let explicit = input.flag.is_some() || input.review.is_some();
+    let spec_ran = matches!(
+        chosen.spec,
+        Spec::Run | Spec::RunOpus | Spec::WhenNeeded | Spec::AfterTriage
+    );
+    let (to_route, _) = route_for_size(refreshed);
+    let mut outcome = Refresh {
+        applied: false,
+        reason: String::new(),
+        from_size: chosen.size,
+        to_size: refreshed,
+        from_route: chosen.route,
+        to_route: chosen.route,
+        demoted: false,
+    };
+    if explicit {
+        outcome.reason =
+            "explicit --patch/--pr/--review flags take priority: the Size is not re-read"
+                .to_string();
+    } else if !spec_ran {
+        outcome.reason = format!(
+            "the spec did not run ({}): nothing to refresh",
+            match chosen.spec {
+                Spec::Done => "phase/ready was already set",
+                Spec::NotNeeded => "Size XS skips the spec",
+                _ => "XL runs the spec per sub-issue",
+            }
+        );
+    } else {
+        outcome.applied = true;
+        outcome.to_route = to_route;
+        outcome.demoted = chosen.route == Route::Pr && to_route == Route::Patch;
+        outcome.reason =
+            "the spec ran: route and review depth re-determined from the refreshed Size"
+                .to_string();
+        if to_route != chosen.route {
+            log.push(format!(
+                "Post-spec Size refresh: Size updated to {}, route re-determined as {}.",
+                refreshed.name(),
+                to_route.name()
+            ));
+        }
+        if outcome.demoted {
+            log.push(
+                "Post-spec route demotion: pr → patch, remaining phases re-planned".to_string(),
+            );
+        }
+        chosen.route = to_route;
+        chosen.source = RouteSource::Refresh;
+        chosen.size = refreshed;
+        chosen.review = review_depth(to_route, refreshed, None);
+        chosen.spec = if to_route == Route::Xl {
+            Spec::PerSubIssue
+        } else {
+            Spec::Ran
+        };
+    }
+    if !outcome.applied && spec_ran {
+        // The caller says the spec ran: it is not to be run again.
+        chosen.spec = Spec::Ran;
+    }
+    if !outcome.applied {
+        notes.push(format!("--refreshed-size ignored: {}", outcome.reason));
+    }
+    outcome
+}
+
+/// The phases to run: the spec (or triage first) when it is to run, then the route's own,
+/// each that takes a base given `base`.
+fn phases_to_run(chosen: &Chosen, base: Option<&str>, notes: &mut Vec<String>) -> Vec<Phase> {
     let mut phases = Vec::new();
-    match spec {
+    match chosen.spec {
         Spec::AfterTriage => {
             phases.push(Phase::new("issue", &[]));
             notes.push(
@@ -396,28 +441,14 @@ pub fn decide(input: &RouteInput) -> RouteDecision {
         Spec::RunOpus => phases.push(Phase::new("spec", &["--opus"])),
         _ => {}
     }
-    phases.extend(route_phases(route, review));
-    if let Some(base) = &input.base {
+    phases.extend(route_phases(chosen.route, chosen.review));
+    if let Some(base) = base {
         for phase in phases.iter_mut().filter(|p| p.takes_base()) {
             phase.args.push("--base".to_string());
-            phase.args.push(base.clone());
+            phase.args.push(base.to_string());
         }
     }
-    RouteDecision {
-        route,
-        size,
-        base: input
-            .base
-            .clone()
-            .unwrap_or_else(|| DEFAULT_BASE.to_string()),
-        source,
-        review,
-        spec,
-        phases,
-        refresh,
-        log,
-        notes,
-    }
+    phases
 }
 
 #[cfg(test)]

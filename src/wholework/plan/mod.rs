@@ -66,6 +66,22 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
         ));
         return problems;
     };
+    check_keys(object, &mut problems);
+    check_action(object.get("action"), &mut problems);
+    check_rationale(object.get("rationale"), &mut problems);
+    match object.get("steps") {
+        Some(Value::Array(steps)) => check_steps(steps, protected, &mut problems),
+        Some(other) => problems.push(problem(
+            "/steps",
+            format!("must be an array, not {}", kind(other)),
+        )),
+        None => {}
+    }
+    problems
+}
+
+/// Exactly the plan's keys: each required one present, no other.
+fn check_keys(object: &serde_json::Map<String, Value>, problems: &mut Vec<PlanProblem>) {
     for key in KEYS {
         if !object.contains_key(key) {
             problems.push(problem("/", format!("missing required key {key:?}")));
@@ -79,7 +95,11 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
             ));
         }
     }
-    match object.get("action") {
+}
+
+/// `action`, when present, is one of the allowed actions.
+fn check_action(action: Option<&Value>, problems: &mut Vec<PlanProblem>) {
+    match action {
         Some(Value::String(a)) if ACTIONS.contains(&a.as_str()) => {}
         Some(Value::String(a)) => problems.push(problem(
             "/action",
@@ -91,7 +111,11 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
         )),
         None => {}
     }
-    match object.get("rationale") {
+}
+
+/// `rationale`, when present, is a string that says something.
+fn check_rationale(rationale: Option<&Value>, problems: &mut Vec<PlanProblem>) {
+    match rationale {
         Some(Value::String(r)) if !r.trim().is_empty() => {}
         Some(Value::String(_)) => problems.push(problem("/rationale", "is empty")),
         Some(other) => problems.push(problem(
@@ -100,59 +124,54 @@ pub fn validate(plan: &Value, protected: &[String]) -> Vec<PlanProblem> {
         )),
         None => {}
     }
-    match object.get("steps") {
-        Some(Value::Array(steps)) => {
-            if steps.len() > MAX_STEPS {
-                problems.push(problem(
-                    "/steps",
-                    format!(
-                        "{} steps; a recovery plan has at most {MAX_STEPS}",
-                        steps.len()
-                    ),
-                ));
-            }
-            for (i, step) in steps.iter().enumerate() {
-                let pointer = format!("/steps/{i}");
-                match step {
-                    Value::String(_) | Value::Object(_) => {
-                        for (op, evidence) in forbidden_in_value(step, protected) {
-                            let message = match op {
-                                Forbidden::Unreadable => format!(
-                                    "unreadable: nested deeper than {} levels, longer than {} bytes (more than a shell can run), or unfolding into more than its reading budget, so it may hide a forbidden operation: {}",
-                                    crate::shell::MAX_NESTING,
-                                    crate::shell::MAX_LINE,
-                                    shorten(&evidence)
-                                ),
-                                _ => format!(
-                                    "forbidden operation {}: {}",
-                                    op.id(),
-                                    shorten(&evidence)
-                                ),
-                            };
-                            problems.push(PlanProblem {
-                                pointer: pointer.clone(),
-                                message,
-                                forbidden: Some(op),
-                            });
-                        }
-                    }
-                    other => problems.push(problem(
-                        pointer,
-                        format!(
-                            "a step is a command string or an object, not {}",
-                            kind(other)
-                        ),
-                    )),
+}
+
+/// At most [`MAX_STEPS`] steps, each a command string or an object with no forbidden
+/// operation in it.
+fn check_steps(steps: &[Value], protected: &[String], problems: &mut Vec<PlanProblem>) {
+    if steps.len() > MAX_STEPS {
+        problems.push(problem(
+            "/steps",
+            format!(
+                "{} steps; a recovery plan has at most {MAX_STEPS}",
+                steps.len()
+            ),
+        ));
+    }
+    for (i, step) in steps.iter().enumerate() {
+        let pointer = format!("/steps/{i}");
+        match step {
+            Value::String(_) | Value::Object(_) => {
+                for (op, evidence) in forbidden_in_value(step, protected) {
+                    problems.push(PlanProblem {
+                        pointer: pointer.clone(),
+                        message: forbidden_message(&op, &evidence),
+                        forbidden: Some(op),
+                    });
                 }
             }
+            other => problems.push(problem(
+                pointer,
+                format!(
+                    "a step is a command string or an object, not {}",
+                    kind(other)
+                ),
+            )),
         }
-        Some(other) => problems.push(problem(
-            "/steps",
-            format!("must be an array, not {}", kind(other)),
-        )),
-        None => {}
     }
-    problems
+}
+
+/// What a step's forbidden operation is called in its problem.
+fn forbidden_message(op: &Forbidden, evidence: &str) -> String {
+    match op {
+        Forbidden::Unreadable => format!(
+            "unreadable: nested deeper than {} levels, longer than {} bytes (more than a shell can run), or unfolding into more than its reading budget, so it may hide a forbidden operation: {}",
+            crate::shell::MAX_NESTING,
+            crate::shell::MAX_LINE,
+            shorten(evidence)
+        ),
+        _ => format!("forbidden operation {}: {}", op.id(), shorten(evidence)),
+    }
 }
 
 fn kind(value: &Value) -> &'static str {
