@@ -791,10 +791,172 @@ pub fn hostile_payloads(size: usize) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// One input's time through one reader: the time, the reader, the input's name and length.
+type Timing = (Took, &'static str, &'static str, usize);
+
+/// The readers [`hostile_inputs_report`] times, in the order it reports them.
+const HOSTILE_READERS: [&str; 5] = [
+    "shell reader",
+    "destructive reading",
+    "policy decide",
+    "plan guard",
+    "hook payload",
+];
+
+/// `AUTOCTL_FUZZ_HOSTILE=NAME[@SIZE]`: only the inputs whose name holds NAME (at SIZE bytes
+/// only), for profiling one of them (`HOSTILE=NAME bench/faults.sh hostile`).
+#[derive(Default)]
+struct OnlyHostile {
+    name: Option<String>,
+    size: Option<usize>,
+}
+
+impl OnlyHostile {
+    fn from_env() -> OnlyHostile {
+        let Ok(only) = std::env::var("AUTOCTL_FUZZ_HOSTILE") else {
+            return OnlyHostile::default();
+        };
+        match only.split_once('@') {
+            Some((name, size)) => OnlyHostile {
+                name: Some(name.to_string()),
+                size: size.parse().ok(),
+            },
+            None => OnlyHostile {
+                name: Some(only),
+                size: None,
+            },
+        }
+    }
+
+    fn keeps(&self, name: &str) -> bool {
+        self.name.as_deref().is_none_or(|only| name.contains(only))
+    }
+}
+
+/// Time one hostile command line through the shell reader, the destructive reading, each
+/// policy's decision and the plan guard, and check what must hold whatever the time: nothing
+/// hostile is approved, a line past [`shell::MAX_LINE`] is unreadable at every door, and
+/// nothing nested past the reader's bound passes the destructive reading.
+fn time_hostile_line(
+    name: &'static str,
+    line: &str,
+    policies: &[Policy; 2],
+    protected: &[String],
+) -> [Timing; 5] {
+    let reader = timed(|| {
+        let _ = shell::Reader::new(line).read(line, 0, "");
+    });
+    let mut dangers = Vec::new();
+    let destructive = timed(|| dangers = policy::destructive::dangers(line));
+    // Each policy apart: a door decides a call once, with one policy (the built-in, or a
+    // user's file over it).
+    let input = json!({ "command": line });
+    let mut decisions = Vec::new();
+    let decide: Vec<Took> = policies
+        .iter()
+        .map(|p| timed(|| decisions.push(policy::decide(p, "Bash", &input, &ctx()))))
+        .collect();
+    let mut ops = Vec::new();
+    let plan = timed(|| ops = crate::wholework::plan::forbidden::forbidden_ops(line, protected));
+    let size = line.len();
+    // Longer than a shell tool can run: unreadable at once, at every door.
+    if size > shell::MAX_LINE {
+        assert_eq!(dangers.first().map(|d| d.id), Some("unreadable"), "{name}");
+        assert_eq!(
+            ops,
+            [crate::wholework::plan::forbidden::Forbidden::Unreadable],
+            "{name}"
+        );
+        for d in &decisions {
+            assert_eq!(d.rule, "destructive:unreadable", "{name} ({size})");
+        }
+    }
+    // Subshells nest without the reader recursing (`((ls))` is `ls`), and reading files named
+    // `find` or listing a directory many times is harmless at any length.
+    let plain = matches!(name, "( nested" | "find words" | "pipes" | "here-documents");
+    for d in &decisions {
+        assert!(
+            plain || d.decision != Verdict::Allow,
+            "{name} ({size}): {d:?}"
+        );
+    }
+    if name.ends_with("nested") && name != "( nested" {
+        assert_eq!(
+            dangers.first().map(|d| d.id),
+            Some("unreadable"),
+            "{name} ({size})"
+        );
+    }
+    [
+        (reader, "shell reader", name, size),
+        (destructive, "destructive reading", name, size),
+        (decide[0], "policy decide", name, size),
+        (decide[1], "policy decide", name, size),
+        (plan, "plan guard", name, size),
+    ]
+}
+
+/// Time one hook payload read and decided as the PermissionRequest door does (`hook
+/// permission-request` reads up to `PAYLOAD_LIMIT`); checks that it is read.
+fn time_hostile_payload(name: &'static str, payload: &str, policy: &Policy) -> Timing {
+    let mut decision = None;
+    let took = timed(|| {
+        if let Ok(call) = policy::request::parse(payload.as_bytes()) {
+            decision = Some(policy::decide(
+                policy,
+                &call.tool_name,
+                &call.tool_input,
+                &ctx(),
+            ));
+        }
+    });
+    assert!(
+        decision.is_some(),
+        "{name} ({}): a payload is read",
+        payload.len()
+    );
+    (took, "hook payload", name, payload.len())
+}
+
+/// Print the eight slowest timings, then the slowest of each reader on both clocks.
+fn print_hostile_report(mut timings: Vec<Timing>) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    timings.sort_by_key(|t| std::cmp::Reverse(t.0.cpu));
+    for (took, what, name, len) in timings.iter().take(8) {
+        #[allow(clippy::print_stdout)]
+        {
+            println!(
+                "hostile {what}: {:.3} ms CPU ({:.3} ms wall) for {name} ({len} bytes)",
+                ms(took.cpu),
+                ms(took.wall)
+            );
+        }
+    }
+    for what in HOSTILE_READERS {
+        let of = |clock: fn(&Took) -> Duration| {
+            timings
+                .iter()
+                .filter(|t| t.1 == what)
+                .max_by_key(|t| clock(&t.0))
+                .map(|t| (clock(&t.0), t.2, t.3))
+                .unwrap_or_default()
+        };
+        let (cpu, name, len) = of(|t| t.cpu);
+        #[allow(clippy::print_stdout)]
+        {
+            println!(
+                "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB; \
+                 slowest on CPU: {name}, {len} bytes)",
+                ms(cpu),
+                ms(of(|t| t.wall).0)
+            );
+        }
+    }
+}
+
 /// Time every hostile input through every reader, at sizes up to 1 MiB, and print the slowest
 /// (with `AUTOCTL_FUZZ_REPORT=1`; the bench runs it in a release build). Always checks what
-/// must hold whatever the time: nothing hostile is approved, and nothing nested past the
-/// reader's bound passes the plan guard or the destructive reading.
+/// must hold whatever the time ([`time_hostile_line`], [`time_hostile_payload`]).
 #[test]
 fn hostile_inputs_report() {
     let sizes: &[usize] = if reporting() {
@@ -804,139 +966,27 @@ fn hostile_inputs_report() {
         // The last is past `shell::MAX_LINE`: answered unread.
         &[1024, 16 * 1024, 200 * 1024]
     };
-    // `AUTOCTL_FUZZ_HOSTILE=NAME[@SIZE]`: only the inputs whose name holds NAME (at SIZE bytes
-    // only), for profiling one of them (`bench/faults.sh hostile NAME`).
-    let only = std::env::var("AUTOCTL_FUZZ_HOSTILE").ok();
-    let (only_name, only_size) = match only.as_deref().map(|o| o.split_once('@')) {
-        Some(Some((name, size))) => (Some(name), size.parse::<usize>().ok()),
-        Some(None) => (only.as_deref(), None),
-        None => (None, None),
-    };
-    let sizes: Vec<usize> = only_size.map_or_else(|| sizes.to_vec(), |s| vec![s]);
+    let only = OnlyHostile::from_env();
+    let sizes: Vec<usize> = only.size.map_or_else(|| sizes.to_vec(), |s| vec![s]);
     let policies = policies();
     let protected = vec!["main".to_string()];
-    let mut worst: Vec<(Took, &'static str, &'static str, usize)> = Vec::new();
+    let mut timings: Vec<Timing> = Vec::new();
     for &size in &sizes {
         for (name, line) in hostile(size) {
-            if only_name.is_some_and(|only| !name.contains(only)) {
-                continue;
-            }
-            let reader = timed(|| {
-                let _ = shell::Reader::new(&line).read(&line, 0, "");
-            });
-            let mut dangers = Vec::new();
-            let destructive = timed(|| dangers = policy::destructive::dangers(&line));
-            // Each policy apart: a door decides a call once, with one policy (the built-in,
-            // or a user's file over it).
-            let input = json!({ "command": line });
-            let mut decisions = Vec::new();
-            let decide: Vec<Took> = policies
-                .iter()
-                .map(|p| timed(|| decisions.push(policy::decide(p, "Bash", &input, &ctx()))))
-                .collect();
-            let mut ops = Vec::new();
-            let plan = timed(|| {
-                ops = crate::wholework::plan::forbidden::forbidden_ops(&line, &protected);
-            });
-            // Longer than a shell tool can run: unreadable at once, at every door.
-            if line.len() > shell::MAX_LINE {
-                assert_eq!(dangers.first().map(|d| d.id), Some("unreadable"), "{name}");
-                assert_eq!(
-                    ops,
-                    [crate::wholework::plan::forbidden::Forbidden::Unreadable],
-                    "{name}"
-                );
-                for d in &decisions {
-                    assert_eq!(d.rule, "destructive:unreadable", "{name} ({size})");
-                }
-            }
-            for (took, what) in [
-                (reader, "shell reader"),
-                (destructive, "destructive reading"),
-                (decide[0], "policy decide"),
-                (decide[1], "policy decide"),
-                (plan, "plan guard"),
-            ] {
-                worst.push((took, what, name, line.len()));
-            }
-            // Subshells nest without the reader recursing (`((ls))` is `ls`), and reading
-            // files named `find` or listing a directory many times is harmless at any length.
-            let plain = matches!(name, "( nested" | "find words" | "pipes" | "here-documents");
-            for d in &decisions {
-                assert!(
-                    plain || d.decision != Verdict::Allow,
-                    "{name} ({size}): {d:?}"
-                );
-            }
-            if name.ends_with("nested") && name != "( nested" {
-                assert_eq!(
-                    dangers.first().map(|d| d.id),
-                    Some("unreadable"),
-                    "{name} ({size})"
-                );
+            if only.keeps(name) {
+                timings.extend(time_hostile_line(name, &line, &policies, &protected));
             }
         }
-        // A hook payload of about `size` bytes, read and decided as the PermissionRequest
-        // door does (`hook permission-request` reads up to `PAYLOAD_LIMIT`): a command of
-        // characters JSON escapes, and a Write of a big file.
+        // A hook payload of about `size` bytes: a command of characters JSON escapes, and a
+        // Write of a big file.
         for (name, payload) in hostile_payloads(size) {
-            if only_name.is_some_and(|only| !name.contains(only)) {
-                continue;
+            if only.keeps(name) {
+                timings.push(time_hostile_payload(name, &payload, &policies[0]));
             }
-            let mut decision = None;
-            let took = timed(|| {
-                if let Ok(call) = policy::request::parse(payload.as_bytes()) {
-                    decision = Some(policy::decide(
-                        &policies[0],
-                        &call.tool_name,
-                        &call.tool_input,
-                        &ctx(),
-                    ));
-                }
-            });
-            assert!(decision.is_some(), "{name} ({size}): a payload is read");
-            worst.push((took, "hook payload", name, payload.len()));
         }
     }
     if reporting() {
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        worst.sort_by_key(|w| std::cmp::Reverse(w.0.cpu));
-        for (took, what, name, len) in worst.iter().take(8) {
-            #[allow(clippy::print_stdout)]
-            {
-                println!(
-                    "hostile {what}: {:.3} ms CPU ({:.3} ms wall) for {name} ({len} bytes)",
-                    ms(took.cpu),
-                    ms(took.wall)
-                );
-            }
-        }
-        for what in [
-            "shell reader",
-            "destructive reading",
-            "policy decide",
-            "plan guard",
-            "hook payload",
-        ] {
-            let of = |clock: fn(&Took) -> Duration| {
-                worst
-                    .iter()
-                    .filter(|w| w.1 == what)
-                    .max_by_key(|w| clock(&w.0))
-                    .map(|w| (clock(&w.0), w.2, w.3))
-                    .unwrap_or_default()
-            };
-            let (cpu, name, len) = of(|t| t.cpu);
-            #[allow(clippy::print_stdout)]
-            {
-                println!(
-                    "hostile worst {what}: {:.3} ms CPU, {:.3} ms wall (inputs up to 1 MiB; \
-                     slowest on CPU: {name}, {len} bytes)",
-                    ms(cpu),
-                    ms(of(|t| t.wall).0)
-                );
-            }
-        }
+        print_hostile_report(timings);
     }
 }
 

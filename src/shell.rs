@@ -463,49 +463,17 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(mut self) -> Vec<SimpleCommand> {
-        let len = self.bytes.len();
-        while self.i < len {
+        while self.i < self.bytes.len() {
             let c = self.bytes[self.i];
             match c {
-                b'\\' => match self.char_at(self.i + 1) {
-                    Some(next) => {
-                        if next != '\n' {
-                            self.word.push(next);
-                            self.in_word = true;
-                            self.quoted = true;
-                        }
-                        self.i += 1 + next.len_utf8();
-                    }
-                    None => self.i += 1,
-                },
-                b'\'' => {
-                    let end = find_from(self.bytes, self.i + 1, b'\'');
-                    self.word.push_str(&self.text[self.i + 1..end]);
-                    self.in_word = true;
-                    self.quoted = true;
-                    self.i = end + 1;
-                }
+                b'\\' => self.escaped(),
+                b'\'' => self.single_quoted(),
                 b'"' => self.double_quoted(),
-                b'$' if self.peek(1) == Some(b'\'') => {
-                    let (text, end) = ansi_c(self.text, self.i + 2);
-                    self.word.push_str(&text);
-                    self.in_word = true;
-                    self.quoted = true;
-                    self.i = end;
-                }
+                b'$' if self.peek(1) == Some(b'\'') => self.ansi_c_quoted(),
                 // The word keeps a marker: its value is unknowable (a push destination from a
                 // substitution could be main).
                 b'$' if self.peek(1) == Some(b'(') => self.substitution("$", self.i + 1),
-                b'`' => {
-                    let end = find_from(self.bytes, self.i + 1, b'`');
-                    let body = &self.text[self.i + 1..end];
-                    self.word.push('`');
-                    self.word.push_str(body);
-                    self.word.push('`');
-                    self.current.substitutions.push(body.to_string());
-                    self.in_word = true;
-                    self.i = end + 1;
-                }
+                b'`' => self.backquoted(),
                 // Process substitution: `<(curl …)` runs its body as a command.
                 b'<' | b'>' if self.peek(1) == Some(b'(') => {
                     let open = if c == b'<' { "<" } else { ">" };
@@ -516,21 +484,7 @@ impl<'a> Lexer<'a> {
                 b'#' if !self.in_word => {
                     self.i = find_from(self.bytes, self.i, b'\n');
                 }
-                b';' | b'&' | b'|' | b'\n' | b'(' | b')' => {
-                    let piped = self.current.piped;
-                    self.finish_command();
-                    let before = self.i.checked_sub(1).map(|b| self.bytes[b]);
-                    let after = self.peek(1);
-                    // `|` (not `||`) pipes into the next command; `|&` and a `(` after a
-                    // pipe keep piping; anything else starts a new pipeline.
-                    self.current.piped = match c {
-                        b'|' => after != Some(b'|') && before != Some(b'|'),
-                        b'&' => before == Some(b'|') && piped,
-                        b'(' => piped,
-                        _ => false,
-                    };
-                    self.i += 1;
-                }
+                b';' | b'&' | b'|' | b'\n' | b'(' | b')' => self.separator(c),
                 c if ascii_space(c) => {
                     self.finish_word();
                     self.i += 1;
@@ -548,6 +502,70 @@ impl<'a> Lexer<'a> {
         }
         self.finish_command();
         self.commands
+    }
+
+    /// A backslash at `self.i`: the next character, taken literally (a newline after it joins
+    /// the lines).
+    fn escaped(&mut self) {
+        match self.char_at(self.i + 1) {
+            Some(next) => {
+                if next != '\n' {
+                    self.word.push(next);
+                    self.in_word = true;
+                    self.quoted = true;
+                }
+                self.i += 1 + next.len_utf8();
+            }
+            None => self.i += 1,
+        }
+    }
+
+    /// A `'…'` string at `self.i`: its text, taken literally.
+    fn single_quoted(&mut self) {
+        let end = find_from(self.bytes, self.i + 1, b'\'');
+        self.word.push_str(&self.text[self.i + 1..end]);
+        self.in_word = true;
+        self.quoted = true;
+        self.i = end + 1;
+    }
+
+    /// A `$'…'` string at `self.i`: its escapes decoded.
+    fn ansi_c_quoted(&mut self) {
+        let (text, end) = ansi_c(self.text, self.i + 2);
+        self.word.push_str(&text);
+        self.in_word = true;
+        self.quoted = true;
+        self.i = end;
+    }
+
+    /// A `` `…` `` substitution at `self.i`, kept in the word with its backquotes.
+    fn backquoted(&mut self) {
+        let end = find_from(self.bytes, self.i + 1, b'`');
+        let body = &self.text[self.i + 1..end];
+        self.word.push('`');
+        self.word.push_str(body);
+        self.word.push('`');
+        self.current.substitutions.push(body.to_string());
+        self.in_word = true;
+        self.i = end + 1;
+    }
+
+    /// A byte that ends the simple command (`;`, `&`, `|`, a newline, `(`, `)`), noting
+    /// whether the next one reads the output of this one.
+    fn separator(&mut self, c: u8) {
+        let piped = self.current.piped;
+        self.finish_command();
+        let before = self.i.checked_sub(1).map(|b| self.bytes[b]);
+        let after = self.peek(1);
+        // `|` (not `||`) pipes into the next command; `|&` and a `(` after a pipe keep
+        // piping; anything else starts a new pipeline.
+        self.current.piped = match c {
+            b'|' => after != Some(b'|') && before != Some(b'|'),
+            b'&' => before == Some(b'|') && piped,
+            b'(' => piped,
+            _ => false,
+        };
+        self.i += 1;
     }
 
     /// A run of ordinary text at `self.i` (not a special byte): copied into the word whole.
