@@ -767,7 +767,9 @@ pub fn hostile(size: usize) -> Vec<(&'static str, String)> {
 }
 
 /// PermissionRequest payloads of about `size` bytes, by name: a Bash command of characters
-/// JSON escapes (each `"` and `\` doubles in the payload), and a Write of a file that size.
+/// JSON escapes (each `"` and `\` doubles in the payload), a Write of a file that size, and
+/// the paths of the file tools that long (a Read of one pattern component, each tried on
+/// every secret's name; a Write of many components).
 pub fn hostile_payloads(size: usize) -> Vec<(&'static str, String)> {
     let payload = |tool: &str, input: Value| {
         json!({"hook_event_name": "PermissionRequest", "session_id": "s", "cwd": "/home/dev/proj",
@@ -786,6 +788,20 @@ pub fn hostile_payloads(size: usize) -> Vec<(&'static str, String)> {
             payload(
                 "Write",
                 json!({"file_path": "/home/dev/proj/big.rs", "content": content}),
+            ),
+        ),
+        (
+            "payload: Read of a long pattern",
+            payload(
+                "Read",
+                json!({ "file_path": format!("src/{}", "*e?[nv]".repeat(size / 7 + 1)) }),
+            ),
+        ),
+        (
+            "payload: Write of a long path",
+            payload(
+                "Write",
+                json!({ "file_path": "a/../.e*/".repeat(size / 10 + 1) }),
             ),
         ),
     ]

@@ -244,8 +244,9 @@ fn secret_components(path: &Path) -> Option<&'static str> {
 
 /// Does a shell pattern (`*`, `?`, `[…]`) match `name`? A leading `*`, `?` or `[` does not
 /// match a leading dot, as a shell's does not. Linear in practice: one backtrack point.
-pub fn glob_matches(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
+/// The pattern comes as characters, collected once by a caller that tries it on many names
+/// (a pattern of a tool call may be as long as the call).
+pub fn glob_matches(p: &[char], name: &str) -> bool {
     let n: Vec<char> = name.chars().collect();
     if n.first() == Some(&'.') && p.first().is_some_and(|c| matches!(c, '*' | '?' | '[')) {
         return false;
@@ -329,7 +330,11 @@ pub fn secret_pattern(place: &Place, word: &str) -> Option<&'static str> {
         Place::Unknown => return None,
     };
     for name in folded_names(path) {
-        if name.contains(['*', '?', '[']) && SECRET_SAMPLES.iter().any(|s| glob_matches(&name, s)) {
+        if !name.contains(['*', '?', '[']) {
+            continue;
+        }
+        let pattern: Vec<char> = name.chars().collect();
+        if SECRET_SAMPLES.iter().any(|s| glob_matches(&pattern, s)) {
             return Some("what a pattern may match: a secret's name");
         }
     }
