@@ -27,10 +27,10 @@
 //! length, without recursion. A check that reads commands inside commands (substitution
 //! bodies, `bash -c '…'` strings) does so through a [`Reader`], which follows at most
 //! [`MAX_NESTING`] levels, reads at most [`MAX_LINE`] bytes of line (the most Linux passes
-//! as one argument), at most [`MAX_COMMANDS`] simple commands and a bounded amount of text in
-//! all, and reads a text it has already read only once. Past a bound the reading is
-//! incomplete ([`Reader::exceeded`]) and the check's answer is "not harmless": a command that
-//! cannot be read whole is never approved and never passes a guard.
+//! as one argument), at most [`MAX_COMMANDS`] simple commands and [`MAX_WORDS`] words and a
+//! bounded amount of text in all, and reads a text it has already read only once. Past a
+//! bound the reading is incomplete ([`Reader::exceeded`]) and the check's answer is "not
+//! harmless": a command that cannot be read whole is never approved and never passes a guard.
 
 use std::collections::HashMap;
 
@@ -53,6 +53,15 @@ pub const MAX_LINE: usize = 128 * 1024;
 /// No command an agent types by hand holds that many; a file written through a
 /// here-document that long is written with the agent's file tool instead.
 pub const MAX_COMMANDS: usize = 1024;
+
+/// The most words a [`Reader`] reads in all, the line's and every nested text's together,
+/// each redirection counted as one: 16,384, sixteen for each of [`MAX_COMMANDS`]. Every
+/// check reads each word several times (its program looked up, its variables expanded, its
+/// paths resolved), so a 128 KiB line of 37,000 words (`rm -rf rm -rf …`, `> x 2>&1 > x …`)
+/// took 15–20 ms to judge; past this bound it is answered "not harmless" after the lexing
+/// alone. No command an agent types holds that many words; a here-document that long is a
+/// file, written with the agent's file tool.
+pub const MAX_WORDS: usize = 16 * MAX_COMMANDS;
 
 /// The most work a [`Reader`] does for one line, in its budget's units (bytes lexed): 256
 /// KiB, the longest line ([`MAX_LINE`]) read twice over. Lexing and judging what was read
@@ -77,6 +86,8 @@ pub enum Exceeded {
     Size,
     /// More simple commands than [`MAX_COMMANDS`].
     Commands,
+    /// More words than [`MAX_WORDS`].
+    Words,
 }
 
 /// A bounded reading of one command line and the commands nested in it (see the module doc).
@@ -94,6 +105,8 @@ pub struct Reader {
     budget: usize,
     /// Simple commands read so far, against [`MAX_COMMANDS`].
     commands: usize,
+    /// Words and redirections read so far, against [`MAX_WORDS`].
+    words: usize,
     /// Texts read so far, with the context they were read in, and the shallowest depth.
     seen: HashMap<String, usize>,
     /// The first bound passed, if any: the reading is incomplete.
@@ -110,6 +123,7 @@ impl Reader {
                 .saturating_add(64 * 1024)
                 .min(MAX_WORK),
             commands: 0,
+            words: 0,
             seen: HashMap::new(),
             exceeded: (line.len() > MAX_LINE).then_some(Exceeded::Length),
         }
@@ -149,6 +163,15 @@ impl Reader {
         self.commands = self.commands.saturating_add(commands.len());
         if self.commands > MAX_COMMANDS {
             self.exceeded = Some(Exceeded::Commands);
+            return None;
+        }
+        let words: usize = commands
+            .iter()
+            .map(|c| c.words.len() + c.redirects.len())
+            .sum();
+        self.words = self.words.saturating_add(words);
+        if self.words > MAX_WORDS {
+            self.exceeded = Some(Exceeded::Words);
             return None;
         }
         Some(commands)
@@ -209,7 +232,8 @@ impl Reader {
 
 impl Exceeded {
     /// One line for a reason: why the command is not harmless (the numbers are
-    /// [`MAX_NESTING`], [`MAX_LINE`] and [`MAX_COMMANDS`]; a test keeps them in step).
+    /// [`MAX_NESTING`], [`MAX_LINE`], [`MAX_COMMANDS`] and [`MAX_WORDS`]; a test keeps them in
+    /// step).
     pub fn explanation(self) -> &'static str {
         match self {
             Exceeded::Nesting => {
@@ -223,6 +247,9 @@ impl Exceeded {
             }
             Exceeded::Commands => {
                 "a command line of more than 1024 simple commands cannot be read, so it is not harmless"
+            }
+            Exceeded::Words => {
+                "a command line of more than 16384 words cannot be read, so it is not harmless"
             }
         }
     }
@@ -1212,6 +1239,11 @@ mod tests {
                 .explanation()
                 .contains(&MAX_COMMANDS.to_string())
         );
+        assert!(
+            Exceeded::Words
+                .explanation()
+                .contains(&MAX_WORDS.to_string())
+        );
     }
 
     /// However long the line, a reading lexes at most `MAX_WORK` bytes in all: a line of
@@ -1246,6 +1278,35 @@ mod tests {
         let mut reader = Reader::new(&line);
         assert!(reader.read(&line, 0, "").is_none());
         assert_eq!(reader.exceeded, Some(Exceeded::Commands));
+    }
+
+    /// A reading holds at most `MAX_WORDS` words in all, a redirection counted as one, the
+    /// line's and its nested texts' together: one more and it is incomplete.
+    #[test]
+    fn a_reader_reads_at_most_max_words() {
+        // `rm` and its redirections `> x`: a word each.
+        let line = |n: usize| format!("rm{}", " > x".repeat(n));
+        let words = |commands: Vec<SimpleCommand>| -> usize {
+            commands
+                .iter()
+                .map(|c| c.words.len() + c.redirects.len())
+                .sum()
+        };
+        let mut reader = Reader::new(&line(MAX_WORDS - 3));
+        assert_eq!(
+            reader.read(&line(MAX_WORDS - 3), 0, "").map(words),
+            Some(MAX_WORDS - 2)
+        );
+        assert!(reader.read("ls -l", 1, "").is_some(), "two more, nested");
+        assert_eq!(reader.exceeded, None);
+        assert!(reader.read("ls", 1, "").is_none(), "one more");
+        assert_eq!(reader.exceeded, Some(Exceeded::Words));
+        let plain = |n: usize| "a ".repeat(n);
+        let mut reader = Reader::new(&plain(MAX_WORDS));
+        assert!(reader.read(&plain(MAX_WORDS), 0, "").is_some());
+        let mut reader = Reader::new(&plain(MAX_WORDS + 1));
+        assert!(reader.read(&plain(MAX_WORDS + 1), 0, "").is_none());
+        assert_eq!(reader.exceeded, Some(Exceeded::Words));
     }
 
     #[test]

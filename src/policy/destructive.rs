@@ -1124,6 +1124,10 @@ mod tests {
         let long = |n: usize| format!("{}rm -rf ~", "echo ok; ".repeat(n));
         assert_eq!(ids(&long(shell::MAX_COMMANDS - 1)), ["rm"]);
         assert_eq!(ids(&long(shell::MAX_COMMANDS)), ["unreadable"]);
+        // So it is up to the most words a line may hold (`ls`, the filler, `rm -rf ~`).
+        let wordy = |n: usize| format!("ls {}; rm -rf ~", "a ".repeat(n));
+        assert_eq!(ids(&wordy(shell::MAX_WORDS - 4)), ["rm"]);
+        assert_eq!(ids(&wordy(shell::MAX_WORDS - 3)), ["unreadable"]);
         assert_eq!(ids(&"x".repeat(shell::MAX_LINE + 1)), ["unreadable"]);
     }
 
