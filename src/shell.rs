@@ -32,6 +32,7 @@
 //! bound the reading is incomplete ([`Reader::exceeded`]) and the check's answer is "not
 //! harmless": a command that cannot be read whole is never approved and never passes a guard.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// How many levels of commands inside commands a [`Reader`] follows: substitutions (`$(…)`,
@@ -812,9 +813,15 @@ fn ansi_c(text: &str, start: usize) -> (String, usize) {
 }
 
 /// The program name of a word: its base name, lower-cased (a case-insensitive file system
-/// runs `GIT` as git).
-pub fn program(word: &str) -> String {
-    word.rsplit('/').next().unwrap_or(word).to_lowercase()
+/// runs `GIT` as git). Borrowed when the base name is lower-case ASCII already, as nearly every
+/// word is: checks ask it of every word of a command.
+pub fn program(word: &str) -> Cow<'_, str> {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    if base.is_ascii() && !base.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Borrowed(base)
+    } else {
+        Cow::Owned(base.to_lowercase())
+    }
 }
 
 /// A command with the runners in front of it taken apart (see [`peel`]).
@@ -834,7 +841,7 @@ pub fn peel(words: &[String]) -> Peeled<'_> {
     let mut rest = words;
     while let Some(first) = rest.first() {
         let name = program(first);
-        let takes_value: &[&str] = match name.as_str() {
+        let takes_value: &[&str] = match &*name {
             "sudo" | "doas" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
             "env" => &["-u", "-C", "-S"],
             "nice" => &["-n"],
@@ -864,7 +871,7 @@ pub fn peel(words: &[String]) -> Peeled<'_> {
                 break;
             }
         }
-        runners.push(name);
+        runners.push(name.into_owned());
     }
     Peeled {
         runners,

@@ -53,6 +53,8 @@
 //! Look-alikes that are not in the set: `git push` without force, `grep -rf list`,
 //! `rmdir empty/`, `git clean -n`, `chmod 644 file`, `curl -o file URL`.
 
+use std::borrow::Cow;
+
 use super::data::{
     CODE_RUNNING_BUILTINS, COMMIT_MESSAGE_FLAGS, DESTRUCTIVE_PROGRAMS, DISCARDING_TARGETS,
     DISK_DEVICES, DOWNLOADER_OUTPUT_FLAGS, DOWNLOADER_OUTPUT_REDIRECTS, DOWNLOADERS, EMPTY_SOURCES,
@@ -127,7 +129,7 @@ fn scan(script: &str, depth: usize, reader: &mut shell::Reader, found: &mut Vec<
                 download_upstream = true;
                 downloaded.extend(output_files(&words[1..]));
             } else if !downloaded.is_empty() {
-                let runs = |w: &String| downloaded.contains(&program(w));
+                let runs = |w: &String| downloaded.iter().any(|d| *d == program(w));
                 // The script an interpreter runs is its first operand (`bash i.sh`, `. ./i.sh`).
                 let interpreted = is_interpreter(&name)
                     && words[1..]
@@ -551,7 +553,7 @@ fn output_files(args: &[String]) -> Vec<String> {
                 .map(str::to_string)
         };
         if let Some(file) = value.filter(|v| v != "-") {
-            files.push(program(&file));
+            files.push(program(&file).into_owned());
         }
         i += 1;
     }
@@ -742,14 +744,14 @@ fn is_search(words: &[String]) -> bool {
         let Some(sub) = sub else {
             return false;
         };
-        (format!("git {}", args[sub]), args)
+        (Cow::Owned(format!("git {}", args[sub])), args)
     } else if name.contains(' ') {
         // Only `git SUBCOMMAND` entries hold a space: a program named `git grep` is none.
         return false;
     } else {
         (name, args)
     };
-    SEARCHES.contains(&searcher.as_str())
+    SEARCHES.contains(&&*searcher)
         && !SEARCH_RUN_OPTIONS.iter().any(|entry| {
             entry.rsplit_once(' ').is_some_and(|(who, option)| {
                 who == searcher && options.iter().any(|a| gives_option(a, option))

@@ -216,13 +216,13 @@ fn check_command(
         let args = &words[i + 1..];
         let computed = i == 0 && (name.contains('$') || name.contains('`'));
         let checked = matches!(
-            name.as_str(),
+            &*name,
             "git" | "gh" | "run-merge.sh" | "curl" | "wget" | "http" | "https" | "xh"
         );
         if (checked || computed) && !reader.spend_words(args.len() + 1) {
             break;
         }
-        match name.as_str() {
+        match &*name {
             "git" => check_git(args, protected, &mut ops, depth, reader),
             "gh" => check_gh(args, &mut ops),
             "run-merge.sh" => ops.push(Forbidden::MergePr),
