@@ -20,11 +20,11 @@
 #   FUZZ_CASES generated inputs (default 1,000,000), printing inputs per second (time spent
 #   in the reader only, not in generating) and the slowest input, each on the thread's CPU
 #   clock (the reader's own work) and on the wall clock (preemption by the other builds on
-#   the machine included); then the hostile inputs (nested, repeated and unfolding, at 1 KiB,
-#   64 KiB and 1 MiB) timed through each reader on both clocks.
+#   the machine included); then the hostile inputs (nested, repeated and unfolding, from 1 KiB
+#   to 128 KiB, the longest line read, and 1 MiB) timed through each reader on both clocks.
 #   Panics: any is a failed target (the script exits 1). Goals: the shell reader >= 100,000
 #   commands/s; the worst input <= 10 ms at any depth or length up to 1 MiB.
-# hostile: only the hostile inputs, every reader at 1 KiB, 64 KiB and 1 MiB (seconds, not the
+# hostile: only the hostile inputs, every reader at sizes from 1 KiB to 1 MiB (seconds, not the
 #   fuzz section's hour); HOSTILE=NAME[@SIZE] keeps the inputs whose name holds NAME (at SIZE
 #   bytes only), to re-run or profile one: `HOSTILE=pipes@65536 bench/faults.sh hostile`.
 # delay: lost signals in DELAY_UNLINKS (default 10,000) consumes of `.auto-signal`, each

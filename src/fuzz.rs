@@ -976,8 +976,20 @@ fn print_hostile_report(mut timings: Vec<Timing>) {
 #[test]
 fn hostile_inputs_report() {
     let sizes: &[usize] = if reporting() {
-        // `shell::MAX_LINE` is the longest line read: the costliest size.
-        &[1024, 64 * 1024, shell::MAX_LINE, 1024 * 1024]
+        // `shell::MAX_LINE` is the longest line read; a line of many short words reaches
+        // `shell::MAX_WORDS` well before it (`rm -rf ` at 56 KiB), and is read whole only
+        // below that: the sizes between find the costliest of each.
+        &[
+            1024,
+            16 * 1024,
+            32 * 1024,
+            48 * 1024,
+            56 * 1024,
+            64 * 1024,
+            96 * 1024,
+            shell::MAX_LINE,
+            1024 * 1024,
+        ]
     } else {
         // The last is past `shell::MAX_LINE`: answered unread.
         &[1024, 16 * 1024, 200 * 1024]

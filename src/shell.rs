@@ -56,7 +56,7 @@ pub const MAX_LINE: usize = 128 * 1024;
 pub const MAX_COMMANDS: usize = 1024;
 
 /// The most words a [`Reader`] reads in all, the line's and every nested text's together,
-/// each redirection counted as one: 16,384, sixteen for each of [`MAX_COMMANDS`]. Every
+/// each redirection and each substitution (a text to read) counted as one: 16,384, sixteen for each of [`MAX_COMMANDS`]. Every
 /// check reads each word several times (its program looked up, its variables expanded, its
 /// paths resolved), so a 128 KiB line of 37,000 words (`rm -rf rm -rf …`, `> x 2>&1 > x …`)
 /// took 15–20 ms to judge; past this bound it is answered "not harmless" after the lexing
@@ -106,7 +106,7 @@ pub struct Reader {
     budget: usize,
     /// Simple commands read so far, against [`MAX_COMMANDS`].
     commands: usize,
-    /// Words and redirections read so far, against [`MAX_WORDS`].
+    /// Words, redirections and substitutions read so far, against [`MAX_WORDS`].
     words: usize,
     /// Texts read so far, with the context they were read in, and the shallowest depth.
     seen: HashMap<String, usize>,
@@ -168,7 +168,7 @@ impl Reader {
         }
         let words: usize = commands
             .iter()
-            .map(|c| c.words.len() + c.redirects.len())
+            .map(|c| c.words.len() + c.redirects.len() + c.substitutions.len())
             .sum();
         self.words = self.words.saturating_add(words);
         if self.words > MAX_WORDS {
@@ -812,12 +812,17 @@ fn ansi_c(text: &str, start: usize) -> (String, usize) {
     (out, text.len() + 1)
 }
 
+/// The longest file name, in bytes (Linux's `NAME_MAX`): a longer base name names no program.
+const NAME_MAX: usize = 255;
+
 /// The program name of a word: its base name, lower-cased (a case-insensitive file system
 /// runs `GIT` as git). Borrowed when the base name is lower-case ASCII already, as nearly every
-/// word is: checks ask it of every word of a command.
+/// word is: checks ask it of every word of a command. A base name longer than `NAME_MAX`
+/// names no program that can run and is returned as written: lower-casing a 128 KiB word of
+/// wide characters, asked several times a command, took most of 11 ms.
 pub fn program(word: &str) -> Cow<'_, str> {
     let base = word.rsplit('/').next().unwrap_or(word);
-    if base.is_ascii() && !base.bytes().any(|b| b.is_ascii_uppercase()) {
+    if base.len() > NAME_MAX || (base.is_ascii() && !base.bytes().any(|b| b.is_ascii_uppercase())) {
         Cow::Borrowed(base)
     } else {
         Cow::Owned(base.to_lowercase())
@@ -1172,6 +1177,9 @@ mod tests {
         assert_eq!(peeled.command, &w(&["rm", "-rf", "x"])[..]);
         assert_eq!(strip_runners(&w(&["ls"])), &w(&["ls"])[..]);
         assert_eq!(program("/usr/bin/GIT"), "git");
+        assert_eq!(program(&"É".repeat(127)), "é".repeat(127));
+        // Longer than a file name may be: no program, returned as written.
+        assert_eq!(program(&"É".repeat(128)), "É".repeat(128));
     }
 
     #[test]
@@ -1287,8 +1295,9 @@ mod tests {
         assert_eq!(reader.exceeded, Some(Exceeded::Commands));
     }
 
-    /// A reading holds at most `MAX_WORDS` words in all, a redirection counted as one, the
-    /// line's and its nested texts' together: one more and it is incomplete.
+    /// A reading holds at most `MAX_WORDS` words in all, a redirection or a substitution
+    /// counted as one, the line's and its nested texts' together: one more and it is
+    /// incomplete.
     #[test]
     fn a_reader_reads_at_most_max_words() {
         // `rm` and its redirections `> x`: a word each.
@@ -1313,6 +1322,13 @@ mod tests {
         assert!(reader.read(&plain(MAX_WORDS), 0, "").is_some());
         let mut reader = Reader::new(&plain(MAX_WORDS + 1));
         assert!(reader.read(&plain(MAX_WORDS + 1), 0, "").is_none());
+        assert_eq!(reader.exceeded, Some(Exceeded::Words));
+        // One word of many empty substitutions: each is a text to read.
+        let backquotes = |n: usize| format!("echo {}", "``".repeat(n));
+        let mut reader = Reader::new(&backquotes(MAX_WORDS - 2));
+        assert!(reader.read(&backquotes(MAX_WORDS - 2), 0, "").is_some());
+        let mut reader = Reader::new(&backquotes(MAX_WORDS - 1));
+        assert!(reader.read(&backquotes(MAX_WORDS - 1), 0, "").is_none());
         assert_eq!(reader.exceeded, Some(Exceeded::Words));
     }
 
