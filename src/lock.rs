@@ -62,13 +62,17 @@ pub struct LockRecord {
     pub pid: Option<u32>,
     /// The host that process runs on; the pid means nothing elsewhere.
     pub host: String,
-    /// The last proof of life, RFC 3339 UTC.
-    pub heartbeat_at: String,
+    /// The last renewal (the holder's proof of life), RFC 3339 UTC. Written `heartbeat_at`,
+    /// the lock's word on disk and in `lock status`; in code a lock is *renewed*, so that
+    /// "heartbeat" names only the stall heartbeat (see the glossary in [`crate::supervise`]).
+    #[serde(rename = "heartbeat_at")]
+    pub renewed_at: String,
 }
 
 impl LockRecord {
-    pub fn heartbeat(&self) -> Option<DateTime<Utc>> {
-        crate::time::parse_time(&self.heartbeat_at)
+    /// When the lock was last renewed; `None` when the record's time does not parse.
+    pub fn renewed(&self) -> Option<DateTime<Utc>> {
+        crate::time::parse_time(&self.renewed_at)
     }
 
     pub fn to_document(&self) -> Vec<u8> {
@@ -95,7 +99,7 @@ impl Claim {
             host: self.host.clone(),
             // RFC 3339 UTC with milliseconds, so short staleness limits in tests and scripts
             // are meaningful.
-            heartbeat_at: format_time(now),
+            renewed_at: format_time(now),
         }
     }
 }
@@ -163,7 +167,7 @@ pub fn observe(
     this_host: &str,
     alive: impl Fn(u32) -> bool,
 ) -> Observed {
-    let (age, ahead) = match record.heartbeat() {
+    let (age, ahead) = match record.renewed() {
         Some(at) => (
             (now - at).to_std().unwrap_or(Duration::ZERO),
             (at - now).to_std().unwrap_or(Duration::ZERO),
@@ -556,7 +560,7 @@ mod tests {
             owner: owner.to_string(),
             pid: Some(42),
             host: "here".to_string(),
-            heartbeat_at: format_time(at(heartbeat)),
+            renewed_at: format_time(at(heartbeat)),
         }
     }
 
@@ -647,7 +651,7 @@ mod tests {
         let far = seen("b", 365 * 24 * 3600, 0, true);
         assert!(far.stale, "a heartbeat a year ahead");
         let mut garbled = record("b", 0);
-        garbled.heartbeat_at = "yesterday".to_string();
+        garbled.renewed_at = "yesterday".to_string();
         assert!(observe(garbled, at(0), DEFAULT_STALE, "here", |_| true).stale);
     }
 

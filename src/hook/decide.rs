@@ -553,7 +553,7 @@ mod tests {
                 owner: owner_tag(session),
                 pid: Some(7),
                 host: "h".to_string(),
-                heartbeat_at: crate::time::format_time(
+                renewed_at: crate::time::format_time(
                     now() - chrono::Duration::seconds(heartbeat_secs_ago),
                 ),
             },
@@ -610,7 +610,7 @@ mod tests {
                 owner: "ops".to_string(),
                 pid: Some(1),
                 host: "h".to_string(),
-                heartbeat_at: crate::time::format_time(now()),
+                renewed_at: crate::time::format_time(now()),
             },
             now(),
             Duration::from_secs(300),

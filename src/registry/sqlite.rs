@@ -1202,7 +1202,10 @@ mod tests {
                 ),
                 ("dispatched_at", time(d.dispatched_at)),
                 ("dispatch_typing", d.typing.clone()),
-                ("agent_state", a.reading.as_ref().map(|r| r.state.clone())),
+                (
+                    "agent_state",
+                    a.reading.as_ref().map(|r| r.state.to_string()),
+                ),
                 (
                     "agent_state_source",
                     a.reading.as_ref().map(|r| r.source.as_str().into()),

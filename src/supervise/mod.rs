@@ -38,6 +38,12 @@
 //! - **resume**: the resume text typed after a wait ended. The one **Esc** of a wedged stream
 //!   spends a recovery, not a resume: its tick event says `decision: esc`, as `stall check`
 //!   says `action: esc`.
+//! - **heartbeat**: the stall heartbeat alone, a tick's periodic look at a run for stalls and
+//!   limits ([`stall::heartbeat`], due every `--heartbeat`; the run's
+//!   `last_heartbeat_at`). Two other things the project calls a heartbeat keep that word on
+//!   disk and in print but are named apart here: a lock's **renewal**
+//!   ([`crate::lock::LockRecord::renewed_at`], written `heartbeat_at`), and `run watch`'s
+//!   **sweep**, every run ticked in one batch each `--heartbeat` (the watcher's `sweep_at`).
 //! - **channels** (the module [`channels`]): the agent's hook and status-line records (its
 //!   *typed* channels, as DESIGN calls them), not keys typed into a pane (that is
 //!   [`typing`]).

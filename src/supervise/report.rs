@@ -320,7 +320,7 @@ impl RunReport {
             wait: run.waits.open.clone().filter(|_| run.status.is_active()),
             resumes: run.waits.resumes,
             agent_state: run.agent_state.reading.as_ref().map(|a| AgentStateReport {
-                state: a.state.clone(),
+                state: a.state.to_string(),
                 source: a.source,
                 at: format_time(a.at),
             }),

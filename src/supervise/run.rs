@@ -197,11 +197,74 @@ pub struct NewRun {
 pub struct AgentReading {
     /// `working`, `waiting-for-permission`, `waiting-for-input`, `idle`, `failed:<error>`,
     /// `compacting`, `ended` (typed), or the screen's class.
-    pub state: String,
+    pub state: StoredState,
     pub source: Source,
     /// The tick that read it.
     #[serde(with = "crate::time::stamp")]
     pub at: Time,
+}
+
+/// The agent's state as a run stores it: the one word the tick's
+/// [`crate::supervise::channels::ReadState`] prints, read back by the word alone (a hook
+/// state and a screen class that share a word, `working` and `idle`, mean the same thing).
+/// A word this release does not know, written by another, is kept as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum StoredState {
+    /// A hook state (`working`, `waiting-for-input`, `failed` without an error, ...).
+    Hook(crate::hook::session::AgentState),
+    /// A failed turn and the error its hooks named (`failed:rate_limit`).
+    Failed(String),
+    /// A screen class no hook state shares a word with (`permission`, `quota`, `shell`, ...).
+    Screen(crate::pane::Class),
+    /// A word of another release.
+    Other(String),
+}
+
+impl StoredState {
+    /// The state a tick's reading stores.
+    pub fn of(reading: &crate::supervise::channels::ReadState) -> StoredState {
+        StoredState::from(reading.to_string())
+    }
+}
+
+impl From<String> for StoredState {
+    fn from(word: String) -> StoredState {
+        if let Some(error) = word.strip_prefix("failed:") {
+            return StoredState::Failed(error.to_string());
+        }
+        let value = || serde_json::Value::String(word.clone());
+        if let Ok(state) = serde_json::from_value(value()) {
+            return StoredState::Hook(state);
+        }
+        match serde_json::from_value(value()) {
+            Ok(class) => StoredState::Screen(class),
+            Err(_) => StoredState::Other(word),
+        }
+    }
+}
+
+impl From<&str> for StoredState {
+    fn from(word: &str) -> StoredState {
+        StoredState::from(word.to_string())
+    }
+}
+
+impl From<StoredState> for String {
+    fn from(state: StoredState) -> String {
+        state.to_string()
+    }
+}
+
+impl std::fmt::Display for StoredState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoredState::Hook(state) => f.write_str(state.as_str()),
+            StoredState::Failed(error) => write!(f, "failed:{error}"),
+            StoredState::Screen(class) => f.write_str(class.as_str()),
+            StoredState::Other(word) => f.write_str(word),
+        }
+    }
 }
 
 /// What the run knows about its agent between ticks (one JSON column of its row).
@@ -427,6 +490,52 @@ impl governor::Fleet {
 pub(crate) mod tests {
     use super::*;
     use chrono::DateTime;
+
+    #[test]
+    fn a_stored_state_is_the_word_it_was_read_from() {
+        use crate::hook::session::AgentState;
+        use crate::pane::Class;
+        for (word, state) in [
+            ("working", StoredState::Hook(AgentState::Working)),
+            ("idle", StoredState::Hook(AgentState::Idle)),
+            (
+                "waiting-for-input",
+                StoredState::Hook(AgentState::WaitingForInput),
+            ),
+            ("failed", StoredState::Hook(AgentState::Failed)),
+            (
+                "failed:rate_limit",
+                StoredState::Failed("rate_limit".into()),
+            ),
+            ("permission", StoredState::Screen(Class::Permission)),
+            ("rate-limit", StoredState::Screen(Class::RateLimit)),
+            ("sleeping", StoredState::Other("sleeping".into())),
+        ] {
+            assert_eq!(StoredState::from(word), state, "{word}");
+            assert_eq!(state.to_string(), word);
+            let json = serde_json::to_string(&state).unwrap();
+            assert_eq!(json, format!("{word:?}"));
+            assert_eq!(serde_json::from_str::<StoredState>(&json).unwrap(), state);
+        }
+        // Every word a tick's reading prints reads back as itself.
+        use crate::supervise::channels::ReadState;
+        let hook = |state| ReadState::Hook { state, error: None };
+        for reading in [
+            hook(AgentState::Compacting),
+            hook(AgentState::Ended),
+            ReadState::Hook {
+                state: AgentState::Failed,
+                error: Some("overloaded".into()),
+            },
+            ReadState::Screen(Class::Working),
+            ReadState::Screen(Class::Shell),
+            ReadState::Screen(Class::Unknown),
+        ] {
+            let stored = StoredState::of(&reading);
+            assert!(!matches!(stored, StoredState::Other(_)), "{reading}");
+            assert_eq!(stored.to_string(), reading.to_string());
+        }
+    }
 
     fn at(secs: i64) -> Time {
         DateTime::from_timestamp(1_700_000_000 + secs, 0).unwrap()

@@ -569,7 +569,7 @@ fn read_channels(
     }
     t.event.state = Some(reading.clone());
     t.run.agent_state.reading = Some(AgentReading {
-        state: reading.state.to_string(),
+        state: crate::supervise::run::StoredState::of(&reading.state),
         source: reading.source,
         at: t.now,
     });

@@ -283,8 +283,10 @@ struct Loop<'a, 'w> {
     /// Task dir -> session, to route events.
     dirs: HashMap<PathBuf, String>,
     schedule: Schedule<String>,
-    heartbeat_at: Instant,
-    heartbeat_failures: u32,
+    /// When every run is next ticked (`--heartbeat`'s sweep), and the sweeps that failed
+    /// in a row.
+    sweep_at: Instant,
+    sweep_failures: u32,
     reload_at: Option<Instant>,
     reload_failures: u32,
     poll_at: Option<Instant>,
@@ -333,8 +335,8 @@ impl<'a, 'w> Loop<'a, 'w> {
             runs: BTreeMap::new(),
             dirs: HashMap::new(),
             schedule: Schedule::new(config.debounce),
-            heartbeat_at: now,
-            heartbeat_failures: 0,
+            sweep_at: now,
+            sweep_failures: 0,
             reload_at: None,
             reload_failures: 0,
             poll_at: None,
@@ -353,7 +355,7 @@ impl<'a, 'w> Loop<'a, 'w> {
 
     /// Watch until the run ends, the process is asked to stop, or (with `--session`) there
     /// is no such run: after the opening (`open`), each turn does the first
-    /// thing due (a heartbeat, a reload, a poll, the hooks' wake-up, the scheduled looks)
+    /// thing due (a sweep, a reload, a poll, the hooks' wake-up, the scheduled looks)
     /// or else waits for the next file event or the next of those times.
     fn run(&mut self, rx: &Receiver<Msg>) -> Result<Ended> {
         if let Which::Session(session) = &self.config.which
@@ -398,12 +400,12 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
     }
 
-    /// Do the first thing due at `now`, in order: the heartbeat, a reload of the runs, a
+    /// Do the first thing due at `now`, in order: the sweep, a reload of the runs, a
     /// poll, a look at every run after hook records changed, the runs scheduled for a look
     /// or a retry. False: nothing was due.
     fn run_due(&mut self, now: Instant) -> Result<bool> {
-        if self.heartbeat_at <= now {
-            self.heartbeat()?;
+        if self.sweep_at <= now {
+            self.sweep()?;
             return Ok(true);
         }
         if self.reload_at.is_some_and(|at| at <= now) {
@@ -455,7 +457,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             self.poll_at = Some(now + self.config.poll);
         }
         let deadline = [
-            Some(self.heartbeat_at),
+            Some(self.sweep_at),
             self.reload_at,
             self.poll_at,
             self.hooks_due,
@@ -464,7 +466,7 @@ impl<'a, 'w> Loop<'a, 'w> {
         .into_iter()
         .flatten()
         .min()
-        .unwrap_or(self.heartbeat_at);
+        .unwrap_or(self.sweep_at);
         match rx.recv_timeout(deadline.saturating_duration_since(now)) {
             Ok(msg) => {
                 self.on_message(msg);
@@ -793,8 +795,9 @@ impl<'a, 'w> Loop<'a, 'w> {
         }
     }
 
-    /// The batched heartbeat, as `run tick --all` (or `--session`) makes it.
-    fn heartbeat(&mut self) -> Result<()> {
+    /// The sweep: every run ticked in one batch, as `run tick --all` (or `--session`) does,
+    /// every `--heartbeat`.
+    fn sweep(&mut self) -> Result<()> {
         if let Err(err) = self.reload(false) {
             self.reload_failed(&err);
         }
@@ -828,21 +831,21 @@ impl<'a, 'w> Loop<'a, 'w> {
         };
         match ticked {
             Ok(events) => {
-                self.heartbeat_failures = 0;
-                self.heartbeat_at = Instant::now() + self.config.options.heartbeat;
+                self.sweep_failures = 0;
+                self.sweep_at = Instant::now() + self.config.options.heartbeat;
                 for event in events {
                     let stamps = before.get(&event.session).copied();
                     self.after(event, stamps, true)?;
                 }
             }
             Err(err) => {
-                let delay = backoff(self.heartbeat_failures + 3).min(self.config.options.heartbeat);
-                self.heartbeat_failures = self.heartbeat_failures.saturating_add(1);
+                let delay = backoff(self.sweep_failures + 3).min(self.config.options.heartbeat);
+                self.sweep_failures = self.sweep_failures.saturating_add(1);
                 output::warn(&format!(
                     "heartbeat: {err:#}; retrying in {}",
                     crate::duration::format(delay)
                 ));
-                self.heartbeat_at = Instant::now() + delay;
+                self.sweep_at = Instant::now() + delay;
             }
         }
         Ok(())
