@@ -442,11 +442,13 @@ fn flag_tables(data: &Value, out: &mut String) {
     );
 }
 
-/// The placeholders a word of an argument form may be (src/policy/forms.rs reads them).
+/// The placeholders a word of an argument form may be or end in (src/policy/forms.rs reads
+/// them: its `PLACEHOLDERS`).
 const FORM_PLACEHOLDERS: [&str; 6] = ["NAME", "WORD", "REV", "BRANCH", "TARGET", "TOOLCHAIN"];
 
-/// A form's pattern words: each alternative a literal (not in capitals) or a placeholder,
-/// `...` only at the end of the last word.
+/// A form's pattern words: each alternative a literal (not ending in two capitals), a
+/// placeholder or a literal then a placeholder (`+WORD`), `...` only at the end of the last
+/// word.
 fn form_words(value: &Value, what: &str) -> Vec<String> {
     let list = words(value, what);
     for (i, word) in list.iter().enumerate() {
@@ -456,8 +458,13 @@ fn form_words(value: &Value, what: &str) -> Vec<String> {
             None => word,
         };
         for alt in body.split('|') {
-            let capitals = !alt.is_empty() && alt.chars().all(|c| c.is_ascii_uppercase());
-            if alt.is_empty() || (capitals && !FORM_PLACEHOLDERS.contains(&alt)) {
+            // A placeholder may follow a literal prefix (`+WORD`); a word's last capitals
+            // are a placeholder unless there is one (`-D`) and it follows a literal.
+            let prefix = alt.trim_end_matches(|c: char| c.is_ascii_uppercase());
+            let capitals = &alt[prefix.len()..];
+            let misspelt = !FORM_PLACEHOLDERS.contains(&capitals)
+                && (capitals.len() > 1 || (prefix.is_empty() && !capitals.is_empty()));
+            if alt.is_empty() || misspelt {
                 panic!("rules/policy.json: {what}: {alt:?} is not a word or a placeholder");
             }
         }
@@ -483,6 +490,7 @@ fn argument_forms(data: &Value, out: &mut String) {
                 "about",
                 "rule",
                 "listed",
+                "refusal",
                 "drop",
                 "forms",
                 "match",
@@ -560,8 +568,9 @@ fn argument_forms(data: &Value, out: &mut String) {
         }
         let _ = writeln!(
             out,
-            "        {name:?} => Some(&Forms {{ listed: {:?}, drop: &{:?}, forms: &[\n{forms}        ] }}),",
+            "        {name:?} => Some(&Forms {{ listed: {:?}, refusal: {:?}, drop: &{:?}, forms: &[\n{forms}        ] }}),",
             entry["listed"].as_str().unwrap_or_default(),
+            entry["refusal"].as_str().unwrap_or_default(),
             words(&entry["drop"], &format!("{what}.drop")),
         );
     }

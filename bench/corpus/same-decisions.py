@@ -110,7 +110,8 @@ if os.environ.get("LIST_PROBES"):
                  "default_branches", "python_flags", "node_flags", "shell_flags", "perl_ruby_flags",
                  "run_wrapper_flags", "interpreters", "file_reading_flags", "pattern_flags",
                  "patternless_flags", "git_file_reading_flags", "git_pattern_flags",
-                 "push_refspec_refused_starts", "push_refspec_refused_parts", "current_branch_names"]
+                 "push_refspec_refused_starts", "push_refspec_refused_parts", "current_branch_names",
+                 "not_path_starts"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
              "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
     for name in approving:
@@ -128,7 +129,8 @@ if os.environ.get("LIST_PROBES"):
                   "jq {w} .env f.json", "git grep {w} .env", "git grep {w} x .env", "git ls-files {w}=.env",
                   "git log {w} x .env", "echo x | {w}", "echo x | bash {w}", "git commit {w} 'rm -rf x'",
                   "git push origin {w}feature", "git push origin feature{w}", "git push origin {w}:feature",
-                  "git push origin feature:{w}", "git push -u origin {w}", "git push origin fe{w}at"]
+                  "git push origin feature:{w}", "git push -u origin {w}", "git push origin fe{w}at",
+                  "less {w}G f", "more {w}/x f", "tail {w}5 f", "cat {w}x", "cat a{w}b", "head -n 2 {w}f"]
     for w in sorted(close):
         for tpl in atemplates:
             extra.add(tpl.format(w=w))
@@ -144,7 +146,9 @@ if os.environ.get("LIST_PROBES"):
     fwords = {"-v", "-l", "--list", "x", "main", "feature/x", "-f", "-c", "-b", "-B", "--get", "get", "list",
               "show", "HEAD", "+nightly", "+", "--version", "--help", "version", "-q", "--no-track", "build",
               "deploy", "lint", "test", "run", "install", "ci", "-D", "--porcelain", "origin", "a..b", "x.lock",
-              "--", "-a", "--global", "user.name", "-n", "5", "expire", "'$x'", "v1.0", "-x", "left-pad"}
+              "--", "-a", "--global", "user.name", "-n", "5", "expire", "'$x'", "v1.0", "-x", "left-pad",
+              "+%s", "+", "'+%F %T'", "-u", "-d", "-s", "-r", "-t", "--set=x", "yesterday", "0101",
+              "/dev/null", "/dev/zero", "-i", "-p", "--append", "--no-clobber", "a.txt", "src/", "~/.bashrc"}
     for entry in forms.values():
         for form in entry["forms"]:
             for key in ("lead", "args", "operands", "with_any", "without"):
@@ -152,9 +156,10 @@ if os.environ.get("LIST_PROBES"):
                     for alt in w.removesuffix("...").split("|"):
                         if not alt.isupper():
                             fwords.add(alt)
-    small = ["-c", "x", "-v", "list", "run", "lint", "--get", "-l", "+nightly", "--version", "-q", "get"]
+    small = ["-c", "x", "-v", "list", "run", "lint", "--get", "-l", "+nightly", "--version", "-q", "get",
+             "-n", "-a", "/dev/null", "+%s"]
     heads = {"version": ["cargo", "go", "make", "curl", "python3", "grep", "git", "kubectl"],
-             "cargo toolchain": ["cargo", "cargo +nightly"]}
+             "cargo toolchain": ["cargo", "cargo +nightly"], "tee append": ["tee"]}
     for key in forms:
         for head in heads.get(key, [key]):
             extra.add(head)

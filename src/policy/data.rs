@@ -122,10 +122,12 @@ pub struct Form {
 }
 
 /// An entry of `argument_forms`: its forms, tried in order, after the `drop` words are
-/// taken out wherever they stand; `listed` says the forms in a refusal's words.
+/// taken out wherever they stand; `listed` says the forms in a refusal's words, `refusal`
+/// (when given) is the whole reason a call no form holds for is refused.
 #[derive(Debug, Clone, Copy)]
 pub struct Forms {
     pub listed: &'static str,
+    pub refusal: &'static str,
     pub drop: &'static [&'static str],
     pub forms: &'static [Form],
 }

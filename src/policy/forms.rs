@@ -2,8 +2,9 @@
 //! `rules/policy.json` lists (docs/policy.md, "Argument forms"): which spellings of `git
 //! branch`, `tag`, `remote`, `config`, `stash`, `reflog` and `worktree` only inspect, which
 //! of `git switch`/`checkout` only create a branch, npm's, pnpm's and yarn's runner
-//! subcommands, cargo's `+toolchain`, `--version`/`--help`, `command -v`. The spellings are
-//! data; what a placeholder word means (a branch name git accepts, a runner target) is here.
+//! subcommands, cargo's `+toolchain`, `--version`/`--help`, `command -v`, `date +FORMAT`,
+//! `tee /dev/null`, `tee -a`, `cp -n`. The spellings are data; what a placeholder word means
+//! (a branch name git accepts, a runner target, a word after a literal prefix) is here.
 
 use super::argv;
 use super::data::{Form, Forms, RUNNER_TARGETS};
@@ -103,9 +104,34 @@ fn spelled(pattern: &[&str], words: &[&str]) -> Reading {
     }
 }
 
-/// Is `word` one of the pattern's alternatives (a literal or a placeholder)?
+/// Is `word` one of the pattern's alternatives (a literal, a placeholder, or a literal
+/// prefix then a placeholder: `+WORD` is a word starting with `+`)?
 fn word_is(pattern: &str, word: &str) -> bool {
-    pattern.split('|').any(|alt| match alt {
+    pattern.split('|').any(|alt| match split_placeholder(alt) {
+        Some((prefix, placeholder)) => word
+            .strip_prefix(prefix)
+            .is_some_and(|rest| is_placeholder(placeholder, rest)),
+        None => alt == word,
+    })
+}
+
+/// An alternative's literal prefix and the placeholder after it (`+WORD` is `("+",
+/// "WORD")`, `REV` is `("", "REV")`); `None` for a literal (`-D`: one capital is a letter).
+fn split_placeholder(alt: &str) -> Option<(&str, &str)> {
+    let prefix = alt.trim_end_matches(|c: char| c.is_ascii_uppercase());
+    let placeholder = &alt[prefix.len()..];
+    PLACEHOLDERS
+        .contains(&placeholder)
+        .then_some((prefix, placeholder))
+}
+
+/// The placeholders a form's word may be or end in (build.rs refuses any other word of
+/// two or more capitals at a word's end).
+pub const PLACEHOLDERS: [&str; 6] = ["NAME", "WORD", "REV", "BRANCH", "TARGET", "TOOLCHAIN"];
+
+/// Does `word` stand for the placeholder?
+fn is_placeholder(placeholder: &str, word: &str) -> bool {
+    match placeholder {
         "NAME" => !word.starts_with('-'),
         "WORD" | "REV" => true,
         "BRANCH" => valid_branch(word),
@@ -116,8 +142,8 @@ fn word_is(pattern: &str, word: &str) -> bool {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
         }),
-        literal => literal == word,
-    })
+        _ => false,
+    }
 }
 
 /// A name git accepts for a new branch (`git check-ref-format`'s rules, over-strict).
@@ -216,6 +242,20 @@ mod tests {
                 "{word}"
             );
         }
+        let date = forms("date");
+        for (line, reading) in [
+            ("+%s", Reading::Holds),
+            ("-u +", Reading::Holds),
+            ("", Reading::Holds),
+            ("%s", Reading::NoForm),
+            ("+%s +%s", Reading::NoForm),
+            ("-s x", Reading::Refused("-s".into())),
+        ] {
+            assert_eq!(read(date, "date", &args(line)), reading, "{line}");
+        }
+        assert_eq!(split_placeholder("+WORD"), Some(("+", "WORD")));
+        assert_eq!(split_placeholder("REV"), Some(("", "REV")));
+        assert_eq!(split_placeholder("-D"), None, "one capital is a letter");
         assert!(holds_for(forms("npm"), "npm", &["run", "lint"]));
         assert!(!holds_for(forms("npm"), "npm", &["run", "deploy"]));
         assert!(holds_for(forms("yarn"), "yarn", &[]));

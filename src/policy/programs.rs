@@ -23,9 +23,10 @@
 //! `rules/policy.json` ([`super::data`]) — jq's refused words and program-file flags, find's
 //! leading options and the tests that read a file, `set`'s letters and `-o` names, the
 //! interpreter families and their flags, the run wrappers, the flags that read a file or give
-//! a search's pattern — and so are the spellings of npm's, pnpm's and yarn's subcommands,
-//! cargo's `+toolchain`, `--version`/`--help` and `command -v` (`argument_forms`, read by
-//! [`super::forms`]); how each program's operands are read is here.
+//! a search's pattern, what a path operand may not start with (`less +CMD`) — and so are the
+//! spellings of npm's, pnpm's and yarn's subcommands, cargo's `+toolchain`,
+//! `--version`/`--help`, `command -v`, `date +FORMAT`, `tee /dev/null`, `tee -a` and `cp -n`
+//! (`argument_forms`, read by [`super::forms`]); how each program's operands are read is here.
 
 use super::argv::{self, Parsed, Spec};
 pub use super::data::is_interpreter;
@@ -33,10 +34,10 @@ use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
     FILE_READING_FLAGS, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TESTS,
     FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP,
-    FLAGS_DATE, FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST,
-    GO_FLAGS, GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS,
-    JQ_MODULE_WORDS, JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS,
-    NODE_INTERPRETERS, NPX_PROGRAMS, Operands, PATTERN_FLAGS, PATTERNLESS_FLAGS, PERL_RUBY_FLAGS,
+    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
+    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS,
+    JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NODE_INTERPRETERS,
+    NOT_PATH_STARTS, NPX_PROGRAMS, Operands, PATTERN_FLAGS, PATTERNLESS_FLAGS, PERL_RUBY_FLAGS,
     PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS, PYTHON_LEADING_FLAGS,
     PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS, RUNNER_TARGETS,
     SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SET_LETTERS,
@@ -68,7 +69,7 @@ pub fn judge(
     }
     match name {
         "find" => find(args, line).map(|_| "read-only"),
-        "date" => date(args).map(|_| "read-only"),
+        "date" => only_formed("date", name, args).map(|_| "read-only"),
         "set" => set(args).map(|_| "read-only"),
         "command" => command_lookup(args).map(|_| "read-only"),
         "git" => git::judge(args, line),
@@ -90,9 +91,32 @@ fn spelled(entry: &str, name: &str, args: &[String]) -> bool {
     argument_forms(entry).is_some_and(|forms| forms::read(forms, name, args) == Reading::Holds)
 }
 
+/// `args` of `name` read against the `argument_forms` entry `entry`: `Ok(true)` when a form
+/// holds, `Ok(false)` when none does, the refusal when a form refuses an unlisted flag.
+fn formed(entry: &str, name: &str, args: &[String]) -> Result<bool, Blocked> {
+    match argument_forms(entry).map(|forms| forms::read(forms, name, args)) {
+        Some(Reading::Holds) => Ok(true),
+        Some(Reading::Refused(flag)) => Err(unlisted_flag(name, &flag)),
+        Some(Reading::NoForm) | None => Ok(false),
+    }
+}
+
+/// `args` of `name` in one of the spellings of the `argument_forms` entry `entry`, or its
+/// `refusal`.
+fn only_formed(entry: &str, name: &str, args: &[String]) -> Result<(), Blocked> {
+    if formed(entry, name, args)? {
+        return Ok(());
+    }
+    let refusal = argument_forms(entry).map_or("", |forms| forms.refusal);
+    Err(Blocked::new("", refusal))
+}
+
+fn unlisted_flag(name: &str, flag: &dyn std::fmt::Display) -> Blocked {
+    Blocked::new("", format!("{name} {flag} is not a listed flag"))
+}
+
 fn parse<'a>(name: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
-    argv::parse(spec, args)
-        .map_err(|flag| Blocked::new("", format!("{name} {flag} is not a listed flag")))
+    argv::parse(spec, args).map_err(|flag| unlisted_flag(name, &flag))
 }
 
 /// A read-only program's operands and the files its flags read, each readable as any path
@@ -250,11 +274,15 @@ fn read_paths(
     line: &Line<'_>,
 ) -> Result<(), Blocked> {
     // `less +CMD`, `more +CMD` run CMD; `tail +5`, `sort +1` are old options: not files.
-    if let Some(plus) = paths.iter().find(|p| p.starts_with('+')) {
-        return Err(Blocked::new(
-            *plus,
-            format!("{name}: an operand starting with + is a command or an option, not a file"),
-        ));
+    for path in paths {
+        if let Some(start) = NOT_PATH_STARTS.iter().find(|s| path.starts_with(*s)) {
+            return Err(Blocked::new(
+                *path,
+                format!(
+                    "{name}: an operand starting with {start} is a command or an option, not a file"
+                ),
+            ));
+        }
     }
     for path in paths {
         line.read(path)?;
@@ -559,19 +587,6 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     Ok(())
 }
 
-/// `date` prints; `date -s` and `date MMDDhhmm` set the clock.
-fn date(args: &[String]) -> Result<(), Blocked> {
-    let parsed = parse("date", &FLAGS_DATE, args)?;
-    match parsed.operands.as_slice() {
-        [] => Ok(()),
-        [format] if format.starts_with('+') => Ok(()),
-        _ => Err(Blocked::new(
-            "",
-            "date with an operand other than +FORMAT sets the clock",
-        )),
-    }
-}
-
 /// `set -e`, `set -o pipefail` and friends: shell options for the rest of the line.
 fn set(args: &[String]) -> Result<(), Blocked> {
     if args.is_empty() {
@@ -650,13 +665,9 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
             }
         }
         "cp" => {
+            // The forms say which flags never overwrite; here, which operand is written.
+            only_formed("cp", name, args)?;
             let parsed = parse(name, &FLAGS_CP, args)?;
-            if !(parsed.has("-n") || parsed.has("--no-clobber")) {
-                return Err(Blocked::new(
-                    "",
-                    "cp without -n can overwrite an existing file",
-                ));
-            }
             let target = parsed
                 .values_of("--target-directory")
                 .chain(parsed.values_of("-t"))
@@ -672,13 +683,12 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
             line.write(dest, false)?;
         }
         _ => {
-            let parsed = parse(name, &FLAGS_TEE, args)?;
-            if !(parsed.has("-a") || parsed.has("--append")) {
-                if parsed.operands.iter().all(|f| *f == "/dev/null") {
-                    return Ok("read-only");
-                }
-                return Err(Blocked::new("", "tee without -a empties its files first"));
+            // `tee /dev/null` only prints (a form of `tee`); else it appends (`tee append`).
+            if formed("tee", name, args)? {
+                return Ok("read-only");
             }
+            only_formed("tee append", name, args)?;
+            let parsed = parse(name, &FLAGS_TEE, args)?;
             for file in &parsed.operands {
                 if *file != "/dev/null" {
                     line.write(file, false)?;
