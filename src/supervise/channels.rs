@@ -8,7 +8,7 @@
 //! - **agree**: the state's source is `hook` (or `statusline` for a usage limit read from
 //!   its windows); a permission prompt both report is acted on at once, without waiting for
 //!   the unchanged-capture threshold — also when the agent announced the box just before
-//!   drawing it ([`PERMISSION_DRAW_LEAD`]: Gemini's Notification comes first, so a heartbeat
+//!   drawing it ([`DRAW_LEAD`]: Gemini's Notification comes first, so a heartbeat
 //!   in between still saw it working);
 //! - **disagree**: the event says so and the safer reading wins: a prompt on the screen that
 //!   the hooks do not report is never answered (escalated at once); a prompt the hooks report
@@ -25,7 +25,9 @@
 //! across heartbeats ([`StallState::screen_changed_after`]), and a hook event counts as newer
 //! than the screen when it was recorded at or after it: an event that may have caused the
 //! change is trusted, one that certainly came before it is not, however many heartbeats the
-//! new screen stays.
+//! new screen stays — except the screen the event announced, drawn within [`DRAW_LEAD`] of
+//! it (a permission event's box, a tool start's working line): a heartbeat between the event
+//! and the agent's redraw still saw the old screen.
 //!
 //! One reading serves every driver: `run tick`/`run watch` ([`crate::supervise::tick`]) and
 //! `stall check` ([`crate::supervise::driver::check`]) call [`cross_check`] and give the stall
@@ -55,10 +57,11 @@ pub const DEFAULT_FRESH: Duration = Duration::from_secs(10 * 60);
 /// How long after a tool starts its permission box may be on the screen while the
 /// PermissionRequest hook decides (twice the hook's own default `--timeout`).
 pub const PERMISSION_HOOK_GRACE: Duration = Duration::from_secs(10);
-/// How long before its permission box shows an agent may announce it: Gemini CLI fires its
-/// Notification (`ToolPermission`) and then draws the box — 0.6 s apart in a live 0.61 loop
-/// on a loaded machine, so a heartbeat between the two saw the old screen after the event.
-pub const PERMISSION_DRAW_LEAD: Duration = Duration::from_secs(3);
+/// How long before its permission box (or its working line) shows an agent may announce it:
+/// Gemini CLI fires its Notification (`ToolPermission`) and then draws the box — 0.6 s apart
+/// in a live 0.61 loop on a loaded machine, so a heartbeat between the two saw the old screen
+/// after the event; Codex CLI 0.171 fires PreToolUse before it draws its working line.
+pub const DRAW_LEAD: Duration = Duration::from_secs(3);
 /// The hook record's event when autoctl answered the permission box the hooks announced (the
 /// agent runs the granted tool; see `run tick`'s driver).
 pub const PERMISSION_ANSWERED: &str = "PermissionAnswered";
@@ -546,16 +549,21 @@ fn status_reading(seen: &ChannelObs, view: &PaneView, now: Time) -> (Reading, Us
 
 /// Whether the hook record describes the screen on view (`changed_after`: that screen
 /// appeared after this time). An event at or after the last sighting of the old screen may
-/// have caused the change; an earlier one describes a screen that is gone, except the box a
-/// permission event announced (drawn just after it) and the box autoctl answered (gone a
-/// heartbeat or two after the answer).
+/// have caused the change; an earlier one describes a screen that is gone, except the screen
+/// an event announced (a permission event's box, a tool start's working line: drawn just
+/// after it) and the box autoctl answered (gone a heartbeat or two after the answer).
 fn describes_screen(hook: &Record, screen: Class, changed_after: Option<Time>) -> bool {
     let newer_than_screen = changed_after.is_none_or(|after| hook.at >= after);
-    // The box the permission event announced, drawn just after it: the event caused the
-    // change even though a heartbeat between the two still saw the old screen.
-    let announced_box = hook.state == AgentState::WaitingForPermission
-        && matches!(screen, Class::Permission | Class::YesNo)
-        && changed_after.is_some_and(|after| between(hook.at, after) <= PERMISSION_DRAW_LEAD);
+    // The screen the event announced, drawn just after it: the event caused the change even
+    // though a heartbeat between the two still saw the old screen. A permission event and its
+    // box; a tool's start and the agent's working line (Codex 0.171 in a live loop at load 9:
+    // a tick woken by PreToolUse still saw the idle composer, the next one 0.3 s later the
+    // working line, and called the tool's start stale).
+    let announced = match hook.state {
+        AgentState::WaitingForPermission => matches!(screen, Class::Permission | Class::YesNo),
+        AgentState::Working => screen == Class::Working,
+        _ => false,
+    } && changed_after.is_some_and(|after| between(hook.at, after) <= DRAW_LEAD);
     // The box autoctl answered, gone after the answer: the answer caused the change even when
     // the agent took a heartbeat or two to redraw (Gemini 0.61 at load 20: 1.5 s).
     let answered_box_gone = hook.event == PERMISSION_ANSWERED
@@ -563,7 +571,7 @@ fn describes_screen(hook: &Record, screen: Class, changed_after: Option<Time>) -
         && changed_after.is_some_and(|after| {
             after >= hook.at && between(hook.at, after) <= PERMISSION_HOOK_GRACE
         });
-    newer_than_screen || announced_box || answered_box_gone
+    newer_than_screen || announced || answered_box_gone
 }
 
 /// The hooks' state against the screen's class, one row per case: act at once on a prompt
@@ -586,9 +594,7 @@ fn weigh_against_screen(
         AgentState::WaitingForPermission if matches!(screen, Class::Permission | Class::YesNo) => {
             usage.act_now = true;
         }
-        AgentState::WaitingForPermission
-            if screen == Class::Working && age <= PERMISSION_DRAW_LEAD =>
-        {
+        AgentState::WaitingForPermission if screen == Class::Working && age <= DRAW_LEAD => {
             reading.disagreement = Some(
                 "hooks say waiting-for-permission, the screen still shows the agent working: the box is being drawn"
                     .to_string(),
@@ -1015,6 +1021,56 @@ mod tests {
     }
 
     #[test]
+    fn a_working_line_drawn_just_after_its_tool_started_is_the_hooks() {
+        // Codex 0.171, live: PreToolUse at 0; a tick woken by it 0.106 s later still saw the
+        // idle composer (working wins); the next, 0.321 s after the event, saw the working
+        // line, which appeared after that tick.
+        const PRE: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+        let options = ChannelOptions::default();
+        let started = hook(&[PRE], 0);
+        let (r, _) = read(
+            &started,
+            &view(Class::Idle),
+            Some(at(-5)),
+            at(0) + ms(106),
+            &options,
+        );
+        assert_eq!(
+            (r.source, r.state.to_string().as_str()),
+            (Source::Hook, "working")
+        );
+        let (r, _) = read(
+            &started,
+            &view(Class::Working),
+            Some(at(0) + ms(106)),
+            at(0) + ms(321),
+            &options,
+        );
+        assert_eq!(
+            (r.source, r.state.to_string().as_str(), r.stale),
+            (Source::Hook, "working", false)
+        );
+        // A working line that appeared well after the event is another turn's: stale.
+        let (r, _) = read(
+            &started,
+            &view(Class::Working),
+            Some(at(4)),
+            at(5),
+            &options,
+        );
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
+        // A tool's start announces no idle screen.
+        let (r, _) = read(
+            &started,
+            &view(Class::Idle),
+            Some(at(0) + ms(106)),
+            at(0) + ms(321),
+            &options,
+        );
+        assert_eq!((r.source, r.stale), (Source::Screen, true));
+    }
+
+    #[test]
     fn the_box_autoctl_answered_going_away_is_the_answers_doing() {
         let options = ChannelOptions::default();
         let mut answered = hook(&[PERMISSION], 0);
@@ -1047,14 +1103,15 @@ mod tests {
             &options,
         );
         assert_eq!((r.source, r.stale), (Source::Screen, true));
-        // Any other working record is not granted the grace.
+        // Any other working record is not granted the grace (past the lead within which a
+        // tool's start announces its working line).
         let mut other = answered.clone();
         other.hook.as_mut().unwrap().event = "PreToolUse".into();
         let (r, _) = read(
             &other,
             &view(Class::Working),
-            Some(at(11) + ms(500)),
-            at(12),
+            Some(at(14)),
+            at(15),
             &options,
         );
         assert_eq!((r.source, r.stale), (Source::Screen, true));
