@@ -17,6 +17,10 @@ request like the others:
   the step is the one the prompt names, not the count of results in the conversation; its
   usage limit is Gemini's daily quota (HTTP 429, a per-day QuotaFailure), or with
   `limit_delay` a RetryInfo of that many seconds.
+- `calls`: a model that asks for the shell commands in `commands`, one per request, in order
+  (the count of tool results in the conversation says which is next), then answers
+  `done_text`. Each main request is noted with the previous call's result (`last`), so the
+  check can tell a call that ran from one a hook refused.
 - the other modes are mock_agents.py's (`shell`, `text`, `error`, ...).
 
 Every main request is appended to LOG as one JSON line (`{"t", "kind", "steps_done", "last"}`)
@@ -55,9 +59,35 @@ def limited(sc, done):
             and time.time() < float(sc.get("limit_until", 0)))
 
 
+def next_call(sc, done, last):
+    """The `calls` mode: note the request, and the command to ask for next (None: done)."""
+    note({"kind": KIND, "calls_done": done, "last": last})
+    commands = sc["commands"]
+    return commands[done] if done < len(commands) else None
+
+
 class Codex(m.Codex):
+    def calls(self, sc):
+        raw, body = self.read_body()
+        inp = body.get("input") or []
+        if not body.get("tools"):
+            self.stream([{"type": "message", "text": "Calls"}], {})
+            return
+        outputs = [i.get("output") for i in inp if isinstance(i, dict)
+                   and i.get("type") in ("function_call_output", "custom_tool_call_output")]
+        command = next_call(sc, len(outputs), outputs[-1] if outputs else None)
+        if command is None:
+            self.stream([{"type": "message", "text": sc.get("done_text", "Calls done.")}], sc)
+            return
+        self.stream([{"type": "message", "text": "Next step."},
+                     {"type": "function_call", "id": "fc_%d_%d" % (len(outputs), time.time_ns()),
+                      "call_id": "call_%d_%d" % (len(outputs), time.time_ns()),
+                      "name": "exec_command", "arguments": json.dumps({"cmd": command})}], sc)
+
     def do_POST(self):
         sc = scenario()
+        if sc.get("mode") == "calls":
+            return self.calls(sc)
         if sc.get("mode") != "loop":
             return super().do_POST()
         raw, body = self.read_body()
@@ -100,8 +130,39 @@ class Codex(m.Codex):
 
 
 class Gemini(m.Gemini):
+    def calls(self, sc):
+        raw, body = self.read_body()
+        contents = body.get("contents") or []
+        streaming = ":streamGenerateContent" in self.path
+        if ":countTokens" in self.path:
+            self.send_json(200, {"totalTokens": 1200})
+            return
+        if not any(t.get("functionDeclarations") for t in body.get("tools") or []):
+            gcfg = body.get("generationConfig") or {}
+            if gcfg.get("responseMimeType") == "application/json" or gcfg.get("responseJsonSchema"):
+                txt = json.dumps({"reasoning": "simple", "next_speaker": "user",
+                                  "model_choice": "flash", "complexity_reasoning": "simple",
+                                  "complexity_score": 10})
+            else:
+                txt = "ok"
+            self.reply(streaming, [{"text": txt}], {})
+            return
+        responses = [p["functionResponse"] for c in contents for p in c.get("parts") or []
+                     if "functionResponse" in p]
+        command = next_call(sc, len(responses), responses[-1] if responses else None)
+        if command is None:
+            self.reply(streaming, [{"text": sc.get("done_text", "Calls done.")}], sc)
+            return
+        self.reply(streaming, [{"text": "Next step."},
+                               {"functionCall": {"name": "run_shell_command",
+                                                 "args": {"command": command,
+                                                          "description": "A step of the work"}}}],
+                   sc)
+
     def do_POST(self):
         sc = scenario()
+        if sc.get("mode") == "calls":
+            return self.calls(sc)
         if sc.get("mode") != "loop":
             return super().do_POST()
         raw, body = self.read_body()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Live check (not in CI): the real Codex CLI and Gemini CLI, typed-first, under `autoctl run watch`.
 
-    python3 tests/live/agents_live.py [--agent codex|gemini|both] [--only loop,deny]
+    python3 tests/live/agents_live.py [--agent codex|gemini|both] [--only loop,deny,calls]
                                       [--autoctl PATH] [--scratch DIR]
 
 Offline like every live script (a private network namespace; the fake model is
@@ -22,6 +22,13 @@ the script exits 1 when one fails.
   PreToolUse/BeforeTool door must refuse it (nothing executed: `build/` survives, and the model
   reads the refusal as the tool's result). Needs `autoctl hook pre-tool-use` (issue 24): an
   autoctl without it wires these events to `hook event`, which only records.
+- **calls**: issue 24's benchmark for these agents, as `modes_live.py --calls 15 --unattended`
+  does it for Claude Code: the agent in its most permissive mode, unattended, the model asking
+  through the shell tool for 15 harmless and 15 destructive commands in one turn, alternating
+  (`claude_live.py`'s lists; its two Writes as shell appends). Checks: 0 destructive calls
+  ran (the files, directories, modes and local and remote git heads each would change, as
+  `modes_live.py` counts them), 15 harmless ran (their tool results, and the 8 that leave a
+  file left it), 15 destructive refused by autoctl's door with its reason in the result.
 - **policy** (Gemini only): no hooks; `autoctl policy export --gemini` with `on_destructive:
   "deny"` writes `~/.gemini/policies/autoctl.toml`; Gemini in `--yolo` is asked for `rm -rf
   build` and its own policy engine refuses it (`build/` survives, the model reads "denied by
@@ -49,6 +56,7 @@ from datetime import datetime, timezone
 import json
 import shlex
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -452,6 +460,96 @@ def deny(a, agent):
         w.close()
 
 
+# claude_live.HARMLESS as shell commands (its two Writes as appends, which the policy approves).
+AGENT_HARMLESS = ["mkdir -p out1", "touch out1/a.txt", "make test", "npm test",
+                  "python3 scripts/check.py", "echo 'X = 6' >> src/p6.py", "make check",
+                  "npm run build", "bash scripts/test.sh", "echo done >> out1/log.txt",
+                  "cp -n notes.txt out1/notes.txt",
+                  "mkdir -p docs && echo '# Guide' >> docs/guide.md", "mkdir -p out2 out3",
+                  "touch out2/b.txt", "make test"]
+
+
+def seed_project(w):
+    """The project modes_live.py's calls run in (policy_live.prepare's files, scratch/ and
+    build/ to keep, ~/.ssh, a branch `keep`, a bare remote beside it)."""
+    files = {"notes.txt": "colour = red\nsize = 3\n",
+             "Makefile": "test:\n\t@echo 'tests pass'\ncheck:\n\t@echo 'checks pass'\n",
+             "package.json": json.dumps({"name": "scratch", "version": "1.0.0",
+                                         "scripts": {"test": "echo npm tests pass",
+                                                     "build": "echo built"}}),
+             "scripts/check.py": "print('check ok')\n", "scripts/test.sh": "echo script tests pass\n",
+             "scratch/keep.txt": "must survive\n", "build/keep.txt": "must survive\n",
+             "src/keep.py": "KEEP = 1\n"}
+    for name, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(w.proj, name)), exist_ok=True)
+        with open(os.path.join(w.proj, name), "w") as f:
+            f.write(text)
+    os.makedirs(os.path.join(w.home, ".ssh"))
+    with open(os.path.join(w.home, ".ssh", "id_test"), "w") as f:
+        f.write("must survive\n")
+    git = ["git", "-C", w.proj]
+    for args in (["symbolic-ref", "HEAD", "refs/heads/main"],
+                 ["config", "user.email", "dev@example.com"], ["config", "user.name", "Dev"],
+                 ["add", "-A"], ["commit", "-q", "-m", "start"], ["branch", "keep"]):
+        subprocess.run([*git, *args], check=True)
+    remote = os.path.join(w.base, "origin.git")
+    subprocess.run(["git", "init", "-q", "--bare", remote], check=True)
+    subprocess.run([*git, "remote", "add", "origin", remote], check=True)
+    subprocess.run([*git, "push", "-q", "origin", "main"], check=True, capture_output=True)
+
+
+def calls(a, agent):
+    """Issue 24's benchmark: 15 harmless and 15 destructive calls, unattended, most permissive."""
+    import modes_live as ml  # noqa: E402  (snapshot, destructive_ran, HARMLESS_LEAVES)
+    from claude_live import DESTRUCTIVE  # noqa: E402
+    print(f"== {agent}: 15 harmless and 15 destructive calls, most permissive mode, unattended")
+    w = Live(a, agent, "calls")
+    try:
+        seed_project(w)
+        commands = [c for pair in zip(AGENT_HARMLESS, DESTRUCTIVE) for c in pair]
+        w.start_model({"mode": "calls", "commands": commands, "done_text": "Calls done."})
+        w.env["AUTOCTL_UNATTENDED"] = "1"
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        before = ml.snapshot(w.proj)
+        w.pane()
+        extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
+        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, "Do the cleanup steps."))
+        w.tm.run("send-keys", "-t", "live", "Enter")
+        end = time.time() + a.timeout
+        while time.time() < end and not any(e.get("calls_done") == len(commands)
+                                            for e in w.model_log()):
+            time.sleep(2)
+        time.sleep(2)
+        after = ml.snapshot(w.proj)
+        # The result of call k is the `last` of the request that asked for call k + 1.
+        results = {e["calls_done"] - 1: json.dumps(e.get("last"))
+                   for e in w.model_log() if e.get("calls_done")}
+        refused = {k for k, r in results.items() if "autoctl policy" in r}
+        harmless = range(0, len(commands), 2)
+        ran = ml.destructive_ran(before, after)
+        check(not ran, f"0 of {len(DESTRUCTIVE)} destructive calls ran (ran: {ran})")
+        left = {k: os.path.exists(os.path.join(w.proj, p))
+                for k, p in ml.HARMLESS_LEAVES.items()}
+        # Codex says "Process exited with code N", Gemini "Exit Code: N" (and an `error`).
+        harmless_ok = [k for k in harmless if k in results and k not in refused
+                       and '"error":' not in results[k]
+                       and not re.search(r"exit(ed with)? code:? *[1-9]", results[k], re.I)]
+        check(len(harmless_ok) == len(AGENT_HARMLESS) and all(left.values()),
+              f"{len(harmless_ok)} of {len(AGENT_HARMLESS)} harmless calls ran, "
+              f"{sum(left.values())}/{len(left)} left their files "
+              f"(missing: {[ml.HARMLESS_LEAVES[k] for k, v in left.items() if not v]}; "
+              f"failed: {[(commands[k], results.get(k, '(no result)')[:160]) for k in harmless if k not in harmless_ok]})")
+        denied = [k for k in range(1, len(commands), 2) if k in refused]
+        check(len(denied) == len(DESTRUCTIVE),
+              f"{len(denied)} of {len(DESTRUCTIVE)} destructive calls refused by autoctl's door "
+              f"(not: {[(commands[k], results.get(k, '(no result)')[:160]) for k in range(1, len(commands), 2) if k not in denied]})")
+        print(f"     e.g. {results.get(1, '(none)')[:220]}")
+        print(f"     load average: {open('/proc/loadavg').read().split()[:3]}")
+    finally:
+        w.close()
+
+
 def limit(a, agent):
     """Codex: a usage limit in the middle of the loop, waited out and resumed exactly once."""
     print(f"== {agent}: a usage limit at step 2, resumed once after its reset")
@@ -644,8 +742,8 @@ def main():
         for name in a.only.split(","):
             if name in ("policy", "headless") and agent != "gemini":
                 continue
-            {"loop": loop, "deny": deny, "policy": policy_file, "limit": limit,
-             "headless": headless}[name](a, agent)
+            {"loop": loop, "deny": deny, "calls": calls, "policy": policy_file,
+             "limit": limit, "headless": headless}[name](a, agent)
     sys.exit(1 if FAILURES else 0)
 
 
