@@ -33,6 +33,8 @@ pub mod doctor;
 pub mod duration;
 pub mod error;
 pub mod failpoint;
+#[cfg(test)]
+mod fixtures;
 pub mod fsx;
 #[cfg(test)]
 mod fuzz;

@@ -1027,7 +1027,6 @@ mod tests {
     #[test]
     fn grouped_markers_find_what_they_find_alone() {
         let set = RuleSet::embedded();
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/panes");
         let mut lines: Vec<String> = [
             "rm -rf /",
             "git push --force origin main",
@@ -1040,15 +1039,7 @@ mod tests {
         ]
         .map(str::to_string)
         .to_vec();
-        for entry in walkdir::WalkDir::new(dir)
-            .into_iter()
-            .filter_map(Result::ok)
-        {
-            if entry.file_type().is_file() {
-                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-                lines.extend(text.lines().map(str::to_string));
-            }
-        }
+        lines.extend(crate::fixtures::fixture_lines("panes"));
         let mut hits = 0;
         for marker in &set.markers {
             let (group, _) = marker.pattern.group.as_ref().expect("markers are grouped");

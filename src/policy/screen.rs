@@ -772,22 +772,12 @@ pub(crate) mod tests {
     #[test]
     fn the_prompt_lines_read_the_captures_as_the_reader_did() {
         assert_eq!(shapes().check(), Vec::new());
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
         let (mut lines, mut prompts) = (0, 0);
-        for entry in walkdir::WalkDir::new(dir)
-            .into_iter()
-            .filter_map(Result::ok)
-        {
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-            for line in text.lines() {
-                let old = typed_at_prompt(line);
-                assert_eq!(shapes().prompt_line(line), old, "{line:?}");
-                lines += 1;
-                prompts += usize::from(old);
-            }
+        for line in crate::fixtures::fixture_lines("") {
+            let old = typed_at_prompt(&line);
+            assert_eq!(shapes().prompt_line(&line), old, "{line:?}");
+            lines += 1;
+            prompts += usize::from(old);
         }
         assert!(
             lines > 10_000 && prompts > 50,

@@ -579,6 +579,37 @@ mod tests {
         assert_eq!(result.retry_after(), None);
     }
 
+    /// A Gemini error and a Claude Code result with the text of each line of every fixture
+    /// (captured screens, streams and payloads): the stream facts decide it as the word lists
+    /// did, and `stream-retry-after` reads its delay as the parser did.
+    #[test]
+    fn the_stream_facts_read_every_captured_line_as_the_rust_did() {
+        let mut named = 0;
+        for line in crate::fixtures::fixture_lines("") {
+            let gemini = StepResult {
+                is_error: true,
+                result: Some(line.clone()),
+                status: Some("error".to_string()),
+                error: Some(StreamError {
+                    kind: Some("unknown".into()),
+                    message: Some(line.clone()),
+                }),
+                ..StepResult::default()
+            };
+            let claude = StepResult {
+                is_error: true,
+                result: Some(line.clone()),
+                ..StepResult::default()
+            };
+            for result in [&gemini, &claude] {
+                assert_eq!(result.outcome(), word_list_outcome(result), "{line:?}");
+            }
+            assert_eq!(gemini.retry_after(), parsed_retry_after(&line), "{line:?}");
+            named += usize::from(gemini.outcome() != StepEnd::Failed);
+        }
+        assert!(named > 500, "{named} lines named an error kind");
+    }
+
     proptest::proptest! {
         /// `stream-retry-after` reads the delay as the parser it replaced did.
         #[test]
