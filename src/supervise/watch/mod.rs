@@ -1,19 +1,20 @@
 //! `autoctl run watch`: the notification-driven driver of the tick core. One core, two
 //! drivers: cron runs `run tick` every minute; the watcher runs the very same per-run decision
 //! ([`runs::tick_session`]) the moment a run's `.auto-signal` or `.auto-stop` changes, and the
-//! same batched heartbeat ([`runs::tick_runs`]) every `--heartbeat` for stalls and limits.
+//! same batched sweep ([`runs::tick_runs`]: every run ticked at once) every `--heartbeat` for
+//! stalls and limits.
 //!
 //! What this module owns is *when* to tick, never *what* a tick decides:
 //! - one inotify watch (via `notify`, non-recursive) per running run's task dir, plus one on
 //!   the state dir so runs registered or ended by other processes are picked up at once, and
 //!   one on its `hooks/` dir so what an agent's hooks record (a permission it asks for, a
-//!   turn that ended) is looked at within a second, not at the next heartbeat;
+//!   turn that ended) is looked at within a second, not at the next sweep;
 //! - a debounce window per run ([`schedule`]) that turns a burst of events into one look, and
 //!   stamps ([`stamp`]) that tell news from the echoes of the watcher's own reads and writes;
 //! - retries with backoff for what no event announces: a dispatch step due while the pane is
 //!   not ready, a run held by another tick, a failed tick, a locked database;
 //! - fallbacks: a dir that cannot be watched (the inotify watch limit) is polled, a task dir
-//!   deleted and recreated is watched again, a missing task dir is left to the heartbeat;
+//!   deleted and recreated is watched again, a missing task dir is left to the sweep;
 //! - SIGTERM, SIGINT and SIGHUP end the loop between two decisions, never in the middle of one.
 //!
 //! Overlapping drivers (cron ticks, other watchers, `run stop`) are coordinated by the
@@ -96,7 +97,8 @@ impl Which {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub which: Which,
-    /// The tick options; `heartbeat` is also the heartbeat period.
+    /// The tick options; their `heartbeat` (the stall heartbeat's period) is also the
+    /// sweep's period.
     pub options: TickOptions,
     pub debounce: Duration,
     pub poll: Duration,
@@ -379,8 +381,7 @@ impl<'a, 'w> Loop<'a, 'w> {
     }
 
     /// Watch the registry's directory (warned when refused: new runs are then polled for),
-    /// arm the hooks and every run first, so a write during the first heartbeat is not
-    /// missed.
+    /// arm the hooks and every run first, so a write during the first sweep is not missed.
     fn open(&mut self) {
         let state_dir = self.state_dir.clone();
         match self.registry_file.then(|| self.notifier.watch(&state_dir)) {
@@ -393,7 +394,7 @@ impl<'a, 'w> Loop<'a, 'w> {
                 crate::duration::format(REGISTRY_POLL)
             )),
         }
-        // Records written before the watcher started are the first heartbeat's.
+        // Records written before the watcher started are the first sweep's.
         self.arm_hooks();
         if let Err(err) = self.reload(true) {
             self.reload_failed(&err);
@@ -548,7 +549,7 @@ impl<'a, 'w> Loop<'a, 'w> {
     }
 
     /// Watch the hook records' dir once it exists; true when the watch was armed just now.
-    /// A dir that cannot be watched is left to the heartbeat, as before hooks were watched.
+    /// A dir that cannot be watched is left to the sweep, as before hooks were watched.
     fn arm_hooks(&mut self) -> bool {
         if !self.hooks_watched && self.hooks_dir.is_dir() {
             let dir = self.hooks_dir.clone();
@@ -575,7 +576,7 @@ impl<'a, 'w> Loop<'a, 'w> {
     }
 
     /// Bring the watched set in line with the registry's running runs: arm new ones (and
-    /// look at them at once, unless this is the start, whose heartbeat looks at everything),
+    /// look at them at once, unless this is the start, whose first sweep looks at everything),
     /// drop ended ones.
     fn reload(&mut self, initial: bool) -> Result<()> {
         let rows = self.registry.list()?;
@@ -696,6 +697,8 @@ impl<'a, 'w> Loop<'a, 'w> {
                 if let Arm::Notify(_) = arm {
                     self.notifier.unwatch(&dir);
                 }
+                // Printed, the sweep keeps the word of its flag, `--heartbeat` (the glossary in
+                // supervise/mod.rs).
                 output::warn(&format!(
                     "session {session:?}: the task dir {} is gone; watching for it to come back (the heartbeat ends the run if it stays gone)",
                     dir.display()
@@ -734,7 +737,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             return Ok(());
         };
         let stamps = Stamps::of(&dir);
-        // A missing dir is the heartbeat's to judge (it ends the run as lost): a dir being
+        // A missing dir is the sweep's to judge (its tick ends the run as lost): a dir being
         // replaced (a checkout, a restore) must not end a loop because of a millisecond gap.
         if !self.reconcile(session, &stamps) {
             return Ok(());
@@ -801,7 +804,7 @@ impl<'a, 'w> Loop<'a, 'w> {
         if let Err(err) = self.reload(false) {
             self.reload_failed(&err);
         }
-        // This heartbeat looks at every run anyway.
+        // This sweep looks at every run anyway.
         self.arm_hooks();
         let sessions: Vec<String> = self.runs.keys().cloned().collect();
         let mut before = BTreeMap::new();
@@ -841,6 +844,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             Err(err) => {
                 let delay = backoff(self.sweep_failures + 3).min(self.config.options.heartbeat);
                 self.sweep_failures = self.sweep_failures.saturating_add(1);
+                // Printed as `--heartbeat`'s, as above.
                 output::warn(&format!(
                     "heartbeat: {err:#}; retrying in {}",
                     crate::duration::format(delay)
@@ -851,7 +855,7 @@ impl<'a, 'w> Loop<'a, 'w> {
         Ok(())
     }
 
-    /// A polled dir that could not be watched gets another chance at each heartbeat (a watch
+    /// A polled dir that could not be watched gets another chance at each sweep (a watch
     /// may have been freed since).
     fn retry_watch(&mut self, session: &str) {
         let Some(watched) = self.runs.get(session) else {
@@ -911,7 +915,7 @@ impl<'a, 'w> Loop<'a, 'w> {
             self.schedule.settle(&session);
         }
         // A wait that ends at a known time (a resume due, its maximum) is ticked then, not
-        // at the next heartbeat.
+        // at the next sweep.
         if let Some(delay) = wait_deadline(&event) {
             self.schedule.wake(&session, now + delay);
         }

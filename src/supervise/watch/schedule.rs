@@ -10,7 +10,7 @@
 //!   001's "retry with exponential backoff"), a run held by another tick, a tick that failed;
 //! - a **wake**, one tick at a time a run's wait named: a resume due after a usage limit's
 //!   reset or a backoff, a wait's maximum (so a resume is typed then, not at the next
-//!   heartbeat).
+//!   sweep).
 //!
 //! Time is an [`Instant`] passed in by the caller, so the schedule is a function of the
 //! notifications and the clock and is tested without sleeping.
