@@ -6,8 +6,15 @@ bench_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 require() {
   for tool in "$@"; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is required (see bench/README.md)" >&2; exit 2; }
+    [ "$tool" = hyperfine ] && tool=${HYPERFINE:-hyperfine}
+    type -P "$tool" >/dev/null || { echo "bench: $tool is required (see bench/README.md)" >&2; exit 2; }
   done
+}
+
+# HYPERFINE=PATH runs another hyperfine than the one on PATH (Debian's 1.15 has no --input,
+# which startup.sh needs to feed `hook event` its payload).
+hyperfine() {
+  command "${HYPERFINE:-hyperfine}" "$@"
 }
 
 # The binary as we ship it: on Linux the static build (`cargo build-static`, an alias in

@@ -4,8 +4,9 @@
 # linked statically like the shipped autoctl (the like-for-like reference: both start without
 # a dynamic loader), /bin/true (the process floor) and jq reading the same lookup from a JSON
 # table. Goal (issue 26): each autoctl command's median <= 1.3x the static hello. `hook event`
-# is fed a recorded PreToolUse payload, which needs hyperfine >= 1.16 (--input); with an older
-# hyperfine that row is left out, and bench/hooks.sh measures it against /bin/true.
+# is fed a recorded PreToolUse payload, which needs hyperfine >= 1.16 (--input, without a
+# shell); an older hyperfine is refused with one line, never a table without that row
+# (HYPERFINE=PATH picks a newer one; bench/hooks.sh measures `hook event` with any).
 # AUTOCTL_BASELINE=PATH adds the same commands run by an older build (see lib.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -44,18 +45,15 @@ autoctl_commands() { # BINARY SUFFIX
   commands+=(-n "next$2" "$1 next --step check --result PASS")
   commands+=(-n "stop-check$2" "$1 stop check $work/task")
   commands+=(-n "signal-validate$2" "$1 signal validate $work/signal.json")
-  if [ -n "$with_input" ]; then
-    commands+=(-n "hook-event$2" "$1 hook event")
-  fi
+  commands+=(-n "hook-event$2" "$1 hook event")
 }
 # --input feeds every command the payload; the others never read their standard input.
-with_input=
-commands=()
-if hyperfine --help | grep -q -- '--input'; then
-  with_input=1
-  per_call+=(hook-event)
-  commands+=(--input "$work/pre.json")
+if ! hyperfine --help | grep -q -- '--input'; then
+  echo "bench: $(hyperfine --version) has no --input (1.16+), so \`hook event\` cannot be fed its payload; install a newer one (cargo install hyperfine) and point HYPERFINE=PATH at it, or run bench/hooks.sh" >&2
+  exit 2
 fi
+per_call+=(hook-event)
+commands=(--input "$work/pre.json")
 autoctl_commands "$AUTOCTL" ""
 if baseline; then
   autoctl_commands "$AUTOCTL_BASELINE" "@before"
@@ -72,7 +70,6 @@ echo
 for cmd in "${per_call[@]}"; do
   echo "$cmd / hello-static: $(ratio "$work/startup.json" "$cmd" hello-static)x (goal <= 1.3)"
 done
-[ -n "$with_input" ] || echo "hook-event: not measured (hyperfine $(hyperfine --version | cut -d' ' -f2) has no --input)"
 echo "jq / next:   $(ratio "$work/startup.json" jq next)x"
 for cmd in "${per_call[@]}"; do
   echo "$cmd / hello: $(ratio "$work/startup.json" "$cmd" hello)x (a dynamically linked hello)"
