@@ -4,6 +4,13 @@
 
 bench_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# Measured as an agent's hooks and a shell loop run it: without the backtrace variables a
+# developer's shell may export. With either set, every anyhow error captures a backtrace,
+# and the first unwind in the static binary sorts all of its ~17,000 frame descriptions
+# (libgcc's frame_heapsort, perf): about 5 ms CPU on each command that ends in an error
+# (bench/policy.sh measures it on its empty-payload row).
+unset RUST_BACKTRACE RUST_LIB_BACKTRACE
+
 require() {
   for tool in "$@"; do
     [ "$tool" = hyperfine ] && tool=${HYPERFINE:-hyperfine}
