@@ -281,17 +281,47 @@ fn judge_stdin_code(
                 shell::RedirectOp::HereDoc | shell::RedirectOp::HereString
             )
         });
-    if fed && is_interpreter(name) && !STDIN_IGNORING_CODE_RUNNERS.contains(&name) {
-        let script = words[1..].iter().find(|w| !w.starts_with('-'));
-        if script.is_none_or(|s| STDIN_SCRIPT_OPERANDS.contains(&s.as_str())) {
-            add(
-                found,
-                "pipe-to-shell",
-                words,
-                "runs code from its input with an interpreter",
-            );
+    if fed
+        && is_interpreter(name)
+        && !STDIN_IGNORING_CODE_RUNNERS.contains(&name)
+        && script_operand(command, words).is_none_or(|s| STDIN_SCRIPT_OPERANDS.contains(&s))
+    {
+        add(
+            found,
+            "pipe-to-shell",
+            words,
+            "runs code from its input with an interpreter",
+        );
+    }
+}
+
+/// An interpreter's script: its first operand that is neither a flag nor part of a
+/// redirection. `words` are the command's tokens, where each redirection stands as its
+/// operator and its target (`bash <<< 'rm -rf x'`, `python3 <<EOF`, `bash 2>/dev/null`): the
+/// here-string, the delimiter or the file is not a script.
+fn script_operand<'a>(command: &SimpleCommand, words: &'a [String]) -> Option<&'a str> {
+    let operators: Vec<String> = command
+        .redirects
+        .iter()
+        .map(|r| {
+            format!(
+                "{}{}",
+                r.fd.map(|fd| fd.to_string()).unwrap_or_default(),
+                r.op.as_str()
+            )
+        })
+        .collect();
+    let mut rest = words.get(1..).unwrap_or(&[]).iter();
+    while let Some(word) = rest.next() {
+        if operators.contains(word) {
+            // Its target; a word that only looks like an operator (`bash '<<<'`) skips one
+            // more word, which names more, never less.
+            rest.next();
+        } else if !word.starts_with('-') {
+            return Some(word);
         }
     }
+    None
 }
 
 /// A program computed at run time (`$(echo rm) -rf /`, `` `which rm` ``, an unset `$RM`)
