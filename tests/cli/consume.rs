@@ -198,7 +198,8 @@ fn a_tick_killed_while_consuming_types_the_step_once_and_leaves_no_signal_behind
         .unwrap();
     let event: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(event["saw"]["signal"]["iteration"], 2, "{event}");
-    std::thread::sleep(Duration::from_millis(300));
+    // A step typed again by this tick would have run before a line typed after it.
+    crate::tmuxfix::shell_caught_up(&sb, "killed");
     assert_eq!(
         fs::read_to_string(&ran).unwrap(),
         "ran check\n",

@@ -160,7 +160,10 @@ fn stall_check_sends_one_continuation_to_an_idle_agent_after_a_step_timeout() {
     // The clock restarted: the next heartbeat sends nothing.
     let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_ne!(report["action"], "continue", "{report}");
-    assert_eq!(settle(&log), "go on\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "go on\n"
+    );
 }
 
 #[test]
@@ -189,7 +192,7 @@ fn stall_check_sends_no_continuation_once_the_status_moved_on() {
     let report = &json_lines(&output)[0];
     assert_eq!(report["step_elapsed_seconds"], 120, "{report}");
     assert_ne!(report["action"], "continue", "{report}");
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }
 
 #[test]
@@ -296,7 +299,7 @@ fn tick_at(sb: &Sandbox, at: &str) -> Value {
 fn run_tick_continues_an_idle_agent_after_the_step_timeout_of_a_fake_clock() {
     let sb = Sandbox::new();
     let task = task_with_status(&sb, "tick");
-    let (_, log) = fake_agent(&sb, "agent", IDLE);
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
     let at = |minutes: u32| format!("2027-03-01T10:{minutes:02}:00Z");
     start_run(&sb, &task, &at(0), &["--step-timeout", "10m"]);
     let event = tick_at(&sb, &at(1));
@@ -324,7 +327,10 @@ fn run_tick_continues_an_idle_agent_after_the_step_timeout_of_a_fake_clock() {
     // A full timeout later, not at the next tick.
     let event = tick_at(&sb, &at(12));
     assert_eq!(event["decision"], "progress", "{event}");
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
 }
 
 #[test]
@@ -332,7 +338,7 @@ fn run_tick_stops_a_reasoning_loop() {
     let sb = Sandbox::new();
     let task = task_with_status(&sb, "loop");
     let screen = looping_screen(&sb);
-    let (_, log) = fake_agent(&sb, "agent", screen.to_str().unwrap());
+    let (agent, log) = fake_agent(&sb, "agent", screen.to_str().unwrap());
     start_run(&sb, &task, "2027-03-01T10:00:00Z", &[]);
     let event = tick_at(&sb, "2027-03-01T10:01:00Z");
     assert_eq!(event["decision"], "stop", "{event}");
@@ -340,7 +346,7 @@ fn run_tick_stops_a_reasoning_loop() {
     assert_eq!(event["run"]["message_repeats"], 3);
     let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
     assert_eq!(stop["reason"], "reasoning_loop");
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }
 
 fn run_continue(sb: &Sandbox, args: &[&str]) -> Output {
@@ -355,7 +361,7 @@ fn run_continue(sb: &Sandbox, args: &[&str]) -> Output {
 fn run_continue_sends_only_while_updated_at_is_unchanged() {
     let sb = Sandbox::new();
     let task = task_with_status(&sb, "cas");
-    let (_, log) = fake_agent(&sb, "agent", IDLE);
+    let (agent, log) = fake_agent(&sb, "agent", IDLE);
     // No run yet.
     let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
     assert_eq!(output.status.code(), Some(2));
@@ -400,7 +406,10 @@ fn run_continue_sends_only_while_updated_at_is_unchanged() {
     .unwrap();
     let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
     assert_eq!(output.status.code(), Some(2), "{output:?}");
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
 }
 
 /// `run continue` types only into an idle agent: at a permission menu its Enter would approve
@@ -409,7 +418,7 @@ fn run_continue_sends_only_while_updated_at_is_unchanged() {
 fn run_continue_never_types_into_a_prompt() {
     let sb = Sandbox::new();
     let task = task_with_status(&sb, "menu");
-    let (_, log) = fake_agent(&sb, "agent", SAFE);
+    let (agent, log) = fake_agent(&sb, "agent", SAFE);
     start_run(&sb, &task, "2027-03-01T10:00:00Z", &[]);
     let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
@@ -418,5 +427,5 @@ fn run_continue_never_types_into_a_prompt() {
         line.contains("nothing sent: the pane shows permission"),
         "{line}"
     );
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }

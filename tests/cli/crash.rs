@@ -508,7 +508,8 @@ fn a_dispatch_killed_around_its_keys_is_typed_once_and_counted_once() {
             assert_eq!(output.status.code(), Some(0), "{output:?}");
         }
         settles_to(&ran, "ran check --checkpoint post-plan\n");
-        std::thread::sleep(Duration::from_millis(300));
+        // A second typing would have run before a line typed after the ticks.
+        crate::tmuxfix::shell_caught_up(&sb, &target);
         assert_eq!(
             fs::read_to_string(&ran).unwrap(),
             "ran check --checkpoint post-plan\n",

@@ -972,7 +972,7 @@ fn send_refuses_control_characters_in_text_and_types_nothing() {
     }
     // The shell reads its input in order: once a line typed after the refusals has run, a
     // refused text that reached the pane would have run (or shown) before it.
-    shell_caught_up(&sb, &shell);
+    crate::tmuxfix::shell_caught_up(&sb, &shell);
     assert!(!ran.exists(), "a refused text ran");
     assert!(
         !capture(&sb, &shell).contains("touch"),
@@ -1185,18 +1185,6 @@ fn a_target_ending_in_a_semicolon_is_refused_with_one_line() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
         assert!(one_stderr_line(&output).contains("';'"), "{args:?}");
     }
-    shell_caught_up(&sb, &shell);
+    crate::tmuxfix::shell_caught_up(&sb, &shell);
     assert!(!capture(&sb, &shell).contains("echo hi"));
-}
-
-/// Type a line into the shell and wait for its output: whatever reached the pane before it
-/// has been read by then (a wait for a condition, not for a time).
-fn shell_caught_up(sb: &Sandbox, shell: &str) {
-    tmux(
-        sb,
-        &["send-keys", "-t", shell, "echo caught-up-$((6*7))", "Enter"],
-    );
-    wait_for(sb, shell, "the shell to run the marker line", |s, _| {
-        s.lines().any(|l| l.trim_end() == "caught-up-42")
-    });
 }

@@ -1177,9 +1177,8 @@ fn the_usage_limit_menu_is_a_quota_wait_for_run_tick() {
             .iter()
             .any(|d| d == "escalate" || d == "answer")
     );
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
-        fs::read_to_string(&keys).unwrap_or_default(),
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
         "",
         "nothing typed into the limit menu"
     );

@@ -71,7 +71,7 @@ fn a_safe_permission_prompt_is_answered_once_with_option_1() {
     // The agent reacted (its screen changed): progress, nothing more typed.
     let report = check(&sb, &agent, &args);
     assert_eq!(verdict(&report), ("progress", "none", false));
-    assert_eq!(settle(&log), "1");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "1");
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn without_apply_nothing_is_typed_and_no_recovery_is_spent() {
     let report = check(&sb, &agent, &["--threshold", "1"]);
     assert_eq!(verdict(&report), ("stalled", "answer", false));
     assert_eq!(report["recoveries"]["total"], 0);
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn a_quota_screen_is_a_wait_not_a_stall() {
         assert!(report["quota_wait_since"].is_string());
         assert!(report["reset_at"].is_string(), "{report}");
     }
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }
 
 /// The menu Claude Code opens at a usage limit ("Stop and wait" / "Upgrade your plan") is a
@@ -167,7 +167,11 @@ fn the_usage_limit_menu_is_waited_out_never_answered() {
         !task.join(".auto-stop").exists(),
         "a quota wait is no stall"
     );
-    assert_eq!(settle(&log), "", "nothing typed into the limit menu");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed into the limit menu"
+    );
 }
 
 #[test]
@@ -804,5 +808,9 @@ fn a_usage_limit_ends_at_its_reset_with_one_resume_at_the_cron_door() {
     // The next heartbeat does not type it again.
     let report = check_at("2027-01-01T05:46:00Z");
     assert_ne!(report["action"], "resume", "{report}");
-    assert_eq!(settle(&log), "continue\n", "one resume per reset");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n",
+        "one resume per reset"
+    );
 }

@@ -236,7 +236,45 @@ pub fn pane_pid(sb: &Sandbox, target: &str) -> u32 {
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
-/// Give a program time to react to keys it was sent, then return what it received.
+/// Type a line into the shell and wait for its output: whatever reached the pane before it
+/// has been read by then (a wait for a condition, not for a time). Each call's marker is
+/// its own, so a second call does not find the first one's output.
+pub fn shell_caught_up(sb: &Sandbox, shell: &str) {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let line = format!("echo caught-up-$((6*7))-{n}");
+    tmux(sb, &["send-keys", "-t", shell, &line, "Enter"]);
+    let want = format!("caught-up-42-{n}");
+    wait_for(sb, shell, "the shell to run the marker line", |s, _| {
+        s.lines().any(|l| l.trim_end() == want)
+    });
+}
+
+/// Send a fake agent (its key log `log`) one last key, the unit separator (0x1f, which no
+/// test types and the agents only log), and wait until the log holds it: every key sent
+/// before it has been read by then. Returns the keys before the marker. The agent has one key
+/// more afterwards (and [`fake_agent`]'s a line more on its screen): the last look of a test,
+/// after the commands that type (a tick, `run continue`) have exited.
+pub fn agent_caught_up(sb: &Sandbox, target: &str, log: &Path) -> String {
+    tmux_ok(sb, &["send-keys", "-t", target, "-H", "1f"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let keys = keys_received(log);
+        if let Some((before, _)) = keys.split_once('\u{1f}') {
+            return before.to_string();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the agent never read the marker key: {keys:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Give a program time to react to keys it was sent, then return what it received. A fixed
+/// 300 ms: it can miss keys a loaded machine delivers late. A test's last look uses
+/// [`agent_caught_up`] instead; `settle` stays where the test goes on with the agent, whose
+/// screen the marker key would change.
 pub fn settle(log: &Path) -> String {
     std::thread::sleep(Duration::from_millis(300));
     keys_received(log)

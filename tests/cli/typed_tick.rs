@@ -164,7 +164,7 @@ fn a_permission_prompt_the_hooks_report_is_decided_at_the_first_tick() {
     assert_eq!(report["sources"]["screen"], 1, "{report}");
     assert_eq!(report["sources"]["hook"], 1, "{report}");
     assert_eq!(report["sources"]["typed_percent"], 50.0, "{report}");
-    let _ = settle(&log);
+    let _ = crate::tmuxfix::agent_caught_up(&sb, &agent, &log);
 }
 
 #[test]
@@ -195,7 +195,11 @@ fn a_stale_hook_state_falls_back_to_the_screen() {
     );
     let event = tick_at(&sb, "2027-03-01T11:01:02Z", &["--hook-fresh", "1m"]);
     assert_eq!(event["state"]["source"], "screen", "{event}");
-    assert_eq!(settle(&log), "", "nothing typed");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed"
+    );
 }
 
 #[test]
@@ -213,7 +217,11 @@ fn idle_hooks_and_a_destructive_menu_escalate_at_once() {
             .contains("hooks say idle"),
         "{event}"
     );
-    assert_eq!(settle(&log), "", "never typed into");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "never typed into"
+    );
 }
 
 #[test]
@@ -266,7 +274,7 @@ fn reasoning_loop_messages_come_from_the_stop_hook() {
     let event = tick_at(&sb, "2027-03-01T10:08:00Z", &[]);
     assert_eq!(event["decision"], "stop", "{event}");
     assert_eq!(event["run"]["stop_reason"], "reasoning_loop");
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
 }
 
 #[test]
@@ -296,7 +304,10 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:04Z");
     let event = tick_at(&sb, "2027-03-01T10:00:05Z", &[]);
     assert_ne!(event["decision"], "compact", "{event}");
-    assert_eq!(settle(&log), "/compact\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "/compact\n"
+    );
 }
 
 /// Issue 28: an agent started with `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (as `run start
@@ -333,7 +344,11 @@ fn an_agent_that_compacts_by_itself_gets_no_compact() {
             .contains("Claude Code compacts by itself at 70%"),
         "{event}"
     );
-    assert_eq!(settle(&log), "", "nothing typed");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed"
+    );
 }
 
 #[test]
@@ -400,7 +415,7 @@ fn a_hook_event_from_before_the_last_screen_change_is_never_trusted() {
     let report = run_status(&sb);
     assert_eq!(report["agent_state"]["source"], "hook", "{report}");
     assert_eq!(report["agent_state"]["state"], "waiting-for-permission");
-    let _ = settle(&log);
+    let _ = crate::tmuxfix::agent_caught_up(&sb, &agent, &log);
 }
 
 #[test]
@@ -534,7 +549,11 @@ fn stall_check_reads_the_hooks_like_run_tick() {
     let report = json_lines(&out).remove(0);
     assert!(report["state"]["disagreement"].is_string(), "{report}");
     assert_eq!(report["action"], "escalate", "{report}");
-    assert_eq!(settle(&log), "", "nothing typed");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed"
+    );
 }
 
 /// autoctl answered the box the hooks announced: the agent runs the granted tool and no hook

@@ -310,7 +310,11 @@ fn a_weekly_limit_menu_is_escalated_at_once_and_never_typed_into() {
     assert!(one_stderr_line(&output).contains("does not need a person"));
     let events = tick(&sb, "weekly", &stamp(t0 + chrono::Duration::hours(5)), &[]);
     assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
-    assert_eq!(settle(&keys), "", "nothing ever typed into the limit menu");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "nothing ever typed into the limit menu"
+    );
 }
 
 #[test]
@@ -674,7 +678,8 @@ fn any_number_of_kills_during_a_retype_never_wedge_the_loop_and_ack_really_clear
         assert!(now["needs_person"].is_null(), "{now}");
         let spent = if recoveries == "0" { 0 } else { 1 };
         assert_eq!(now["recoveries_total"], spent, "one retype counted: {now}");
-        std::thread::sleep(Duration::from_millis(300));
+        // A command typed again by the last tick would have run before a line typed after it.
+        crate::tmuxfix::shell_caught_up(&sb, &target);
         assert_eq!(fs::read_to_string(&log).unwrap(), "ran plan\n", "ran once");
     }
 }
@@ -798,7 +803,11 @@ fn credit_balance_too_low_is_escalated_at_once_and_nothing_is_typed() {
     }
     let report = status(&sb, "credit", &stamp(t0 + chrono::Duration::minutes(120)));
     assert_eq!(report["needs_person"]["kind"], "billing", "{report}");
-    assert_eq!(settle(&keys), "", "never typed into a billing screen");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "never typed into a billing screen"
+    );
 }
 
 #[test]
@@ -832,7 +841,11 @@ fn an_automatic_continue_that_fires_by_itself_gets_no_resume() {
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
         assert!(events[0]["run"]["wait"].is_null(), "{}", events[0]);
     }
-    assert_eq!(settle(&keys), "\r", "only the test's own Enter");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "\r",
+        "only the test's own Enter"
+    );
 }
 
 /// Claude Code's banner names its reset by the hour ("resets 12:50pm (UTC)"); first read a
@@ -1090,7 +1103,11 @@ fn a_401_is_escalated_at_once_and_never_resumed() {
             events[0]
         );
     }
-    assert_eq!(settle(&keys), "", "nothing typed");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "nothing typed"
+    );
 }
 
 #[test]
@@ -1151,5 +1168,9 @@ fn a_stop_failure_the_hooks_recorded_is_resumed_once_after_its_backoff() {
         );
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     }
-    assert_eq!(settle(&keys), "continue\r", "resumed once");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r",
+        "resumed once"
+    );
 }
