@@ -130,22 +130,31 @@ class Codex(m.Codex):
 
 
 class Gemini(m.Gemini):
+    def answered_aside(self, body, streaming, offers_tools):
+        """Answer the requests beside the main one, true when answered: a token count, and a
+        request without tools (the CLI's next-speaker and routing checks ask for JSON; any
+        other gets "ok")."""
+        if ":countTokens" in self.path:
+            self.send_json(200, {"totalTokens": 1200})
+            return True
+        if offers_tools:
+            return False
+        gcfg = body.get("generationConfig") or {}
+        if gcfg.get("responseMimeType") == "application/json" or gcfg.get("responseJsonSchema"):
+            txt = json.dumps({"reasoning": "simple", "next_speaker": "user",
+                              "model_choice": "flash", "complexity_reasoning": "simple",
+                              "complexity_score": 10})
+        else:
+            txt = "ok"
+        self.reply(streaming, [{"text": txt}], {})
+        return True
+
     def calls(self, sc):
         raw, body = self.read_body()
         contents = body.get("contents") or []
         streaming = ":streamGenerateContent" in self.path
-        if ":countTokens" in self.path:
-            self.send_json(200, {"totalTokens": 1200})
-            return
-        if not any(t.get("functionDeclarations") for t in body.get("tools") or []):
-            gcfg = body.get("generationConfig") or {}
-            if gcfg.get("responseMimeType") == "application/json" or gcfg.get("responseJsonSchema"):
-                txt = json.dumps({"reasoning": "simple", "next_speaker": "user",
-                                  "model_choice": "flash", "complexity_reasoning": "simple",
-                                  "complexity_score": 10})
-            else:
-                txt = "ok"
-            self.reply(streaming, [{"text": txt}], {})
+        offers_tools = any(t.get("functionDeclarations") for t in body.get("tools") or [])
+        if self.answered_aside(body, streaming, offers_tools):
             return
         responses = [p["functionResponse"] for c in contents for p in c.get("parts") or []
                      if "functionResponse" in p]
@@ -170,18 +179,7 @@ class Gemini(m.Gemini):
         tools = [fd.get("name") for t in body.get("tools") or []
                  for fd in t.get("functionDeclarations") or []]
         streaming = ":streamGenerateContent" in self.path
-        if ":countTokens" in self.path:
-            self.send_json(200, {"totalTokens": 1200})
-            return
-        if not tools:
-            gcfg = body.get("generationConfig") or {}
-            if gcfg.get("responseMimeType") == "application/json" or gcfg.get("responseJsonSchema"):
-                txt = json.dumps({"reasoning": "simple", "next_speaker": "user",
-                                  "model_choice": "flash", "complexity_reasoning": "simple",
-                                  "complexity_score": 10})
-            else:
-                txt = "ok"
-            self.reply(streaming, [{"text": txt}], {})
+        if self.answered_aside(body, streaming, bool(tools)):
             return
         responses = [p["functionResponse"] for c in contents for p in c.get("parts") or []
                      if "functionResponse" in p]
