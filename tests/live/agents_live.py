@@ -29,6 +29,11 @@ the script exits 1 when one fails.
   ran (the files, directories, modes and local and remote git heads each would change, as
   `modes_live.py` counts them), 15 harmless ran (their tool results, and the 8 that leave a
   file left it), 15 destructive refused by autoctl's door with its reason in the result.
+- **attended**: the deny check with a person (no `AUTOCTL_UNATTENDED`): Codex cannot ask, so
+  its PreToolUse still refuses, saying so; Gemini's BeforeTool answers `ask`, so Gemini draws
+  its own confirmation even in `--yolo` and waits. Checks: `build/` survives 20 s, Codex's
+  model reads the refusal, Gemini's box is on the screen with no tool result sent, and the
+  decision log holds the call.
 - **policy** (Gemini only): no hooks; `autoctl policy export --gemini` with `on_destructive:
   "deny"` writes `~/.gemini/policies/autoctl.toml`; Gemini in `--yolo` is asked for `rm -rf
   build` and its own policy engine refuses it (`build/` survives, the model reads "denied by
@@ -423,13 +428,60 @@ def loop(a, agent):
         w.close()
 
 
+def attended(a, agent):
+    """The most permissive mode with a person there: Codex refuses, Gemini asks."""
+    print(f"== {agent}: the most permissive mode, attended, a destructive call")
+    w = Live(a, agent, "attended")
+    try:
+        w.start_model({"mode": "shell", "command": "rm -rf build", "done_text": "Tried it."})
+        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+        check(r.returncode == 0, f"hook install --agent {agent}")
+        w.pane()
+        extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
+        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, "Clean the build."))
+        w.tm.run("send-keys", "-t", "live", "Enter")
+        end = time.time() + a.timeout
+        asked_at = None
+        while time.time() < end:
+            time.sleep(2)
+            if "rm -rf build" in w.autoctl("policy", "log", "--format", "json",
+                                           check_rc=False).stdout:
+                asked_at = asked_at or time.time()
+            if asked_at and time.time() - asked_at >= 20:
+                break
+        screen = w.tm.cap("live")
+        check(os.path.exists(os.path.join(w.proj, "build", "out.o")),
+              "build/out.o survived 20 s after the call: nothing was executed")
+        log = w.autoctl("policy", "log", "--format", "json", check_rc=False).stdout
+        entry = next((json.loads(line) for line in log.splitlines() if "rm -rf build" in line), {})
+        saw = w.model_saw()
+        results = [line for line in saw.splitlines() if "rm -rf build" in line
+                   and ("function_call_output" in line or "functionResponse" in line)]
+        if agent == "codex":
+            check(entry.get("decision") == "deny", f"the decision log: {entry}")
+            check(any("cannot ask a person" in line for line in results),
+                  "the model read that Codex cannot ask, so the call is refused")
+        else:
+            check(entry.get("decision") == "ask", f"the decision log: {entry}")
+            box = [line.strip() for line in screen.splitlines()
+                   if re.search(r"rm -rf build|Allow|allow|Yes|No\b", line)]
+            check(bool(box) and not results,
+                  f"Gemini's own confirmation is on the screen and no tool result was sent: {box[-6:]}")
+            w.tm.run("send-keys", "-t", "live", "Escape")
+            time.sleep(3)
+            check(os.path.exists(os.path.join(w.proj, "build", "out.o")),
+                  "build/out.o survived the person's Esc")
+    finally:
+        w.close()
+
+
 def deny(a, agent):
     print(f"== {agent}: the most permissive mode, a destructive call refused by the hook")
     w = Live(a, agent, "deny")
     try:
         w.start_model({"mode": "shell", "command": "rm -rf build", "done_text": "Tried it."})
-        # Unattended, so the floor denies (attended, Gemini would draw its own confirmation
-        # and wait for a person; Codex cannot ask, so it is denied either way).
+        # Unattended, so the floor denies (attended, Gemini draws its own confirmation and
+        # waits for a person; Codex cannot ask, so it is denied either way: `attended`).
         w.env["AUTOCTL_UNATTENDED"] = "1"
         r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
         check(r.returncode == 0, f"hook install --agent {agent}")
@@ -742,7 +794,7 @@ def main():
         for name in a.only.split(","):
             if name in ("policy", "headless") and agent != "gemini":
                 continue
-            {"loop": loop, "deny": deny, "calls": calls, "policy": policy_file,
+            {"loop": loop, "deny": deny, "attended": attended, "calls": calls, "policy": policy_file,
              "limit": limit, "headless": headless}[name](a, agent)
     sys.exit(1 if FAILURES else 0)
 
