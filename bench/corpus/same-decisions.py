@@ -111,7 +111,9 @@ if os.environ.get("LIST_PROBES"):
                  "run_wrapper_flags", "interpreters", "file_reading_flags", "pattern_flags",
                  "patternless_flags", "git_file_reading_flags", "git_pattern_flags",
                  "push_refspec_refused_starts", "push_refspec_refused_parts", "current_branch_names",
-                 "not_path_starts"]
+                 "not_path_starts",
+                 "remote_name_characters", "refspec_separators", "branch_ref_namespaces",
+                 "tag_ref_namespaces", "ref_namespaces", "commit_message_file_flags", "stdin_file_operands"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
              "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
     for name in approving:
@@ -130,10 +132,27 @@ if os.environ.get("LIST_PROBES"):
                   "git log {w} x .env", "echo x | {w}", "echo x | bash {w}", "git commit {w} 'rm -rf x'",
                   "git push origin {w}feature", "git push origin feature{w}", "git push origin {w}:feature",
                   "git push origin feature:{w}", "git push -u origin {w}", "git push origin fe{w}at",
-                  "less {w}G f", "more {w}/x f", "tail {w}5 f", "cat {w}x", "cat a{w}b", "head -n 2 {w}f"]
+                  "less {w}G f", "more {w}/x f", "tail {w}5 f", "cat {w}x", "cat a{w}b", "head -n 2 {w}f",
+                  "git push o{w}rigin feature", "git push {w} feature", "git push {w}origin feature",
+                  "git push origin {w}main", "git push origin {w}v1.0", "git push origin feature:{w}x",
+                  "git push origin {w}x:feature", "git push origin {w}heads/x", "git push origin x{w}y{w}z",
+                  "git commit {w} msg.txt", "git commit {w} .env", "git commit -F {w}", "git commit -m x {w}",
+                  "git commit {w}=msg.txt -a", "git commit -a{w} msg.txt", "git commit {w} - <<< x"]
+    close.update(["refs/notes/", "refs/remotes/", "--mess", "/", "@", "~"])
     for w in sorted(close):
         for tpl in atemplates:
             extra.add(tpl.format(w=w))
+    # git's abbreviated long options: every prefix of every long option the destructive
+    # set's git entries read, with each other's short options beside it.
+    for e in data["destructive_programs"]:
+        if "git" not in e.get("programs", []):
+            continue
+        names = [n for key in ("any", "all", "unless") for t in e.get(key, []) for n in t.get("long", {})]
+        for sub in e.get("subcommands", []):
+            for n in names:
+                for k in range(1, len(n) + 1):
+                    for tail in ("", " x", " -f x", " --force x", " origin feature", " -n"):
+                        extra.add(f"git {sub} --{n[:k]}{tail}")
     for a in sorted(near):
         for b in sorted(near):
             for tpl in ("{a} {b} x", "{a} {b} 'DROP TABLE x'", "x | {a} {b}", "{a} {b} > f", "{a} -o {b}; sh {b}"):

@@ -24,7 +24,9 @@
 //! - `lists`: word lists, each saying what it is and with examples it decides one way
 //!   (`match_is`) and neighbours decided the other: runner targets, script subcommands,
 //!   risky script words, interpreters and their flags, cargo's and go's subcommands, go's and
-//!   make's flags, `npx` programs, `python -m` modules, default branches, system directories,
+//!   make's flags, `npx` programs, `python -m` modules, default branches, what `git push`
+//!   reads (a remote's characters, the refspec's `:`, the ref namespaces), commit's message
+//!   file flags, system directories,
 //!   read-only roots and files, build directories, source extensions and names, dependency
 //!   directories, the names a secret may have, and the programs whose `--version` is
 //!   harmless; and the words the destructive set's reading of a whole line uses

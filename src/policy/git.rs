@@ -18,18 +18,30 @@
 //! what a tag's name starts with are data in `rules/policy.json` (`flag_tables.git-*`,
 //! `lists.git_global_options`, `lists.default_branches`, `lists.release_branch_prefixes`,
 //! `lists.tag_prefixes`), and so are the spellings in which `branch`, `tag`, `config`,
-//! `remote`, `stash`, `reflog` and `worktree` only inspect and `switch`/`checkout` only create
-//! a branch (`argument_forms`, read by [`super::forms`]); what a refspec pushes is read here.
+//! `remote`, `stash`, `reflog` and `worktree` only inspect, `switch`/`checkout` only create
+//! a branch and `commit` has its message (`argument_forms`, read by [`super::forms`]); and
+//! how `git push` is read: the remote's characters (`lists.remote_name_characters`), the
+//! `SRC:DST` split (`lists.refspec_separators`), the marks that force or delete
+//! (`lists.push_refspec_refused_*`), `HEAD` (`lists.current_branch_names`) and the ref
+//! namespaces (`lists.branch_ref_namespaces`, `tag_ref_namespaces`, `ref_namespaces`). The
+//! order of those readings, and the reason each refusal gives, are here.
+//!
+//! Long options are read as spelled in full. git's own parser takes any unambiguous prefix
+//! (`git push --de` is `--delete`, `git reset --h` is `--hard`), so an abbreviation is an
+//! unlisted flag: never approved. The destructive set reads git's long options from the
+//! shortest prefix git accepts (docs/policy.md, "Abbreviated long options").
 //!
 //! Every git command runs only in the project's own repository, at its top, with no `cd`
 //! before it (`own_repository`): a configuration the agent wrote can run any program.
 
 use super::argv::{self, Parsed, Spec};
 use super::data::{
-    CURRENT_BRANCH_NAMES, DEFAULT_BRANCHES, FLAGS_GIT_ADD, FLAGS_GIT_COMMIT, FLAGS_GIT_PUSH, Forms,
-    GIT_FILE_READING_FLAGS, GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands,
-    PUSH_REFSPEC_REFUSED_PARTS, PUSH_REFSPEC_REFUSED_STARTS, RELEASE_BRANCH_PREFIXES, TAG_PREFIXES,
-    argument_forms, git_inspection,
+    BRANCH_REF_NAMESPACES, COMMIT_MESSAGE_FILE_FLAGS, CURRENT_BRANCH_NAMES, DEFAULT_BRANCHES,
+    FLAGS_GIT_ADD, FLAGS_GIT_COMMIT, FLAGS_GIT_PUSH, Forms, GIT_FILE_READING_FLAGS,
+    GIT_GLOBAL_OPTIONS, GIT_PATTERN_FLAGS, GitOperands, PUSH_REFSPEC_REFUSED_PARTS,
+    PUSH_REFSPEC_REFUSED_STARTS, REF_NAMESPACES, REFSPEC_SEPARATORS, RELEASE_BRANCH_PREFIXES,
+    REMOTE_NAME_CHARACTERS, STDIN_FILE_OPERANDS, TAG_PREFIXES, TAG_REF_NAMESPACES, argument_forms,
+    git_inspection,
 };
 use super::forms::{Reading, valid_branch};
 use super::line::{Blocked, Line};
@@ -185,17 +197,26 @@ fn add(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     Ok(())
 }
 
+/// `git commit` with its message given (`argument_forms."git commit"`: `-m`, `-F FILE` …);
+/// the message file (`lists.commit_message_file_flags`) is read as any path is, `-` (the
+/// input, `lists.stdin_file_operands`) excepted, and the paths it commits as written.
 fn commit(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
-    let parsed = parse("commit", &FLAGS_GIT_COMMIT, args)?;
-    let has_message = parsed.values_of("-m").next().is_some()
-        || parsed.values_of("--message").next().is_some()
-        || parsed.values_of("-F").next().is_some()
-        || parsed.values_of("--file").next().is_some();
-    if !has_message {
-        return Err(Blocked::new("", "git commit without -m opens an editor"));
+    let Some(forms) = argument_forms("git commit") else {
+        return Err(Blocked::new("", "git commit is not on any harmless rule"));
+    };
+    match super::forms::read(forms, "git", args) {
+        Reading::Holds => {}
+        Reading::Refused(flag) => return Err(unlisted("commit", &flag)),
+        Reading::NoForm => {
+            return Err(Blocked::new("", "git commit without -m opens an editor"));
+        }
     }
-    for file in parsed.values_of("-F").chain(parsed.values_of("--file")) {
-        if file != "-" {
+    let parsed = parse("commit", &FLAGS_GIT_COMMIT, args)?;
+    for file in COMMIT_MESSAGE_FILE_FLAGS
+        .iter()
+        .flat_map(|f| parsed.values_of(f))
+    {
+        if !STDIN_FILE_OPERANDS.contains(&file) {
             line.read(file)?;
         }
     }
@@ -205,10 +226,19 @@ fn commit(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     Ok(())
 }
 
+/// `name` without the namespace a branch's full name starts with (`refs/heads/`,
+/// `lists.branch_ref_namespaces`).
+fn branch_name(name: &str) -> &str {
+    BRANCH_REF_NAMESPACES
+        .iter()
+        .find_map(|ns| name.strip_prefix(ns))
+        .unwrap_or(name)
+}
+
 /// `v1`, `v1.0.0`, `1.2.3-rc1`, `release-3`, `refs/tags/…`: spelled like a tag.
 fn looks_like_tag(name: &str) -> bool {
-    let name = name.strip_prefix("refs/heads/").unwrap_or(name);
-    if name.starts_with("refs/tags/") {
+    let name = branch_name(name);
+    if TAG_REF_NAMESPACES.iter().any(|ns| name.starts_with(ns)) {
         return true;
     }
     let rest = TAG_PREFIXES
@@ -239,7 +269,7 @@ fn switch_create(sub: &str, args: &[String]) -> Result<(), Blocked> {
 
 /// Is a branch name one of the shared default branches (or a release line)?
 pub fn is_default_branch(name: &str) -> bool {
-    let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+    let name = branch_name(name);
     DEFAULT_BRANCHES.contains(&name) || RELEASE_BRANCH_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
@@ -260,11 +290,7 @@ fn push(args: &[String]) -> Result<(), Blocked> {
             "git push without a branch pushes whatever the current branch is",
         ));
     }
-    if remote.is_empty()
-        || !remote
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    {
+    if !remote_name(remote) {
         return Err(Blocked::new(
             "",
             format!("git push to {remote}: only a named remote is listed"),
@@ -283,18 +309,19 @@ fn push(args: &[String]) -> Result<(), Blocked> {
                 format!("git push {refspec}: a forced push or a delete"),
             ));
         }
-        let (src, dst) = refspec.split_once(':').unwrap_or((refspec, refspec));
-        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+        let split = split_refspec(refspec);
+        let (src, dst) = split.unwrap_or((refspec, refspec));
+        let dst = branch_name(dst);
         let current = CURRENT_BRANCH_NAMES.contains(&src);
-        if current && !refspec.contains(':') {
+        if current && split.is_none() {
             return Err(Blocked::new(
                 "",
                 "git push HEAD pushes whatever the current branch is",
             ));
         }
-        if dst.starts_with("refs/")
+        if REF_NAMESPACES.iter().any(|ns| dst.starts_with(ns))
             || !valid_branch(dst)
-            || !valid_branch(src.strip_prefix("refs/heads/").unwrap_or(src)) && !current
+            || !valid_branch(branch_name(src)) && !current
         {
             return Err(Blocked::new(
                 "",
@@ -319,4 +346,26 @@ fn push(args: &[String]) -> Result<(), Blocked> {
         }
     }
     Ok(())
+}
+
+/// A remote named by its name (`origin`, `my-fork`): ASCII letters, digits and the characters
+/// of `lists.remote_name_characters`, never a URL or a path.
+fn remote_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || REMOTE_NAME_CHARACTERS
+                    .iter()
+                    .any(|w| w.chars().eq(std::iter::once(c)))
+        })
+}
+
+/// A refspec `SRC:DST` split at the first of `lists.refspec_separators`; `None` when it has
+/// none (it pushes SRC to the branch of the same name).
+fn split_refspec(refspec: &str) -> Option<(&str, &str)> {
+    let at = REFSPEC_SEPARATORS
+        .iter()
+        .filter_map(|sep| refspec.find(sep).map(|at| (at, sep.len())))
+        .min()?;
+    Some((&refspec[..at.0], &refspec[at.0 + at.1..]))
 }

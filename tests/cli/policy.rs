@@ -1322,3 +1322,114 @@ fn a_reviewer_setting_is_checked_when_the_file_is_read() {
         "{shown}"
     );
 }
+
+/// The long options git itself lists for `git SUB` (parse-options' own list, as
+/// `--git-completion-helper-all` prints it), without `--` and `=`.
+fn git_long_options(sub: &str) -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(sub.split(' '))
+        .arg("--git-completion-helper-all")
+        .output()
+        .expect("git runs");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|o| o.strip_prefix("--"))
+        .filter(|o| !o.is_empty())
+        .map(|o| o.trim_end_matches('=').to_string())
+        .collect()
+}
+
+/// git takes any unambiguous prefix of a long option (`git push --de` is `--delete`), and
+/// the rules read abbreviations as docs/policy.md ("Abbreviated long options") says, held
+/// here against the installed git's own option lists:
+/// - every long option a git flag table approves is one git spells that way, not a prefix
+///   git would read as another option (an abbreviation in the table could approve what its
+///   full spelling would not);
+/// - every long option the destructive set's git entries name (`any`, `all`) is named from
+///   at most the shortest prefix git reads as that option, so no abbreviation git accepts
+///   escapes the name its full spelling has.
+#[test]
+fn git_abbreviations_are_read_as_git_reads_them() {
+    let rules: Value = serde_json::from_str(
+        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/policy.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    // `rev-list --skip` is a revision option, matched whole by git's revision parser before
+    // parse-options sees it (`--skip-t` is refused, not read as `--skip-to`).
+    let revision_options = [("rev-list", "skip")];
+    let mut approving = 0;
+    for (name, table) in rules["flag_tables"].as_object().unwrap() {
+        let Some(own) = name.strip_prefix("git-") else {
+            continue;
+        };
+        let subs: Vec<&str> = match table["subcommands"].as_array() {
+            Some(subs) => subs.iter().map(|s| s.as_str().unwrap()).collect(),
+            None => vec![own],
+        };
+        let longs: Vec<&str> = ["long", "long_valued"]
+            .iter()
+            .flat_map(|k| table[k].as_array().into_iter().flatten())
+            .map(|l| l.as_str().unwrap().trim_end_matches('='))
+            .collect();
+        for sub in subs {
+            let options = git_long_options(sub);
+            for long in &longs {
+                let longer: Vec<&String> = options
+                    .iter()
+                    .filter(|o| o.starts_with(long) && o.as_str() != *long)
+                    .collect();
+                let exact = options.iter().any(|o| o == long);
+                assert!(
+                    exact || longer.is_empty() || revision_options.contains(&(sub, long)),
+                    "flag_tables.{name}: git {sub} --{long} is git's abbreviation of {longer:?}"
+                );
+                approving += 1;
+            }
+        }
+    }
+    let mut named = 0;
+    for entry in rules["destructive_programs"].as_array().unwrap() {
+        if !entry["programs"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p == "git"))
+        {
+            continue;
+        }
+        let tests = ["any", "all"]
+            .iter()
+            .flat_map(|k| entry[k].as_array().into_iter().flatten());
+        let longs: Vec<(String, u64)> = tests
+            .filter_map(|t| t["long"].as_object())
+            .flatten()
+            .map(|(n, min)| (n.clone(), min.as_u64().unwrap()))
+            .collect();
+        for sub in entry["subcommands"].as_array().into_iter().flatten() {
+            let sub = sub.as_str().unwrap();
+            let options = git_long_options(sub);
+            for (long, min) in &longs {
+                if !options.contains(long) {
+                    continue;
+                }
+                // The shortest prefix that only this option starts with (none when another
+                // option starts with all of it, `--force` beside `--force-with-lease`).
+                let unique = (1..=long.len()).find(|&k| {
+                    options
+                        .iter()
+                        .filter(|o| o.starts_with(&long[..k]))
+                        .all(|o| o == long)
+                });
+                if let Some(unique) = unique {
+                    assert!(
+                        *min as usize <= unique,
+                        "git {sub} --{}: git reads it as --{long}, the destructive set names it from --{}",
+                        &long[..unique],
+                        &long[..*min as usize]
+                    );
+                }
+                named += 1;
+            }
+        }
+    }
+    assert!(approving > 300 && named > 15, "{approving} {named}");
+}
