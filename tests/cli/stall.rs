@@ -3,7 +3,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -174,6 +173,35 @@ fn the_usage_limit_menu_is_waited_out_never_answered() {
     );
 }
 
+/// The negative checks below rest on `typed_after`: it must see a key typed before its marker,
+/// an answer that ended the read, and nothing where nothing was typed.
+#[test]
+fn typed_after_sees_what_reached_a_prompt() {
+    let sb = Sandbox::new();
+    let question = |name: &str| {
+        let pane = start(
+            &sb,
+            name,
+            "bash -c 'read -p \"Continue? [y/N] \" x; echo \"got $x\"; sleep 30'",
+        );
+        wait_for(&sb, &pane, "the question", |s, _| s.contains("[y/N]"));
+        pane
+    };
+    let untouched = question("untouched");
+    assert_eq!(
+        crate::tmuxfix::typed_after(&sb, &untouched, "[y/N]", true),
+        ""
+    );
+    let half = question("half");
+    crate::tmuxfix::tmux_ok(&sb, &["send-keys", "-t", &half, "-l", "y"]);
+    assert_eq!(crate::tmuxfix::typed_after(&sb, &half, "[y/N]", false), "y");
+    let answered = question("answered");
+    crate::tmuxfix::tmux_ok(&sb, &["send-keys", "-t", &answered, "y", "Enter"]);
+    // The marker may be echoed before or after the program's reply to the answer.
+    let typed = crate::tmuxfix::typed_after(&sb, &answered, "[y/N]", false);
+    assert!(typed == "y" || typed == "y\ngot y", "{typed:?}");
+}
+
 #[test]
 fn a_child_process_in_front_of_claude_is_observed_never_typed_into() {
     let sb = Sandbox::new();
@@ -192,7 +220,11 @@ fn a_child_process_in_front_of_claude_is_observed_never_typed_into() {
     let report = check(&sb, &prompt, &args);
     assert_eq!(verdict(&report), ("stalled", "none", false), "{report}");
     assert_eq!(report["class"], "yes-no");
-    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        crate::tmuxfix::typed_after(&sb, &prompt, "(y/n)", true),
+        "",
+        "nothing typed into a child of the agent"
+    );
     assert!(!out.exists(), "nothing typed into a child of the agent");
     // The same prompt read with --agent generic is answered.
     let report = check(
@@ -258,7 +290,11 @@ fn stall_check_apply_refuses_the_review_bypasses_on_live_panes() {
             wait_for(&sb, pane, "the answer", |_, _| out.exists());
             assert_eq!(fs::read_to_string(out).unwrap(), "y\n");
         } else {
-            std::thread::sleep(Duration::from_millis(300));
+            assert_eq!(
+                crate::tmuxfix::typed_after(&sb, pane, "[y/N]", false),
+                "",
+                "nothing typed into the risky question"
+            );
             assert!(!out.exists(), "nothing typed into the risky question");
         }
     }
@@ -318,7 +354,13 @@ fn real_prompts_rm_cp_python_and_less_get_the_policy() {
     wait_for(&sb, &python, "python's answer", |_, _| answer.exists());
     assert_eq!(fs::read_to_string(&answer).unwrap(), "y");
     wait_for(&sb, &less, "less to quit", |_, c| c == "bash");
-    std::thread::sleep(Duration::from_millis(200));
+    for (pane, prompt) in [(&rm, "victim.txt'?"), (&cp, "copy.txt'?")] {
+        assert_eq!(
+            crate::tmuxfix::typed_after(&sb, pane, prompt, false),
+            "",
+            "{pane}: not answered"
+        );
+    }
     assert_eq!(
         fs::read_to_string(&victim).unwrap(),
         "keep",

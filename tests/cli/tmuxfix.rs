@@ -271,6 +271,29 @@ pub fn agent_caught_up(sb: &Sandbox, target: &str, log: &Path) -> String {
     }
 }
 
+/// What reached a program that reads a line after `prompt` with the terminal's echo on
+/// (`read -p`, `rm -i`, `cp -i`): a marker `#` typed without Enter is echoed after every key
+/// typed before it, so once it shows, the screen between the prompt and it is all that was
+/// typed (an answer that ended the read shows as its line, perhaps with the program's reply
+/// to it: the echo does not wait for the program). The marker
+/// is left in the program's line unless `erase` (a Backspace then takes it out again).
+pub fn typed_after(sb: &Sandbox, target: &str, prompt: &str, erase: bool) -> String {
+    tmux_ok(sb, &["send-keys", "-t", target, "-l", "#"]);
+    let between = |s: &str| {
+        let (_, rest) = s.rsplit_once(prompt)?;
+        rest.split_once('#')
+            .map(|(typed, _)| typed.trim().to_string())
+    };
+    let screen = wait_for(sb, target, "the marker's echo after the prompt", |s, _| {
+        between(s).is_some()
+    });
+    if erase {
+        tmux_ok(sb, &["send-keys", "-t", target, "BSpace"]);
+        wait_for(sb, target, "the marker erased", |s, _| between(s).is_none());
+    }
+    between(&screen).unwrap_or_default()
+}
+
 /// Give a program time to react to keys it was sent, then return what it received. A fixed
 /// 300 ms: it can miss keys a loaded machine delivers late. A test's last look uses
 /// [`agent_caught_up`] instead; `settle` stays where the test goes on with the agent, whose
