@@ -98,7 +98,8 @@ fuzz() {
   echo "== fuzz: $cases inputs per target, fuzz profile (load: $(load)) =="
   AUTOCTL_FUZZ_CASES="$cases" AUTOCTL_FUZZ_MAX_BYTES=262144 AUTOCTL_FUZZ_REPORT=1 \
     FAULTS_DEBUG='' lib_tests fuzz:: >"$log" 2>&1 || status=$?
-  grep -E '^(fuzz|hostile) ' "$log" || true
+  # The test harness's progress dots can stand before a line: `.fuzz pane classify: …`.
+  grep -E '^\.*(fuzz|hostile) ' "$log" | sed 's/^\.*//' || true
   local panics
   panics=$(grep -c 'panicked' "$log" || true)
   echo "panics: $panics"
