@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::hook::hook_with;
 use crate::stall::{check, check_at};
-use crate::tmuxfix::{fake_agent, settle};
+use crate::tmuxfix::fake_agent;
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
 const IDLE: &str = "tests/fixtures/panes/claude-code/idle-after-reply.txt";
@@ -84,7 +84,11 @@ fn stall_check_stops_a_reasoning_loop_with_its_own_reason() {
     let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
     assert_eq!(stop["reason"], "reasoning_loop");
     assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
-    assert_eq!(settle(&log), "", "a loop is stopped, never typed into");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "a loop is stopped, never typed into"
+    );
     // The same screen again is not a new message: no second stop.
     let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_ne!(report["verdict"], "reasoning-loop", "{report}");
@@ -115,7 +119,11 @@ fn past_the_recovery_limit_a_step_timeout_is_a_stall_limit_stop() {
     let stop: Value = serde_json::from_slice(&fs::read(task.join(".auto-stop")).unwrap()).unwrap();
     assert_eq!(stop["reason"], "stall_limit");
     assert!(autoctl::schema::violations("auto-stop", &stop).is_empty());
-    assert_eq!(settle(&log), "", "nothing typed past the limit");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed past the limit"
+    );
     // Asked once: the next heartbeat does not ask again.
     let report = check(&sb, &agent, &args);
     assert_eq!(
@@ -156,7 +164,10 @@ fn stall_check_sends_one_continuation_to_an_idle_agent_after_a_step_timeout() {
         "{report}"
     );
     assert_eq!(report["recoveries"]["total"], 1);
-    assert_eq!(settle(&log), "go on\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "go on\n"
+    );
     // The clock restarted: the next heartbeat sends nothing.
     let report = check(&sb, &agent, &["--apply", "--task", task_arg]);
     assert_ne!(report["action"], "continue", "{report}");
@@ -254,7 +265,7 @@ fn stall_check_waits_while_hook_stop_failure_records_a_quota_wait() {
             "{report}"
         );
     }
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
     // A record that cannot be read is a warning, not a wait and not a failure.
     fs::write(project.join(".autoctl/quota-wait.json"), "{").unwrap();
     let output = sb
@@ -323,7 +334,10 @@ fn run_tick_continues_an_idle_agent_after_the_step_timeout_of_a_fake_clock() {
     assert_eq!(event["did"][0]["outcome"], "done");
     assert_eq!(event["did"][0]["if_unchanged"], UPDATED_AT);
     assert_eq!(event["run"]["recoveries_total"], 1);
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
     // A full timeout later, not at the next tick.
     let event = tick_at(&sb, &at(12));
     assert_eq!(event["decision"], "progress", "{event}");
@@ -377,23 +391,29 @@ fn run_continue_sends_only_while_updated_at_is_unchanged() {
         one_stderr_line(&output).contains("nothing sent"),
         "{output:?}"
     );
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
     // Bad texts are usage errors, and nothing is sent.
     for bad in ["", "  ", "two\nlines", "bell\u{7}"] {
         let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT, "--text", bad]);
         assert_eq!(output.status.code(), Some(2), "{bad:?}: {output:?}");
         one_stderr_line(&output);
     }
-    assert_eq!(settle(&log), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "");
     // Unchanged: typed once, then Enter.
     let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
     // The status is gone: the continuation can no longer be confirmed.
     fs::remove_file(task.join(".status.json")).unwrap();
     let output = run_continue(&sb, &["--if-unchanged", UPDATED_AT]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
     // An ended run has no loop to continue.
     sb.cmd()
         .args(["run", "stop", "--session", "agent"])

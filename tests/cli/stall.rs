@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{fake_agent, settle, start, start_in_shell, wait_for};
+use crate::tmuxfix::{fake_agent, start, start_in_shell, wait_for};
 use crate::util::{Sandbox, json_lines, one_stderr_line};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
@@ -66,7 +66,7 @@ fn a_safe_permission_prompt_is_answered_once_with_option_1() {
     // An approval is not a stall recovery: it spends the answer budget.
     assert_eq!(report["recoveries"]["total"], 0);
     assert_eq!(report["answers"]["total"], 1);
-    assert_eq!(settle(&log), "1");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &agent, &log), "1");
     // The agent reacted (its screen changed): progress, nothing more typed.
     let report = check(&sb, &agent, &args);
     assert_eq!(verdict(&report), ("progress", "none", false));
@@ -108,7 +108,7 @@ fn a_destructive_prompt_is_escalated_once_and_never_answered() {
         assert_eq!(verdict(&report), ("stalled", "none", false));
     }
     assert_eq!(
-        settle(&log),
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
         "",
         "nothing was typed into a destructive prompt"
     );
@@ -261,7 +261,11 @@ fn stall_check_apply_refuses_the_review_bypasses_on_live_panes() {
             "{fixture}: {report}"
         );
         assert_eq!(report["destructive"], true, "{fixture}");
-        assert_eq!(settle(&log), "", "{fixture}: nothing typed");
+        assert_eq!(
+            crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+            "",
+            "{fixture}: nothing typed"
+        );
     }
     let question = |name: &str, text: &str| {
         let out = sb.path(&format!("{name}.answer"));
@@ -460,7 +464,7 @@ fn two_concurrent_checks_type_one_answer() {
             })
             .collect();
         assert_eq!(
-            settle(&log),
+            crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
             "1",
             "shared state {shared_state}: {reports:?}"
         );
@@ -523,7 +527,11 @@ fn past_the_answer_limit_a_safe_prompt_is_escalated_never_stopped() {
         "{report}"
     );
     assert!(!task.join(".auto-stop").exists(), "no stop for an approval");
-    assert_eq!(settle(&log), "", "no answer past the limit");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "no answer past the limit"
+    );
     // Escalated once: the next heartbeat waits for the person.
     assert_eq!(verdict(&run(&sb)), ("limit", "none", false));
     assert!(!task.join(".auto-stop").exists());
@@ -790,7 +798,7 @@ fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
         .map(|name| check(name, true).spawn().unwrap())
         .collect();
     assert_eq!(
-        settle(&log),
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
         "",
         "typed while another supervisor held the pane"
     );
@@ -803,7 +811,11 @@ fn supervisors_with_different_state_dirs_take_turns_on_one_tmux_server() {
             json_lines(&output)[0]["applied"] == true
         })
         .collect();
-    assert_eq!(settle(&log), "1", "{applied:?}");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "1",
+        "{applied:?}"
+    );
     assert_eq!(applied.iter().filter(|a| **a).count(), 1, "{applied:?}");
     assert!(
         !lock_path.exists(),
@@ -837,16 +849,27 @@ fn a_usage_limit_ends_at_its_reset_with_one_resume_at_the_cron_door() {
     let state: Value =
         serde_json::from_str(&fs::read_to_string(sb.path("stall.json")).unwrap()).unwrap();
     assert!(state["waits"][&agent]["open"].is_object(), "{state}");
-    assert_eq!(settle(&log), "", "nothing typed while waiting");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed while waiting"
+    );
     // Within the margin (1m) after the reset: still nothing.
     let report = check_at("2027-01-01T05:43:30Z");
     assert_eq!(verdict(&report), ("waiting", "wait", false), "{report}");
-    assert_eq!(settle(&log), "", "never before the reset + margin");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "never before the reset + margin"
+    );
     // Past the reset and the margin (and before margin + --resume-check, 5m, when a person
     // would be asked), the agent still idle on the limit: one resume.
     let report = check_at("2027-01-01T05:44:30Z");
     assert_eq!(verdict(&report), ("waiting", "resume", true), "{report}");
-    assert_eq!(settle(&log), "continue\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "continue\n"
+    );
     // The next heartbeat does not type it again.
     let report = check_at("2027-01-01T05:46:00Z");
     assert_ne!(report["action"], "resume", "{report}");

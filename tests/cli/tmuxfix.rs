@@ -250,18 +250,20 @@ pub fn shell_caught_up(sb: &Sandbox, shell: &str) {
     });
 }
 
-/// Send a fake agent (its key log `log`) one last key, the unit separator (0x1f, which no
-/// test types and the agents only log), and wait until the log holds it: every key sent
-/// before it has been read by then. Returns the keys before the marker. The agent has one key
-/// more afterwards (and [`fake_agent`]'s a line more on its screen): the last look of a test,
-/// after the commands that type (a tick, `run continue`) have exited.
+/// Send a fake or scripted agent (its key log `log`) a marker key, the unit separator (0x1f,
+/// which no test types; the agents log it and draw nothing for it), and wait until the log
+/// holds it: every key sent before it has been read by then. Returns the keys received so
+/// far, markers left out: a wait for a condition, not a time (until session 9, a
+/// fixed 300 ms).
 pub fn agent_caught_up(sb: &Sandbox, target: &str, log: &Path) -> String {
+    let markers = |keys: &str| keys.matches('\u{1f}').count();
+    let before = markers(&keys_received(log));
     tmux_ok(sb, &["send-keys", "-t", target, "-H", "1f"]);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let keys = keys_received(log);
-        if let Some((before, _)) = keys.split_once('\u{1f}') {
-            return before.to_string();
+        if markers(&keys) > before {
+            return keys.replace('\u{1f}', "");
         }
         assert!(
             Instant::now() < deadline,
@@ -292,15 +294,6 @@ pub fn typed_after(sb: &Sandbox, target: &str, prompt: &str, erase: bool) -> Str
         wait_for(sb, target, "the marker erased", |s, _| between(s).is_none());
     }
     between(&screen).unwrap_or_default()
-}
-
-/// Give a program time to react to keys it was sent, then return what it received. A fixed
-/// 300 ms: it can miss keys a loaded machine delivers late. A test's last look uses
-/// [`agent_caught_up`] instead; `settle` stays where the test goes on with the agent, whose
-/// screen the marker key would change.
-pub fn settle(log: &Path) -> String {
-    std::thread::sleep(Duration::from_millis(300));
-    keys_received(log)
 }
 
 /// A scripted fake agent (tests/fixtures/agents/scripted-agent.py) as "claude", moving

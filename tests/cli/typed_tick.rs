@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::tmuxfix::{fake_agent, press, scripted_agent, settle, tmux, wait_for};
+use crate::tmuxfix::{fake_agent, press, scripted_agent, tmux, wait_for};
 use crate::util::{Sandbox, json_lines, with_stdin};
 
 const SAFE: &str = "tests/fixtures/panes/claude-code/permission-bash-safe.txt";
@@ -239,7 +239,7 @@ fn a_harmless_prompt_the_hooks_do_not_report_is_not_answered() {
     let event = tick_at(&sb, "2027-03-01T10:00:02Z", &[]);
     assert_eq!(event["decision"], "escalate", "{event}");
     assert_eq!(
-        settle(&log),
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
         "",
         "a prompt the channels disagree on is never answered"
     );
@@ -299,7 +299,10 @@ fn an_idle_agent_past_compact_at_gets_one_compact_per_crossing() {
     let event = tick_at(&sb, "2027-03-01T10:00:03Z", &[]);
     assert_eq!(event["decision"], "compact", "{event}");
     assert!(event["reasons"].to_string().contains("compact"), "{event}");
-    assert_eq!(settle(&log), "/compact\n");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "/compact\n"
+    );
     // Still idle and still at 72%: not typed again.
     hook_event(&sb, &agent, "session/07-Stop.json", "2027-03-01T10:00:04Z");
     let event = tick_at(&sb, "2027-03-01T10:00:05Z", &[]);
@@ -470,7 +473,11 @@ fn compactions_the_hooks_report_count_against_max_compactions() {
         event["reasons"].to_string().contains("no /compact typed"),
         "{event}"
     );
-    assert_eq!(settle(&log), "", "nothing typed");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &agent, &log),
+        "",
+        "nothing typed"
+    );
     // The agent compacts by itself a second time: the iteration reached the limit.
     hook_event(
         &sb,
@@ -587,7 +594,10 @@ fn a_permission_autoctl_answered_is_read_from_the_hooks_while_the_tool_runs() {
     let event = tick_at(&sb, "2027-03-01T10:00:22Z", &[]);
     assert_eq!(event["decision"], "answer", "{event}");
     assert_eq!(event["state"]["source"], "hook", "{event}");
-    assert!(!settle(&log).is_empty(), "the answer was typed");
+    assert!(
+        !crate::tmuxfix::agent_caught_up(&sb, &agent, &log).is_empty(),
+        "the answer was typed"
+    );
     // The agent goes on with the tool (its screen shows it working).
     press(&sb, &agent, &["Enter"]);
     wait_for(&sb, &agent, "the working screen", |screen, _| {

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::run_tick::task;
-use crate::tmuxfix::{scripted_agent, settle, tmux};
+use crate::tmuxfix::{scripted_agent, tmux};
 use crate::util::{Sandbox, json_lines, one_stderr_line, stdout};
 
 /// A real capture of Claude Code 2.1.332 (the release the live tier runs).
@@ -118,7 +118,11 @@ fn an_agent_that_gave_up_on_a_529_is_resumed_once_after_its_backoff() {
         assert_eq!(events[0]["run"]["wait"]["kind"], "gave-up", "{}", events[0]);
         assert_eq!(events[0]["run"]["quota_waiting"], true);
     }
-    assert_eq!(settle(&keys), "", "nothing typed before the backoff");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "nothing typed before the backoff"
+    );
     let events = tick(
         &sb,
         "gaveup",
@@ -127,7 +131,10 @@ fn an_agent_that_gave_up_on_a_529_is_resumed_once_after_its_backoff() {
     );
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
     assert_eq!(events[0]["notify"][0]["event"], "resume", "{}", events[0]);
-    assert_eq!(settle(&keys), "continue\r");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r"
+    );
     // The agent works again: more ticks type nothing.
     for secs in [62, 90, 200, 400] {
         let events = tick(
@@ -138,7 +145,11 @@ fn an_agent_that_gave_up_on_a_529_is_resumed_once_after_its_backoff() {
         );
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     }
-    assert_eq!(settle(&keys), "continue\r", "exactly one resume");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r",
+        "exactly one resume"
+    );
     let report = status(&sb, "gaveup", &stamp(t0 + chrono::Duration::seconds(400)));
     assert_eq!(report["resumes"], 1, "{report}");
     // The 61 s of the wait did not count toward the timeout.
@@ -185,7 +196,11 @@ fn usage_limit_scenario(screen: &str, t0: &str, reset: &str) {
         &stamp(reset + chrono::Duration::seconds(30)),
         &[],
     );
-    assert_eq!(settle(&keys), "", "never before the reset + margin");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "never before the reset + margin"
+    );
     let events = tick(
         &sb,
         "limit",
@@ -193,7 +208,10 @@ fn usage_limit_scenario(screen: &str, t0: &str, reset: &str) {
         &[],
     );
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
-    assert_eq!(settle(&keys), "continue\r");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r"
+    );
     for secs in [90, 180, 600] {
         let events = tick(
             &sb,
@@ -203,7 +221,11 @@ fn usage_limit_scenario(screen: &str, t0: &str, reset: &str) {
         );
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     }
-    assert_eq!(settle(&keys), "continue\r", "one resume for one reset");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r",
+        "one resume for one reset"
+    );
     let report = status(&sb, "limit", &stamp(reset + chrono::Duration::seconds(600)));
     assert_eq!(report["status"], "running", "{report}");
     // Supervised time excludes the wait: minutes, not hours.
@@ -346,7 +368,7 @@ fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
         );
         assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     }
-    assert_eq!(settle(&keys), "");
+    assert_eq!(crate::tmuxfix::agent_caught_up(&sb, &target, &keys), "");
     let events = tick(
         &sb,
         "wedged",
@@ -363,7 +385,11 @@ fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
         "{}",
         events[0]
     );
-    assert_eq!(settle(&keys), "\u{1b}", "one Esc");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "\u{1b}",
+        "one Esc"
+    );
     let events = tick(
         &sb,
         "wedged",
@@ -371,7 +397,10 @@ fn a_wedged_stream_gets_one_esc_then_the_resume_at_the_idle_prompt() {
         &[],
     );
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
-    assert_eq!(settle(&keys), "\u{1b}continue\r");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "\u{1b}continue\r"
+    );
     let report = status(&sb, "wedged", &stamp(t0 + chrono::Duration::minutes(11)));
     assert_eq!(report["recoveries_total"], 1, "{report}");
 }
@@ -877,7 +906,11 @@ fn a_banner_read_just_after_its_reset_is_that_reset_not_tomorrows() {
     assert_ne!(events[0]["decision"], "resume", "{}", events[0]);
     assert_ne!(events[0]["decision"], "escalate", "{}", events[0]);
     assert!(events[0]["run"]["wait"].is_null(), "{}", events[0]);
-    assert_eq!(settle(&keys), "\r", "only the test's own Enter");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "\r",
+        "only the test's own Enter"
+    );
 
     // The automatic continue cancelled, read just after the reset: resumed once.
     let (target, keys) = scripted_agent(
@@ -891,7 +924,10 @@ fn a_banner_read_just_after_its_reset_is_that_reset_not_tomorrows() {
     start(&sb, "cancelled", &target, "2026-11-26T12:51:30Z", &[]);
     let events = tick(&sb, "cancelled", "2026-11-26T12:51:30Z", &[]);
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
-    assert_eq!(settle(&keys), "continue\r");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r"
+    );
     // An hour and more after it, the same words are a limit a day away: escalated.
     let (target, _keys) = scripted_agent(&sb, "late", &[&fixture("quota-auto-continue-cancelled")]);
     start(&sb, "late", &target, "2026-11-26T13:51:00Z", &[]);
@@ -1040,7 +1076,7 @@ fn run_watch_resumes_at_the_reset_not_at_the_next_heartbeat() {
         .status();
     watcher.wait().unwrap();
     assert_eq!(
-        settle(&keys),
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
         "continue\r",
         "resumed once, before the heartbeat"
     );
@@ -1149,7 +1185,11 @@ fn a_stop_failure_the_hooks_recorded_is_resumed_once_after_its_backoff() {
         "{}",
         events[0]
     );
-    assert_eq!(settle(&keys), "", "not before the backoff");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "",
+        "not before the backoff"
+    );
     let events = tick(
         &sb,
         "failed",
@@ -1157,7 +1197,10 @@ fn a_stop_failure_the_hooks_recorded_is_resumed_once_after_its_backoff() {
         &[],
     );
     assert_eq!(events[0]["decision"], "resume", "{}", events[0]);
-    assert_eq!(settle(&keys), "continue\r");
+    assert_eq!(
+        crate::tmuxfix::agent_caught_up(&sb, &target, &keys),
+        "continue\r"
+    );
     // The agent works again: no second resume.
     for secs in [100, 200, 400] {
         let events = tick(
