@@ -50,19 +50,20 @@ impl Parsed<'_> {
     }
 }
 
-/// A flag a [`Spec`] does not list (or one given without its value), as the command wrote
-/// it (`-z`, `--all=x`, `--max-count without its value`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unlisted(pub String);
-
-impl std::fmt::Display for Unlisted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The first flag of an argument list that its [`Spec`] does not read, as the command wrote
+/// it (printed after the program's name: "ls -z is not a listed flag").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    /// A flag the spec does not list (`-z`, `--al`, `--color`, `--all=x`).
+    #[error("{0}")]
+    Unlisted(String),
+    /// A flag that takes a value, last in the list (`--max-count`).
+    #[error("{0} without its value")]
+    NoValue(String),
 }
 
 /// Read `args` against `spec`; the error names the first flag the spec does not list.
-pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Unlisted> {
+pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, FlagError> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while i < args.len() {
@@ -103,13 +104,13 @@ fn value_of<'a>(
     given: Option<&'a str>,
     args: &'a [String],
     i: &mut usize,
-) -> Result<&'a str, Unlisted> {
+) -> Result<&'a str, FlagError> {
     if let Some(value) = given {
         return Ok(value);
     }
     let next = args
         .get(*i)
-        .ok_or_else(|| Unlisted(format!("{flag} without its value")))?;
+        .ok_or_else(|| FlagError::NoValue(flag.to_string()))?;
     *i += 1;
     Ok(next.as_str())
 }
@@ -122,7 +123,7 @@ fn long<'a>(
     args: &'a [String],
     i: &mut usize,
     parsed: &mut Parsed<'a>,
-) -> Result<(), Unlisted> {
+) -> Result<(), FlagError> {
     let (name, value) = match body.split_once('=') {
         Some((name, value)) => (name, Some(value)),
         None => (body, None),
@@ -138,7 +139,7 @@ fn long<'a>(
     {
         parsed.values.push((flag, value));
     } else {
-        return Err(Unlisted(format!("--{body}")));
+        return Err(FlagError::Unlisted(format!("--{body}")));
     }
     Ok(())
 }
@@ -151,7 +152,7 @@ fn short_cluster<'a>(
     args: &'a [String],
     i: &mut usize,
     parsed: &mut Parsed<'a>,
-) -> Result<(), Unlisted> {
+) -> Result<(), FlagError> {
     if spec.numeric && body.bytes().all(|b| b.is_ascii_digit()) {
         parsed.values.push(("-n".to_string(), body));
         return Ok(());
@@ -167,7 +168,7 @@ fn short_cluster<'a>(
         if spec.short.contains(letter) {
             parsed.flags.push(format!("-{letter}"));
         } else {
-            return Err(Unlisted(format!("-{letter}")));
+            return Err(FlagError::Unlisted(format!("-{letter}")));
         }
     }
     Ok(())
@@ -207,10 +208,24 @@ mod tests {
         assert_eq!(parsed.operands, ["src"]);
         assert_eq!(parsed.values_of("--sort").collect::<Vec<_>>(), ["size"]);
         assert_eq!(parsed.values_of("-I").collect::<Vec<_>>(), ["foo"]);
-        assert_eq!(parse(&LS, &w(&["-lz"])).unwrap_err().0, "-z");
-        assert_eq!(parse(&LS, &w(&["--al"])).unwrap_err().0, "--al");
-        assert_eq!(parse(&LS, &w(&["--color"])).unwrap_err().0, "--color");
-        assert_eq!(parse(&LS, &w(&["--all=x"])).unwrap_err().0, "--all=x");
+        let unlisted = |flag: &str| FlagError::Unlisted(flag.to_string());
+        assert_eq!(parse(&LS, &w(&["-lz"])).unwrap_err(), unlisted("-z"));
+        assert_eq!(parse(&LS, &w(&["--al"])).unwrap_err(), unlisted("--al"));
+        assert_eq!(
+            parse(&LS, &w(&["--color"])).unwrap_err(),
+            unlisted("--color")
+        );
+        assert_eq!(
+            parse(&LS, &w(&["--all=x"])).unwrap_err(),
+            unlisted("--all=x")
+        );
+        let no_value = parse(&LS, &w(&["-l", "--sort"])).unwrap_err();
+        assert_eq!(no_value, FlagError::NoValue("--sort".to_string()));
+        assert_eq!(no_value.to_string(), "--sort without its value");
+        assert_eq!(
+            parse(&LS, &w(&["-I"])).unwrap_err().to_string(),
+            "-I without its value"
+        );
         let args = w(&["--", "-rf"]);
         let after = parse(&LS, &args).unwrap();
         assert_eq!(after.operands, ["-rf"]);

@@ -64,7 +64,7 @@ impl Form {
         };
         let parsed = match argv::parse(&spec, rest) {
             Ok(parsed) => parsed,
-            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag.0),
+            Err(flag) if self.refuses_unlisted => return Reading::Refused(flag.to_string()),
             Err(_) => return Reading::NoForm,
         };
         let given = |flag: &&str| parsed.has(flag) || parsed.values_of(flag).next().is_some();

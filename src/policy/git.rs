@@ -121,7 +121,7 @@ fn own_repository(elsewhere: bool, line: &Line<'_>) -> Result<(), Blocked> {
 }
 
 fn parse<'a>(sub: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
-    argv::parse(spec, args).map_err(|flag| unlisted(sub, &flag.0))
+    argv::parse(spec, args).map_err(|flag| unlisted(sub, &flag.to_string()))
 }
 
 /// The inspections: `None` when `sub` is not one. The flags of each are

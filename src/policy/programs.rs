@@ -346,7 +346,7 @@ pub fn awk_writes(program: &str) -> bool {
 /// `/re/`, `\%re%`, `first~step`, `addr,+N`), `!`, and `{ … }` blocks; anything else —
 /// `w FILE`, `r FILE`, `e CMD`, `s///w` or `s///e`, labels, text commands — is not read,
 /// so not harmless.
-fn sed_script(script: &str) -> Result<(), NotPrinting> {
+fn sed_script(script: &str) -> Result<(), SedPart> {
     let mut sed = SedReader {
         s: script.chars().collect(),
         i: 0,
@@ -358,9 +358,7 @@ fn sed_script(script: &str) -> Result<(), NotPrinting> {
             break;
         };
         if c == '}' {
-            depth = depth
-                .checked_sub(1)
-                .ok_or_else(|| NotPrinting("a } without {".to_string()))?;
+            depth = depth.checked_sub(1).ok_or(SedPart::CloseWithoutOpen)?;
             sed.i += 1;
             continue;
         }
@@ -371,19 +369,41 @@ fn sed_script(script: &str) -> Result<(), NotPrinting> {
         }
     }
     if depth > 0 {
-        return Err(NotPrinting("a { without }".to_string()));
+        return Err(SedPart::OpenWithoutClose);
     }
     Ok(())
 }
 
-/// What in a sed script is not printing (`the sed command w`, `s///e`), as a refusal says it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotPrinting(pub String);
-
-impl std::fmt::Display for NotPrinting {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The part of a sed script that makes it more than a printing script (printed as "sed:
+/// PART is not in a printing script").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SedPart {
+    #[error("a {0} inside brackets")]
+    DelimiterInBrackets(char),
+    #[error("a newline inside a pattern")]
+    NewlineInPattern,
+    #[error("an unterminated pattern")]
+    UnterminatedPattern,
+    #[error("a \\ at the end")]
+    BackslashAtEnd,
+    #[error("a bad address delimiter")]
+    BadAddressDelimiter,
+    #[error("a }} without {{")]
+    CloseWithoutOpen,
+    #[error("an address without a command")]
+    NoCommand,
+    #[error("an unterminated s")]
+    UnterminatedS,
+    #[error("{0} with a bad delimiter")]
+    BadDelimiter(char),
+    #[error("s///{0}")]
+    SFlag(char),
+    #[error("the sed command {0}")]
+    Command(char),
+    #[error("{0} after a command")]
+    AfterCommand(char),
+    #[error("a {{ without }}")]
+    OpenWithoutClose,
 }
 
 /// A sed script read one character at a time, for [`sed_script`].
@@ -414,7 +434,7 @@ impl SedReader {
 
     /// Text up to the unescaped delimiter `d`; the reading point ends past it. A delimiter
     /// inside a bracket expression is refused: seds differ on where it ends.
-    fn delimited(&mut self, d: char) -> Result<(), NotPrinting> {
+    fn delimited(&mut self, d: char) -> Result<(), SedPart> {
         let mut in_bracket = false;
         while let Some(c) = self.peek() {
             if c == '\\' {
@@ -428,21 +448,21 @@ impl SedReader {
             }
             if c == d {
                 if in_bracket {
-                    return Err(NotPrinting(format!("a {d} inside brackets")));
+                    return Err(SedPart::DelimiterInBrackets(d));
                 }
                 self.i += 1;
                 return Ok(());
             }
             if c == '\n' {
-                return Err(NotPrinting("a newline inside a pattern".to_string()));
+                return Err(SedPart::NewlineInPattern);
             }
             self.i += 1;
         }
-        Err(NotPrinting("an unterminated pattern".to_string()))
+        Err(SedPart::UnterminatedPattern)
     }
 
     /// One address: `$`, `/re/`, `\%re%` (with `I`/`M` flags), `N` or `first~step`.
-    fn address(&mut self) -> Result<(), NotPrinting> {
+    fn address(&mut self) -> Result<(), SedPart> {
         let Some(c) = self.peek() else {
             return Ok(());
         };
@@ -454,12 +474,9 @@ impl SedReader {
                 self.skip_while(|c| matches!(c, 'I' | 'M'));
             }
             '\\' => {
-                let d = *self
-                    .s
-                    .get(self.i + 1)
-                    .ok_or_else(|| NotPrinting("a \\ at the end".to_string()))?;
+                let d = *self.s.get(self.i + 1).ok_or(SedPart::BackslashAtEnd)?;
                 if d == '\n' || d == '\\' {
-                    return Err(NotPrinting("a bad address delimiter".to_string()));
+                    return Err(SedPart::BadAddressDelimiter);
                 }
                 self.i += 2;
                 self.delimited(d)?;
@@ -478,7 +495,7 @@ impl SedReader {
     }
 
     /// An address or a range (`addr,addr`, `addr,+N`, `addr,~N`), then blanks and `!`.
-    fn addresses(&mut self) -> Result<(), NotPrinting> {
+    fn addresses(&mut self) -> Result<(), SedPart> {
         self.address()?;
         if self.at(",") {
             self.i += 1;
@@ -494,19 +511,17 @@ impl SedReader {
     }
 
     /// One command: one of [`SED_COMMANDS`] (an `s` with only [`SED_S_FLAGS`]), or `{`.
-    fn command(&mut self) -> Result<char, NotPrinting> {
+    fn command(&mut self) -> Result<char, SedPart> {
         let Some(command) = self.peek() else {
-            return Err(NotPrinting("an address without a command".to_string()));
+            return Err(SedPart::NoCommand);
         };
         self.i += 1;
         match command {
             '{' => {}
             's' | 'y' => {
-                let d = self
-                    .peek()
-                    .ok_or_else(|| NotPrinting("an unterminated s".to_string()))?;
+                let d = self.peek().ok_or(SedPart::UnterminatedS)?;
                 if d == '\\' || d == '\n' {
-                    return Err(NotPrinting(format!("{command} with a bad delimiter")));
+                    return Err(SedPart::BadDelimiter(command));
                 }
                 self.i += 1;
                 self.delimited(d)?;
@@ -514,7 +529,7 @@ impl SedReader {
                 if command == 's' {
                     while let Some(flag) = self.peek().filter(|c| !";\n} \t".contains(*c)) {
                         if !SED_S_FLAGS.iter().any(|f| f.starts_with(flag)) {
-                            return Err(NotPrinting(format!("s///{flag}")));
+                            return Err(SedPart::SFlag(flag));
                         }
                         self.i += 1;
                     }
@@ -525,18 +540,16 @@ impl SedReader {
                 self.skip_while(|c| c.is_ascii_digit() || c == ' ');
             }
             c if SED_COMMANDS.contains(&c.to_string().as_str()) => {}
-            c => return Err(NotPrinting(format!("the sed command {c}"))),
+            c => return Err(SedPart::Command(c)),
         }
         Ok(command)
     }
 
     /// A command ends at `;`, a newline, `}` or the end.
-    fn command_end(&mut self) -> Result<(), NotPrinting> {
+    fn command_end(&mut self) -> Result<(), SedPart> {
         self.skip_while(|c| matches!(c, ' ' | '\t'));
         match self.peek() {
-            Some(c) if !matches!(c, ';' | '\n' | '}') => {
-                Err(NotPrinting(format!("{c} after a command")))
-            }
+            Some(c) if !matches!(c, ';' | '\n' | '}') => Err(SedPart::AfterCommand(c)),
             _ => Ok(()),
         }
     }
@@ -1210,4 +1223,53 @@ fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Bl
         }
     }
     Ok("runner")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each part of a sed script that is not printing is its own kind, printed as before.
+    #[test]
+    fn a_sed_script_that_does_more_than_print_names_the_part() {
+        for (script, part, printed) in [
+            (
+                "s/[/]/x/",
+                SedPart::DelimiterInBrackets('/'),
+                "a / inside brackets",
+            ),
+            (
+                "/a\nb/p",
+                SedPart::NewlineInPattern,
+                "a newline inside a pattern",
+            ),
+            (
+                "s/a/b",
+                SedPart::UnterminatedPattern,
+                "an unterminated pattern",
+            ),
+            ("\\", SedPart::BackslashAtEnd, "a \\ at the end"),
+            (
+                "\\\\a\\p",
+                SedPart::BadAddressDelimiter,
+                "a bad address delimiter",
+            ),
+            ("}", SedPart::CloseWithoutOpen, "a } without {"),
+            ("1,2", SedPart::NoCommand, "an address without a command"),
+            ("s", SedPart::UnterminatedS, "an unterminated s"),
+            (
+                "y\\a\\b\\",
+                SedPart::BadDelimiter('y'),
+                "y with a bad delimiter",
+            ),
+            ("s/a/b/w", SedPart::SFlag('w'), "s///w"),
+            ("w out", SedPart::Command('w'), "the sed command w"),
+            ("p x", SedPart::AfterCommand('x'), "x after a command"),
+            ("1{p", SedPart::OpenWithoutClose, "a { without }"),
+        ] {
+            assert_eq!(sed_script(script), Err(part), "{script:?}");
+            assert_eq!(part.to_string(), printed);
+        }
+        assert_eq!(sed_script("1,20p; s/a/b/g; /x/{p;}"), Ok(()));
+    }
 }
