@@ -345,7 +345,8 @@ fn words(value: &Value, what: &str) -> Vec<String> {
 }
 
 /// The Rust text of a flag table (`short`, `short_valued`, `long`, `long_valued`, and
-/// `numeric`, `options_first` and `unknown_flags_are_text`, false when absent).
+/// `numeric`, `options_first`, `unknown_flags_are_text` and `single_dash_long`, false when
+/// absent, and `project_dirs` and `outputs`, none when absent).
 fn spec(table: &Value, what: &str) -> String {
     let text = |field: &str| -> String {
         table[field]
@@ -361,7 +362,7 @@ fn spec(table: &Value, what: &str) -> String {
         }
     };
     format!(
-        "Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {}, unknown_flags_are_text: {} }}",
+        "Spec {{ short: {:?}, short_valued: {:?}, long: &{:?}, long_valued: &{:?}, numeric: {}, options_first: {}, unknown_flags_are_text: {}, project_dirs: &{:?}, outputs: &{:?}, single_dash_long: {} }}",
         text("short"),
         text("short_valued"),
         words(&table["long"], &format!("{what}.long")),
@@ -369,6 +370,9 @@ fn spec(table: &Value, what: &str) -> String {
         flag("numeric"),
         flag("options_first"),
         flag("unknown_flags_are_text"),
+        words(&table["project_dirs"], &format!("{what}.project_dirs")),
+        words(&table["outputs"], &format!("{what}.outputs")),
+        flag("single_dash_long"),
     )
 }
 

@@ -113,9 +113,17 @@ if os.environ.get("LIST_PROBES"):
                  "push_refspec_refused_starts", "push_refspec_refused_parts", "current_branch_names",
                  "not_path_starts",
                  "remote_name_characters", "refspec_separators", "branch_ref_namespaces",
-                 "tag_ref_namespaces", "ref_namespaces", "commit_message_file_flags", "stdin_file_operands"]
+                 "tag_ref_namespaces", "ref_namespaces", "commit_message_file_flags", "stdin_file_operands",
+                 "make_flags", "make_count_flags", "make_directory_flags",
+                 "make_valued_prefixes", "find_valued_test_prefixes", "set_valued_letters",
+                 "report_flags", "report_directory_kinds"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
-             "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", ""}
+             "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", "",
+             "--prefix", "--dir", "-s", "-t", "--manifest-path", "discover", "html", "xml", "-newer", "-j"}
+    # go's flag table (Go's flag syntax) and its neighbours.
+    gotable = data["flag_tables"].get("go", {})
+    close.update(gotable.get("long", []) + gotable.get("long_valued", []))
+    close.update(["v", "race", "run", "o", "coverprofile", "exec", "toolexec", "modfile", "ldflags", "a", "work", "vrace"])
     for name in approving:
         close.update(data["lists"].get(name, {}).get("words", []))
     atemplates = ["jq '{w}' f.json", "jq -n '.{w}'", "jq {w} p.jq f.json", "jq -r{w} p.jq f.json",
@@ -137,7 +145,16 @@ if os.environ.get("LIST_PROBES"):
                   "git push origin {w}main", "git push origin {w}v1.0", "git push origin feature:{w}x",
                   "git push origin {w}x:feature", "git push origin {w}heads/x", "git push origin x{w}y{w}z",
                   "git commit {w} msg.txt", "git commit {w} .env", "git commit -F {w}", "git commit -m x {w}",
-                  "git commit {w}=msg.txt -a", "git commit -a{w} msg.txt", "git commit {w} - <<< x"]
+                  "git commit {w}=msg.txt -a", "git commit -a{w} msg.txt", "git commit {w} - <<< x",
+                  "make {w} 4 test", "make {w}4 test", "make {w} docs test", "make {w}docs test", "make {w}=4 test",
+                  "make {w} /tmp/x", "make -k {w}", "find . {w}mt x", "find . {w}xy x", "find . {w}m x", "find {w} . -print",
+                  "find . {w} ~/.ssh/x", "set -{w} pipefail", "set -e{w} pipefail", "set +{w} xtrace", "set -{w}",
+                  "pytest {w}=xml:src/main.py", "pytest {w}=html:src", "pytest {w} xml:build/c.xml",
+                  "pytest --cov-report={w}:src", "pytest --cov-report={w}:build/x", "pytest --cov-report={w}",
+                  "python3 -m unittest {w} /tmp/x", "python3 -m unittest {w} tests", "python3 -m unittest discover {w} ../x",
+                  "npm {w} /tmp/x test", "npm {w}=.git test", "pnpm {w} ../x build", "cargo test {w} /tmp/evil/Cargo.toml",
+                  "go test -{w} ./...", "go test --{w} ./...", "go build -{w}=x .", "go build -{w} bin/x .", "go test ./... -{w}",
+                  "go build -{w} src/main.go .", "go build -{w}=src/main.go .", "go vet -{w}=true ./...", "go test -{w}", "go {w} ./..."]
     close.update(["refs/notes/", "refs/remotes/", "--mess", "/", "@", "~"])
     for w in sorted(close):
         for tpl in atemplates:

@@ -22,6 +22,16 @@ pub struct Spec {
     pub options_first: bool,
     /// A word that is not all listed flags is an operand (echo prints `- item` and `-x`).
     pub unknown_flags_are_text: bool,
+    /// Valued flags whose value is a directory the program works in or reads code from
+    /// (`npm --prefix`, `python -m unittest -s`): inside the project, never sensitive.
+    pub project_dirs: &'static [&'static str],
+    /// Valued flags whose value is a file a runner writes (`go build -o`): a new file or one
+    /// in a build directory, never a source.
+    pub outputs: &'static [&'static str],
+    /// Go's flag syntax: every flag is a long one, with one dash or two (`-run`, `--run`,
+    /// both read as `-run`), a value after `=` or in the next word, no clusters; a lone `-`
+    /// or `--` is a flag no table lists.
+    pub single_dash_long: bool,
 }
 
 /// An argument list read against a [`Spec`].
@@ -69,6 +79,10 @@ pub fn parse<'a>(spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, FlagErro
     while i < args.len() {
         let arg = args[i].as_str();
         i += 1;
+        if spec.single_dash_long && arg.starts_with('-') {
+            single_dash_long(spec, arg, args, &mut i, &mut parsed)?;
+            continue;
+        }
         if arg == "--" {
             parsed.operands.extend(args[i..].iter().map(String::as_str));
             break;
@@ -144,6 +158,32 @@ fn long<'a>(
     Ok(())
 }
 
+/// A flag in Go's syntax (`-name`, `--name`, `-name=VALUE`, `-name VALUE`), recorded as
+/// `-name`; an unlisted one is named as written.
+fn single_dash_long<'a>(
+    spec: &Spec,
+    arg: &'a str,
+    args: &'a [String],
+    i: &mut usize,
+    parsed: &mut Parsed<'a>,
+) -> Result<(), FlagError> {
+    let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+    let (name, value) = match body.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (body, None),
+    };
+    let flag = format!("-{name}");
+    if spec.long_valued.contains(&name) {
+        let value = value_of(&flag, value, args, i)?;
+        parsed.values.push((flag, value));
+    } else if value.is_none() && spec.long.contains(&name) {
+        parsed.flags.push(flag);
+    } else {
+        return Err(FlagError::Unlisted(arg.to_string()));
+    }
+    Ok(())
+}
+
 /// A cluster of short flags (`body` is after the `-`): a count (`-20`, with `numeric`), or
 /// letters, the first that takes a value taking the rest of the cluster or the next argument.
 fn short_cluster<'a>(
@@ -190,6 +230,9 @@ mod tests {
         numeric: false,
         options_first: false,
         unknown_flags_are_text: false,
+        project_dirs: &[],
+        outputs: &[],
+        single_dash_long: false,
     };
 
     #[test]
@@ -229,6 +272,33 @@ mod tests {
         let args = w(&["--", "-rf"]);
         let after = parse(&LS, &args).unwrap();
         assert_eq!(after.operands, ["-rf"]);
+    }
+
+    #[test]
+    fn go_s_flags_take_one_dash_or_two_and_no_clusters() {
+        let go = Spec {
+            long: &["v", "race"],
+            long_valued: &["run", "o"],
+            single_dash_long: true,
+            ..Spec::default()
+        };
+        let args = w(&["-v", "--race", "./...", "-run=X", "--o", "bin/app"]);
+        let parsed = parse(&go, &args).unwrap();
+        assert!(parsed.has("-v") && parsed.has("-race"));
+        assert_eq!(parsed.values_of("-run").collect::<Vec<_>>(), ["X"]);
+        assert_eq!(parsed.values_of("-o").collect::<Vec<_>>(), ["bin/app"]);
+        assert_eq!(parsed.operands, ["./..."]);
+        let unlisted = |flag: &str| FlagError::Unlisted(flag.to_string());
+        for (arg, error) in [
+            ("-vrace", unlisted("-vrace")),
+            ("-v=true", unlisted("-v=true")),
+            ("--exec=/tmp/x", unlisted("--exec=/tmp/x")),
+            ("-", unlisted("-")),
+            ("--", unlisted("--")),
+            ("--run", FlagError::NoValue("-run".to_string())),
+        ] {
+            assert_eq!(parse(&go, &w(&[arg])).unwrap_err(), error, "{arg}");
+        }
     }
 
     #[test]

@@ -16,17 +16,20 @@
 //! - `runner_tools`: each test runner, linter and formatter's flags, subcommands and what its
 //!   operands are (files it rewrites, tests it runs, files it reads), with examples;
 //! - `flag_tables`: the flags of cargo (and of its test, clippy and fmt arguments after
-//!   `--`), of npm/pnpm/yarn, of `python -m unittest`, and of every git subcommand a rule
-//!   reads (with what a git inspection's operands are), each with examples;
+//!   `--`), of npm/pnpm/yarn, of `python -m unittest`, of go (in Go's flag syntax), and of
+//!   every git subcommand a rule reads (with what a git inspection's operands are), with the
+//!   flags whose value must be a directory of the project or is a runner's output, each
+//!   with examples;
 //! - `secret_names` and `sensitive_names`: the path components that are secrets (never
 //!   read) or that no write may touch, each with the reason a refusal gives, and examples
 //!   refused for that reason beside neighbours approved;
 //! - `lists`: word lists, each saying what it is and with examples it decides one way
 //!   (`match_is`) and neighbours decided the other: runner targets, script subcommands,
-//!   risky script words, interpreters and their flags, cargo's and go's subcommands, go's and
-//!   make's flags, `npx` programs, `python -m` modules, default branches, what `git push`
-//!   reads (a remote's characters, the refspec's `:`, the ref namespaces), commit's message
-//!   file flags, system directories,
+//!   risky script words, interpreters and their flags, cargo's and go's subcommands, make's
+//!   flags (its count, directory and `=VALUE` ones), `set`'s and find's words, the report
+//!   flags and their directory kinds, `npx` programs, `python -m` modules, default branches,
+//!   what `git push` reads (a remote's characters, the refspec's `:`, the ref namespaces),
+//!   commit's message file flags, system directories,
 //!   read-only roots and files, build directories, source extensions and names, dependency
 //!   directories, the names a secret may have, and the programs whose `--version` is
 //!   harmless; and the words the destructive set's reading of a whole line uses

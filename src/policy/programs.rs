@@ -21,28 +21,32 @@
 //! Anything else — an unknown program, a flag not listed, a target not listed — is not
 //! harmless. Every flag list, subcommand list and word list named here is data in
 //! `rules/policy.json` ([`super::data`]) — jq's refused words and program-file flags, find's
-//! leading options and the tests that read a file, `set`'s letters and `-o` names, the
-//! interpreter families and their flags, the run wrappers, the flags that read a file or give
-//! a search's pattern, what a path operand may not start with (`less +CMD`) — and so are the
+//! leading options, the tests that read a file and the `-newerXY` ones, `set`'s letters, the
+//! one taking a value and its `-o` names, make's count, directory and `=VALUE` flags, the
+//! report flags (`--cov-report`) and the kinds that write a directory, the flags whose value
+//! must be a directory of the project, the interpreter families and their flags, the run
+//! wrappers, the flags that read a file or give a search's pattern, what a path operand may
+//! not start with (`less +CMD`) — and so are the
 //! spellings of npm's, pnpm's and yarn's subcommands, cargo's `+toolchain`,
 //! `--version`/`--help`, `command -v`, `date +FORMAT`, `tee /dev/null`, `tee -a` and `cp -n`
 //! (`argument_forms`, read by [`super::forms`]); how each program's operands are read is here.
 
-use super::argv::{self, Parsed, Spec};
+use super::argv::{self, FlagError, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
-    FILE_READING_FLAGS, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TESTS,
-    FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP,
-    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_FLAGS,
-    GO_OUTPUT_FLAGS, GO_SUBCOMMANDS, GO_VALUED_FLAGS, JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS,
-    JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_FLAGS, NODE_FLAGS, NODE_INTERPRETERS,
+    FILE_READING_FLAGS, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS,
+    FIND_VALUED_TEST_PREFIXES, FIND_VALUED_TESTS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS,
+    FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_GO, FLAGS_MKDIR,
+    FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_SUBCOMMANDS,
+    JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS, JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_COUNT_FLAGS,
+    MAKE_DIRECTORY_FLAGS, MAKE_FLAGS, MAKE_VALUED_PREFIXES, NODE_FLAGS, NODE_INTERPRETERS,
     NOT_PATH_STARTS, NPX_PROGRAMS, Operands, PATTERN_FLAGS, PATTERNLESS_FLAGS, PERL_RUBY_FLAGS,
     PERL_RUBY_INTERPRETERS, PYTHON_FLAGS, PYTHON_INTERPRETERS, PYTHON_LEADING_FLAGS,
-    PYTHON_MODULES, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS, RUN_WRAPPERS, RUNNER_TARGETS,
-    SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS, SED_S_FLAGS, SET_LETTERS,
-    SET_O_OPTIONS, SHELL_FLAGS, SHELL_INTERPRETERS, SHELL_O_OPTIONS, ToolOperands, argument_forms,
-    read_only_program, runner_tool,
+    PYTHON_MODULES, REPORT_DIRECTORY_KINDS, REPORT_FLAGS, RISKY_SCRIPT_WORDS, RUN_WRAPPER_FLAGS,
+    RUN_WRAPPERS, RUNNER_TARGETS, SCRIPT_ARGUMENT_FLAGS, SCRIPT_SUBCOMMANDS, SED_COMMANDS,
+    SED_S_FLAGS, SET_LETTERS, SET_O_OPTIONS, SET_VALUED_LETTERS, SHELL_FLAGS, SHELL_INTERPRETERS,
+    SHELL_O_OPTIONS, ToolOperands, argument_forms, read_only_program, runner_tool,
 };
 use super::forms::{self, Reading};
 use super::git;
@@ -113,6 +117,27 @@ fn only_formed(entry: &str, name: &str, args: &[String]) -> Result<(), Blocked> 
 
 fn unlisted_flag(name: &str, flag: &dyn std::fmt::Display) -> Blocked {
     Blocked::new("", format!("{name} {flag} is not a listed flag"))
+}
+
+/// The values of the spec's `outputs` flags, in the order given: each a runner's output.
+fn outputs(spec: &Spec, parsed: &Parsed<'_>, line: &Line<'_>) -> Result<(), Blocked> {
+    for (flag, value) in &parsed.values {
+        if spec.outputs.contains(&flag.as_str()) {
+            line.output(value)?;
+        }
+    }
+    Ok(())
+}
+
+/// The values of the spec's `project_dirs` flags, in the table's order: each a directory
+/// inside the project.
+fn project_dirs(spec: &Spec, parsed: &Parsed<'_>, line: &Line<'_>) -> Result<(), Blocked> {
+    for flag in spec.project_dirs {
+        for dir in parsed.values_of(flag) {
+            line.project_dir(dir)?;
+        }
+    }
+    Ok(())
 }
 
 fn parse<'a>(name: &str, spec: &Spec, args: &'a [String]) -> Result<Parsed<'a>, Blocked> {
@@ -563,9 +588,10 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
     while i < args.len() && FIND_LEADING_OPTIONS.contains(&args[i].as_str()) {
         i += 1;
     }
+    // The starting points end at the first test, option or operator (`(`, `!`).
     while i < args.len() {
         let arg = args[i].as_str();
-        if arg.starts_with('-') || arg == "(" || arg == "!" || arg == ")" || arg == "," {
+        if arg.starts_with('-') || FIND_TESTS.contains(&arg) {
             break;
         }
         line.read(arg)?;
@@ -579,7 +605,10 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
         let arg = args[i].as_str();
         if FIND_TESTS.contains(&arg) {
             i += 1;
-        } else if FIND_VALUED_TESTS.contains(&arg) || (arg.starts_with("-newer") && arg.len() == 8)
+        } else if FIND_VALUED_TESTS.contains(&arg)
+            || FIND_VALUED_TEST_PREFIXES
+                .iter()
+                .any(|p| arg.strip_prefix(p).is_some_and(|xy| xy.len() == 2))
         {
             if i + 1 >= args.len() {
                 return Err(Blocked::new("", format!("find {arg} without its value")));
@@ -620,7 +649,8 @@ fn set(args: &[String]) -> Result<(), Blocked> {
         }
         let listed = |c: char| SET_LETTERS.iter().any(|l| l.len() == 1 && l.starts_with(c));
         if body.chars().all(listed) {
-            if body.contains('o') {
+            let valued = |c: char| SET_VALUED_LETTERS.iter().any(|l| l.starts_with(c));
+            if let Some(letter) = body.chars().find(|c| valued(*c)) {
                 i += 1;
                 if !args
                     .get(i)
@@ -628,7 +658,7 @@ fn set(args: &[String]) -> Result<(), Blocked> {
                 {
                     return Err(Blocked::new(
                         "",
-                        "set -o takes pipefail, errexit, nounset or xtrace",
+                        format!("set -{letter} takes {}", either(SET_O_OPTIONS)),
                     ));
                 }
             }
@@ -641,6 +671,15 @@ fn set(args: &[String]) -> Result<(), Blocked> {
         }
     }
     Ok(())
+}
+
+/// `a, b or c`.
+fn either(words: &[&str]) -> String {
+    match words.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// `command -v NAME`: where a program is.
@@ -779,9 +818,7 @@ fn cargo_own(sub: &str, parsed: &Parsed<'_>, line: &Line<'_>) -> Result<(), Bloc
     for dir in parsed.values_of("--target-dir") {
         line.write(dir, true)?;
     }
-    for manifest in parsed.values_of("--manifest-path") {
-        line.project_dir(manifest)?;
-    }
+    project_dirs(&FLAGS_CARGO, parsed, line)?;
     // Test names filter tests; other operands are not listed.
     let test_filter = sub == "test" && parsed.operands.len() <= 1;
     if !(parsed.operands.is_empty() || test_filter) {
@@ -829,13 +866,7 @@ fn node_package_manager(
 ) -> Result<&'static str, Blocked> {
     let (own, after) = split_at_dashes(args);
     let parsed = parse(name, &FLAGS_PACKAGE_MANAGER, own)?;
-    for dir in parsed
-        .values_of("--prefix")
-        .chain(parsed.values_of("--dir"))
-        .chain(parsed.values_of("-C"))
-    {
-        line.project_dir(dir)?;
-    }
+    project_dirs(&FLAGS_PACKAGE_MANAGER, &parsed, line)?;
     let operands = parsed.operands.as_slice();
     let ok = argument_forms(name).is_some_and(|forms| forms::holds_for(forms, name, operands));
     if !ok {
@@ -896,6 +927,8 @@ fn npx(args: &[String], line: &Line<'_>, stdin_fed: bool) -> Result<&'static str
 
 /// `make` with a listed target or none; `-C DIR` inside the project.
 fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
+    // A count, as `-j` takes one (make reads none as no limit).
+    let count = |n: &str| n.bytes().all(|b| b.is_ascii_digit());
     let mut targets = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -903,23 +936,21 @@ fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
         i += 1;
         match arg {
             _ if MAKE_FLAGS.contains(&arg) => {
-                if arg == "-j"
-                    && args
-                        .get(i)
-                        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-                {
+                if MAKE_COUNT_FLAGS.contains(&arg) && args.get(i).is_some_and(|n| count(n)) {
                     i += 1;
                 }
             }
-            "-C" | "--directory" => {
+            _ if MAKE_DIRECTORY_FLAGS.contains(&arg) => {
                 let Some(dir) = args.get(i) else {
                     return Err(Blocked::new("", "make -C without a directory"));
                 };
                 line.project_dir(dir)?;
                 i += 1;
             }
-            _ if arg.starts_with("-j") && arg[2..].bytes().all(|b| b.is_ascii_digit()) => {}
-            _ if arg.starts_with("--jobs=") => {}
+            _ if MAKE_COUNT_FLAGS
+                .iter()
+                .any(|flag| arg.strip_prefix(flag).is_some_and(count)) => {}
+            _ if MAKE_VALUED_PREFIXES.iter().any(|p| arg.starts_with(p)) => {}
             _ if arg.starts_with('-') => {
                 return Err(Blocked::new("", format!("make {arg} is not a listed flag")));
             }
@@ -938,7 +969,8 @@ fn make(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     Ok("runner")
 }
 
-/// `go build|test|vet` with listed flags; `-o` and profiles write inside the project.
+/// `go build|test|vet` with the flags of `flag_tables.go` (Go's flag syntax); its
+/// `outputs` (`-o`, profiles) write a new file or one in a build directory.
 fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let Some(sub) = args.first() else {
         return Err(Blocked::new("", "go without a subcommand"));
@@ -952,38 +984,11 @@ fn go(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
             ),
         ));
     }
-    let mut i = 1;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        i += 1;
-        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
-            continue; // a package pattern
-        };
-        let (flag, value) = match body.split_once('=') {
-            Some((flag, value)) => (flag, Some(value)),
-            None => (body, None),
-        };
-        if GO_FLAGS.contains(&flag) && value.is_none() {
-            continue;
-        }
-        if GO_VALUED_FLAGS.contains(&flag) || GO_OUTPUT_FLAGS.contains(&flag) {
-            let value = match value {
-                Some(value) => value,
-                None => {
-                    let Some(next) = args.get(i) else {
-                        return Err(Blocked::new("", format!("go -{flag} without its value")));
-                    };
-                    i += 1;
-                    next.as_str()
-                }
-            };
-            if GO_OUTPUT_FLAGS.contains(&flag) {
-                line.output(value)?;
-            }
-            continue;
-        }
-        return Err(Blocked::new("", format!("go {arg} is not a listed flag")));
-    }
+    let parsed = argv::parse(&FLAGS_GO, &args[1..]).map_err(|error| match error {
+        FlagError::NoValue(flag) => Blocked::new("", format!("go {flag} without its value")),
+        FlagError::Unlisted(flag) => unlisted_flag("go", &flag),
+    })?;
+    outputs(&FLAGS_GO, &parsed, line)?;
     Ok("runner")
 }
 
@@ -1158,10 +1163,9 @@ fn project_script(name: &str, script: &str, line: &Line<'_>) -> Result<(), Block
 fn unittest(args: &[String], line: &Line<'_>) -> Result<&'static str, Blocked> {
     let parsed = parse("unittest", &FLAGS_UNITTEST, args)?;
     // Discovery imports every test module it finds: only the project's.
-    for dir in parsed.values_of("-s").chain(parsed.values_of("-t")) {
-        line.project_dir(dir)?;
-    }
-    for operand in parsed.operands.iter().skip_while(|o| **o == "discover") {
+    project_dirs(&FLAGS_UNITTEST, &parsed, line)?;
+    // `discover` and module names are words; a path is a directory or a test file.
+    for operand in &parsed.operands {
         if operand.contains('/') {
             line.project_dir(operand)?;
         }
@@ -1204,10 +1208,12 @@ fn tool(name: &str, args: &[String], line: &Line<'_>) -> Result<&'static str, Bl
     };
     let parsed = parse(name, &spec, args)?;
     // `--cov-report=xml:PATH` (also html:, lcov:, json:, annotate:) writes a report.
-    for report in parsed.values_of("--cov-report") {
+    for report in REPORT_FLAGS.iter().flat_map(|flag| parsed.values_of(flag)) {
         match report.split_once(':') {
             // A directory of reports: a build directory or the temporary one only.
-            Some(("html" | "annotate", dir)) => line.output(&format!("{dir}/index.html"))?,
+            Some((kind, dir)) if REPORT_DIRECTORY_KINDS.contains(&kind) => {
+                line.output(&format!("{dir}/index.html"))?
+            }
             Some((_, path)) => line.output(path)?,
             None => {}
         }
