@@ -116,13 +116,14 @@ if os.environ.get("LIST_PROBES"):
                  "tag_ref_namespaces", "ref_namespaces", "commit_message_file_flags", "stdin_file_operands",
                  "make_flags", "make_count_flags", "make_directory_flags",
                  "make_valued_prefixes", "find_valued_test_prefixes", "set_valued_letters",
-                 "report_flags", "report_directory_kinds"]
+                 "report_flags", "report_directory_kinds", "find_date_references"]
     close = {"-C", "-c", "-o", "-m", "-e", "-X", "-I", "-a", "-k", "-D", "vi", "posix", "fish", "csh",
              "lua", "deno", "pdm", "--paginate", "--git-dir=/tmp/x", "main", "v", "1", "x", "",
              "--prefix", "--dir", "-s", "-t", "--manifest-path", "discover", "html", "xml", "-newer", "-j"}
     # go's flag table (Go's flag syntax) and its neighbours.
     gotable = data["flag_tables"].get("go", {})
     close.update(gotable.get("long", []) + gotable.get("long_valued", []))
+    close.update(["--update=none", "--update", "--update=all", "-newerm", "-newerc", "-newerB", "-newera"])
     close.update(["v", "race", "run", "o", "coverprofile", "exec", "toolexec", "modfile", "ldflags", "a", "work", "vrace"])
     for name in approving:
         close.update(data["lists"].get(name, {}).get("words", []))
@@ -154,7 +155,9 @@ if os.environ.get("LIST_PROBES"):
                   "python3 -m unittest {w} /tmp/x", "python3 -m unittest {w} tests", "python3 -m unittest discover {w} ../x",
                   "npm {w} /tmp/x test", "npm {w}=.git test", "pnpm {w} ../x build", "cargo test {w} /tmp/evil/Cargo.toml",
                   "go test -{w} ./...", "go test --{w} ./...", "go build -{w}=x .", "go build -{w} bin/x .", "go test ./... -{w}",
-                  "go build -{w} src/main.go .", "go build -{w}=src/main.go .", "go vet -{w}=true ./...", "go test -{w}", "go {w} ./..."]
+                  "go build -{w} src/main.go .", "go build -{w}=src/main.go .", "go vet -{w}=true ./...", "go test -{w}", "go {w} ./...",
+                  "find . {w}m ~/.ssh/id_rsa", "find . {w}t ~/.ssh/id_rsa", "find . -newerm{w} .env", "find . -newer{w}m src",
+                  "cp {w} a.txt b.txt", "cp -n {w} a.txt b.txt", "cp {w} a.txt ~/.bashrc"]
     close.update(["refs/notes/", "refs/remotes/", "--mess", "/", "@", "~"])
     for w in sorted(close):
         for tpl in atemplates:

@@ -12,7 +12,8 @@ pub struct Spec {
     pub short: &'static str,
     /// Short flags that take a value (`"nc"`): the rest of the cluster or the next word.
     pub short_valued: &'static str,
-    /// Long flags without a value (`"all"`); `"color="` allows `--color=VALUE` only.
+    /// Long flags without a value (`"all"`); `"color="` allows `--color=VALUE` only;
+    /// `"update=none"` allows that one spelling.
     pub long: &'static [&'static str],
     /// Long flags that take a value (`--name VALUE` or `--name=VALUE`).
     pub long_valued: &'static [&'static str],
@@ -152,6 +153,9 @@ fn long<'a>(
         value.filter(|_| spec.long.iter().any(|l| l.strip_suffix('=') == Some(name)))
     {
         parsed.values.push((flag, value));
+    } else if spec.long.contains(&body) {
+        // A flag listed with its one allowed value (`update=none`).
+        parsed.flags.push(format!("--{body}"));
     } else {
         return Err(FlagError::Unlisted(format!("--{body}")));
     }
@@ -225,7 +229,7 @@ mod tests {
     const LS: Spec = Spec {
         short: "lahR",
         short_valued: "I",
-        long: &["all", "color="],
+        long: &["all", "color=", "block-size=1"],
         long_valued: &["sort"],
         numeric: false,
         options_first: false,
@@ -262,6 +266,13 @@ mod tests {
             parse(&LS, &w(&["--all=x"])).unwrap_err(),
             unlisted("--all=x")
         );
+        assert!(
+            parse(&LS, &w(&["--block-size=1"]))
+                .unwrap()
+                .has("--block-size=1")
+        );
+        let other = parse(&LS, &w(&["--block-size=2"])).unwrap_err();
+        assert_eq!(other, unlisted("--block-size=2"));
         let no_value = parse(&LS, &w(&["-l", "--sort"])).unwrap_err();
         assert_eq!(no_value, FlagError::NoValue("--sort".to_string()));
         assert_eq!(no_value.to_string(), "--sort without its value");

@@ -35,7 +35,7 @@ use super::argv::{self, FlagError, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
-    FILE_READING_FLAGS, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS,
+    FILE_READING_FLAGS, FIND_DATE_REFERENCES, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS,
     FIND_VALUED_TEST_PREFIXES, FIND_VALUED_TESTS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS,
     FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_GO, FLAGS_MKDIR,
     FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_SUBCOMMANDS,
@@ -613,7 +613,13 @@ fn find(args: &[String], line: &Line<'_>) -> Result<(), Blocked> {
             if i + 1 >= args.len() {
                 return Err(Blocked::new("", format!("find {arg} without its value")));
             }
-            if FIND_PATH_TESTS.contains(&arg) {
+            // `-newerXY FILE` reads FILE's time, unless Y says the value is a date.
+            let newer_file = FIND_VALUED_TEST_PREFIXES.iter().any(|p| {
+                arg.strip_prefix(p).is_some_and(|xy| {
+                    xy.len() == 2 && !FIND_DATE_REFERENCES.iter().any(|d| xy.ends_with(d))
+                })
+            });
+            if FIND_PATH_TESTS.contains(&arg) || newer_file {
                 line.read(&args[i + 1])?;
             }
             i += 2;
