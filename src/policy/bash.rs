@@ -22,7 +22,7 @@
 //! be in (a `cd` in a subshell or after `||` may not happen), and a path counts as inside the
 //! project only when it is inside from each of them.
 
-use super::data::HARMLESS_VARIABLES;
+use super::data::{DISCARDING_TARGETS, HARMLESS_VARIABLES};
 use super::line::{Blocked, Line, program_name};
 use super::{Context, rules::UserRule};
 use crate::shell::{self, RedirectOp, SimpleCommand};
@@ -171,7 +171,7 @@ fn judge_redirects(
         if target.is_empty() {
             return Err(Blocked::new(shown, "a redirection without its target"));
         }
-        let harmless_sink = matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr");
+        let harmless_sink = DISCARDING_TARGETS.contains(&target);
         match redirect.op {
             RedirectOp::Read => line.read(target)?,
             RedirectOp::HereDoc | RedirectOp::HereString => {}

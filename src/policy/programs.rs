@@ -35,10 +35,10 @@ use super::argv::{self, FlagError, Parsed, Spec};
 pub use super::data::is_interpreter;
 use super::data::{
     AWK_REFUSED_WORDS, CARGO_BUILD_ONLY_SUBCOMMANDS, CARGO_SUBCOMMAND_ALIASES, CARGO_SUBCOMMANDS,
-    FILE_READING_FLAGS, FIND_DATE_REFERENCES, FIND_LEADING_OPTIONS, FIND_PATH_TESTS, FIND_TESTS,
-    FIND_VALUED_TEST_PREFIXES, FIND_VALUED_TESTS, FLAGS_CARGO, FLAGS_CARGO_CLIPPY_ARGS,
-    FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_GO, FLAGS_MKDIR,
-    FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_SUBCOMMANDS,
+    DISCARDING_TARGETS, FILE_READING_FLAGS, FIND_DATE_REFERENCES, FIND_LEADING_OPTIONS,
+    FIND_PATH_TESTS, FIND_TESTS, FIND_VALUED_TEST_PREFIXES, FIND_VALUED_TESTS, FLAGS_CARGO,
+    FLAGS_CARGO_CLIPPY_ARGS, FLAGS_CARGO_FMT_ARGS, FLAGS_CARGO_TEST_ARGS, FLAGS_CP, FLAGS_GO,
+    FLAGS_MKDIR, FLAGS_PACKAGE_MANAGER, FLAGS_TEE, FLAGS_TOUCH, FLAGS_UNITTEST, GO_SUBCOMMANDS,
     JQ_ENVIRONMENT_WORDS, JQ_MODULE_WORDS, JQ_PROGRAM_FILE_FLAGS, KNOWN_PROGRAMS, MAKE_COUNT_FLAGS,
     MAKE_DIRECTORY_FLAGS, MAKE_FLAGS, MAKE_VALUED_PREFIXES, NODE_FLAGS, NODE_INTERPRETERS,
     NOT_PATH_STARTS, NPX_PROGRAMS, Operands, PATTERN_FLAGS, PATTERNLESS_FLAGS, PERL_RUBY_FLAGS,
@@ -747,8 +747,9 @@ fn write_in_project(name: &str, args: &[String], line: &Line<'_>) -> Result<&'st
             }
             only_formed("tee append", name, args)?;
             let parsed = parse(name, &FLAGS_TEE, args)?;
+            // A file that throws its text away or shows it (`lists.discarding_targets`).
             for file in &parsed.operands {
-                if *file != "/dev/null" {
+                if !DISCARDING_TARGETS.contains(file) {
                     line.write(file, false)?;
                 }
             }
