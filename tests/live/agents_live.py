@@ -428,18 +428,24 @@ def loop(a, agent):
         w.close()
 
 
+def launch_most_permissive(w, a, agent, prompt):
+    """Install autoctl's hooks for `agent` and launch it in its most permissive mode (Codex's
+    `--dangerously-bypass-approvals-and-sandbox`, Gemini's `--yolo`) with `prompt`."""
+    r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
+    check(r.returncode == 0, f"hook install --agent {agent}")
+    w.pane()
+    extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
+    w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, prompt))
+    w.tm.run("send-keys", "-t", "live", "Enter")
+
+
 def attended(a, agent):
     """The most permissive mode with a person there: Codex refuses, Gemini asks."""
     print(f"== {agent}: the most permissive mode, attended, a destructive call")
     w = Live(a, agent, "attended")
     try:
         w.start_model({"mode": "shell", "command": "rm -rf build", "done_text": "Tried it."})
-        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
-        check(r.returncode == 0, f"hook install --agent {agent}")
-        w.pane()
-        extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
-        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, "Clean the build."))
-        w.tm.run("send-keys", "-t", "live", "Enter")
+        launch_most_permissive(w, a, agent, "Clean the build.")
         # A supervisor ticks the pane (as `run watch` would): it must leave the box to a
         # person, never answer it.
         task = os.path.join(w.base, "task")
@@ -499,12 +505,7 @@ def deny(a, agent):
         # Unattended, so the floor denies (attended, Gemini draws its own confirmation and
         # waits for a person; Codex cannot ask, so it is denied either way: `attended`).
         w.env["AUTOCTL_UNATTENDED"] = "1"
-        r = w.autoctl("hook", "install", "--agent", agent, "--autoctl", a.autoctl)
-        check(r.returncode == 0, f"hook install --agent {agent}")
-        w.pane()
-        extra = "--dangerously-bypass-approvals-and-sandbox" if agent == "codex" else "--yolo"
-        w.tm.run("send-keys", "-t", "live", "-l", w.launch_line(extra, "Clean the build."))
-        w.tm.run("send-keys", "-t", "live", "Enter")
+        launch_most_permissive(w, a, agent, "Clean the build.")
         end = time.time() + a.timeout
         refused = ""
         while time.time() < end:
