@@ -7,7 +7,7 @@
 //! (a branch name git accepts, a runner target, a word after a literal prefix) is here.
 
 use super::argv;
-use super::data::{Form, Forms, RUNNER_TARGETS};
+use super::data::{FORM_PLACEHOLDERS, Form, Forms, RUNNER_TARGETS};
 
 /// What the forms say of an argument list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,14 +120,10 @@ fn word_is(pattern: &str, word: &str) -> bool {
 fn split_placeholder(alt: &str) -> Option<(&str, &str)> {
     let prefix = alt.trim_end_matches(|c: char| c.is_ascii_uppercase());
     let placeholder = &alt[prefix.len()..];
-    PLACEHOLDERS
+    FORM_PLACEHOLDERS
         .contains(&placeholder)
         .then_some((prefix, placeholder))
 }
-
-/// The placeholders a form's word may be or end in (build.rs refuses any other word of
-/// two or more capitals at a word's end).
-pub const PLACEHOLDERS: [&str; 6] = ["NAME", "WORD", "REV", "BRANCH", "TARGET", "TOOLCHAIN"];
 
 /// Does `word` stand for the placeholder?
 fn is_placeholder(placeholder: &str, word: &str) -> bool {
@@ -260,5 +256,18 @@ mod tests {
         assert!(!holds_for(forms("npm"), "npm", &["run", "deploy"]));
         assert!(holds_for(forms("yarn"), "yarn", &[]));
         assert!(!holds_for(forms("npm"), "npm", &[]));
+    }
+
+    /// The list of placeholders is build.rs's; each must stand for something here, or a form
+    /// using it would hold for no word at all.
+    #[test]
+    fn every_placeholder_build_rs_accepts_stands_for_a_word() {
+        let words = ["x", "HEAD", "feature", "+stable", RUNNER_TARGETS[0]];
+        for placeholder in FORM_PLACEHOLDERS {
+            assert!(
+                words.iter().any(|w| is_placeholder(placeholder, w)),
+                "{placeholder} stands for no word"
+            );
+        }
     }
 }
